@@ -1,0 +1,185 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Sentinel errors of the Approver.
+var (
+	ErrNotPending     = errors.New("no pending approval for this call")
+	ErrAlreadyPending = errors.New("an approval for this call is already pending")
+)
+
+// Decision is how a call was decided.
+//
+// Arguments are the arguments that will run. When the person edited them they differ
+// from Call.Arguments and have not been validated: whoever runs the call must
+// validate them again (Registry.Run does, for every call).
+type Decision struct {
+	Approved  bool
+	By        string // "person", "rule:<id>" or "mode:<mode>"
+	Reason    string // typed by the person, or why a rule or mode decided
+	Arguments string
+}
+
+// ByPerson is Decision.By for a person's answer.
+const ByPerson = "person"
+
+// RuleSource lists the rules that apply to a session in a workspace (both scopes).
+// The store implements it; errors make the Approver fail closed.
+type RuleSource interface {
+	ListRules(ctx context.Context, sessionID, workspace string) ([]Rule, error)
+}
+
+// Request is one call to decide.
+type Request struct {
+	SessionID string
+	Workspace string // the workspace root, also used to match absolute paths against rules
+	Mode      Mode
+	Call      Call
+	ReadOnly  bool
+}
+
+// Pending is a call waiting for the person. By says which mode or rule asked.
+type Pending struct {
+	SessionID   string
+	Workspace   string
+	Call        Call
+	ReadOnly    bool
+	By          string
+	RequestedAt time.Time
+}
+
+// Approver decides tool calls: by policy when it can, otherwise by asking the person
+// and waiting. It is safe for concurrent use; no lock is held while a person thinks,
+// so sessions never wait on each other.
+type Approver struct {
+	rules  RuleSource
+	notify func(Pending)
+
+	mu      sync.Mutex
+	seq     uint64
+	pending map[pendingKey]*waiter
+}
+
+type pendingKey struct{ session, call string }
+
+type waiter struct {
+	p   Pending
+	seq uint64
+	ch  chan Decision // buffered 1: Decide never blocks
+}
+
+// NewApprover builds an Approver. notify, which may be nil, is called (without any
+// lock held, on the requesting goroutine) each time a call starts waiting.
+func NewApprover(rules RuleSource, notify func(Pending)) *Approver {
+	return &Approver{rules: rules, notify: notify, pending: make(map[pendingKey]*waiter)}
+}
+
+// Request decides req. It returns at once when the mode or a rule decides; else it
+// notifies and waits for Decide, returning ctx's error if ctx ends first (the call
+// is then no longer pending). Rules that cannot be listed fail closed with an error.
+func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
+	var rules []Rule
+	if a.rules != nil {
+		var err error
+		rules, err = a.rules.ListRules(ctx, req.SessionID, req.Workspace)
+		if err != nil {
+			return Decision{}, fmt.Errorf("approve %s %s: list rules: %w", req.Call.Name, req.Call.ID, err)
+		}
+	}
+	effect, by := evaluate(req.Mode, rules, req.Call, req.ReadOnly, req.Workspace)
+	switch effect {
+	case EffectAllow:
+		return Decision{Approved: true, By: by, Reason: reasonFor(by, rules, effect), Arguments: req.Call.Arguments}, nil
+	case EffectDeny:
+		return Decision{Approved: false, By: by, Reason: reasonFor(by, rules, effect), Arguments: req.Call.Arguments}, nil
+	}
+
+	key := pendingKey{req.SessionID, req.Call.ID}
+	w := &waiter{ch: make(chan Decision, 1), p: Pending{
+		SessionID: req.SessionID, Workspace: req.Workspace, Call: req.Call,
+		ReadOnly: req.ReadOnly, By: by, RequestedAt: time.Now(),
+	}}
+	a.mu.Lock()
+	if _, dup := a.pending[key]; dup {
+		a.mu.Unlock()
+		return Decision{}, fmt.Errorf("approve %s %s: %w", req.Call.Name, req.Call.ID, ErrAlreadyPending)
+	}
+	a.seq++
+	w.seq = a.seq
+	a.pending[key] = w
+	a.mu.Unlock()
+
+	if a.notify != nil {
+		a.notify(w.p)
+	}
+	select {
+	case d := <-w.ch:
+		return d, nil
+	case <-ctx.Done():
+	}
+	a.mu.Lock()
+	if a.pending[key] == w {
+		delete(a.pending, key)
+		a.mu.Unlock()
+		return Decision{}, fmt.Errorf("approve %s %s: %w", req.Call.Name, req.Call.ID, ctx.Err())
+	}
+	a.mu.Unlock()
+	// Decide won the race and has already sent (it sends before unlocking).
+	return <-w.ch, nil
+}
+
+// Decide answers a pending call. The first answer wins; any later one, or one for
+// a call that is not waiting, gets ErrNotPending. An empty By becomes "person"; an
+// approval without Arguments runs the arguments as requested.
+func (a *Approver) Decide(sessionID, callID string, d Decision) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	key := pendingKey{sessionID, callID}
+	w, ok := a.pending[key]
+	if !ok {
+		return fmt.Errorf("decide %s in session %s: %w", callID, sessionID, ErrNotPending)
+	}
+	delete(a.pending, key)
+	if d.By == "" {
+		d.By = ByPerson
+	}
+	if d.Arguments == "" {
+		d.Arguments = w.p.Call.Arguments
+	}
+	w.ch <- d
+	return nil
+}
+
+// Pending lists the calls of a session waiting for the person, oldest first.
+func (a *Approver) Pending(sessionID string) []Pending {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var ws []*waiter
+	for k, w := range a.pending {
+		if k.session == sessionID {
+			ws = append(ws, w)
+		}
+	}
+	sort.Slice(ws, func(i, j int) bool { return ws[i].seq < ws[j].seq })
+	out := make([]Pending, len(ws))
+	for i, w := range ws {
+		out[i] = w.p
+	}
+	return out
+}
+
+func reasonFor(by string, rules []Rule, effect Effect) string {
+	for _, r := range rules {
+		if "rule:"+r.ID == by {
+			return fmt.Sprintf("%s by rule %s (%s %q, %s scope)", effect, r.ID, r.Tool, r.Pattern, r.Scope)
+		}
+	}
+	return fmt.Sprintf("%s by %s", effect, by)
+}
