@@ -1,0 +1,423 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Kind is the type of a row.
+type Kind string
+
+// The row kinds. The set is closed: Append refuses anything else.
+const (
+	KindUser       Kind = "user"
+	KindAssistant  Kind = "assistant"
+	KindToolResult Kind = "tool_result"
+	KindApproval   Kind = "approval"
+	KindSummary    Kind = "summary"
+	KindSystem     Kind = "system"
+)
+
+// Chunk is one stored row of a session. Payload is the JSON of the payload
+// type matching Kind, exactly as stored.
+type Chunk struct {
+	SessionID string          `json:"session_id"`
+	Seq       int64           `json:"seq"`
+	Kind      Kind            `json:"kind"`
+	Payload   json.RawMessage `json:"payload"`
+	RunID     string          `json:"run_id"`
+	CreatedAt time.Time       `json:"created_at"`
+}
+
+// UserPayload is a message the person typed.
+type UserPayload struct {
+	Text string `json:"text"`
+}
+
+// ToolCall is one call the model asked for. Arguments is the raw string
+// exactly as the model sent it (it may not even be valid JSON; the loop
+// answers that with an error result, and the row keeps what was sent).
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// AssistantPayload is one model turn, stored unmodified so it can be re-sent
+// byte for byte.
+type AssistantPayload struct {
+	Text      string     `json:"text"`
+	Reasoning string     `json:"reasoning"`
+	ToolCalls []ToolCall `json:"tool_calls"`
+}
+
+// ToolResultPayload answers the tool call CallID. IsError marks failures,
+// denials, timeouts and interruptions; Content carries the explanation.
+type ToolResultPayload struct {
+	CallID  string `json:"call_id"`
+	Name    string `json:"name"`
+	Content string `json:"content"`
+	IsError bool   `json:"is_error"`
+}
+
+// Decision of an approval row.
+const (
+	DecisionApproved = "approved"
+	DecisionDenied   = "denied"
+)
+
+// ApprovalPayload records who decided a pending tool call and how. By is
+// "person", "rule:<id>" or "mode:<mode>". It is not sent to the model: a
+// denial reaches the model through the call's tool_result.
+type ApprovalPayload struct {
+	CallID   string `json:"call_id"`
+	Tool     string `json:"tool"`
+	Decision string `json:"decision"`
+	By       string `json:"by"`
+	Reason   string `json:"reason"`
+}
+
+// SummaryPayload is a compaction: in Messages it replaces every row with
+// seq <= ThroughSeq (except system rows) by one user message holding Text.
+type SummaryPayload struct {
+	Text       string `json:"text"`
+	ThroughSeq int64  `json:"through_seq"`
+}
+
+// SystemPayload is a system message carried by the session itself (most
+// sessions have none: the agent's system prompt is chosen per run).
+type SystemPayload struct {
+	Text string `json:"text"`
+}
+
+// NewChunk is a row to append. Payload is one of the *Payload types (value or
+// pointer) or anything that marshals to the same JSON; it is stored in the
+// canonical form of its kind's type, and unknown fields are refused.
+type NewChunk struct {
+	Kind    Kind
+	Payload any
+}
+
+// pendingCall is a tool call still waiting for its result.
+type pendingCall struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// canonical validates p against kind and returns its stored JSON.
+func canonical(kind Kind, p any) (json.RawMessage, any, error) {
+	raw, ok := p.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = marshal(p); err != nil {
+			return nil, nil, fmt.Errorf("%w: %s payload: %v", ErrInvalid, kind, err)
+		}
+	}
+	var v any
+	switch kind {
+	case KindUser:
+		v = &UserPayload{}
+	case KindAssistant:
+		v = &AssistantPayload{}
+	case KindToolResult:
+		v = &ToolResultPayload{}
+	case KindApproval:
+		v = &ApprovalPayload{}
+	case KindSummary:
+		v = &SummaryPayload{}
+	case KindSystem:
+		v = &SystemPayload{}
+	default:
+		return nil, nil, fmt.Errorf("%w: unknown kind %q", ErrInvalid, kind)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return nil, nil, fmt.Errorf("%w: %s payload: %v", ErrInvalid, kind, err)
+	}
+	if a, ok := v.(*AssistantPayload); ok && a.ToolCalls == nil {
+		a.ToolCalls = []ToolCall{}
+	}
+	out, err := marshal(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, v, nil
+}
+
+// marshal is json.Marshal without HTML escaping, so stored text reads as
+// written (`<` stays `<`) in exports and in the sqlite3 shell.
+func marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// step applies one row to the pending tool calls, refusing any row that
+// would make the next model request invalid. seq is the row's own seq.
+func step(pending []pendingCall, kind Kind, v any, seq int64) ([]pendingCall, error) {
+	find := func(id string) int {
+		for i, p := range pending {
+			if p.ID == id {
+				return i
+			}
+		}
+		return -1
+	}
+	switch p := v.(type) {
+	case *AssistantPayload:
+		if len(pending) > 0 {
+			return nil, fmt.Errorf("%w: assistant turn while %d tool call(s) wait for results", ErrUnpaired, len(pending))
+		}
+		next := make([]pendingCall, 0, len(p.ToolCalls))
+		seen := map[string]bool{}
+		for _, c := range p.ToolCalls {
+			if c.ID == "" || c.Name == "" {
+				return nil, fmt.Errorf("%w: tool call without id or name", ErrInvalid)
+			}
+			if seen[c.ID] {
+				return nil, fmt.Errorf("%w: duplicate tool call id %q", ErrInvalid, c.ID)
+			}
+			seen[c.ID] = true
+			next = append(next, pendingCall{ID: c.ID, Name: c.Name})
+		}
+		return next, nil
+	case *ToolResultPayload:
+		i := find(p.CallID)
+		if i < 0 {
+			return nil, fmt.Errorf("%w: tool result for call %q, which is not waiting for one", ErrUnpaired, p.CallID)
+		}
+		return append(pending[:i:i], pending[i+1:]...), nil
+	case *ApprovalPayload:
+		if find(p.CallID) < 0 {
+			return nil, fmt.Errorf("%w: approval for call %q, which is not waiting for one", ErrUnpaired, p.CallID)
+		}
+		if p.Decision != DecisionApproved && p.Decision != DecisionDenied {
+			return nil, fmt.Errorf("%w: approval decision %q (want approved or denied)", ErrInvalid, p.Decision)
+		}
+		if p.By == "" {
+			return nil, fmt.Errorf("%w: approval without who decided", ErrInvalid)
+		}
+		return pending, nil
+	case *SummaryPayload:
+		if p.ThroughSeq < 1 || p.ThroughSeq >= seq {
+			return nil, fmt.Errorf("%w: summary through seq %d, want 1..%d", ErrInvalid, p.ThroughSeq, seq-1)
+		}
+	}
+	if len(pending) > 0 {
+		return nil, fmt.Errorf("%w: %s row while %d tool call(s) wait for results", ErrUnpaired, kind, len(pending))
+	}
+	return pending, nil
+}
+
+// Append adds rows to a session in one transaction: all are stored with
+// consecutive seqs after the current last one, or none is. Use one call per
+// logical step (an assistant turn with its tool calls; one tool result).
+// Rows that would break tool-call pairing are refused with ErrUnpaired.
+// The session's updated_at moves to now.
+func (db *DB) Append(ctx context.Context, sessionID, runID string, chunks ...NewChunk) ([]Chunk, error) {
+	if len(chunks) == 0 {
+		return []Chunk{}, nil
+	}
+	type prepared struct {
+		raw json.RawMessage
+		v   any
+	}
+	ps := make([]prepared, len(chunks))
+	for i, c := range chunks {
+		raw, v, err := canonical(c.Kind, c.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("append to session %s: row %d: %w", sessionID, i+1, err)
+		}
+		ps[i] = prepared{raw, v}
+	}
+	out := make([]Chunk, 0, len(chunks))
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		last, pending, err := sessionTail(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		now := db.nowMS()
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks(session_id, seq, kind, payload, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for i, c := range chunks {
+			seq := last + int64(i) + 1
+			if pending, err = step(pending, c.Kind, ps[i].v, seq); err != nil {
+				return fmt.Errorf("row %d: %w", i+1, err)
+			}
+			if err := checkSummary(ctx, tx, sessionID, ps[i].v); err != nil {
+				return fmt.Errorf("row %d: %w", i+1, err)
+			}
+			if _, err := stmt.ExecContext(ctx, sessionID, seq, string(c.Kind), string(ps[i].raw), runID, now); err != nil {
+				return err
+			}
+			out = append(out, Chunk{SessionID: sessionID, Seq: seq, Kind: c.Kind, Payload: ps[i].raw, RunID: runID, CreatedAt: fromMS(now)})
+		}
+		return setTail(ctx, tx, sessionID, last+int64(len(chunks)), pending, now)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// checkSummary refuses a summary that would cut a tool turn in half: the
+// rows after ThroughSeq must not hold results for calls made before it.
+func checkSummary(ctx context.Context, tx *sql.Tx, sessionID string, v any) error {
+	s, ok := v.(*SummaryPayload)
+	if !ok || s.ThroughSeq < 1 {
+		return nil
+	}
+	p, err := pendingAt(ctx, tx, sessionID, s.ThroughSeq)
+	if err != nil {
+		return err
+	}
+	if len(p) > 0 {
+		return fmt.Errorf("%w: summary through seq %d would separate %d tool call(s) from their results", ErrUnpaired, s.ThroughSeq, len(p))
+	}
+	return nil
+}
+
+func sessionTail(ctx context.Context, tx *sql.Tx, id string) (int64, []pendingCall, error) {
+	var last int64
+	var pj string
+	err := tx.QueryRowContext(ctx, `SELECT last_seq, pending FROM sessions WHERE id = ?`, id).Scan(&last, &pj)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil, fmt.Errorf("session %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	var pending []pendingCall
+	if err := json.Unmarshal([]byte(pj), &pending); err != nil {
+		return 0, nil, fmt.Errorf("%w: session %s pending calls: %v", ErrCorrupt, id, err)
+	}
+	return last, pending, nil
+}
+
+func setTail(ctx context.Context, tx *sql.Tx, id string, last int64, pending []pendingCall, now int64) error {
+	if pending == nil {
+		pending = []pendingCall{}
+	}
+	pj, _ := json.Marshal(pending)
+	_, err := tx.ExecContext(ctx, `UPDATE sessions SET last_seq = ?, pending = ?, updated_at = ? WHERE id = ?`, last, string(pj), now, id)
+	return err
+}
+
+// pendingAt replays the rows up to seq from the last assistant turn at or
+// before it and returns the calls still unanswered at seq.
+func pendingAt(ctx context.Context, tx *sql.Tx, sessionID string, seq int64) ([]pendingCall, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT seq, kind, payload FROM chunks
+		WHERE session_id = ?1 AND seq <= ?2 AND seq >= coalesce(
+			(SELECT max(seq) FROM chunks WHERE session_id = ?1 AND seq <= ?2 AND kind = 'assistant'), 0)
+		ORDER BY seq`, sessionID, seq)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var pending []pendingCall
+	for rows.Next() {
+		var s int64
+		var kind Kind
+		var payload string
+		if err := rows.Scan(&s, &kind, &payload); err != nil {
+			return nil, err
+		}
+		_, v, err := canonical(kind, json.RawMessage(payload))
+		if err != nil {
+			return nil, fmt.Errorf("session %s row %d: %w", sessionID, s, err)
+		}
+		// Rows already stored passed step once; replaying them cannot fail
+		// except for kinds that do not touch pending calls.
+		switch v.(type) {
+		case *AssistantPayload, *ToolResultPayload:
+			if pending, err = step(pending, kind, v, s); err != nil {
+				return nil, fmt.Errorf("session %s row %d: %w", sessionID, s, err)
+			}
+		}
+	}
+	return pending, rows.Err()
+}
+
+// PendingCalls returns the tool calls of the session's last assistant turn
+// that have no result yet, in the order the model made them. A runner that
+// continues a session (a fork taken mid-turn, an import) must answer them
+// before anything else can be appended.
+func (db *DB) PendingCalls(ctx context.Context, sessionID string) ([]ToolCall, error) {
+	var out []ToolCall
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		last, pending, err := sessionTail(ctx, tx, sessionID)
+		if err != nil || len(pending) == 0 {
+			return err
+		}
+		var payload string
+		if err := tx.QueryRowContext(ctx, `SELECT payload FROM chunks WHERE session_id = ? AND seq <= ? AND kind = 'assistant'
+			ORDER BY seq DESC LIMIT 1`, sessionID, last).Scan(&payload); err != nil {
+			return err
+		}
+		var a AssistantPayload
+		if err := json.Unmarshal([]byte(payload), &a); err != nil {
+			return err
+		}
+		for _, c := range a.ToolCalls {
+			for _, p := range pending {
+				if p.ID == c.ID {
+					out = append(out, c)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pending calls of session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// Chunks returns all rows of a session in seq order.
+func (db *DB) Chunks(ctx context.Context, sessionID string) ([]Chunk, error) {
+	return db.ChunksAfter(ctx, sessionID, 0)
+}
+
+// ChunksAfter returns the rows with seq > after, in order: what a UI that
+// missed events fetches to catch up.
+func (db *DB) ChunksAfter(ctx context.Context, sessionID string, after int64) ([]Chunk, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT seq, kind, payload, run_id, created_at FROM chunks
+		WHERE session_id = ? AND seq > ? ORDER BY seq`, sessionID, after)
+	if err != nil {
+		return nil, fmt.Errorf("rows of session %s: %w", sessionID, classify(err))
+	}
+	defer rows.Close()
+	out := []Chunk{}
+	for rows.Next() {
+		c := Chunk{SessionID: sessionID}
+		var payload string
+		var created int64
+		if err := rows.Scan(&c.Seq, &c.Kind, &payload, &c.RunID, &created); err != nil {
+			return nil, fmt.Errorf("rows of session %s: %w", sessionID, err)
+		}
+		c.Payload, c.CreatedAt = json.RawMessage(payload), fromMS(created)
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("rows of session %s: %w", sessionID, classify(err))
+	}
+	if len(out) == 0 {
+		if _, err := db.GetSession(ctx, sessionID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

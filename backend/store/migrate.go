@@ -1,0 +1,107 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations returns the embedded migrations in order. Files are named
+// NNNN_name.sql; numbers start at 1 and have no gaps (checked by a test).
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		num, name, ok := strings.Cut(strings.TrimSuffix(e.Name(), ".sql"), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration file %s: want NNNN_name.sql", e.Name())
+		}
+		body, err := migrationFS.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: name, sql: string(body)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i, m := range ms {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migrations: want version %d, found %d", i+1, m.version)
+		}
+	}
+	return ms, nil
+}
+
+// SchemaVersion is the newest schema this build knows.
+func SchemaVersion() int {
+	ms, _ := migrations()
+	return len(ms)
+}
+
+// migrate applies the missing migrations, each in its own transaction that
+// also records it, so a crash between two leaves a consistent older schema.
+func (db *DB) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	err = db.tx(ctx, func(tx *sql.Tx) error {
+		var tables, known int
+		if err := tx.QueryRowContext(ctx,
+			`SELECT count(*), count(*) FILTER (WHERE name = 'schema_migrations') FROM sqlite_master WHERE type = 'table'`,
+		).Scan(&tables, &known); err != nil {
+			return err
+		}
+		if tables > 0 && known == 0 {
+			return fmt.Errorf("%w: an SQLite file with other tables", ErrNotDatabase)
+		}
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for _, m := range ms {
+		err := db.tx(ctx, func(tx *sql.Tx) error {
+			var have int
+			if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+				return err
+			}
+			if have > len(ms) {
+				return fmt.Errorf("%w: file schema version %d, this build knows up to %d; upgrade Loopdesk",
+					ErrTooNew, have, len(ms))
+			}
+			if have >= m.version {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)`,
+				m.version, m.name, db.nowMS())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migrate to version %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	return nil
+}

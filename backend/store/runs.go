@@ -1,0 +1,212 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// RunStatus is a run's state: running, interrupted (found dangling on open),
+// or the loop's stop reason (completed, max_turns, cancelled, ...).
+type RunStatus string
+
+// Statuses the store itself sets; the loop's stop reasons are its own.
+const (
+	RunRunning     RunStatus = "running"
+	RunInterrupted RunStatus = "interrupted"
+)
+
+// Run is the audit record of one agent run on a session: the agent used
+// (model, system prompt hash, budgets) and its structured result.
+// EndedAt is zero while running. Compaction never touches runs.
+type Run struct {
+	ID               string          `json:"run_id"`
+	SessionID        string          `json:"session_id"`
+	Model            string          `json:"model"`
+	SystemPromptHash string          `json:"system_prompt_hash"`
+	Budgets          json.RawMessage `json:"budgets"`
+	Status           RunStatus       `json:"status"`
+	Output           string          `json:"output"`
+	Turns            int             `json:"turns"`
+	ToolCalls        int             `json:"tool_calls"`
+	InputTokens      int64           `json:"input_tokens"`
+	OutputTokens     int64           `json:"output_tokens"`
+	CostUSD          float64         `json:"cost_usd"`
+	StartedAt        time.Time       `json:"started_at"`
+	EndedAt          time.Time       `json:"ended_at,omitzero"`
+	Error            string          `json:"error"`
+}
+
+// NewRun starts a run. Budgets is marshalled as JSON (nil means {}).
+type NewRun struct {
+	SessionID        string
+	Model            string
+	SystemPromptHash string
+	Budgets          any
+}
+
+// RunResult is how a run ended. Status must not be empty or "running".
+type RunResult struct {
+	Status       RunStatus `json:"status"`
+	Output       string    `json:"output"`
+	Turns        int       `json:"turns"`
+	ToolCalls    int       `json:"tool_calls"`
+	InputTokens  int64     `json:"input_tokens"`
+	OutputTokens int64     `json:"output_tokens"`
+	CostUSD      float64   `json:"cost_usd"`
+	Error        string    `json:"error"`
+}
+
+const runCols = `id, session_id, model, system_prompt_hash, budgets, status, output, turns, tool_calls,
+	input_tokens, output_tokens, cost_usd, started_at, coalesce(ended_at, 0), error`
+
+func scanRun(r scanner) (Run, error) {
+	var run Run
+	var budgets string
+	var started, ended int64
+	err := r.Scan(&run.ID, &run.SessionID, &run.Model, &run.SystemPromptHash, &budgets, &run.Status, &run.Output,
+		&run.Turns, &run.ToolCalls, &run.InputTokens, &run.OutputTokens, &run.CostUSD, &started, &ended, &run.Error)
+	run.Budgets, run.StartedAt = json.RawMessage(budgets), fromMS(started)
+	if ended != 0 {
+		run.EndedAt = fromMS(ended)
+	}
+	return run, err
+}
+
+// StartRun records a new running run on a session. It fails with
+// ErrSessionBusy while another run on the session is running in a live
+// process, and with ErrNotFound for an unknown session.
+func (db *DB) StartRun(ctx context.Context, n NewRun) (Run, error) {
+	budgets := json.RawMessage("{}")
+	if n.Budgets != nil {
+		b, ok := n.Budgets.(json.RawMessage)
+		if !ok {
+			var err error
+			if b, err = marshal(n.Budgets); err != nil {
+				return Run{}, fmt.Errorf("start run on session %s: %w: budgets: %v", n.SessionID, ErrInvalid, err)
+			}
+		}
+		if !json.Valid(b) {
+			return Run{}, fmt.Errorf("start run on session %s: %w: budgets are not JSON", n.SessionID, ErrInvalid)
+		}
+		budgets = b
+	}
+	run := Run{ID: newID(), SessionID: n.SessionID, Model: n.Model, SystemPromptHash: n.SystemPromptHash,
+		Budgets: budgets, Status: RunRunning, StartedAt: fromMS(db.nowMS())}
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if _, _, err := sessionTail(ctx, tx, n.SessionID); err != nil {
+			return err
+		}
+		live, err := db.liveRun(ctx, tx, n.SessionID)
+		if err != nil {
+			return err
+		}
+		if live != "" {
+			return fmt.Errorf("%w (run %s)", ErrSessionBusy, live)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, started_at, pid, host)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
+			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host)
+		return err
+	})
+	if err != nil {
+		return Run{}, fmt.Errorf("start run on session %s: %w", n.SessionID, err)
+	}
+	return run, nil
+}
+
+// FinishRun records how a running run ended. Any tool call of the session
+// still without a result gets a synthesized error result in the same
+// transaction (so a run can never end leaving the next request invalid);
+// those rows are returned. Finishing a run twice is ErrInvalid.
+func (db *DB) FinishRun(ctx context.Context, runID string, res RunResult) (Run, []Chunk, error) {
+	if res.Status == "" || res.Status == RunRunning {
+		return Run{}, nil, fmt.Errorf("finish run %s: %w: status %q", runID, ErrInvalid, res.Status)
+	}
+	var run Run
+	var added []Chunk
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if run, err = scanRun(tx.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, runID)); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("run %q: %w", runID, ErrNotFound)
+			}
+			return err
+		}
+		if run.Status != RunRunning {
+			return fmt.Errorf("%w: run already ended as %s", ErrInvalid, run.Status)
+		}
+		now := db.nowMS()
+		if added, err = db.answerPending(ctx, tx, run.SessionID, runID,
+			"interrupted: the run ended ("+string(res.Status)+") before this tool call returned a result", now); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, output = ?, turns = ?, tool_calls = ?, input_tokens = ?,
+			output_tokens = ?, cost_usd = ?, ended_at = ?, error = ? WHERE id = ?`,
+			res.Status, res.Output, res.Turns, res.ToolCalls, res.InputTokens, res.OutputTokens, res.CostUSD, now, res.Error, runID)
+		run.Status, run.Output, run.Turns, run.ToolCalls = res.Status, res.Output, res.Turns, res.ToolCalls
+		run.InputTokens, run.OutputTokens, run.CostUSD, run.Error = res.InputTokens, res.OutputTokens, res.CostUSD, res.Error
+		run.EndedAt = fromMS(now)
+		return err
+	})
+	if err != nil {
+		return Run{}, nil, fmt.Errorf("finish run %s: %w", runID, err)
+	}
+	return run, added, nil
+}
+
+// GetRun returns one run or an error wrapping ErrNotFound.
+func (db *DB) GetRun(ctx context.Context, id string) (Run, error) {
+	run, err := scanRun(db.sql.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Run{}, fmt.Errorf("run %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("get run %s: %w", id, classify(err))
+	}
+	return run, nil
+}
+
+// ListRuns returns a session's runs, oldest first.
+func (db *DB) ListRuns(ctx context.Context, sessionID string) ([]Run, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+runCols+` FROM runs WHERE session_id = ? ORDER BY started_at, rowid`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("list runs of session %s: %w", sessionID, classify(err))
+	}
+	defer rows.Close()
+	out := []Run{}
+	for rows.Next() {
+		run, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list runs of session %s: %w", sessionID, err)
+		}
+		out = append(out, run)
+	}
+	return out, rows.Err()
+}
+
+// answerPending appends an error tool_result for every pending call of the
+// session, with content starting "interrupted".
+func (db *DB) answerPending(ctx context.Context, tx *sql.Tx, sessionID, runID, content string, now int64) ([]Chunk, error) {
+	last, pending, err := sessionTail(ctx, tx, sessionID)
+	if err != nil || len(pending) == 0 {
+		return nil, err
+	}
+	var out []Chunk
+	for _, p := range pending {
+		last++
+		raw, err := marshal(ToolResultPayload{CallID: p.ID, Name: p.Name, Content: content, IsError: true})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO chunks(session_id, seq, kind, payload, run_id, created_at)
+			VALUES (?, ?, 'tool_result', ?, ?, ?)`, sessionID, last, string(raw), runID, now); err != nil {
+			return nil, err
+		}
+		out = append(out, Chunk{SessionID: sessionID, Seq: last, Kind: KindToolResult, Payload: raw, RunID: runID, CreatedAt: fromMS(now)})
+	}
+	return out, setTail(ctx, tx, sessionID, last, nil, now)
+}

@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Session is one conversation. ParentID and ForkSeq are set on forks: the
+// session started as a copy of ParentID's rows 1..ForkSeq. The parent may
+// since have been deleted.
+type Session struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	Workspace string    `json:"workspace"`
+	Model     string    `json:"model"`
+	ParentID  string    `json:"parent_id"`
+	ForkSeq   int64     `json:"fork_seq"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Archived  bool      `json:"archived"`
+}
+
+// NewSession is what CreateSession needs. An empty Title becomes "New session".
+type NewSession struct {
+	Title     string `json:"title"`
+	Workspace string `json:"workspace"`
+	Model     string `json:"model"`
+}
+
+const sessionCols = `id, title, workspace, model, parent_id, fork_seq, created_at, updated_at, archived`
+
+type scanner interface{ Scan(...any) error }
+
+func scanSession(r scanner) (Session, error) {
+	var s Session
+	var created, updated int64
+	err := r.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &s.ParentID, &s.ForkSeq, &created, &updated, &s.Archived)
+	s.CreatedAt, s.UpdatedAt = fromMS(created), fromMS(updated)
+	return s, err
+}
+
+// CreateSession stores a new, empty session.
+func (db *DB) CreateSession(ctx context.Context, n NewSession) (Session, error) {
+	var s Session
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		s, err = db.createSession(ctx, tx, Session{Title: n.Title, Workspace: n.Workspace, Model: n.Model}, "[]", 0)
+		return err
+	})
+	if err != nil {
+		return Session{}, fmt.Errorf("create session: %w", err)
+	}
+	return s, nil
+}
+
+// createSession inserts s with a fresh id and times, keeping ParentID/ForkSeq.
+func (db *DB) createSession(ctx context.Context, tx *sql.Tx, s Session, pending string, lastSeq int64) (Session, error) {
+	s.Title = strings.TrimSpace(s.Title)
+	if s.Title == "" {
+		s.Title = "New session"
+	}
+	s.ID = newID()
+	now := db.nowMS()
+	s.CreatedAt, s.UpdatedAt = fromMS(now), fromMS(now)
+	_, err := tx.ExecContext(ctx, `INSERT INTO sessions(`+sessionCols+`, last_seq, pending)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.Title, s.Workspace, s.Model, s.ParentID, s.ForkSeq, now, now, s.Archived, lastSeq, pending)
+	return s, err
+}
+
+// GetSession returns the session or an error wrapping ErrNotFound.
+func (db *DB) GetSession(ctx context.Context, id string) (Session, error) {
+	s, err := scanSession(db.sql.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("get session %s: %w", id, classify(err))
+	}
+	return s, nil
+}
+
+// ListSessions returns every session, most recently updated first.
+func (db *DB) ListSessions(ctx context.Context) ([]Session, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions ORDER BY updated_at DESC, rowid DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", classify(err))
+	}
+	defer rows.Close()
+	out := []Session{}
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", classify(err))
+	}
+	return out, nil
+}
+
+// RenameSession sets the title. An empty title is refused (ErrInvalid).
+func (db *DB) RenameSession(ctx context.Context, id, title string) error {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return fmt.Errorf("rename session %s: %w: empty title", id, ErrInvalid)
+	}
+	return db.updateSession(ctx, "rename", id, `UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?`, title, db.nowMS(), id)
+}
+
+// ArchiveSession hides (or, with false, unhides) a session in the UI's list.
+func (db *DB) ArchiveSession(ctx context.Context, id string, archived bool) error {
+	return db.updateSession(ctx, "archive", id, `UPDATE sessions SET archived = ? WHERE id = ?`, archived, id)
+}
+
+func (db *DB) updateSession(ctx context.Context, what, id, q string, args ...any) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("session %q: %w", id, ErrNotFound)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s session %s: %w", what, id, err)
+	}
+	return nil
+}
+
+// DeleteSession removes the session with its rows, runs and session-scoped
+// rules. Its forks keep their own copies of the rows and stay intact.
+func (db *DB) DeleteSession(ctx context.Context, id string) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		// Rows go explicitly first so the search index triggers see them.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE session_id = ?`, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE scope = 'session' AND scope_id = ?`, id); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("session %q: %w", id, ErrNotFound)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	return nil
+}
+
+// secretKey matches setting names that would hold a credential.
+var secretKey = regexp.MustCompile(`(?i)(api[_.-]?key|secret|password|passwd|credential|bearer|auth[_.-]?token)`)
+
+// GetSetting returns the value and whether it was set.
+func (db *DB) GetSetting(ctx context.Context, key string) (string, bool, error) {
+	var v string
+	err := db.sql.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("get setting %s: %w", key, classify(err))
+	}
+	return v, true, nil
+}
+
+// SetSetting stores a value. Names that look like they hold a secret (api
+// key, token, password ...) are refused with ErrSecret: the key lives in the
+// environment only.
+func (db *DB) SetSetting(ctx context.Context, key, value string) error {
+	if key == "" {
+		return fmt.Errorf("set setting: %w: empty name", ErrInvalid)
+	}
+	if secretKey.MatchString(key) {
+		return fmt.Errorf("set setting %s: %w", key, ErrSecret)
+	}
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO settings(key, value) VALUES (?, ?)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("set setting %s: %w", key, err)
+	}
+	return nil
+}
