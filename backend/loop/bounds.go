@@ -1,0 +1,155 @@
+package loop
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
+
+// Limits are a run's budgets. A zero value means "no limit" for every field except the
+// fractions, where zero means "use the default".
+type Limits struct {
+	MaxTurns     int           `json:"max_turns,omitempty"`
+	MaxToolCalls int           `json:"max_tool_calls,omitempty"`
+	MaxTokens    int64         `json:"max_tokens,omitempty"`
+	MaxCostUSD   float64       `json:"max_cost_usd,omitempty"`
+	Timeout      time.Duration `json:"timeout,omitempty"`
+	// ContextWindow is the model's window in tokens; 0 disables compaction.
+	ContextWindow int64 `json:"context_window,omitempty"`
+	// CompactAt is the fill fraction that triggers compaction (default 0.8).
+	CompactAt float64 `json:"compact_at,omitempty"`
+	// SoftAt is the fraction of a budget past which the model is asked to finish (default 0.8).
+	SoftAt float64 `json:"soft_at,omitempty"`
+	// KeepTurns is how many latest assistant turns compaction keeps verbatim (default 2).
+	KeepTurns int `json:"keep_turns,omitempty"`
+	// Price is what this run's model costs; the zero value (a local model) costs nothing.
+	Price Price `json:"price"`
+}
+
+// Defaults for the fractions in Limits.
+const (
+	DefaultCompactAt  = 0.8
+	EmergencyCompact  = 0.95
+	DefaultSoftAt     = 0.8
+	DefaultKeepTurns  = 2
+	repeatWarnAt      = 3 // the third identical call gets an error result instead of running
+	repeatStopAt      = 4 // the fourth ends the run as loop_detected
+	resultTokenExtra  = 4 // per-message overhead added to the size estimate of a tool result
+	charsPerTokenEst  = 4
+	emergencyKeepTurn = 1
+)
+
+func (l Limits) compactAt() float64 {
+	if l.CompactAt > 0 {
+		return l.CompactAt
+	}
+	return DefaultCompactAt
+}
+
+func (l Limits) softAt() float64 {
+	if l.SoftAt > 0 {
+		return l.SoftAt
+	}
+	return DefaultSoftAt
+}
+
+func (l Limits) keepTurns() int {
+	if l.KeepTurns > 0 {
+		return l.KeepTurns
+	}
+	return DefaultKeepTurns
+}
+
+// Price is USD per million tokens.
+type Price struct {
+	InputPerMTok  float64 `json:"input_per_mtok"`
+	OutputPerMTok float64 `json:"output_per_mtok"`
+}
+
+// Cost returns what u costs at p.
+func (p Price) Cost(u Usage) float64 {
+	return float64(u.InputTokens)*p.InputPerMTok/1e6 + float64(u.OutputTokens)*p.OutputPerMTok/1e6
+}
+
+// PriceTable maps a model name to its price. Models not in the table cost nothing, which is
+// right for local servers; the user edits the table in settings.
+type PriceTable map[string]Price
+
+// Lookup returns the price of model, zero when unknown.
+func (t PriceTable) Lookup(model string) Price { return t[model] }
+
+// EstimateTokens is the rough size of text in tokens, used only where no server count exists.
+func EstimateTokens(text string) int64 { return int64(len(text)+charsPerTokenEst-1) / charsPerTokenEst }
+
+// signature identifies "the same call": the tool name plus its arguments with keys sorted and
+// whitespace dropped, so {"a":1, "b":2} and {"b":2,"a":1} count as identical.
+func signature(c Call) string {
+	var v any
+	if err := json.Unmarshal([]byte(c.Arguments), &v); err != nil {
+		return c.Name + "\x00" + c.Arguments
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // re-encoding a decoded value cannot fail
+	return c.Name + "\x00" + string(bytes.TrimSpace(buf.Bytes()))
+}
+
+// hardStop returns the budget that is used up, if any, counting only tokens, cost and time:
+// the ones a model call consumes. Turns and tool calls are checked where they are spent.
+func (s State) hardStop() (StopReason, string) {
+	l := s.Limits
+	switch {
+	case l.Timeout > 0 && s.Now.Sub(s.StartedAt) >= l.Timeout:
+		return StopTimeout, "wall-clock budget of " + l.Timeout.String() + " used"
+	case l.MaxTokens > 0 && s.InputTokens+s.OutputTokens >= l.MaxTokens:
+		return StopTokenBudget, "token budget used"
+	case l.MaxCostUSD > 0 && s.CostUSD >= l.MaxCostUSD:
+		return StopCostBudget, "cost budget used"
+	}
+	return "", ""
+}
+
+// softWarnings lists the budgets past their soft limit.
+func (s State) softWarnings() []string {
+	l := s.Limits
+	f := l.softAt()
+	var w []string
+	if l.MaxTurns > 0 && float64(s.Turns) >= f*float64(l.MaxTurns) {
+		w = append(w, "turns")
+	}
+	if l.MaxToolCalls > 0 && float64(s.ToolCalls) >= f*float64(l.MaxToolCalls) {
+		w = append(w, "tool_calls")
+	}
+	if l.MaxTokens > 0 && float64(s.InputTokens+s.OutputTokens) >= f*float64(l.MaxTokens) {
+		w = append(w, "tokens")
+	}
+	if l.MaxCostUSD > 0 && s.CostUSD >= f*l.MaxCostUSD {
+		w = append(w, "cost")
+	}
+	if l.Timeout > 0 && float64(s.Now.Sub(s.StartedAt)) >= f*float64(l.Timeout) {
+		w = append(w, "time")
+	}
+	return w
+}
+
+func (s State) budget() BudgetPayload {
+	l := s.Limits
+	return BudgetPayload{
+		Turns: s.Turns, MaxTurns: l.MaxTurns,
+		ToolCalls: s.ToolCalls, MaxToolCalls: l.MaxToolCalls,
+		Tokens: s.InputTokens + s.OutputTokens, MaxTokens: l.MaxTokens,
+		CostUSD: s.CostUSD, MaxCostUSD: l.MaxCostUSD,
+		ElapsedMS: s.Now.Sub(s.StartedAt).Milliseconds(), TimeoutMS: l.Timeout.Milliseconds(),
+		ContextTokens: s.ContextTokens, ContextWindow: l.ContextWindow,
+		Warnings: s.softWarnings(),
+	}
+}
+
+// contextFill is the estimated fill of the context window, 0 when the window is unknown.
+func (s State) contextFill() float64 {
+	if s.Limits.ContextWindow <= 0 {
+		return 0
+	}
+	return float64(s.ContextTokens) / float64(s.Limits.ContextWindow)
+}

@@ -1,0 +1,178 @@
+package loop
+
+import (
+	"errors"
+	"time"
+)
+
+// This file and next.go, bounds.go, compact.go and events.go are the pure core: no I/O, no clock,
+// no ids. Everything the core knows arrives on an Input; everything it wants done leaves as an
+// Effect. core_imports_test.go keeps it that way.
+
+// Phase is where a run stands between two inputs.
+type Phase int
+
+// Phases, in the order a tool round goes through them.
+const (
+	PhaseIdle       Phase = iota // nothing accepted yet; only Started is valid
+	PhaseStreaming               // a CallModel is outstanding
+	PhaseApproving               // a RequestApproval is outstanding
+	PhaseTools                   // a RunTools is outstanding
+	PhaseCompacting              // a Compact is outstanding
+	PhaseDone                    // Done was returned; every input is an error
+)
+
+var phaseNames = [...]string{"idle", "streaming", "approving", "tools", "compacting", "done"}
+
+func (p Phase) String() string {
+	if int(p) < len(phaseNames) {
+		return phaseNames[p]
+	}
+	return "phase(?)"
+}
+
+// StopReason is the status a run ends with.
+type StopReason string
+
+// Stop reasons (DESIGN.md). Every Done carries exactly one.
+const (
+	StopCompleted       StopReason = "completed"
+	StopMaxTurns        StopReason = "max_turns"
+	StopMaxToolCalls    StopReason = "max_tool_calls"
+	StopLoopDetected    StopReason = "loop_detected"
+	StopTokenBudget     StopReason = "token_budget"
+	StopCostBudget      StopReason = "cost_budget"
+	StopTimeout         StopReason = "timeout"
+	StopContextExceeded StopReason = "context_exceeded"
+	StopCancelled       StopReason = "cancelled"
+	StopTruncated       StopReason = "truncated"
+	StopRefused         StopReason = "refused"
+	StopProviderError   StopReason = "provider_error"
+)
+
+// IsBound reports whether r means "a budget or safety bound stopped the run".
+func (r StopReason) IsBound() bool {
+	switch r {
+	case StopMaxTurns, StopMaxToolCalls, StopLoopDetected, StopTokenBudget, StopCostBudget,
+		StopTimeout, StopContextExceeded:
+		return true
+	}
+	return false
+}
+
+// ResponseStatus is how a model stream ended.
+type ResponseStatus string
+
+// Response statuses, as reported by the provider client.
+const (
+	ResponseOK            ResponseStatus = "ok"
+	ResponseTruncated     ResponseStatus = "truncated"
+	ResponseRefused       ResponseStatus = "refused"
+	ResponseProviderError ResponseStatus = "provider_error"
+)
+
+// Errors returned by Next. A driver that sees one has a bug (it fed an input the core did not
+// ask for); it should end the run as provider_error-free "error" and log it.
+var (
+	ErrUnexpectedInput = errors.New("unexpected input")
+	ErrUnknownCall     = errors.New("unknown tool call id")
+	ErrFinished        = errors.New("run already finished")
+	ErrBadInput        = errors.New("invalid input")
+)
+
+// Call is one tool call as the model sent it. Arguments is the raw JSON text, kept byte for byte.
+type Call struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Usage is token usage of one model call.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+// ModelResponse is a finished model stream. ToolCalls hold only complete calls whose arguments
+// parse as JSON; InvalidToolCalls the ones that arrived whole but do not parse.
+type ModelResponse struct {
+	Text             string         `json:"text,omitempty"`
+	Reasoning        string         `json:"reasoning,omitempty"`
+	ToolCalls        []Call         `json:"tool_calls,omitempty"`
+	InvalidToolCalls []Call         `json:"invalid_tool_calls,omitempty"`
+	Status           ResponseStatus `json:"status"`
+	Err              string         `json:"err,omitempty"`
+	Usage            Usage          `json:"usage"`
+}
+
+// Result is the structured outcome of a run: the audit row and the run_finished payload.
+type Result struct {
+	Status       StopReason `json:"status"`
+	Output       string     `json:"output"`
+	Turns        int        `json:"turns"`
+	ToolCalls    int        `json:"tool_calls"`
+	InputTokens  int64      `json:"input_tokens"`
+	OutputTokens int64      `json:"output_tokens"`
+	CostUSD      float64    `json:"cost_usd"`
+	StartedAt    time.Time  `json:"started_at"`
+	EndedAt      time.Time  `json:"ended_at"`
+	Error        string     `json:"error"`
+	SessionID    string     `json:"session_id"`
+	RunID        string     `json:"run_id"`
+}
+
+// callStatus tracks one call of the current assistant turn.
+type callStatus int
+
+const (
+	callAwaitingApproval callStatus = iota
+	callApproved
+	callDone
+)
+
+type callState struct {
+	Call   Call
+	Status callStatus
+}
+
+// State is the whole of a run as the core sees it. The driver owns it and passes it back on
+// every call to Next; Next never keeps a reference. Treat it as opaque except for the
+// exported read-only fields, which the driver may show (budgets, phase).
+type State struct {
+	Phase     Phase
+	SessionID string
+	RunID     string
+	Model     string
+	Limits    Limits
+	StartedAt time.Time
+	Now       time.Time
+
+	Turns         int
+	ToolCalls     int
+	InputTokens   int64
+	OutputTokens  int64
+	CostUSD       float64
+	ContextTokens int64
+	Output        string
+
+	calls      []callState
+	seen       map[string]int // call signature -> times the model asked for it in this run
+	emergency  bool           // the outstanding Compact is the 95% one
+	stopAfter  StopReason     // end the run once the current round's results are in
+	stopDetail string
+	result     *Result
+}
+
+// Result returns the finished run's result, or nil before Done.
+func (s State) Result() *Result { return s.result }
+
+// Outstanding returns the ids of the current turn's calls that have no result yet.
+func (s State) Outstanding() []string {
+	var ids []string
+	for _, c := range s.calls {
+		if c.Status != callDone {
+			ids = append(ids, c.Call.ID)
+		}
+	}
+	return ids
+}

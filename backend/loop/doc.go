@@ -1,0 +1,35 @@
+// Package loop is the agent loop: a pure core and a runner that drives it.
+//
+// The core (core.go, inputs.go, next.go, bounds.go, compact.go, events.go) is a state machine
+// in the style of etcd's raft: Next(state, input) returns the next state and a list of
+// effects. It never reads a clock, makes an id or does I/O; the time and ids arrive on inputs.
+// Every input a phase does not expect is an error, never silently ignored.
+//
+// The runner (runner*.go) owns one goroutine per running session and is the only caller of
+// Next for that session. Its duties, in order, for every batch of effects:
+//
+//  1. Feed Started with the run id, the time and the prompt; before that, record the run
+//     (Store.StartRun) so a crash leaves an audit row.
+//  2. Carry out the effects strictly in the order returned:
+//     - Persist: append the rows in one transaction (one call of Store.Append). A failure
+//     ends the run; the rows already written stay valid because every assistant turn with
+//     tool calls is followed, in the same batch or a later one, by one result per call.
+//     - Emit: publish the payload on the bus, stamped with session id, run id and the next
+//     per-session sequence number.
+//     - CallModel: rebuild the messages from the stored rows (store.Messages, the one
+//     deterministic function), stream the model call, publish deltas as they arrive, and
+//     feed ModelResponded when the stream ends.
+//     - RequestApproval: ask the approver about each call, concurrently; feed one
+//     ApprovalDecided per call, in the order the answers arrive.
+//     - RunTools: run read-only calls in parallel and the others one at a time in the given
+//     order, publishing tool_started and tool_output; feed one ToolFinished per call.
+//     - Compact: choose the cut with CompactionCut, ask the model for a summary of the rows
+//     up to it and feed Compacted (OK false when there is no cut or the call failed).
+//     - Done: store the result as the run's audit row (Store.FinishRun), then publish
+//     run_finished. Nothing is fed after Done.
+//  3. While waiting for an answer, feed CancelRequested when Cancel is called and Ticked when
+//     the wall-clock deadline passes; then cancel the outstanding work and discard its late
+//     answers: the core has already given every outstanding call its one result.
+//  4. Never block the owner goroutine on a person: approvals, model calls and tools run in
+//     goroutines that report back on a channel, and every send selects on the run's context.
+package loop

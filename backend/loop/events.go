@@ -1,0 +1,211 @@
+package loop
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// EventType names an event published to the UI and the CLI. The list is mirrored once in
+// frontend/src/api/events.ts; events_mirror_test.go fails when the two drift.
+type EventType string
+
+// Event types. Deltas are lossy (coalesced for a slow subscriber); everything else is
+// must-deliver.
+const (
+	EventRunStarted        EventType = "run_started"
+	EventTextDelta         EventType = "text_delta"
+	EventReasoningDelta    EventType = "reasoning_delta"
+	EventAssistantMessage  EventType = "assistant_message"
+	EventToolCall          EventType = "tool_call"
+	EventApprovalRequested EventType = "approval_requested"
+	EventApprovalDecided   EventType = "approval_decided"
+	EventToolStarted       EventType = "tool_started"
+	EventToolOutput        EventType = "tool_output"
+	EventToolFinished      EventType = "tool_finished"
+	EventUsage             EventType = "usage"
+	EventCompacted         EventType = "compacted"
+	EventBudget            EventType = "budget"
+	EventRunFinished       EventType = "run_finished"
+)
+
+// EventTypes lists every event type, in the order of a typical run.
+var EventTypes = []EventType{
+	EventRunStarted, EventTextDelta, EventReasoningDelta, EventAssistantMessage, EventToolCall,
+	EventApprovalRequested, EventApprovalDecided, EventToolStarted, EventToolOutput,
+	EventToolFinished, EventUsage, EventCompacted, EventBudget, EventRunFinished,
+}
+
+// Lossy reports whether events of this type may be coalesced for a slow subscriber.
+func (t EventType) Lossy() bool {
+	return t == EventTextDelta || t == EventReasoningDelta || t == EventToolOutput
+}
+
+// Payload is the type-specific body of an event.
+type Payload interface{ Type() EventType }
+
+// RunStartedPayload opens a run.
+type RunStartedPayload struct {
+	Prompt    string    `json:"prompt"`
+	Model     string    `json:"model"`
+	Workspace string    `json:"workspace"`
+	StartedAt time.Time `json:"started_at"`
+}
+
+// DeltaPayload is a piece of streamed text (text_delta, reasoning_delta).
+type DeltaPayload struct {
+	Text      string `json:"text"`
+	reasoning bool
+}
+
+// ToolCallView is a call as shown to people: Arguments is the parsed JSON when it parses and
+// the raw text as a JSON string when it does not.
+type ToolCallView struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// AssistantMessagePayload is a finished assistant turn.
+type AssistantMessagePayload struct {
+	Text      string         `json:"text"`
+	Reasoning string         `json:"reasoning"`
+	ToolCalls []ToolCallView `json:"tool_calls"`
+}
+
+// ToolCallPayload announces one call the model made (id, name, arguments).
+type ToolCallPayload ToolCallView
+
+// ApprovalRequestedPayload says a person is being asked about a call.
+type ApprovalRequestedPayload struct {
+	CallID    string          `json:"call_id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ApprovalDecidedPayload records the answer.
+type ApprovalDecidedPayload struct {
+	CallID   string `json:"call_id"`
+	Name     string `json:"name"`
+	Approved bool   `json:"approved"`
+	By       string `json:"by"`
+	Reason   string `json:"reason"`
+}
+
+// ToolStartedPayload says a call began executing.
+type ToolStartedPayload struct {
+	CallID string `json:"call_id"`
+	Name   string `json:"name"`
+}
+
+// ToolOutputPayload is streamed output of a running call (shell output).
+type ToolOutputPayload struct {
+	CallID string `json:"call_id"`
+	Text   string `json:"text"`
+}
+
+// ToolFinishedPayload is a call's one result.
+type ToolFinishedPayload struct {
+	CallID  string `json:"call_id"`
+	Name    string `json:"name"`
+	Content string `json:"content"`
+	IsError bool   `json:"is_error"`
+}
+
+// UsagePayload reports one model call's tokens and the run's totals.
+type UsagePayload struct {
+	InputTokens       int64   `json:"input_tokens"`
+	OutputTokens      int64   `json:"output_tokens"`
+	TotalInputTokens  int64   `json:"total_input_tokens"`
+	TotalOutputTokens int64   `json:"total_output_tokens"`
+	CostUSD           float64 `json:"cost_usd"`
+}
+
+// CompactedPayload says older rows were summarised.
+type CompactedPayload struct {
+	ThroughSeq    int64  `json:"through_seq"`
+	Summary       string `json:"summary"`
+	ContextTokens int64  `json:"context_tokens"`
+	Emergency     bool   `json:"emergency"`
+}
+
+// BudgetPayload is the state of every meter; a zero max means "no limit". Warning names the
+// budgets past their soft limit, if any.
+type BudgetPayload struct {
+	Turns         int      `json:"turns"`
+	MaxTurns      int      `json:"max_turns"`
+	ToolCalls     int      `json:"tool_calls"`
+	MaxToolCalls  int      `json:"max_tool_calls"`
+	Tokens        int64    `json:"tokens"`
+	MaxTokens     int64    `json:"max_tokens"`
+	CostUSD       float64  `json:"cost_usd"`
+	MaxCostUSD    float64  `json:"max_cost_usd"`
+	ElapsedMS     int64    `json:"elapsed_ms"`
+	TimeoutMS     int64    `json:"timeout_ms"`
+	ContextTokens int64    `json:"context_tokens"`
+	ContextWindow int64    `json:"context_window"`
+	Warnings      []string `json:"warnings"`
+}
+
+// RunFinishedPayload carries the structured result.
+type RunFinishedPayload Result
+
+func (RunStartedPayload) Type() EventType { return EventRunStarted }
+func (p DeltaPayload) Type() EventType {
+	if p.reasoning {
+		return EventReasoningDelta
+	}
+	return EventTextDelta
+}
+func (AssistantMessagePayload) Type() EventType  { return EventAssistantMessage }
+func (ToolCallPayload) Type() EventType          { return EventToolCall }
+func (ApprovalRequestedPayload) Type() EventType { return EventApprovalRequested }
+func (ApprovalDecidedPayload) Type() EventType   { return EventApprovalDecided }
+func (ToolStartedPayload) Type() EventType       { return EventToolStarted }
+func (ToolOutputPayload) Type() EventType        { return EventToolOutput }
+func (ToolFinishedPayload) Type() EventType      { return EventToolFinished }
+func (UsagePayload) Type() EventType             { return EventUsage }
+func (CompactedPayload) Type() EventType         { return EventCompacted }
+func (BudgetPayload) Type() EventType            { return EventBudget }
+func (RunFinishedPayload) Type() EventType       { return EventRunFinished }
+
+// TextDelta and ReasoningDelta build the two delta payloads.
+func TextDelta(s string) DeltaPayload      { return DeltaPayload{Text: s} }
+func ReasoningDelta(s string) DeltaPayload { return DeltaPayload{Text: s, reasoning: true} }
+
+// PayloadTypes maps each event type to a zero payload, for the TypeScript mirror test and for
+// decoding the CLI's --json lines.
+func PayloadTypes() map[EventType]Payload {
+	return map[EventType]Payload{
+		EventRunStarted:        RunStartedPayload{},
+		EventTextDelta:         TextDelta(""),
+		EventReasoningDelta:    ReasoningDelta(""),
+		EventAssistantMessage:  AssistantMessagePayload{},
+		EventToolCall:          ToolCallPayload{},
+		EventApprovalRequested: ApprovalRequestedPayload{},
+		EventApprovalDecided:   ApprovalDecidedPayload{},
+		EventToolStarted:       ToolStartedPayload{},
+		EventToolOutput:        ToolOutputPayload{},
+		EventToolFinished:      ToolFinishedPayload{},
+		EventUsage:             UsagePayload{},
+		EventCompacted:         CompactedPayload{},
+		EventBudget:            BudgetPayload{},
+		EventRunFinished:       RunFinishedPayload{},
+	}
+}
+
+// viewArguments turns raw argument text into what events carry: the JSON itself when valid,
+// otherwise the text as a JSON string, so an event is always valid JSON.
+func viewArguments(raw string) json.RawMessage {
+	if raw == "" {
+		return json.RawMessage(`{}`)
+	}
+	if json.Valid([]byte(raw)) {
+		return json.RawMessage(raw)
+	}
+	b, _ := json.Marshal(raw) // a string always marshals
+	return b
+}
+
+func viewCall(c Call) ToolCallView {
+	return ToolCallView{ID: c.ID, Name: c.Name, Arguments: viewArguments(c.Arguments)}
+}

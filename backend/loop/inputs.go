@@ -1,0 +1,182 @@
+package loop
+
+import "time"
+
+// Input is an event fed to Next: something that happened. Time and ids arrive here; the core
+// never makes them up.
+type Input interface{ input() }
+
+// Started accepts the person's prompt and opens the run.
+type Started struct {
+	Now       time.Time
+	SessionID string
+	RunID     string
+	Model     string
+	Workspace string
+	Prompt    string
+	Limits    Limits
+	// ContextTokens estimates the size of the history already in the session (system prompt
+	// and earlier rows), so a long session can be compacted before its first call.
+	ContextTokens int64
+}
+
+// ModelResponded delivers a finished model stream.
+type ModelResponded struct {
+	Now      time.Time
+	Response ModelResponse
+}
+
+// ApprovalDecided resolves one call of a RequestApproval.
+type ApprovalDecided struct {
+	Now      time.Time
+	CallID   string
+	Approved bool
+	By       string // "user", "mode:auto", "rule:<id>" ...
+	Reason   string
+	// Arguments, when not empty, replace the call's arguments for execution (an edit made while
+	// approving). The stored assistant turn keeps the model's original bytes.
+	Arguments string
+}
+
+// ToolFinished delivers one call's result of a RunTools.
+type ToolFinished struct {
+	Now     time.Time
+	CallID  string
+	Content string
+	IsError bool
+}
+
+// Compacted answers a Compact. OK is false when nothing could be summarised (no cut point, or
+// the summary call failed: Err says why).
+type Compacted struct {
+	Now        time.Time
+	OK         bool
+	Summary    string
+	ThroughSeq int64
+	// ContextTokens is the estimated size of the next request once the summary is in place.
+	ContextTokens int64
+	Usage         Usage
+	Err           string
+}
+
+// CancelRequested asks the run to stop now.
+type CancelRequested struct{ Now time.Time }
+
+// Ticked tells the core the time, so a wall-clock budget can fire while nothing else happens.
+type Ticked struct{ Now time.Time }
+
+func (Started) input()         {}
+func (ModelResponded) input()  {}
+func (ApprovalDecided) input() {}
+func (ToolFinished) input()    {}
+func (Compacted) input()       {}
+func (CancelRequested) input() {}
+func (Ticked) input()          {}
+
+// Effect is something the core asks the driver to do, in the order returned. The set is closed.
+type Effect interface{ effect() }
+
+// CallModel asks for one streamed model call with the session's messages as stored.
+type CallModel struct {
+	Turn int
+	// Wrapup asks the driver to append an ephemeral note telling the model a budget is nearly
+	// used and it should finish concisely. The note is never stored.
+	Wrapup bool
+}
+
+// RequestApproval asks the approver about each call; each answer comes back as ApprovalDecided.
+type RequestApproval struct{ Calls []Call }
+
+// RunTools runs approved calls (read-only ones may run in parallel, the rest in the given
+// order); each result comes back as ToolFinished.
+type RunTools struct{ Calls []Call }
+
+// Compact asks for a summary of the session's older rows, keeping the latest KeepTurns
+// assistant turns (with their results) verbatim. Use CompactionCut to pick the rows.
+type Compact struct {
+	KeepTurns int
+	Emergency bool
+}
+
+// Persist appends rows to the session in one transaction.
+type Persist struct{ Rows []Row }
+
+// Emit publishes one event to subscribers.
+type Emit struct{ Payload Payload }
+
+// Done ends the run. The driver stores Result as the run's audit row, then publishes
+// run_finished with it.
+type Done struct{ Result Result }
+
+func (CallModel) effect()       {}
+func (RequestApproval) effect() {}
+func (RunTools) effect()        {}
+func (Compact) effect()         {}
+func (Persist) effect()         {}
+func (Emit) effect()            {}
+func (Done) effect()            {}
+
+// RowKind names a stored chunk kind; the values match the store's.
+type RowKind string
+
+// Row kinds the core writes.
+const (
+	KindUser       RowKind = "user"
+	KindAssistant  RowKind = "assistant"
+	KindToolResult RowKind = "tool_result"
+	KindApproval   RowKind = "approval"
+	KindSummary    RowKind = "summary"
+)
+
+// Row is one chunk to append.
+type Row interface{ Kind() RowKind }
+
+// UserRow is the person's prompt.
+type UserRow struct {
+	Text string `json:"text"`
+}
+
+// AssistantRow is one model turn, stored exactly as received.
+type AssistantRow struct {
+	Text      string `json:"text"`
+	Reasoning string `json:"reasoning"`
+	ToolCalls []Call `json:"tool_calls"`
+}
+
+// ToolResultRow is the single result of one call.
+type ToolResultRow struct {
+	CallID  string `json:"call_id"`
+	Name    string `json:"name"`
+	Content string `json:"content"`
+	IsError bool   `json:"is_error"`
+}
+
+// ApprovalRow records who decided a call and why.
+type ApprovalRow struct {
+	CallID   string   `json:"call_id"`
+	Tool     string   `json:"tool"`
+	Decision Decision `json:"decision"`
+	By       string   `json:"by"`
+	Reason   string   `json:"reason"`
+}
+
+// SummaryRow replaces the rows up to ThroughSeq in the messages sent to the model.
+type SummaryRow struct {
+	Text       string `json:"text"`
+	ThroughSeq int64  `json:"through_seq"`
+}
+
+// Decision is an approval outcome as stored.
+type Decision string
+
+// Decisions.
+const (
+	DecisionApproved Decision = "approved"
+	DecisionDenied   Decision = "denied"
+)
+
+func (UserRow) Kind() RowKind       { return KindUser }
+func (AssistantRow) Kind() RowKind  { return KindAssistant }
+func (ToolResultRow) Kind() RowKind { return KindToolResult }
+func (ApprovalRow) Kind() RowKind   { return KindApproval }
+func (SummaryRow) Kind() RowKind    { return KindSummary }

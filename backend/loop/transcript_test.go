@@ -1,0 +1,280 @@
+package loop
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+var t0 = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+
+// step is one line of a transcript: exactly one input, optionally at a given offset from the
+// start (default: one second after the previous step).
+type step struct {
+	At      string `json:"at"`
+	Started *struct {
+		Prompt        string `json:"prompt"`
+		Model         string `json:"model"`
+		Limits        Limits `json:"limits"`
+		Timeout       string `json:"timeout"`
+		ContextTokens int64  `json:"context_tokens"`
+	} `json:"started"`
+	Model   *ModelResponse `json:"model"`
+	Approve *struct {
+		CallID    string `json:"call_id"`
+		Approved  bool   `json:"approved"`
+		By        string `json:"by"`
+		Reason    string `json:"reason"`
+		Arguments string `json:"arguments"`
+	} `json:"approve"`
+	Tool *struct {
+		CallID  string `json:"call_id"`
+		Content string `json:"content"`
+		IsError bool   `json:"is_error"`
+	} `json:"tool"`
+	Compacted *struct {
+		OK            bool   `json:"ok"`
+		Summary       string `json:"summary"`
+		ThroughSeq    int64  `json:"through_seq"`
+		ContextTokens int64  `json:"context_tokens"`
+		Usage         Usage  `json:"usage"`
+		Err           string `json:"err"`
+	} `json:"compacted"`
+	Cancel *struct{} `json:"cancel"`
+	Tick   *struct{} `json:"tick"`
+}
+
+func (st step) input(now time.Time) (Input, error) {
+	switch {
+	case st.Started != nil:
+		l := st.Started.Limits
+		if st.Started.Timeout != "" {
+			d, err := time.ParseDuration(st.Started.Timeout)
+			if err != nil {
+				return nil, err
+			}
+			l.Timeout = d
+		}
+		return Started{Now: now, SessionID: "s1", RunID: "r1", Model: st.Started.Model, Workspace: "/ws",
+			Prompt: st.Started.Prompt, Limits: l, ContextTokens: st.Started.ContextTokens}, nil
+	case st.Model != nil:
+		r := *st.Model
+		if r.Status == "" {
+			r.Status = ResponseOK
+		}
+		return ModelResponded{Now: now, Response: r}, nil
+	case st.Approve != nil:
+		a := st.Approve
+		return ApprovalDecided{Now: now, CallID: a.CallID, Approved: a.Approved, By: a.By, Reason: a.Reason, Arguments: a.Arguments}, nil
+	case st.Tool != nil:
+		return ToolFinished{Now: now, CallID: st.Tool.CallID, Content: st.Tool.Content, IsError: st.Tool.IsError}, nil
+	case st.Compacted != nil:
+		c := st.Compacted
+		return Compacted{Now: now, OK: c.OK, Summary: c.Summary, ThroughSeq: c.ThroughSeq, ContextTokens: c.ContextTokens, Usage: c.Usage, Err: c.Err}, nil
+	case st.Cancel != nil:
+		return CancelRequested{Now: now}, nil
+	case st.Tick != nil:
+		return Ticked{Now: now}, nil
+	}
+	return nil, fmt.Errorf("step names no input")
+}
+
+// formatEffect prints one effect on one line, stable across runs.
+func formatEffect(e Effect) string {
+	j := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return "!" + err.Error()
+		}
+		return string(b)
+	}
+	switch e := e.(type) {
+	case CallModel:
+		return fmt.Sprintf("call_model turn=%d wrapup=%v", e.Turn, e.Wrapup)
+	case RequestApproval:
+		return "request_approval " + j(e.Calls)
+	case RunTools:
+		return "run_tools " + j(e.Calls)
+	case Compact:
+		return fmt.Sprintf("compact keep_turns=%d emergency=%v", e.KeepTurns, e.Emergency)
+	case Persist:
+		var parts []string
+		for _, r := range e.Rows {
+			parts = append(parts, string(r.Kind())+" "+j(r))
+		}
+		return "persist " + strings.Join(parts, " | ")
+	case Emit:
+		return "emit " + string(e.Payload.Type()) + " " + j(e.Payload)
+	case Done:
+		return "done " + j(e.Result)
+	}
+	return fmt.Sprintf("unknown effect %T", e)
+}
+
+// checkPairing is the core's main invariant, checked on every transcript: each call in a
+// persisted assistant turn gets exactly one persisted result before the model is called again
+// or the run ends, and no result exists for a call that was never made.
+type pairing struct {
+	open map[string]bool
+	done map[string]int
+}
+
+func (p *pairing) effect(e Effect) error {
+	if p.open == nil {
+		p.open, p.done = map[string]bool{}, map[string]int{}
+	}
+	switch e := e.(type) {
+	case Persist:
+		for _, r := range e.Rows {
+			switch r := r.(type) {
+			case AssistantRow:
+				if len(p.open) > 0 {
+					return fmt.Errorf("assistant turn persisted while calls %v are unanswered", keys(p.open))
+				}
+				for _, c := range r.ToolCalls {
+					p.open[c.ID] = true
+				}
+			case ToolResultRow:
+				if !p.open[r.CallID] {
+					return fmt.Errorf("result for call %s that is not open (results so far: %d)", r.CallID, p.done[r.CallID])
+				}
+				delete(p.open, r.CallID)
+				p.done[r.CallID]++
+			}
+		}
+	case CallModel, Done:
+		if len(p.open) > 0 {
+			return fmt.Errorf("%s while calls %v are unanswered", formatEffect(e), keys(p.open))
+		}
+	}
+	return nil
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// runTranscript feeds a transcript to Next and returns the golden text and the final state.
+func runTranscript(t *testing.T, src []byte) (string, State) {
+	t.Helper()
+	var (
+		golden bytes.Buffer
+		s      State
+		p      pairing
+		now    = t0
+	)
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			golden.WriteString(sc.Text() + "\n")
+			continue
+		}
+		var st step
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&st); err != nil {
+			t.Fatalf("line %d: %v", line, err)
+		}
+		now = now.Add(time.Second)
+		if st.At != "" {
+			d, err := time.ParseDuration(st.At)
+			if err != nil {
+				t.Fatalf("line %d: at: %v", line, err)
+			}
+			now = t0.Add(d)
+		}
+		in, err := st.input(now)
+		if err != nil {
+			t.Fatalf("line %d: %v", line, err)
+		}
+		fmt.Fprintf(&golden, "> %s\n", text)
+		next, effects, err := Next(s, in)
+		if err != nil {
+			fmt.Fprintf(&golden, "  error: %v\n", err)
+			if next.Phase != s.Phase {
+				t.Errorf("line %d: rejected input changed the phase from %s to %s", line, s.Phase, next.Phase)
+			}
+			continue
+		}
+		s = next
+		for _, e := range effects {
+			fmt.Fprintf(&golden, "  %s\n", formatEffect(e))
+			if err := p.effect(e); err != nil {
+				t.Errorf("line %d: invariant broken: %v", line, err)
+			}
+		}
+		fmt.Fprintf(&golden, "  = phase %s\n", s.Phase)
+	}
+	return golden.String(), s
+}
+
+func TestTranscripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.jsonl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, final := runTranscript(t, src)
+			goldenPath := strings.TrimSuffix(f, ".jsonl") + ".golden"
+			if *update {
+				if err := os.WriteFile(goldenPath, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(goldenPath)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("transcript differs from %s (run with -update after checking):\n%s", goldenPath, diffLines(string(want), got))
+			}
+			// The file name says how the run must end: NAME__STATUS.jsonl.
+			if i := strings.Index(name, "__"); i >= 0 {
+				wantStatus := StopReason(name[i+2:])
+				if final.Result() == nil || final.Result().Status != wantStatus {
+					t.Errorf("run ended %+v, want status %s", final.Result(), wantStatus)
+				}
+			}
+		})
+	}
+}
+
+func diffLines(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n- %s\n+ %s\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}
