@@ -1,0 +1,61 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+)
+
+// Fork creates a new session holding copies of the rows 1..seq of session id
+// (times and run ids kept), with ParentID = id and ForkSeq = seq. The parent
+// is never modified; its session-scoped approval rules are copied too. A
+// fork taken between a tool call and its result starts with that call
+// pending (see PendingCalls). seq outside 1..last is ErrSeqOutOfRange.
+func (db *DB) Fork(ctx context.Context, id string, seq int64) (Session, error) {
+	var child Session
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		parent, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
+		if err == sql.ErrNoRows {
+			return fmt.Errorf("session %q: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		last, _, err := sessionTail(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if seq < 1 || seq > last {
+			return fmt.Errorf("%w: seq %d, session has rows 1..%d", ErrSeqOutOfRange, seq, last)
+		}
+		pending, err := pendingAt(ctx, tx, id, seq)
+		if err != nil {
+			return err
+		}
+		if pending == nil {
+			pending = []pendingCall{}
+		}
+		pj, _ := json.Marshal(pending)
+		child, err = db.createSession(ctx, tx, Session{
+			Title: parent.Title + " (fork)", Workspace: parent.Workspace, Model: parent.Model,
+			ParentID: id, ForkSeq: seq,
+		}, string(pj), seq)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO chunks(session_id, seq, kind, payload, run_id, created_at)
+			SELECT ?, seq, kind, payload, run_id, created_at FROM chunks WHERE session_id = ? AND seq <= ? ORDER BY seq`,
+			child.ID, id, seq); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO rules(id, tool, pattern, effect, scope, scope_id, created_at)
+			SELECT lower(hex(randomblob(12))), tool, pattern, effect, scope, ?, created_at FROM rules
+			WHERE scope = 'session' AND scope_id = ?`, child.ID, id)
+		return err
+	})
+	if err != nil {
+		return Session{}, fmt.Errorf("fork session %s at %d: %w", id, seq, err)
+	}
+	return child, nil
+}

@@ -1,0 +1,165 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+func samePrefix(t *testing.T, what string, prefix, all [][]byte) {
+	t.Helper()
+	if len(prefix) > len(all) {
+		t.Fatalf("%s: %d messages is longer than %d", what, len(prefix), len(all))
+	}
+	for i := range prefix {
+		if !bytes.Equal(prefix[i], all[i]) {
+			t.Fatalf("%s: message %d differs:\n%s\n%s", what, i, prefix[i], all[i])
+		}
+	}
+}
+
+func toBytes[T ~[]byte](ms []T) [][]byte {
+	out := make([][]byte, len(ms))
+	for i, m := range ms {
+		out[i] = m
+	}
+	return out
+}
+
+func TestReplayIsByteIdentical(t *testing.T) {
+	ctx := context.Background()
+	db, path := openTemp(t)
+	s := mustSession(t, db, "replay")
+	conversation(t, db, s.ID)
+	first := toBytes(messagesOf(t, db, s.ID))
+
+	// Appending only adds at the end: every earlier request is a prefix of
+	// the next one (what keeps provider prompt caches hitting).
+	mustAppend(t, db, s.ID, "r2", user("and now?"))
+	samePrefix(t, "after append", first, toBytes(messagesOf(t, db, s.ID)))
+
+	// Rebuilding from the rows after a reopen gives the same bytes.
+	before := toBytes(messagesOf(t, db, s.ID))
+	db.Close()
+	db = openPath(t, path)
+	after := toBytes(messagesOf(t, db, s.ID))
+	if len(before) != len(after) {
+		t.Fatalf("reopen changed the message count %d -> %d", len(before), len(after))
+	}
+	samePrefix(t, "after reopen", before, after)
+
+	// So does an export imported back.
+	var buf bytes.Buffer
+	if err := db.Export(ctx, s.ID, &buf); err != nil {
+		t.Fatal(err)
+	}
+	imp, err := db.Import(ctx, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imported := toBytes(messagesOf(t, db, imp.ID))
+	if len(imported) != len(before) {
+		t.Fatalf("import changed the message count %d -> %d", len(before), len(imported))
+	}
+	samePrefix(t, "after import", before, imported)
+}
+
+func TestForkKeepsParentBytes(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	parent := mustSession(t, db, "parent")
+	conversation(t, db, parent.ID)
+	parentRows, _ := db.Chunks(ctx, parent.ID)
+	parentMsgs := toBytes(messagesOf(t, db, parent.ID))
+
+	child, err := db.Fork(ctx, parent.ID, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if child.ParentID != parent.ID || child.ForkSeq != 5 || child.Workspace != parent.Workspace {
+		t.Fatalf("lineage not recorded: %+v", child)
+	}
+	childRows, _ := db.Chunks(ctx, child.ID)
+	if len(childRows) != 5 {
+		t.Fatalf("fork at 5 holds %d rows", len(childRows))
+	}
+	for i, c := range childRows {
+		p := parentRows[i]
+		if c.Seq != p.Seq || c.Kind != p.Kind || !bytes.Equal(c.Payload, p.Payload) || c.RunID != p.RunID || !c.CreatedAt.Equal(p.CreatedAt) {
+			t.Fatalf("row %d differs from the parent's: %+v vs %+v", i, c, p)
+		}
+	}
+	// The child diverges; its messages start with exactly the parent's bytes
+	// and the parent is untouched.
+	mustAppend(t, db, child.ID, "", user("different question"))
+	childMsgs := toBytes(messagesOf(t, db, child.ID))
+	samePrefix(t, "fork", parentMsgs[:4], childMsgs)
+	if got := toBytes(messagesOf(t, db, parent.ID)); len(got) != len(parentMsgs) {
+		t.Fatalf("forking changed the parent")
+	}
+	if rows, _ := db.Chunks(ctx, parent.ID); len(rows) != len(parentRows) {
+		t.Fatalf("forking changed the parent's rows: %d -> %d", len(parentRows), len(rows))
+	}
+
+	// A fork of a fork works, and deleting the parents breaks nothing.
+	grand, err := db.Fork(ctx, child.ID, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteSession(ctx, parent.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteSession(ctx, child.ID); err != nil {
+		t.Fatal(err)
+	}
+	g := toBytes(messagesOf(t, db, grand.ID))
+	samePrefix(t, "grandchild", childMsgs, g)
+	if gs, err := db.GetSession(ctx, grand.ID); err != nil || gs.ParentID != child.ID || gs.ForkSeq != 6 {
+		t.Fatalf("grandchild lineage: %+v %v", gs, err)
+	}
+}
+
+func TestForkErrors(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	s := mustSession(t, db, "s")
+	conversation(t, db, s.ID)
+	for _, seq := range []int64{0, -1, 7} {
+		if _, err := db.Fork(ctx, s.ID, seq); !errors.Is(err, store.ErrSeqOutOfRange) {
+			t.Errorf("fork at %d: want ErrSeqOutOfRange, got %v", seq, err)
+		}
+	}
+	if _, err := db.Fork(ctx, "missing", 1); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("fork of a missing session: %v", err)
+	}
+	list, _ := db.ListSessions(ctx)
+	if len(list) != 1 {
+		t.Fatalf("failed forks left %d sessions", len(list))
+	}
+}
+
+func TestForkMidTurnStartsWithPendingCalls(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	s := mustSession(t, db, "s")
+	conversation(t, db, s.ID)
+	// Row 4 answered c1; c2 still waits at that point.
+	child, err := db.Fork(ctx, s.ID, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending, err := db.PendingCalls(ctx, child.ID)
+	if err != nil || len(pending) != 1 || pending[0].ID != "c2" || pending[0].Arguments != `{"path": "go.mod" }` {
+		t.Fatalf("pending after fork: %+v %v", pending, err)
+	}
+	if _, err := db.Append(ctx, child.ID, "", user("skip it")); !errors.Is(err, store.ErrUnpaired) {
+		t.Fatalf("user row before the pending result: %v", err)
+	}
+	mustAppend(t, db, child.ID, "", result("c2", "read_file", "denied: not now"))
+	if p, _ := db.PendingCalls(ctx, s.ID); len(p) != 0 {
+		t.Fatalf("parent has pending calls: %+v", p)
+	}
+}

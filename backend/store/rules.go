@@ -1,0 +1,122 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Effect of an approval rule. When several rules match, deny wins (decided
+// by the approval policy in backend/tools, not here).
+type Effect string
+
+// Rule effects.
+const (
+	EffectAllow Effect = "allow"
+	EffectAsk   Effect = "ask"
+	EffectDeny  Effect = "deny"
+)
+
+// Scope of an approval rule: one session, or every session in a workspace.
+type Scope string
+
+// Rule scopes.
+const (
+	ScopeSession   Scope = "session"
+	ScopeWorkspace Scope = "workspace"
+)
+
+// Rule is a stored approval rule: Tool (a tool name) with an argument
+// Pattern (empty matches any call; its syntax belongs to the policy).
+// ScopeID is the session id or the workspace path.
+type Rule struct {
+	ID        string    `json:"id"`
+	Tool      string    `json:"tool"`
+	Pattern   string    `json:"pattern"`
+	Effect    Effect    `json:"effect"`
+	Scope     Scope     `json:"scope"`
+	ScopeID   string    `json:"scope_id"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// NewRule is what AddRule needs.
+type NewRule struct {
+	Tool    string `json:"tool"`
+	Pattern string `json:"pattern"`
+	Effect  Effect `json:"effect"`
+	Scope   Scope  `json:"scope"`
+	ScopeID string `json:"scope_id"`
+}
+
+// AddRule stores a rule. Unknown effects or scopes, an empty tool or scope
+// id are ErrInvalid; a session scope naming no session is ErrNotFound.
+// Decisions themselves are stored as approval rows, not here.
+func (db *DB) AddRule(ctx context.Context, n NewRule) (Rule, error) {
+	switch {
+	case n.Effect != EffectAllow && n.Effect != EffectAsk && n.Effect != EffectDeny:
+		return Rule{}, fmt.Errorf("add rule: %w: effect %q (want allow, ask or deny)", ErrInvalid, n.Effect)
+	case n.Scope != ScopeSession && n.Scope != ScopeWorkspace:
+		return Rule{}, fmt.Errorf("add rule: %w: scope %q (want session or workspace)", ErrInvalid, n.Scope)
+	case n.Tool == "" || n.ScopeID == "":
+		return Rule{}, fmt.Errorf("add rule: %w: tool and scope id are required", ErrInvalid)
+	}
+	r := Rule{ID: newID(), Tool: n.Tool, Pattern: n.Pattern, Effect: n.Effect, Scope: n.Scope, ScopeID: n.ScopeID}
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if n.Scope == ScopeSession {
+			if _, _, err := sessionTail(ctx, tx, n.ScopeID); err != nil {
+				return err
+			}
+		}
+		now := db.nowMS()
+		r.CreatedAt = fromMS(now)
+		_, err := tx.ExecContext(ctx, `INSERT INTO rules(id, tool, pattern, effect, scope, scope_id, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Tool, r.Pattern, r.Effect, r.Scope, r.ScopeID, now)
+		return err
+	})
+	if err != nil {
+		return Rule{}, fmt.Errorf("add rule for %s: %w", n.Tool, err)
+	}
+	return r, nil
+}
+
+// ListRules returns the rules that apply to a session: its own and those of
+// its workspace, oldest first. Either argument may be empty.
+func (db *DB) ListRules(ctx context.Context, sessionID, workspace string) ([]Rule, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, tool, pattern, effect, scope, scope_id, created_at FROM rules
+		WHERE (scope = 'session' AND scope_id = ?1 AND ?1 <> '') OR (scope = 'workspace' AND scope_id = ?2 AND ?2 <> '')
+		ORDER BY created_at, rowid`, sessionID, workspace)
+	if err != nil {
+		return nil, fmt.Errorf("list rules: %w", classify(err))
+	}
+	defer rows.Close()
+	out := []Rule{}
+	for rows.Next() {
+		var r Rule
+		var created int64
+		if err := rows.Scan(&r.ID, &r.Tool, &r.Pattern, &r.Effect, &r.Scope, &r.ScopeID, &created); err != nil {
+			return nil, fmt.Errorf("list rules: %w", err)
+		}
+		r.CreatedAt = fromMS(created)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// DeleteRule removes a rule (ErrNotFound if there is none with that id).
+func (db *DB) DeleteRule(ctx context.Context, id string) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("rule %q: %w", id, ErrNotFound)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("delete rule %s: %w", id, err)
+	}
+	return nil
+}

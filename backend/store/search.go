@@ -1,0 +1,85 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mattn/go-sqlite3"
+)
+
+// Snippet highlight markers: control characters that never occur in typed
+// text and survive JSON, so a UI can split on them safely and render the
+// marked part however it likes (the CLI shows «...»).
+const (
+	MarkStart = "\x01"
+	MarkEnd   = "\x02"
+)
+
+// DefaultSearchLimit is the number of hits Search returns when limit <= 0.
+const DefaultSearchLimit = 50
+
+// Hit is one row matching a search. Rank is higher for better matches
+// (negated FTS5 bm25). Snippet holds up to a few words of context around
+// the match with MarkStart/MarkEnd around matched terms and "…" where
+// text was cut.
+type Hit struct {
+	SessionID    string  `json:"session_id"`
+	SessionTitle string  `json:"session_title"`
+	Seq          int64   `json:"seq"`
+	Kind         Kind    `json:"kind"`
+	Snippet      string  `json:"snippet"`
+	Rank         float64 `json:"rank"`
+}
+
+// SearchSQL is the query Search runs (exported for the benchmark that
+// compares Search with running it bare).
+const SearchSQL = `SELECT c.session_id, s.title, c.seq, c.kind,
+	snippet(chunks_fts, 0, char(1), char(2), '…', 16), -chunks_fts.rank
+	FROM chunks_fts
+	JOIN chunks c ON c.id = chunks_fts.rowid
+	JOIN sessions s ON s.id = c.session_id
+	WHERE chunks_fts MATCH ? ORDER BY chunks_fts.rank LIMIT ?`
+
+// Search finds rows across all sessions, best first. The query uses FTS5
+// syntax: words (all must match), "exact phrases", prefix*, OR, NOT,
+// NEAR(...). A query that does not parse returns ErrBadQuery with SQLite's
+// explanation; quote words with special characters ("foo-bar").
+func (db *DB) Search(ctx context.Context, query string, limit int) ([]Hit, error) {
+	if strings.TrimSpace(query) == "" {
+		return nil, fmt.Errorf("search: %w: empty query", ErrBadQuery)
+	}
+	if limit <= 0 {
+		limit = DefaultSearchLimit
+	}
+	rows, err := db.sql.QueryContext(ctx, SearchSQL, query, limit)
+	if err != nil {
+		return nil, searchErr(query, err)
+	}
+	defer rows.Close()
+	out := []Hit{}
+	for rows.Next() {
+		var h Hit
+		if err := rows.Scan(&h.SessionID, &h.SessionTitle, &h.Seq, &h.Kind, &h.Snippet, &h.Rank); err != nil {
+			return nil, searchErr(query, err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, searchErr(query, err)
+	}
+	return out, nil
+}
+
+// searchErr turns FTS5's parse errors ("fts5: syntax error near ...",
+// "unterminated string", "no such column: x" for "x:term") into
+// ErrBadQuery. SearchSQL itself is fixed and tested, so a plain SQLITE_ERROR
+// from it can only come from the query text.
+func searchErr(query string, err error) error {
+	var se sqlite3.Error
+	if errors.As(err, &se) && se.Code == sqlite3.ErrError {
+		return fmt.Errorf("search %q: %w: %s", query, ErrBadQuery, se.Error())
+	}
+	return fmt.Errorf("search %q: %w", query, classify(err))
+}
