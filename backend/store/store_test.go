@@ -133,3 +133,41 @@ func TestSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestMessagesSummaryAndSystem(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	s := mustSession(t, db, "s")
+	mustAppend(t, db, s.ID, "", store.NewChunk{Kind: store.KindSystem, Payload: store.SystemPayload{Text: "be brief"}})
+	conversation(t, db, s.ID) // rows 2..7, tool turn at 3..6
+	// A summary may not cut a tool turn in half.
+	if _, err := db.Append(ctx, s.ID, "", store.NewChunk{Kind: store.KindSummary, Payload: store.SummaryPayload{Text: "x", ThroughSeq: 4}}); !errors.Is(err, store.ErrUnpaired) {
+		t.Fatalf("summary through mid-turn: %v", err)
+	}
+	for _, through := range []int64{0, 8, 99} {
+		if _, err := db.Append(ctx, s.ID, "", store.NewChunk{Kind: store.KindSummary, Payload: store.SummaryPayload{Text: "x", ThroughSeq: through}}); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("summary through %d: %v", through, err)
+		}
+	}
+	mustAppend(t, db, s.ID, "", store.NewChunk{Kind: store.KindSummary, Payload: store.SummaryPayload{Text: "We read go.mod.", ThroughSeq: 6}})
+	mustAppend(t, db, s.ID, "", user("next"))
+	ms := messagesOf(t, db, s.ID)
+	want := []string{
+		`{"role":"system","content":"be brief"}`,
+		`{"role":"user","content":"We read go.mod."}`,
+		`{"role":"assistant","content":"The module is example.com/x."}`,
+		`{"role":"user","content":"next"}`,
+	}
+	if len(ms) != len(want) {
+		t.Fatalf("got %s", ms)
+	}
+	for i := range want {
+		if string(ms[i]) != want[i] {
+			t.Errorf("message %d: got %s want %s", i, ms[i], want[i])
+		}
+	}
+	// The rows themselves are all still there: compaction never deletes.
+	if rows, _ := db.Chunks(ctx, s.ID); len(rows) != 9 {
+		t.Fatalf("rows after summary: %d", len(rows))
+	}
+}
