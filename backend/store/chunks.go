@@ -319,9 +319,12 @@ func setTail(ctx context.Context, tx *sql.Tx, id string, last int64, pending []p
 // pendingAt replays the rows up to seq from the last assistant turn at or
 // before it and returns the calls still unanswered at seq.
 func pendingAt(ctx context.Context, tx *sql.Tx, sessionID string, seq int64) ([]pendingCall, error) {
+	// ORDER BY ... LIMIT 1 walks the (session_id, seq) index backwards and
+	// stops at the first assistant row; max(seq) with the kind filter would
+	// read every row of the session.
 	rows, err := tx.QueryContext(ctx, `SELECT seq, kind, payload FROM chunks
 		WHERE session_id = ?1 AND seq <= ?2 AND seq >= coalesce(
-			(SELECT max(seq) FROM chunks WHERE session_id = ?1 AND seq <= ?2 AND kind = 'assistant'), 0)
+			(SELECT seq FROM chunks WHERE session_id = ?1 AND seq <= ?2 AND kind = 'assistant' ORDER BY seq DESC LIMIT 1), 0)
 		ORDER BY seq`, sessionID, seq)
 	if err != nil {
 		return nil, err

@@ -18,5 +18,7 @@ func TestMain(m *testing.M) {
 	case "append":
 		childAppend(os.Getenv(childDB))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	cleanBenchDir()
+	os.Exit(code)
 }

@@ -1,0 +1,362 @@
+package store_test
+
+// Benchmarks: each measures the store against the bare SQL doing the same
+// work, interleaved in the same run on the same file, and reports the ratio
+// as x_vs_bare (store time / bare time; 1.0 = no overhead). `make bench`
+// runs them with -benchtime=1x, so each iteration does enough work on its own
+// for a stable ratio. Figures: docs/benchmarks.md.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+// benchDir holds fixtures shared by benchmark runs (b.N grows, the 100,000
+// row database is built once); TestMain removes it.
+var (
+	benchDirOnce sync.Once
+	benchDirPath string
+)
+
+func benchDir(b *testing.B) string {
+	benchDirOnce.Do(func() {
+		d, err := os.MkdirTemp("", "loopdesk-store-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchDirPath = d
+	})
+	return benchDirPath
+}
+
+func cleanBenchDir() {
+	if benchDirPath != "" {
+		os.RemoveAll(benchDirPath)
+	}
+}
+
+var words = strings.Fields(`the a to of and in is it for on that with as this file test go build error function
+	return value module package import struct interface method string int slice map channel goroutine context
+	deadline cancel timeout retry flaky integration unit bench profile memory allocation pointer receiver
+	database sqlite query index table row column migration schema transaction commit rollback journal wal
+	fork session search snippet highlight rank token budget cost model prompt cache approval deny allow
+	workspace folder path symlink glob grep shell command process signal kill restart crash repair zebra`)
+
+// sentence builds text with a skewed word distribution, so common words hit
+// many rows and rare ones few, as in real transcripts.
+func sentence(r *rand.Rand, n int) string {
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		k := int(float64(len(words)) * r.Float64() * r.Float64()) // skewed to the front
+		sb.WriteString(words[k])
+	}
+	return sb.String()
+}
+
+// turn returns one realistic agent step cycle: user, assistant with a
+// call, its result, final answer (4 rows, about 1 KiB).
+func turn(r *rand.Rand, i int) []store.NewChunk {
+	id := fmt.Sprintf("call_%d", i)
+	return []store.NewChunk{
+		user(sentence(r, 20)),
+		assistant(sentence(r, 15), call(id, "search_text", fmt.Sprintf(`{"pattern":%q}`, sentence(r, 2)))),
+		result(id, "search_text", sentence(r, 80)),
+		assistant(sentence(r, 40)),
+	}
+}
+
+func benchOpen(b *testing.B, path string) *store.DB {
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+// payloadJSON is what the store writes for c: the bare side inserts the
+// same bytes.
+func payloadJSON(b *testing.B, c store.NewChunk) string {
+	j, err := json.Marshal(c.Payload)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(j)
+}
+
+// bareAppend is the minimum SQL for one durable append: insert the row and
+// bump the session, in one transaction.
+func bareAppend(ctx context.Context, db *sql.DB, session string, seq int64, kind store.Kind, payload string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	now := time.Now().UnixMilli()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO chunks(session_id, seq, kind, payload, run_id, created_at) VALUES (?, ?, ?, ?, 'r', ?)`,
+		session, seq, string(kind), payload, now); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ?`, seq, now, session); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func p99(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)*99/100]
+}
+
+func sum(d []time.Duration) (t time.Duration) {
+	for _, x := range d {
+		t += x
+	}
+	return t
+}
+
+// BenchmarkAppend: one durable append (one transaction, fsync) per row, vs
+// the bare INSERT + UPDATE in a transaction. Reports throughput ratio and
+// p99 ratio.
+func BenchmarkAppend(b *testing.B) {
+	ctx := context.Background()
+	db := benchOpen(b, filepath.Join(b.TempDir(), "append.db"))
+	defer db.Close()
+	r := rand.New(rand.NewPCG(1, 2))
+	const rounds = 100 // turns per iteration: 400 appends each side
+	var storeT, bareT []time.Duration
+	for i := 0; i < b.N; i++ {
+		s, _ := db.CreateSession(ctx, store.NewSession{Title: "store"})
+		bare, _ := db.CreateSession(ctx, store.NewSession{Title: "bare"})
+		var seq int64
+		for k := 0; k < rounds; k++ {
+			for _, c := range turn(r, k) {
+				t0 := time.Now()
+				if _, err := db.Append(ctx, s.ID, "r", c); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				seq++
+				if err := bareAppend(ctx, db.SQL(), bare.ID, seq, c.Kind, payloadJSON(b, c)); err != nil {
+					b.Fatal(err)
+				}
+				storeT, bareT = append(storeT, t1.Sub(t0)), append(bareT, time.Since(t1))
+			}
+		}
+	}
+	b.ReportMetric(float64(sum(storeT))/float64(len(storeT)), "store_ns/append")
+	b.ReportMetric(float64(sum(bareT))/float64(len(bareT)), "bare_ns/append")
+	b.ReportMetric(float64(sum(storeT))/float64(sum(bareT)), "x_vs_bare")
+	b.ReportMetric(float64(p99(storeT)), "store_p99_ns")
+	b.ReportMetric(float64(p99(storeT))/float64(p99(bareT)), "p99_x_vs_bare")
+	b.ReportMetric(float64(len(storeT))/sum(storeT).Seconds(), "appends/s")
+}
+
+// bigSession returns a database holding one session of n rows (built once
+// per path and reused).
+func bigSession(b *testing.B, name string, n int) (*store.DB, string) {
+	ctx := context.Background()
+	path := filepath.Join(benchDir(b), name)
+	_, statErr := os.Stat(path)
+	db := benchOpen(b, path)
+	if statErr == nil {
+		list, err := db.ListSessions(ctx)
+		if err == nil && len(list) > 0 {
+			return db, list[len(list)-1].ID // the oldest: the original
+		}
+	}
+	s, _ := db.CreateSession(ctx, store.NewSession{Title: "big"})
+	r := rand.New(rand.NewPCG(3, 4))
+	var rows []store.NewChunk
+	for k := 0; len(rows) < n; k++ {
+		rows = append(rows, turn(r, k)...)
+	}
+	if _, err := db.Append(ctx, s.ID, "r", rows[:n]...); err != nil {
+		b.Fatal(err)
+	}
+	return db, s.ID
+}
+
+// BenchmarkLoad10k: Chunks of a 10,000-row session vs the bare SELECT
+// scanning the same columns.
+func BenchmarkLoad10k(b *testing.B) {
+	ctx := context.Background()
+	db, id := bigSession(b, "load.db", 10_000)
+	defer db.Close()
+	const reps = 10
+	var storeT, bareT time.Duration
+	for i := 0; i < b.N; i++ {
+		for k := 0; k < reps; k++ {
+			t0 := time.Now()
+			rows, err := db.Chunks(ctx, id)
+			if err != nil || len(rows) != 10_000 {
+				b.Fatal(len(rows), err)
+			}
+			t1 := time.Now()
+			n, err := bareLoad(ctx, db.SQL(), id)
+			if err != nil || n != 10_000 {
+				b.Fatal(n, err)
+			}
+			storeT, bareT = storeT+t1.Sub(t0), bareT+time.Since(t1)
+		}
+	}
+	n := float64(b.N * reps)
+	b.ReportMetric(float64(storeT)/n, "store_ns/load")
+	b.ReportMetric(float64(bareT)/n, "bare_ns/load")
+	b.ReportMetric(float64(storeT)/float64(bareT), "x_vs_bare")
+}
+
+func bareLoad(ctx context.Context, db *sql.DB, id string) (int, error) {
+	rows, err := db.QueryContext(ctx, `SELECT seq, kind, payload, run_id, created_at FROM chunks WHERE session_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var out []store.Chunk
+	for rows.Next() {
+		var c store.Chunk
+		var p string
+		var created int64
+		if err := rows.Scan(&c.Seq, &c.Kind, &p, &c.RunID, &created); err != nil {
+			return 0, err
+		}
+		c.Payload, c.CreatedAt = json.RawMessage(p), time.UnixMilli(created)
+		out = append(out, c)
+	}
+	return len(out), rows.Err()
+}
+
+// BenchmarkFork10k: Fork at the last row of a 10,000-row session vs the bare
+// INSERT session + INSERT ... SELECT rows in one transaction (both go
+// through the same search-index triggers).
+func BenchmarkFork10k(b *testing.B) {
+	ctx := context.Background()
+	db, id := bigSession(b, "fork.db", 10_000)
+	defer db.Close()
+	const reps = 3
+	var storeT, bareT time.Duration
+	for i := 0; i < b.N; i++ {
+		for k := 0; k < reps; k++ {
+			t0 := time.Now()
+			if _, err := db.Fork(ctx, id, 10_000); err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			if err := bareFork(ctx, db.SQL(), id, 10_000); err != nil {
+				b.Fatal(err)
+			}
+			storeT, bareT = storeT+t1.Sub(t0), bareT+time.Since(t1)
+		}
+	}
+	n := float64(b.N * reps)
+	b.ReportMetric(float64(storeT)/n, "store_ns/fork")
+	b.ReportMetric(float64(bareT)/n, "bare_ns/fork")
+	b.ReportMetric(float64(storeT)/float64(bareT), "x_vs_bare")
+}
+
+func bareFork(ctx context.Context, db *sql.DB, id string, seq int64) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	child := fmt.Sprintf("bare-%d", time.Now().UnixNano())
+	now := time.Now().UnixMilli()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, title, parent_id, fork_seq, created_at, updated_at, last_seq)
+		VALUES (?, 'bare fork', ?, ?, ?, ?, ?)`, child, id, seq, now, now, seq); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO chunks(session_id, seq, kind, payload, run_id, created_at)
+		SELECT ?, seq, kind, payload, run_id, created_at FROM chunks WHERE session_id = ? AND seq <= ?`, child, id, seq); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// BenchmarkSearch100k: Search over 100,000 rows (100 sessions) vs the same
+// SQL run bare, and vs a bare MATCH that returns only rowids (no snippet, no
+// join): the floor any full-text search pays.
+func BenchmarkSearch100k(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(benchDir(b), "search.db")
+	_, statErr := os.Stat(path)
+	db := benchOpen(b, path)
+	defer db.Close()
+	if statErr != nil {
+		r := rand.New(rand.NewPCG(5, 6))
+		for s := 0; s < 100; s++ {
+			sess, _ := db.CreateSession(ctx, store.NewSession{Title: fmt.Sprintf("session %d", s)})
+			var rows []store.NewChunk
+			for k := 0; len(rows) < 1000; k++ {
+				rows = append(rows, turn(r, k)...)
+			}
+			if _, err := db.Append(ctx, sess.ID, "r", rows...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	queries := []string{"zebra", "flaky integration", `"commit rollback"`, "sym*", "crash OR repair"}
+	const reps = 5
+	var storeT, bareT, matchT time.Duration
+	for i := 0; i < b.N; i++ {
+		for k := 0; k < reps; k++ {
+			for _, q := range queries {
+				t0 := time.Now()
+				hits, err := db.Search(ctx, q, 20)
+				if err != nil || len(hits) == 0 {
+					b.Fatal(q, len(hits), err)
+				}
+				t1 := time.Now()
+				if err := bareSearch(ctx, db.SQL(), store.SearchSQL, q); err != nil {
+					b.Fatal(err)
+				}
+				t2 := time.Now()
+				if err := bareSearch(ctx, db.SQL(), `SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`, q); err != nil {
+					b.Fatal(err)
+				}
+				storeT, bareT, matchT = storeT+t1.Sub(t0), bareT+t2.Sub(t1), matchT+time.Since(t2)
+			}
+		}
+	}
+	n := float64(b.N * reps * len(queries))
+	b.ReportMetric(float64(storeT)/n, "store_ns/query")
+	b.ReportMetric(float64(bareT)/n, "bare_ns/query")
+	b.ReportMetric(float64(storeT)/float64(bareT), "x_vs_bare")
+	b.ReportMetric(float64(storeT)/float64(matchT), "x_vs_bare_match")
+}
+
+func bareSearch(ctx context.Context, db *sql.DB, q, match string) error {
+	rows, err := db.QueryContext(ctx, q, match, 20)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
