@@ -99,6 +99,7 @@ type Watcher struct {
 	snap      map[string]fileStamp // last rescan of the unwatched folders
 	pending   map[string]ChangeOp
 	order     []string
+	recorded  int // counts record calls, so only new changes re-arm the debounce
 }
 
 type fileStamp struct {
@@ -258,6 +259,7 @@ func (w *Watcher) forget(abs string) {
 
 // record merges a change into the pending batch.
 func (w *Watcher) record(rel string, op ChangeOp) {
+	w.recorded++
 	prev, seen := w.pending[rel]
 	if !seen {
 		w.pending[rel] = op

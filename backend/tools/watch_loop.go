@@ -43,6 +43,7 @@ func (w *Watcher) loop(ctx context.Context) {
 			out = w.updates
 		}
 		hadPending := len(w.pending) > 0
+		recorded := w.recorded
 		select {
 		case <-ctx.Done():
 			return
@@ -70,8 +71,8 @@ func (w *Watcher) loop(ctx context.Context) {
 			ready = nil
 			continue
 		}
-		// Something may have been recorded: (re)arm the debounce, bounded by MaxDelay.
-		if len(w.pending) == 0 {
+		// (Re)arm the debounce when something was recorded, bounded by MaxDelay.
+		if len(w.pending) == 0 || w.recorded == recorded {
 			continue
 		}
 		now := time.Now()
