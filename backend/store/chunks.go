@@ -355,9 +355,9 @@ func pendingAt(ctx context.Context, tx *sql.Tx, sessionID string, seq int64) ([]
 }
 
 // PendingCalls returns the tool calls of the session's last assistant turn
-// that have no result yet, in the order the model made them. A runner that
-// continues a session (a fork taken mid-turn, an import) must answer them
-// before anything else can be appended.
+// that have no result yet, in the order the model made them. Outside a live
+// run it is empty: forks, imports, FinishRun and repair-on-open all answer
+// dangling calls.
 func (db *DB) PendingCalls(ctx context.Context, sessionID string) ([]ToolCall, error) {
 	var out []ToolCall
 	err := db.tx(ctx, func(tx *sql.Tx) error {

@@ -112,7 +112,8 @@ func writeLine(w *bufio.Writer, v any) error {
 // Import reads an Export and stores it as a new session (new id, new run
 // ids; title, workspace, model, lineage, rows with their times kept). The
 // whole file is checked first: a bad line is ErrBadImport naming the line,
-// and nothing is written. Runs recorded as running come back interrupted.
+// and nothing is written. Runs recorded as running come back interrupted,
+// and tool calls the export left unanswered get "interrupted" error results.
 func (db *DB) Import(ctx context.Context, r io.Reader) (Session, error) {
 	hdr, rows, runs, err := readExport(r)
 	if err != nil {
@@ -179,7 +180,10 @@ func (db *DB) Import(ctx context.Context, r io.Reader) (Session, error) {
 				return err
 			}
 		}
-		return nil
+		// An export taken mid-run ends with calls nobody will answer.
+		_, err = db.answerPending(ctx, tx, s.ID, "",
+			"interrupted: the session was exported before this tool call returned a result", now)
+		return err
 	})
 	if err != nil {
 		return Session{}, fmt.Errorf("import: %w", err)

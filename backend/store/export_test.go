@@ -28,8 +28,8 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if len(lines) != 1+2 {
-		t.Fatalf("export of a 2-row fork (runs stay with the parent): %d lines:\n%s", len(lines), buf.String())
+	if len(lines) != 1+4 {
+		t.Fatalf("export of a fork at 2 (+2 synthesized results; runs stay with the parent): %d lines:\n%s", len(lines), buf.String())
 	}
 	for i, l := range lines {
 		var m map[string]any
@@ -62,9 +62,10 @@ func TestExportImportRoundTrip(t *testing.T) {
 			t.Fatalf("row %d differs after import", i+1)
 		}
 	}
-	// The fork was taken mid-turn: the import keeps c1/c2 pending.
-	if p, _ := db.PendingCalls(ctx, imp.ID); len(p) != 2 {
-		t.Fatalf("pending calls after import: %+v", p)
+	// The fork was taken mid-turn: it carries synthesized results for c1
+	// and c2, which the import keeps as rows.
+	if p, _ := db.PendingCalls(ctx, imp.ID); len(p) != 0 || len(b) != 4 {
+		t.Fatalf("pending calls after import: %+v, %d rows", p, len(b))
 	}
 	runs, _ := db.ListRuns(ctx, imp.ID)
 	if len(runs) != 0 {
@@ -119,5 +120,14 @@ func TestImportRefusesBadFiles(t *testing.T) {
 	}
 	if list, _ := db.ListSessions(ctx); len(list) != 1 {
 		t.Fatalf("failed imports left %d sessions", len(list))
+	}
+	// A file cut after a tool call imports, with the call answered.
+	imp, err := db.Import(ctx, strings.NewReader(join(good[:3]...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := db.Chunks(ctx, imp.ID)
+	if len(rows) != 4 || rows[2].Kind != store.KindToolResult || rows[3].Kind != store.KindToolResult {
+		t.Fatalf("import of a file ending mid-turn: %d rows", len(rows))
 	}
 }

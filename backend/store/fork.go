@@ -10,8 +10,11 @@ import (
 // Fork creates a new session holding copies of the rows 1..seq of session id
 // (times and run ids kept), with ParentID = id and ForkSeq = seq. The parent
 // is never modified; its session-scoped approval rules are copied too. A
-// fork taken between a tool call and its result starts with that call
-// pending (see PendingCalls). seq outside 1..last is ErrSeqOutOfRange.
+// fork taken between a tool call and its result gets, after the copied rows,
+// an error tool_result starting "interrupted" for each unanswered call, so
+// the fork is valid for the next request (the model sees the call did not
+// run and may make it again, through approval again). seq outside 1..last
+// is ErrSeqOutOfRange.
 func (db *DB) Fork(ctx context.Context, id string, seq int64) (Session, error) {
 	var child Session
 	err := db.tx(ctx, func(tx *sql.Tx) error {
@@ -49,9 +52,13 @@ func (db *DB) Fork(ctx context.Context, id string, seq int64) (Session, error) {
 			child.ID, id, seq); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO rules(id, tool, pattern, effect, scope, scope_id, created_at)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO rules(id, tool, pattern, effect, scope, scope_id, created_at)
 			SELECT lower(hex(randomblob(12))), tool, pattern, effect, scope, ?, created_at FROM rules
-			WHERE scope = 'session' AND scope_id = ?`, child.ID, id)
+			WHERE scope = 'session' AND scope_id = ?`, child.ID, id); err != nil {
+			return err
+		}
+		_, err = db.answerPending(ctx, tx, child.ID, "",
+			"interrupted: the session was forked before this tool call returned a result; it did not run in this fork", db.nowMS())
 		return err
 	})
 	if err != nil {

@@ -3,7 +3,9 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -141,9 +143,9 @@ func TestForkErrors(t *testing.T) {
 	}
 }
 
-func TestForkMidTurnStartsWithPendingCalls(t *testing.T) {
+func TestForkMidTurnAnswersPendingCalls(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openTemp(t)
+	db, path := openTemp(t)
 	s := mustSession(t, db, "s")
 	conversation(t, db, s.ID)
 	// Row 4 answered c1; c2 still waits at that point.
@@ -151,14 +153,25 @@ func TestForkMidTurnStartsWithPendingCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pending, err := db.PendingCalls(ctx, child.ID)
-	if err != nil || len(pending) != 1 || pending[0].ID != "c2" || pending[0].Arguments != `{"path": "go.mod" }` {
-		t.Fatalf("pending after fork: %+v %v", pending, err)
+	rows, _ := db.Chunks(ctx, child.ID)
+	if len(rows) != 5 || child.ForkSeq != 4 {
+		t.Fatalf("want rows 1..4 plus one synthesized result, got %d", len(rows))
 	}
-	if _, err := db.Append(ctx, child.ID, "", user("skip it")); !errors.Is(err, store.ErrUnpaired) {
-		t.Fatalf("user row before the pending result: %v", err)
+	var tr store.ToolResultPayload
+	json.Unmarshal(rows[4].Payload, &tr)
+	if tr.CallID != "c2" || !tr.IsError || !strings.HasPrefix(tr.Content, store.Interrupted) {
+		t.Fatalf("synthesized result: %+v", tr)
 	}
-	mustAppend(t, db, child.ID, "", result("c2", "read_file", "denied: not now"))
+	if p, _ := db.PendingCalls(ctx, child.ID); len(p) != 0 {
+		t.Fatalf("fork has pending calls: %+v", p)
+	}
+	// The fork is ready for the next request, and reopening changes nothing.
+	mustAppend(t, db, child.ID, "", user("try again"))
+	db.Close()
+	db = openPath(t, path)
+	if db.Repaired.Results != 0 {
+		t.Fatalf("reopen repaired the fork: %+v", db.Repaired)
+	}
 	if p, _ := db.PendingCalls(ctx, s.ID); len(p) != 0 {
 		t.Fatalf("parent has pending calls: %+v", p)
 	}

@@ -45,7 +45,7 @@ const SearchSQL = `SELECT c.session_id, s.title, c.seq, c.kind,
 // Search finds rows across all sessions, best first. The query uses FTS5
 // syntax: words (all must match), "exact phrases", prefix*, OR, NOT,
 // NEAR(...). A query that does not parse returns ErrBadQuery with SQLite's
-// explanation; quote words with special characters ("foo-bar").
+// explanation and a hint; Literal turns any text into a query that parses.
 func (db *DB) Search(ctx context.Context, query string, limit int) ([]Hit, error) {
 	if strings.TrimSpace(query) == "" {
 		return nil, fmt.Errorf("search: %w: empty query", ErrBadQuery)
@@ -79,7 +79,19 @@ func (db *DB) Search(ctx context.Context, query string, limit int) ([]Hit, error
 func searchErr(query string, err error) error {
 	var se sqlite3.Error
 	if errors.As(err, &se) && se.Code == sqlite3.ErrError {
-		return fmt.Errorf("search %q: %w: %s", query, ErrBadQuery, se.Error())
+		return fmt.Errorf("search %q: %w: %s (put words with punctuation in double quotes, e.g. \"time.Sleep\")", query, ErrBadQuery, se.Error())
 	}
 	return fmt.Errorf("search %q: %w", query, classify(err))
+}
+
+// Literal turns plain text into an FTS5 query that matches rows holding
+// every word of it, whatever punctuation it contains: each
+// whitespace-separated word becomes a quoted phrase (so time.Sleep matches
+// "time" followed by "sleep").
+func Literal(text string) string {
+	fields := strings.Fields(text)
+	for i, f := range fields {
+		fields[i] = `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
+	}
+	return strings.Join(fields, " ")
 }

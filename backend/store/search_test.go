@@ -81,6 +81,18 @@ func TestSearchBadQueries(t *testing.T) {
 			t.Errorf("query %q: want ErrBadQuery, got %v", q, err)
 		}
 	}
+	// Literal makes any text searchable.
+	mustAppend(t, db, s.ID, "", user(`call time.Sleep(10) in "retry.go"`))
+	for _, q := range []string{"time.Sleep", `"retry.go"`, `(`, `time.Sleep "unbalanced`} {
+		hits, err := db.Search(ctx, store.Literal(q), 10)
+		want := 1
+		if q == "(" || strings.Contains(q, "unbalanced") {
+			want = 0
+		}
+		if err != nil || len(hits) != want {
+			t.Errorf("literal %q: %d hits, %v", q, len(hits), err)
+		}
+	}
 	// The database is still fine afterwards.
 	if hits, err := db.Search(ctx, "hel*", 10); err != nil || len(hits) != 1 {
 		t.Errorf("prefix query after errors: %+v %v", hits, err)

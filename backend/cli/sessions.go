@@ -1,0 +1,425 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+// Exit statuses of `loopdesk sessions` (docs/cli.md).
+const (
+	sessExitOK    = 0
+	sessExitError = 1
+	sessExitUsage = 2
+)
+
+const sessUsage = `usage: loopdesk sessions COMMAND [flags]
+
+commands:
+  list                 list sessions, most recently updated first
+  show ID              print a session's rows
+  fork ID --at SEQ     copy rows 1..SEQ into a new session
+  search QUERY...      full-text search over every session (FTS5 syntax;
+                       --literal for plain words, --limit N, default 50)
+  export ID [-o FILE]  write a session as JSON Lines (stdout by default)
+  import FILE          read an export (- for stdin) into a new session
+  delete ID            delete a session (its forks are kept)
+
+flags for every command:
+  --db PATH            database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
+  --json               machine-readable output, one JSON object per line
+`
+
+// sessUsageError is a mistake in the command line: exit status 2.
+type sessUsageError struct{ msg string }
+
+func (e sessUsageError) Error() string { return e.msg }
+
+func sessUsagef(format string, args ...any) error {
+	return sessUsageError{fmt.Sprintf(format, args...)}
+}
+
+// sessCmd is one parsed `loopdesk sessions` command line.
+type sessCmd struct {
+	name   string
+	args   []string // positional arguments after the command
+	dbPath string
+	json   bool
+	at     int64
+	atSet  bool
+	limit  int
+	lit    bool
+	out    string
+	stdin  io.Reader
+	stdout io.Writer
+}
+
+// Sessions runs `loopdesk sessions ARGS...` and returns the exit status:
+// 0 success, 2 usage error, 1 any other error (message on stderr).
+func Sessions(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return sessionsWithStdin(ctx, args, os.Stdin, stdout, stderr)
+}
+
+func sessionsWithStdin(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, sessUsage)
+		return sessExitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, sessUsage)
+		return sessExitOK
+	}
+	cmd, err := sessParse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, sessUsage)
+		return sessExitOK
+	}
+	if err == nil {
+		cmd.stdin, cmd.stdout = stdin, stdout
+		err = cmd.run(ctx)
+	}
+	var ue sessUsageError
+	switch {
+	case err == nil:
+		return sessExitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "loopdesk sessions: %v\n\n%s", err, sessUsage)
+		return sessExitUsage
+	default:
+		fmt.Fprintf(stderr, "loopdesk sessions %s: %v\n", args[0], err)
+		return sessExitError
+	}
+}
+
+// sessParse reads the command and its flags; flags may come before or
+// after the positional arguments ("show ID --json" and "show --json ID").
+func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
+	c := &sessCmd{name: args[0]}
+	fs := flag.NewFlagSet("loopdesk sessions "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.dbPath, "db", "", "database file")
+	fs.BoolVar(&c.json, "json", false, "JSON output")
+	var at string
+	switch c.name {
+	case "fork":
+		fs.StringVar(&at, "at", "", "fork after this seq")
+	case "search":
+		fs.IntVar(&c.limit, "limit", store.DefaultSearchLimit, "maximum hits")
+		fs.BoolVar(&c.lit, "literal", false, "match the words as typed, no FTS5 syntax")
+	case "export":
+		fs.StringVar(&c.out, "o", "", "output file")
+	case "list", "show", "import", "delete":
+	default:
+		return nil, sessUsagef("unknown command %q", c.name)
+	}
+	rest := args[1:]
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, sessUsagef("%v", err)
+		}
+		consumed := len(rest) - len(fs.Args())
+		rest = fs.Args()
+		if consumed > 0 && args[len(args)-len(rest)-1] == "--" {
+			c.args = append(c.args, rest...)
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		c.args = append(c.args, rest[0])
+		rest = rest[1:]
+	}
+	if at != "" {
+		n, err := strconv.ParseInt(at, 10, 64)
+		if err != nil {
+			return nil, sessUsagef("--at %q: want a row number", at)
+		}
+		c.at, c.atSet = n, true
+	}
+	want := map[string]int{"list": 0, "show": 1, "fork": 1, "export": 1, "import": 1, "delete": 1}
+	if n, ok := want[c.name]; ok && len(c.args) != n {
+		if n == 0 {
+			return nil, sessUsagef("%s takes no arguments, got %q", c.name, c.args)
+		}
+		return nil, sessUsagef("%s needs exactly one %s, got %d arguments", c.name, map[bool]string{true: "FILE", false: "session ID"}[c.name == "import"], len(c.args))
+	}
+	if c.name == "search" && strings.TrimSpace(strings.Join(c.args, " ")) == "" {
+		return nil, sessUsagef("search needs a QUERY")
+	}
+	if c.name == "fork" && !c.atSet {
+		return nil, sessUsagef("fork needs --at SEQ")
+	}
+	return c, nil
+}
+
+func (c *sessCmd) run(ctx context.Context) error {
+	path := c.dbPath
+	if path == "" {
+		var err error
+		if path, err = store.DefaultPath(); err != nil {
+			return err
+		}
+	}
+	// An import file that cannot be read fails before the database is
+	// created or touched.
+	var in io.Reader
+	if c.name == "import" {
+		if c.args[0] == "-" {
+			in = c.stdin
+		} else {
+			f, err := os.Open(c.args[0])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			in = f
+		}
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	switch c.name {
+	case "list":
+		return c.list(ctx, db)
+	case "show":
+		return c.show(ctx, db, c.args[0])
+	case "fork":
+		s, err := db.Fork(ctx, c.args[0], c.at)
+		if err != nil {
+			return err
+		}
+		return c.emit(map[string]string{"session_id": s.ID}, fmt.Sprintf("forked %s at %d: %s\n", c.args[0], c.at, s.ID))
+	case "search":
+		return c.search(ctx, db, strings.Join(c.args, " "))
+	case "export":
+		return c.export(ctx, db, c.args[0])
+	case "import":
+		s, err := db.Import(ctx, in)
+		if err != nil {
+			return err
+		}
+		return c.emit(map[string]string{"session_id": s.ID}, fmt.Sprintf("imported %s as %s (%q)\n", c.args[0], s.ID, s.Title))
+	case "delete":
+		if err := db.DeleteSession(ctx, c.args[0]); err != nil {
+			return err
+		}
+		return c.emit(map[string]string{"deleted": c.args[0]}, fmt.Sprintf("deleted %s\n", c.args[0]))
+	}
+	return sessUsagef("unknown command %q", c.name)
+}
+
+// emit prints v as one JSON line with --json, else the human text.
+func (c *sessCmd) emit(v any, human string) error {
+	if c.json {
+		return sessJSONLine(c.stdout, v)
+	}
+	_, err := io.WriteString(c.stdout, human)
+	return err
+}
+
+func sessJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func (c *sessCmd) list(ctx context.Context, db *store.DB) error {
+	list, err := db.ListSessions(ctx)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		for _, s := range list {
+			if err := sessJSONLine(c.stdout, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tTITLE\tLINEAGE")
+	for _, s := range list {
+		lineage := ""
+		if s.ParentID != "" {
+			lineage = fmt.Sprintf("fork of %s at %d", s.ParentID, s.ForkSeq)
+		}
+		title := sessClean(s.Title)
+		if s.Archived {
+			title += " [archived]"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), title, lineage)
+	}
+	return tw.Flush()
+}
+
+func (c *sessCmd) show(ctx context.Context, db *store.DB, id string) error {
+	s, err := db.GetSession(ctx, id)
+	if err != nil {
+		return err
+	}
+	rows, err := db.Chunks(ctx, id)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		for _, r := range rows {
+			line := struct {
+				Seq       int64           `json:"seq"`
+				Kind      store.Kind      `json:"kind"`
+				Payload   json.RawMessage `json:"payload"`
+				RunID     string          `json:"run_id"`
+				CreatedAt time.Time       `json:"created_at"`
+			}{r.Seq, r.Kind, r.Payload, r.RunID, r.CreatedAt}
+			if err := sessJSONLine(c.stdout, line); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	fmt.Fprintf(c.stdout, "%s  %s\n", s.ID, sessClean(s.Title))
+	fmt.Fprintf(c.stdout, "workspace %s  model %s  updated %s\n", sessClean(s.Workspace), sessClean(s.Model), s.UpdatedAt.Local().Format(time.DateTime))
+	if s.ParentID != "" {
+		fmt.Fprintf(c.stdout, "fork of %s at row %d\n", s.ParentID, s.ForkSeq)
+	}
+	fmt.Fprintln(c.stdout)
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%d\t%s\t%s\n", r.Seq, r.Kind, sessSummary(r))
+	}
+	return tw.Flush()
+}
+
+// sessSummary is a one-line human view of a row.
+func sessSummary(r store.Chunk) string {
+	var line string
+	switch r.Kind {
+	case store.KindUser, store.KindSystem:
+		var p store.UserPayload
+		json.Unmarshal(r.Payload, &p)
+		line = p.Text
+	case store.KindAssistant:
+		var p store.AssistantPayload
+		json.Unmarshal(r.Payload, &p)
+		parts := []string{}
+		if p.Text != "" {
+			parts = append(parts, p.Text)
+		}
+		for _, tc := range p.ToolCalls {
+			parts = append(parts, fmt.Sprintf("-> %s %s [%s]", tc.Name, tc.Arguments, tc.ID))
+		}
+		line = strings.Join(parts, "  ")
+	case store.KindToolResult:
+		var p store.ToolResultPayload
+		json.Unmarshal(r.Payload, &p)
+		mark := ""
+		if p.IsError {
+			mark = " (error)"
+		}
+		line = fmt.Sprintf("[%s] %s%s: %s", p.CallID, p.Name, mark, p.Content)
+	case store.KindApproval:
+		var p store.ApprovalPayload
+		json.Unmarshal(r.Payload, &p)
+		line = fmt.Sprintf("[%s] %s %s by %s", p.CallID, p.Tool, p.Decision, p.By)
+		if p.Reason != "" {
+			line += ": " + p.Reason
+		}
+	case store.KindSummary:
+		var p store.SummaryPayload
+		json.Unmarshal(r.Payload, &p)
+		line = fmt.Sprintf("(rows 1..%d) %s", p.ThroughSeq, p.Text)
+	}
+	return sessTruncate(sessClean(line), 160)
+}
+
+// sessClean makes stored text safe for a terminal: newlines and tabs become
+// spaces, other control characters (escape sequences from tool output)
+// are dropped.
+func sessClean(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t' || r == '\r':
+			return ' '
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func sessTruncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func (c *sessCmd) search(ctx context.Context, db *store.DB, q string) error {
+	if c.lit {
+		q = store.Literal(q)
+	}
+	hits, err := db.Search(ctx, q, c.limit)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		for _, h := range hits {
+			if err := sessJSONLine(c.stdout, h); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(hits) == 0 {
+		_, err := fmt.Fprintf(c.stdout, "no rows match %q\n", q)
+		return err
+	}
+	for _, h := range hits {
+		snippet := strings.NewReplacer(store.MarkStart, "«", store.MarkEnd, "»").Replace(h.Snippet)
+		fmt.Fprintf(c.stdout, "%s #%d %s  %s\n    %s\n", h.SessionID, h.Seq, h.Kind, sessClean(h.SessionTitle), sessClean(snippet))
+	}
+	return nil
+}
+
+// export writes to stdout, or to -o FILE through a temporary file renamed
+// into place, so a failed export never leaves a half-written file.
+func (c *sessCmd) export(ctx context.Context, db *store.DB, id string) error {
+	if c.out == "" || c.out == "-" {
+		return db.Export(ctx, id, c.stdout)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.out), ".loopdesk-export-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := db.Export(ctx, id, tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), c.out); err != nil {
+		return err
+	}
+	if c.json {
+		return sessJSONLine(c.stdout, map[string]string{"session_id": id, "file": c.out})
+	}
+	return nil
+}
