@@ -162,6 +162,9 @@ func (w *Watcher) Close() error {
 }
 
 func (w *Watcher) rel(abs string) string {
+	if strings.HasPrefix(abs, w.root+string(filepath.Separator)) {
+		return filepath.ToSlash(abs[len(w.root)+1:]) // the common case, without Rel's cleaning
+	}
 	r, err := filepath.Rel(w.root, abs)
 	if err != nil {
 		return filepath.ToSlash(abs)
@@ -180,6 +183,9 @@ func (w *Watcher) addTree(rel string, emit bool) error {
 				return err
 			}
 			return nil // gone or unreadable meanwhile
+		}
+		if !emit && !d.IsDir() {
+			return nil // only folders get watches; files matter when reporting them
 		}
 		r := w.rel(p)
 		if p != start && w.ig.ignored(r, d.IsDir()) {

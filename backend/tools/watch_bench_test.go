@@ -1,0 +1,176 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// benchTree creates, once per benchmark, a 20,000-file project (40 folders of 10
+// subfolders of 50 files) with a 50,000-file node_modules beside it (1,000
+// packages of 50 files).
+func benchTree(b *testing.B) string {
+	b.Helper()
+	root := b.TempDir()
+	touch := func(dir string, n int) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for i := range n {
+			f, err := os.Create(filepath.Join(dir, fmt.Sprintf("f%02d.js", i)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
+	}
+	for i := range 40 {
+		for j := range 10 {
+			touch(filepath.Join(root, fmt.Sprintf("src%02d", i), fmt.Sprintf("mod%d", j)), 50)
+		}
+	}
+	for i := range 1000 {
+		touch(filepath.Join(root, "node_modules", fmt.Sprintf("pkg%03d", i), "lib"), 50)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte("*.log\n/dist/\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return root
+}
+
+func walkTree(root string, skip string) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == skip {
+			return fs.SkipDir
+		}
+		return nil
+	})
+}
+
+// BenchmarkWatcherReady: time until Watch returns with every folder watched,
+// against a plain filepath.WalkDir of the same folder (x_vs_bare), and against a
+// walk that already skips node_modules (x_vs_project_walk, the stricter figure).
+func BenchmarkWatcherReady(b *testing.B) {
+	root := benchTree(b)
+	if err := walkTree(root, ""); err != nil { // warm the dentry cache for everyone
+		b.Fatal(err)
+	}
+	var watchT, walkT, projT time.Duration
+	n := 0
+	for b.Loop() {
+		t0 := time.Now()
+		w, err := Watch(context.Background(), root, WatchOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		watchT += time.Since(t0)
+		b.StopTimer()
+		_ = w.Close()
+		t1 := time.Now()
+		if err := walkTree(root, ""); err != nil {
+			b.Fatal(err)
+		}
+		walkT += time.Since(t1)
+		t2 := time.Now()
+		if err := walkTree(root, "node_modules"); err != nil {
+			b.Fatal(err)
+		}
+		projT += time.Since(t2)
+		b.StartTimer()
+		n++
+	}
+	b.ReportMetric(float64(watchT.Nanoseconds())/float64(n), "watch_ns/op")
+	b.ReportMetric(float64(walkT.Nanoseconds())/float64(n), "walk_ns/op")
+	b.ReportMetric(float64(watchT)/float64(walkT), "x_vs_bare")
+	b.ReportMetric(float64(watchT)/float64(projT), "x_vs_project_walk")
+}
+
+// BenchmarkWatcherBurst: how many updates a burst of 1,000 new files produces,
+// against the raw fsnotify events a bare watcher on the same folder receives.
+func BenchmarkWatcherBurst(b *testing.B) {
+	root := b.TempDir()
+	w, err := Watch(context.Background(), root, WatchOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	var updates, raw int
+	n := 0
+	for b.Loop() {
+		b.StopTimer()
+		dir := filepath.Join(root, fmt.Sprintf("burst%d", n))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		waitFor(b, w, func(c Change) bool { return c.Path == filepath.Base(dir) })
+		bare, err := fsnotify.NewBufferedWatcher(4096)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := bare.Add(dir); err != nil {
+			b.Fatal(err)
+		}
+		rawDone := make(chan int)
+		go func() {
+			events, creates := 0, map[string]bool{}
+			for len(creates) < 1000 {
+				ev := <-bare.Events
+				events++
+				if ev.Has(fsnotify.Create) {
+					creates[ev.Name] = true
+				}
+			}
+			rawDone <- events
+		}()
+		b.StartTimer()
+		for i := range 1000 {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d.txt", i)), []byte("x"), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		seen := map[string]bool{}
+		batches := 0
+		for len(seen) < 1000 {
+			batch := <-w.Updates()
+			batches++
+			for _, c := range batch {
+				seen[c.Path] = true
+			}
+		}
+		b.StopTimer()
+		events := <-rawDone
+		bare.Close()
+		updates += batches
+		raw += events
+		n++
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(updates)/float64(n), "updates/burst")
+	b.ReportMetric(float64(raw)/float64(n), "raw_events/burst")
+	b.ReportMetric(float64(updates)/float64(raw), "x_vs_bare")
+}
+
+func waitFor(b *testing.B, w *Watcher, match func(Change) bool) {
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case batch := <-w.Updates():
+			for _, c := range batch {
+				if match(c) {
+					return
+				}
+			}
+		case <-timeout:
+			b.Fatal("watcher did not report the burst folder")
+		}
+	}
+}
