@@ -1,0 +1,134 @@
+// Package config holds what Loopdesk needs to reach a model endpoint that is
+// not session data: the endpoint presets and the API key.
+//
+// The API key is deliberately kept out of the SQLite database (which users
+// export, copy and attach to bug reports). It comes from OPENAI_API_KEY or from
+// a file only the user can read, $XDG_CONFIG_HOME/loopdesk/api_key (mode 0600).
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Preset is a well-known OpenAI-compatible endpoint the settings screen offers.
+type Preset struct {
+	Name    string `json:"name"`
+	BaseURL string `json:"base_url"`
+	// NeedsKey is true for hosted services; local servers ignore the key.
+	NeedsKey bool `json:"needs_key"`
+}
+
+// Presets lists the endpoints offered on the settings screen, in display order.
+func Presets() []Preset {
+	return []Preset{
+		{Name: "OpenAI", BaseURL: "https://api.openai.com/v1", NeedsKey: true},
+		{Name: "Ollama", BaseURL: "http://localhost:11434/v1"},
+		{Name: "LM Studio", BaseURL: "http://localhost:1234/v1"},
+		{Name: "vLLM", BaseURL: "http://localhost:8000/v1"},
+		{Name: "llama.cpp", BaseURL: "http://localhost:8080/v1"},
+	}
+}
+
+// KeySource says where the key in use came from, so the UI can explain it
+// without ever showing the key itself.
+type KeySource string
+
+const (
+	KeyNone KeySource = ""
+	KeyEnv  KeySource = "env"
+	KeyFile KeySource = "file"
+)
+
+// Keys reads and writes the API key file. Dir is the folder holding it
+// (normally ConfigDir()); tests point it at a temp dir.
+type Keys struct {
+	Dir    string
+	Getenv func(string) string
+}
+
+// ConfigDir is $XDG_CONFIG_HOME/loopdesk (default ~/.config/loopdesk).
+func ConfigDir() (string, error) {
+	base := os.Getenv("XDG_CONFIG_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find the config dir: %w", err)
+		}
+		base = filepath.Join(home, ".config")
+	}
+	return filepath.Join(base, "loopdesk"), nil
+}
+
+func (k Keys) path() string { return filepath.Join(k.Dir, "api_key") }
+
+func (k Keys) getenv(name string) string {
+	if k.Getenv != nil {
+		return k.Getenv(name)
+	}
+	return os.Getenv(name)
+}
+
+// Key returns the key to use and where it came from. A key saved in settings
+// wins over OPENAI_API_KEY: the person typed it on purpose in this app.
+func (k Keys) Key() (string, KeySource, error) {
+	b, err := os.ReadFile(k.path())
+	switch {
+	case err == nil:
+		if key := strings.TrimSpace(string(b)); key != "" {
+			return key, KeyFile, nil
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", KeyNone, fmt.Errorf("read the API key file %s: %w", k.path(), err)
+	}
+	if key := strings.TrimSpace(k.getenv("OPENAI_API_KEY")); key != "" {
+		return key, KeyEnv, nil
+	}
+	return "", KeyNone, nil
+}
+
+// SetKey stores key in the key file with mode 0600 (the folder 0700), replacing
+// it atomically; an empty key removes the file.
+func (k Keys) SetKey(key string) error {
+	key = strings.TrimSpace(key)
+	if key == "" {
+		if err := os.Remove(k.path()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove the API key file: %w", err)
+		}
+		return nil
+	}
+	if strings.ContainsAny(key, "\r\n") {
+		return errors.New("the API key must be a single line")
+	}
+	if err := os.MkdirAll(k.Dir, 0o700); err != nil {
+		return fmt.Errorf("create the config dir: %w", err)
+	}
+	tmp, err := os.CreateTemp(k.Dir, ".api_key-*")
+	if err != nil {
+		return fmt.Errorf("write the API key file: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write the API key file: %w", err)
+	}
+	if _, err := tmp.WriteString(key + "\n"); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write the API key file: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write the API key file: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write the API key file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), k.path()); err != nil {
+		return fmt.Errorf("write the API key file: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,171 @@
+// Test harness: starts the scripted fake model server and the app's dev-server
+// build on free loopback ports, and drives Debian's Chromium with playwright-core.
+// Every wait is a readiness poll, never a fixed sleep.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const OUT = join(ROOT, 'e2e', 'out');
+const BIN = join(ROOT, 'build', 'bin');
+
+export function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.on('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** Polls fn until it returns a truthy value or the deadline passes. */
+export async function until(what, fn, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function collect(proc, name) {
+  const lines = [];
+  const keep = (d) => {
+    for (const l of String(d).split('\n')) if (l) lines.push(`[${name}] ${l}`);
+    if (lines.length > 400) lines.splice(0, lines.length - 400);
+  };
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
+  return lines;
+}
+
+function stopProcess(proc) {
+  return new Promise((res) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return res();
+    const t = setTimeout(() => proc.kill('SIGKILL'), 5000);
+    proc.once('exit', () => {
+      clearTimeout(t);
+      res();
+    });
+    proc.kill('SIGTERM');
+  });
+}
+
+/** Starts backend/fakeai/cmd/fakeai; resolves once it printed its URL. */
+export async function startFake(args = []) {
+  const proc = spawn(join(BIN, 'fakeai'), args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const logs = collect(proc, 'fakeai');
+  const url = await new Promise((res, rej) => {
+    let buf = '';
+    proc.stdout.on('data', (d) => {
+      buf += d;
+      const m = buf.match(/FAKEAI_URL=(\S+)/);
+      if (m) res(m[1]);
+    });
+    proc.once('exit', (code) => rej(new Error(`fakeai exited with ${code}: ${logs.join('\n')}`)));
+  });
+  const control = url.replace(/\/v1$/, '/_fake');
+  return {
+    url,
+    logs,
+    async enqueue(...replies) {
+      const r = await fetch(`${control}/enqueue`, { method: 'POST', body: JSON.stringify(replies) });
+      if (!r.ok) throw new Error(`enqueue: ${r.status} ${await r.text()}`);
+    },
+    async requests() {
+      return (await fetch(`${control}/requests`)).json();
+    },
+    stop: () => stopProcess(proc),
+  };
+}
+
+/** A data dir for one app "installation": database, config and key file. */
+export function makeHome() {
+  const dir = mkdtempSync(join(tmpdir(), 'loopdesk-e2e-'));
+  mkdirSync(join(dir, 'config'), { recursive: true });
+  return { dir, db: join(dir, 'loopdesk.db'), config: join(dir, 'config'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Starts the dev-server build on a free port against home's database. */
+export async function startApp(home, env = {}) {
+  const port = await freePort();
+  const addr = `127.0.0.1:${port}`;
+  const childEnv = { ...process.env, LOOPDESK_DB: home.db, XDG_CONFIG_HOME: home.config, XDG_DATA_HOME: home.dir, ...env };
+  delete childEnv.OPENAI_API_KEY;
+  if (env.OPENAI_API_KEY) childEnv.OPENAI_API_KEY = env.OPENAI_API_KEY;
+  const proc = spawn(join(BIN, 'loopdesk-dev'), ['-assetdir', join(ROOT, 'frontend', 'dist'), '-devserver', addr, '-loglevel', 'Warning'], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs = collect(proc, 'app');
+  let exited = null;
+  proc.once('exit', (code, sig) => (exited = `${code ?? sig}`));
+  const url = `http://${addr}/`;
+  await until(`the app's dev server at ${url}`, async () => {
+    if (exited !== null) throw new Error(`the app exited (${exited}):\n${logs.join('\n')}`);
+    const r = await fetch(url);
+    return r.ok;
+  });
+  return { url, logs, proc, stop: () => stopProcess(proc) };
+}
+
+export async function launchBrowser() {
+  const profile = mkdtempSync(join(tmpdir(), 'pw-'));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  // Errors from the app's own code. Wails' browser IPC shim (/wails/ipc.js)
+  // throws once on load outside the webview, and its websocket reports the
+  // app being restarted; neither is ours.
+  const consoleErrors = [];
+  page.on('console', (m) => {
+    const at = m.location()?.url ?? '';
+    if (m.type() !== 'error' || at.includes('/wails/') || /WebSocket connection|reading 'nodes'/.test(m.text())) return;
+    consoleErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => {
+    if (!String(e.stack).includes('/wails/ipc.js')) consoleErrors.push(String(e.stack ?? e));
+  });
+  return {
+    page,
+    consoleErrors,
+    async close() {
+      await ctx.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function shot(page, name) {
+  mkdirSync(OUT, { recursive: true });
+  await page.screenshot({ path: join(OUT, `${name}.png`) });
+}
+
+/** Fills the settings screen with the fake server and saves it. */
+export async function configure(page, fakeURL) {
+  await page.getByRole('region', { name: 'Settings' }).waitFor();
+  await page.getByLabel('Base URL').fill(fakeURL);
+  await page.getByRole('button', { name: 'Test connection' }).click();
+  await page.getByText(/Connected: \d+ model/).waitFor();
+  await page.getByLabel('Model').fill('fake-model');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+}

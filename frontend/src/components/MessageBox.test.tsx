@@ -1,0 +1,36 @@
+import { render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { MessageBox } from './MessageBox';
+
+describe('MessageBox', () => {
+  it('sends on Enter and adds a line on Shift+Enter', async () => {
+    const onSend = vi.fn(async () => true);
+    render(<MessageBox running={false} disabled={false} onSend={onSend} onStop={() => {}} />);
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await userEvent.type(box, 'first line{Shift>}{Enter}{/Shift}second line');
+    expect(onSend).not.toHaveBeenCalled();
+    expect(box).toHaveProperty('value', 'first line\nsecond line');
+    await userEvent.type(box, '{Enter}');
+    expect(onSend).toHaveBeenCalledWith('first line\nsecond line');
+    expect(box).toHaveProperty('value', '');
+  });
+
+  it('keeps the text when sending fails', async () => {
+    const onSend = vi.fn(async () => false);
+    render(<MessageBox running={false} disabled={false} onSend={onSend} onStop={() => {}} />);
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await userEvent.type(box, 'do not lose me');
+    await userEvent.click(screen.getByRole('button', { name: 'Send' }));
+    expect(onSend).toHaveBeenCalledOnce();
+    expect(box).toHaveProperty('value', 'do not lose me');
+  });
+
+  it('shows Stop instead of Send while a run is going', async () => {
+    const onStop = vi.fn();
+    render(<MessageBox running={true} disabled={false} onSend={async () => true} onStop={onStop} />);
+    expect(screen.queryByRole('button', { name: 'Send' })).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    expect(onStop).toHaveBeenCalledOnce();
+  });
+});

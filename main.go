@@ -1,0 +1,88 @@
+// Command loopdesk is a desktop app in which a person chats with an LLM agent
+// working inside a folder of theirs. Without arguments it opens the window;
+// `loopdesk run` and `loopdesk sessions` are the headless CLI (docs/cli.md).
+package main
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+//go:embed all:frontend/dist
+var assets embed.FS
+
+//go:embed build/appicon.png
+var icon []byte
+
+func main() {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "help", "-h", "-help", "--help":
+			fmt.Fprint(os.Stdout, usage)
+			return
+		}
+	}
+	if err := runWindow(); err != nil {
+		log.Printf("loopdesk: %v", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `loopdesk                         open the window
+loopdesk run [flags] PROMPT      run the agent headless in a workspace
+loopdesk sessions list|show|fork|search|export|import|delete ...
+
+The database is $LOOPDESK_DB, or $XDG_DATA_HOME/loopdesk/loopdesk.db.
+See docs/cli.md for every flag, the JSON output and the exit codes.
+`
+
+func runWindow() error {
+	ctx := context.Background()
+	path, err := store.DefaultPath()
+	if err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		return fmt.Errorf("open the session database: %w", err)
+	}
+	defer db.Close()
+	cfgDir, err := config.ConfigDir()
+	if err != nil {
+		return err
+	}
+
+	app := NewApp(db, config.Keys{Dir: cfgDir})
+	return wails.Run(&options.App{
+		Title:            "Loopdesk",
+		Width:            1280,
+		Height:           800,
+		MinWidth:         760,
+		MinHeight:        480,
+		BackgroundColour: &options.RGBA{R: 250, G: 250, B: 250, A: 255},
+		AssetServer:      &assetserver.Options{Assets: assets, Middleware: securityHeaders},
+		OnStartup: func(ctx context.Context) {
+			app.startup(ctx, func(name string, data any) { runtime.EventsEmit(ctx, name, data) })
+		},
+		OnShutdown:     app.shutdown,
+		Bind:           []any{app},
+		ErrorFormatter: formatError,
+		Linux: &linux.Options{
+			Icon:             icon,
+			ProgramName:      "loopdesk",
+			WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand,
+		},
+	})
+}
