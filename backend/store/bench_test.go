@@ -125,9 +125,29 @@ func p99(d []time.Duration) time.Duration {
 	return s[len(s)*99/100]
 }
 
-// median of per-pair ratios: each store call is paired with the bare call
-// made right after it, so a load spike from other processes on the machine
-// hits one pair instead of skewing a total.
+// timePair times one store call and its bare twin back to back, the store
+// first on even k and the bare SQL first on odd k, so neither side always
+// gets the caches the other warmed.
+func timePair(b *testing.B, k int, storeFn, bareFn func() error) (st, bt time.Duration) {
+	run := func(f func() error) time.Duration {
+		t0 := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	if k%2 == 0 {
+		st = run(storeFn)
+		bt = run(bareFn)
+	} else {
+		bt = run(bareFn)
+		st = run(storeFn)
+	}
+	return st, bt
+}
+
+// median of per-pair ratios: a load spike from other processes on the
+// machine hits one pair instead of skewing a total.
 func median(r []float64) float64 {
 	s := slices.Clone(r)
 	slices.Sort(s)
@@ -156,17 +176,15 @@ func BenchmarkAppend(b *testing.B) {
 		bare, _ := db.CreateSession(ctx, store.NewSession{Title: "bare"})
 		var seq int64
 		for k := 0; k < rounds; k++ {
-			for _, c := range turn(r, k) {
-				t0 := time.Now()
-				if _, err := db.Append(ctx, s.ID, "r", c); err != nil {
-					b.Fatal(err)
-				}
-				t1 := time.Now()
+			for j, c := range turn(r, k) {
 				seq++
-				if err := bareAppend(ctx, db.SQL(), bare.ID, seq, c.Kind, payloadJSON(b, c)); err != nil {
-					b.Fatal(err)
-				}
-				storeT, bareT = append(storeT, t1.Sub(t0)), append(bareT, time.Since(t1))
+				st, bt := timePair(b, k+j, func() error {
+					_, err := db.Append(ctx, s.ID, "r", c)
+					return err
+				}, func() error {
+					return bareAppend(ctx, db.SQL(), bare.ID, seq, c.Kind, payloadJSON(b, c))
+				})
+				storeT, bareT = append(storeT, st), append(bareT, bt)
 			}
 		}
 	}
@@ -176,6 +194,45 @@ func BenchmarkAppend(b *testing.B) {
 	b.ReportMetric(float64(p99(storeT)), "store_p99_ns")
 	b.ReportMetric(float64(p99(storeT))/float64(p99(bareT)), "p99_x_vs_bare")
 	b.ReportMetric(float64(len(storeT))/sum(storeT).Seconds(), "appends/s")
+}
+
+// BenchmarkAppendSyncNormal prices the synchronous=FULL choice: the store's
+// append vs the bare append on a connection with synchronous=NORMAL (which
+// would also survive a process kill, but not power loss). x_vs_bare here is
+// the cost of the extra fsync per commit.
+func BenchmarkAppendSyncNormal(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "sync.db")
+	db := benchOpen(b, path)
+	defer db.Close()
+	normal, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=5000&_txlock=immediate")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer normal.Close()
+	r := rand.New(rand.NewPCG(7, 8))
+	var storeT, bareT time.Duration
+	for i := 0; i < b.N; i++ {
+		s, _ := db.CreateSession(ctx, store.NewSession{Title: "full"})
+		bare, _ := db.CreateSession(ctx, store.NewSession{Title: "normal"})
+		var seq int64
+		for k := 0; k < 50; k++ {
+			for j, c := range turn(r, k) {
+				seq++
+				st, bt := timePair(b, k+j, func() error {
+					_, err := db.Append(ctx, s.ID, "r", c)
+					return err
+				}, func() error {
+					return bareAppend(ctx, normal, bare.ID, seq, c.Kind, payloadJSON(b, c))
+				})
+				storeT, bareT = storeT+st, bareT+bt
+			}
+		}
+	}
+	n := float64(b.N * 200)
+	b.ReportMetric(float64(storeT)/n, "full_ns/append")
+	b.ReportMetric(float64(bareT)/n, "normal_ns/append")
+	b.ReportMetric(float64(storeT)/float64(bareT), "x_vs_bare")
 }
 
 // bigSession returns a database holding one session of n rows (built once
@@ -214,17 +271,19 @@ func BenchmarkLoad10k(b *testing.B) {
 	var ratios []float64
 	for i := 0; i < b.N; i++ {
 		for k := 0; k < reps; k++ {
-			t0 := time.Now()
-			rows, err := db.Chunks(ctx, id)
-			if err != nil || len(rows) != 10_000 {
-				b.Fatal(len(rows), err)
-			}
-			t1 := time.Now()
-			n, err := bareLoad(ctx, db.SQL(), id)
-			if err != nil || n != 10_000 {
-				b.Fatal(n, err)
-			}
-			st, bt := t1.Sub(t0), time.Since(t1)
+			st, bt := timePair(b, k, func() error {
+				rows, err := db.Chunks(ctx, id)
+				if err == nil && len(rows) != 10_000 {
+					err = fmt.Errorf("loaded %d rows", len(rows))
+				}
+				return err
+			}, func() error {
+				n, err := bareLoad(ctx, db.SQL(), id)
+				if err == nil && n != 10_000 {
+					err = fmt.Errorf("loaded %d rows", n)
+				}
+				return err
+			})
 			storeT, bareT, ratios = storeT+st, bareT+bt, append(ratios, float64(st)/float64(bt))
 		}
 	}
@@ -261,20 +320,17 @@ func BenchmarkFork10k(b *testing.B) {
 	ctx := context.Background()
 	db, id := bigSession(b, "fork.db", 10_000)
 	defer db.Close()
-	const reps = 5
+	const reps = 7
 	var storeT, bareT time.Duration
 	var ratios []float64
 	for i := 0; i < b.N; i++ {
 		for k := 0; k < reps; k++ {
-			t0 := time.Now()
-			if _, err := db.Fork(ctx, id, 10_000); err != nil {
-				b.Fatal(err)
-			}
-			t1 := time.Now()
-			if err := bareFork(ctx, db.SQL(), id, 10_000); err != nil {
-				b.Fatal(err)
-			}
-			st, bt := t1.Sub(t0), time.Since(t1)
+			st, bt := timePair(b, k, func() error {
+				_, err := db.Fork(ctx, id, 10_000)
+				return err
+			}, func() error {
+				return bareFork(ctx, db.SQL(), id, 10_000)
+			})
 			storeT, bareT, ratios = storeT+st, bareT+bt, append(ratios, float64(st)/float64(bt))
 		}
 	}
@@ -331,21 +387,19 @@ func BenchmarkSearch100k(b *testing.B) {
 	var ratios, matchRatios []float64
 	for i := 0; i < b.N; i++ {
 		for k := 0; k < reps; k++ {
-			for _, q := range queries {
-				t0 := time.Now()
-				hits, err := db.Search(ctx, q, 20)
-				if err != nil || len(hits) == 0 {
-					b.Fatal(q, len(hits), err)
-				}
-				t1 := time.Now()
-				if err := bareSearch(ctx, db.SQL(), store.SearchSQL, q); err != nil {
-					b.Fatal(err)
-				}
-				t2 := time.Now()
-				if err := bareSearch(ctx, db.SQL(), `SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`, q); err != nil {
-					b.Fatal(err)
-				}
-				st, bt, mt := t1.Sub(t0), t2.Sub(t1), time.Since(t2)
+			for qi, q := range queries {
+				st, bt := timePair(b, k+qi, func() error {
+					hits, err := db.Search(ctx, q, 20)
+					if err == nil && len(hits) == 0 {
+						err = fmt.Errorf("no hits for %q", q)
+					}
+					return err
+				}, func() error {
+					return bareSearch(ctx, db.SQL(), store.SearchSQL, q)
+				})
+				mt, _ := timePair(b, 0, func() error {
+					return bareSearch(ctx, db.SQL(), `SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`, q)
+				}, func() error { return nil })
 				storeT, bareT, matchT = storeT+st, bareT+bt, matchT+mt
 				ratios, matchRatios = append(ratios, float64(st)/float64(bt)), append(matchRatios, float64(st)/float64(mt))
 			}
