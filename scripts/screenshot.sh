@@ -5,13 +5,8 @@
 # xdotool and ImageMagick's import (scripts/bootstrap.sh test installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out="${1:-docs/screenshots/window.png}"
-mkdir -p "$(dirname "$out")"
-home=$(mktemp -d)
-trap 'rm -rf "$home"' EXIT
 
 inner() {
-  set -euo pipefail
   coproc FAKE { exec build/bin/fakeai -delay 60ms; }
   read -r line <&"${FAKE[0]}"
   url=${line#FAKEAI_URL=}
@@ -26,7 +21,8 @@ inner() {
   [ -n "${win:-}" ] || { echo "the window did not appear"; cat "$home/app.log"; exit 1; }
   # The page needs a moment after the window maps; poll the message box by typing once it takes focus.
   sleep 3
-  xdotool windowactivate --sync "$win" 2>/dev/null || true
+  # No window manager under Xvfb: focus the message box by clicking it.
+  xdotool mousemove --window "$win" 700 745 click 1
   xdotool type --delay 20 "What does this project contain?"
   xdotool key Return
   for _ in $(seq 100); do
@@ -38,7 +34,14 @@ inner() {
   kill "$app" 2>/dev/null || true
   kill "$FAKE_PID" 2>/dev/null || true
 }
-export -f inner
-export home out
-xvfb-run -a -s "-screen 0 1280x800x24" bash -c inner
+if [[ "${1:-}" == "--inner" ]]; then
+  out=$2 home=$3
+  inner
+  exit 0
+fi
+out="${1:-docs/screenshots/window.png}"
+mkdir -p "$(dirname "$out")"
+home=$(mktemp -d)
+trap 'rm -rf "$home"' EXIT
+xvfb-run -a -s "-screen 0 1280x800x24" "$0" --inner "$out" "$home"
 echo "wrote $out"
