@@ -1,0 +1,255 @@
+package provider
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+)
+
+// watchdog cancels an attempt when a deadline passes: first the wait for
+// headers, then each silence between two reads of the body. Only the
+// goroutine running the attempt touches it; the timer's func only cancels.
+type watchdog struct {
+	cancel context.CancelCauseFunc
+	t      *time.Timer
+	d      time.Duration
+}
+
+func (w *watchdog) arm(d time.Duration, cause error) {
+	w.stop()
+	w.d = d
+	if d > 0 {
+		w.t = time.AfterFunc(d, func() { w.cancel(cause) })
+	}
+}
+
+func (w *watchdog) kick() {
+	if w.t != nil {
+		w.t.Reset(w.d)
+	}
+}
+
+func (w *watchdog) stop() {
+	if w.t != nil {
+		w.t.Stop()
+		w.t = nil
+	}
+}
+
+// idleReader restarts the idle watchdog on every read that brought bytes.
+type idleReader struct {
+	r  io.Reader
+	c  io.Closer
+	wd *watchdog
+}
+
+func (i *idleReader) Read(p []byte) (int, error) {
+	n, err := i.r.Read(p)
+	if n > 0 {
+		i.wd.kick()
+	}
+	return n, err
+}
+
+func (i *idleReader) Close() error { return i.c.Close() }
+
+// send makes one request through openai-go and returns the response with
+// its headers read; the watchdog then guards the body.
+func (c *Client) send(ctx, actx context.Context, wd *watchdog, method, path string, body []byte, opts ...option.RequestOption) (*http.Response, error) {
+	wd.arm(c.cfg.RequestTimeout, errRequestTimeout)
+	var res *http.Response
+	var params any
+	if body != nil {
+		params = body // []byte: openai-go sends it unchanged
+	}
+	err := c.oa.Execute(actx, method, path, params, &res, opts...)
+	if res == nil || (err != nil && res.StatusCode < 400) {
+		if err == nil {
+			err = errors.New("no response")
+		}
+		if res != nil {
+			res.Body.Close()
+		}
+		return nil, c.transportError(err, context.Cause(actx), ctx)
+	}
+	if res.StatusCode >= 400 {
+		defer res.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+		return nil, c.statusError(res, b)
+	}
+	return res, nil
+}
+
+// attempt makes one request and reads its stream to the end.
+func (c *Client) attempt(ctx context.Context, body []byte, h Handler) (Response, error) {
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	wd := &watchdog{cancel: cancel}
+	defer wd.stop()
+	res, err := c.send(ctx, actx, wd, http.MethodPost, "chat/completions", body,
+		option.WithHeader("Accept", "text/event-stream"))
+	if err != nil {
+		return Response{}, err
+	}
+	defer res.Body.Close()
+	wd.arm(c.cfg.IdleTimeout, errIdleTimeout)
+	br := bufio.NewReader(&idleReader{r: res.Body, c: res.Body, wd: wd})
+	acc := &accumulator{h: h}
+
+	ct := res.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	switch {
+	case mt == "text/event-stream":
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		return c.completion(ctx, actx, br, acc)
+	default:
+		// Some proxies mislabel streams; trust the body if it looks like SSE.
+		head, _ := br.Peek(6)
+		if !bytes.HasPrefix(head, []byte("data:")) && !bytes.HasPrefix(head, []byte(":")) && !bytes.HasPrefix(head, []byte("event:")) {
+			return Response{}, c.notOpenAI(got(ct))
+		}
+	}
+	dec := ssestream.NewDecoder(&http.Response{
+		Header: http.Header{"Content-Type": {"text/event-stream"}},
+		Body:   io.NopCloser(br),
+	})
+	var parseErr error
+	for dec.Next() {
+		ev := dec.Event()
+		stop, err := acc.event(ev.Type, ev.Data)
+		if err != nil {
+			parseErr = err
+			break
+		}
+		if stop {
+			break
+		}
+	}
+	return c.result(ctx, actx, acc, parseErr, dec.Err())
+}
+
+// completion reads a non-streamed answer from a server that ignored
+// "stream": true.
+func (c *Client) completion(ctx, actx context.Context, r io.Reader, acc *accumulator) (Response, error) {
+	b, err := io.ReadAll(io.LimitReader(r, 32<<20))
+	if err != nil {
+		return c.result(ctx, actx, acc, nil, err)
+	}
+	var w wireChunk
+	if err := json.Unmarshal(b, &w); err != nil {
+		return Response{}, c.notOpenAI("got JSON that does not parse")
+	}
+	if m, code := errorObjectMessage(w.Error); m != "" {
+		e := c.newError(KindStream, 0, m, nil)
+		e.Code = code
+		return acc.response(), e
+	}
+	if len(w.Choices) == 0 {
+		return Response{}, c.notOpenAI("got JSON without choices")
+	}
+	acc.chunk(&w)
+	acc.sawDone = true
+	return c.result(ctx, actx, acc, nil, nil)
+}
+
+// result decides how the attempt ended from what the accumulator saw.
+func (c *Client) result(ctx, actx context.Context, acc *accumulator, parseErr, readErr error) (Response, error) {
+	resp := acc.response()
+	switch {
+	case ctx.Err() != nil:
+		return resp, c.newError(KindCancelled, 0, "", context.Cause(ctx))
+	case parseErr != nil:
+		return resp, c.newError(KindStream, 0, "a chunk that is not JSON: "+parseErr.Error(), nil)
+	case readErr != nil && !acc.finished:
+		e := c.transportError(readErr, context.Cause(actx), ctx)
+		if e.Kind == KindUnreachable {
+			e = c.newError(KindIncomplete, 0, "", readErr)
+		}
+		e.retryable = e.retryable && !acc.output
+		return resp, e
+	case acc.streamErr != "":
+		e := c.newError(KindStream, 0, acc.streamErr, nil)
+		e.Code = acc.errCode
+		if resp.Status == StatusTruncated || resp.Status == StatusRefused {
+			resp.Err = e // the finish came first; keep the server's later word
+			return resp, nil
+		}
+		return resp, e
+	case !acc.finished && !acc.sawDone:
+		e := c.newError(KindIncomplete, 0, "", nil)
+		e.retryable = !acc.output
+		return resp, e
+	case resp.Status == StatusProviderError:
+		return resp, c.newError(KindStream, 0, `finish_reason "error"`, nil)
+	case resp.Status == StatusRefused && acc.refusal.Len() > 0:
+		resp.Err = fmt.Errorf("the model refused: %s", acc.refusal.String())
+	case resp.Status == StatusRefused:
+		resp.Err = errors.New("the answer was stopped by a content filter")
+	case resp.Status == StatusTruncated:
+		resp.Err = errors.New("the answer reached the output token limit")
+	}
+	return resp, nil
+}
+
+// notOpenAI reports an answer that is not an OpenAI-compatible API's; what
+// says what came instead ("got text/html").
+func (c *Client) notOpenAI(what string) *Error {
+	return c.newError(KindNotOpenAI, 0, what, nil)
+}
+
+// got names a Content-Type for notOpenAI.
+func got(contentType string) string {
+	if mt, _, err := mime.ParseMediaType(contentType); err == nil {
+		return "got " + mt
+	}
+	if contentType == "" {
+		return "got no content type"
+	}
+	return "got " + contentType
+}
+
+// ListModels asks GET /models for the model ids the server offers. It is
+// the "Test connection" call: its errors say plainly what went wrong.
+func (c *Client) ListModels(ctx context.Context) ([]string, error) {
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	wd := &watchdog{cancel: cancel}
+	defer wd.stop()
+	res, err := c.send(ctx, actx, wd, http.MethodGet, "models", nil)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	if err != nil {
+		return nil, c.transportError(err, context.Cause(actx), ctx)
+	}
+	ct := res.Header.Get("Content-Type")
+	var l struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
+		return nil, c.notOpenAI(got(ct))
+	}
+	if err := json.Unmarshal(b, &l); err != nil || l.Data == nil {
+		return nil, c.notOpenAI("got JSON without a model list")
+	}
+	ids := make([]string, 0, len(l.Data))
+	for _, m := range l.Data {
+		ids = append(ids, m.ID)
+	}
+	return ids, nil
+}
