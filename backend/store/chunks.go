@@ -275,7 +275,7 @@ func (db *DB) Append(ctx context.Context, sessionID, runID string, chunks ...New
 
 // checkSummary refuses a summary that would cut a tool turn in half: the
 // rows after ThroughSeq must not hold results for calls made before it.
-func checkSummary(ctx context.Context, tx *sql.Tx, sessionID string, v any) error {
+func checkSummary(ctx context.Context, tx execer, sessionID string, v any) error {
 	s, ok := v.(*SummaryPayload)
 	if !ok || s.ThroughSeq < 1 {
 		return nil
@@ -290,7 +290,7 @@ func checkSummary(ctx context.Context, tx *sql.Tx, sessionID string, v any) erro
 	return nil
 }
 
-func sessionTail(ctx context.Context, tx *sql.Tx, id string) (int64, []pendingCall, error) {
+func sessionTail(ctx context.Context, tx execer, id string) (int64, []pendingCall, error) {
 	var last int64
 	var pj string
 	err := tx.QueryRowContext(ctx, `SELECT last_seq, pending FROM sessions WHERE id = ?`, id).Scan(&last, &pj)
@@ -307,7 +307,7 @@ func sessionTail(ctx context.Context, tx *sql.Tx, id string) (int64, []pendingCa
 	return last, pending, nil
 }
 
-func setTail(ctx context.Context, tx *sql.Tx, id string, last int64, pending []pendingCall, now int64) error {
+func setTail(ctx context.Context, tx execer, id string, last int64, pending []pendingCall, now int64) error {
 	if pending == nil {
 		pending = []pendingCall{}
 	}
@@ -318,7 +318,7 @@ func setTail(ctx context.Context, tx *sql.Tx, id string, last int64, pending []p
 
 // pendingAt replays the rows up to seq from the last assistant turn at or
 // before it and returns the calls still unanswered at seq.
-func pendingAt(ctx context.Context, tx *sql.Tx, sessionID string, seq int64) ([]pendingCall, error) {
+func pendingAt(ctx context.Context, tx execer, sessionID string, seq int64) ([]pendingCall, error) {
 	// ORDER BY ... LIMIT 1 walks the (session_id, seq) index backwards and
 	// stops at the first assistant row; max(seq) with the kind filter would
 	// read every row of the session.
@@ -360,7 +360,7 @@ func pendingAt(ctx context.Context, tx *sql.Tx, sessionID string, seq int64) ([]
 // dangling calls.
 func (db *DB) PendingCalls(ctx context.Context, sessionID string) ([]ToolCall, error) {
 	var out []ToolCall
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.read(ctx, func(tx execer) error {
 		last, pending, err := sessionTail(ctx, tx, sessionID)
 		if err != nil || len(pending) == 0 {
 			return err

@@ -40,9 +40,9 @@ type (
 // Export writes a session as JSON Lines: {"type":"session",...} with its
 // metadata and lineage, one {"type":"chunk",...} per row with the payload as
 // stored, one {"type":"run",...} per run. Settings (and so no key) are
-// never part of it. It reads one consistent snapshot.
+// never part of it. It reads one consistent snapshot without blocking writers.
 func (db *DB) Export(ctx context.Context, id string, w io.Writer) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.read(ctx, func(tx execer) error {
 		s, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("session %q: %w", id, ErrNotFound)

@@ -131,3 +131,31 @@ func TestImportRefusesBadFiles(t *testing.T) {
 		t.Fatalf("import of a file ending mid-turn: %d rows", len(rows))
 	}
 }
+
+// An export (or the pending-calls check) while another writer holds the
+// lock, as when the app appends during a run, reads a snapshot instead of
+// waiting for the lock.
+func TestExportDoesNotWaitForWriters(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	s := mustSession(t, db, "s")
+	conversation(t, db, s.ID)
+	tx, err := db.SQL().BeginTx(ctx, nil) // BEGIN IMMEDIATE: holds the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO settings(key, value) VALUES ('k', 'v')`); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := db.Export(ctx, s.ID, &buf); err != nil {
+		t.Fatalf("export while a writer holds the lock: %v", err)
+	}
+	if n := strings.Count(buf.String(), "\n"); n != 7 {
+		t.Fatalf("export has %d lines", n)
+	}
+	if _, err := db.PendingCalls(ctx, s.ID); err != nil {
+		t.Fatalf("pending calls while a writer holds the lock: %v", err)
+	}
+}

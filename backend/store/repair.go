@@ -79,7 +79,7 @@ type runOwner struct {
 	pid               int
 }
 
-func (db *DB) running(ctx context.Context, tx *sql.Tx, where string, args ...any) ([]runOwner, error) {
+func (db *DB) running(ctx context.Context, tx execer, where string, args ...any) ([]runOwner, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, session_id, pid, host FROM runs WHERE status = 'running' `+where+` ORDER BY started_at, rowid`, args...)
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func (db *DB) running(ctx context.Context, tx *sql.Tx, where string, args ...any
 	return out, rows.Err()
 }
 
-func (db *DB) deadRuns(ctx context.Context, tx *sql.Tx) ([]runOwner, error) {
+func (db *DB) deadRuns(ctx context.Context, tx execer) ([]runOwner, error) {
 	all, err := db.running(ctx, tx, "")
 	if err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func (db *DB) deadRuns(ctx context.Context, tx *sql.Tx) ([]runOwner, error) {
 
 // liveRun returns the id of a run on the session that is running in a live
 // process, or "".
-func (db *DB) liveRun(ctx context.Context, tx *sql.Tx, sessionID string) (string, error) {
+func (db *DB) liveRun(ctx context.Context, tx execer, sessionID string) (string, error) {
 	rs, err := db.running(ctx, tx, "AND session_id = ?", sessionID)
 	if err != nil {
 		return "", err
@@ -139,7 +139,7 @@ func (db *DB) alive(r runOwner) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-func queryStrings(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]string, error) {
+func queryStrings(ctx context.Context, tx execer, q string, args ...any) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err

@@ -190,7 +190,7 @@ func (db *DB) ListRuns(ctx context.Context, sessionID string) ([]Run, error) {
 
 // answerPending appends an error tool_result for every pending call of the
 // session, with content starting "interrupted".
-func (db *DB) answerPending(ctx context.Context, tx *sql.Tx, sessionID, runID, content string, now int64) ([]Chunk, error) {
+func (db *DB) answerPending(ctx context.Context, tx execer, sessionID, runID, content string, now int64) ([]Chunk, error) {
 	last, pending, err := sessionTail(ctx, tx, sessionID)
 	if err != nil || len(pending) == 0 {
 		return nil, err

@@ -59,7 +59,7 @@ func (db *DB) CreateSession(ctx context.Context, n NewSession) (Session, error) 
 }
 
 // createSession inserts s with a fresh id and times, keeping ParentID/ForkSeq.
-func (db *DB) createSession(ctx context.Context, tx *sql.Tx, s Session, pending string, lastSeq int64) (Session, error) {
+func (db *DB) createSession(ctx context.Context, tx execer, s Session, pending string, lastSeq int64) (Session, error) {
 	s.Title = strings.TrimSpace(s.Title)
 	if s.Title == "" {
 		s.Title = "New session"

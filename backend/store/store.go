@@ -184,6 +184,36 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return nil
 }
 
+// execer is what the unexported helpers need: the *sql.Tx of a write, or
+// the *sql.Conn of a read snapshot.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// read runs fn in a deferred (read-only) transaction: one consistent
+// snapshot that, unlike tx, does not take the write lock, so a long export
+// never stalls a running agent's appends.
+func (db *DB) read(ctx context.Context, fn func(execer) error) error {
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return classify(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN DEFERRED"); err != nil {
+		return classify(err)
+	}
+	if err := fn(conn); err != nil {
+		conn.ExecContext(context.Background(), "ROLLBACK")
+		return classify(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "COMMIT"); err != nil {
+		return classify(err)
+	}
+	return nil
+}
+
 // classify maps SQLite's error codes onto the store's sentinels, keeping
 // SQLite's own text for the details.
 func classify(err error) error {
