@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -16,6 +18,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/loopdesk/loopdesk/backend/cli"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -29,6 +32,11 @@ var icon []byte
 func main() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
+		case "sessions":
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			code := cli.Sessions(ctx, os.Args[2:], os.Stdout, os.Stderr)
+			stop()
+			os.Exit(code)
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(os.Stdout, usage)
 			return
