@@ -48,6 +48,9 @@ const (
 	StopTruncated       StopReason = "truncated"
 	StopRefused         StopReason = "refused"
 	StopProviderError   StopReason = "provider_error"
+	// StopError: the runner itself failed (the database could not be written, ...). Not a
+	// model or budget outcome; the CLI exits 1.
+	StopError StopReason = "error"
 )
 
 // IsBound reports whether r means "a budget or safety bound stopped the run".
@@ -72,7 +75,7 @@ const (
 )
 
 // Errors returned by Next. A driver that sees one has a bug (it fed an input the core did not
-// ask for); it should end the run as provider_error-free "error" and log it.
+// ask for); it should log it and end the run with Failed.
 var (
 	ErrUnexpectedInput = errors.New("unexpected input")
 	ErrUnknownCall     = errors.New("unknown tool call id")

@@ -56,13 +56,14 @@ func TestEveryPairIsHandledOrRefused(t *testing.T) {
 		"compacted": Compacted{Now: t0, OK: true, ContextTokens: 10},
 		"cancel":    CancelRequested{Now: t0},
 		"tick":      Ticked{Now: t0},
+		"failed":    Failed{Now: t0, Err: "disk full"},
 	}
 	accepts := map[Phase]string{
 		PhaseIdle:       "started",
-		PhaseStreaming:  "model cancel tick",
-		PhaseApproving:  "approval cancel tick",
-		PhaseTools:      "tool cancel tick",
-		PhaseCompacting: "compacted cancel tick",
+		PhaseStreaming:  "model cancel tick failed",
+		PhaseApproving:  "approval cancel tick failed",
+		PhaseTools:      "tool cancel tick failed",
+		PhaseCompacting: "compacted cancel tick failed",
 		PhaseDone:       "",
 	}
 	for phase, ok := range accepts {

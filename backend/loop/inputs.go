@@ -62,6 +62,13 @@ type Compacted struct {
 // CancelRequested asks the run to stop now.
 type CancelRequested struct{ Now time.Time }
 
+// Failed reports that the driver could not carry out an effect (a write to the database
+// failed, ...). The run ends with StopError; outstanding calls still get their results.
+type Failed struct {
+	Now time.Time
+	Err string
+}
+
 // Ticked tells the core the time, so a wall-clock budget can fire while nothing else happens.
 type Ticked struct{ Now time.Time }
 
@@ -72,6 +79,7 @@ func (ToolFinished) input()    {}
 func (Compacted) input()       {}
 func (CancelRequested) input() {}
 func (Ticked) input()          {}
+func (Failed) input()          {}
 
 // Effect is something the core asks the driver to do, in the order returned. The set is closed.
 type Effect interface{ effect() }

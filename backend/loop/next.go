@@ -64,6 +64,13 @@ func Next(s State, in Input) (State, []Effect, error) {
 		s = tick(s, in.Now)
 		s, out = stop(s, StopCancelled, "cancelled by the person")
 		return s, out, nil
+	case Failed:
+		if s.Phase == PhaseIdle {
+			break
+		}
+		s = tick(s, in.Now)
+		s, out = stop(s, StopError, in.Err)
+		return s, out, nil
 	case Ticked:
 		if s.Phase == PhaseIdle {
 			break

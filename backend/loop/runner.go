@@ -1,0 +1,237 @@
+package loop
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/loop/provider"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// The runner's view of its collaborators. The concrete types (*store.DB, *provider.Client,
+// *tools.Approver, *tools.Registry, *tools.Manager) satisfy them; tests may pass fakes.
+
+// Store is where rows and runs are kept.
+type Store interface {
+	GetSession(ctx context.Context, id string) (store.Session, error)
+	Chunks(ctx context.Context, sessionID string) ([]store.Chunk, error)
+	Append(ctx context.Context, sessionID, runID string, chunks ...store.NewChunk) ([]store.Chunk, error)
+	StartRun(ctx context.Context, n store.NewRun) (store.Run, error)
+	FinishRun(ctx context.Context, runID string, res store.RunResult) (store.Run, []store.Chunk, error)
+}
+
+// Model streams one chat completion.
+type Model interface {
+	Stream(ctx context.Context, req provider.Request, h provider.Handler) (provider.Response, error)
+}
+
+// Approver decides a tool call, waiting for a person when the policy says ask.
+type Approver interface {
+	Request(ctx context.Context, req tools.Request) (tools.Decision, error)
+}
+
+// ToolRunner lists and runs tools. Run never panics and reports every failure as a result.
+type ToolRunner interface {
+	Specs() []tools.Spec
+	Run(ctx context.Context, ws *tools.Workspace, call tools.Call, out func(string)) tools.Result
+}
+
+// Workspaces hands out shared, reference-counted workspace handles.
+type Workspaces interface {
+	Acquire(root string) (*tools.Workspace, error)
+}
+
+// Config wires a Runner. Store, Model, Approver, Tools and Workspaces are required.
+type Config struct {
+	Store      Store
+	Model      Model
+	Approver   Approver
+	Tools      ToolRunner
+	Workspaces Workspaces
+	Bus        *Bus       // nil: a new bus (see Runner.Bus)
+	Prices     PriceTable // per-model prices; models not listed cost nothing
+	Logger     *slog.Logger
+	Now        func() time.Time // nil: time.Now
+	// PersistTimeout bounds each database write; writes are not cancelled by Cancel, so the
+	// cancelled results of a stopped run still reach the database. 0: 30 s.
+	PersistTimeout time.Duration
+}
+
+// RunSpec is one run: the prompt plus the agent chosen for it.
+type RunSpec struct {
+	SessionID    string
+	Workspace    string // "" uses the session's workspace
+	Prompt       string
+	Model        string
+	SystemPrompt string
+	Budgets      Limits // Price is filled from the price table when zero
+	Mode         tools.Mode
+	MaxTokens    int // per model call; 0: the server's default
+}
+
+// Errors returned by Start.
+var (
+	ErrBusy     = errors.New("a run is already in progress for this session")
+	ErrNoPrompt = errors.New("empty prompt")
+	ErrClosed   = errors.New("runner closed")
+	ErrNoRun    = errors.New("no such run")
+)
+
+// Runner runs agent loops, one goroutine per running session. It is safe for concurrent use.
+type Runner struct {
+	cfg  Config
+	bus  *Bus
+	log  *slog.Logger
+	base context.Context
+	stop context.CancelFunc
+
+	mu        sync.Mutex
+	bySession map[string]*run
+	byRun     map[string]*run
+	closed    bool
+	wg        sync.WaitGroup
+}
+
+// New makes a Runner; it does no I/O.
+func New(cfg Config) *Runner {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Bus == nil {
+		cfg.Bus = NewBus(cfg.Logger)
+	}
+	if cfg.PersistTimeout <= 0 {
+		cfg.PersistTimeout = 30 * time.Second
+	}
+	base, stop := context.WithCancel(context.Background())
+	return &Runner{cfg: cfg, bus: cfg.Bus, log: cfg.Logger, base: base, stop: stop,
+		bySession: map[string]*run{}, byRun: map[string]*run{}}
+}
+
+// Bus is where the runner publishes its events.
+func (r *Runner) Bus() *Bus { return r.bus }
+
+// Start records a new run on the session and starts it on its own goroutine. It returns once
+// the run row exists; the outcome arrives as run_finished on the bus, in the run row, and
+// from Wait. ctx bounds only the start itself, not the run.
+func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
+	if spec.Prompt == "" {
+		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrNoPrompt)
+	}
+	r.mu.Lock()
+	switch {
+	case r.closed:
+		r.mu.Unlock()
+		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrClosed)
+	case r.bySession[spec.SessionID] != nil:
+		r.mu.Unlock()
+		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrBusy)
+	}
+	// Reserve the session so two quick Starts cannot both pass the check above.
+	rn := &run{r: r, spec: spec, done: make(chan struct{}), cancel: make(chan struct{}), inputs: make(chan Input, 64)}
+	r.bySession[spec.SessionID] = rn
+	r.mu.Unlock()
+
+	if err := rn.prepare(ctx); err != nil {
+		r.mu.Lock()
+		delete(r.bySession, spec.SessionID)
+		r.mu.Unlock()
+		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, err)
+	}
+	r.mu.Lock()
+	r.byRun[rn.id] = rn
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		rn.loop()
+	}()
+	return rn.id, nil
+}
+
+// Cancel asks the session's running run to stop. It returns at once; the run ends as
+// cancelled (every outstanding call gets a cancelled result) shortly after. It reports
+// whether a run was running.
+func (r *Runner) Cancel(sessionID string) bool {
+	r.mu.Lock()
+	rn := r.bySession[sessionID]
+	r.mu.Unlock()
+	if rn == nil {
+		return false
+	}
+	rn.cancelOnce.Do(func() { close(rn.cancel) })
+	return true
+}
+
+// Running reports the id of the session's running run, if any.
+func (r *Runner) Running(sessionID string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rn := r.bySession[sessionID]; rn != nil && rn.id != "" {
+		return rn.id, true
+	}
+	return "", false
+}
+
+// Wait blocks until the run ends or ctx does, and returns its result. Results of finished
+// runs are kept until the Runner is closed... only for runs this Runner started.
+func (r *Runner) Wait(ctx context.Context, runID string) (Result, error) {
+	r.mu.Lock()
+	rn := r.byRun[runID]
+	r.mu.Unlock()
+	if rn == nil {
+		return Result{}, fmt.Errorf("wait for run %s: %w", runID, ErrNoRun)
+	}
+	select {
+	case <-rn.done:
+		return rn.result, nil
+	case <-ctx.Done():
+		return Result{}, fmt.Errorf("wait for run %s: %w", runID, ctx.Err())
+	}
+}
+
+// Close cancels every running run and waits for them to finish.
+func (r *Runner) Close() {
+	r.mu.Lock()
+	r.closed = true
+	runs := make([]*run, 0, len(r.bySession))
+	for _, rn := range r.bySession {
+		runs = append(runs, rn)
+	}
+	r.mu.Unlock()
+	for _, rn := range runs {
+		rn.cancelOnce.Do(func() { close(rn.cancel) })
+	}
+	r.wg.Wait()
+	r.stop()
+}
+
+// ApprovalRequested publishes approval_requested for a call that now waits for a person.
+// Wire it as (part of) the tools.Approver's notify function.
+func (r *Runner) ApprovalRequested(p tools.Pending) {
+	r.mu.Lock()
+	rn := r.bySession[p.SessionID]
+	r.mu.Unlock()
+	if rn == nil || rn.id == "" {
+		return
+	}
+	rn.publish(ApprovalRequestedPayload{CallID: p.Call.ID, Name: p.Call.Name, Arguments: viewArguments(p.Call.Arguments)})
+}
+
+func hashPrompt(s string) string {
+	if s == "" {
+		return ""
+	}
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}

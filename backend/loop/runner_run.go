@@ -1,0 +1,307 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// run is one run of one session. Only its loop goroutine touches state; workers talk to it
+// through inputs.
+type run struct {
+	r    *Runner
+	spec RunSpec
+	id   string
+	ws   *tools.Workspace
+	root string
+
+	specs    []tools.Spec
+	readOnly map[string]bool
+	ctxEst   int64
+
+	cancel     chan struct{}
+	cancelOnce sync.Once
+	inputs     chan Input
+
+	// op is the context of the outstanding work (model call, approvals, tools); it is
+	// cancelled when the run stops so workers return and their late answers are dropped.
+	op     context.Context
+	opStop context.CancelFunc
+	work   sync.WaitGroup
+
+	state  State
+	result Result
+	done   chan struct{}
+}
+
+// prepare does the part of Start that must succeed before Start returns: the session, the
+// workspace, and the run row.
+func (rn *run) prepare(ctx context.Context) error {
+	cfg := rn.r.cfg
+	sess, err := cfg.Store.GetSession(ctx, rn.spec.SessionID)
+	if err != nil {
+		return err
+	}
+	rn.root = rn.spec.Workspace
+	if rn.root == "" {
+		rn.root = sess.Workspace
+	}
+	if rn.root == "" {
+		return fmt.Errorf("no workspace given and the session has none")
+	}
+	if rn.ws, err = cfg.Workspaces.Acquire(rn.root); err != nil {
+		return fmt.Errorf("open workspace: %w", err)
+	}
+	rn.root = rn.ws.Root()
+	chunks, err := cfg.Store.Chunks(ctx, rn.spec.SessionID)
+	if err == nil {
+		rn.ctxEst, err = estimate(chunks, rn.spec.SystemPrompt)
+	}
+	if err != nil {
+		rn.ws.Release()
+		return err
+	}
+	if rn.spec.Budgets.Price == (Price{}) {
+		rn.spec.Budgets.Price = cfg.Prices.Lookup(rn.spec.Model)
+	}
+	run, err := cfg.Store.StartRun(ctx, store.NewRun{SessionID: rn.spec.SessionID, Model: rn.spec.Model,
+		SystemPromptHash: hashPrompt(rn.spec.SystemPrompt), Budgets: rn.spec.Budgets})
+	if err != nil {
+		rn.ws.Release()
+		return err
+	}
+	rn.r.mu.Lock()
+	rn.id = run.ID
+	rn.r.mu.Unlock()
+	rn.specs = cfg.Tools.Specs()
+	rn.readOnly = make(map[string]bool, len(rn.specs))
+	for _, s := range rn.specs {
+		rn.readOnly[s.Name] = s.ReadOnly
+	}
+	return nil
+}
+
+// estimate sizes the messages a request would carry, in tokens.
+func estimate(chunks []store.Chunk, system string) (int64, error) {
+	msgs, err := store.Messages(chunks)
+	if err != nil {
+		return 0, err
+	}
+	n := EstimateTokens(system)
+	for _, m := range msgs {
+		n += EstimateTokens(string(m)) + resultTokenExtra
+	}
+	return n, nil
+}
+
+func (rn *run) now() time.Time { return rn.r.cfg.Now() }
+
+// loop is the run's owner goroutine.
+func (rn *run) loop() {
+	defer rn.finish()
+	rn.op, rn.opStop = context.WithCancel(rn.r.base)
+	effects := rn.step(Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
+		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Budgets, ContextTokens: rn.ctxEst})
+	for {
+		effects = rn.execute(effects)
+		if rn.state.Phase == PhaseDone {
+			return
+		}
+		if len(effects) > 0 {
+			continue // a failed effect produced more to do
+		}
+		effects = rn.wait()
+	}
+}
+
+// wait blocks for the next input: an answer from a worker, a cancel, or the deadline.
+func (rn *run) wait() []Effect {
+	var deadline <-chan time.Time
+	if t := rn.spec.Budgets.Timeout; t > 0 {
+		timer := time.NewTimer(time.Until(rn.state.StartedAt.Add(t)))
+		defer timer.Stop()
+		deadline = timer.C
+	}
+	select {
+	case in := <-rn.inputs:
+		return rn.step(in)
+	case <-rn.cancel:
+		// Answers that already arrived are real: apply them before cancelling.
+		for drained := false; !drained; {
+			select {
+			case in := <-rn.inputs:
+				effects := rn.step(in)
+				if rn.state.Phase == PhaseDone {
+					return effects
+				}
+				if more := rn.execute(effects); len(more) > 0 {
+					return more
+				}
+			default:
+				drained = true
+			}
+		}
+		return rn.step(CancelRequested{Now: rn.now()})
+	case <-deadline:
+		return rn.step(Ticked{Now: rn.now()})
+	}
+}
+
+// step feeds one input to the core. When the core ends the run, outstanding work is stopped
+// first, so nothing still runs once its call has been answered "cancelled".
+func (rn *run) step(in Input) []Effect {
+	next, effects, err := Next(rn.state, in)
+	if err != nil {
+		// Only a runner bug gets here; end the run rather than spin.
+		rn.r.log.Error("loop core refused an input", "session", rn.spec.SessionID, "run", rn.id, "err", err)
+		next, effects, err = Next(rn.state, Failed{Now: rn.now(), Err: err.Error()})
+		if err != nil {
+			rn.r.log.Error("loop core refused failure", "err", err)
+			return nil
+		}
+	}
+	rn.state = next
+	if next.Phase == PhaseDone {
+		rn.stopWork()
+	}
+	return effects
+}
+
+func (rn *run) stopWork() {
+	rn.opStop()
+	rn.work.Wait()
+}
+
+// execute carries out effects in order. If one fails, the run is ended with Failed and the
+// effects of that are returned for the caller to execute.
+func (rn *run) execute(effects []Effect) []Effect {
+	for _, e := range effects {
+		var err error
+		switch e := e.(type) {
+		case Persist:
+			err = rn.persist(e.Rows)
+		case Emit:
+			rn.publish(e.Payload)
+		case CallModel:
+			rn.goWork(func() { rn.callModel(e) })
+		case RequestApproval:
+			rn.requestApprovals(e.Calls)
+		case RunTools:
+			rn.goWork(func() { rn.runTools(e.Calls) })
+		case Compact:
+			rn.goWork(func() { rn.compact(e) })
+		case Done:
+			rn.result = e.Result
+		}
+		if err != nil && rn.state.Phase != PhaseDone {
+			rn.r.log.Error("run failed", "session", rn.spec.SessionID, "run", rn.id, "err", err)
+			return rn.step(Failed{Now: rn.now(), Err: err.Error()})
+		} else if err != nil {
+			// Already stopping: FinishRun answers any call left without a result.
+			rn.r.log.Error("write while stopping failed", "session", rn.spec.SessionID, "run", rn.id, "err", err)
+		}
+	}
+	return nil
+}
+
+// goWork starts a worker that ends when op is cancelled.
+func (rn *run) goWork(f func()) {
+	rn.work.Add(1)
+	go func() {
+		defer rn.work.Done()
+		f()
+	}()
+}
+
+// send hands an answer to the owner, or drops it when the work was cancelled.
+func (rn *run) send(in Input) {
+	select {
+	case rn.inputs <- in:
+	case <-rn.op.Done():
+	}
+}
+
+func (rn *run) publish(p Payload) {
+	ctx, cancel := context.WithTimeout(rn.r.base, rn.r.cfg.PersistTimeout)
+	defer cancel()
+	if _, err := rn.r.bus.Publish(ctx, Event{SessionID: rn.spec.SessionID, RunID: rn.id, Payload: p}); err != nil {
+		rn.r.log.Warn("event not delivered to every subscriber", "err", err)
+	}
+}
+
+func (rn *run) persist(rows []Row) error {
+	chunks := make([]store.NewChunk, len(rows))
+	for i, row := range rows {
+		chunks[i] = store.NewChunk{Kind: store.Kind(row.Kind()), Payload: storePayload(row)}
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
+	defer cancel()
+	_, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, chunks...)
+	return err
+}
+
+// storePayload converts a core row to the store's payload type of the same kind.
+func storePayload(row Row) any {
+	switch r := row.(type) {
+	case UserRow:
+		return store.UserPayload{Text: r.Text}
+	case AssistantRow:
+		calls := make([]store.ToolCall, len(r.ToolCalls))
+		for i, c := range r.ToolCalls {
+			calls[i] = store.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+		}
+		return store.AssistantPayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: calls}
+	case ToolResultRow:
+		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError}
+	case ApprovalRow:
+		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: string(r.Decision), By: r.By, Reason: r.Reason}
+	case SummaryRow:
+		return store.SummaryPayload{Text: r.Text, ThroughSeq: r.ThroughSeq}
+	}
+	panic(fmt.Sprintf("loop: row type %T has no store payload", row)) // the Row set is closed
+}
+
+// finish stores the result, publishes run_finished and lets go of the session.
+func (rn *run) finish() {
+	rn.stopWork()
+	res := rn.result
+	if res.Status == "" { // the loop ended without Done: only a refused Failed gets here
+		res = Result{Status: StopError, Error: "run ended without a result", SessionID: rn.spec.SessionID, RunID: rn.id,
+			StartedAt: rn.state.StartedAt, EndedAt: rn.now()}
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
+	defer cancel()
+	_, synthesized, err := rn.r.cfg.Store.FinishRun(ctx, rn.id, store.RunResult{
+		Status: store.RunStatus(res.Status), Output: res.Output, Turns: res.Turns, ToolCalls: res.ToolCalls,
+		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, CostUSD: res.CostUSD, Error: res.Error})
+	if err != nil {
+		rn.r.log.Error("store run result", "session", rn.spec.SessionID, "run", rn.id, "err", err)
+		if res.Error == "" {
+			res.Error = "the result could not be stored: " + err.Error()
+		}
+	}
+	for _, c := range synthesized {
+		var p ToolFinishedPayload
+		if json.Unmarshal(c.Payload, &p) == nil {
+			rn.publish(p)
+		}
+	}
+	rn.result = res
+	rn.publish(RunFinishedPayload(res))
+	rn.ws.Release()
+	rn.r.mu.Lock()
+	delete(rn.r.bySession, rn.spec.SessionID)
+	rn.r.mu.Unlock()
+	close(rn.done)
+}
+
+// errCancelled tells workers' callers apart from real failures.
+func cancelled(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.Canceled)
+}

@@ -1,0 +1,226 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/loopdesk/loopdesk/backend/loop/provider"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// Workers: each runs on its own goroutine under rn.op and reports through rn.send.
+
+const wrapupNote = "[loopdesk] A budget for this run is nearly used up. Finish now: give your best " +
+	"answer concisely and make no more tool calls unless they are essential."
+
+const summaryPrompt = "[loopdesk] Summarise the conversation so far for your own later use: the task, " +
+	"decisions made, facts learned (file names, commands, results), what is done and what remains. " +
+	"Be complete but concise; this summary replaces the earlier messages."
+
+// messages loads the session's rows and derives the request's messages.
+func (rn *run) messages(ctx context.Context) ([]store.Chunk, []json.RawMessage, error) {
+	chunks, err := rn.r.cfg.Store.Chunks(ctx, rn.spec.SessionID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load session: %w", err)
+	}
+	msgs, err := store.Messages(chunks)
+	if err != nil {
+		return nil, nil, err
+	}
+	return chunks, msgs, nil
+}
+
+func (rn *run) withSystem(msgs []json.RawMessage) []json.RawMessage {
+	if rn.spec.SystemPrompt == "" {
+		return msgs
+	}
+	return append([]json.RawMessage{wireMessage("system", rn.spec.SystemPrompt)}, msgs...)
+}
+
+func wireMessage(role, content string) json.RawMessage {
+	b, _ := json.Marshal(struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}{role, content}) // two strings always marshal
+	return b
+}
+
+func (rn *run) callModel(e CallModel) {
+	_, msgs, err := rn.messages(rn.op)
+	if err != nil {
+		if !cancelled(rn.op, err) {
+			rn.send(Failed{Now: rn.now(), Err: err.Error()})
+		}
+		return
+	}
+	msgs = rn.withSystem(msgs)
+	if e.Wrapup {
+		msgs = append(msgs, wireMessage("user", wrapupNote)) // never stored
+	}
+	specs := make([]provider.ToolSpec, len(rn.specs))
+	for i, s := range rn.specs {
+		specs[i] = provider.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
+	}
+	h := provider.Handler{
+		OnText:      func(d string) { rn.publish(TextDelta(d)) },
+		OnReasoning: func(d string) { rn.publish(ReasoningDelta(d)) },
+	}
+	resp, err := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: specs, MaxTokens: rn.spec.MaxTokens}, h)
+	if err != nil && rn.op.Err() != nil {
+		return // cancelled: the core already answered for this turn
+	}
+	rn.send(ModelResponded{Now: rn.now(), Response: fromProvider(resp, err)})
+}
+
+// fromProvider converts a provider response. Invalid calls without a name or id cannot be
+// answered meaningfully and are dropped; the others are stored and answered with an error.
+func fromProvider(resp provider.Response, err error) ModelResponse {
+	out := ModelResponse{Text: resp.Text, Reasoning: resp.Reasoning, Status: ResponseStatus(resp.Status),
+		Usage: Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}}
+	if resp.Err != nil {
+		out.Err = resp.Err.Error()
+	} else if err != nil {
+		out.Err = err.Error()
+	}
+	if err != nil || out.Status == "" {
+		out.Status = ResponseProviderError
+	}
+	for _, c := range resp.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	for _, c := range resp.InvalidToolCalls {
+		if c.ID != "" && c.Name != "" {
+			out.InvalidToolCalls = append(out.InvalidToolCalls, Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		}
+	}
+	return out
+}
+
+// requestApprovals asks about every call at once; the answers come back as they are made.
+func (rn *run) requestApprovals(calls []Call) {
+	for _, c := range calls {
+		rn.goWork(func() {
+			if _, known := rn.readOnly[c.Name]; !known {
+				// Nothing to approve: the tool runner answers unknown_tool, which the model
+				// needs to hear, without a person being asked about a tool that does not exist.
+				rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: true, By: "runner:unknown_tool"})
+				return
+			}
+			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
+				Mode: rn.spec.Mode, Call: tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments}, ReadOnly: rn.readOnly[c.Name]})
+			if err != nil {
+				if rn.op.Err() != nil {
+					return
+				}
+				// Fail closed: a policy that cannot be evaluated denies.
+				d = tools.Decision{Approved: false, By: "error", Reason: err.Error()}
+			}
+			args := ""
+			if d.Approved && d.Arguments != c.Arguments {
+				args = d.Arguments
+			}
+			rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: d.Approved, By: d.By, Reason: d.Reason, Arguments: args})
+		})
+	}
+}
+
+// runTools runs consecutive read-only calls in parallel; a call that may change something
+// runs alone, after everything before it and before anything after it.
+func (rn *run) runTools(calls []Call) {
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if rn.readOnly[calls[i].Name] {
+			for j < len(calls) && rn.readOnly[calls[j].Name] {
+				j++
+			}
+		}
+		var wg sync.WaitGroup
+		for _, c := range calls[i:j] {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rn.runTool(c)
+			}()
+		}
+		wg.Wait()
+		if rn.op.Err() != nil {
+			return
+		}
+		i = j
+	}
+}
+
+func (rn *run) runTool(c Call) {
+	rn.publish(ToolStartedPayload{CallID: c.ID, Name: c.Name})
+	res := rn.r.cfg.Tools.Run(rn.op, rn.ws, tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments}, func(s string) {
+		rn.publish(ToolOutputPayload{CallID: c.ID, Text: s})
+	})
+	if rn.op.Err() != nil {
+		return // the core has answered this call "cancelled"
+	}
+	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content, IsError: res.IsError})
+}
+
+// compact summarises the rows up to the cut with one model call (no tools).
+func (rn *run) compact(e Compact) {
+	fail := func(msg string) { rn.send(Compacted{Now: rn.now(), OK: false, Err: msg}) }
+	chunks, _, err := rn.messages(rn.op)
+	if err != nil {
+		if rn.op.Err() == nil {
+			fail(err.Error())
+		}
+		return
+	}
+	refs := make([]RowRef, len(chunks))
+	for i, c := range chunks {
+		refs[i] = RowRef{Seq: c.Seq, Kind: RowKind(c.Kind)}
+		if c.Kind == store.KindSummary {
+			var p store.SummaryPayload
+			if json.Unmarshal(c.Payload, &p) == nil {
+				refs[i].ThroughSeq = p.ThroughSeq
+			}
+		}
+	}
+	through, ok := CompactionCut(refs, e.KeepTurns)
+	if !ok {
+		fail("no complete turn to summarise")
+		return
+	}
+	var head, tail []store.Chunk
+	for _, c := range chunks {
+		if c.Seq <= through {
+			head = append(head, c)
+		} else if c.Kind != store.KindSummary {
+			tail = append(tail, c)
+		}
+	}
+	msgs, err := store.Messages(head)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	msgs = append(rn.withSystem(msgs), wireMessage("user", summaryPrompt))
+	resp, err := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs}, provider.Handler{})
+	if rn.op.Err() != nil {
+		return
+	}
+	usage := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
+	if err != nil || resp.Status != provider.StatusOK || resp.Text == "" {
+		msg := "the summary call failed"
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		rn.send(Compacted{Now: rn.now(), OK: false, Err: msg, Usage: usage})
+		return
+	}
+	est, err := estimate(tail, rn.spec.SystemPrompt)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	est += EstimateTokens(resp.Text) + resultTokenExtra
+	rn.send(Compacted{Now: rn.now(), OK: true, Summary: resp.Text, ThroughSeq: through, ContextTokens: est, Usage: usage})
+}
