@@ -174,45 +174,89 @@ func (w *Watcher) rel(abs string) string {
 
 // addTree watches rel and every folder below it that is not ignored. When emit is
 // set, it reports what it finds as created (a folder that just appeared may already
-// hold files written before its watch existed).
+// hold files written before its watch existed). Each folder is watched before it is
+// listed, so nothing created in between is missed. Listings are not sorted: only
+// the set matters, and sorting is a measurable part of a walk.
 func (w *Watcher) addTree(rel string, emit bool) error {
-	start := filepath.Join(w.root, filepath.FromSlash(rel))
-	return filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+	fi, err := os.Lstat(w.abs(rel))
+	if err == nil && !fi.IsDir() {
+		err = ErrNotDirectory
+	}
+	if err != nil {
+		if rel == "." {
+			return err
+		}
+		return nil // gone again, or replaced by a file: its own event reports that
+	}
+	stack := []string{rel}
+	for len(stack) > 0 {
+		dir := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		abs := w.abs(dir)
+		if err := w.addWatch(abs); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				w.degrade(dir, err) // the rescan covers this subtree
+			} else {
+				w.warn(WarnError, fmt.Sprintf("cannot watch %s: %v", dir, err))
+			}
+			continue
+		}
+		entries, err := readDirUnsorted(abs)
 		if err != nil {
-			if p == start && rel == "." {
+			if dir == "." {
 				return err
 			}
-			return nil // gone or unreadable meanwhile
+			continue // removed meanwhile or unreadable
 		}
-		if !emit && !d.IsDir() {
-			return nil // only folders get watches; files matter when reporting them
+		if !w.opts.NoGitignore && hasEntry(entries, ".gitignore") {
+			w.ig.loadFrom(w.fsys, dir)
 		}
-		r := w.rel(p)
-		if p != start && w.ig.ignored(r, d.IsDir()) {
-			if d.IsDir() {
-				return fs.SkipDir
+		for _, e := range entries {
+			isDir := e.IsDir()
+			if !emit && !isDir {
+				continue // only folders get watches; files matter when reporting them
 			}
-			return nil
-		}
-		if emit && p != start {
-			w.record(r, ChangeCreated)
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		if !w.opts.NoGitignore {
-			w.ig.loadFrom(w.fsys, r)
-		}
-		if err := w.addWatch(p); err != nil {
-			if errors.Is(err, syscall.ENOSPC) {
-				w.degrade(r, err)
-				return fs.SkipDir // the rescan covers this subtree
+			child := e.Name()
+			if dir != "." {
+				child = dir + "/" + child
 			}
-			w.warn(WarnError, fmt.Sprintf("cannot watch %s: %v", r, err))
-			return fs.SkipDir
+			if w.ig.ignored(child, isDir) {
+				continue
+			}
+			if emit {
+				w.record(child, ChangeCreated)
+			}
+			if isDir {
+				stack = append(stack, child)
+			}
 		}
-		return nil
-	})
+	}
+	return nil
+}
+
+func (w *Watcher) abs(rel string) string {
+	if rel == "." {
+		return w.root
+	}
+	return w.root + string(filepath.Separator) + filepath.FromSlash(rel)
+}
+
+func readDirUnsorted(dir string) ([]fs.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+func hasEntry(entries []fs.DirEntry, name string) bool {
+	for _, e := range entries {
+		if e.Name() == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *Watcher) addWatch(abs string) error {

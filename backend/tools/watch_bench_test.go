@@ -14,20 +14,29 @@ import (
 
 // benchTree creates, once per benchmark, a 20,000-file project (40 folders of 10
 // subfolders of 50 files) with a 50,000-file node_modules beside it (1,000
-// packages of 50 files).
+// packages of 50 files). Files are hard links to a few empty files: creating a
+// file costs about 0.4 ms on the build machines' disks and a link 8 µs, and a
+// directory walk or an inotify watch cannot tell the difference.
 func benchTree(b *testing.B) string {
 	b.Helper()
 	root := b.TempDir()
+	var src string
+	links := 0
 	touch := func(dir string, n int) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			b.Fatal(err)
 		}
 		for i := range n {
-			f, err := os.Create(filepath.Join(dir, fmt.Sprintf("f%02d.js", i)))
-			if err != nil {
+			if links%10000 == 0 { // stay far below ext4's 65,000 links per inode
+				src = filepath.Join(root, fmt.Sprintf(".src%d", links))
+				if err := os.WriteFile(src, nil, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			links++
+			if err := os.Link(src, filepath.Join(dir, fmt.Sprintf("f%02d.js", i))); err != nil {
 				b.Fatal(err)
 			}
-			f.Close()
 		}
 	}
 	for i := range 40 {
