@@ -150,3 +150,16 @@ func TestRunTreatsEmptyArgumentsAsEmptyObject(t *testing.T) {
 		t.Fatalf("got %+v", res)
 	}
 }
+
+func TestToolsWithoutAWorkspaceFailClearly(t *testing.T) {
+	r := builtinRegistry(t)
+	for _, c := range []Call{
+		{Name: "read_file", Arguments: `{"path":"a"}`},
+		{Name: "run_shell_command", Arguments: `{"command":"true"}`},
+	} {
+		res := r.Run(context.Background(), nil, c, nil)
+		if !res.IsError || !strings.Contains(res.Content, "no workspace") {
+			t.Errorf("%s: %+v", c.Name, res)
+		}
+	}
+}

@@ -41,6 +41,9 @@ func (shellTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMessage
 	if err != nil {
 		return errorf("%v", err)
 	}
+	if ws == nil {
+		return errorf("run_shell_command: %v", ErrNoWorkspace)
+	}
 	if ws.isClosed() {
 		return errorf("run_shell_command: %v", ErrWorkspaceClosed)
 	}

@@ -16,6 +16,7 @@ var (
 	ErrInvalidPath      = errors.New("invalid path")
 	ErrWorkspaceClosed  = errors.New("workspace is closed")
 	ErrNotDirectory     = errors.New("workspace root is not a directory")
+	ErrNoWorkspace      = errors.New("no workspace")
 )
 
 // maxSymlinks matches Linux's limit on symlinks followed while resolving one path.
@@ -108,6 +109,9 @@ func (w *Workspace) Refs() int {
 func (w *Workspace) Root() string { return w.root }
 
 func (w *Workspace) isClosed() bool {
+	if w == nil {
+		return true
+	}
 	w.m.mu.Lock()
 	defer w.m.mu.Unlock()
 	return w.closed
@@ -219,6 +223,9 @@ func (w *Workspace) Rel(abs string) string {
 // open resolves p and returns the resolved absolute path and the same path relative
 // to the root, ready for the os.Root methods.
 func (w *Workspace) open(p string) (abs, rel string, err error) {
+	if w == nil {
+		return "", "", ErrNoWorkspace
+	}
 	if w.isClosed() {
 		return "", "", ErrWorkspaceClosed
 	}
