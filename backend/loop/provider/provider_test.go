@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
+	"github.com/openai/openai-go/v3/option"
 )
 
 const testKey = "sk-test-secret-4242"
@@ -462,5 +463,32 @@ func TestListModelsOnAWebPage(t *testing.T) {
 	wantKind(t, err, KindNotOpenAI)
 	if want := "the server at " + web.URL + "/v1 did not answer like an OpenAI-compatible API (got text/html)"; err.Error() != want {
 		t.Fatalf("%q\nwant %q", err, want)
+	}
+}
+
+// A server that ignores "stream": true, and one that mislabels its stream:
+// both still give a usable turn.
+func TestNonStreamedAndMislabelledAnswers(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Case") == "json" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Whole answer.","tool_calls":[{"id":"c9","type":"function","function":{"name":"ls","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":4}}`))
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte(sse(`{"choices":[{"index":0,"delta":{"content":"Plain."},"finish_reason":"stop"}]}`, "[DONE]")))
+	}))
+	defer srv.Close()
+	c, _ := newClient(t, srv.URL+"/v1", nil)
+	var got string
+	resp, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{OnText: func(d string) { got += d }})
+	if err != nil || resp.Text != "Plain." || got != "Plain." {
+		t.Fatalf("mislabelled stream: %v %+v", err, resp)
+	}
+	c.oa.Options = append(c.oa.Options, option.WithHeader("X-Case", "json"))
+	resp, err = c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{OnText: func(d string) { got += d }})
+	if err != nil || resp.Text != "Whole answer." || got != "Plain.Whole answer." || resp.Usage.OutputTokens != 4 ||
+		!equalCalls(resp.ToolCalls, []ToolCall{{"c9", "ls", "{}"}}) {
+		t.Fatalf("non-streamed answer: %v %+v", err, resp)
 	}
 }
