@@ -1,0 +1,198 @@
+// Loop events: the one TypeScript mirror of backend/loop/events.go (names) and the payload
+// structs beside them (shapes). backend/loop/events_mirror_test.go parses this file and fails
+// when the two drift, so change both together.
+//
+// Every event arrives flat: "type", "session_id", "run_id", "seq" plus its payload's fields.
+// seq grows by one per must-deliver event of a session; deltas (LOSSY_EVENTS) carry the seq of
+// the last must-deliver event and may arrive merged. A gap in seq means something stored was
+// missed: re-fetch the session's rows.
+
+export const RUN_STARTED = 'run_started' as const;
+export const TEXT_DELTA = 'text_delta' as const;
+export const REASONING_DELTA = 'reasoning_delta' as const;
+export const ASSISTANT_MESSAGE = 'assistant_message' as const;
+export const TOOL_CALL = 'tool_call' as const;
+export const APPROVAL_REQUESTED = 'approval_requested' as const;
+export const APPROVAL_DECIDED = 'approval_decided' as const;
+export const TOOL_STARTED = 'tool_started' as const;
+export const TOOL_OUTPUT = 'tool_output' as const;
+export const TOOL_FINISHED = 'tool_finished' as const;
+export const USAGE = 'usage' as const;
+export const COMPACTED = 'compacted' as const;
+export const BUDGET = 'budget' as const;
+export const RUN_FINISHED = 'run_finished' as const;
+
+export const EVENT_TYPES = [
+  RUN_STARTED,
+  TEXT_DELTA,
+  REASONING_DELTA,
+  ASSISTANT_MESSAGE,
+  TOOL_CALL,
+  APPROVAL_REQUESTED,
+  APPROVAL_DECIDED,
+  TOOL_STARTED,
+  TOOL_OUTPUT,
+  TOOL_FINISHED,
+  USAGE,
+  COMPACTED,
+  BUDGET,
+  RUN_FINISHED,
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Deltas: may be merged for a slow subscriber and do not advance seq. */
+export const LOSSY_EVENTS: readonly EventType[] = [TEXT_DELTA, REASONING_DELTA, TOOL_OUTPUT];
+
+/** How a run ended (run_finished.status). */
+export type StopReason =
+  | 'completed'
+  | 'max_turns'
+  | 'max_tool_calls'
+  | 'loop_detected'
+  | 'token_budget'
+  | 'cost_budget'
+  | 'timeout'
+  | 'context_exceeded'
+  | 'cancelled'
+  | 'truncated'
+  | 'refused'
+  | 'provider_error'
+  | 'error';
+
+export interface EventBase {
+  type: EventType;
+  session_id: string;
+  run_id: string;
+  seq: number;
+}
+
+/** A tool call as shown: arguments is the parsed JSON, or the raw text when it does not parse. */
+export interface ToolCallView {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+export interface RunStartedPayload {
+  prompt: string;
+  model: string;
+  workspace: string;
+  started_at: string;
+}
+
+export interface DeltaPayload {
+  text: string;
+}
+
+export interface AssistantMessagePayload {
+  text: string;
+  reasoning: string;
+  tool_calls: ToolCallView[];
+}
+
+export interface ToolCallPayload {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+export interface ApprovalRequestedPayload {
+  call_id: string;
+  name: string;
+  arguments: unknown;
+}
+
+export interface ApprovalDecidedPayload {
+  call_id: string;
+  name: string;
+  approved: boolean;
+  by: string;
+  reason: string;
+}
+
+export interface ToolStartedPayload {
+  call_id: string;
+  name: string;
+}
+
+export interface ToolOutputPayload {
+  call_id: string;
+  text: string;
+}
+
+export interface ToolFinishedPayload {
+  call_id: string;
+  name: string;
+  content: string;
+  is_error: boolean;
+}
+
+export interface UsagePayload {
+  input_tokens: number;
+  output_tokens: number;
+  total_input_tokens: number;
+  total_output_tokens: number;
+  cost_usd: number;
+}
+
+export interface CompactedPayload {
+  through_seq: number;
+  summary: string;
+  context_tokens: number;
+  emergency: boolean;
+}
+
+/** Every meter; a max of 0 means no limit. warnings names budgets past their soft limit. */
+export interface BudgetPayload {
+  turns: number;
+  max_turns: number;
+  tool_calls: number;
+  max_tool_calls: number;
+  tokens: number;
+  max_tokens: number;
+  cost_usd: number;
+  max_cost_usd: number;
+  elapsed_ms: number;
+  timeout_ms: number;
+  context_tokens: number;
+  context_window: number;
+  warnings: string[] | null;
+}
+
+/** The structured result, also stored as the run's audit row. */
+export interface RunFinishedPayload {
+  status: StopReason;
+  output: string;
+  turns: number;
+  tool_calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  started_at: string;
+  ended_at: string;
+  error: string;
+  session_id: string;
+  run_id: string;
+}
+
+export type LoopEvent =
+  | (EventBase & { type: typeof RUN_STARTED } & RunStartedPayload)
+  | (EventBase & { type: typeof TEXT_DELTA } & DeltaPayload)
+  | (EventBase & { type: typeof REASONING_DELTA } & DeltaPayload)
+  | (EventBase & { type: typeof ASSISTANT_MESSAGE } & AssistantMessagePayload)
+  | (EventBase & { type: typeof TOOL_CALL } & ToolCallPayload)
+  | (EventBase & { type: typeof APPROVAL_REQUESTED } & ApprovalRequestedPayload)
+  | (EventBase & { type: typeof APPROVAL_DECIDED } & ApprovalDecidedPayload)
+  | (EventBase & { type: typeof TOOL_STARTED } & ToolStartedPayload)
+  | (EventBase & { type: typeof TOOL_OUTPUT } & ToolOutputPayload)
+  | (EventBase & { type: typeof TOOL_FINISHED } & ToolFinishedPayload)
+  | (EventBase & { type: typeof USAGE } & UsagePayload)
+  | (EventBase & { type: typeof COMPACTED } & CompactedPayload)
+  | (EventBase & { type: typeof BUDGET } & BudgetPayload)
+  | (EventBase & { type: typeof RUN_FINISHED } & RunFinishedPayload);
+
+/** Narrows a flat wire object to a LoopEvent when its type is one of ours. */
+export function isLoopEvent(ev: { type: string }): ev is LoopEvent {
+  return (EVENT_TYPES as readonly string[]).includes(ev.type);
+}
