@@ -116,7 +116,13 @@ type Client struct {
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-// New makes a Client. It does no I/O.
+// sharedHTTPClient serves every Client made without Config.HTTPClient, so
+// that clients made per turn or per settings change share one connection
+// pool (keep-alive) instead of each leaving idle connections behind. It has
+// no timeouts of its own: Stream's watchdog owns them.
+var sharedHTTPClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+
+// New makes a Client. It does no I/O and is cheap: making one per turn is fine.
 func New(cfg Config) *Client {
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -135,7 +141,7 @@ func New(cfg Config) *Client {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		hc = sharedHTTPClient
 	}
 	base := strings.TrimRight(cfg.BaseURL, "/")
 	display := base
@@ -160,10 +166,12 @@ func New(cfg Config) *Client {
 // Stream sends req and streams the answer, calling h for each delta.
 //
 // A nil error means the turn ended with Status ok, truncated or refused
-// (Err may then hold a message the server sent after the finish). A non-nil
-// error is an *Error: the request failed after retries, the stream broke,
-// carried an error or ended without a finish, or ctx ended (Kind cancelled,
-// wrapping ctx's error). The Response then still holds what arrived, with
+// (Err then says why, with any message the server sent after the finish).
+// A non-nil error is an *Error (see KindOf): the request failed after
+// retries, the stream broke, carried an error or ended without a finish, or
+// ctx ended (Kind cancelled, wrapping ctx's error) — or a plain error when
+// req itself is invalid (no model, a message that is not JSON), in which
+// case nothing was sent. The Response then still holds what arrived, with
 // Status provider_error and Err set to the same error.
 func (c *Client) Stream(ctx context.Context, req Request, h Handler) (Response, error) {
 	body, err := buildBody(c.model(req), req)

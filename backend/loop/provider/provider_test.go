@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -69,7 +70,7 @@ func wantKind(t *testing.T, err error, kind Kind) *Error {
 	if !errors.As(err, &pe) {
 		t.Fatalf("error %v (%T), want *Error of kind %s", err, err, kind)
 	}
-	if pe.Kind != kind {
+	if pe.Kind != kind || KindOf(fmt.Errorf("wrapped: %w", err)) != kind {
 		t.Fatalf("kind %s (%v), want %s", pe.Kind, err, kind)
 	}
 	if strings.Contains(err.Error(), testKey) {
