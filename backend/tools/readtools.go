@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"path"
 	"regexp"
 	"sort"
@@ -192,7 +193,7 @@ func (listDirTool) Execute(_ context.Context, ws *Workspace, raw json.RawMessage
 		case e.IsDir():
 			b.WriteString(name + "/\n")
 		case e.Type()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(path.Join(abs, name))
+			target, _ := os.Readlink(filepath.Join(abs, name))
 			fmt.Fprintf(&b, "%s -> %s\n", name, target)
 		default:
 			size := int64(-1)

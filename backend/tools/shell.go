@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -99,7 +100,7 @@ func runShell(ctx context.Context, dir, command string, timeout time.Duration, c
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "TERM=dumb")
+	cmd.Env = append(shellEnv(os.Environ()), "PAGER=cat", "GIT_PAGER=cat", "TERM=dumb")
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return nil, endExited, fmt.Errorf("start bash: %w", err)
@@ -150,6 +151,20 @@ func runShell(ctx context.Context, dir, command string, timeout time.Duration, c
 		<-readDone
 	}
 	return cmd.ProcessState, ended, nil
+}
+
+// shellEnv drops the app's own secrets from the environment commands see: the model
+// could otherwise print the API key into a tool result, which is stored and exported.
+func shellEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "OPENAI_API_KEY" || strings.HasPrefix(name, "LOOPDESK_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // exitCode follows the shell's convention: 128+N for death by signal N.

@@ -193,3 +193,14 @@ func TestHeadTailKeepsBothEndsAndCountsTheCut(t *testing.T) {
 		t.Fatalf("rune split at the cut: %q", s)
 	}
 }
+
+func TestShellDoesNotSeeTheAPIKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test-secret")
+	t.Setenv("LOOPDESK_DB", "/tmp/x.db")
+	t.Setenv("SOME_USER_VAR", "kept")
+	ws := newWS(t)
+	res := shell(context.Background(), ws, `echo "[$OPENAI_API_KEY][$LOOPDESK_DB][$SOME_USER_VAR]"`, 10, nil)
+	if res.IsError || res.Content != "[][][kept]\n" {
+		t.Fatalf("got %q", res.Content)
+	}
+}
