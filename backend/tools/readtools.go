@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"path"
 	"regexp"
 	"sort"
 	"strings"
