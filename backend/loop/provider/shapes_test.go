@@ -171,6 +171,13 @@ var shapes = []struct {
 				t.Fatalf("resp %+v", r)
 			}
 		}},
+	{"last event without a blank line after it", `data: {"choices":[{"index":0,"delta":{"content":"Tail."},"finish_reason":"stop"}]}` + "\n",
+		func(t *testing.T, r Response, err error) {
+			ok(t, err)
+			if r.Text != "Tail." || r.Status != StatusOK {
+				t.Fatalf("resp %+v", r)
+			}
+		}},
 	{"[DONE] without a finish reason ends the turn", sse(
 		`{"choices":[{"index":0,"delta":{"content":"Done."}}]}`,
 		`[DONE]`),

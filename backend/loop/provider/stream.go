@@ -120,9 +120,11 @@ func (c *Client) attempt(ctx context.Context, body []byte, h Handler) (Response,
 			return Response{}, c.notOpenAI(got(ct))
 		}
 	}
+	// ssestream drops a last event that is not followed by a blank line; a
+	// blank line after a clean end of the body lets it through.
 	dec := ssestream.NewDecoder(&http.Response{
 		Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body:   io.NopCloser(br),
+		Body:   io.NopCloser(io.MultiReader(br, strings.NewReader("\n\n"))),
 	})
 	var parseErr error
 	for dec.Next() {
