@@ -129,8 +129,9 @@ func Watch(ctx context.Context, root string, opts WatchOptions) (*Watcher, error
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Watcher{
 		root: abs, opts: opts, fsw: fsw, ig: newIgnoreMatcher(opts.Ignore), fsys: os.DirFS(abs),
-		updates: make(chan []Change, 4), warnings: make(chan Warning, 16),
-		cancel: cancel, done: make(chan struct{}),
+		updates:  make(chan []Change), // unbuffered: the loop's ready batch is the buffer
+		warnings: make(chan Warning, 16),
+		cancel:   cancel, done: make(chan struct{}),
 		watched: map[string]bool{}, unwatched: map[string]bool{}, pending: map[string]ChangeOp{},
 	}
 	if err := w.addTree(".", false); err != nil {

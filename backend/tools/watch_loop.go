@@ -64,11 +64,18 @@ func (w *Watcher) loop(ctx context.Context) {
 		case <-rescanC:
 			w.rescan()
 		case <-debounce.C:
-			firstAt = time.Time{}
-			ready = append(ready, w.takeBatch()...)
+			if len(ready) == 0 {
+				firstAt = time.Time{}
+				ready = w.takeBatch()
+			}
+			// Otherwise the reader is behind: changes keep merging in pending (one
+			// entry per path, so memory stays bounded) until it takes ready.
 			continue
 		case out <- ready:
 			ready = nil
+			if len(w.pending) > 0 {
+				debounce.Reset(0)
+			}
 			continue
 		}
 		// (Re)arm the debounce when something was recorded, bounded by MaxDelay.

@@ -243,3 +243,26 @@ func TestMergeOps(t *testing.T) {
 		}
 	}
 }
+
+func TestWatcherMergesWhileTheReaderIsBehind(t *testing.T) {
+	root := t.TempDir()
+	w := startWatch(t, root, WatchOptions{Debounce: 5 * time.Millisecond})
+	// Nobody reads while a file changes in ten separate bursts, each long enough
+	// apart to end a batch: they must merge into one pending change, not queue up.
+	for i := range 10 {
+		writeFile(t, filepath.Join(root, "hot.txt"), strings.Repeat("x", i))
+		time.Sleep(25 * time.Millisecond) // time must pass for batches to end
+	}
+	writeFile(t, filepath.Join(root, "last.txt"), "1")
+	c := newCollector(w)
+	c.until(t, "last.txt", c.sawOp("last.txt", ChangeCreated))
+	hot := 0
+	for _, ch := range c.all {
+		if ch.Path == "hot.txt" {
+			hot++
+		}
+	}
+	if hot > 2 {
+		t.Fatalf("hot.txt reported %d times while the reader was behind: %v", hot, c.all)
+	}
+}
