@@ -1,0 +1,258 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// runPrinter writes events as they arrive: flat JSON lines, or a readable transcript.
+// It is called on the bus's subscriber goroutine only.
+type runPrinter struct {
+	out, errw io.Writer
+	json      bool
+	midLine   bool
+	warned    map[string]bool
+
+	mu       sync.Mutex
+	finished map[string]chan struct{}
+}
+
+func runNewPrinter(out, errw io.Writer, asJSON bool) *runPrinter {
+	return &runPrinter{out: out, errw: errw, json: asJSON, warned: map[string]bool{}, finished: map[string]chan struct{}{}}
+}
+
+func (p *runPrinter) done(runID string) chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := p.finished[runID]
+	if c == nil {
+		c = make(chan struct{})
+		p.finished[runID] = c
+	}
+	return c
+}
+
+// waitFor blocks until run_finished of runID was written (or the timeout passes, should the
+// bus have been unable to deliver it).
+func (p *runPrinter) waitFor(runID string, timeout time.Duration) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-p.done(runID):
+	case <-t.C:
+	}
+}
+
+func (p *runPrinter) print(e loop.Event) {
+	if p.json {
+		b, err := json.Marshal(e)
+		if err != nil {
+			fmt.Fprintf(p.errw, "loopdesk run: %v\n", err)
+		} else {
+			p.out.Write(append(b, '\n'))
+		}
+	} else {
+		p.text(e)
+	}
+	if e.Type == loop.EventRunFinished {
+		close(p.done(e.RunID))
+	}
+}
+
+func (p *runPrinter) line(format string, args ...any) {
+	if p.midLine {
+		fmt.Fprintln(p.out)
+		p.midLine = false
+	}
+	fmt.Fprintf(p.out, format+"\n", args...)
+}
+
+func (p *runPrinter) text(e loop.Event) {
+	switch pl := e.Payload.(type) {
+	case loop.DeltaPayload:
+		if e.Type == loop.EventTextDelta && pl.Text != "" {
+			fmt.Fprint(p.out, pl.Text)
+			p.midLine = !strings.HasSuffix(pl.Text, "\n")
+		}
+	case loop.AssistantMessagePayload:
+		if p.midLine {
+			fmt.Fprintln(p.out)
+			p.midLine = false
+		}
+	case loop.ToolCallPayload:
+		p.line("→ %s %s", pl.Name, runShorten(string(pl.Arguments), 200))
+	case loop.ApprovalDecidedPayload:
+		if !pl.Approved {
+			msg := "✗ denied by " + pl.By
+			if pl.Reason != "" {
+				msg += ": " + pl.Reason
+			}
+			p.line("%s", msg)
+		}
+	case loop.ToolFinishedPayload:
+		mark := "←"
+		if pl.IsError {
+			mark = "✗"
+		}
+		lines := strings.Count(strings.TrimRight(pl.Content, "\n"), "\n") + 1
+		first, _, _ := strings.Cut(pl.Content, "\n")
+		if lines > 1 {
+			first = fmt.Sprintf("%s (%d lines)", first, lines)
+		}
+		p.line("%s %s: %s", mark, pl.Name, runShorten(first, 200))
+	case loop.CompactedPayload:
+		p.line("… earlier history summarised (through row %d)", pl.ThroughSeq)
+	case loop.BudgetPayload:
+		for _, w := range pl.Warnings {
+			if !p.warned[e.RunID+w] {
+				p.warned[e.RunID+w] = true
+				p.line("! %s budget nearly used", w)
+			}
+		}
+	case loop.RunFinishedPayload:
+		msg := fmt.Sprintf("■ %s: %d turns, %d tool calls, %d+%d tokens, $%.4f", pl.Status, pl.Turns, pl.ToolCalls,
+			pl.InputTokens, pl.OutputTokens, pl.CostUSD)
+		if pl.Error != "" {
+			msg += " — " + pl.Error
+		}
+		if p.midLine {
+			fmt.Fprintln(p.out)
+			p.midLine = false
+		}
+		fmt.Fprintln(p.errw, msg)
+	}
+}
+
+func runShorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// runAsker answers approval requests: on a terminal by asking the person (y/n/a/r), without
+// one by denying, since nobody is there to ask.
+type runAsker struct {
+	in        io.Reader
+	errw      io.Writer
+	db        *store.DB
+	sessionID string
+	terminal  bool
+	approver  *tools.Approver
+
+	queue    chan tools.Pending
+	quit     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+}
+
+func runNewAsker(in io.Reader, errw io.Writer, db *store.DB, sessionID string, terminal bool) *runAsker {
+	return &runAsker{in: in, errw: errw, db: db, sessionID: sessionID, terminal: terminal,
+		queue: make(chan tools.Pending, 64), quit: make(chan struct{})}
+}
+
+// ask is the approver's notify hook; it never blocks the run.
+func (a *runAsker) ask(p tools.Pending) {
+	if !a.terminal {
+		_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: "mode:ask",
+			Reason: "no terminal to ask the person, so ask behaves as deny"})
+		return
+	}
+	select {
+	case a.queue <- p:
+	case <-a.quit:
+	}
+}
+
+// start runs the prompt loop. Lines are read by a goroutine that ends at end of input (a
+// terminal read cannot be interrupted; the process exiting ends it otherwise).
+func (a *runAsker) start() {
+	if !a.terminal {
+		return
+	}
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(a.in)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-a.quit:
+				return
+			}
+		}
+		close(lines)
+	}()
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		for {
+			select {
+			case p := <-a.queue:
+				a.prompt(p, lines)
+			case <-a.quit:
+				return
+			}
+		}
+	}()
+}
+
+func (a *runAsker) read(lines <-chan string) (string, bool) {
+	select {
+	case l, ok := <-lines:
+		return strings.TrimSpace(l), ok
+	case <-a.quit:
+		return "", false
+	}
+}
+
+func (a *runAsker) prompt(p tools.Pending, lines <-chan string) {
+	for {
+		fmt.Fprintf(a.errw, "? allow %s %s\n  [y] yes  [n] no  [a] always allow %s in this session  [r] no, with a reason: ",
+			p.Call.Name, runShorten(p.Call.Arguments, 300), p.Call.Name)
+		answer, ok := a.read(lines)
+		if !ok {
+			_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: tools.ByPerson, Reason: "no answer (end of input)"})
+			return
+		}
+		var d tools.Decision
+		switch strings.ToLower(answer) {
+		case "y", "yes":
+			d = tools.Decision{Approved: true, By: tools.ByPerson}
+		case "n", "no":
+			d = tools.Decision{Approved: false, By: tools.ByPerson}
+		case "a", "always":
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			r, err := a.db.AddRule(ctx, store.NewRule{Tool: p.Call.Name, Effect: store.EffectAllow, Scope: store.ScopeSession, ScopeID: p.SessionID})
+			cancel()
+			if err != nil {
+				fmt.Fprintf(a.errw, "\nloopdesk run: could not save the rule: %v\n", err)
+				continue
+			}
+			d = tools.Decision{Approved: true, By: "rule:" + r.ID, Reason: "always allowed in this session"}
+		case "r", "reason":
+			fmt.Fprint(a.errw, "  reason: ")
+			reason, _ := a.read(lines)
+			d = tools.Decision{Approved: false, By: tools.ByPerson, Reason: reason}
+		default:
+			fmt.Fprintln(a.errw, "  please answer y, n, a or r")
+			continue
+		}
+		_ = a.approver.Decide(p.SessionID, p.Call.ID, d) // ErrNotPending: the run was cancelled meanwhile
+		return
+	}
+}
+
+func (a *runAsker) stop() {
+	a.stopOnce.Do(func() { close(a.quit) })
+	a.wg.Wait()
+}
