@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
 // Wire shapes of a streamed chunk. Pointers tell a missing field from an
@@ -141,8 +142,7 @@ func (a *accumulator) delta(d *wireDelta) {
 		a.addReasoning(*r)
 	}
 	if len(d.Content) > 0 && d.Content[0] == '"' {
-		var s string
-		if json.Unmarshal(d.Content, &s) == nil && s != "" {
+		if s, ok := jsonString(d.Content); ok && s != "" {
 			a.addText(s)
 		}
 	} else if len(d.Content) > 0 && d.Content[0] == '[' {
@@ -235,8 +235,7 @@ func (a *accumulator) toolDelta(t *wireToolCall) {
 	if args := t.Function.Arguments; len(args) > 0 {
 		switch args[0] {
 		case '"':
-			var s string
-			if json.Unmarshal(args, &s) == nil {
+			if s, ok := jsonString(args); ok {
 				c.args.WriteString(s)
 			}
 		case 'n': // null
@@ -296,6 +295,18 @@ func (a *accumulator) response() Response {
 		r.InvalidToolCalls = append(valid, r.InvalidToolCalls...)
 	}
 	return r
+}
+
+// jsonString decodes a JSON string literal that the chunk decoder already
+// validated. Most deltas have no escapes, and then the bytes between the
+// quotes are the text (this is the hot path of a stream).
+func jsonString(raw json.RawMessage) (string, bool) {
+	if len(raw) >= 2 && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
 }
 
 func isJSONObject(s string) bool {

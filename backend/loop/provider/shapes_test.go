@@ -178,6 +178,16 @@ var shapes = []struct {
 				t.Fatalf("resp %+v", r)
 			}
 		}},
+	{"escapes in text deltas", sse(
+		`{"choices":[{"index":0,"delta":{"content":"Line\nnext \u00e9 \"q\" \ud83d\ude00"}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":" plain ü"},"finish_reason":"stop"}]}`,
+		`[DONE]`),
+		func(t *testing.T, r Response, err error) {
+			ok(t, err)
+			if r.Text != "Line\nnext é \"q\" 😀 plain ü" {
+				t.Fatalf("text %q", r.Text)
+			}
+		}},
 	{"[DONE] without a finish reason ends the turn", sse(
 		`{"choices":[{"index":0,"delta":{"content":"Done."}}]}`,
 		`[DONE]`),
