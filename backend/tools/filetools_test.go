@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -237,5 +239,32 @@ func TestEditFile(t *testing.T) {
 	}
 	if res := run(t, ws, "edit_file", m{"path": "b.bin", "old_string": "a", "new_string": "c"}); !res.IsError || !strings.Contains(res.Content, "binary") {
 		t.Fatalf("binary edit: %+v", res)
+	}
+}
+
+func TestWorkspaceWalkSeesWhatTheToolsSee(t *testing.T) {
+	ws := searchFixture(t)
+	var got []string
+	err := ws.Walk(context.Background(), func(rel string, d fs.DirEntry) error {
+		if d.IsDir() {
+			rel += "/"
+		}
+		got = append(got, rel)
+		return nil
+	})
+	want := ".gitignore blob.bin main.go src/ src/.gitignore src/a/ src/a/deep_test.go src/a/notes.md"
+	if err != nil || strings.Join(got, " ") != want {
+		t.Fatalf("walk = %v, %v\nwant %s", got, err, want)
+	}
+	n := 0
+	err = ws.Walk(context.Background(), func(string, fs.DirEntry) error {
+		n++
+		if n == 2 {
+			return ErrStopWalk
+		}
+		return nil
+	})
+	if err != nil || n != 2 {
+		t.Fatalf("stop: n=%d err=%v", n, err)
 	}
 }

@@ -220,49 +220,6 @@ func slashRel(rel string) string {
 	return strings.ReplaceAll(rel, string(os.PathSeparator), "/")
 }
 
-// walkWorkspace visits the files under start (a path relative to the root), skipping
-// ignored files and folders (.gitignore, .git, node_modules) below start. Symlinks
-// are reported, never followed. visit returns errStopWalk to end early.
-func walkWorkspace(ctx context.Context, ws *Workspace, start string, visit func(rel string, d fs.DirEntry) error) error {
-	fsys := ws.fsroot.FS()
-	ig := newIgnoreMatcher(nil)
-	if start != "." {
-		// Rules of the folders above start apply to it as well.
-		ig.loadFrom(fsys, ".")
-		parts := strings.Split(start, "/")
-		for i := 1; i < len(parts); i++ {
-			ig.loadFrom(fsys, strings.Join(parts[:i], "/"))
-		}
-	}
-	err := fs.WalkDir(fsys, start, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == start {
-				return err
-			}
-			return nil // unreadable folder below start: skip it
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if p != start && ig.ignored(p, d.IsDir()) {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			ig.loadFrom(fsys, p)
-		}
-		return visit(p, d)
-	})
-	if errors.Is(err, errStopWalk) {
-		return nil
-	}
-	return err
-}
-
-var errStopWalk = errors.New("stop walk")
-
 // underStart is p relative to the folder a search started from: globs are matched
 // against it, while results are shown relative to the workspace root.
 func underStart(start, p string) string {
@@ -315,7 +272,7 @@ func (findFilesTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMes
 		}
 		if len(found) == listCap {
 			more = true
-			return errStopWalk
+			return ErrStopWalk
 		}
 		found = append(found, p)
 		return nil
@@ -398,7 +355,7 @@ func (searchTextTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMe
 		matches += hit
 		if stop {
 			more = true
-			return errStopWalk
+			return ErrStopWalk
 		}
 		return nil
 	})
