@@ -138,7 +138,14 @@ func (c *Client) attempt(ctx context.Context, body []byte, h Handler) (Response,
 			break
 		}
 	}
-	return c.result(ctx, actx, acc, parseErr, dec.Err())
+	readErr := dec.Err()
+	if acc.sawDone {
+		// Read the end of the body so the connection can be reused, but
+		// never wait long on a server that holds it open after [DONE].
+		wd.arm(250*time.Millisecond, errIdleTimeout)
+		_, _ = io.Copy(io.Discard, io.LimitReader(br, 64<<10))
+	}
+	return c.result(ctx, actx, acc, parseErr, readErr)
 }
 
 // completion reads a non-streamed answer from a server that ignored
