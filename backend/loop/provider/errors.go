@@ -28,7 +28,7 @@ const (
 	KindHTTPStatus   Kind = "http_status"        // any other non-2xx status
 	KindStream       Kind = "stream_error"       // an error object or "event: error" inside the stream
 	KindIncomplete   Kind = "incomplete"         // the stream ended before a finish
-	KindCancelled    Kind = "cancelled"          // the caller's context ended
+	KindCancelled    Kind = "cancelled"          // the caller's context was cancelled
 )
 
 // Error is what Stream and ListModels return when they could not get a
@@ -130,7 +130,7 @@ func (c *Client) transportError(err, cause error, parent context.Context) *Error
 	case errors.Is(cause, errIdleTimeout):
 		return c.newError(KindTimeout, 0, fmt.Sprintf("the stream from %s was idle for %s", c.displayURL, c.cfg.IdleTimeout), err)
 	case parent.Err() != nil:
-		return c.newError(KindCancelled, 0, "", context.Cause(parent))
+		return c.ctxError(parent)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return c.newError(KindConnRefused, 0, "", err)
 	}
@@ -145,6 +145,17 @@ func (c *Client) transportError(err, cause error, parent context.Context) *Error
 		return e
 	}
 	return c.newError(KindUnreachable, 0, "", err)
+}
+
+// ctxError reports the end of the caller's context: a passed deadline is a
+// timeout (the caller was patient for as long as it meant to be), anything
+// else a cancel. Either wraps ctx's cause, for errors.Is.
+func (c *Client) ctxError(ctx context.Context) *Error {
+	cause := context.Cause(ctx)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return c.newError(KindTimeout, 0, "no answer from "+c.displayURL+" in time", cause)
+	}
+	return c.newError(KindCancelled, 0, "", cause)
 }
 
 // statusError classifies a non-2xx answer from its status and body.

@@ -169,7 +169,8 @@ func New(cfg Config) *Client {
 // (Err then says why, with any message the server sent after the finish).
 // A non-nil error is an *Error (see KindOf): the request failed after
 // retries, the stream broke, carried an error or ended without a finish, or
-// ctx ended (Kind cancelled, wrapping ctx's error) — or a plain error when
+// ctx ended (Kind cancelled, or timeout for a passed deadline, wrapping
+// ctx's error) — or a plain error when
 // req itself is invalid (no model, a message that is not JSON), in which
 // case nothing was sent. The Response then still holds what arrived, with
 // Status provider_error and Err set to the same error.
@@ -193,7 +194,7 @@ func (c *Client) Stream(ctx context.Context, req Request, h Handler) (Response, 
 			h.OnRetry(attempt+1, wait, err)
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			e := c.newError(KindCancelled, 0, "", err)
+			e := c.ctxError(ctx)
 			return Response{Status: StatusProviderError, Err: e}, e
 		}
 	}

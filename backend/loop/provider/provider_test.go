@@ -493,3 +493,16 @@ func TestNonStreamedAndMislabelledAnswers(t *testing.T) {
 		t.Fatalf("non-streamed answer: %v %+v", err, resp)
 	}
 }
+
+func TestCallerDeadlineIsATimeout(t *testing.T) {
+	srv := startFake(t)
+	srv.Enqueue(fakeai.Stall(0))
+	c, _ := newClient(t, srv.URL(), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := c.Stream(ctx, Request{Messages: userMsg("x")}, Handler{})
+	wantKind(t, err, KindTimeout)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("%v does not wrap the deadline", err)
+	}
+}

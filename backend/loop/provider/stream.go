@@ -177,7 +177,7 @@ func (c *Client) result(ctx, actx context.Context, acc *accumulator, parseErr, r
 	resp := acc.response()
 	switch {
 	case ctx.Err() != nil:
-		return resp, c.newError(KindCancelled, 0, "", context.Cause(ctx))
+		return resp, c.ctxError(ctx)
 	case parseErr != nil:
 		return resp, c.newError(KindStream, 0, "a chunk that is not JSON: "+parseErr.Error(), nil)
 	case readErr != nil && !acc.finished:
