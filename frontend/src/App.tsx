@@ -1,96 +1,240 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { api } from './api/backend';
-import type { Settings } from './api/types';
-import { errorMessage } from './api/types';
+import type { Hit, Theme } from './api/types';
+import { BudgetMeters } from './components/BudgetMeters';
+import { ChunkTable } from './components/ChunkTable';
 import { Conversation } from './components/Conversation';
 import { MessageBox } from './components/MessageBox';
-import { SessionList } from './components/SessionList';
+import { SessionBrowser } from './components/SessionBrowser';
+import { SessionHeader } from './components/SessionHeader';
 import { SettingsPanel } from './components/SettingsPanel';
-import { useChat } from './hooks/useChat';
-import { useSessions } from './hooks/useSessions';
+import { SidePanel, type Tab } from './components/SidePanel';
+import { StatusLine } from './components/StatusLine';
+import type { CardActions } from './components/ToolCard';
+import { WorkspacePanel } from './components/WorkspacePanel';
+import { useSession } from './hooks/useSession';
+import { useSearch, useSessions } from './hooks/useSessions';
+import { useSettings, useTheme } from './hooks/useSettings';
+import { useWorkspace } from './hooks/useWorkspace';
+import { errorMessage } from './api/types';
 
 export function App() {
-  const [settings, setSettings] = useState<Settings | null>(null);
+  const { settings, setSettings, error: loadError } = useSettings();
   const [showSettings, setShowSettings] = useState(false);
-  const [loadError, setLoadError] = useState('');
+  const [previewTheme, setPreviewTheme] = useState<Theme | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
-  const { sessions, refresh, create, error: listError } = useSessions();
-  const chat = useChat(selected, refresh);
+  const [focus, setFocus] = useState<{ seq: number } | null>(null);
+  const [tab, setTab] = useState<Tab>('budget');
+  const [actionError, setActionError] = useState('');
+  const list = useSessions();
+  const search = useSearch();
+  const chat = useSession(selected, list.refresh);
+  const current = list.sessions.find((s) => s.id === selected);
+  const workspace = chat.session?.workspace ?? current?.workspace ?? '';
+  const ws = useWorkspace(selected, workspace);
+  useTheme(previewTheme ?? settings?.theme);
 
-  useEffect(() => {
-    api.getSettings().then(
-      (s) => {
-        setSettings(s);
-        if (!s.configured) setShowSettings(true);
-      },
-      (e) => setLoadError(errorMessage(e)),
-    );
+  // The first load: with no endpoint configured, the window opens on settings.
+  const [routed, setRouted] = useState(false);
+  if (settings && !routed) {
+    setRouted(true);
+    if (!settings.configured) setShowSettings(true);
+  }
+
+  const open = useCallback((id: string, seq: number | null = null) => {
+    setSelected(id);
+    setShowSettings(false);
+    setFocus(seq === null ? null : { seq });
   }, []);
 
   const newSession = useCallback(async () => {
-    const s = await create();
-    if (s) {
-      setSelected(s.id);
-      setShowSettings(false);
-    }
-  }, [create]);
+    const s = await list.create(workspace);
+    if (s) open(s.id);
+  }, [list, workspace, open]);
 
   const send = useCallback(
     async (text: string) => {
       let id = selected;
       if (!id) {
-        const s = await create();
+        const s = await list.create(workspace);
         if (!s) return false;
         id = s.id;
         setSelected(id);
       }
       return chat.send(text, id);
     },
-    [selected, create, chat],
+    [selected, list, workspace, chat],
   );
 
-  const title = sessions.find((s) => s.id === selected)?.title;
+  const fork = useCallback(
+    async (seq: number) => {
+      if (!selected) return;
+      const s = await list.fork(selected, seq);
+      if (s) open(s.id);
+    },
+    [selected, list, open],
+  );
+
+  const chooseFolder = useCallback(async () => {
+    try {
+      const path = await api.chooseFolder();
+      if (!path) return;
+      if (selected) {
+        await api.setWorkspace(selected, path);
+        await chat.reload();
+        await list.refresh();
+      } else {
+        const s = await list.create(path);
+        if (s) open(s.id);
+      }
+      setActionError('');
+    } catch (e) {
+      setActionError(errorMessage(e));
+    }
+  }, [selected, chat, list, open]);
+
+  const decide = chat.decide;
+  const actions: CardActions = useMemo(
+    () => ({
+      decide,
+      suggestRule: async (callID: string) => {
+        if (!selected) return null;
+        try {
+          return await api.suggestRule(selected, callID);
+        } catch (e) {
+          setActionError(errorMessage(e));
+          return null;
+        }
+      },
+      readFile: async (path: string) => {
+        if (!selected) return null;
+        try {
+          const p = await api.readFile(selected, path);
+          return p.binary ? null : p.content;
+        } catch {
+          return null;
+        }
+      },
+    }),
+    [decide, selected],
+  );
+
+  const decideAll = useCallback(
+    async (approved: boolean) => {
+      for (const p of chat.pending) await decide(p.call_id, { approved, reason: '', arguments: '', always: null });
+    },
+    [chat.pending, decide],
+  );
+
+  const showRow = useCallback((seq: number) => setFocus({ seq }), []);
+  const contextWindow = settings?.context_windows?.find((w) => w.model === (current?.model || settings.model))?.tokens ?? 0;
+  const banner = loadError || list.error || actionError;
 
   return (
-    <div className="app">
-      <SessionList
-        sessions={sessions}
+    <div className={showSettings ? 'app settings-open' : 'app'}>
+      <SessionBrowser
+        sessions={list.sessions}
         selected={selected}
-        onSelect={(id) => {
-          setSelected(id);
-          setShowSettings(false);
-        }}
+        query={search.query}
+        onQuery={search.setQuery}
+        hits={search.hits}
+        searching={search.searching}
+        searchError={search.error}
+        onSelect={(id) => open(id)}
+        onOpenHit={(h: Hit) => open(h.session_id, h.seq)}
         onNew={newSession}
         onSettings={() => setShowSettings(true)}
       />
-      <main className="main">
-        {(loadError || listError) && (
-          <div className="banner" role="alert">
-            {loadError || listError}
-          </div>
-        )}
-        {showSettings ? (
+      {showSettings ? (
+        <main className="main">
+          {banner && (
+            <div className="banner" role="alert">
+              {banner}
+            </div>
+          )}
           <SettingsPanel
             settings={settings}
-            onSaved={(s) => setSettings(s)}
-            onClose={() => setShowSettings(false)}
+            onSaved={(s) => {
+              setSettings(s);
+              setPreviewTheme(null);
+            }}
+            onPreviewTheme={setPreviewTheme}
+            onClose={() => {
+              setShowSettings(false);
+              setPreviewTheme(null);
+            }}
           />
-        ) : (
-          <>
-            <header className="main-head">
-              <h1>{title ?? 'New conversation'}</h1>
-              {settings && <span className="model">{settings.model}</span>}
-            </header>
-            <Conversation rows={chat.rows} streaming={chat.streaming} state={chat.state} outcome={chat.outcome} error={chat.error} />
-            <MessageBox
-              running={chat.state !== 'idle'}
-              disabled={!settings?.configured}
-              onSend={send}
-              onStop={chat.stop}
+        </main>
+      ) : (
+        <>
+          <main className="main">
+            {banner && (
+              <div className="banner" role="alert">
+                {banner}
+                <button type="button" className="small" aria-label="Dismiss" onClick={() => { setActionError(''); list.setError(''); }}>
+                  ×
+                </button>
+              </div>
+            )}
+            <SessionHeader
+              session={current}
+              parentTitle={list.sessions.find((s) => s.id === current?.parent_id)?.title}
+              model={settings?.model ?? ''}
+              onRename={(title) => (selected ? list.rename(selected, title) : Promise.resolve(false))}
+              onExport={() => (selected ? list.exportTo(selected) : Promise.resolve(null))}
+              onDelete={async () => {
+                if (!selected) return false;
+                const ok = await list.remove(selected);
+                if (ok) setSelected(null);
+                return ok;
+              }}
+              onOpenParent={() => current?.parent_id && open(current.parent_id, current.fork_seq)}
             />
-          </>
-        )}
-      </main>
+            <Conversation
+              rows={chat.rows}
+              live={chat.live}
+              phase={chat.phase}
+              pending={chat.pending}
+              running={chat.running}
+              outcome={chat.outcome}
+              error={chat.error}
+              focus={focus}
+              actions={actions}
+            />
+            <StatusLine phase={chat.phase} pending={chat.pending} running={chat.running} runStartedAt={chat.runStartedAt} onDecideAll={(a) => void decideAll(a)} />
+            <MessageBox running={chat.phase !== 'idle'} disabled={!settings?.configured} onSend={send} onStop={chat.stop} />
+          </main>
+          <SidePanel tab={tab} onTab={setTab}>
+            {tab === 'budget' && (
+              <BudgetMeters
+                budget={chat.budget}
+                runs={chat.runs}
+                rows={chat.rows}
+                phase={chat.phase}
+                runStartedAt={chat.runStartedAt}
+                status={chat.outcome?.status ?? null}
+                defaults={settings?.budgets ?? null}
+                contextWindow={contextWindow}
+              />
+            )}
+            {tab === 'chunks' && <ChunkTable rows={chat.rows} focus={focus} onFork={(seq) => void fork(seq)} onShowInConversation={showRow} />}
+            {tab === 'workspace' && (
+              <WorkspacePanel
+                workspace={workspace}
+                files={ws.files}
+                touched={ws.touched}
+                preview={ws.preview}
+                warning={ws.warning}
+                error={ws.error}
+                onChoose={() => void chooseFolder()}
+                onOpen={(p) => void ws.open(p)}
+                onClosePreview={() => ws.setPreview(null)}
+                onShowRow={showRow}
+              />
+            )}
+          </SidePanel>
+        </>
+      )}
     </div>
   );
 }

@@ -14,11 +14,18 @@ export interface Session {
   archived: boolean;
 }
 
+/** A session as the list shows it. */
+export interface SessionSummary extends Session {
+  running: boolean;
+}
+
 export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system';
+export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system'];
 
 export interface ToolCall {
   id: string;
   name: string;
+  /** The raw JSON text the model sent. */
   arguments: string;
 }
 
@@ -28,7 +35,7 @@ export interface UserPayload {
 export interface AssistantPayload {
   text: string;
   reasoning?: string;
-  tool_calls?: ToolCall[];
+  tool_calls?: ToolCall[] | null;
 }
 export interface ToolResultPayload {
   call_id: string;
@@ -36,7 +43,23 @@ export interface ToolResultPayload {
   content: string;
   is_error: boolean;
 }
+export interface ApprovalPayload {
+  call_id: string;
+  tool: string;
+  decision: 'approved' | 'denied';
+  /** "person", "rule:<id>" or "mode:<mode>". */
+  by: string;
+  reason: string;
+}
+export interface SummaryPayload {
+  text: string;
+  through_seq: number;
+}
+export interface SystemPayload {
+  text: string;
+}
 
+/** One stored row of a session (the chunk table). */
 export interface Chunk {
   session_id: string;
   seq: number;
@@ -44,11 +67,65 @@ export interface Chunk {
   payload: unknown;
   run_id: string;
   created_at: string;
+  /** An estimate of the row's tokens. */
+  tokens?: number;
+}
+
+export interface Budgets {
+  max_turns: number;
+  max_tool_calls: number;
+  max_tokens: number;
+  max_cost_usd: number;
+  timeout_seconds: number;
+}
+
+/** A run's audit record. */
+export interface Run {
+  run_id: string;
+  session_id: string;
+  model: string;
+  status: string;
+  output: string;
+  turns: number;
+  tool_calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  started_at: string;
+  ended_at: string;
+  error: string;
+  budgets?: Budgets | null;
+}
+
+/** A tool call waiting for a person's decision. */
+export interface Pending {
+  call_id: string;
+  name: string;
+  /** Raw JSON text. */
+  arguments: string;
+  read_only: boolean;
 }
 
 export interface SessionView {
   session: Session;
   rows: Chunk[];
+  runs: Run[];
+  pending: Pending[];
+  running_run_id: string;
+}
+
+export type ApprovalMode = 'ask' | 'read-only' | 'auto' | 'deny';
+export type Theme = 'system' | 'light' | 'dark';
+
+export interface Price {
+  model: string;
+  input_per_mtok: number;
+  output_per_mtok: number;
+}
+
+export interface ContextWindow {
+  model: string;
+  tokens: number;
 }
 
 export interface Settings {
@@ -57,13 +134,24 @@ export interface Settings {
   has_key: boolean;
   key_source: '' | 'env' | 'file';
   configured: boolean;
+  approval_mode: ApprovalMode;
+  budgets: Budgets;
+  prices: Price[] | null;
+  context_windows: ContextWindow[] | null;
+  theme: Theme;
 }
 
 export interface SettingsInput {
   base_url: string;
   model: string;
+  /** "" keeps the saved key. */
   api_key: string;
   clear_key: boolean;
+  approval_mode: ApprovalMode;
+  budgets: Budgets;
+  prices: Price[];
+  context_windows: ContextWindow[];
+  theme: Theme;
 }
 
 export interface Preset {
@@ -76,6 +164,78 @@ export interface ConnectionResult {
   ok: boolean;
   models: string[] | null;
   error: string;
+}
+
+export type RuleEffect = 'allow' | 'ask' | 'deny';
+export type RuleScope = 'session' | 'workspace';
+
+export interface Rule {
+  id: string;
+  tool: string;
+  pattern: string;
+  effect: RuleEffect;
+  scope: RuleScope;
+  scope_id: string;
+  created_at: string;
+}
+
+export interface RuleInput {
+  tool: string;
+  pattern: string;
+  effect: RuleEffect;
+  scope: RuleScope;
+  session_id: string;
+}
+
+export interface DecisionInput {
+  approved: boolean;
+  reason: string;
+  /** "" runs the call unchanged; otherwise the edited JSON that runs and is recorded. */
+  arguments: string;
+  /** Saved first, then the call is approved. */
+  always: RuleInput | null;
+}
+
+/** A search hit; snippet marks matches with \u0001 (start) and \u0002 (end). */
+export interface Hit {
+  session_id: string;
+  session_title: string;
+  seq: number;
+  kind: ChunkKind;
+  snippet: string;
+  rank: number;
+}
+
+export interface FileEntry {
+  path: string;
+  dir: boolean;
+  size: number;
+}
+
+export interface FilePreview {
+  path: string;
+  content: string;
+  truncated: boolean;
+  binary: boolean;
+}
+
+export interface Touched {
+  path: string;
+  seq: number;
+  tool: string;
+  changed: boolean;
+}
+
+export type ChangeOp = 'created' | 'changed' | 'removed' | 'renamed';
+
+export interface WorkspaceChanged {
+  workspace: string;
+  changes: { path: string; op: ChangeOp }[] | null;
+}
+
+export interface WorkspaceWarning {
+  workspace: string;
+  message: string;
 }
 
 /** The error every failed bound method rejects with (app.go formatError). */

@@ -1,41 +1,131 @@
-import { useEffect, useRef } from 'react';
-import type { AssistantPayload, Chunk, ToolResultPayload, UserPayload } from '../api/types';
-import type { RunOutcome, RunState } from '../hooks/useChat';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import type { RunFinishedPayload } from '../api/events';
+import type {
+  ApprovalPayload,
+  AssistantPayload,
+  Chunk,
+  Pending,
+  SummaryPayload,
+  ToolResultPayload,
+  UserPayload,
+} from '../api/types';
+import type { Live, Phase, RunningTool } from '../hooks/useSession';
+import { STOP_TEXT } from '../lib/format';
 import { Markdown } from './Markdown';
+import { ToolCard, type CardActions } from './ToolCard';
 
 interface Props {
   rows: Chunk[];
-  streaming: string;
-  state: RunState;
-  outcome: RunOutcome | null;
+  live: Live;
+  phase: Phase;
+  pending: Pending[];
+  running: Record<string, RunningTool>;
+  outcome: RunFinishedPayload | null;
   error: string;
+  /** Scroll to and highlight this row (a search hit, a touched file); a new object asks again. */
+  focus?: { seq: number } | null;
+  actions: CardActions;
 }
 
-const STOP_TEXT: Record<string, string> = {
-  cancelled: 'Stopped.',
-  truncated: 'The reply was cut off: the model hit its output limit.',
-  refused: 'The provider refused to answer (content filter).',
-  provider_error: 'The model endpoint failed.',
-};
+/** How many rows are rendered at first; older ones come on request. */
+export const PAGE = 200;
 
-/** The conversation: stored rows, the reply streaming in, and how the run ended. */
-export function Conversation({ rows, streaming, state, outcome, error }: Props) {
-  const end = useRef<HTMLDivElement>(null);
+type Indexed<T> = { seq: number; payload: T };
+
+/**
+ * The conversation: stored rows (tool results and approvals folded into the
+ * card of their call), the reply streaming in, pending approvals, and how the
+ * run ended. Only the last rows are rendered until the person asks for more.
+ */
+export function Conversation({ rows, live, phase, pending, running, outcome, error, focus, actions }: Props) {
+  const [limit, setLimit] = useState(PAGE);
+  const scroller = useRef<HTMLElement>(null);
+  const stick = useRef(true);
+  const scrolledTo = useRef<{ seq: number } | null>(null);
+  const focusSeq = focus?.seq ?? null;
+
+  // A row to focus that is not rendered yet widens the window to include it.
   useEffect(() => {
-    end.current?.scrollIntoView?.({ block: 'end' });
-  }, [rows.length, streaming]);
+    if (focusSeq == null) return;
+    const i = rows.findIndex((r) => r.seq === focusSeq);
+    if (i >= 0 && i < rows.length - limit) setLimit(rows.length - i + 20);
+  }, [focusSeq, rows, limit]);
 
+  const start = Math.max(0, rows.length - limit);
+  const shown = useMemo(() => rows.slice(start), [rows, start]);
+
+  const { results, approvals, callIDs } = useMemo(() => {
+    const results = new Map<string, Indexed<ToolResultPayload>>();
+    const approvals = new Map<string, Indexed<ApprovalPayload>>();
+    const callIDs = new Set<string>();
+    for (const r of shown) {
+      if (r.kind === 'tool_result') results.set((r.payload as ToolResultPayload).call_id, { seq: r.seq, payload: r.payload as ToolResultPayload });
+      else if (r.kind === 'approval') approvals.set((r.payload as ApprovalPayload).call_id, { seq: r.seq, payload: r.payload as ApprovalPayload });
+      else if (r.kind === 'assistant') for (const c of (r.payload as AssistantPayload).tool_calls ?? []) callIDs.add(c.id);
+    }
+    return { results, approvals, callIDs };
+  }, [shown]);
+  const pendingByID = useMemo(() => new Map(pending.map((p) => [p.call_id, p])), [pending]);
+  const orphanPending = pending.filter((p) => !callIDs.has(p.call_id));
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    if (focus && scrolledTo.current !== focus) {
+      const target = el.querySelector(`[data-seq="${focus.seq}"]`);
+      // Not rendered yet (rows still loading): try again on the next render.
+      if (!target) return;
+      target.scrollIntoView?.({ block: 'center' });
+      scrolledTo.current = focus;
+      stick.current = false;
+      return;
+    }
+    if (stick.current) el.scrollTop = el.scrollHeight;
+  }, [rows, live, pending.length, focus, outcome]);
+
+  const busy = phase !== 'idle';
   return (
-    <section className="conversation" aria-label="Conversation">
-      {rows.length === 0 && state === 'idle' && (
-        <p className="hint">Ask the agent something to start this session.</p>
+    <section
+      className="conversation"
+      aria-label="Conversation"
+      ref={scroller}
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+      }}
+    >
+      {rows.length === 0 && !busy && <p className="hint">Ask the agent something to start this session.</p>}
+      {start > 0 && (
+        <button type="button" className="earlier" onClick={() => setLimit((l) => l + PAGE)}>
+          Show earlier messages ({start} more)
+        </button>
       )}
-      {rows.map((r) => (
-        <Row key={r.seq} row={r} />
+      {shown.map((r) => (
+        <Row
+          key={r.seq}
+          row={r}
+          focused={r.seq === focusSeq}
+          callIDs={callIDs}
+          results={results}
+          approvals={approvals}
+          pending={pendingByID}
+          outputs={live.outputs}
+          running={running}
+          actions={actions}
+        />
       ))}
-      {state !== 'idle' && (
+      {orphanPending.map((p) => (
+        <ToolCard key={p.call_id} call={{ id: p.call_id, name: p.name, arguments: p.arguments }} pending={p} output={live.outputs[p.call_id]} running={running[p.call_id]} actions={actions} />
+      ))}
+      {(live.text || live.reasoning || phase === 'waiting' || phase === 'streaming') && busy && (
         <article className="msg assistant streaming" aria-label="Assistant reply (streaming)" aria-busy="true">
-          {streaming ? <Markdown text={streaming} /> : <p className="status">Waiting for the model…</p>}
+          {live.reasoning && (
+            <details className="reasoning">
+              <summary>Reasoning</summary>
+              <p className="plain">{live.reasoning}</p>
+            </details>
+          )}
+          {live.text ? <Markdown text={live.text} /> : <p className="status">Waiting for the model…</p>}
         </article>
       )}
       {outcome && outcome.status !== 'completed' && (
@@ -49,45 +139,70 @@ export function Conversation({ rows, streaming, state, outcome, error }: Props) 
           {error}
         </div>
       )}
-      <div ref={end} />
     </section>
   );
 }
 
-function Row({ row }: { row: Chunk }) {
+interface RowProps {
+  row: Chunk;
+  focused: boolean;
+  callIDs: Set<string>;
+  results: Map<string, Indexed<ToolResultPayload>>;
+  approvals: Map<string, Indexed<ApprovalPayload>>;
+  pending: Map<string, Pending>;
+  outputs: Record<string, string>;
+  running: Record<string, RunningTool>;
+  actions: CardActions;
+}
+
+const Row = memo(function Row({ row, focused, callIDs, results, approvals, pending, outputs, running, actions }: RowProps) {
+  const cls = focused ? ' focused' : '';
   switch (row.kind) {
     case 'user': {
       const p = row.payload as UserPayload;
       return (
-        <article className="msg user" aria-label="You">
+        <article className={`msg user${cls}`} aria-label="You" data-seq={row.seq}>
           <p className="plain">{p.text}</p>
         </article>
       );
     }
     case 'assistant': {
       const p = row.payload as AssistantPayload;
+      const calls = p.tool_calls ?? [];
       return (
-        <article className="msg assistant" aria-label="Assistant">
-          {p.reasoning && (
-            <details className="reasoning">
-              <summary>Reasoning</summary>
-              <p className="plain">{p.reasoning}</p>
-            </details>
+        <>
+          {(p.text || p.reasoning || calls.length === 0) && (
+            <article className={`msg assistant${cls}`} aria-label="Assistant" data-seq={row.seq}>
+              {p.reasoning && (
+                <details className="reasoning">
+                  <summary>Reasoning</summary>
+                  <p className="plain">{p.reasoning}</p>
+                </details>
+              )}
+              {p.text && <Markdown text={p.text} />}
+            </article>
           )}
-          {p.text && <Markdown text={p.text} />}
-          {(p.tool_calls ?? []).map((c) => (
-            <div className="tool-call" key={c.id}>
-              <span className="tool-name">{c.name}</span>
-              <code>{c.arguments}</code>
+          {calls.map((c, i) => (
+            <div key={c.id} className={`card-slot${cls}`} data-seq={!p.text && !p.reasoning && i === 0 ? row.seq : undefined}>
+              <ToolCard
+                call={c}
+                result={results.get(c.id)}
+                approval={approvals.get(c.id)}
+                pending={pending.get(c.id)}
+                output={outputs[c.id]}
+                running={running[c.id]}
+                actions={actions}
+              />
             </div>
           ))}
-        </article>
+        </>
       );
     }
     case 'tool_result': {
       const p = row.payload as ToolResultPayload;
+      if (callIDs.has(p.call_id)) return null;
       return (
-        <details className={p.is_error ? 'tool-result error' : 'tool-result'}>
+        <details className={`tool-result standalone${p.is_error ? ' error' : ''}${cls}`} data-seq={row.seq}>
           <summary>
             {p.name} result{p.is_error ? ' (error)' : ''}
           </summary>
@@ -95,7 +210,32 @@ function Row({ row }: { row: Chunk }) {
         </details>
       );
     }
+    case 'approval': {
+      const p = row.payload as ApprovalPayload;
+      if (callIDs.has(p.call_id)) return null;
+      return (
+        <p className={`note${cls}`} data-seq={row.seq}>
+          {p.tool} {p.decision}
+          {p.reason ? `: ${p.reason}` : ''}
+        </p>
+      );
+    }
+    case 'summary': {
+      const p = row.payload as SummaryPayload;
+      return (
+        <details className={`summary${cls}`} data-seq={row.seq}>
+          <summary>Earlier messages were summarised (through #{p.through_seq})</summary>
+          <p className="plain">{p.text}</p>
+        </details>
+      );
+    }
+    case 'system':
+      return (
+        <p className={`note system${cls}`} data-seq={row.seq}>
+          {(row.payload as UserPayload).text}
+        </p>
+      );
     default:
       return null;
   }
-}
+});

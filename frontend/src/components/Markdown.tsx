@@ -1,4 +1,6 @@
+import { memo } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
+import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
 import { api } from '../api/backend';
 
@@ -21,16 +23,20 @@ const components: Components = {
   img: ({ alt }) => <span className="md-img">[image: {alt}]</span>,
 };
 
+const remarkPlugins = [remarkGfm];
+// Highlighting builds hast nodes (class names on spans), never HTML strings.
+const rehypePlugins = [rehypeHighlight];
+
 /**
  * Model text rendered as markdown. Raw HTML in the text is dropped (skipHtml)
  * and never interpreted; react-markdown builds React elements, not HTML strings.
  */
-export function Markdown({ text }: { text: string }) {
+export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div className="markdown">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} skipHtml components={components}>
+      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} skipHtml components={components}>
         {text}
       </ReactMarkdown>
     </div>
   );
-}
+});

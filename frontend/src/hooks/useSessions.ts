@@ -1,11 +1,11 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { api } from '../api/backend';
-import type { Session } from '../api/types';
+import type { Hit, Session, SessionSummary } from '../api/types';
 import { errorMessage } from '../api/types';
 
-/** The session list, newest first, with create and refresh. */
+/** The session list with its actions, and full-text search over every session. */
 export function useSessions() {
-  const [sessions, setSessions] = useState<Session[]>([]);
+  const [sessions, setSessions] = useState<SessionSummary[]>([]);
   const [error, setError] = useState('');
 
   const refresh = useCallback(async () => {
@@ -21,16 +21,66 @@ export function useSessions() {
     void refresh();
   }, [refresh]);
 
-  const create = useCallback(async (): Promise<Session | null> => {
-    try {
-      const s = await api.newSession();
-      await refresh();
-      return s;
-    } catch (e) {
-      setError(errorMessage(e));
-      return null;
-    }
-  }, [refresh]);
+  /** Runs an action, reports its error, refreshes the list; null on failure. */
+  const act = useCallback(
+    async <T>(fn: () => Promise<T>): Promise<T | null> => {
+      try {
+        const v = await fn();
+        await refresh();
+        return v;
+      } catch (e) {
+        setError(errorMessage(e));
+        return null;
+      }
+    },
+    [refresh],
+  );
 
-  return { sessions, error, refresh, create };
+  const create = useCallback((workspace = ''): Promise<Session | null> => act(() => api.newSession(workspace)), [act]);
+  const rename = useCallback(async (id: string, title: string) => (await act(() => api.renameSession(id, title).then(() => true))) ?? false, [act]);
+  const remove = useCallback(async (id: string) => (await act(() => api.deleteSession(id).then(() => true))) ?? false, [act]);
+  const exportTo = useCallback((id: string): Promise<string | null> => act(() => api.exportSession(id)), [act]);
+  const fork = useCallback((id: string, seq: number): Promise<Session | null> => act(() => api.forkSession(id, seq)), [act]);
+
+  return { sessions, error, setError, refresh, create, rename, remove, exportTo, fork };
+}
+
+/** Debounced full-text search: hits for the latest query only. */
+export function useSearch(delayMs = 200) {
+  const [query, setQuery] = useState('');
+  const [hits, setHits] = useState<Hit[]>([]);
+  const [error, setError] = useState('');
+  const [searching, setSearching] = useState(false);
+  const latest = useRef('');
+
+  useEffect(() => {
+    latest.current = query;
+    const q = query.trim();
+    if (!q) {
+      setHits([]);
+      setError('');
+      setSearching(false);
+      return;
+    }
+    setSearching(true);
+    const t = setTimeout(() => {
+      api.searchSessions(q).then(
+        (h) => {
+          if (latest.current !== query) return;
+          setHits(h);
+          setError('');
+          setSearching(false);
+        },
+        (e) => {
+          if (latest.current !== query) return;
+          setHits([]);
+          setError(errorMessage(e));
+          setSearching(false);
+        },
+      );
+    }, delayMs);
+    return () => clearTimeout(t);
+  }, [query, delayMs]);
+
+  return { query, setQuery, hits, error, searching };
 }

@@ -1,25 +1,87 @@
 // An in-memory stand-in for src/api/backend.ts, so component tests run
-// without Go. Tests drive it: seed sessions, push loop events, inspect calls.
+// without Go. Tests drive it: seed sessions, rows, files; push loop and
+// workspace events; inspect the calls made.
 import { vi } from 'vitest';
-import type { WireEvent } from '../api/backend';
-import type { Chunk, ConnectionResult, Session, Settings } from '../api/types';
+import type { Api, WireEvent } from '../api/backend';
+import type {
+  Chunk,
+  ConnectionResult,
+  DecisionInput,
+  FileEntry,
+  FilePreview,
+  Hit,
+  Pending,
+  Rule,
+  RuleInput,
+  Run,
+  Session,
+  SessionSummary,
+  Settings,
+  SettingsInput,
+  Touched,
+  WorkspaceChanged,
+  WorkspaceWarning,
+} from '../api/types';
 
 type Handler = (ev: WireEvent) => void;
 
+export const defaultSettings = (): Settings => ({
+  base_url: 'http://127.0.0.1:9/v1',
+  model: 'fake-model',
+  has_key: false,
+  key_source: '',
+  configured: true,
+  approval_mode: 'ask',
+  budgets: { max_turns: 20, max_tool_calls: 50, max_tokens: 0, max_cost_usd: 0, timeout_seconds: 600 },
+  prices: [{ model: 'gpt-4.1-mini', input_per_mtok: 0.4, output_per_mtok: 1.6 }],
+  context_windows: [{ model: 'fake-model', tokens: 32000 }],
+  theme: 'system',
+});
+
 export function makeFakeApi() {
   const handlers = new Set<Handler>();
+  const wsHandlers = new Set<(ev: WorkspaceChanged) => void>();
+  const warnHandlers = new Set<(ev: WorkspaceWarning) => void>();
   const state = {
-    settings: { base_url: 'http://127.0.0.1:9/v1', model: 'fake-model', has_key: false, key_source: '', configured: true } as Settings,
-    sessions: [] as Session[],
+    settings: defaultSettings(),
+    sessions: [] as SessionSummary[],
     rows: new Map<string, Chunk[]>(),
-    connection: { ok: true, models: ['fake-model'], error: '' } as ConnectionResult,
+    runs: new Map<string, Run[]>(),
+    pending: new Map<string, Pending[]>(),
+    running: new Map<string, string>(),
+    rules: [] as Rule[],
+    hits: [] as Hit[],
+    files: new Map<string, FileEntry[]>(),
+    contents: new Map<string, string>(),
+    touched: new Map<string, Touched[]>(),
+    folder: '/home/me/project',
+    exportPath: '/home/me/session.jsonl',
+    connection: { ok: true, models: ['fake-model', 'other-model'], error: '' } as ConnectionResult,
     sendError: null as null | { code: string; message: string },
+    suggestion: null as null | RuleInput,
   };
   let n = 0;
-  const session = (title: string): Session => {
+  const session = (title: string, extra: Partial<SessionSummary> = {}): SessionSummary => {
     n++;
     const now = new Date().toISOString();
-    return { id: `s${n}`, title, workspace: '', model: 'fake-model', parent_id: '', fork_seq: 0, created_at: now, updated_at: now, archived: false };
+    return {
+      id: `s${n}`,
+      title,
+      workspace: '',
+      model: 'fake-model',
+      parent_id: '',
+      fork_seq: 0,
+      created_at: now,
+      updated_at: now,
+      archived: false,
+      running: false,
+      ...extra,
+    };
+  };
+  const find = (id: string) => {
+    const s = state.sessions.find((x) => x.id === id);
+    if (!s) throw { code: 'not_found', message: `session ${id} not found` };
+    return s;
   };
   const api = {
     presets: vi.fn(async () => [
@@ -27,22 +89,73 @@ export function makeFakeApi() {
       { name: 'Ollama', base_url: 'http://localhost:11434/v1', needs_key: false },
     ]),
     getSettings: vi.fn(async () => state.settings),
-    saveSettings: vi.fn(async (s: { base_url: string; model: string }) => {
-      state.settings = { ...state.settings, base_url: s.base_url, model: s.model, configured: true };
+    saveSettings: vi.fn(async (s: SettingsInput) => {
+      const { api_key, clear_key, ...rest } = s;
+      state.settings = {
+        ...state.settings,
+        ...rest,
+        has_key: clear_key ? false : api_key !== '' || state.settings.has_key,
+        key_source: clear_key ? '' : api_key !== '' ? 'file' : state.settings.key_source,
+        configured: true,
+      };
       return state.settings;
     }),
     testConnection: vi.fn(async () => state.connection),
-    listSessions: vi.fn(async () => [...state.sessions]),
-    newSession: vi.fn(async () => {
-      const s = session('New session');
+    listRules: vi.fn(async () => [...state.rules]),
+    addRule: vi.fn(async (r: RuleInput) => {
+      const rule: Rule = {
+        id: `r${state.rules.length + 1}`,
+        tool: r.tool,
+        pattern: r.pattern,
+        effect: r.effect,
+        scope: r.scope,
+        scope_id: r.session_id,
+        created_at: new Date().toISOString(),
+      };
+      state.rules.push(rule);
+      return rule;
+    }),
+    deleteRule: vi.fn(async (id: string) => {
+      state.rules = state.rules.filter((r) => r.id !== id);
+    }),
+
+    listSessions: vi.fn(async () => state.sessions.map((s) => ({ ...s }))),
+    newSession: vi.fn(async (workspace = '') => {
+      const s = session('New session', { workspace });
       state.sessions.unshift(s);
       state.rows.set(s.id, []);
-      return s;
+      return s as Session;
     }),
+    renameSession: vi.fn(async (id: string, title: string) => {
+      find(id).title = title;
+    }),
+    deleteSession: vi.fn(async (id: string) => {
+      find(id);
+      state.sessions = state.sessions.filter((s) => s.id !== id);
+    }),
+    exportSession: vi.fn(async (id: string) => {
+      find(id);
+      return state.exportPath;
+    }),
+    forkSession: vi.fn(async (id: string, seq: number) => {
+      const parent = find(id);
+      const s = session(`${parent.title} (fork)`, { parent_id: id, fork_seq: seq, workspace: parent.workspace });
+      state.sessions.unshift(s);
+      state.rows.set(
+        s.id,
+        (state.rows.get(id) ?? []).filter((r) => r.seq <= seq).map((r) => ({ ...r, session_id: s.id })),
+      );
+      return s as Session;
+    }),
+    searchSessions: vi.fn(async (_q: string) => [...state.hits]),
     openSession: vi.fn(async (id: string) => ({
-      session: state.sessions.find((s) => s.id === id)!,
+      session: find(id) as Session,
       rows: [...(state.rows.get(id) ?? [])],
+      runs: [...(state.runs.get(id) ?? [])],
+      pending: [...(state.pending.get(id) ?? [])],
+      running_run_id: state.running.get(id) ?? '',
     })),
+
     sendMessage: vi.fn(async (id: string, text: string) => {
       if (state.sendError) throw state.sendError;
       const rows = state.rows.get(id) ?? [];
@@ -50,19 +163,76 @@ export function makeFakeApi() {
       state.rows.set(id, rows);
       return 'run1';
     }),
-    cancel: vi.fn(async () => {}),
-    openURL: vi.fn(),
+    cancel: vi.fn(async (_id: string) => {}),
+    pendingApprovals: vi.fn(async (id: string) => [...(state.pending.get(id) ?? [])]),
+    decide: vi.fn(async (id: string, callID: string, d: DecisionInput) => {
+      const list = state.pending.get(id) ?? [];
+      if (!list.some((p) => p.call_id === callID)) throw { code: 'not_pending', message: `call ${callID} is not pending` };
+      if (d.always) await api.addRule(d.always);
+      state.pending.set(
+        id,
+        list.filter((p) => p.call_id !== callID),
+      );
+    }),
+    suggestRule: vi.fn(async (id: string, callID: string) => {
+      if (state.suggestion) return state.suggestion;
+      const p = (state.pending.get(id) ?? []).find((x) => x.call_id === callID);
+      return { tool: p?.name ?? '', pattern: '*', effect: 'allow', scope: 'session', session_id: id } as RuleInput;
+    }),
+
+    chooseFolder: vi.fn(async () => state.folder),
+    setWorkspace: vi.fn(async (id: string, path: string) => {
+      const s = find(id);
+      s.workspace = path;
+      return s as Session;
+    }),
+    listFiles: vi.fn(async (id: string) => [...(state.files.get(find(id).workspace) ?? [])]),
+    readFile: vi.fn(async (_id: string, path: string): Promise<FilePreview> => {
+      const content = state.contents.get(path);
+      if (content === undefined) throw { code: 'not_found', message: `${path}: no such file` };
+      return { path, content, truncated: false, binary: false };
+    }),
+    touchedFiles: vi.fn(async (id: string) => [...(state.touched.get(id) ?? [])]),
+
+    openURL: vi.fn((_url: string) => {}),
     onEvent: vi.fn((h: Handler) => {
       handlers.add(h);
-      return () => handlers.delete(h);
+      return () => {
+        handlers.delete(h);
+      };
     }),
-  };
+    onWorkspaceChanged: vi.fn((h: (ev: WorkspaceChanged) => void) => {
+      wsHandlers.add(h);
+      return () => {
+        wsHandlers.delete(h);
+      };
+    }),
+    onWorkspaceWarning: vi.fn((h: (ev: WorkspaceWarning) => void) => {
+      warnHandlers.add(h);
+      return () => {
+        warnHandlers.delete(h);
+      };
+    }),
+  } satisfies Api;
+
+  let seq = 0;
+  /** Sends a loop event; must-deliver events get the next seq unless one is given. */
   const emit = (ev: Partial<WireEvent> & { type: string; session_id: string }) => {
-    for (const h of handlers) h({ run_id: 'run1', seq: 0, ...ev } as WireEvent);
+    const lossy = ev.type === 'text_delta' || ev.type === 'reasoning_delta' || ev.type === 'tool_output';
+    if (ev.seq === undefined && !lossy) seq++;
+    for (const h of [...handlers]) h({ run_id: 'run1', seq, ...ev } as WireEvent);
   };
-  return { api, state, emit, session, chunk };
+  const emitWorkspace = (ev: WorkspaceChanged) => {
+    for (const h of [...wsHandlers]) h(ev);
+  };
+  const emitWarning = (ev: WorkspaceWarning) => {
+    for (const h of [...warnHandlers]) h(ev);
+  };
+  return { api, state, emit, emitWorkspace, emitWarning, session, chunk };
 }
 
+export type FakeApi = ReturnType<typeof makeFakeApi>;
+
 export function chunk(session_id: string, seq: number, kind: Chunk['kind'], payload: unknown): Chunk {
-  return { session_id, seq, kind, payload, run_id: 'run1', created_at: new Date().toISOString() };
+  return { session_id, seq, kind, payload, run_id: 'run1', created_at: new Date().toISOString(), tokens: 10 };
 }

@@ -1,0 +1,196 @@
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { CHUNK_KINDS, type Chunk, type ChunkKind } from '../api/types';
+import { formatTime, formatTokens, summarize } from '../lib/format';
+
+export const ROW_HEIGHT = 28;
+const OVERSCAN = 10;
+/** Used until the scroller has been measured (and in tests, where layout is 0). */
+const FALLBACK_HEIGHT = 480;
+
+interface Props {
+  rows: Chunk[];
+  /** Select and scroll to this row; a new object asks again. */
+  focus?: { seq: number } | null;
+  onFork: (seq: number) => void;
+  onShowInConversation?: (seq: number) => void;
+}
+
+/**
+ * Every row of the session, virtualized: only the rows in view (plus a few)
+ * are in the DOM, so 100,000 rows scroll like 100. Filter by kind; a click
+ * shows the row's full payload; every row can be forked from.
+ */
+export function ChunkTable({ rows, focus, onFork, onShowInConversation }: Props) {
+  const [kind, setKind] = useState<ChunkKind | ''>('');
+  const [selected, setSelected] = useState<number | null>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [height, setHeight] = useState(FALLBACK_HEIGHT);
+  const body = useRef<HTMLDivElement>(null);
+  const frame = useRef<number | null>(null);
+
+  const filtered = useMemo(() => (kind ? rows.filter((r) => r.kind === kind) : rows), [rows, kind]);
+
+  useLayoutEffect(() => {
+    const el = body.current;
+    if (!el) return;
+    const measure = () => setHeight(el.clientHeight || FALLBACK_HEIGHT);
+    measure();
+    if (typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  useEffect(() => () => {
+    if (frame.current !== null) cancelAnimationFrame(frame.current);
+  }, []);
+
+  useEffect(() => {
+    if (!focus) return;
+    setSelected(focus.seq);
+    let i = filtered.findIndex((r) => r.seq === focus.seq);
+    if (i < 0 && kind) {
+      setKind('');
+      i = rows.findIndex((r) => r.seq === focus.seq);
+    }
+    if (i >= 0 && body.current) {
+      const top = Math.max(0, i * ROW_HEIGHT - height / 2);
+      body.current.scrollTop = top;
+      setScrollTop(top);
+    }
+    // Only a new focus request scrolls; later row changes must not.
+  }, [focus]);
+
+  const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(filtered.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
+  const visible = filtered.slice(first, last);
+  const detail = selected === null ? undefined : rows.find((r) => r.seq === selected);
+
+  return (
+    <div className="chunk-table">
+      <div className="row toolbar">
+        <label>
+          Kind{' '}
+          <select aria-label="Filter by kind" value={kind} onChange={(e) => setKind(e.target.value as ChunkKind | '')}>
+            <option value="">All kinds</option>
+            {CHUNK_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {k}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span className="muted">
+          {filtered.length.toLocaleString()} row{filtered.length === 1 ? '' : 's'}
+        </span>
+      </div>
+      <div role="table" aria-label="Chunk table" aria-rowcount={filtered.length + 1} className="table">
+        <div role="rowgroup" className="thead">
+          <div role="row" aria-rowindex={1} className="tr">
+            <span role="columnheader" className="c-seq">seq</span>
+            <span role="columnheader" className="c-kind">kind</span>
+            <span role="columnheader" className="c-sum">summary</span>
+            <span role="columnheader" className="c-tok">tokens</span>
+            <span role="columnheader" className="c-time">time</span>
+            <span role="columnheader" className="c-run">run</span>
+            <span role="columnheader" className="c-act">
+              <span className="sr-only">actions</span>
+            </span>
+          </div>
+        </div>
+        <div
+          role="rowgroup"
+          className="tbody"
+          ref={body}
+          onScroll={(e) => {
+            const top = e.currentTarget.scrollTop;
+            if (frame.current === null) {
+              frame.current = requestAnimationFrame(() => {
+                frame.current = null;
+                setScrollTop(body.current?.scrollTop ?? top);
+              });
+            }
+          }}
+        >
+          <div style={{ height: filtered.length * ROW_HEIGHT, position: 'relative' }}>
+            {visible.map((r, i) => (
+              <ChunkRow
+                key={r.seq}
+                row={r}
+                index={first + i}
+                selected={r.seq === selected}
+                onSelect={setSelected}
+                onFork={onFork}
+              />
+            ))}
+          </div>
+        </div>
+      </div>
+      {detail && (
+        <section className="chunk-detail" aria-label={`Row ${detail.seq}`}>
+          <header className="row">
+            <strong>
+              #{detail.seq} {detail.kind}
+            </strong>
+            <span className="muted">{detail.run_id && `run ${detail.run_id}`}</span>
+            {onShowInConversation && (
+              <button type="button" onClick={() => onShowInConversation(detail.seq)}>
+                Show in conversation
+              </button>
+            )}
+            <button type="button" aria-label="Close row" onClick={() => setSelected(null)}>
+              ×
+            </button>
+          </header>
+          <pre aria-label="Payload">{JSON.stringify(detail.payload, null, 2)}</pre>
+        </section>
+      )}
+    </div>
+  );
+}
+
+const ChunkRow = memo(function ChunkRow({
+  row,
+  index,
+  selected,
+  onSelect,
+  onFork,
+}: {
+  row: Chunk;
+  index: number;
+  selected: boolean;
+  onSelect: (seq: number) => void;
+  onFork: (seq: number) => void;
+}) {
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={selected}
+      data-seq={row.seq}
+      className={`tr kind-${row.kind}${selected ? ' selected' : ''}`}
+      style={{ position: 'absolute', top: index * ROW_HEIGHT, height: ROW_HEIGHT, left: 0, right: 0 }}
+      onClick={() => onSelect(row.seq)}
+    >
+      <span role="cell" className="c-seq">{row.seq}</span>
+      <span role="cell" className="c-kind">{row.kind}</span>
+      <span role="cell" className="c-sum" title={summarize(row, 400)}>{summarize(row)}</span>
+      <span role="cell" className="c-tok">{row.tokens ? formatTokens(row.tokens) : ''}</span>
+      <span role="cell" className="c-time">{formatTime(row.created_at)}</span>
+      <span role="cell" className="c-run" title={row.run_id}>{row.run_id.slice(0, 6)}</span>
+      <span role="cell" className="c-act">
+        <button
+          type="button"
+          className="small"
+          title={`Fork a new session from row ${row.seq}`}
+          onClick={(e) => {
+            e.stopPropagation();
+            onFork(row.seq);
+          }}
+        >
+          Fork from here
+        </button>
+      </span>
+    </div>
+  );
+});

@@ -1,0 +1,155 @@
+import { useMemo } from 'react';
+import type { Hit, SessionSummary } from '../api/types';
+import { formatTime, splitSnippet } from '../lib/format';
+
+interface Props {
+  sessions: SessionSummary[];
+  selected: string | null;
+  query: string;
+  onQuery: (q: string) => void;
+  hits: Hit[];
+  searching: boolean;
+  searchError: string;
+  onSelect: (id: string) => void;
+  onOpenHit: (hit: Hit) => void;
+  onNew: () => void;
+  onSettings: () => void;
+}
+
+interface Node {
+  session: SessionSummary;
+  forks: Node[];
+}
+
+const GROUPS = ['Today', 'Yesterday', 'Previous 7 days', 'Previous 30 days', 'Older'] as const;
+
+function groupOf(iso: string, now: Date): (typeof GROUPS)[number] {
+  const d = new Date(iso);
+  const startOfToday = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
+  const t = d.getTime();
+  if (Number.isNaN(t) || t >= startOfToday) return 'Today';
+  const day = 24 * 60 * 60 * 1000;
+  if (t >= startOfToday - day) return 'Yesterday';
+  if (t >= startOfToday - 7 * day) return 'Previous 7 days';
+  if (t >= startOfToday - 30 * day) return 'Previous 30 days';
+  return 'Older';
+}
+
+/** Sessions as a forest: forks under their parent (oldest fork first), roots newest first. */
+export function lineage(sessions: SessionSummary[]): Node[] {
+  const byID = new Map(sessions.map((s) => [s.id, { session: s, forks: [] as Node[] }]));
+  const roots: Node[] = [];
+  for (const n of byID.values()) {
+    const parent = n.session.parent_id ? byID.get(n.session.parent_id) : undefined;
+    if (parent) parent.forks.push(n);
+    else roots.push(n);
+  }
+  const newest = (a: Node, b: Node) => b.session.updated_at.localeCompare(a.session.updated_at);
+  for (const n of byID.values()) n.forks.sort((a, b) => a.session.created_at.localeCompare(b.session.created_at));
+  return roots.sort(newest);
+}
+
+/**
+ * The sessions column: New session, full-text search with highlighted
+ * snippets, and every session grouped by recency with forks under their parent.
+ */
+export function SessionBrowser(props: Props) {
+  const { sessions, selected, query, onQuery, hits, searching, searchError, onSelect, onOpenHit, onNew, onSettings } = props;
+  const groups = useMemo(() => {
+    const now = new Date();
+    const out = new Map<string, Node[]>();
+    for (const n of lineage(sessions)) {
+      const g = groupOf(n.session.updated_at, now);
+      out.set(g, [...(out.get(g) ?? []), n]);
+    }
+    return GROUPS.filter((g) => out.has(g)).map((g) => ({ name: g, nodes: out.get(g)! }));
+  }, [sessions]);
+
+  return (
+    <nav className="sessions" aria-label="Sessions">
+      <div className="sessions-head">
+        <span className="brand">Loopdesk</span>
+        <button type="button" onClick={onNew} aria-label="New session" title="New session">
+          + New
+        </button>
+      </div>
+      <div className="search">
+        <input type="search" aria-label="Search sessions" placeholder="Search sessions" value={query} onChange={(e) => onQuery(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && onQuery('')} />
+      </div>
+      {query.trim() ? (
+        <div className="hits" aria-label="Search results" aria-busy={searching}>
+          {searchError && (
+            <p role="alert" className="bad">
+              {searchError}
+            </p>
+          )}
+          {!searching && !searchError && hits.length === 0 && <p className="empty">No matches.</p>}
+          <ul>
+            {hits.map((h) => (
+              <li key={`${h.session_id}:${h.seq}`}>
+                <button type="button" className="hit" onClick={() => onOpenHit(h)}>
+                  <span className="hit-head">
+                    <span className="session-title">{h.session_title || 'Untitled'}</span>
+                    <span className="muted">
+                      #{h.seq} {h.kind}
+                    </span>
+                  </span>
+                  <span className="snippet">
+                    {splitSnippet(h.snippet).map((p, i) => (p.match ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : (
+        <div className="session-groups">
+          {groups.map((g) => (
+            <section key={g.name} aria-label={g.name}>
+              <h2>{g.name}</h2>
+              <ul>
+                {g.nodes.map((n) => (
+                  <SessionNode key={n.session.id} node={n} selected={selected} onSelect={onSelect} depth={0} />
+                ))}
+              </ul>
+            </section>
+          ))}
+          {sessions.length === 0 && <p className="empty">No sessions yet.</p>}
+        </div>
+      )}
+      <button type="button" className="settings-link" onClick={onSettings}>
+        Settings
+      </button>
+    </nav>
+  );
+}
+
+function SessionNode({ node, selected, onSelect, depth }: { node: Node; selected: string | null; onSelect: (id: string) => void; depth: number }) {
+  const s = node.session;
+  const current = s.id === selected;
+  return (
+    <li>
+      <button
+        type="button"
+        className={current ? 'session current' : 'session'}
+        aria-current={current ? 'page' : undefined}
+        style={{ paddingLeft: 8 + depth * 14 }}
+        onClick={() => onSelect(s.id)}
+      >
+        <span className="session-title">
+          {depth > 0 && <span className="fork-mark" aria-hidden="true">⑂ </span>}
+          {s.title || 'Untitled'}
+        </span>
+        {s.running && <span className="running-dot" title="Running" aria-label="running" />}
+        <span className="session-time">{s.parent_id ? `fork @#${s.fork_seq}` : formatTime(s.updated_at)}</span>
+      </button>
+      {node.forks.length > 0 && (
+        <ul className="forks" aria-label={`Forks of ${s.title || 'Untitled'}`}>
+          {node.forks.map((f) => (
+            <SessionNode key={f.session.id} node={f} selected={selected} onSelect={onSelect} depth={depth + 1} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}

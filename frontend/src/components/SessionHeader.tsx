@@ -1,0 +1,111 @@
+import { useState } from 'react';
+import type { SessionSummary } from '../api/types';
+
+interface Props {
+  session: SessionSummary | undefined;
+  parentTitle: string | undefined;
+  model: string;
+  onRename: (title: string) => Promise<boolean>;
+  onDelete: () => Promise<boolean>;
+  onExport: () => Promise<string | null>;
+  onOpenParent: () => void;
+}
+
+/** The open session's title and its actions: rename, export, delete (confirmed). */
+export function SessionHeader({ session, parentTitle, model, onRename, onDelete, onExport, onOpenParent }: Props) {
+  const [editing, setEditing] = useState(false);
+  const [title, setTitle] = useState('');
+  const [confirming, setConfirming] = useState(false);
+  const [note, setNote] = useState('');
+
+  if (!session) {
+    return (
+      <header className="main-head">
+        <h1>New conversation</h1>
+        <span className="model">{model}</span>
+      </header>
+    );
+  }
+  return (
+    <header className="main-head">
+      {editing ? (
+        <form
+          className="row rename"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            if (await onRename(title.trim())) setEditing(false);
+          }}
+        >
+          <input aria-label="Session title" value={title} autoFocus onChange={(e) => setTitle(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && setEditing(false)} />
+          <button type="submit" className="primary" disabled={!title.trim()}>
+            Save title
+          </button>
+          <button type="button" onClick={() => setEditing(false)}>
+            Cancel
+          </button>
+        </form>
+      ) : (
+        <h1 title={session.title}>{session.title || 'Untitled'}</h1>
+      )}
+      {session.parent_id && (
+        <button type="button" className="linklike fork-of" onClick={onOpenParent}>
+          ⑂ forked from {parentTitle ?? 'a deleted session'} at #{session.fork_seq}
+        </button>
+      )}
+      <span className="model">{session.model || model}</span>
+      <span className="spacer" />
+      {note && (
+        <span role="status" className="ok note-inline">
+          {note}
+        </span>
+      )}
+      {!editing && (
+        <button
+          type="button"
+          className="small"
+          onClick={() => {
+            setTitle(session.title);
+            setEditing(true);
+          }}
+        >
+          Rename
+        </button>
+      )}
+      <button
+        type="button"
+        className="small"
+        onClick={async () => {
+          const path = await onExport();
+          setNote(path ? `Exported to ${path}` : '');
+        }}
+      >
+        Export
+      </button>
+      <button type="button" className="small danger" onClick={() => setConfirming(true)}>
+        Delete
+      </button>
+      {confirming && (
+        <div className="confirm" role="alertdialog" aria-label="Delete session?" aria-modal="true">
+          <p>
+            Delete “{session.title || 'Untitled'}” and all its rows? This cannot be undone.
+          </p>
+          <div className="row">
+            <button
+              type="button"
+              className="danger"
+              onClick={async () => {
+                setConfirming(false);
+                await onDelete();
+              }}
+            >
+              Delete permanently
+            </button>
+            <button type="button" autoFocus onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+    </header>
+  );
+}

@@ -1,0 +1,53 @@
+import type { Pending } from '../api/types';
+import { useNow } from '../hooks/useNow';
+import type { Phase, RunningTool } from '../hooks/useSession';
+import { formatDuration } from '../lib/format';
+
+interface Props {
+  phase: Phase;
+  pending: Pending[];
+  running: Record<string, RunningTool>;
+  runStartedAt: number | null;
+  onDecideAll: (approved: boolean) => void;
+}
+
+/**
+ * One line saying what is happening: waiting for the model, which tool runs
+ * and for how long, or that calls wait for approval (with approve/deny all
+ * when there are several).
+ */
+export function StatusLine({ phase, pending, running, runStartedAt, onDecideAll }: Props) {
+  const tools = Object.values(running);
+  const now = useNow(phase !== 'idle');
+  let text = '';
+  if (pending.length > 0) {
+    text = pending.length === 1 ? `Waiting for your approval of ${pending[0].name}` : `${pending.length} calls wait for your approval`;
+  } else if (tools.length > 0) {
+    const t = tools[0];
+    text = `Running ${t.name} for ${formatDuration(now - t.since)}${tools.length > 1 ? ` (+${tools.length - 1} more)` : ''}`;
+  } else if (phase === 'waiting') {
+    text = 'Waiting for the model…';
+  } else if (phase === 'streaming') {
+    text = 'The model is answering…';
+  } else if (phase === 'tools') {
+    text = 'Running tools…';
+  }
+  if (!text) return <div className="status-line idle" role="status" aria-label="Run status" />;
+  return (
+    <div className="status-line" role="status" aria-label="Run status">
+      <span className="spinner" aria-hidden="true" />
+      <span>{text}</span>
+      {runStartedAt !== null && phase !== 'idle' && <span className="muted">· {formatDuration(now - runStartedAt)}</span>}
+      {pending.length > 1 && (
+        <span className="bulk">
+          <button type="button" className="primary" onClick={() => onDecideAll(true)}>
+            Approve all
+          </button>
+          <button type="button" onClick={() => onDecideAll(false)}>
+            Deny all
+          </button>
+        </span>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,266 @@
+import { memo, useEffect, useState, type KeyboardEvent } from 'react';
+import type { ApprovalPayload, DecisionInput, Pending, RuleInput, ToolResultPayload } from '../api/types';
+import type { RunningTool } from '../hooks/useSession';
+import { useNow } from '../hooks/useNow';
+import { formatDuration, parseArgs, prettyJSON } from '../lib/format';
+import { DiffView } from './DiffView';
+import { RuleDialog } from './RuleDialog';
+
+/** What a card needs from the session to act on a pending call. */
+export interface CardActions {
+  decide: (callID: string, d: DecisionInput) => Promise<boolean>;
+  suggestRule: (callID: string) => Promise<RuleInput | null>;
+  /** The file's current content, or null when it does not exist. */
+  readFile: (path: string) => Promise<string | null>;
+}
+
+interface Props {
+  call: { id: string; name: string; arguments: string };
+  result?: { seq: number; payload: ToolResultPayload };
+  approval?: { seq: number; payload: ApprovalPayload };
+  pending?: Pending;
+  output?: string;
+  running?: RunningTool;
+  actions: CardActions;
+}
+
+type Mode = 'none' | 'reason' | 'edit' | 'rule';
+
+const LONG_RESULT = 20;
+
+/**
+ * One tool call, inline in the conversation: its arguments (the command for
+ * shell calls, a diff for file writes), streamed output while it runs, its
+ * result, and — while it waits for a person — the approval controls. y and n
+ * approve and deny when the card itself has focus.
+ */
+export const ToolCard = memo(function ToolCard({ call, result, approval, pending, output, running, actions }: Props) {
+  const [mode, setMode] = useState<Mode>('none');
+  const [reason, setReason] = useState('');
+  const [edited, setEdited] = useState('');
+  const [editError, setEditError] = useState('');
+  const [rule, setRule] = useState<RuleInput | null>(null);
+  const [busy, setBusy] = useState(false);
+  const now = useNow(Boolean(running));
+  const raw = pending?.arguments ?? call.arguments;
+  const args = parseArgs(raw);
+
+  const decide = async (d: Partial<DecisionInput>) => {
+    setBusy(true);
+    const ok = await actions.decide(call.id, { approved: false, reason: '', arguments: '', always: null, ...d });
+    setBusy(false);
+    if (ok) setMode('none');
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
+    if (!pending || busy || e.target !== e.currentTarget || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === 'y') {
+      e.preventDefault();
+      void decide({ approved: true });
+    } else if (e.key === 'n') {
+      e.preventDefault();
+      void decide({ approved: false });
+    }
+  };
+
+  const openRule = async () => {
+    const r = await actions.suggestRule(call.id);
+    if (r) {
+      setRule(r);
+      setMode('rule');
+    }
+  };
+
+  const denied = approval?.payload.decision === 'denied';
+  const status = pending
+    ? 'Needs approval'
+    : running
+      ? `Running ${formatDuration(now - running.since)}`
+      : denied
+        ? 'Denied'
+        : result
+          ? result.payload.is_error
+            ? 'Error'
+            : 'Done'
+          : 'Waiting';
+  const lines = result ? result.payload.content.split('\n').length : 0;
+
+  return (
+    <section
+      className={`tool-card${pending ? ' pending' : ''}${result?.payload.is_error ? ' error' : ''}`}
+      aria-label={`Tool call ${call.name}`}
+      data-call-id={call.id}
+      tabIndex={0}
+      onKeyDown={onKeyDown}
+    >
+      <header>
+        <span className="tool-name">{call.name}</span>
+        <span className={`tool-status ${status.split(' ')[0].toLowerCase()}`}>{status}</span>
+      </header>
+      <Arguments name={call.name} raw={raw} args={args} pending={Boolean(pending)} readFile={actions.readFile} />
+      {approval && (
+        <p className={`approval-note ${approval.payload.decision}`} data-seq={approval.seq}>
+          {approval.payload.decision === 'approved' ? 'Approved' : 'Denied'} by {describeBy(approval.payload.by)}
+          {approval.payload.reason && <>: “{approval.payload.reason}”</>}
+        </p>
+      )}
+      {output && !result && (
+        <pre className="tool-output" aria-label="Output" aria-live="off">
+          {output}
+        </pre>
+      )}
+      {result && (
+        <details className="tool-result" open={lines <= LONG_RESULT} data-seq={result.seq}>
+          <summary>
+            Result{result.payload.is_error ? ' (error)' : ''} · {lines} line{lines === 1 ? '' : 's'}
+          </summary>
+          <pre>{result.payload.content}</pre>
+        </details>
+      )}
+      {pending && (
+        <div className="approval" role="group" aria-label="Approval">
+          <div className="row">
+            <button type="button" className="primary" disabled={busy} onClick={() => void decide({ approved: true })}>
+              Approve
+            </button>
+            <button type="button" disabled={busy} onClick={() => void decide({ approved: false })}>
+              Deny
+            </button>
+            <button type="button" disabled={busy} onClick={() => setMode(mode === 'reason' ? 'none' : 'reason')}>
+              Deny with reason
+            </button>
+            <button type="button" disabled={busy} onClick={() => void openRule()}>
+              Always allow
+            </button>
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => {
+                setEdited(prettyJSON(raw));
+                setEditError('');
+                setMode(mode === 'edit' ? 'none' : 'edit');
+              }}
+            >
+              Edit arguments
+            </button>
+            <span className="hint keys">y / n</span>
+          </div>
+          {mode === 'reason' && (
+            <form
+              className="row"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void decide({ approved: false, reason: reason.trim() });
+              }}
+            >
+              <input aria-label="Reason" value={reason} autoFocus onChange={(e) => setReason(e.target.value)} placeholder="Why not? The model reads this." />
+              <button type="submit" disabled={busy || !reason.trim()}>
+                Send denial
+              </button>
+            </form>
+          )}
+          {mode === 'edit' && (
+            <form
+              className="edit-args"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (!parseArgs(edited)) {
+                  setEditError('The arguments must be a JSON object.');
+                  return;
+                }
+                void decide({ approved: true, arguments: JSON.stringify(JSON.parse(edited)) });
+              }}
+            >
+              <textarea aria-label="Arguments" value={edited} rows={Math.min(14, edited.split('\n').length + 1)} spellCheck={false} onChange={(e) => setEdited(e.target.value)} />
+              <div className="row">
+                <button type="submit" className="primary" disabled={busy}>
+                  Approve edited call
+                </button>
+                <button type="button" onClick={() => setMode('none')}>
+                  Cancel
+                </button>
+                {editError && (
+                  <span role="alert" className="bad">
+                    {editError}
+                  </span>
+                )}
+              </div>
+            </form>
+          )}
+          {mode === 'rule' && rule && (
+            <RuleDialog
+              rule={rule}
+              busy={busy}
+              onCancel={() => setMode('none')}
+              onSave={(r) => void decide({ approved: true, always: r })}
+            />
+          )}
+        </div>
+      )}
+    </section>
+  );
+});
+
+function describeBy(by: string): string {
+  if (by === 'person') return 'you';
+  if (by.startsWith('rule:')) return `rule ${by.slice(5)}`;
+  if (by.startsWith('mode:')) return `approval mode “${by.slice(5)}”`;
+  return by;
+}
+
+function Arguments({
+  name,
+  raw,
+  args,
+  pending,
+  readFile,
+}: {
+  name: string;
+  raw: string;
+  args: Record<string, unknown> | undefined;
+  pending: boolean;
+  readFile: (path: string) => Promise<string | null>;
+}) {
+  if (args && name === 'run_shell_command' && typeof args.command === 'string') {
+    const { command, ...rest } = args;
+    return (
+      <>
+        <pre className="command" aria-label="Command">
+          $ {command}
+        </pre>
+        {Object.keys(rest).length > 0 && <pre className="args">{JSON.stringify(rest, null, 2)}</pre>}
+      </>
+    );
+  }
+  if (args && name === 'edit_file' && typeof args.old_string === 'string' && typeof args.new_string === 'string') {
+    return (
+      <>
+        <p className="path">{String(args.path ?? '')}{args.replace_all ? ' (every occurrence)' : ''}</p>
+        <DiffView label={`Change to ${String(args.path ?? '')}`} before={args.old_string} after={args.new_string} />
+      </>
+    );
+  }
+  if (args && name === 'write_file' && typeof args.content === 'string') {
+    return <WriteDiff path={String(args.path ?? '')} content={args.content} pending={pending} readFile={readFile} />;
+  }
+  return <pre className="args">{prettyJSON(raw)}</pre>;
+}
+
+/** A pending write is diffed against the file as it is now; a done one shows what was written. */
+function WriteDiff({ path, content, pending, readFile }: { path: string; content: string; pending: boolean; readFile: (path: string) => Promise<string | null> }) {
+  const [before, setBefore] = useState<string | null>(null);
+  useEffect(() => {
+    if (!pending) return;
+    let live = true;
+    readFile(path).then((c) => live && setBefore(c ?? ''));
+    return () => {
+      live = false;
+    };
+  }, [pending, path, readFile]);
+  return (
+    <>
+      <p className="path">{path}{pending && before === '' ? ' (new file)' : ''}</p>
+      <DiffView label={`Change to ${path}`} before={pending ? (before ?? '') : ''} after={content} />
+    </>
+  );
+}

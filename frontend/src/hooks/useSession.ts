@@ -1,0 +1,310 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { api, type WireEvent } from '../api/backend';
+import type { BudgetPayload, RunFinishedPayload } from '../api/events';
+import { LOSSY_EVENTS } from '../api/events';
+import type { Chunk, DecisionInput, Pending, Run, Session } from '../api/types';
+import { errorMessage } from '../api/types';
+
+/** What the run is doing now, for the status line and the Send/Stop button. */
+export type Phase = 'idle' | 'waiting' | 'streaming' | 'tools';
+
+/** Text that has streamed in but is not stored yet. */
+export interface Live {
+  text: string;
+  reasoning: string;
+  /** Streamed shell output per call id. */
+  outputs: Record<string, string>;
+}
+
+/** A tool call that is executing: its name and when it started (ms since epoch). */
+export interface RunningTool {
+  name: string;
+  since: number;
+}
+
+const EMPTY_LIVE: Live = { text: '', reasoning: '', outputs: {} };
+
+/** Arguments arrive parsed on events and raw on Pending: keep the raw text. */
+function rawArguments(a: unknown): string {
+  return typeof a === 'string' ? a : JSON.stringify(a ?? {});
+}
+
+/**
+ * One open session: its stored rows, runs and pending approvals, the run
+ * streaming in (deltas buffered and flushed once per animation frame, so a
+ * fast stream costs one render per frame), the budget meters, and the
+ * actions send / stop / decide. Stored rows are the truth: events that store
+ * something trigger a re-fetch (coalesced: one in flight at a time), and so
+ * does a gap in the event sequence.
+ */
+export function useSession(sessionID: string | null, onChanged?: () => void) {
+  const [session, setSession] = useState<Session | null>(null);
+  const [rows, setRows] = useState<Chunk[]>([]);
+  const [runs, setRuns] = useState<Run[]>([]);
+  const [pending, setPending] = useState<Pending[]>([]);
+  const [live, setLive] = useState<Live>(EMPTY_LIVE);
+  const [running, setRunning] = useState<Record<string, RunningTool>>({});
+  const [phase, setPhase] = useState<Phase>('idle');
+  const [budget, setBudget] = useState<BudgetPayload | null>(null);
+  const [runStartedAt, setRunStartedAt] = useState<number | null>(null);
+  const [outcome, setOutcome] = useState<RunFinishedPayload | null>(null);
+  const [error, setError] = useState('');
+  const [loaded, setLoaded] = useState(false);
+
+  const current = useRef(sessionID);
+  current.current = sessionID;
+  const changed = useRef(onChanged);
+  changed.current = onChanged;
+  const buffer = useRef<Live>({ ...EMPTY_LIVE, outputs: {} });
+  const frame = useRef<number | null>(null);
+  const lastSeq = useRef<number | null>(null);
+  const loading = useRef<Promise<void> | null>(null);
+  const again = useRef(false);
+
+  // Outputs get a new object only when output arrived, so cards and rows
+  // that do not show streamed text are not re-rendered by text deltas.
+  const outputsDirty = useRef(false);
+  const flush = useCallback(() => {
+    frame.current = null;
+    const b = buffer.current;
+    const fresh = outputsDirty.current;
+    outputsDirty.current = false;
+    setLive((prev) => ({ text: b.text, reasoning: b.reasoning, outputs: fresh ? { ...b.outputs } : prev.outputs }));
+  }, []);
+  const schedule = useCallback(() => {
+    if (frame.current === null) frame.current = requestAnimationFrame(flush);
+  }, [flush]);
+  const resetLive = useCallback(() => {
+    buffer.current = { text: '', reasoning: '', outputs: {} };
+    if (frame.current !== null) cancelAnimationFrame(frame.current);
+    frame.current = null;
+    setLive(EMPTY_LIVE);
+  }, []);
+
+  const fetchOnce = useCallback(async (id: string) => {
+    try {
+      const v = await api.openSession(id);
+      if (current.current !== id) return;
+      setSession(v.session);
+      setRows(v.rows);
+      setRuns(v.runs);
+      setPending(v.pending);
+      setLoaded(true);
+      if (v.running_run_id) setPhase((p) => (p === 'idle' ? 'waiting' : p));
+    } catch (e) {
+      if (current.current === id) setError(errorMessage(e));
+    }
+  }, []);
+
+  /** Re-fetches the session; calls made while one is in flight fold into one more. */
+  const reload = useCallback(
+    (id: string | null = current.current): Promise<void> => {
+      if (!id) return Promise.resolve();
+      if (loading.current) {
+        again.current = true;
+        return loading.current;
+      }
+      const run = async () => {
+        do {
+          again.current = false;
+          await fetchOnce(id);
+        } while (again.current && current.current === id);
+        loading.current = null;
+      };
+      loading.current = run();
+      return loading.current;
+    },
+    [fetchOnce],
+  );
+
+  // The session the state belongs to. send() claims a just-created session
+  // before React selects it, so selecting it then does not wipe a run that
+  // has already started.
+  const loadedFor = useRef<string | null>(null);
+  useEffect(() => {
+    if (loadedFor.current === sessionID) return;
+    loadedFor.current = sessionID;
+    setSession(null);
+    setRows([]);
+    setRuns([]);
+    setPending([]);
+    setRunning({});
+    setPhase('idle');
+    setBudget(null);
+    setOutcome(null);
+    setError('');
+    setLoaded(false);
+    resetLive();
+    lastSeq.current = null;
+    loading.current = null;
+    if (sessionID) void reload(sessionID);
+  }, [sessionID, reload, resetLive]);
+
+  useEffect(() => {
+    const off = api.onEvent((ev: WireEvent) => {
+      if (ev.session_id !== current.current) return;
+      const lossy = (LOSSY_EVENTS as readonly string[]).includes(ev.type);
+      if (!lossy && typeof ev.seq === 'number') {
+        if (lastSeq.current !== null && ev.seq > lastSeq.current + 1) void reload();
+        if (lastSeq.current === null || ev.seq > lastSeq.current) lastSeq.current = ev.seq;
+      }
+      switch (ev.type) {
+        case 'run_started': {
+          resetLive();
+          setPhase('waiting');
+          setOutcome(null);
+          setBudget(null);
+          setRunning({});
+          const t = Date.parse(String(ev.started_at ?? ''));
+          setRunStartedAt(Number.isNaN(t) ? Date.now() : t);
+          break;
+        }
+        case 'text_delta':
+          buffer.current.text += String(ev.text ?? '');
+          setPhase('streaming');
+          schedule();
+          break;
+        case 'reasoning_delta':
+          buffer.current.reasoning += String(ev.text ?? '');
+          setPhase('streaming');
+          schedule();
+          break;
+        case 'tool_output': {
+          const id = String(ev.call_id ?? '');
+          buffer.current.outputs[id] = (buffer.current.outputs[id] ?? '') + String(ev.text ?? '');
+          outputsDirty.current = true;
+          schedule();
+          break;
+        }
+        case 'assistant_message': {
+          // The stored row replaces the preview once it has been fetched; text
+          // that streams in meanwhile (none, normally) is kept.
+          const t = buffer.current.text.length;
+          const r = buffer.current.reasoning.length;
+          void reload().then(() => {
+            buffer.current.text = buffer.current.text.slice(t);
+            buffer.current.reasoning = buffer.current.reasoning.slice(r);
+            flush();
+          });
+          setPhase('waiting');
+          break;
+        }
+        case 'approval_requested': {
+          const p: Pending = {
+            call_id: String(ev.call_id),
+            name: String(ev.name ?? ''),
+            arguments: rawArguments(ev.arguments),
+            read_only: Boolean(ev.read_only),
+          };
+          setPending((list) => (list.some((x) => x.call_id === p.call_id) ? list : [...list, p]));
+          break;
+        }
+        case 'approval_decided':
+          setPending((list) => list.filter((x) => x.call_id !== ev.call_id));
+          void reload();
+          break;
+        case 'tool_started':
+          setPhase('tools');
+          setRunning((m) => ({ ...m, [String(ev.call_id)]: { name: String(ev.name ?? ''), since: Date.now() } }));
+          break;
+        case 'tool_finished':
+          setRunning((m) => {
+            const next = { ...m };
+            delete next[String(ev.call_id)];
+            return next;
+          });
+          void reload();
+          break;
+        case 'compacted':
+          void reload();
+          break;
+        case 'budget':
+          setBudget(ev as unknown as BudgetPayload);
+          break;
+        case 'run_finished': {
+          setPhase('idle');
+          setRunning({});
+          setPending([]);
+          setOutcome(ev as unknown as RunFinishedPayload);
+          void reload().then(resetLive);
+          changed.current?.();
+          break;
+        }
+      }
+    });
+    return () => {
+      off();
+      if (frame.current !== null) cancelAnimationFrame(frame.current);
+      frame.current = null;
+    };
+  }, [reload, schedule, flush, resetLive]);
+
+  /** Sends text to the session (id overrides the current one, for a session just created). */
+  const send = useCallback(
+    async (text: string, id: string | null = sessionID): Promise<boolean> => {
+      if (!id) return false;
+      if (current.current !== id) {
+        current.current = id;
+        loadedFor.current = id;
+        lastSeq.current = null;
+      }
+      setError('');
+      setOutcome(null);
+      try {
+        setPhase('waiting');
+        await api.sendMessage(id, text);
+        await reload(id);
+        changed.current?.();
+        return true;
+      } catch (e) {
+        setPhase('idle');
+        setError(errorMessage(e));
+        return false;
+      }
+    },
+    [sessionID, reload],
+  );
+
+  const stop = useCallback(() => {
+    if (sessionID) api.cancel(sessionID).catch((e) => setError(errorMessage(e)));
+  }, [sessionID]);
+
+  /** Answers one pending call; Go refuses a call that is not pending. */
+  const decide = useCallback(
+    async (callID: string, d: DecisionInput): Promise<boolean> => {
+      if (!sessionID) return false;
+      try {
+        await api.decide(sessionID, callID, d);
+        setPending((list) => list.filter((x) => x.call_id !== callID));
+        return true;
+      } catch (e) {
+        setError(errorMessage(e));
+        // Whatever Go holds is the truth: it may have been decided elsewhere.
+        api.pendingApprovals(sessionID).then(setPending, () => {});
+        return false;
+      }
+    },
+    [sessionID],
+  );
+
+  return {
+    session,
+    rows,
+    runs,
+    pending,
+    live,
+    running,
+    phase,
+    budget,
+    runStartedAt,
+    outcome,
+    error,
+    loaded,
+    send,
+    stop,
+    decide,
+    reload,
+  };
+}
+
+export type SessionState = ReturnType<typeof useSession>;

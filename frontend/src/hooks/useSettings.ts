@@ -1,0 +1,55 @@
+import { useCallback, useEffect, useState } from 'react';
+import { api } from '../api/backend';
+import type { Rule, Settings, Theme } from '../api/types';
+import { errorMessage } from '../api/types';
+
+/** The saved settings, loaded once; the settings panel hands back what it saved. */
+export function useSettings() {
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    api.getSettings().then(setSettings, (e) => setError(errorMessage(e)));
+  }, []);
+  return { settings, setSettings, error };
+}
+
+/**
+ * Applies a theme to the document: "system" follows prefers-color-scheme
+ * (style.css), "light" and "dark" override it.
+ */
+export function useTheme(theme: Theme | undefined) {
+  useEffect(() => {
+    const root = document.documentElement;
+    if (theme === 'light' || theme === 'dark') root.dataset.theme = theme;
+    else delete root.dataset.theme;
+  }, [theme]);
+}
+
+/** The saved approval rules, with delete. */
+export function useRules() {
+  const [rules, setRules] = useState<Rule[]>([]);
+  const [error, setError] = useState('');
+  const refresh = useCallback(async () => {
+    try {
+      setRules(await api.listRules());
+      setError('');
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  }, []);
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+  const remove = useCallback(
+    async (id: string) => {
+      try {
+        await api.deleteRule(id);
+      } catch (e) {
+        setError(errorMessage(e));
+      }
+      await refresh();
+    },
+    [refresh],
+  );
+  return { rules, error, refresh, remove };
+}

@@ -1,0 +1,134 @@
+// Pure helpers for showing rows, arguments and numbers. No React, no Go.
+import type {
+  ApprovalPayload,
+  AssistantPayload,
+  Chunk,
+  SummaryPayload,
+  ToolResultPayload,
+  UserPayload,
+} from '../api/types';
+
+/** Parses raw tool arguments; undefined when they are not JSON. */
+export function parseArgs(raw: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(raw);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Raw arguments as indented JSON, or the raw text when it does not parse. */
+export function prettyJSON(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    return raw;
+  }
+}
+
+/** One line saying what a row holds, for the chunk table. */
+export function summarize(row: Chunk, max = 140): string {
+  let s = '';
+  switch (row.kind) {
+    case 'user':
+    case 'system':
+      s = (row.payload as UserPayload).text ?? '';
+      break;
+    case 'assistant': {
+      const p = row.payload as AssistantPayload;
+      const calls = (p.tool_calls ?? []).map((c) => `${c.name}(…)`).join(', ');
+      s = [p.text, calls && `calls ${calls}`].filter(Boolean).join(' · ');
+      break;
+    }
+    case 'tool_result': {
+      const p = row.payload as ToolResultPayload;
+      s = `${p.name}${p.is_error ? ' (error)' : ''}: ${p.content ?? ''}`;
+      break;
+    }
+    case 'approval': {
+      const p = row.payload as ApprovalPayload;
+      s = `${p.tool} ${p.decision} by ${p.by}${p.reason ? `: ${p.reason}` : ''}`;
+      break;
+    }
+    case 'summary':
+      s = `summary through #${(row.payload as SummaryPayload).through_seq}: ${(row.payload as SummaryPayload).text ?? ''}`;
+      break;
+  }
+  s = s.replace(/\s+/g, ' ').trim();
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** Splits a search snippet on its \u0001…\u0002 markers: odd parts are matches. */
+export function splitSnippet(snippet: string): { text: string; match: boolean }[] {
+  const parts: { text: string; match: boolean }[] = [];
+  let rest = snippet;
+  while (rest) {
+    const start = rest.indexOf('\u0001');
+    if (start < 0) {
+      parts.push({ text: rest, match: false });
+      break;
+    }
+    if (start > 0) parts.push({ text: rest.slice(0, start), match: false });
+    const end = rest.indexOf('\u0002', start + 1);
+    const stop = end < 0 ? rest.length : end;
+    parts.push({ text: rest.slice(start + 1, stop), match: true });
+    rest = end < 0 ? '' : rest.slice(end + 1);
+  }
+  return parts.filter((p) => p.text !== '');
+}
+
+export function formatTokens(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M`;
+  if (n >= 10_000) return `${Math.round(n / 1000)}k`;
+  if (n >= 1000) return `${(n / 1000).toFixed(1)}k`;
+  return String(Math.round(n));
+}
+
+export function formatCost(usd: number): string {
+  if (usd === 0) return '$0';
+  if (usd < 0.01) return `$${usd.toFixed(4)}`;
+  return `$${usd.toFixed(2)}`;
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  return `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
+export function formatTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const today = new Date();
+  if (d.toDateString() === today.toDateString()) {
+    return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  }
+  return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+}
+
+export function formatSize(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** What a stop reason means, in words a person reads. */
+export const STOP_TEXT: Record<string, string> = {
+  completed: 'Completed.',
+  cancelled: 'Stopped.',
+  max_turns: 'Stopped: the maximum number of turns was reached.',
+  max_tool_calls: 'Stopped: the maximum number of tool calls was reached.',
+  loop_detected: 'Stopped: loop detected (the same tool call was repeated).',
+  token_budget: 'Stopped: the token budget was used up.',
+  cost_budget: 'Stopped: the cost budget was used up.',
+  timeout: 'Stopped: the time limit was reached.',
+  context_exceeded: 'Stopped: the conversation no longer fits in the context window.',
+  truncated: 'The reply was cut off: the model hit its output limit.',
+  refused: 'The provider refused to answer (content filter).',
+  provider_error: 'The model endpoint failed.',
+  interrupted: 'The run was interrupted.',
+  error: 'The run failed.',
+};
