@@ -22,7 +22,9 @@
 //     InvalidToolCalls and must never be executed.
 //   - finish_reason "length" is StatusTruncated, "content_filter" is
 //     StatusRefused; an error in the stream, a broken stream or one that
-//     ends without a finish is StatusProviderError with the server's message.
+//     ends without a finish is StatusProviderError with the server's message
+//     (an error after a length or content_filter finish keeps that status
+//     and puts the server's message in Response.Err).
 //   - Usage is the last usage a chunk carried, never a sum.
 //   - Retries (429, 5xx, connection errors) happen only before any delta
 //     arrived, so a Handler never sees a delta twice. Retry-After is honoured
