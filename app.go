@@ -2,88 +2,110 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/desktop"
+	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
 // EventName is the one Wails event that carries every loop event to the page;
 // the payload's "type" field says which (frontend/src/api/events.ts).
 const EventName = "loop:event"
 
-// Setting keys kept in the database. The API key is never one of them.
-const (
-	settingBaseURL = "endpoint.base_url"
-	settingModel   = "endpoint.model"
-)
-
 // Emitter publishes an event to the page. In the window it is
 // runtime.EventsEmit; tests pass a recorder.
 type Emitter func(name string, data any)
 
+// Dialogs are the native dialogs; main.go passes Wails' runtime, tests a fake.
+type Dialogs interface {
+	ChooseFolder(title string) (string, error)
+	SaveFile(title, defaultName string) (string, error)
+}
+
 // App is the Wails-bound facade: thin methods that call backend services and
-// return DTOs. Long work runs in goroutines and reports through events.
+// return DTOs. Long work (a run) goes to the runner and reports through events.
+// Nothing here trusts the page: approvals are decided by the Approver, which
+// only accepts answers for calls it is waiting on.
 type App struct {
-	db   *store.DB
-	keys config.Keys
+	db         *store.DB
+	settings   desktop.SettingsStore
+	registry   *tools.Registry
+	workspaces *tools.Manager
+	approver   *tools.Approver
+	runner     *loop.Runner
+	watches    *desktop.Watches
+	dialogs    Dialogs
 
-	mu      sync.Mutex
-	ctx     context.Context // app lifetime; cancelled on shutdown
-	cancel  context.CancelFunc
-	emit    Emitter
-	running map[string]context.CancelFunc // session id -> cancel of its run
-	wg      sync.WaitGroup
+	mu     sync.Mutex
+	ctx    context.Context // app lifetime; cancelled on shutdown
+	cancel context.CancelFunc
 }
 
-// NewApp wires the facade. startup must be called before any bound method.
-func NewApp(db *store.DB, keys config.Keys) *App {
-	return &App{db: db, keys: keys, running: map[string]context.CancelFunc{}}
+// NewApp wires the facade. startup must be called before any bound method
+// that runs something.
+func NewApp(db *store.DB, keys config.Keys, dialogs Dialogs) (*App, error) {
+	reg, err := tools.NewRegistry(tools.Builtins()...)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{
+		db:         db,
+		settings:   desktop.SettingsStore{DB: db, Keys: keys},
+		registry:   reg,
+		workspaces: tools.NewManager(),
+		watches:    &desktop.Watches{},
+		dialogs:    dialogs,
+		ctx:        context.Background(),
+	}
+	a.approver = tools.NewApprover(desktop.Rules{DB: db}, func(p tools.Pending) { a.runner.ApprovalRequested(p) })
+	a.runner = loop.New(loop.Config{
+		Store:      db,
+		Model:      &desktop.Model{Settings: a.settings},
+		Approver:   a.approver,
+		Tools:      reg,
+		Workspaces: a.workspaces,
+	})
+	return a, nil
 }
 
+// startup starts forwarding loop and workspace events to the page.
 func (a *App) startup(ctx context.Context, emit Emitter) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.ctx, a.cancel = context.WithCancel(ctx)
-	a.emit = emit
+	a.watches.Emit = emit
+	a.runner.Bus().Subscribe(a.ctx, "", func(ev loop.Event) { emit(EventName, ev) })
 }
 
-// shutdown cancels every run and waits for their rows to be written.
+// shutdown cancels every run and waits until their rows are written.
 func (a *App) shutdown(context.Context) {
+	a.runner.Close()
+	a.watches.Close()
 	a.mu.Lock()
 	if a.cancel != nil {
 		a.cancel()
 	}
 	a.mu.Unlock()
-	a.wg.Wait()
 }
 
-// Settings is what the settings screen shows. The key itself never leaves Go.
-type Settings struct {
-	BaseURL    string `json:"base_url"`
-	Model      string `json:"model"`
-	HasKey     bool   `json:"has_key"`
-	KeySource  string `json:"key_source"` // "", "env" or "file"
-	Configured bool   `json:"configured"` // an endpoint and a model are set
+func (a *App) context() context.Context {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.ctx
 }
 
-// SettingsInput is what the settings screen saves. An empty APIKey keeps the
-// stored key; ClearKey removes it.
-type SettingsInput struct {
-	BaseURL  string `json:"base_url"`
-	Model    string `json:"model"`
-	APIKey   string `json:"api_key"`
-	ClearKey bool   `json:"clear_key"`
-}
+// ---- settings
 
 // ConnectionResult is the answer to "Test connection".
 type ConnectionResult struct {
@@ -92,84 +114,26 @@ type ConnectionResult struct {
 	Error  string   `json:"error"`
 }
 
-// SessionView is one session with its rows, as the conversation shows it.
-type SessionView struct {
-	Session store.Session `json:"session"`
-	Rows    []store.Chunk `json:"rows"`
-}
-
 // Presets lists the well-known endpoints.
 func (a *App) Presets() []config.Preset { return config.Presets() }
 
-// GetSettings returns the endpoint settings.
-func (a *App) GetSettings() (Settings, error) {
-	ctx := a.context()
-	base, _, err := a.db.GetSetting(ctx, settingBaseURL)
-	if err != nil {
-		return Settings{}, err
-	}
-	model, _, err := a.db.GetSetting(ctx, settingModel)
-	if err != nil {
-		return Settings{}, err
-	}
-	// Until the person saves settings, the same environment the CLI reads
-	// (OPENAI_BASE_URL, LOOPDESK_MODEL) provides them.
-	if base == "" {
-		base = strings.TrimRight(strings.TrimSpace(os.Getenv("OPENAI_BASE_URL")), "/")
-	}
-	if model == "" {
-		model = strings.TrimSpace(os.Getenv("LOOPDESK_MODEL"))
-	}
-	key, src, err := a.keys.Key()
-	if err != nil {
-		return Settings{}, err
-	}
-	return Settings{
-		BaseURL: base, Model: model,
-		HasKey: key != "", KeySource: string(src),
-		Configured: base != "" && model != "",
-	}, nil
-}
+// GetSettings returns the settings; the key itself never leaves Go.
+func (a *App) GetSettings() (desktop.Settings, error) { return a.settings.Load(a.context()) }
 
-// SaveSettings stores the endpoint in the database and the key in the key file.
-func (a *App) SaveSettings(in SettingsInput) (Settings, error) {
-	ctx := a.context()
-	base := strings.TrimRight(strings.TrimSpace(in.BaseURL), "/")
-	if err := checkBaseURL(base); err != nil {
-		return Settings{}, err
-	}
-	model := strings.TrimSpace(in.Model)
-	if model == "" {
-		return Settings{}, errors.New("choose a model")
-	}
-	switch {
-	case in.ClearKey:
-		if err := a.keys.SetKey(""); err != nil {
-			return Settings{}, err
-		}
-	case strings.TrimSpace(in.APIKey) != "":
-		if err := a.keys.SetKey(in.APIKey); err != nil {
-			return Settings{}, err
-		}
-	}
-	if err := a.db.SetSetting(ctx, settingBaseURL, base); err != nil {
-		return Settings{}, err
-	}
-	if err := a.db.SetSetting(ctx, settingModel, model); err != nil {
-		return Settings{}, err
-	}
-	return a.GetSettings()
+// SaveSettings validates and stores the settings; the key goes to the key file.
+func (a *App) SaveSettings(in desktop.SettingsInput) (desktop.Settings, error) {
+	return a.settings.Save(a.context(), in)
 }
 
 // TestConnection asks baseURL for its model list (GET /models) and reports
-// success or the exact failure. An empty apiKey uses the stored key.
+// success or the exact failure. An empty apiKey uses the saved key.
 func (a *App) TestConnection(baseURL, apiKey string) ConnectionResult {
 	base := strings.TrimRight(strings.TrimSpace(baseURL), "/")
-	if err := checkBaseURL(base); err != nil {
+	if err := desktop.CheckBaseURL(base); err != nil {
 		return ConnectionResult{Error: err.Error()}
 	}
 	if strings.TrimSpace(apiKey) == "" {
-		key, _, err := a.keys.Key()
+		key, _, err := a.settings.Keys.Key()
 		if err != nil {
 			return ConnectionResult{Error: err.Error()}
 		}
@@ -177,166 +141,311 @@ func (a *App) TestConnection(baseURL, apiKey string) ConnectionResult {
 	}
 	ctx, cancel := context.WithTimeout(a.context(), 10*time.Second)
 	defer cancel()
-	client := provider.New(provider.Config{BaseURL: base, APIKey: strings.TrimSpace(apiKey), RequestTimeout: 10 * time.Second})
-	models, err := client.ListModels(ctx)
+	c := provider.New(provider.Config{BaseURL: base, APIKey: strings.TrimSpace(apiKey), RequestTimeout: 10 * time.Second})
+	models, err := c.ListModels(ctx)
 	if err != nil {
 		return ConnectionResult{Error: err.Error()}
 	}
 	return ConnectionResult{OK: true, Models: models}
 }
 
-func checkBaseURL(base string) error {
-	if base == "" {
-		return errors.New("enter the endpoint's base URL, e.g. http://localhost:11434/v1")
+// ListRules returns every saved approval rule.
+func (a *App) ListRules() ([]store.Rule, error) { return a.db.ListAllRules(a.context()) }
+
+// AddRule saves an approval rule for the session or its workspace.
+func (a *App) AddRule(in desktop.RuleInput) (store.Rule, error) {
+	ctx := a.context()
+	s, err := a.db.GetSession(ctx, in.SessionID)
+	if err != nil {
+		return store.Rule{}, err
 	}
-	req, err := http.NewRequest(http.MethodGet, base, nil)
-	if err != nil || (req.URL.Scheme != "http" && req.URL.Scheme != "https") || req.URL.Host == "" {
-		return fmt.Errorf("%q is not an http(s) URL", base)
+	if in.Scope == string(store.ScopeWorkspace) {
+		// Workspace rules match the root the runner uses: symlinks resolved.
+		ws, err := a.workspace(s.ID)
+		if err != nil {
+			return store.Rule{}, err
+		}
+		s.Workspace = ws.Root()
+		ws.Release()
 	}
-	return nil
+	return a.db.AddRule(ctx, desktop.NewRule(in, s))
+}
+
+// DeleteRule removes a rule.
+func (a *App) DeleteRule(id string) error { return a.db.DeleteRule(a.context(), id) }
+
+// ---- sessions
+
+// SessionSummary is a session in the list.
+type SessionSummary struct {
+	store.Session
+	Running bool `json:"running"`
+}
+
+// Row is one chunk as the page shows it, with its size in tokens (estimated).
+type Row struct {
+	store.Chunk
+	Tokens int64 `json:"tokens"`
+}
+
+// PendingApproval is a tool call waiting for the person.
+type PendingApproval struct {
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	ReadOnly  bool   `json:"read_only"`
+}
+
+// SessionView is one session with everything the window shows of it.
+type SessionView struct {
+	Session      store.Session     `json:"session"`
+	Rows         []Row             `json:"rows"`
+	Runs         []store.Run       `json:"runs"`
+	Pending      []PendingApproval `json:"pending"`
+	RunningRunID string            `json:"running_run_id"`
 }
 
 // ListSessions returns every session, most recently updated first.
-func (a *App) ListSessions() ([]store.Session, error) {
-	return a.db.ListSessions(a.context())
+func (a *App) ListSessions() ([]SessionSummary, error) {
+	ss, err := a.db.ListSessions(a.context())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SessionSummary, len(ss))
+	for i, s := range ss {
+		_, running := a.runner.Running(s.ID)
+		out[i] = SessionSummary{Session: s, Running: running}
+	}
+	return out, nil
 }
 
-// NewSession creates an empty session.
-func (a *App) NewSession() (store.Session, error) {
+// NewSession creates an empty session working in workspace ("" for none yet).
+func (a *App) NewSession(workspace string) (store.Session, error) {
 	ctx := a.context()
-	model, _, err := a.db.GetSetting(ctx, settingModel)
+	set, err := a.settings.Load(ctx)
 	if err != nil {
 		return store.Session{}, err
 	}
-	return a.db.CreateSession(ctx, store.NewSession{Title: "New session", Model: model})
+	if workspace, err = checkFolder(workspace); err != nil {
+		return store.Session{}, err
+	}
+	return a.db.CreateSession(ctx, store.NewSession{Title: "New session", Workspace: workspace, Model: set.Model})
 }
 
-// OpenSession returns a session and all its rows.
+// RenameSession changes a session's title.
+func (a *App) RenameSession(id, title string) error {
+	return a.db.RenameSession(a.context(), id, title)
+}
+
+// DeleteSession deletes a session; its forks keep their rows. A running
+// session must be stopped first.
+func (a *App) DeleteSession(id string) error {
+	if _, running := a.runner.Running(id); running {
+		return errBusy
+	}
+	return a.db.DeleteSession(a.context(), id)
+}
+
+// ForkSession makes a new session from the rows up to and including seq.
+func (a *App) ForkSession(id string, seq int64) (store.Session, error) {
+	return a.db.Fork(a.context(), id, seq)
+}
+
+// SearchSessions searches every session's rows (FTS5 query syntax).
+func (a *App) SearchSessions(query string) ([]store.Hit, error) {
+	if strings.TrimSpace(query) == "" {
+		return []store.Hit{}, nil
+	}
+	return a.db.Search(a.context(), query, 50)
+}
+
+// ExportSession writes the session as JSON Lines to a file the person picks.
+// It returns the path written, or "" when the dialog was cancelled.
+func (a *App) ExportSession(id string) (string, error) {
+	ctx := a.context()
+	s, err := a.db.GetSession(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	path, err := a.dialogs.SaveFile("Export session", exportName(s))
+	if err != nil || path == "" {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".loopdesk-export-*")
+	if err != nil {
+		return "", fmt.Errorf("export session: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if err := a.db.Export(ctx, id, tmp); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("export session: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", fmt.Errorf("export session: %w", err)
+	}
+	return path, nil
+}
+
+func exportName(s store.Session) string {
+	name := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r < ' ' {
+			return '-'
+		}
+		return r
+	}, s.Title)
+	if r := []rune(name); len(r) > 40 {
+		name = string(r[:40])
+	}
+	return fmt.Sprintf("%s (%s).jsonl", strings.TrimSpace(name), s.ID)
+}
+
+// OpenSession returns a session with its rows, runs and pending approvals,
+// and starts watching its workspace for the file tree.
 func (a *App) OpenSession(id string) (SessionView, error) {
 	ctx := a.context()
 	s, err := a.db.GetSession(ctx, id)
 	if err != nil {
 		return SessionView{}, err
 	}
-	rows, err := a.db.Chunks(ctx, id)
+	chunks, err := a.db.Chunks(ctx, id)
 	if err != nil {
 		return SessionView{}, err
 	}
-	return SessionView{Session: s, Rows: rows}, nil
+	runs, err := a.db.ListRuns(ctx, id)
+	if err != nil {
+		return SessionView{}, err
+	}
+	v := SessionView{Session: s, Rows: make([]Row, len(chunks)), Runs: runs, Pending: a.pending(id)}
+	if v.Runs == nil {
+		v.Runs = []store.Run{}
+	}
+	for i, c := range chunks {
+		v.Rows[i] = Row{Chunk: c, Tokens: loop.EstimateTokens(string(c.Payload))}
+	}
+	v.RunningRunID, _ = a.runner.Running(id)
+	if s.Workspace != "" {
+		// A folder that vanished still opens the session; the tree says why.
+		_ = a.watches.Show(ctx, s.Workspace)
+	}
+	return v, nil
 }
 
-var errBusy = errors.New("this session is already running; stop it or wait for it to finish")
+// ---- chat and approvals
 
-// SendMessage stores text as a user row and starts a run that streams the
-// model's reply as events. It returns as soon as the user row is stored.
+var errBusy = errors.New("this session is running; stop it or wait for it to finish")
+
+// SendMessage starts a run of the session with text as the prompt, using the
+// saved model, approval mode and budgets. It returns the run id once the run
+// is recorded; everything else arrives as events.
 func (a *App) SendMessage(sessionID, text string) (string, error) {
 	ctx := a.context()
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return "", errors.New("the message is empty")
 	}
-	set, err := a.GetSettings()
+	set, err := a.settings.Load(ctx)
 	if err != nil {
 		return "", err
 	}
 	if !set.Configured {
-		return "", errors.New("no endpoint is configured: open Settings and choose one")
+		return "", desktop.ErrNotConfigured
 	}
-	key, _, err := a.keys.Key()
+	s, err := a.db.GetSession(ctx, sessionID)
 	if err != nil {
 		return "", err
 	}
-	sess, err := a.db.GetSession(ctx, sessionID)
+	if s.Workspace == "" {
+		// A session whose person chose no folder works in an empty scratch
+		// folder of its own, so its file tools still have a confined root.
+		if s, err = a.scratchWorkspace(s); err != nil {
+			return "", err
+		}
+	}
+	spec := set.RunSpec(sessionID, s.Workspace, text)
+	runID, err := a.runner.Start(ctx, spec)
 	if err != nil {
 		return "", err
 	}
-	runID := newID()
-	runCtx, cancel := context.WithCancel(ctx)
-	a.mu.Lock()
-	if a.running[sessionID] != nil {
-		a.mu.Unlock()
-		cancel()
-		return "", errBusy
-	}
-	a.running[sessionID] = cancel
-	a.wg.Add(1)
-	a.mu.Unlock()
-
-	release := func() {
-		a.mu.Lock()
-		delete(a.running, sessionID)
-		a.mu.Unlock()
-		cancel()
-		a.wg.Done()
-	}
-	if _, err := a.db.Append(ctx, sessionID, runID, store.NewChunk{Kind: store.KindUser, Payload: store.UserPayload{Text: text}}); err != nil {
-		release()
-		return "", err
-	}
-	if sess.Title == "" || sess.Title == "New session" {
+	if s.Title == "" || s.Title == "New session" {
 		_ = a.db.RenameSession(ctx, sessionID, titleFrom(text))
 	}
-	client := provider.New(provider.Config{BaseURL: set.BaseURL, APIKey: key, Model: set.Model,
-		RequestTimeout: 5 * time.Minute, IdleTimeout: 2 * time.Minute, MaxRetries: 2})
-	go func() {
-		defer release()
-		a.stream(runCtx, client, set.Model, sessionID, runID)
-	}()
 	return runID, nil
 }
 
-// stream is the walking skeleton's one-turn run: rows -> messages -> model,
-// streaming text deltas to the page, then the assistant row.
-func (a *App) stream(ctx context.Context, client *provider.Client, model, sessionID, runID string) {
-	var seq int64
-	send := func(ev map[string]any) {
-		seq++
-		ev["session_id"], ev["run_id"], ev["seq"] = sessionID, runID, seq
-		a.emit(EventName, ev)
+// Cancel stops the session's run, if one is going.
+func (a *App) Cancel(sessionID string) { a.runner.Cancel(sessionID) }
+
+// PendingApprovals lists the session's calls waiting for the person.
+func (a *App) PendingApprovals(sessionID string) []PendingApproval { return a.pending(sessionID) }
+
+func (a *App) pending(sessionID string) []PendingApproval {
+	ps := a.approver.Pending(sessionID)
+	out := make([]PendingApproval, len(ps))
+	for i, p := range ps {
+		out[i] = PendingApproval{CallID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, ReadOnly: p.ReadOnly}
 	}
-	finish := func(status, output, errText string) {
-		send(map[string]any{"type": "run_finished", "status": status, "output": output, "error": errText})
-	}
-	send(map[string]any{"type": "run_started"})
-	rows, err := a.db.Chunks(ctx, sessionID)
-	if err != nil {
-		finish("provider_error", "", err.Error())
-		return
-	}
-	msgs, err := store.Messages(rows)
-	if err != nil {
-		finish("provider_error", "", err.Error())
-		return
-	}
-	resp, err := client.Stream(ctx, provider.Request{Model: model, Messages: msgs}, provider.Handler{
-		OnText:      func(d string) { send(map[string]any{"type": "text_delta", "text": d}) },
-		OnReasoning: func(d string) { send(map[string]any{"type": "reasoning_delta", "text": d}) },
-	})
-	if ctx.Err() != nil {
-		err = ctx.Err()
-	}
-	if err == nil && resp.Err != nil {
-		err = resp.Err
-	}
-	// Whatever arrived is kept: a partial answer is still the person's data.
-	if resp.Text != "" || resp.Reasoning != "" {
-		// Store with a fresh context so a cancel does not lose the partial text.
-		if _, aerr := a.db.Append(context.WithoutCancel(ctx), sessionID, runID, store.NewChunk{Kind: store.KindAssistant,
-			Payload: store.AssistantPayload{Text: resp.Text, Reasoning: resp.Reasoning}}); aerr != nil && err == nil {
-			err = aerr
+	return out
+}
+
+// DecisionInput is the person's answer to one pending call.
+type DecisionInput struct {
+	Approved bool   `json:"approved"`
+	Reason   string `json:"reason"`
+	// Arguments, when not empty, replace the call's arguments: the edited call
+	// is what runs and what is recorded. They are validated again before running.
+	Arguments string `json:"arguments"`
+	// Always, when set, is saved as an allow rule before the call is approved.
+	Always *desktop.RuleInput `json:"always"`
+}
+
+// Decide answers a pending call. It is refused unless that exact call of that
+// session is waiting; the first answer wins.
+func (a *App) Decide(sessionID, callID string, in DecisionInput) error {
+	var call *PendingApproval
+	for _, p := range a.pending(sessionID) {
+		if p.CallID == callID {
+			call = &p
+			break
 		}
-		send(map[string]any{"type": "assistant_message", "text": resp.Text, "reasoning": resp.Reasoning})
 	}
-	switch {
-	case errors.Is(err, context.Canceled):
-		finish("cancelled", resp.Text, "")
-	case err != nil:
-		finish("provider_error", resp.Text, err.Error())
-	case resp.Status != "" && resp.Status != provider.StatusOK:
-		finish(string(resp.Status), resp.Text, "")
-	default:
-		finish("completed", resp.Text, "")
+	if call == nil {
+		return fmt.Errorf("decide call %s: %w", callID, tools.ErrNotPending)
 	}
+	d := tools.Decision{Approved: in.Approved, By: tools.ByPerson, Reason: strings.TrimSpace(in.Reason), Arguments: call.Arguments}
+	if args := strings.TrimSpace(in.Arguments); args != "" && in.Approved {
+		if !json.Valid([]byte(args)) {
+			return errors.New("the edited arguments are not valid JSON")
+		}
+		d.Arguments = args
+	}
+	if in.Always != nil && in.Approved {
+		rule := *in.Always
+		rule.SessionID, rule.Effect = sessionID, string(store.EffectAllow)
+		if rule.Tool != call.Name {
+			return fmt.Errorf("the rule is for %q but the call is %q", rule.Tool, call.Name)
+		}
+		r, err := a.AddRule(rule)
+		if err != nil {
+			return err
+		}
+		if d.Reason == "" {
+			d.Reason = "always allow (rule " + r.ID + ")"
+		}
+	}
+	return a.approver.Decide(sessionID, callID, d)
+}
+
+// SuggestRule is the rule "Always allow" would save for a pending call.
+func (a *App) SuggestRule(sessionID, callID string) (desktop.RuleInput, error) {
+	for _, p := range a.approver.Pending(sessionID) {
+		if p.Call.ID == callID {
+			return desktop.SuggestRule(sessionID, p.Call), nil
+		}
+	}
+	return desktop.RuleInput{}, fmt.Errorf("suggest a rule for call %s: %w", callID, tools.ErrNotPending)
 }
 
 func titleFrom(text string) string {
@@ -347,64 +456,119 @@ func titleFrom(text string) string {
 	return t
 }
 
-// Cancel stops the session's run, if one is going.
-func (a *App) Cancel(sessionID string) {
-	a.mu.Lock()
-	cancel := a.running[sessionID]
-	a.mu.Unlock()
-	if cancel != nil {
-		cancel()
+// ---- workspace
+
+// ChooseFolder opens the native folder picker; "" when cancelled.
+func (a *App) ChooseFolder() (string, error) {
+	return a.dialogs.ChooseFolder("Choose the workspace folder")
+}
+
+// SetWorkspace points the session at a folder; later runs work in it.
+func (a *App) SetWorkspace(sessionID, path string) (store.Session, error) {
+	ctx := a.context()
+	if _, running := a.runner.Running(sessionID); running {
+		return store.Session{}, errBusy
 	}
-}
-
-// context returns the app's lifetime context (Background before startup, so
-// bound methods called from Go tests work too).
-func (a *App) context() context.Context {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.ctx == nil {
-		return context.Background()
+	path, err := checkFolder(path)
+	if err != nil {
+		return store.Session{}, err
 	}
-	return a.ctx
-}
-
-func newID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// appError is what every failed bound method returns to the page.
-type appError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// formatError maps Go errors to {code, message} once, at the boundary.
-func formatError(err error) any {
-	code := "error"
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		code = "not_found"
-	case errors.Is(err, errBusy):
-		code = "busy"
+	if err := a.db.SetWorkspace(ctx, sessionID, path); err != nil {
+		return store.Session{}, err
 	}
-	return appError{Code: code, Message: err.Error()}
+	if path != "" {
+		_ = a.watches.Show(ctx, path)
+	}
+	return a.db.GetSession(ctx, sessionID)
 }
 
-// securityHeaders adds a strict Content-Security-Policy to every asset: the
-// page may load only its own scripts, styles and images, and talk only to
-// its own origin (the dev server's websocket included). Nothing the model or
-// a tool writes can pull in a script, a frame or a remote image.
-func securityHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Security-Policy", contentSecurityPolicy)
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Referrer-Policy", "no-referrer")
-		next.ServeHTTP(w, r)
-	})
+// ListFiles lists the session's workspace as the file tools see it.
+func (a *App) ListFiles(sessionID string) ([]desktop.FileEntry, error) {
+	ws, err := a.workspace(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Release()
+	return desktop.ListFiles(a.context(), ws)
 }
 
-const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
-	"img-src 'self' data:; font-src 'self' data:; connect-src 'self' ws: wss:; object-src 'none'; " +
-	"base-uri 'none'; frame-src 'none'; form-action 'none'"
+// ReadFile previews a file of the session's workspace; paths leading
+// outside the workspace are refused.
+func (a *App) ReadFile(sessionID, path string) (desktop.FilePreview, error) {
+	ws, err := a.workspace(sessionID)
+	if err != nil {
+		return desktop.FilePreview{}, err
+	}
+	defer ws.Release()
+	return desktop.ReadFile(ws, path)
+}
+
+// TouchedFiles lists the files the session's tool calls read or changed,
+// each linked to the row holding the call.
+func (a *App) TouchedFiles(sessionID string) ([]desktop.Touched, error) {
+	ctx := a.context()
+	rows, err := a.db.Chunks(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := a.workspace(sessionID)
+	if err != nil {
+		return desktop.TouchedFiles(rows, nil), nil
+	}
+	defer ws.Release()
+	return desktop.TouchedFiles(rows, func(p string) string {
+		abs, err := ws.Resolve(p)
+		if err != nil {
+			return ""
+		}
+		return ws.Rel(abs)
+	}), nil
+}
+
+// workspace acquires the session's workspace; the caller releases it.
+func (a *App) workspace(sessionID string) (*tools.Workspace, error) {
+	s, err := a.db.GetSession(a.context(), sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if s.Workspace == "" {
+		return nil, desktop.ErrNoWorkspace
+	}
+	return a.workspaces.Acquire(s.Workspace)
+}
+
+// scratchWorkspace gives s a folder of its own next to the database.
+func (a *App) scratchWorkspace(s store.Session) (store.Session, error) {
+	dir := filepath.Join(filepath.Dir(a.db.Path()), "scratch", s.ID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return s, fmt.Errorf("create a scratch workspace: %w", err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return s, err
+	}
+	if err := a.db.SetWorkspace(a.context(), s.ID, abs); err != nil {
+		return s, err
+	}
+	s.Workspace = abs
+	return s, nil
+}
+
+// checkFolder accepts "" (no workspace yet) or an existing absolute folder.
+func checkFolder(path string) (string, error) {
+	path = strings.TrimSpace(path)
+	if path == "" {
+		return "", nil
+	}
+	if !filepath.IsAbs(path) {
+		return "", fmt.Errorf("the workspace must be an absolute path, not %q", path)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("workspace: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("workspace %s is not a folder", path)
+	}
+	return filepath.Clean(path), nil
+}

@@ -166,6 +166,9 @@ type ApprovalRow struct {
 	Decision Decision `json:"decision"`
 	By       string   `json:"by"`
 	Reason   string   `json:"reason"`
+	// Arguments are the arguments the person edited the call to before
+	// approving it: what ran. Empty when the call ran as the model sent it.
+	Arguments string `json:"arguments,omitempty"`
 }
 
 // SummaryRow replaces the rows up to ThroughSeq in the messages sent to the model.

@@ -282,12 +282,16 @@ func onApproval(s State, in ApprovalDecided) (State, []Effect, error) {
 		return s, nil, err
 	}
 	c := s.calls[i].Call
+	edited := ""
+	if in.Approved && in.Arguments != "" && in.Arguments != c.Arguments {
+		edited = in.Arguments
+	}
 	decision := DecisionDenied
 	if in.Approved {
 		decision = DecisionApproved
 	}
 	out := []Effect{
-		Persist{[]Row{ApprovalRow{CallID: c.ID, Tool: c.Name, Decision: decision, By: in.By, Reason: in.Reason}}},
+		Persist{[]Row{ApprovalRow{CallID: c.ID, Tool: c.Name, Decision: decision, By: in.By, Reason: in.Reason, Arguments: edited}}},
 		Emit{ApprovalDecidedPayload{CallID: c.ID, Name: c.Name, Approved: in.Approved, By: in.By, Reason: in.Reason}},
 	}
 	if in.Approved {

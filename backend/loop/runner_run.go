@@ -260,7 +260,7 @@ func storePayload(row Row) any {
 	case ToolResultRow:
 		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError}
 	case ApprovalRow:
-		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: string(r.Decision), By: r.By, Reason: r.Reason}
+		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: string(r.Decision), By: r.By, Reason: r.Reason, Arguments: r.Arguments}
 	case SummaryRow:
 		return store.SummaryPayload{Text: r.Text, ThroughSeq: r.ThroughSeq}
 	}

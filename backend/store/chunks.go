@@ -80,6 +80,9 @@ type ApprovalPayload struct {
 	Decision string `json:"decision"`
 	By       string `json:"by"`
 	Reason   string `json:"reason"`
+	// Arguments, when not empty, are what the person edited the call's
+	// arguments to before approving it: what actually ran.
+	Arguments string `json:"arguments,omitempty"`
 }
 
 // SummaryPayload is a compaction: in Messages it replaces every row with

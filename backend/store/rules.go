@@ -83,9 +83,18 @@ func (db *DB) AddRule(ctx context.Context, n NewRule) (Rule, error) {
 // ListRules returns the rules that apply to a session: its own and those of
 // its workspace, oldest first. Either argument may be empty.
 func (db *DB) ListRules(ctx context.Context, sessionID, workspace string) ([]Rule, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, tool, pattern, effect, scope, scope_id, created_at FROM rules
-		WHERE (scope = 'session' AND scope_id = ?1 AND ?1 <> '') OR (scope = 'workspace' AND scope_id = ?2 AND ?2 <> '')
-		ORDER BY created_at, rowid`, sessionID, workspace)
+	return db.queryRules(ctx, `WHERE (scope = 'session' AND scope_id = ?1 AND ?1 <> '')
+		OR (scope = 'workspace' AND scope_id = ?2 AND ?2 <> '')`, sessionID, workspace)
+}
+
+// ListAllRules returns every saved rule, oldest first (the settings screen).
+func (db *DB) ListAllRules(ctx context.Context) ([]Rule, error) {
+	return db.queryRules(ctx, "")
+}
+
+func (db *DB) queryRules(ctx context.Context, where string, args ...any) ([]Rule, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, tool, pattern, effect, scope, scope_id, created_at FROM rules `+
+		where+` ORDER BY created_at, rowid`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list rules: %w", classify(err))
 	}

@@ -1,0 +1,279 @@
+// Package desktop holds the services behind the window's bound methods
+// (app.go): settings, the model the runner calls, the workspace file views and
+// watchers. It keeps app.go a thin facade of one-line methods and DTOs.
+package desktop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// Budgets are the default limits of a run; 0 means no limit.
+type Budgets struct {
+	MaxTurns       int     `json:"max_turns"`
+	MaxToolCalls   int     `json:"max_tool_calls"`
+	MaxTokens      int64   `json:"max_tokens"`
+	MaxCostUSD     float64 `json:"max_cost_usd"`
+	TimeoutSeconds int     `json:"timeout_seconds"`
+}
+
+// Price is what a model costs, in US dollars per million tokens.
+type Price struct {
+	Model         string  `json:"model"`
+	InputPerMTok  float64 `json:"input_per_mtok"`
+	OutputPerMTok float64 `json:"output_per_mtok"`
+}
+
+// ContextWindow is a model's context size in tokens.
+type ContextWindow struct {
+	Model  string `json:"model"`
+	Tokens int64  `json:"tokens"`
+}
+
+// Settings is everything the settings screen edits except the key, plus
+// where the key comes from. The key itself never leaves Go.
+type Settings struct {
+	BaseURL        string          `json:"base_url"`
+	Model          string          `json:"model"`
+	HasKey         bool            `json:"has_key"`
+	KeySource      string          `json:"key_source"` // "", "env" or "file"
+	Configured     bool            `json:"configured"` // an endpoint and a model are set
+	ApprovalMode   string          `json:"approval_mode"`
+	Budgets        Budgets         `json:"budgets"`
+	Prices         []Price         `json:"prices"`
+	ContextWindows []ContextWindow `json:"context_windows"`
+	Theme          string          `json:"theme"` // "system", "light" or "dark"
+}
+
+// SettingsInput is what the settings screen saves. An empty APIKey keeps the
+// saved key; ClearKey removes it.
+type SettingsInput struct {
+	BaseURL        string          `json:"base_url"`
+	Model          string          `json:"model"`
+	APIKey         string          `json:"api_key"`
+	ClearKey       bool            `json:"clear_key"`
+	ApprovalMode   string          `json:"approval_mode"`
+	Budgets        Budgets         `json:"budgets"`
+	Prices         []Price         `json:"prices"`
+	ContextWindows []ContextWindow `json:"context_windows"`
+	Theme          string          `json:"theme"`
+}
+
+// Keys of the settings table. The API key is never one of them.
+const (
+	keyBaseURL        = "endpoint.base_url"
+	keyModel          = "endpoint.model"
+	keyApprovalMode   = "approval.mode"
+	keyBudgets        = "run.budgets"
+	keyPrices         = "model.prices"
+	keyContextWindows = "model.context_windows"
+	keyTheme          = "ui.theme"
+)
+
+// DefaultBudgets bound a run that the person has not configured: generous
+// enough for real work, tight enough that a runaway loop stops by itself.
+var DefaultBudgets = Budgets{MaxTurns: 50, MaxToolCalls: 200, TimeoutSeconds: 1800}
+
+// DefaultContextWindow is assumed for a model without an entry in the table.
+const DefaultContextWindow = 128000
+
+// Settings stores and reads the settings. Getenv is used for the defaults
+// the CLI also honours (OPENAI_BASE_URL, LOOPDESK_MODEL); nil means os.Getenv.
+type SettingsStore struct {
+	DB     *store.DB
+	Keys   config.Keys
+	Getenv func(string) string
+}
+
+func (s SettingsStore) getenv(k string) string {
+	if s.Getenv != nil {
+		return s.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+// Load returns the current settings, with defaults filled in.
+func (s SettingsStore) Load(ctx context.Context) (Settings, error) {
+	get := func(k string) (string, error) {
+		v, _, err := s.DB.GetSetting(ctx, k)
+		return v, err
+	}
+	var out Settings
+	var err error
+	if out.BaseURL, err = get(keyBaseURL); err != nil {
+		return Settings{}, err
+	}
+	if out.Model, err = get(keyModel); err != nil {
+		return Settings{}, err
+	}
+	// Until the person saves settings, the environment the CLI reads provides them.
+	if out.BaseURL == "" {
+		out.BaseURL = strings.TrimRight(strings.TrimSpace(s.getenv("OPENAI_BASE_URL")), "/")
+	}
+	if out.Model == "" {
+		out.Model = strings.TrimSpace(s.getenv("LOOPDESK_MODEL"))
+	}
+	out.Configured = out.BaseURL != "" && out.Model != ""
+	key, src, err := s.Keys.Key()
+	if err != nil {
+		return Settings{}, err
+	}
+	out.HasKey, out.KeySource = key != "", string(src)
+
+	if out.ApprovalMode, err = get(keyApprovalMode); err != nil {
+		return Settings{}, err
+	}
+	if !tools.Mode(out.ApprovalMode).Valid() {
+		out.ApprovalMode = string(tools.ModeAsk)
+	}
+	if out.Theme, err = get(keyTheme); err != nil {
+		return Settings{}, err
+	}
+	if out.Theme != "light" && out.Theme != "dark" {
+		out.Theme = "system"
+	}
+	out.Budgets = DefaultBudgets
+	for _, j := range []struct {
+		key string
+		dst any
+	}{{keyBudgets, &out.Budgets}, {keyPrices, &out.Prices}, {keyContextWindows, &out.ContextWindows}} {
+		v, err := get(j.key)
+		if err != nil {
+			return Settings{}, err
+		}
+		if v != "" {
+			if err := json.Unmarshal([]byte(v), j.dst); err != nil {
+				return Settings{}, fmt.Errorf("read setting %s: %w", j.key, err)
+			}
+		}
+	}
+	if out.Prices == nil {
+		out.Prices = []Price{}
+	}
+	if out.ContextWindows == nil {
+		out.ContextWindows = []ContextWindow{}
+	}
+	return out, nil
+}
+
+// Save validates in and stores it; nothing is stored when anything is invalid.
+func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (Settings, error) {
+	base := strings.TrimRight(strings.TrimSpace(in.BaseURL), "/")
+	if err := CheckBaseURL(base); err != nil {
+		return Settings{}, err
+	}
+	model := strings.TrimSpace(in.Model)
+	if model == "" {
+		return Settings{}, errors.New("choose a model")
+	}
+	mode := in.ApprovalMode
+	if mode == "" {
+		mode = string(tools.ModeAsk)
+	}
+	if !tools.Mode(mode).Valid() {
+		return Settings{}, fmt.Errorf("unknown approval mode %q (ask, read-only, auto or deny)", mode)
+	}
+	theme := in.Theme
+	if theme == "" {
+		theme = "system"
+	}
+	if theme != "system" && theme != "light" && theme != "dark" {
+		return Settings{}, fmt.Errorf("unknown theme %q", theme)
+	}
+	b := in.Budgets
+	if b.MaxTurns < 0 || b.MaxToolCalls < 0 || b.MaxTokens < 0 || b.MaxCostUSD < 0 || b.TimeoutSeconds < 0 ||
+		math.IsNaN(b.MaxCostUSD) || math.IsInf(b.MaxCostUSD, 0) {
+		return Settings{}, errors.New("budgets cannot be negative")
+	}
+	prices := []Price{}
+	seen := map[string]bool{}
+	for _, p := range in.Prices {
+		p.Model = strings.TrimSpace(p.Model)
+		switch {
+		case p.Model == "":
+			return Settings{}, errors.New("every price needs a model name")
+		case seen["p:"+p.Model]:
+			return Settings{}, fmt.Errorf("two prices for model %q", p.Model)
+		case p.InputPerMTok < 0 || p.OutputPerMTok < 0 || math.IsNaN(p.InputPerMTok+p.OutputPerMTok) || math.IsInf(p.InputPerMTok+p.OutputPerMTok, 0):
+			return Settings{}, fmt.Errorf("the price of %q cannot be negative", p.Model)
+		}
+		seen["p:"+p.Model] = true
+		prices = append(prices, p)
+	}
+	windows := []ContextWindow{}
+	for _, w := range in.ContextWindows {
+		w.Model = strings.TrimSpace(w.Model)
+		switch {
+		case w.Model == "":
+			return Settings{}, errors.New("every context window needs a model name")
+		case seen["w:"+w.Model]:
+			return Settings{}, fmt.Errorf("two context windows for model %q", w.Model)
+		case w.Tokens < 1024:
+			return Settings{}, fmt.Errorf("the context window of %q must be at least 1024 tokens", w.Model)
+		}
+		seen["w:"+w.Model] = true
+		windows = append(windows, w)
+	}
+	switch {
+	case in.ClearKey:
+		if err := s.Keys.SetKey(""); err != nil {
+			return Settings{}, err
+		}
+	case strings.TrimSpace(in.APIKey) != "":
+		if err := s.Keys.SetKey(in.APIKey); err != nil {
+			return Settings{}, err
+		}
+	}
+	bj, _ := json.Marshal(b)
+	pj, _ := json.Marshal(prices)
+	wj, _ := json.Marshal(windows)
+	for _, kv := range [][2]string{{keyBaseURL, base}, {keyModel, model}, {keyApprovalMode, mode}, {keyTheme, theme},
+		{keyBudgets, string(bj)}, {keyPrices, string(pj)}, {keyContextWindows, string(wj)}} {
+		if err := s.DB.SetSetting(ctx, kv[0], kv[1]); err != nil {
+			return Settings{}, err
+		}
+	}
+	return s.Load(ctx)
+}
+
+// CheckBaseURL refuses anything that is not an absolute http(s) URL.
+func CheckBaseURL(base string) error {
+	if base == "" {
+		return errors.New("enter the endpoint's base URL, e.g. http://localhost:11434/v1")
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http(s) URL", base)
+	}
+	return nil
+}
+
+// Price returns the price of model (zero when unlisted: local models are free).
+func (s Settings) Price(model string) Price {
+	for _, p := range s.Prices {
+		if p.Model == model {
+			return p
+		}
+	}
+	return Price{Model: model}
+}
+
+// ContextWindow returns model's context window, or DefaultContextWindow.
+func (s Settings) ContextWindow(model string) int64 {
+	for _, w := range s.ContextWindows {
+		if w.Model == model {
+			return w.Tokens
+		}
+	}
+	return DefaultContextWindow
+}
