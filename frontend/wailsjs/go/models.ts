@@ -19,36 +19,140 @@ export namespace config {
 
 }
 
-export namespace main {
+export namespace desktop {
 	
-	export class ConnectionResult {
-	    ok: boolean;
-	    models: string[];
-	    error: string;
+	export class Budgets {
+	    max_turns: number;
+	    max_tool_calls: number;
+	    max_tokens: number;
+	    max_cost_usd: number;
+	    timeout_seconds: number;
 	
 	    static createFrom(source: any = {}) {
-	        return new ConnectionResult(source);
+	        return new Budgets(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.ok = source["ok"];
-	        this.models = source["models"];
-	        this.error = source["error"];
+	        this.max_turns = source["max_turns"];
+	        this.max_tool_calls = source["max_tool_calls"];
+	        this.max_tokens = source["max_tokens"];
+	        this.max_cost_usd = source["max_cost_usd"];
+	        this.timeout_seconds = source["timeout_seconds"];
 	    }
 	}
-	export class SessionView {
-	    session: store.Session;
-	    rows: store.Chunk[];
+	export class ContextWindow {
+	    model: string;
+	    tokens: number;
 	
 	    static createFrom(source: any = {}) {
-	        return new SessionView(source);
+	        return new ContextWindow(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.session = this.convertValues(source["session"], store.Session);
-	        this.rows = this.convertValues(source["rows"], store.Chunk);
+	        this.model = source["model"];
+	        this.tokens = source["tokens"];
+	    }
+	}
+	export class FileEntry {
+	    path: string;
+	    dir: boolean;
+	    size: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileEntry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.dir = source["dir"];
+	        this.size = source["size"];
+	    }
+	}
+	export class FilePreview {
+	    path: string;
+	    content: string;
+	    truncated: boolean;
+	    binary: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new FilePreview(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.content = source["content"];
+	        this.truncated = source["truncated"];
+	        this.binary = source["binary"];
+	    }
+	}
+	export class Price {
+	    model: string;
+	    input_per_mtok: number;
+	    output_per_mtok: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Price(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.input_per_mtok = source["input_per_mtok"];
+	        this.output_per_mtok = source["output_per_mtok"];
+	    }
+	}
+	export class RuleInput {
+	    tool: string;
+	    pattern: string;
+	    effect: string;
+	    scope: string;
+	    session_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RuleInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.tool = source["tool"];
+	        this.pattern = source["pattern"];
+	        this.effect = source["effect"];
+	        this.scope = source["scope"];
+	        this.session_id = source["session_id"];
+	    }
+	}
+	export class Settings {
+	    base_url: string;
+	    model: string;
+	    has_key: boolean;
+	    key_source: string;
+	    configured: boolean;
+	    approval_mode: string;
+	    budgets: Budgets;
+	    prices: Price[];
+	    context_windows: ContextWindow[];
+	    theme: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Settings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.base_url = source["base_url"];
+	        this.model = source["model"];
+	        this.has_key = source["has_key"];
+	        this.key_source = source["key_source"];
+	        this.configured = source["configured"];
+	        this.approval_mode = source["approval_mode"];
+	        this.budgets = this.convertValues(source["budgets"], Budgets);
+	        this.prices = this.convertValues(source["prices"], Price);
+	        this.context_windows = this.convertValues(source["context_windows"], ContextWindow);
+	        this.theme = source["theme"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -69,31 +173,16 @@ export namespace main {
 		    return a;
 		}
 	}
-	export class Settings {
-	    base_url: string;
-	    model: string;
-	    has_key: boolean;
-	    key_source: string;
-	    configured: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new Settings(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.base_url = source["base_url"];
-	        this.model = source["model"];
-	        this.has_key = source["has_key"];
-	        this.key_source = source["key_source"];
-	        this.configured = source["configured"];
-	    }
-	}
 	export class SettingsInput {
 	    base_url: string;
 	    model: string;
 	    api_key: string;
 	    clear_key: boolean;
+	    approval_mode: string;
+	    budgets: Budgets;
+	    prices: Price[];
+	    context_windows: ContextWindow[];
+	    theme: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsInput(source);
@@ -105,14 +194,125 @@ export namespace main {
 	        this.model = source["model"];
 	        this.api_key = source["api_key"];
 	        this.clear_key = source["clear_key"];
+	        this.approval_mode = source["approval_mode"];
+	        this.budgets = this.convertValues(source["budgets"], Budgets);
+	        this.prices = this.convertValues(source["prices"], Price);
+	        this.context_windows = this.convertValues(source["context_windows"], ContextWindow);
+	        this.theme = source["theme"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Touched {
+	    path: string;
+	    seq: number;
+	    tool: string;
+	    changed: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Touched(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.seq = source["seq"];
+	        this.tool = source["tool"];
+	        this.changed = source["changed"];
 	    }
 	}
 
 }
 
-export namespace store {
+export namespace main {
 	
-	export class Chunk {
+	export class ConnectionResult {
+	    ok: boolean;
+	    models: string[];
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConnectionResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
+	        this.models = source["models"];
+	        this.error = source["error"];
+	    }
+	}
+	export class DecisionInput {
+	    approved: boolean;
+	    reason: string;
+	    arguments: string;
+	    always?: desktop.RuleInput;
+	
+	    static createFrom(source: any = {}) {
+	        return new DecisionInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.approved = source["approved"];
+	        this.reason = source["reason"];
+	        this.arguments = source["arguments"];
+	        this.always = this.convertValues(source["always"], desktop.RuleInput);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PendingApproval {
+	    call_id: string;
+	    name: string;
+	    arguments: string;
+	    read_only: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingApproval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.call_id = source["call_id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	        this.read_only = source["read_only"];
+	    }
+	}
+	export class Row {
 	    session_id: string;
 	    seq: number;
 	    kind: string;
@@ -120,9 +320,10 @@ export namespace store {
 	    run_id: string;
 	    // Go type: time
 	    created_at: any;
+	    tokens: number;
 	
 	    static createFrom(source: any = {}) {
-	        return new Chunk(source);
+	        return new Row(source);
 	    }
 	
 	    constructor(source: any = {}) {
@@ -133,6 +334,225 @@ export namespace store {
 	        this.payload = source["payload"];
 	        this.run_id = source["run_id"];
 	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.tokens = source["tokens"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SessionSummary {
+	    id: string;
+	    title: string;
+	    workspace: string;
+	    model: string;
+	    parent_id: string;
+	    fork_seq: number;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    archived: boolean;
+	    running: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.workspace = source["workspace"];
+	        this.model = source["model"];
+	        this.parent_id = source["parent_id"];
+	        this.fork_seq = source["fork_seq"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.archived = source["archived"];
+	        this.running = source["running"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SessionView {
+	    session: store.Session;
+	    rows: Row[];
+	    runs: store.Run[];
+	    pending: PendingApproval[];
+	    running_run_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = this.convertValues(source["session"], store.Session);
+	        this.rows = this.convertValues(source["rows"], Row);
+	        this.runs = this.convertValues(source["runs"], store.Run);
+	        this.pending = this.convertValues(source["pending"], PendingApproval);
+	        this.running_run_id = source["running_run_id"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace store {
+	
+	export class Hit {
+	    session_id: string;
+	    session_title: string;
+	    seq: number;
+	    kind: string;
+	    snippet: string;
+	    rank: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Hit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.session_title = source["session_title"];
+	        this.seq = source["seq"];
+	        this.kind = source["kind"];
+	        this.snippet = source["snippet"];
+	        this.rank = source["rank"];
+	    }
+	}
+	export class Rule {
+	    id: string;
+	    tool: string;
+	    pattern: string;
+	    effect: string;
+	    scope: string;
+	    scope_id: string;
+	    // Go type: time
+	    created_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Rule(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.tool = source["tool"];
+	        this.pattern = source["pattern"];
+	        this.effect = source["effect"];
+	        this.scope = source["scope"];
+	        this.scope_id = source["scope_id"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Run {
+	    run_id: string;
+	    session_id: string;
+	    model: string;
+	    system_prompt_hash: string;
+	    budgets: number[];
+	    status: string;
+	    output: string;
+	    turns: number;
+	    tool_calls: number;
+	    input_tokens: number;
+	    output_tokens: number;
+	    cost_usd: number;
+	    // Go type: time
+	    started_at: any;
+	    // Go type: time
+	    ended_at: any;
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Run(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.run_id = source["run_id"];
+	        this.session_id = source["session_id"];
+	        this.model = source["model"];
+	        this.system_prompt_hash = source["system_prompt_hash"];
+	        this.budgets = source["budgets"];
+	        this.status = source["status"];
+	        this.output = source["output"];
+	        this.turns = source["turns"];
+	        this.tool_calls = source["tool_calls"];
+	        this.input_tokens = source["input_tokens"];
+	        this.output_tokens = source["output_tokens"];
+	        this.cost_usd = source["cost_usd"];
+	        this.started_at = this.convertValues(source["started_at"], null);
+	        this.ended_at = this.convertValues(source["ended_at"], null);
+	        this.error = source["error"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
