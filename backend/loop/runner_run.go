@@ -3,7 +3,6 @@ package loop
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -24,6 +23,10 @@ type run struct {
 	specs    []tools.Spec
 	readOnly map[string]bool
 	ctxEst   int64
+	// chunks mirrors the session's rows: loaded once, then extended with what each Append
+	// returns (the run is the session's only writer while it runs), so a model call needs no
+	// database read. Owned by the loop goroutine; workers get a capped snapshot.
+	chunks []store.Chunk
 
 	cancel     chan struct{}
 	cancelOnce sync.Once
@@ -61,6 +64,7 @@ func (rn *run) prepare(ctx context.Context) error {
 	rn.root = rn.ws.Root()
 	chunks, err := cfg.Store.Chunks(ctx, rn.spec.SessionID)
 	if err == nil {
+		rn.chunks = chunks
 		rn.ctxEst, err = estimate(chunks, rn.spec.SystemPrompt)
 	}
 	if err != nil {
@@ -189,13 +193,15 @@ func (rn *run) execute(effects []Effect) []Effect {
 		case Emit:
 			rn.publish(e.Payload)
 		case CallModel:
-			rn.goWork(func() { rn.callModel(e) })
+			rows := rn.snapshot()
+			rn.goWork(func() { rn.callModel(e, rows) })
 		case RequestApproval:
 			rn.requestApprovals(e.Calls)
 		case RunTools:
 			rn.goWork(func() { rn.runTools(e.Calls) })
 		case Compact:
-			rn.goWork(func() { rn.compact(e) })
+			rows := rn.snapshot()
+			rn.goWork(func() { rn.compact(e, rows) })
 		case Done:
 			rn.result = e.Result
 		}
@@ -242,9 +248,13 @@ func (rn *run) persist(rows []Row) error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
-	_, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, chunks...)
+	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, chunks...)
+	rn.chunks = append(rn.chunks, added...)
 	return err
 }
+
+// snapshot hands workers the rows so far; later appends never touch what it covers.
+func (rn *run) snapshot() []store.Chunk { return rn.chunks[:len(rn.chunks):len(rn.chunks)] }
 
 // storePayload converts a core row to the store's payload type of the same kind.
 func storePayload(row Row) any {
@@ -299,9 +309,4 @@ func (rn *run) finish() {
 	delete(rn.r.bySession, rn.spec.SessionID)
 	rn.r.mu.Unlock()
 	close(rn.done)
-}
-
-// errCancelled tells workers' callers apart from real failures.
-func cancelled(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, context.Canceled)
 }

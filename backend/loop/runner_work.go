@@ -1,9 +1,7 @@
 package loop
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"sync"
 
 	"github.com/loopdesk/loopdesk/backend/loop/provider"
@@ -20,19 +18,6 @@ const summaryPrompt = "[loopdesk] Summarise the conversation so far for your own
 	"decisions made, facts learned (file names, commands, results), what is done and what remains. " +
 	"Be complete but concise; this summary replaces the earlier messages."
 
-// messages loads the session's rows and derives the request's messages.
-func (rn *run) messages(ctx context.Context) ([]store.Chunk, []json.RawMessage, error) {
-	chunks, err := rn.r.cfg.Store.Chunks(ctx, rn.spec.SessionID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load session: %w", err)
-	}
-	msgs, err := store.Messages(chunks)
-	if err != nil {
-		return nil, nil, err
-	}
-	return chunks, msgs, nil
-}
-
 func (rn *run) withSystem(msgs []json.RawMessage) []json.RawMessage {
 	if rn.spec.SystemPrompt == "" {
 		return msgs
@@ -48,12 +33,10 @@ func wireMessage(role, content string) json.RawMessage {
 	return b
 }
 
-func (rn *run) callModel(e CallModel) {
-	_, msgs, err := rn.messages(rn.op)
+func (rn *run) callModel(e CallModel, rows []store.Chunk) {
+	msgs, err := store.Messages(rows)
 	if err != nil {
-		if !cancelled(rn.op, err) {
-			rn.send(Failed{Now: rn.now(), Err: err.Error()})
-		}
+		rn.send(Failed{Now: rn.now(), Err: err.Error()})
 		return
 	}
 	msgs = rn.withSystem(msgs)
@@ -165,15 +148,8 @@ func (rn *run) runTool(c Call) {
 }
 
 // compact summarises the rows up to the cut with one model call (no tools).
-func (rn *run) compact(e Compact) {
+func (rn *run) compact(e Compact, chunks []store.Chunk) {
 	fail := func(msg string) { rn.send(Compacted{Now: rn.now(), OK: false, Err: msg}) }
-	chunks, _, err := rn.messages(rn.op)
-	if err != nil {
-		if rn.op.Err() == nil {
-			fail(err.Error())
-		}
-		return
-	}
 	refs := make([]RowRef, len(chunks))
 	for i, c := range chunks {
 		refs[i] = RowRef{Seq: c.Seq, Kind: RowKind(c.Kind)}
