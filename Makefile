@@ -69,7 +69,7 @@ test-e2e: deps-test $(BIN)/loopdesk-dev $(BIN)/fakeai
 	xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-concurrency=1 e2e/tests/
 
 bench: deps frontend/dist/index.html
-	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 -tags $(TAGS) ./backend/... | tee $(BIN)/../bench.txt
+	scripts/bench.sh
 
 # Regenerates frontend/wailsjs from the bound Go methods (needs the Wails CLI:
 # go install github.com/wailsapp/wails/v2/cmd/wails@v2.13.0). Commit the result.
