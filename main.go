@@ -37,6 +37,9 @@ var icon []byte
 func main() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
+		case "run":
+			// cli.Run owns Ctrl-C: the first cancels the run cleanly, the second exits.
+			os.Exit(cli.Run(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 		case "sessions":
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			code := cli.Sessions(ctx, os.Args[2:], os.Stdout, os.Stderr)
