@@ -1,0 +1,224 @@
+// The whole window against the in-memory fake: approvals, streaming, search,
+// forks, session actions, the workspace and the theme.
+import { act, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { SessionSummary } from './api/types';
+import { chunk, makeFakeApi } from './test/fakeApi';
+
+let fake = makeFakeApi();
+vi.mock('./api/backend', () => ({
+  get api() {
+    return fake.api;
+  },
+}));
+
+import { App } from './App';
+
+beforeEach(() => {
+  fake = makeFakeApi();
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+  delete document.documentElement.dataset.theme;
+});
+
+function seed(title: string, extra: Partial<SessionSummary> = {}) {
+  const s = fake.session(title, extra);
+  fake.state.sessions.push(s);
+  fake.state.rows.set(s.id, []);
+  return s;
+}
+
+async function openSession(title: RegExp) {
+  const nav = await screen.findByRole('navigation', { name: 'Sessions' });
+  await userEvent.click(await within(nav).findByRole('button', { name: title }));
+}
+
+describe('App flows', () => {
+  it('decides several pending calls at once and shows each result on its card', async () => {
+    const s = seed('two calls');
+    const args1 = '{"path":"a.txt"}';
+    const args2 = '{"command":"ls"}';
+    fake.state.rows.set(s.id, [
+      chunk(s.id, 1, 'user', { text: 'look around' }),
+      chunk(s.id, 2, 'assistant', { text: '', tool_calls: [{ id: 'c1', name: 'read_file', arguments: args1 }, { id: 'c2', name: 'run_shell_command', arguments: args2 }] }),
+    ]);
+    fake.state.pending.set(s.id, [
+      { call_id: 'c1', name: 'read_file', arguments: args1, read_only: true },
+      { call_id: 'c2', name: 'run_shell_command', arguments: args2, read_only: false },
+    ]);
+    fake.state.running.set(s.id, 'run1');
+    render(<App />);
+    await openSession(/two calls/);
+    expect(await screen.findByText('2 calls wait for your approval')).toBeTruthy();
+    expect(screen.getAllByRole('button', { name: 'Approve' })).toHaveLength(2);
+    await userEvent.click(screen.getByRole('button', { name: 'Approve all' }));
+    await waitFor(() => expect(fake.api.decide).toHaveBeenCalledTimes(2));
+    expect(fake.api.decide.mock.calls.map((c) => [c[1], c[2].approved])).toEqual([
+      ['c1', true],
+      ['c2', true],
+    ]);
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull());
+
+    // The results arrive: each is folded into its card.
+    fake.state.rows.get(s.id)!.push(
+      chunk(s.id, 3, 'tool_result', { call_id: 'c1', name: 'read_file', content: 'hello from a.txt', is_error: false }),
+      chunk(s.id, 4, 'tool_result', { call_id: 'c2', name: 'run_shell_command', content: 'a.txt', is_error: false }),
+    );
+    act(() => fake.emit({ type: 'tool_finished', session_id: s.id, call_id: 'c2', name: 'run_shell_command', content: 'a.txt', is_error: false }));
+    const card = await screen.findByRole('region', { name: 'Tool call read_file' });
+    expect(await within(card).findByText('hello from a.txt')).toBeTruthy();
+  });
+
+  it('a pending call announced by an event gets controls, and a decision clears them', async () => {
+    const s = seed('live approval');
+    render(<App />);
+    await openSession(/live approval/);
+    fake.state.pending.set(s.id, [{ call_id: 'c9', name: 'write_file', arguments: '{"path":"x","content":"y"}', read_only: false }]);
+    act(() => {
+      fake.emit({ type: 'run_started', session_id: s.id, started_at: new Date().toISOString() });
+      fake.emit({ type: 'approval_requested', session_id: s.id, call_id: 'c9', name: 'write_file', arguments: { path: 'x', content: 'y' } });
+    });
+    expect(await screen.findByText('Waiting for your approval of write_file')).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Deny' }));
+    expect(fake.api.decide).toHaveBeenCalledWith(s.id, 'c9', { approved: false, reason: '', arguments: '', always: null });
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Deny' })).toBeNull());
+  });
+
+  it('coalesces text deltas into one render per animation frame', async () => {
+    const s = seed('fast stream');
+    const frames: FrameRequestCallback[] = [];
+    vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => frames.push(cb));
+    vi.stubGlobal('cancelAnimationFrame', () => {});
+    render(<App />);
+    await openSession(/fast stream/);
+    act(() => {
+      fake.emit({ type: 'run_started', session_id: s.id });
+      for (let i = 0; i < 500; i++) fake.emit({ type: 'text_delta', session_id: s.id, text: 'x' });
+    });
+    expect(frames).toHaveLength(1);
+    act(() => frames.shift()!(0));
+    const live = screen.getByRole('article', { name: 'Assistant reply (streaming)' });
+    expect(live.textContent).toBe('x'.repeat(500));
+  });
+
+  it('re-fetches the session when an event is missed (seq gap)', async () => {
+    const s = seed('gappy');
+    render(<App />);
+    await openSession(/gappy/);
+    await waitFor(() => expect(fake.api.openSession).toHaveBeenCalledTimes(1));
+    act(() => fake.emit({ type: 'usage', session_id: s.id, seq: 5 }));
+    act(() => fake.emit({ type: 'usage', session_id: s.id, seq: 6 }));
+    expect(fake.api.openSession).toHaveBeenCalledTimes(1);
+    fake.state.rows.set(s.id, [chunk(s.id, 1, 'user', { text: 'stored while we were away' })]);
+    act(() => fake.emit({ type: 'usage', session_id: s.id, seq: 9 }));
+    expect(await screen.findByText('stored while we were away')).toBeTruthy();
+  });
+
+  it('a search hit opens its session at the matching row', async () => {
+    const s = seed('needle session');
+    const rows = [chunk(s.id, 1, 'user', { text: 'start' })];
+    for (let i = 2; i <= 400; i++) rows.push(chunk(s.id, i, 'user', { text: `filler ${i}` }));
+    rows[9] = chunk(s.id, 10, 'tool_result', { call_id: 'x', name: 'read_file', content: 'the needle is here', is_error: false });
+    fake.state.rows.set(s.id, rows);
+    fake.state.hits = [{ session_id: s.id, session_title: 'needle session', seq: 10, kind: 'tool_result', snippet: 'the \u0001needle\u0002 is here', rank: 1 }];
+    render(<App />);
+    await userEvent.type(await screen.findByRole('searchbox', { name: 'Search sessions' }), 'needle');
+    const results = await screen.findByLabelText('Search results');
+    await userEvent.click(await within(results).findByRole('button', { name: /needle session/ }));
+    // Row 10 is older than the first page of the conversation: the window widened to show it.
+    const target = await waitFor(() => {
+      const el = document.querySelector('[data-seq="10"]');
+      if (!el) throw new Error('row 10 not rendered');
+      return el;
+    });
+    expect(target.textContent).toContain('the needle is here');
+    expect(target.className).toContain('focused');
+  });
+
+  it('forks from a chunk table row and opens the fork under its parent', async () => {
+    const s = seed('parent');
+    fake.state.rows.set(s.id, [
+      chunk(s.id, 1, 'user', { text: 'one' }),
+      chunk(s.id, 2, 'assistant', { text: 'two' }),
+      chunk(s.id, 3, 'user', { text: 'three' }),
+    ]);
+    render(<App />);
+    await openSession(/parent/);
+    await userEvent.click(screen.getByRole('tab', { name: 'Chunks' }));
+    const table = await screen.findByRole('table', { name: 'Chunk table' });
+    const row2 = (await within(table).findByText('two')).closest('[role="row"]') as HTMLElement;
+    await userEvent.click(within(row2).getByRole('button', { name: 'Fork from here' }));
+    expect(fake.api.forkSession).toHaveBeenCalledWith(s.id, 2);
+    expect(await screen.findByRole('button', { name: /forked from parent at #2/ })).toBeTruthy();
+    const forks = await screen.findByRole('list', { name: 'Forks of parent' });
+    expect(within(forks).getByRole('button', { name: /parent \(fork\)/ }).getAttribute('aria-current')).toBe('page');
+    // The fork has the parent's rows up to the fork point only.
+    await waitFor(() => expect(within(table).queryByText('three')).toBeNull());
+  });
+
+  it('renames, exports, and deletes only after confirmation', async () => {
+    seed('to rename');
+    render(<App />);
+    await openSession(/to rename/);
+    await userEvent.click(screen.getByRole('button', { name: 'Rename' }));
+    const title = screen.getByRole('textbox', { name: 'Session title' });
+    await userEvent.clear(title);
+    await userEvent.type(title, 'renamed{Enter}');
+    expect(await screen.findByRole('heading', { name: 'renamed' })).toBeTruthy();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Export' }));
+    expect(await screen.findByText('Exported to /home/me/session.jsonl')).toBeTruthy();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    const dialog = screen.getByRole('alertdialog', { name: 'Delete session?' });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(fake.api.deleteSession).not.toHaveBeenCalled();
+    await userEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Delete permanently' }));
+    await waitFor(() => expect(fake.api.deleteSession).toHaveBeenCalled());
+    const nav = screen.getByRole('navigation', { name: 'Sessions' });
+    await waitFor(() => expect(within(nav).queryByRole('button', { name: /renamed/ })).toBeNull());
+    expect(screen.getByRole('heading', { name: 'New conversation' })).toBeTruthy();
+  });
+
+  it('chooses a folder, shows its files and follows the watcher', async () => {
+    const s = seed('ws');
+    fake.state.files.set('/home/me/project', [{ path: 'a.txt', dir: false, size: 1 }]);
+    fake.state.contents.set('a.txt', 'alpha');
+    render(<App />);
+    await openSession(/^ws/);
+    await userEvent.click(screen.getByRole('tab', { name: 'Workspace' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Choose folder' }));
+    expect(fake.api.setWorkspace).toHaveBeenCalledWith(s.id, '/home/me/project');
+    const tree = await screen.findByRole('tree', { name: 'Workspace files' });
+    expect(await within(tree).findByRole('treeitem', { name: 'a.txt' })).toBeTruthy();
+
+    fake.state.files.set('/home/me/project', [{ path: 'a.txt', dir: false, size: 1 }, { path: 'b.txt', dir: false, size: 2 }]);
+    act(() => fake.emitWorkspace({ workspace: '/home/me/project', changes: [{ path: 'b.txt', op: 'created' }] }));
+    expect(await within(tree).findByRole('treeitem', { name: 'b.txt' })).toBeTruthy();
+    // Changes to another folder are not ours.
+    fake.state.files.set('/home/me/project', []);
+    act(() => fake.emitWorkspace({ workspace: '/elsewhere', changes: [{ path: 'z', op: 'created' }] }));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(within(tree).getByRole('treeitem', { name: 'b.txt' })).toBeTruthy();
+
+    await userEvent.click(within(tree).getByText('a.txt'));
+    expect((await screen.findByRole('region', { name: 'Preview of a.txt' })).textContent).toContain('alpha');
+  });
+
+  it('applies the saved theme, and follows the system by default', async () => {
+    render(<App />);
+    await screen.findByRole('navigation', { name: 'Sessions' });
+    await waitFor(() => expect(fake.api.getSettings).toHaveBeenCalled());
+    expect(document.documentElement.dataset.theme).toBeUndefined();
+    await userEvent.click(screen.getByRole('button', { name: 'Settings' }));
+    await userEvent.selectOptions(await screen.findByRole('combobox', { name: 'Theme' }), 'dark');
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await screen.findByText('Saved.');
+    await userEvent.click(screen.getByRole('button', { name: 'Close' }));
+    expect(document.documentElement.dataset.theme).toBe('dark');
+  });
+});

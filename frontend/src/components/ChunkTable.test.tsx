@@ -1,0 +1,69 @@
+import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import type { Chunk } from '../api/types';
+import { chunk } from '../test/fakeApi';
+import { ChunkTable, ROW_HEIGHT } from './ChunkTable';
+
+function manyRows(n: number): Chunk[] {
+  const kinds = ['user', 'assistant', 'tool_result'] as const;
+  return Array.from({ length: n }, (_, i) => {
+    const kind = kinds[i % 3];
+    const payload = kind === 'tool_result' ? { call_id: `c${i}`, name: 'read_file', content: `content ${i + 1}`, is_error: false } : { text: `message ${i + 1}` };
+    return chunk('s1', i + 1, kind, payload);
+  });
+}
+
+const bodyRows = () => screen.getAllByRole('row').filter((r) => r.getAttribute('aria-rowindex') !== '1');
+
+describe('ChunkTable', () => {
+  it('keeps only the rows in view in the DOM, even for 100,000 rows', () => {
+    const rows = manyRows(100_000);
+    render(<ChunkTable rows={rows} onFork={() => {}} />);
+    const table = screen.getByRole('table', { name: 'Chunk table' });
+    expect(table.getAttribute('aria-rowcount')).toBe('100001');
+    expect(bodyRows().length).toBeLessThan(60);
+    expect(within(table).getByText('message 1')).toBeTruthy();
+
+    // Scrolling to the end renders the last rows instead.
+    const body = table.querySelector('.tbody') as HTMLElement;
+    vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => {
+      cb(0);
+      return 1;
+    });
+    act(() => {
+      body.scrollTop = 99_990 * ROW_HEIGHT;
+      fireEvent.scroll(body);
+    });
+    vi.unstubAllGlobals();
+    expect(within(table).getByText('message 100000')).toBeTruthy();
+    expect(within(table).queryByText('message 1')).toBeNull();
+    expect(bodyRows().length).toBeLessThan(60);
+  });
+
+  it('filters by kind', async () => {
+    render(<ChunkTable rows={manyRows(9)} onFork={() => {}} />);
+    await userEvent.selectOptions(screen.getByRole('combobox', { name: 'Filter by kind' }), 'tool_result');
+    expect(bodyRows().map((r) => r.getAttribute('data-seq'))).toEqual(['3', '6', '9']);
+    expect(screen.getByText('3 rows')).toBeTruthy();
+  });
+
+  it('shows the full payload of a clicked row and forks from any row', async () => {
+    const onFork = vi.fn();
+    render(<ChunkTable rows={manyRows(9)} onFork={onFork} />);
+    await userEvent.click(screen.getByText('read_file: content 6'));
+    const detail = screen.getByRole('region', { name: 'Row 6' });
+    expect(JSON.parse(within(detail).getByLabelText('Payload').textContent!)).toEqual({ call_id: 'c5', name: 'read_file', content: 'content 6', is_error: false });
+    const row5 = bodyRows().find((r) => r.getAttribute('data-seq') === '5')!;
+    await userEvent.click(within(row5).getByRole('button', { name: 'Fork from here' }));
+    expect(onFork).toHaveBeenCalledWith(5);
+  });
+
+  it('selects a row asked for from elsewhere (a search hit)', () => {
+    const rows = manyRows(5000);
+    render(<ChunkTable rows={rows} focus={{ seq: 4000 }} onFork={() => {}} />);
+    expect(screen.getByRole('region', { name: 'Row 4000' })).toBeTruthy();
+    const row = bodyRows().find((r) => r.getAttribute('data-seq') === '4000');
+    expect(row?.getAttribute('aria-selected')).toBe('true');
+  });
+});

@@ -1,0 +1,133 @@
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import type { DecisionInput, Pending, RuleInput } from '../api/types';
+import { ToolCard, type CardActions } from './ToolCard';
+
+function actions(over: Partial<CardActions> = {}) {
+  return {
+    decide: vi.fn(async (_id: string, _d: DecisionInput) => true),
+    suggestRule: vi.fn(async (): Promise<RuleInput | null> => ({ tool: 'run_shell_command', pattern: 'git status*', effect: 'allow', scope: 'session', session_id: 's1' })),
+    readFile: vi.fn(async (): Promise<string | null> => null),
+    ...over,
+  };
+}
+
+const shell = { id: 'c1', name: 'run_shell_command', arguments: '{"command":"git status --short"}' };
+const pendingShell: Pending = { call_id: 'c1', name: 'run_shell_command', arguments: shell.arguments, read_only: false };
+
+describe('ToolCard', () => {
+  it('shows the shell command itself and streams its output', () => {
+    const { rerender } = render(<ToolCard call={shell} output={"M a.go\n"} running={{ name: 'run_shell_command', since: Date.now() }} actions={actions()} />);
+    expect(screen.getByLabelText('Command').textContent).toBe('$ git status --short');
+    expect(screen.getByLabelText('Output').textContent).toBe('M a.go\n');
+    expect(screen.getByText(/^Running/)).toBeTruthy();
+    rerender(<ToolCard call={shell} output={"M a.go\nM b.go\n"} actions={actions()} result={{ seq: 4, payload: { call_id: 'c1', name: 'run_shell_command', content: 'M a.go\nM b.go', is_error: false } }} />);
+    // The stored result replaces the live output.
+    expect(screen.queryByLabelText('Output')).toBeNull();
+    expect(screen.getByText('Result · 2 lines')).toBeTruthy();
+  });
+
+  it('diffs an edit_file call from its old and new strings, as text', () => {
+    const call = { id: 'c2', name: 'edit_file', arguments: JSON.stringify({ path: 'main.go', old_string: 'a := 1\n<b>x</b>\n', new_string: 'a := 2\n<b>x</b>\n' }) };
+    const { container } = render(<ToolCard call={call} actions={actions()} />);
+    const diff = screen.getByRole('figure', { name: 'Change to main.go' });
+    expect(within(diff).getByText('- a := 1')).toBeTruthy();
+    expect(within(diff).getByText('+ a := 2')).toBeTruthy();
+    expect(container.querySelector('b')).toBeNull();
+  });
+
+  it('diffs a pending write_file against the file as it is now', async () => {
+    const call = { id: 'c3', name: 'write_file', arguments: JSON.stringify({ path: 'notes.txt', content: 'one\nthree\n' }) };
+    const a = actions({ readFile: vi.fn(async () => 'one\ntwo\n') });
+    render(<ToolCard call={call} pending={{ call_id: 'c3', name: 'write_file', arguments: call.arguments, read_only: false }} actions={a} />);
+    expect(await screen.findByText('- two')).toBeTruthy();
+    expect(screen.getByText('+ three')).toBeTruthy();
+    expect(a.readFile).toHaveBeenCalledWith('notes.txt');
+  });
+
+  it('approves, denies and denies with a reason', async () => {
+    const a = actions();
+    render(<ToolCard call={shell} pending={pendingShell} actions={a} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    expect(a.decide).toHaveBeenLastCalledWith('c1', { approved: true, reason: '', arguments: '', always: null });
+    await userEvent.click(screen.getByRole('button', { name: 'Deny' }));
+    expect(a.decide).toHaveBeenLastCalledWith('c1', { approved: false, reason: '', arguments: '', always: null });
+    await userEvent.click(screen.getByRole('button', { name: 'Deny with reason' }));
+    await userEvent.type(screen.getByRole('textbox', { name: 'Reason' }), 'not on main{Enter}');
+    expect(a.decide).toHaveBeenLastCalledWith('c1', { approved: false, reason: 'not on main', arguments: '', always: null });
+  });
+
+  it('y and n act on the focused card only', async () => {
+    const a = actions();
+    render(<ToolCard call={shell} pending={pendingShell} actions={a} />);
+    const card = screen.getByRole('region', { name: 'Tool call run_shell_command' });
+    card.focus();
+    fireEvent.keyDown(card, { key: 'y' });
+    await waitFor(() => expect(a.decide).toHaveBeenCalledWith('c1', expect.objectContaining({ approved: true })));
+    a.decide.mockClear();
+    // Typing in the reason box is not a decision.
+    await userEvent.click(screen.getByRole('button', { name: 'Deny with reason' }));
+    fireEvent.keyDown(screen.getByRole('textbox', { name: 'Reason' }), { key: 'n' });
+    expect(a.decide).not.toHaveBeenCalled();
+    fireEvent.keyDown(card, { key: 'n' });
+    await waitFor(() => expect(a.decide).toHaveBeenCalledWith('c1', expect.objectContaining({ approved: false })));
+  });
+
+  it('Always allow opens the exact rule, editable, and saves it with the approval', async () => {
+    const a = actions();
+    render(<ToolCard call={shell} pending={pendingShell} actions={a} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Always allow' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Always allow rule' });
+    const pattern = within(dialog).getByRole('textbox', { name: 'Pattern' });
+    expect(pattern).toHaveProperty('value', 'git status*');
+    await userEvent.clear(pattern);
+    await userEvent.type(pattern, 'git *');
+    await userEvent.selectOptions(within(dialog).getByRole('combobox', { name: 'Scope' }), 'workspace');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save rule and approve' }));
+    expect(a.decide).toHaveBeenCalledWith('c1', {
+      approved: true,
+      reason: '',
+      arguments: '',
+      always: { tool: 'run_shell_command', pattern: 'git *', effect: 'allow', scope: 'workspace', session_id: 's1' },
+    });
+  });
+
+  it('Edit arguments approves the edited call and refuses what is not a JSON object', async () => {
+    const a = actions();
+    render(<ToolCard call={shell} pending={pendingShell} actions={a} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Edit arguments' }));
+    const box = screen.getByRole('textbox', { name: 'Arguments' });
+    fireEvent.change(box, { target: { value: 'not json' } });
+    await userEvent.click(screen.getByRole('button', { name: 'Approve edited call' }));
+    expect(screen.getByRole('alert').textContent).toMatch(/JSON object/);
+    expect(a.decide).not.toHaveBeenCalled();
+    fireEvent.change(box, { target: { value: '{"command": "git status"}' } });
+    await userEvent.click(screen.getByRole('button', { name: 'Approve edited call' }));
+    expect(a.decide).toHaveBeenCalledWith('c1', { approved: true, reason: '', arguments: '{"command":"git status"}', always: null });
+  });
+
+  it('shows who decided and the reason once recorded', () => {
+    render(
+      <ToolCard
+        call={shell}
+        approval={{ seq: 3, payload: { call_id: 'c1', tool: 'run_shell_command', decision: 'denied', by: 'person', reason: 'too risky' } }}
+        result={{ seq: 4, payload: { call_id: 'c1', name: 'run_shell_command', content: 'denied: too risky', is_error: true } }}
+        actions={actions()}
+      />,
+    );
+    expect(screen.getByText(/Denied by you/).textContent).toContain('too risky');
+    expect(screen.getByText('Denied')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+  });
+
+  it('keeps the controls when Go refuses the decision', async () => {
+    const a = actions({ decide: vi.fn(async () => false) });
+    render(<ToolCard call={shell} pending={pendingShell} actions={a} />);
+    await act(async () => {
+      await userEvent.click(screen.getByRole('button', { name: 'Deny with reason' }));
+    });
+    await userEvent.type(screen.getByRole('textbox', { name: 'Reason' }), 'no{Enter}');
+    expect(screen.getByRole('textbox', { name: 'Reason' })).toHaveProperty('value', 'no');
+  });
+});
