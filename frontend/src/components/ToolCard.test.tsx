@@ -65,7 +65,7 @@ describe('ToolCard', () => {
     card.focus();
     fireEvent.keyDown(card, { key: 'y' });
     await waitFor(() => expect(a.decide).toHaveBeenCalledWith('c1', expect.objectContaining({ approved: true })));
-    a.decide.mockClear();
+    vi.mocked(a.decide).mockClear();
     // Typing in the reason box is not a decision.
     await userEvent.click(screen.getByRole('button', { name: 'Deny with reason' }));
     fireEvent.keyDown(screen.getByRole('textbox', { name: 'Reason' }), { key: 'n' });
