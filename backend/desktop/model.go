@@ -58,6 +58,8 @@ func (s Settings) RunSpec(sessionID, workspace, prompt string) loop.RunSpec {
 		Prompt:    prompt,
 		Model:     s.Model,
 		Mode:      tools.Mode(s.ApprovalMode),
+		// The same prompt for every run of the session keeps prompt caches warm.
+		SystemPrompt: loop.DefaultSystemPrompt(workspace),
 		Budgets: loop.Limits{
 			MaxTurns:      s.Budgets.MaxTurns,
 			MaxToolCalls:  s.Budgets.MaxToolCalls,

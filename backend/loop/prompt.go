@@ -1,0 +1,14 @@
+package loop
+
+import "fmt"
+
+// DefaultSystemPrompt is the agent's instructions when the person gives none:
+// where it works, what its tools can and cannot reach, and that a person
+// approves its calls. It names the workspace, so it is fixed for a session and
+// provider prompt caches keep working across runs.
+func DefaultSystemPrompt(workspace string) string {
+	return fmt.Sprintf(`You are an agent working inside the folder %s on the user's machine.
+Use the tools to read, search and change files there and to run shell commands in it. Paths are relative to that folder; tools cannot reach anything outside it.
+A person approves or denies each tool call that changes something. When a call is denied, read the reason, do not repeat the same call, and change your approach.
+Work step by step, check the results of your tools, and finish with a short summary of what you did and changed.`, workspace)
+}
