@@ -37,7 +37,20 @@ type harness struct {
 	ws       string
 	rec      *recorder
 	pending  chan tools.Pending // calls waiting for a person
+	model    *provider.Client
 }
+
+func modelOf(h *harness) *provider.Client { return h.model }
+
+func toolsOf(t *testing.T) *tools.Registry {
+	reg, err := tools.NewRegistry(tools.Builtins()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func wsOf() *tools.Manager { return tools.NewManager() }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
@@ -61,6 +74,8 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, srv: srv, db: db, ws: ws, pending: make(chan tools.Pending, 16)}
+	h.model = provider.New(provider.Config{BaseURL: srv.URL(), APIKey: "test-key", Model: "fake-model",
+		MaxRetries: -1, RequestTimeout: 10 * time.Second, IdleTimeout: 10 * time.Second})
 	var runner *loop.Runner
 	h.approver = tools.NewApprover(nil, func(p tools.Pending) {
 		runner.ApprovalRequested(p)
@@ -68,8 +83,7 @@ func newHarness(t *testing.T) *harness {
 	})
 	runner = loop.New(loop.Config{
 		Store: db, Approver: h.approver, Tools: reg, Workspaces: tools.NewManager(),
-		Model: provider.New(provider.Config{BaseURL: srv.URL(), APIKey: "test-key", Model: "fake-model",
-			MaxRetries: -1, RequestTimeout: 10 * time.Second, IdleTimeout: 10 * time.Second}),
+		Model:  h.model,
 		Prices: loop.PriceTable{"fake-model": {InputPerMTok: 1, OutputPerMTok: 2}},
 	})
 	h.runner = runner

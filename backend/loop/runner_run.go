@@ -113,12 +113,11 @@ func (rn *run) loop() {
 	effects := rn.step(Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Budgets, ContextTokens: rn.ctxEst})
 	for {
-		effects = rn.execute(effects)
+		for len(effects) > 0 {
+			effects = rn.execute(effects) // a failed effect ends the run: more to do
+		}
 		if rn.state.Phase == PhaseDone {
 			return
-		}
-		if len(effects) > 0 {
-			continue // a failed effect produced more to do
 		}
 		effects = rn.wait()
 	}
