@@ -92,9 +92,20 @@ export interface Run {
   output_tokens: number;
   cost_usd: number;
   started_at: string;
-  ended_at: string;
+  /** Absent while the run goes on. */
+  ended_at?: string;
   error: string;
-  budgets?: Budgets | null;
+  /** The limits the run ran under (loop.Limits; zero fields omitted, timeout in nanoseconds). */
+  budgets?: RunLimits | null;
+}
+
+export interface RunLimits {
+  max_turns?: number;
+  max_tool_calls?: number;
+  max_tokens?: number;
+  max_cost_usd?: number;
+  timeout?: number;
+  context_window?: number;
 }
 
 /** A tool call waiting for a person's decision. */

@@ -44,7 +44,7 @@ describe('BudgetMeters', () => {
     const run: Run = {
       run_id: 'r1', session_id: 's1', model: 'm', status: 'completed', output: '', turns: 4, tool_calls: 2,
       input_tokens: 100, output_tokens: 20, cost_usd: 0, started_at: '2026-01-01T10:00:00Z', ended_at: '2026-01-01T10:00:07Z',
-      error: '', budgets: { max_turns: 5, max_tool_calls: 10, max_tokens: 0, max_cost_usd: 0, timeout_seconds: 60 },
+      error: '', budgets: { max_turns: 5, max_tool_calls: 10, timeout: 60e9 },
     };
     render(<BudgetMeters {...props} phase="idle" budget={null} runs={[run]} />);
     expect(screen.getByRole('meter', { name: 'Turns' }).getAttribute('aria-valuetext')).toBe('4 of 5');

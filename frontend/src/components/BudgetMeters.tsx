@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import type { BudgetPayload } from '../api/events';
-import type { AssistantPayload, Budgets, Chunk, Run } from '../api/types';
+import type { AssistantPayload, Budgets, Chunk, Run, RunLimits } from '../api/types';
 import { useNow } from '../hooks/useNow';
 import type { Phase } from '../hooks/useSession';
 import { STOP_TEXT, formatCost, formatDuration, formatTokens } from '../lib/format';
@@ -40,7 +40,7 @@ export function BudgetMeters({ budget, runs, rows, phase, runStartedAt, status, 
   const last = runs.at(-1);
   const live = phase !== 'idle';
   const now = useNow(live);
-  const limits: Budgets = last?.budgets ?? defaults ?? { max_turns: 0, max_tool_calls: 0, max_tokens: 0, max_cost_usd: 0, timeout_seconds: 0 };
+  const limits: Budgets = last?.budgets ? fromLimits(last.budgets) : (defaults ?? NO_LIMITS);
   const contextEstimate = useMemo(() => estimateContext(rows), [rows]);
 
   let b: BudgetPayload;
@@ -56,10 +56,10 @@ export function BudgetMeters({ budget, runs, rows, phase, runStartedAt, status, 
       max_tokens: limits.max_tokens,
       cost_usd: last.cost_usd,
       max_cost_usd: limits.max_cost_usd,
-      elapsed_ms: Math.max(0, Date.parse(last.ended_at) - Date.parse(last.started_at)) || 0,
+      elapsed_ms: Math.max(0, Date.parse(last.ended_at ?? '') - Date.parse(last.started_at)) || 0,
       timeout_ms: limits.timeout_seconds * 1000,
       context_tokens: contextEstimate,
-      context_window: contextWindow,
+      context_window: last.budgets?.context_window || contextWindow,
       warnings: null,
     };
   } else {
@@ -94,7 +94,7 @@ export function BudgetMeters({ budget, runs, rows, phase, runStartedAt, status, 
       <p className={`loop-detect${stop === 'loop_detected' ? ' over' : ''}`} aria-label="Loop detection">
         {stop === 'loop_detected'
           ? 'Loop detected: the same tool call was repeated, so the run stopped.'
-          : `Loop detection on: identical repeated calls stop a run.${repeats > 0 ? ` Repeats so far: ${repeats}.` : ''}`}
+          : `Loop detection on: a call repeated with the same arguments is refused the third time and stops the run the fourth.${repeats > 0 ? ` Repeats so far: ${repeats}.` : ''}`}
       </p>
       {stop && stop !== 'completed' && (
         <p className="stop-reason" aria-label="Stop reason">
@@ -128,6 +128,19 @@ function Meter({ spec, warned, stopped }: { spec: MeterSpec; warned: boolean; st
       <span className="meter-text">{label}</span>
     </div>
   );
+}
+
+const NO_LIMITS: Budgets = { max_turns: 0, max_tool_calls: 0, max_tokens: 0, max_cost_usd: 0, timeout_seconds: 0 };
+
+/** A run's recorded limits (loop.Limits: zero fields omitted, timeout in nanoseconds). */
+function fromLimits(l: RunLimits): Budgets {
+  return {
+    max_turns: l.max_turns ?? 0,
+    max_tool_calls: l.max_tool_calls ?? 0,
+    max_tokens: l.max_tokens ?? 0,
+    max_cost_usd: l.max_cost_usd ?? 0,
+    timeout_seconds: (l.timeout ?? 0) / 1e9,
+  };
 }
 
 /** Tokens the model sees now: the rows after the last summary (an estimate from row tokens). */
