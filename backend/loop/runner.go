@@ -137,20 +137,25 @@ func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
 		r.mu.Unlock()
 		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrBusy)
 	}
-	// Reserve the session so two quick Starts cannot both pass the check above.
+	if spec.Mode == "" {
+		spec.Mode = tools.ModeAsk
+	}
+	// Reserve the session so two quick Starts cannot both pass the check above, and count the
+	// run now so Close waits for it even while it is still being prepared.
 	rn := &run{r: r, spec: spec, done: make(chan struct{}), cancel: make(chan struct{}), inputs: make(chan Input, 64)}
 	r.bySession[spec.SessionID] = rn
+	r.wg.Add(1)
 	r.mu.Unlock()
 
 	if err := rn.prepare(ctx); err != nil {
 		r.mu.Lock()
 		delete(r.bySession, spec.SessionID)
 		r.mu.Unlock()
+		r.wg.Done()
 		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, err)
 	}
 	r.mu.Lock()
 	r.byRun[rn.id] = rn
-	r.wg.Add(1)
 	r.mu.Unlock()
 	go func() {
 		defer r.wg.Done()
@@ -183,8 +188,8 @@ func (r *Runner) Running(sessionID string) (string, bool) {
 	return "", false
 }
 
-// Wait blocks until the run ends or ctx does, and returns its result. Results of finished
-// runs are kept until the Runner is closed... only for runs this Runner started.
+// Wait blocks until the run ends or ctx does, and returns its result. It knows the runs this
+// Runner started (a finished run keeps only its result); older runs are in the store.
 func (r *Runner) Wait(ctx context.Context, runID string) (Result, error) {
 	r.mu.Lock()
 	rn := r.byRun[runID]

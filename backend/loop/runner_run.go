@@ -302,6 +302,7 @@ func (rn *run) finish() {
 		}
 	}
 	rn.result = res
+	rn.chunks, rn.specs, rn.state = nil, nil, State{Phase: PhaseDone} // only the result is kept
 	rn.publish(RunFinishedPayload(res))
 	rn.ws.Release()
 	rn.r.mu.Lock()

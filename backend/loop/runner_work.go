@@ -165,11 +165,18 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 		fail("no complete turn to summarise")
 		return
 	}
+	// The rows to summarise, plus an earlier summary covering some of them (wherever its row
+	// sits), so the model condenses that summary instead of the raw rows it replaced.
 	var head, tail []store.Chunk
-	for _, c := range chunks {
-		if c.Seq <= through {
+	for i, c := range chunks {
+		switch {
+		case c.Kind == store.KindSummary:
+			if refs[i].ThroughSeq <= through {
+				head = append(head, c)
+			}
+		case c.Seq <= through:
 			head = append(head, c)
-		} else if c.Kind != store.KindSummary {
+		default:
 			tail = append(tail, c)
 		}
 	}
