@@ -99,7 +99,10 @@ func ReadFile(ws *tools.Workspace, path string) (FilePreview, error) {
 	if len(buf) > MaxPreview {
 		buf, p.Truncated = buf[:MaxPreview], true
 	}
-	if bytes.IndexByte(buf, 0) >= 0 || !utf8.Valid(trimPartialRune(buf)) {
+	if p.Truncated {
+		buf = trimPartialRune(buf) // the cut may fall inside a character
+	}
+	if bytes.IndexByte(buf, 0) >= 0 || !utf8.Valid(buf) {
 		p.Binary = true
 		return p, nil
 	}
