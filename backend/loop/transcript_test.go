@@ -51,6 +51,9 @@ type step struct {
 	} `json:"compacted"`
 	Cancel *struct{} `json:"cancel"`
 	Tick   *struct{} `json:"tick"`
+	Failed *struct {
+		Err string `json:"err"`
+	} `json:"failed"`
 }
 
 func (st step) input(now time.Time) (Input, error) {
@@ -84,6 +87,8 @@ func (st step) input(now time.Time) (Input, error) {
 		return CancelRequested{Now: now}, nil
 	case st.Tick != nil:
 		return Ticked{Now: now}, nil
+	case st.Failed != nil:
+		return Failed{Now: now, Err: st.Failed.Err}, nil
 	}
 	return nil, fmt.Errorf("step names no input")
 }
