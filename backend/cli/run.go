@@ -38,7 +38,7 @@ Runs the agent headless in a workspace and prints what it does.
   --db PATH             database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
   --base-url URL        OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else https://api.openai.com/v1)
   --model NAME          model (default $LOOPDESK_MODEL)
-  --system TEXT         system prompt for this run
+  --system TEXT         system prompt for this run (default: the built-in agent instructions)
   --approve MODE        ask | read-only | auto | deny (default ask; ask without a terminal denies)
   --max-turns N         stop after N model calls
   --max-tool-calls N    stop after N tool calls
@@ -203,6 +203,9 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	exited := runner.Bus().Subscribe(subCtx, sessionID, printer.print)
 	defer func() { stopSub(); <-exited }()
 
+	if o.system == "" {
+		o.system = loop.DefaultSystemPrompt(o.workspace) // the same instructions the window uses
+	}
 	runID, err := runner.Start(ctx, loop.RunSpec{SessionID: sessionID, Workspace: o.workspace, Prompt: o.prompt,
 		Model: o.model, SystemPrompt: o.system, Budgets: o.limits, Mode: o.mode})
 	if err != nil {
