@@ -169,3 +169,32 @@ export async function configure(page, fakeURL) {
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
 }
+
+// ---- helpers for the UI tests (e2e/tests/ui-*.test.mjs)
+
+/** The bodies of the chat completion requests the fake received, parsed, oldest first. */
+export async function chatRequests(fake) {
+  return (await fake.requests()).filter((r) => r.path.endsWith('/chat/completions')).map((r) => JSON.parse(r.body));
+}
+
+/** Types text into the message box and sends it with Enter. */
+export async function sendMessage(page, text) {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+/** Waits until the run of the open session has finished (Send is back). */
+export async function runFinished(page, timeout = 30000) {
+  await page.getByRole('button', { name: 'Send', exact: true }).waitFor({ timeout });
+}
+
+/** Opens Settings, lets change(page) edit it, saves and closes. */
+export async function editSettings(page, change) {
+  await page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('region', { name: 'Settings' }).waitFor();
+  await change(page);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+  await page.getByRole('button', { name: 'Close', exact: true }).click();
+}

@@ -111,7 +111,7 @@ function Meter({ spec, warned, stopped }: { spec: MeterSpec; warned: boolean; st
   const level = stopped || ratio >= 1 ? 'over' : warned || ratio >= SOFT_LIMIT ? 'soft' : 'ok';
   const label = max > 0 ? `${text(value)} of ${text(max)}` : `${text(value)} (no limit)`;
   return (
-    <div className={`meter-row ${level}`}>
+    <div className={`meter-row lvl-${level}`}>
       <span className="meter-name">{name}</span>
       <div
         role="meter"

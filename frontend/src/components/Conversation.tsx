@@ -117,7 +117,7 @@ export function Conversation({ rows, live, phase, pending, running, outcome, err
       {orphanPending.map((p) => (
         <ToolCard key={p.call_id} call={{ id: p.call_id, name: p.name, arguments: p.arguments }} pending={p} output={live.outputs[p.call_id]} running={running[p.call_id]} actions={actions} />
       ))}
-      {(live.text || live.reasoning || phase === 'waiting' || phase === 'streaming') && busy && (
+      {busy && (live.text || live.reasoning || (phase !== 'tools' && pending.length === 0 && Object.keys(running).length === 0)) && (
         <article className="msg assistant streaming" aria-label="Assistant reply (streaming)" aria-busy="true">
           {live.reasoning && (
             <details className="reasoning">

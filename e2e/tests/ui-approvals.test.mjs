@@ -1,0 +1,124 @@
+// Approvals in the window: one call approved and one denied with a reason in
+// the same turn; then an "Always allow" rule, edited in its dialog, saved and
+// honoured on the next call without asking.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { chatRequests, configure, launchBrowser, makeHome, runFinished, sendMessage, shot, startApp, startFake } from '../harness.mjs';
+
+let fake, home, app, browser;
+
+before(async () => {
+  fake = await startFake();
+  home = makeHome();
+  app = await startApp(home);
+  browser = await launchBrowser();
+  await browser.page.goto(app.url);
+  await configure(browser.page, fake.url);
+  await browser.page.getByRole('button', { name: 'Close' }).click();
+});
+
+after(async () => {
+  await browser?.close();
+  await app?.stop();
+  await fake?.stop();
+  home?.cleanup();
+});
+
+const card = (page, tool) => page.getByRole('region', { name: `Tool call ${tool}` });
+
+test('one call approved and one denied with a reason, in one turn', async () => {
+  const { page } = browser;
+  await fake.enqueue(
+    {
+      kind: 'text',
+      text: 'I will write the file and clean up.',
+      calls: [
+        { id: 'call_w', name: 'write_file', arguments: JSON.stringify({ path: 'hello.txt', content: 'hello\nworld\n' }) },
+        { id: 'call_s', name: 'run_shell_command', arguments: JSON.stringify({ command: 'rm -rf build' }) },
+      ],
+    },
+    { kind: 'text', text: 'Wrote hello.txt and left build alone.' },
+  );
+  await sendMessage(page, 'write hello.txt please');
+
+  const write = card(page, 'write_file');
+  const shell = card(page, 'run_shell_command');
+  await write.getByRole('button', { name: 'Approve', exact: true }).waitFor();
+  await shell.getByRole('button', { name: 'Approve', exact: true }).waitFor();
+  // Both wait: the status line offers to decide them all at once.
+  await page.getByRole('button', { name: 'Approve all' }).waitFor();
+  // The write shows as a diff of the new file; the shell call as its command.
+  await write.getByRole('figure', { name: 'Change to hello.txt' }).getByText('+ world').waitFor();
+  assert.equal(await shell.getByLabel('Command').textContent(), '$ rm -rf build');
+  await shot(page, 'ui-01-approval-pending');
+
+  await write.getByRole('button', { name: 'Approve', exact: true }).click();
+  await shell.getByRole('button', { name: 'Deny with reason' }).click();
+  await shell.getByRole('textbox', { name: 'Reason' }).fill('never delete build here');
+  await shell.getByRole('button', { name: 'Send denial' }).click();
+
+  await page.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'Wrote hello.txt and left build alone.' }).waitFor();
+  await runFinished(page);
+  await shell.getByText(/Denied by you: “never delete build here”/).waitFor();
+  await write.getByText(/Approved by you/).waitFor();
+  await shot(page, 'ui-02-approved-and-denied');
+
+  // What the model was told: the write's result, and the denial with the reason.
+  const reqs = await chatRequests(fake);
+  const tools = reqs.at(-1).messages.filter((m) => m.role === 'tool');
+  assert.equal(tools.length, 2);
+  const byID = Object.fromEntries(tools.map((m) => [m.tool_call_id, String(m.content)]));
+  assert.doesNotMatch(byID.call_w, /denied/i);
+  assert.match(byID.call_s, /never delete build here/);
+
+  // The file is really there: the workspace tab lists it as touched.
+  await page.getByRole('tab', { name: 'Workspace' }).click();
+  await page.getByRole('tree', { name: 'Workspace files' }).getByRole('treeitem', { name: 'hello.txt' }).waitFor();
+  await page.getByRole('tab', { name: 'Budget' }).click();
+  assert.deepEqual(browser.consoleErrors, []);
+});
+
+test('an always-allow rule is created from the card and honoured on the next call', async () => {
+  const { page } = browser;
+  await page.getByRole('button', { name: 'New session' }).click();
+  await fake.enqueue(
+    { kind: 'text', calls: [{ id: 'call_a', name: 'run_shell_command', arguments: JSON.stringify({ command: 'echo first' }) }] },
+    { kind: 'text', text: 'First done.' },
+  );
+  await sendMessage(page, 'say first');
+  const shell = card(page, 'run_shell_command');
+  await shell.getByRole('button', { name: 'Always allow' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Always allow rule' });
+  await dialog.waitFor();
+  assert.equal(await dialog.getByRole('textbox', { name: 'Tool' }).inputValue(), 'run_shell_command');
+  const suggested = await dialog.getByRole('textbox', { name: 'Pattern' }).inputValue();
+  assert.ok(suggested.startsWith('echo'), `suggested pattern: ${suggested}`);
+  // Edited before saving: allow every echo, in this session.
+  await dialog.getByRole('textbox', { name: 'Pattern' }).fill('echo *');
+  await dialog.getByRole('combobox', { name: 'Scope' }).selectOption('session');
+  await shot(page, 'ui-03-always-allow-dialog');
+  await dialog.getByRole('button', { name: 'Save rule and approve' }).click();
+  await page.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'First done.' }).waitFor();
+  await runFinished(page);
+
+  // The next echo runs without asking; the card says which rule allowed it.
+  await fake.enqueue(
+    { kind: 'text', calls: [{ id: 'call_b', name: 'run_shell_command', arguments: JSON.stringify({ command: 'echo second' }) }] },
+    { kind: 'text', text: 'Second done.' },
+  );
+  await sendMessage(page, 'say second');
+  await page.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'Second done.' }).waitFor();
+  await runFinished(page);
+  const second = page.locator('[data-call-id="call_b"]');
+  await second.getByText(/Approved by rule/).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Approve', exact: true }).count(), 0);
+  const out = await second.locator('details.tool-result pre').textContent();
+  assert.match(out, /second/);
+
+  // The rule is listed in Settings.
+  await page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: 'Settings' }).click();
+  const rules = page.getByRole('table', { name: 'Saved rules' });
+  await rules.getByText('echo *').waitFor();
+  await page.getByRole('button', { name: 'Close', exact: true }).click();
+  assert.deepEqual(browser.consoleErrors, []);
+});
