@@ -128,14 +128,28 @@ func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
 	if spec.Prompt == "" {
 		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrNoPrompt)
 	}
-	r.mu.Lock()
-	switch {
-	case r.closed:
-		r.mu.Unlock()
-		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrClosed)
-	case r.bySession[spec.SessionID] != nil:
-		r.mu.Unlock()
-		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrBusy)
+	for {
+		r.mu.Lock()
+		cur := r.bySession[spec.SessionID]
+		switch {
+		case r.closed:
+			r.mu.Unlock()
+			return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrClosed)
+		case cur != nil && !cur.finishing:
+			r.mu.Unlock()
+			return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrBusy)
+		case cur != nil:
+			// The previous run has published run_finished and is letting go: someone
+			// reacting to that event must be able to start the next run.
+			r.mu.Unlock()
+			select {
+			case <-cur.done:
+				continue
+			case <-ctx.Done():
+				return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ctx.Err())
+			}
+		}
+		break // r.mu still held
 	}
 	if spec.Mode == "" {
 		spec.Mode = tools.ModeAsk

@@ -38,9 +38,10 @@ type run struct {
 	opStop context.CancelFunc
 	work   sync.WaitGroup
 
-	state  State
-	result Result
-	done   chan struct{}
+	state     State
+	result    Result
+	done      chan struct{}
+	finishing bool // run_finished is being published; guarded by Runner.mu
 }
 
 // prepare does the part of Start that must succeed before Start returns: the session, the
@@ -303,6 +304,9 @@ func (rn *run) finish() {
 	}
 	rn.result = res
 	rn.chunks, rn.specs, rn.state = nil, nil, State{Phase: PhaseDone} // only the result is kept
+	rn.r.mu.Lock()
+	rn.finishing = true
+	rn.r.mu.Unlock()
 	rn.publish(RunFinishedPayload(res))
 	rn.ws.Release()
 	rn.r.mu.Lock()

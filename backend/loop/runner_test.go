@@ -383,3 +383,25 @@ func TestCompactionOverTheWire(t *testing.T) {
 	}
 	h.checkPairing()
 }
+
+// Whoever sees run_finished may start the next run on the session at once (the window does
+// exactly that when the person has typed ahead).
+func TestNextRunCanStartOnRunFinished(t *testing.T) {
+	h := newHarness(t)
+	h.srv.Enqueue(fakeai.Text("first"), fakeai.Text("second"))
+	sid := h.session()
+	next := make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	exited := h.runner.Bus().Subscribe(ctx, sid, func(e loop.Event) {
+		if e.Type == loop.EventRunFinished && e.Payload.(loop.RunFinishedPayload).Output == "first" {
+			_, err := h.runner.Start(context.Background(), loop.RunSpec{SessionID: sid, Prompt: "again", Model: "fake-model", Mode: tools.ModeAuto})
+			next <- err
+		}
+	})
+	defer func() { cancel(); <-exited }()
+	h.start(loop.RunSpec{SessionID: sid, Prompt: "one"})
+	if err := <-next; err != nil {
+		t.Fatalf("starting the next run from run_finished: %v", err)
+	}
+}
