@@ -43,19 +43,23 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 	if e.Wrapup {
 		msgs = append(msgs, wireMessage("user", wrapupNote)) // never stored
 	}
-	specs := make([]provider.ToolSpec, len(rn.specs))
-	for i, s := range rn.specs {
-		specs[i] = provider.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
-	}
 	h := provider.Handler{
 		OnText:      func(d string) { rn.publish(TextDelta(d)) },
 		OnReasoning: func(d string) { rn.publish(ReasoningDelta(d)) },
 	}
-	resp, err := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: specs, MaxTokens: rn.spec.MaxTokens}, h)
+	resp, err := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs(), MaxTokens: rn.spec.MaxTokens}, h)
 	if err != nil && rn.op.Err() != nil {
 		return // cancelled: the core already answered for this turn
 	}
 	rn.send(ModelResponded{Now: rn.now(), Response: fromProvider(resp, err)})
+}
+
+func (rn *run) toolSpecs() []provider.ToolSpec {
+	specs := make([]provider.ToolSpec, len(rn.specs))
+	for i, s := range rn.specs {
+		specs[i] = provider.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
+	}
+	return specs
 }
 
 // fromProvider converts a provider response. Invalid calls without a name or id cannot be
@@ -186,7 +190,9 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 		return
 	}
 	msgs = append(rn.withSystem(msgs), wireMessage("user", summaryPrompt))
-	resp, err := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs}, provider.Handler{})
+	// The same tools as every turn: they are part of the prompt prefix servers cache, and some
+	// servers refuse tool messages in a request that offers no tools.
+	resp, err := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs()}, provider.Handler{})
 	if rn.op.Err() != nil {
 		return
 	}
