@@ -68,7 +68,7 @@ func NewApp(db *store.DB, keys config.Keys, dialogs Dialogs) (*App, error) {
 		dialogs:    dialogs,
 		ctx:        context.Background(),
 	}
-	a.approver = tools.NewApprover(desktop.Rules{DB: db}, func(p tools.Pending) { a.runner.ApprovalRequested(p) })
+	a.approver = tools.NewApprover(loop.StoreRules{DB: db}, func(p tools.Pending) { a.runner.ApprovalRequested(p) })
 	a.runner = loop.New(loop.Config{
 		Store:      db,
 		Model:      &desktop.Model{Settings: a.settings},

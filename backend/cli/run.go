@@ -187,7 +187,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 
 	var runner *loop.Runner
 	asker := runNewAsker(stdin, stderr, db, sessionID, runIsTerminal(stdin))
-	approver := tools.NewApprover(runRules{db}, func(p tools.Pending) {
+	approver := tools.NewApprover(loop.StoreRules{DB: db}, func(p tools.Pending) {
 		runner.ApprovalRequested(p)
 		asker.ask(p)
 	})
@@ -305,20 +305,4 @@ func runExitCode(s loop.StopReason) int {
 		return runExitModel
 	}
 	return runExitOther
-}
-
-// runRules lets the approval policy read the store's rules.
-type runRules struct{ db *store.DB }
-
-func (r runRules) ListRules(ctx context.Context, sessionID, workspace string) ([]tools.Rule, error) {
-	rs, err := r.db.ListRules(ctx, sessionID, workspace)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]tools.Rule, len(rs))
-	for i, x := range rs {
-		out[i] = tools.Rule{ID: x.ID, Tool: x.Tool, Pattern: x.Pattern, Effect: tools.Effect(x.Effect),
-			Scope: string(x.Scope), ScopeID: x.ScopeID}
-	}
-	return out, nil
 }

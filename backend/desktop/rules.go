@@ -1,32 +1,12 @@
 package desktop
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
-
-// Rules adapts the store's approval rules to the tools.Approver.
-type Rules struct{ DB *store.DB }
-
-var _ tools.RuleSource = Rules{}
-
-// ListRules implements tools.RuleSource.
-func (r Rules) ListRules(ctx context.Context, sessionID, workspace string) ([]tools.Rule, error) {
-	rs, err := r.DB.ListRules(ctx, sessionID, workspace)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]tools.Rule, len(rs))
-	for i, x := range rs {
-		out[i] = tools.Rule{ID: x.ID, Tool: x.Tool, Pattern: x.Pattern, Effect: tools.Effect(x.Effect),
-			Scope: string(x.Scope), ScopeID: x.ScopeID}
-	}
-	return out, nil
-}
 
 // RuleInput is a rule as the "Always allow" dialog edits it.
 type RuleInput struct {
