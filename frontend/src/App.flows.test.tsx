@@ -116,6 +116,23 @@ describe('App flows', () => {
     expect(await screen.findByText('stored while we were away')).toBeTruthy();
   });
 
+  it('a fetch that saw the run running does not undo its run_finished', async () => {
+    const s = seed('quick run');
+    fake.state.running.set(s.id, 'run1');
+    render(<App />);
+    await openSession(/quick run/);
+    expect(await screen.findByRole('button', { name: 'Stop' })).toBeTruthy();
+    // A reload is in flight when the run ends; it answers with the stale "running".
+    let answer!: () => void;
+    const slow = fake.api.openSession.getMockImplementation()!;
+    fake.api.openSession.mockImplementationOnce((id: string) => new Promise((res) => (answer = () => res(slow(id)))));
+    act(() => fake.emit({ type: 'compacted', session_id: s.id }));
+    act(() => fake.emit({ type: 'run_finished', session_id: s.id, run_id: 'run1', status: 'completed' }));
+    await act(async () => answer());
+    await waitFor(() => expect(fake.api.openSession.mock.calls.length).toBeGreaterThanOrEqual(3));
+    expect(await screen.findByRole('button', { name: 'Send' })).toBeTruthy();
+  });
+
   it('a search hit opens its session at the matching row', async () => {
     const s = seed('needle session');
     const rows = [chunk(s.id, 1, 'user', { text: 'start' })];

@@ -255,7 +255,44 @@ export interface AppError {
   message: string;
 }
 
+/** The error code of a rejection ("" when it has none). */
+export function errorCode(e: unknown): string {
+  const v = unwrap(e);
+  return v && typeof v === 'object' && 'code' in v ? String((v as AppError).code) : '';
+}
+
 export function errorMessage(e: unknown): string {
-  if (e && typeof e === 'object' && 'message' in e) return String((e as AppError).message);
-  return String(e);
+  const v = unwrap(e);
+  if (v && typeof v === 'object' && 'message' in v) return String((v as AppError).message);
+  return String(v);
+}
+
+// The bridge may hand the formatted error over as is, as its JSON text, or
+// wrapped in an Error whose message is the {code, message} object.
+function unwrap(e: unknown): unknown {
+  for (let i = 0; i < 3; i++) {
+    if (typeof e === 'string' && e.startsWith('{')) {
+      try {
+        e = JSON.parse(e);
+        continue;
+      } catch {
+        return e;
+      }
+    }
+    if (e && typeof e === 'object' && 'message' in e && typeof (e as { message: unknown }).message !== 'string') {
+      e = (e as { message: unknown }).message;
+      continue;
+    }
+    return e;
+  }
+  return e;
+}
+
+/** Plain text as a full-text query matching every word, punctuation and all (store.Literal). */
+export function literalQuery(text: string): string {
+  return text
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => `"${w.replaceAll('"', '""')}"`)
+    .join(' ');
 }

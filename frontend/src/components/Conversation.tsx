@@ -75,6 +75,9 @@ export function Conversation({ rows, live, phase, pending, running, outcome, err
       const target = el.querySelector(`[data-seq="${focus.seq}"]`);
       // Not rendered yet (rows still loading): try again on the next render.
       if (!target) return;
+      // Rows folded into a tool card have no Row of their own to mark: mark the element.
+      el.querySelectorAll('.hit-target').forEach((x) => x.classList.remove('hit-target'));
+      target.classList.add('hit-target');
       target.scrollIntoView?.({ block: 'center' });
       scrolledTo.current = focus;
       stick.current = false;

@@ -60,6 +60,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   const lastSeq = useRef<number | null>(null);
   const loading = useRef<Promise<void> | null>(null);
   const again = useRef(false);
+  const finished = useRef(new Set<string>());
 
   // Outputs get a new object only when output arrived, so cards and rows
   // that do not show streamed text are not re-rendered by text deltas.
@@ -90,7 +91,9 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
       setRuns(v.runs);
       setPending(v.pending);
       setLoaded(true);
-      if (v.running_run_id) setPhase((p) => (p === 'idle' ? 'waiting' : p));
+      // A fetch can answer after the run it saw running has finished (its
+      // run_finished event came first): only a run not known to be over counts.
+      if (v.running_run_id && !finished.current.has(v.running_run_id)) setPhase((p) => (p === 'idle' ? 'waiting' : p));
     } catch (e) {
       if (current.current === id) setError(errorMessage(e));
     }
@@ -222,6 +225,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
           setBudget(ev as unknown as BudgetPayload);
           break;
         case 'run_finished': {
+          finished.current.add(ev.run_id);
           setPhase('idle');
           setRunning({});
           setPending([]);

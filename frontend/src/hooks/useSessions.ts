@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api } from '../api/backend';
 import type { Hit, Session, SessionSummary } from '../api/types';
-import { errorMessage } from '../api/types';
+import { errorCode, errorMessage, literalQuery } from '../api/types';
 
 /** The session list with its actions, and full-text search over every session. */
 export function useSessions() {
@@ -64,7 +64,14 @@ export function useSearch(delayMs = 200) {
     }
     setSearching(true);
     const t = setTimeout(() => {
-      api.searchSessions(q).then(
+      // The query is FTS syntax for those who want it; text that does not
+      // parse as such (a-b, time.Sleep, unbalanced quotes) is searched literally.
+      const search = (text: string) =>
+        api.searchSessions(text).catch((e) => {
+          if (errorCode(e) !== 'invalid' || literalQuery(text) === text) throw e;
+          return api.searchSessions(literalQuery(text));
+        });
+      search(q).then(
         (h) => {
           if (latest.current !== query) return;
           setHits(h);

@@ -1,0 +1,49 @@
+// Budgets in the window: with Max turns set to 2 (and every call allowed),
+// a model that keeps calling tools is stopped after its second turn; the
+// Turns meter shows the limit reached and the stop reason is shown.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { configure, editSettings, launchBrowser, makeHome, runFinished, sendMessage, shot, startApp, startFake } from '../harness.mjs';
+
+let fake, home, app, browser;
+
+before(async () => {
+  fake = await startFake();
+  home = makeHome();
+  app = await startApp(home);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await app?.stop();
+  await fake?.stop();
+  home?.cleanup();
+});
+
+test('the Turns meter stops a run at max turns', async () => {
+  const { page } = browser;
+  await page.goto(app.url);
+  await configure(page, fake.url);
+  await page.getByRole('button', { name: 'Close' }).click();
+  await editSettings(page, async (p) => {
+    await p.getByRole('combobox', { name: 'Default approval mode' }).selectOption('auto');
+    await p.getByRole('spinbutton', { name: 'Max turns' }).fill('2');
+  });
+
+  const call = (i, pattern) => ({ kind: 'text', calls: [{ id: `call_${i}`, name: 'find_files', arguments: JSON.stringify({ pattern }) }] });
+  await fake.enqueue(call(1, '*.txt'), call(2, '*.md'), call(3, '*.go'), { kind: 'text', text: 'never reached' });
+  await sendMessage(page, 'keep looking');
+  await runFinished(page);
+
+  await page.getByRole('alert').filter({ hasText: 'maximum number of turns' }).waitFor();
+  const turns = page.getByRole('meter', { name: 'Turns' });
+  assert.equal(await turns.getAttribute('aria-valuetext'), '2 of 2');
+  assert.equal(await turns.getAttribute('data-level'), 'over');
+  await page.getByLabel('Stop reason').filter({ hasText: 'maximum number of turns' }).waitFor();
+  // Every meter the issue names is there.
+  for (const name of ['Turns', 'Tokens', 'Cost', 'Time', 'Context']) assert.equal(await page.getByRole('meter', { name, exact: true }).count(), 1, name);
+  await shot(page, 'ui-08-max-turns');
+  assert.equal(await page.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'never reached' }).count(), 0);
+  assert.deepEqual(browser.consoleErrors, []);
+});
