@@ -279,9 +279,14 @@ function unwrap(e: unknown): unknown {
         return e;
       }
     }
-    if (e && typeof e === 'object' && 'message' in e && typeof (e as { message: unknown }).message !== 'string') {
-      e = (e as { message: unknown }).message;
-      continue;
+    if (e && typeof e === 'object' && 'message' in e) {
+      const m = (e as { message: unknown }).message;
+      // Wails' calls.js rejects with new Error(formatted): a string formatter
+      // result survives as the message, an object one would not.
+      if (typeof m !== 'string' || m.startsWith('{')) {
+        e = m;
+        continue;
+      }
     }
     return e;
   }

@@ -1,6 +1,6 @@
 import { renderHook, waitFor } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { errorMessage, literalQuery } from '../api/types';
+import { errorCode, errorMessage, literalQuery } from '../api/types';
 import { makeFakeApi } from '../test/fakeApi';
 
 let fake = makeFakeApi();
@@ -45,6 +45,9 @@ describe('errors from the bridge', () => {
     expect(errorMessage({ message: { code: 'x', message: 'nested' } })).toBe('nested');
     expect(errorMessage('{"code":"x","message":"as json"}')).toBe('as json');
     expect(errorMessage('just text')).toBe('just text');
+    expect(errorMessage(new Error('{"code":"invalid","message":"in an Error"}'))).toBe('in an Error');
+    expect(errorCode(new Error('{"code":"invalid","message":"in an Error"}'))).toBe('invalid');
+    expect(errorMessage(new Error('plain Error'))).toBe('plain Error');
   });
 
   it('quotes every word for a literal query', () => {

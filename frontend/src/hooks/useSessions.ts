@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api } from '../api/backend';
 import type { Hit, Session, SessionSummary } from '../api/types';
-import { errorCode, errorMessage, literalQuery } from '../api/types';
+import { errorMessage, literalQuery } from '../api/types';
 
 /** The session list with its actions, and full-text search over every session. */
 export function useSessions() {
@@ -68,8 +68,12 @@ export function useSearch(delayMs = 200) {
       // parse as such (a-b, time.Sleep, unbalanced quotes) is searched literally.
       const search = (text: string) =>
         api.searchSessions(text).catch((e) => {
-          if (errorCode(e) !== 'invalid' || literalQuery(text) === text) throw e;
-          return api.searchSessions(literalQuery(text));
+          // Any failure is retried literally: the bridge may not carry the
+          // "invalid" code (see errorCode), and a literal query always parses.
+          if (literalQuery(text) === text) throw e;
+          return api.searchSessions(literalQuery(text)).catch(() => {
+            throw e;
+          });
         });
       search(q).then(
         (h) => {
