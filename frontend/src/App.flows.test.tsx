@@ -140,18 +140,19 @@ describe('App flows', () => {
     rows[9] = chunk(s.id, 10, 'tool_result', { call_id: 'x', name: 'read_file', content: 'the needle is here', is_error: false });
     fake.state.rows.set(s.id, rows);
     fake.state.hits = [{ session_id: s.id, session_title: 'needle session', seq: 10, kind: 'tool_result', snippet: 'the \u0001needle\u0002 is here', rank: 1 }];
+    // Another session is open, with a row 10 of its own.
+    const other = seed('other');
+    fake.state.rows.set(other.id, Array.from({ length: 12 }, (_, i) => chunk(other.id, i + 1, 'user', { text: `other ${i + 1}` })));
     render(<App />);
+    await openSession(/^other/);
+    await screen.findByText('other 12');
     await userEvent.type(await screen.findByRole('searchbox', { name: 'Search sessions' }), 'needle');
     const results = await screen.findByLabelText('Search results');
     await userEvent.click(await within(results).findByRole('button', { name: /needle session/ }));
     // Row 10 is older than the first page of the conversation: the window widened to show it.
-    const target = await waitFor(() => {
-      const el = document.querySelector('[data-seq="10"]');
-      if (!el) throw new Error('row 10 not rendered');
-      return el;
-    });
-    expect(target.textContent).toContain('the needle is here');
-    expect(target.className).toContain('focused');
+    await waitFor(() => expect(document.querySelector('.hit-target')?.textContent).toContain('the needle is here'));
+    expect(document.querySelector('.hit-target')!.className).toContain('focused');
+    expect(screen.queryByText('other 10')).toBeNull();
   });
 
   it('forks from a chunk table row and opens the fork under its parent', async () => {

@@ -3,7 +3,7 @@ import { api } from './api/backend';
 import type { Hit, Theme } from './api/types';
 import { BudgetMeters } from './components/BudgetMeters';
 import { ChunkTable } from './components/ChunkTable';
-import { Conversation } from './components/Conversation';
+import { Conversation, type Focus } from './components/Conversation';
 import { MessageBox } from './components/MessageBox';
 import { SessionBrowser } from './components/SessionBrowser';
 import { SessionHeader } from './components/SessionHeader';
@@ -23,7 +23,7 @@ export function App() {
   const [showSettings, setShowSettings] = useState(false);
   const [previewTheme, setPreviewTheme] = useState<Theme | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
-  const [focus, setFocus] = useState<{ seq: number } | null>(null);
+  const [focus, setFocus] = useState<Focus | null>(null);
   const [tab, setTab] = useState<Tab>('budget');
   const [actionError, setActionError] = useState('');
   const list = useSessions();
@@ -44,7 +44,7 @@ export function App() {
   const open = useCallback((id: string, seq: number | null = null) => {
     setSelected(id);
     setShowSettings(false);
-    setFocus(seq === null ? null : { seq });
+    setFocus(seq === null ? null : { sessionID: id, seq });
   }, []);
 
   const newSession = useCallback(async () => {
@@ -126,7 +126,7 @@ export function App() {
     [chat.pending, decide],
   );
 
-  const showRow = useCallback((seq: number) => setFocus({ seq }), []);
+  const showRow = useCallback((seq: number) => selected && setFocus({ sessionID: selected, seq }), [selected]);
   const contextWindow = settings?.context_windows?.find((w) => w.model === (current?.model || settings.model))?.tokens ?? 0;
   const banner = loadError || list.error || actionError;
 

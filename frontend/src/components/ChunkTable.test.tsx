@@ -61,7 +61,7 @@ describe('ChunkTable', () => {
 
   it('selects a row asked for from elsewhere (a search hit)', () => {
     const rows = manyRows(5000);
-    render(<ChunkTable rows={rows} focus={{ seq: 4000 }} onFork={() => {}} />);
+    render(<ChunkTable rows={rows} focus={{ sessionID: 's1', seq: 4000 }} onFork={() => {}} />);
     expect(screen.getByRole('region', { name: 'Row 4000' })).toBeTruthy();
     const row = bodyRows().find((r) => r.getAttribute('data-seq') === '4000');
     expect(row?.getAttribute('aria-selected')).toBe('true');

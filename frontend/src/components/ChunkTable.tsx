@@ -1,6 +1,7 @@
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { CHUNK_KINDS, type Chunk, type ChunkKind } from '../api/types';
 import { formatTime, formatTokens, summarize } from '../lib/format';
+import type { Focus } from './Conversation';
 
 export const ROW_HEIGHT = 28;
 const OVERSCAN = 10;
@@ -10,7 +11,7 @@ const FALLBACK_HEIGHT = 480;
 interface Props {
   rows: Chunk[];
   /** Select and scroll to this row; a new object asks again. */
-  focus?: { seq: number } | null;
+  focus?: Focus | null;
   onFork: (seq: number) => void;
   onShowInConversation?: (seq: number) => void;
 }
@@ -45,8 +46,11 @@ export function ChunkTable({ rows, focus, onFork, onShowInConversation }: Props)
     if (frame.current !== null) cancelAnimationFrame(frame.current);
   }, []);
 
+  const focused = useRef<Focus | null>(null);
   useEffect(() => {
-    if (!focus) return;
+    // Once per request, and only once the rows are that session's.
+    if (!focus || focused.current === focus || rows[0]?.session_id !== focus.sessionID) return;
+    focused.current = focus;
     setSelected(focus.seq);
     let i = filtered.findIndex((r) => r.seq === focus.seq);
     if (i < 0 && kind) {
@@ -58,8 +62,7 @@ export function ChunkTable({ rows, focus, onFork, onShowInConversation }: Props)
       body.current.scrollTop = top;
       setScrollTop(top);
     }
-    // Only a new focus request scrolls; later row changes must not.
-  }, [focus]);
+  }, [focus, rows, filtered, kind, height]);
 
   const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(filtered.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);

@@ -23,7 +23,7 @@ interface Props {
   outcome: RunFinishedPayload | null;
   error: string;
   /** Scroll to and highlight this row (a search hit, a touched file); a new object asks again. */
-  focus?: { seq: number } | null;
+  focus?: Focus | null;
   actions: CardActions;
 }
 
@@ -31,6 +31,12 @@ interface Props {
 export const PAGE = 200;
 
 type Indexed<T> = { seq: number; payload: T };
+
+/** A row to show: of which session (rows of the previous one may still be on screen) and which seq. */
+export interface Focus {
+  sessionID: string;
+  seq: number;
+}
 
 /**
  * The conversation: stored rows (tool results and approvals folded into the
@@ -41,15 +47,15 @@ export function Conversation({ rows, live, phase, pending, running, outcome, err
   const [limit, setLimit] = useState(PAGE);
   const scroller = useRef<HTMLElement>(null);
   const stick = useRef(true);
-  const scrolledTo = useRef<{ seq: number } | null>(null);
+  const scrolledTo = useRef<Focus | null>(null);
   const focusSeq = focus?.seq ?? null;
 
   // A row to focus that is not rendered yet widens the window to include it.
   useEffect(() => {
-    if (focusSeq == null) return;
+    if (focusSeq == null || rows[0]?.session_id !== focus?.sessionID) return;
     const i = rows.findIndex((r) => r.seq === focusSeq);
     if (i >= 0 && i < rows.length - limit) setLimit(rows.length - i + 20);
-  }, [focusSeq, rows, limit]);
+  }, [focusSeq, focus?.sessionID, rows, limit]);
 
   const start = Math.max(0, rows.length - limit);
   const shown = useMemo(() => rows.slice(start), [rows, start]);
@@ -72,6 +78,8 @@ export function Conversation({ rows, live, phase, pending, running, outcome, err
     const el = scroller.current;
     if (!el) return;
     if (focus && scrolledTo.current !== focus) {
+      // Not this session's rows yet (still loading): try again on the next render.
+      if (rows[0]?.session_id !== focus.sessionID) return;
       const target = el.querySelector(`[data-seq="${focus.seq}"]`);
       // Not rendered yet (rows still loading): try again on the next render.
       if (!target) return;
@@ -84,7 +92,7 @@ export function Conversation({ rows, live, phase, pending, running, outcome, err
       return;
     }
     if (stick.current) el.scrollTop = el.scrollHeight;
-  }, [rows, live, pending.length, focus, outcome]);
+  }, [rows, shown, live, pending.length, focus, outcome]);
 
   const busy = phase !== 'idle';
   return (
