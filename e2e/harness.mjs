@@ -186,7 +186,12 @@ export async function sendMessage(page, text) {
 
 /** Waits until the run of the open session has finished (Send is back). */
 export async function runFinished(page, timeout = 30000) {
-  await page.getByRole('button', { name: 'Send', exact: true }).waitFor({ timeout });
+  try {
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor({ timeout });
+  } catch (e) {
+    await shot(page, 'failed-run-finished');
+    throw e;
+  }
 }
 
 /** Opens Settings, lets change(page) edit it, saves and closes. */

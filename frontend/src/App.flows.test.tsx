@@ -133,6 +133,33 @@ describe('App flows', () => {
     expect(await screen.findByRole('button', { name: 'Send' })).toBeTruthy();
   });
 
+  it('copes with events that arrive out of order', async () => {
+    const s = seed('shuffled');
+    vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => setTimeout(() => cb(0), 0));
+    render(<App />);
+    await openSession(/shuffled/);
+    // A delta overtakes run_started: its text is kept.
+    act(() => {
+      fake.emit({ type: 'text_delta', session_id: s.id, run_id: 'r1', seq: 1, text: 'early ' });
+      fake.emit({ type: 'run_started', session_id: s.id, run_id: 'r1', seq: 1 });
+      fake.emit({ type: 'text_delta', session_id: s.id, run_id: 'r1', seq: 1, text: 'bird' });
+    });
+    expect((await screen.findByRole('article', { name: 'Assistant reply (streaming)' })).textContent).toContain('early bird');
+    // run_finished overtakes the run's last events: they do not revive it.
+    act(() => {
+      fake.emit({ type: 'run_finished', session_id: s.id, run_id: 'r1', seq: 4, status: 'completed' });
+      fake.emit({ type: 'tool_started', session_id: s.id, run_id: 'r1', seq: 2, call_id: 'c1', name: 'read_file' });
+      fake.emit({ type: 'approval_requested', session_id: s.id, run_id: 'r1', seq: 3, call_id: 'c2', name: 'write_file', arguments: {} });
+    });
+    expect(await screen.findByRole('button', { name: 'Send' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+    expect(screen.getByRole('status', { name: 'Run status' }).textContent).toBe('');
+    // The hole was filled in time: no re-fetch for the gap beyond run_finished's own.
+    const fetches = fake.api.openSession.mock.calls.length;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(fake.api.openSession.mock.calls.length).toBe(fetches);
+  });
+
   it('a search hit opens its session at the matching row', async () => {
     const s = seed('needle session');
     const rows = [chunk(s.id, 1, 'user', { text: 'start' })];

@@ -22,6 +22,9 @@ export interface RunningTool {
   since: number;
 }
 
+/** How long a hole in the event sequence may stay open before it counts as a lost event. */
+const GAP_MS = 250;
+
 const EMPTY_LIVE: Live = { text: '', reasoning: '', outputs: {} };
 
 /** Arguments arrive parsed on events and raw on Pending: keep the raw text. */
@@ -57,10 +60,19 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   changed.current = onChanged;
   const buffer = useRef<Live>({ ...EMPTY_LIVE, outputs: {} });
   const frame = useRef<number | null>(null);
-  const lastSeq = useRef<number | null>(null);
   const loading = useRef<Promise<void> | null>(null);
   const again = useRef(false);
   const finished = useRef(new Set<string>());
+  const liveRun = useRef('');
+  const decided = useRef(new Set<string>());
+  const doneCalls = useRef(new Set<string>());
+  const budgetSeq = useRef(0);
+  // Sequence tracking: every seq up to `contiguous` has arrived; `ahead`
+  // holds later ones that overtook a missing one. A hole still open after
+  // GAP_MS was a lost event: re-fetch.
+  const contiguous = useRef<number | null>(null);
+  const ahead = useRef(new Set<number>());
+  const gapTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
 
   // Outputs get a new object only when output arrived, so cards and rows
   // that do not show streamed text are not re-rendered by text deltas.
@@ -138,23 +150,50 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     setError('');
     setLoaded(false);
     resetLive();
-    lastSeq.current = null;
+    contiguous.current = null;
+    ahead.current.clear();
+    budgetSeq.current = 0;
     loading.current = null;
     if (sessionID) void reload(sessionID);
   }, [sessionID, reload, resetLive]);
+
+  const track = useCallback(
+    (seq: number) => {
+      if (contiguous.current === null) {
+        contiguous.current = seq;
+        return;
+      }
+      if (seq <= contiguous.current) return;
+      ahead.current.add(seq);
+      while (ahead.current.delete(contiguous.current + 1)) contiguous.current++;
+      if (ahead.current.size === 0 || gapTimer.current) return;
+      gapTimer.current = setTimeout(() => {
+        gapTimer.current = null;
+        if (ahead.current.size === 0) return;
+        contiguous.current = Math.max(...ahead.current);
+        ahead.current.clear();
+        void reload();
+      }, GAP_MS);
+    },
+    [reload],
+  );
 
   useEffect(() => {
     const off = api.onEvent((ev: WireEvent) => {
       if (ev.session_id !== current.current) return;
       const lossy = (LOSSY_EVENTS as readonly string[]).includes(ev.type);
-      if (!lossy && typeof ev.seq === 'number') {
-        if (lastSeq.current !== null && ev.seq > lastSeq.current + 1) void reload();
-        if (lastSeq.current === null || ev.seq > lastSeq.current) lastSeq.current = ev.seq;
+      if (!lossy && typeof ev.seq === 'number') track(ev.seq);
+      // Events may arrive out of order. Whatever belongs to a run that has
+      // already finished is history: the stored rows (re-fetched) say it all.
+      if (ev.type !== 'run_finished' && finished.current.has(ev.run_id)) return;
+      if (ev.run_id && liveRun.current !== ev.run_id) {
+        // The first event of a run (a delta may overtake run_started) starts a fresh preview.
+        liveRun.current = ev.run_id;
+        resetLive();
       }
       switch (ev.type) {
         case 'run_started': {
-          resetLive();
-          setPhase('waiting');
+          setPhase((p) => (p === 'idle' || p === 'waiting' ? 'waiting' : p));
           setOutcome(null);
           setBudget(null);
           setRunning({});
@@ -193,6 +232,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
           break;
         }
         case 'approval_requested': {
+          if (decided.current.has(String(ev.call_id))) break;
           const p: Pending = {
             call_id: String(ev.call_id),
             name: String(ev.name ?? ''),
@@ -203,14 +243,17 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
           break;
         }
         case 'approval_decided':
+          decided.current.add(String(ev.call_id));
           setPending((list) => list.filter((x) => x.call_id !== ev.call_id));
           void reload();
           break;
         case 'tool_started':
+          if (doneCalls.current.has(String(ev.call_id))) break;
           setPhase('tools');
           setRunning((m) => ({ ...m, [String(ev.call_id)]: { name: String(ev.name ?? ''), since: Date.now() } }));
           break;
         case 'tool_finished':
+          doneCalls.current.add(String(ev.call_id));
           setRunning((m) => {
             const next = { ...m };
             delete next[String(ev.call_id)];
@@ -222,6 +265,9 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
           void reload();
           break;
         case 'budget':
+          // Keep the newest meters when an older reading arrives late.
+          if (ev.seq < budgetSeq.current) break;
+          budgetSeq.current = ev.seq;
           setBudget(ev as unknown as BudgetPayload);
           break;
         case 'run_finished': {
@@ -240,8 +286,10 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
       off();
       if (frame.current !== null) cancelAnimationFrame(frame.current);
       frame.current = null;
+      if (gapTimer.current) clearTimeout(gapTimer.current);
+      gapTimer.current = null;
     };
-  }, [reload, schedule, flush, resetLive]);
+  }, [reload, schedule, flush, resetLive, track]);
 
   /** Sends text to the session (id overrides the current one, for a session just created). */
   const send = useCallback(
@@ -250,7 +298,8 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
       if (current.current !== id) {
         current.current = id;
         loadedFor.current = id;
-        lastSeq.current = null;
+        contiguous.current = null;
+        ahead.current.clear();
       }
       setError('');
       setOutcome(null);
@@ -279,6 +328,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
       if (!sessionID) return false;
       try {
         await api.decide(sessionID, callID, d);
+        decided.current.add(callID);
         setPending((list) => list.filter((x) => x.call_id !== callID));
         return true;
       } catch (e) {
