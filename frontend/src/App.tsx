@@ -167,7 +167,7 @@ export function App() {
         </main>
       ) : (
         <>
-          <main className="main">
+          <main className="main" data-session-id={selected ?? undefined}>
             {banner && (
               <div className="banner" role="alert">
                 {banner}

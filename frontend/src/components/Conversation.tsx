@@ -12,6 +12,7 @@ import type {
 import type { Live, Phase, RunningTool } from '../hooks/useSession';
 import { STOP_TEXT } from '../lib/format';
 import { Markdown } from './Markdown';
+import { StreamingMarkdown } from './StreamingMarkdown';
 import { ToolCard, type CardActions } from './ToolCard';
 
 interface Props {
@@ -136,7 +137,7 @@ export function Conversation({ rows, live, phase, pending, running, outcome, err
               <p className="plain">{live.reasoning}</p>
             </details>
           )}
-          {live.text ? <Markdown text={live.text} /> : <p className="status">Waiting for the model…</p>}
+          {live.text ? <StreamingMarkdown text={live.text} /> : <p className="status">Waiting for the model…</p>}
         </article>
       )}
       {outcome && outcome.status !== 'completed' && (
