@@ -192,7 +192,8 @@ export function App() {
             />
             <Conversation
               rows={chat.rows}
-              live={chat.live}
+              streamed={chat.streamed}
+              outputs={chat.outputs}
               phase={chat.phase}
               pending={chat.pending}
               running={chat.running}

@@ -1,4 +1,4 @@
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { RunFinishedPayload } from '../api/events';
 import type {
   ApprovalPayload,
@@ -9,7 +9,7 @@ import type {
   ToolResultPayload,
   UserPayload,
 } from '../api/types';
-import type { Live, Phase, RunningTool } from '../hooks/useSession';
+import type { Phase, RunningTool, StreamedStore } from '../hooks/useSession';
 import { STOP_TEXT } from '../lib/format';
 import { Markdown } from './Markdown';
 import { StreamingMarkdown } from './StreamingMarkdown';
@@ -17,7 +17,10 @@ import { ToolCard, type CardActions } from './ToolCard';
 
 interface Props {
   rows: Chunk[];
-  live: Live;
+  /** Text streaming in (read by the streaming reply only). */
+  streamed: StreamedStore;
+  /** Streamed shell output per call id. */
+  outputs: Record<string, string>;
   phase: Phase;
   pending: Pending[];
   running: Record<string, RunningTool>;
@@ -44,7 +47,7 @@ export interface Focus {
  * card of their call), the reply streaming in, pending approvals, and how the
  * run ended. Only the last rows are rendered until the person asks for more.
  */
-export function Conversation({ rows, live, phase, pending, running, outcome, error, focus, actions }: Props) {
+export function Conversation({ rows, streamed, outputs, phase, pending, running, outcome, error, focus, actions }: Props) {
   const [limit, setLimit] = useState(PAGE);
   const scroller = useRef<HTMLElement>(null);
   const stick = useRef(true);
@@ -93,7 +96,12 @@ export function Conversation({ rows, live, phase, pending, running, outcome, err
       return;
     }
     if (stick.current) el.scrollTop = el.scrollHeight;
-  }, [rows, shown, live, pending.length, focus, outcome]);
+  }, [rows, shown, outputs, pending.length, focus, outcome]);
+
+  const stickToBottom = useCallback(() => {
+    const el = scroller.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, []);
 
   const busy = phase !== 'idle';
   return (
@@ -121,24 +129,20 @@ export function Conversation({ rows, live, phase, pending, running, outcome, err
           results={results}
           approvals={approvals}
           pending={pendingByID}
-          outputs={live.outputs}
+          outputs={outputs}
           running={running}
           actions={actions}
         />
       ))}
       {orphanPending.map((p) => (
-        <ToolCard key={p.call_id} call={{ id: p.call_id, name: p.name, arguments: p.arguments }} pending={p} output={live.outputs[p.call_id]} running={running[p.call_id]} actions={actions} />
+        <ToolCard key={p.call_id} call={{ id: p.call_id, name: p.name, arguments: p.arguments }} pending={p} output={outputs[p.call_id]} running={running[p.call_id]} actions={actions} />
       ))}
-      {busy && (live.text || live.reasoning || (phase !== 'tools' && pending.length === 0 && Object.keys(running).length === 0)) && (
-        <article className="msg assistant streaming" aria-label="Assistant reply (streaming)" aria-busy="true">
-          {live.reasoning && (
-            <details className="reasoning">
-              <summary>Reasoning</summary>
-              <p className="plain">{live.reasoning}</p>
-            </details>
-          )}
-          {live.text ? <StreamingMarkdown text={live.text} /> : <p className="status">Waiting for the model…</p>}
-        </article>
+      {busy && (
+        <StreamingReply
+          store={streamed}
+          showWaiting={phase !== 'tools' && pending.length === 0 && Object.keys(running).length === 0}
+          onGrow={stickToBottom}
+        />
       )}
       {outcome && outcome.status !== 'completed' && (
         <div className="run-outcome" role="alert">
@@ -152,6 +156,27 @@ export function Conversation({ rows, live, phase, pending, running, outcome, err
         </div>
       )}
     </section>
+  );
+}
+
+/**
+ * The reply streaming in. It alone subscribes to the streamed text, so a
+ * frame of deltas re-renders this article and nothing else.
+ */
+function StreamingReply({ store, showWaiting, onGrow }: { store: StreamedStore; showWaiting: boolean; onGrow: () => void }) {
+  const { text, reasoning } = useSyncExternalStore(store.subscribe, store.get);
+  useLayoutEffect(onGrow, [text, reasoning, onGrow]);
+  if (!text && !reasoning && !showWaiting) return null;
+  return (
+    <article className="msg assistant streaming" aria-label="Assistant reply (streaming)" aria-busy="true">
+      {reasoning && (
+        <details className="reasoning">
+          <summary>Reasoning</summary>
+          <p className="plain">{reasoning}</p>
+        </details>
+      )}
+      {text ? <StreamingMarkdown text={text} /> : <p className="status">Waiting for the model…</p>}
+    </article>
   );
 }
 

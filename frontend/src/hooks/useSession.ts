@@ -1,17 +1,23 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api, type WireEvent } from '../api/backend';
 import type { BudgetPayload, RunFinishedPayload } from '../api/events';
 import { LOSSY_EVENTS } from '../api/events';
 import type { Chunk, DecisionInput, Pending, Run, Session } from '../api/types';
 import { errorMessage } from '../api/types';
+import { createStore, type Store } from '../lib/store';
 
 /** What the run is doing now, for the status line and the Send/Stop button. */
 export type Phase = 'idle' | 'waiting' | 'streaming' | 'tools';
 
 /** Text that has streamed in but is not stored yet. */
-export interface Live {
+export interface Streamed {
   text: string;
   reasoning: string;
+}
+
+export type StreamedStore = Store<Streamed>;
+
+interface Buffer extends Streamed {
   /** Streamed shell output per call id. */
   outputs: Record<string, string>;
 }
@@ -25,7 +31,8 @@ export interface RunningTool {
 /** How long a hole in the event sequence may stay open before it counts as a lost event. */
 const GAP_MS = 250;
 
-const EMPTY_LIVE: Live = { text: '', reasoning: '', outputs: {} };
+const EMPTY_STREAMED: Streamed = { text: '', reasoning: '' };
+const NO_OUTPUTS: Record<string, string> = {};
 
 /** Arguments arrive parsed on events and raw on Pending: keep the raw text. */
 function rawArguments(a: unknown): string {
@@ -45,9 +52,21 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   const [rows, setRows] = useState<Chunk[]>([]);
   const [runs, setRuns] = useState<Run[]>([]);
   const [pending, setPending] = useState<Pending[]>([]);
-  const [live, setLive] = useState<Live>(EMPTY_LIVE);
+  // Streamed text lives outside React state (see lib/store.ts): a frame of
+  // deltas re-renders the streaming reply, not the window.
+  const streamed = useMemo(() => createStore<Streamed>(EMPTY_STREAMED), []);
+  const [outputs, setOutputs] = useState<Record<string, string>>(NO_OUTPUTS);
   const [running, setRunning] = useState<Record<string, RunningTool>>({});
   const [phase, setPhase] = useState<Phase>('idle');
+  // Deltas arrive thousands a second: set the phase only when it changes, so
+  // they do not each schedule a render.
+  const phaseRef = useRef<Phase>('idle');
+  const changePhase = useCallback((next: Phase | ((p: Phase) => Phase)) => {
+    const v = typeof next === 'function' ? next(phaseRef.current) : next;
+    if (v === phaseRef.current) return;
+    phaseRef.current = v;
+    setPhase(v);
+  }, []);
   const [budget, setBudget] = useState<BudgetPayload | null>(null);
   const [runStartedAt, setRunStartedAt] = useState<number | null>(null);
   const [outcome, setOutcome] = useState<RunFinishedPayload | null>(null);
@@ -58,7 +77,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   current.current = sessionID;
   const changed = useRef(onChanged);
   changed.current = onChanged;
-  const buffer = useRef<Live>({ ...EMPTY_LIVE, outputs: {} });
+  const buffer = useRef<Buffer>({ text: '', reasoning: '', outputs: {} });
   const frame = useRef<number | null>(null);
   const loading = useRef<Promise<void> | null>(null);
   const again = useRef(false);
@@ -80,10 +99,12 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   const flush = useCallback(() => {
     frame.current = null;
     const b = buffer.current;
-    const fresh = outputsDirty.current;
-    outputsDirty.current = false;
-    setLive((prev) => ({ text: b.text, reasoning: b.reasoning, outputs: fresh ? { ...b.outputs } : prev.outputs }));
-  }, []);
+    if (b.text !== streamed.get().text || b.reasoning !== streamed.get().reasoning) streamed.set({ text: b.text, reasoning: b.reasoning });
+    if (outputsDirty.current) {
+      outputsDirty.current = false;
+      setOutputs({ ...b.outputs });
+    }
+  }, [streamed]);
   const schedule = useCallback(() => {
     if (frame.current === null) frame.current = requestAnimationFrame(flush);
   }, [flush]);
@@ -91,8 +112,10 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     buffer.current = { text: '', reasoning: '', outputs: {} };
     if (frame.current !== null) cancelAnimationFrame(frame.current);
     frame.current = null;
-    setLive(EMPTY_LIVE);
-  }, []);
+    outputsDirty.current = false;
+    streamed.set(EMPTY_STREAMED);
+    setOutputs(NO_OUTPUTS);
+  }, [streamed]);
 
   const fetchOnce = useCallback(async (id: string) => {
     try {
@@ -105,7 +128,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
       setLoaded(true);
       // A fetch can answer after the run it saw running has finished (its
       // run_finished event came first): only a run not known to be over counts.
-      if (v.running_run_id && !finished.current.has(v.running_run_id)) setPhase((p) => (p === 'idle' ? 'waiting' : p));
+      if (v.running_run_id && !finished.current.has(v.running_run_id)) changePhase((p) => (p === 'idle' ? 'waiting' : p));
     } catch (e) {
       if (current.current === id) setError(errorMessage(e));
     }
@@ -144,7 +167,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     setRuns([]);
     setPending([]);
     setRunning({});
-    setPhase('idle');
+    changePhase('idle');
     setBudget(null);
     setOutcome(null);
     setError('');
@@ -193,7 +216,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
       }
       switch (ev.type) {
         case 'run_started': {
-          setPhase((p) => (p === 'idle' || p === 'waiting' ? 'waiting' : p));
+          changePhase((p) => (p === 'idle' || p === 'waiting' ? 'waiting' : p));
           setOutcome(null);
           setBudget(null);
           setRunning({});
@@ -203,12 +226,12 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
         }
         case 'text_delta':
           buffer.current.text += String(ev.text ?? '');
-          setPhase('streaming');
+          changePhase('streaming');
           schedule();
           break;
         case 'reasoning_delta':
           buffer.current.reasoning += String(ev.text ?? '');
-          setPhase('streaming');
+          changePhase('streaming');
           schedule();
           break;
         case 'tool_output': {
@@ -228,7 +251,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
             buffer.current.reasoning = buffer.current.reasoning.slice(r);
             flush();
           });
-          setPhase('waiting');
+          changePhase('waiting');
           break;
         }
         case 'approval_requested': {
@@ -249,7 +272,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
           break;
         case 'tool_started':
           if (doneCalls.current.has(String(ev.call_id))) break;
-          setPhase('tools');
+          changePhase('tools');
           setRunning((m) => ({ ...m, [String(ev.call_id)]: { name: String(ev.name ?? ''), since: Date.now() } }));
           break;
         case 'tool_finished':
@@ -272,7 +295,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
           break;
         case 'run_finished': {
           finished.current.add(ev.run_id);
-          setPhase('idle');
+          changePhase('idle');
           setRunning({});
           setPending([]);
           setOutcome(ev as unknown as RunFinishedPayload);
@@ -304,13 +327,13 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
       setError('');
       setOutcome(null);
       try {
-        setPhase('waiting');
+        changePhase('waiting');
         await api.sendMessage(id, text);
         await reload(id);
         changed.current?.();
         return true;
       } catch (e) {
-        setPhase('idle');
+        changePhase('idle');
         setError(errorMessage(e));
         return false;
       }
@@ -346,7 +369,8 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     rows,
     runs,
     pending,
-    live,
+    streamed,
+    outputs,
     running,
     phase,
     budget,
