@@ -93,7 +93,7 @@ export function ChunkTable({ rows, focus, onFork, onShowInConversation }: Props)
             <span role="columnheader" className="c-seq">seq</span>
             <span role="columnheader" className="c-kind">kind</span>
             <span role="columnheader" className="c-sum">summary</span>
-            <span role="columnheader" className="c-tok">tokens</span>
+            <span role="columnheader" className="c-tok" title="tokens (estimate)">tok</span>
             <span role="columnheader" className="c-time">time</span>
             <span role="columnheader" className="c-run">run</span>
             <span role="columnheader" className="c-act">

@@ -101,7 +101,8 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
       {approval && (
         <p className={`approval-note ${approval.payload.decision}`} data-seq={approval.seq}>
           {approval.payload.decision === 'approved' ? 'Approved' : 'Denied'} by {describeBy(approval.payload.by)}
-          {approval.payload.reason && <>: “{approval.payload.reason}”</>}
+          {/* A rule's or mode's reason only restates who decided; a person's is theirs. */}
+          {approval.payload.reason && approval.payload.by === 'person' && <>: “{approval.payload.reason}”</>}
         </p>
       )}
       {output && !result && (
