@@ -137,7 +137,7 @@ function SessionNode({ node, selected, onSelect, depth }: { node: Node; selected
         onClick={() => onSelect(s.id)}
       >
         <span className="session-title">
-          {depth > 0 && <span className="fork-mark" aria-hidden="true">⑂ </span>}
+          {depth > 0 && <span className="fork-mark" aria-hidden="true">↳ </span>}
           {s.title || 'Untitled'}
         </span>
         {s.running && <span className="running-dot" title="Running" aria-label="running" />}

@@ -49,7 +49,7 @@ export function SessionHeader({ session, parentTitle, model, onRename, onDelete,
       )}
       {session.parent_id && (
         <button type="button" className="linklike fork-of" onClick={onOpenParent}>
-          ⑂ forked from {parentTitle ?? 'a deleted session'} at #{session.fork_seq}
+          ↳ forked from {parentTitle ?? 'a deleted session'} at #{session.fork_seq}
         </button>
       )}
       <span className="model">{session.model || model}</span>
