@@ -74,6 +74,10 @@ test('one call approved and one denied with a reason, in one turn', async () => 
   // The file is really there: the workspace tab lists it as touched.
   await page.getByRole('tab', { name: 'Workspace' }).click();
   await page.getByRole('tree', { name: 'Workspace files' }).getByRole('treeitem', { name: 'hello.txt' }).waitFor();
+  // Marked as changed, linked to the row of the call; a click previews it.
+  await page.getByRole('region', { name: 'Touched files' }).getByText('hello.txt').click();
+  await page.getByRole('region', { name: 'Preview of hello.txt' }).getByText('hello').first().waitFor();
+  await shot(page, 'ui-11-workspace');
   await page.getByRole('tab', { name: 'Budget' }).click();
   assert.deepEqual(browser.consoleErrors, []);
 });

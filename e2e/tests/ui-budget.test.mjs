@@ -45,5 +45,11 @@ test('the Turns meter stops a run at max turns', async () => {
   for (const name of ['Turns', 'Tokens', 'Cost', 'Time', 'Context']) assert.equal(await page.getByRole('meter', { name, exact: true }).count(), 1, name);
   await shot(page, 'ui-08-max-turns');
   assert.equal(await page.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'never reached' }).count(), 0);
+
+  // The theme follows the system until Settings overrides it.
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme ?? ''), '');
+  await editSettings(page, (p) => p.getByRole('combobox', { name: 'Theme' }).selectOption('dark'));
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  await shot(page, 'ui-12-dark');
   assert.deepEqual(browser.consoleErrors, []);
 });
