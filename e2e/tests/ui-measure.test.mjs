@@ -99,6 +99,10 @@ test('time to show a 10,000-row session (measured)', async (t) => {
 const frameProbe = (ms) => `new Promise((resolve) => {
   const stamps = [];
   const t0 = performance.now();
+  // Main-thread tasks over 50 ms (the page's own work, layout and paint).
+  let longMs = 0;
+  const po = new PerformanceObserver((l) => { for (const e of l.getEntries()) longMs += e.duration; });
+  po.observe({ type: 'longtask' });
   const tick = (now) => {
     stamps.push(now);
     if (now - t0 < ${ms}) requestAnimationFrame(tick);
@@ -109,7 +113,8 @@ const frameProbe = (ms) => `new Promise((resolve) => {
         worst = Math.max(worst, gap);
         dropped += Math.max(0, Math.round(gap / (1000 / 60)) - 1);
       }
-      resolve({ frames: stamps.length, dropped, worst_ms: Math.round(worst) });
+      po.disconnect();
+      resolve({ frames: stamps.length, dropped, worst_ms: Math.round(worst), long_tasks_ms: Math.round(longMs) });
     }
   };
   requestAnimationFrame(tick);
