@@ -218,8 +218,8 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
         case 'run_started': {
           changePhase((p) => (p === 'idle' || p === 'waiting' ? 'waiting' : p));
           setOutcome(null);
-          setBudget(null);
-          setRunning({});
+          // Unless this run's meters overtook its start.
+          if (budgetSeq.current <= ev.seq) setBudget(null);
           const t = Date.parse(String(ev.started_at ?? ''));
           setRunStartedAt(Number.isNaN(t) ? Date.now() : t);
           break;
