@@ -16,6 +16,7 @@ before(async () => {
   fake = await startFake();
   home = makeHome();
   importSession(home, 10_000);
+  importSession(home, 100_000, 'hundred thousand rows');
   app = await startApp(home);
   browser = await launchBrowser();
   await browser.page.goto(app.url);
@@ -32,9 +33,9 @@ after(async () => {
 });
 
 /** A session of n rows in groups of four: question, tool call, its result, a markdown answer. */
-function importSession(h, n) {
+function importSession(h, n, title = 'ten thousand rows') {
   const at = new Date().toISOString();
-  const lines = [JSON.stringify({ type: 'session', format: 1, session: { id: 'big', title: 'ten thousand rows', workspace: '', model: 'fake-model', parent_id: '', fork_seq: 0, created_at: at, updated_at: at, archived: false } })];
+  const lines = [JSON.stringify({ type: 'session', format: 1, session: { id: 'big', title, workspace: '', model: 'fake-model', parent_id: '', fork_seq: 0, created_at: at, updated_at: at, archived: false } })];
   for (let seq = 1; seq <= n; seq++) {
     const g = Math.floor((seq - 1) / 4);
     const payload = [
@@ -46,7 +47,7 @@ function importSession(h, n) {
     const kind = ['user', 'assistant', 'tool_result', 'assistant'][(seq - 1) % 4];
     lines.push(JSON.stringify({ type: 'chunk', seq, kind, payload, run_id: '', created_at: at }));
   }
-  const file = join(h.dir, 'big.jsonl');
+  const file = join(h.dir, `big-${n}.jsonl`);
   writeFileSync(file, lines.join('\n') + '\n');
   execFileSync(join(ROOT, 'build', 'bin', 'loopdesk-dev'), ['sessions', 'import', file, '--db', h.db], { stdio: 'pipe' });
 }
@@ -189,4 +190,40 @@ test('dropped frames while streaming 2,000 deltas per second (measured)', async 
   t.diagnostic(`2,000 deltas/s (synthetic): ${JSON.stringify(synthetic)}`);
   t.diagnostic(`fake server stream: ${JSON.stringify(real)}`);
   assert.ok(synthetic.deltas > 0 && real.frames > 0);
+});
+
+test('scrolling the chunk table of a 100,000-row session (measured)', async (t) => {
+  const { page } = browser;
+  const t0 = Date.now();
+  await page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: /hundred thousand rows/ }).click();
+  await page.locator('.conversation [data-seq="100000"]').waitFor({ timeout: 120000 });
+  const openMs = Date.now() - t0;
+  await page.getByRole('tab', { name: 'Chunks' }).click();
+  const table = page.getByRole('table', { name: 'Chunk table' });
+  await table.locator('[data-seq="1"]').waitFor();
+  // Scroll from the top to the bottom in 4 s, a step per frame, as a fling would.
+  const r = await page.evaluate(async (probeSrc) => {
+    const body = document.querySelector('[aria-label="Chunk table"] .tbody');
+    const frames = eval(probeSrc);
+    const t0 = performance.now();
+    const total = body.scrollHeight - body.clientHeight;
+    let maxRows = 0;
+    await new Promise((resolve) => {
+      const step = () => {
+        const f = Math.min(1, (performance.now() - t0) / 4000);
+        body.scrollTop = f * total;
+        maxRows = Math.max(maxRows, body.querySelectorAll('[role="row"]').length);
+        if (f < 1) requestAnimationFrame(step);
+        else resolve();
+      };
+      requestAnimationFrame(step);
+    });
+    return { ...(await frames), rows_in_dom_max: maxRows };
+  }, frameProbe(4000));
+  await table.locator('[data-seq="100000"]').waitFor();
+  await shot(page, 'ui-13-100k-table');
+  figures.open_100k_rows_ms = openMs;
+  figures.frames_scrolling_100k_table = r;
+  t.diagnostic(`100,000-row session opened in ${openMs} ms; scrolling its table: ${JSON.stringify(r)}`);
+  assert.ok(r.rows_in_dom_max < 100);
 });
