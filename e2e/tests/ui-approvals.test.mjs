@@ -126,3 +126,25 @@ test('an always-allow rule is created from the card and honoured on the next cal
   await page.getByRole('button', { name: 'Close', exact: true }).click();
   assert.deepEqual(browser.consoleErrors, []);
 });
+
+test('edited arguments are what runs and what is recorded', async () => {
+  const { page } = browser;
+  await page.getByRole('button', { name: 'New session' }).click();
+  await fake.enqueue(
+    { kind: 'text', calls: [{ id: 'call_e', name: 'run_shell_command', arguments: JSON.stringify({ command: 'echo original' }) }] },
+    { kind: 'text', text: 'Edited run done.' },
+  );
+  await sendMessage(page, 'run something');
+  const shell = card(page, 'run_shell_command');
+  await shell.getByRole('button', { name: 'Edit arguments' }).click();
+  await shell.getByRole('textbox', { name: 'Arguments' }).fill('{"command": "echo edited-by-person"}');
+  await shell.getByRole('button', { name: 'Approve edited call' }).click();
+  await page.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'Edited run done.' }).waitFor();
+  await runFinished(page);
+  assert.equal(await shell.getByLabel('Command').textContent(), '$ echo edited-by-person');
+  await shell.getByText('Arguments edited before it ran').waitFor();
+  assert.match(await shell.locator('details.tool-result pre').textContent(), /edited-by-person/);
+  const tool = (await chatRequests(fake)).at(-1).messages.find((m) => m.role === 'tool');
+  assert.match(String(tool.content), /edited-by-person/);
+  assert.deepEqual(browser.consoleErrors, []);
+});

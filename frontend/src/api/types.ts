@@ -50,6 +50,8 @@ export interface ApprovalPayload {
   /** "person", "rule:<id>" or "mode:<mode>". */
   by: string;
   reason: string;
+  /** Set when the person edited the arguments before approving: what actually ran. */
+  arguments?: string;
 }
 export interface SummaryPayload {
   text: string;

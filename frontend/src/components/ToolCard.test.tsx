@@ -121,6 +121,19 @@ describe('ToolCard', () => {
     expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
   });
 
+  it('shows the edited arguments as what ran, and what the model asked for', () => {
+    render(
+      <ToolCard
+        call={shell}
+        approval={{ seq: 3, payload: { call_id: 'c1', tool: 'run_shell_command', decision: 'approved', by: 'person', reason: '', arguments: '{"command":"git status"}' } }}
+        actions={actions()}
+      />,
+    );
+    expect(screen.getByLabelText('Command').textContent).toBe('$ git status');
+    expect(screen.getByText(/Arguments edited before it ran/)).toBeTruthy();
+    expect(screen.getByText(/git status --short/)).toBeTruthy();
+  });
+
   it('keeps the controls when Go refuses the decision', async () => {
     const a = actions({ decide: vi.fn(async () => false) });
     render(<ToolCard call={shell} pending={pendingShell} actions={a} />);

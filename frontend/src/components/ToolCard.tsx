@@ -42,7 +42,9 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
   const [rule, setRule] = useState<RuleInput | null>(null);
   const [busy, setBusy] = useState(false);
   const now = useNow(Boolean(running));
-  const raw = pending?.arguments ?? call.arguments;
+  // What runs (or ran): the pending call, the person's edit, or the model's call.
+  const ran = approval?.payload.arguments || '';
+  const raw = pending?.arguments ?? (ran || call.arguments);
   const args = parseArgs(raw);
 
   const decide = async (d: Partial<DecisionInput>) => {
@@ -104,6 +106,12 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
           {/* A rule's or mode's reason only restates who decided; a person's is theirs. */}
           {approval.payload.reason && approval.payload.by === 'person' && <>: “{approval.payload.reason}”</>}
         </p>
+      )}
+      {ran && ran !== call.arguments && (
+        <details className="edited-note">
+          <summary>Arguments edited before it ran; the model asked for:</summary>
+          <pre>{prettyJSON(call.arguments)}</pre>
+        </details>
       )}
       {output && !result && (
         <pre className="tool-output" aria-label="Output" aria-live="off">
