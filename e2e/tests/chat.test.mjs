@@ -69,8 +69,11 @@ test('a message streams a reply and the session survives a reload and a restart'
   const second = JSON.parse((await fake.requests()).filter((r) => r.path.endsWith('/chat/completions'))[1].body);
   assert.deepEqual(
     second.messages.map((m) => m.role),
-    ['user', 'assistant', 'user'],
+    ['system', 'user', 'assistant', 'user'],
   );
+  // The first request is a byte-for-byte prefix of the second (prompt caches keep working).
+  const first = JSON.parse((await fake.requests()).filter((r) => r.path.endsWith('/chat/completions'))[0].body);
+  assert.deepEqual(second.messages.slice(0, 2), first.messages);
 
   // After a restart of the app, the same.
   await app.stop();
