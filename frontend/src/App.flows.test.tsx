@@ -71,6 +71,26 @@ describe('App flows', () => {
     expect(await within(card).findByText('hello from a.txt')).toBeTruthy();
   });
 
+  it('y and n walk the pending cards by keyboard', async () => {
+    const s = seed('keys');
+    const calls = ['c1', 'c2'].map((id) => ({ id, name: 'run_shell_command', arguments: `{"command":"echo ${id}"}` }));
+    fake.state.rows.set(s.id, [chunk(s.id, 1, 'user', { text: 'go' }), chunk(s.id, 2, 'assistant', { text: '', tool_calls: calls })]);
+    fake.state.pending.set(s.id, calls.map((c) => ({ call_id: c.id, name: c.name, arguments: c.arguments, read_only: false })));
+    fake.state.running.set(s.id, 'run1');
+    render(<App />);
+    await openSession(/keys/);
+    const cards = await screen.findAllByRole('region', { name: 'Tool call run_shell_command' });
+    cards[0].focus();
+    await userEvent.keyboard('y');
+    await waitFor(() => expect(document.activeElement).toBe(cards[1]));
+    await userEvent.keyboard('n');
+    await waitFor(() => expect(fake.api.decide).toHaveBeenCalledTimes(2));
+    expect(fake.api.decide.mock.calls.map((c) => [c[1], c[2].approved])).toEqual([
+      ['c1', true],
+      ['c2', false],
+    ]);
+  });
+
   it('a pending call announced by an event gets controls, and a decision clears them', async () => {
     const s = seed('live approval');
     render(<App />);

@@ -52,17 +52,17 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
     const ok = await actions.decide(call.id, { approved: false, reason: '', arguments: '', always: null, ...d });
     setBusy(false);
     if (ok) setMode('none');
+    return ok;
   };
 
-  const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
+  const onKeyDown = async (e: KeyboardEvent<HTMLElement>) => {
     if (!pending || busy || e.target !== e.currentTarget || e.ctrlKey || e.metaKey || e.altKey) return;
-    if (e.key === 'y') {
-      e.preventDefault();
-      void decide({ approved: true });
-    } else if (e.key === 'n') {
-      e.preventDefault();
-      void decide({ approved: false });
-    }
+    if (e.key !== 'y' && e.key !== 'n') return;
+    e.preventDefault();
+    // Keyboard decisions walk the pending cards: focus moves to the next one.
+    const cards = [...document.querySelectorAll<HTMLElement>('.tool-card.pending')];
+    const next = cards[cards.indexOf(e.currentTarget) + 1] ?? cards.find((c) => c !== e.currentTarget);
+    if (await decide({ approved: e.key === 'y' })) next?.focus();
   };
 
   const openRule = async () => {
@@ -93,7 +93,7 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
       aria-label={`Tool call ${call.name}`}
       data-call-id={call.id}
       tabIndex={0}
-      onKeyDown={onKeyDown}
+      onKeyDown={(e) => void onKeyDown(e)}
     >
       <header>
         <span className="tool-name">{call.name}</span>
