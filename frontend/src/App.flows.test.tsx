@@ -220,7 +220,9 @@ describe('App flows', () => {
     const forks = await screen.findByRole('list', { name: 'Forks of parent' });
     expect(within(forks).getByRole('button', { name: /parent \(fork\)/ }).getAttribute('aria-current')).toBe('page');
     // The fork has the parent's rows up to the fork point only.
-    await waitFor(() => expect(within(table).queryByText('three')).toBeNull());
+    const forkTable = screen.getByRole('table', { name: 'Chunk table' });
+    expect(await within(forkTable).findByText('two')).toBeTruthy();
+    expect(within(forkTable).queryByText('three')).toBeNull();
   });
 
   it('renames, exports, and deletes only after confirmation', async () => {

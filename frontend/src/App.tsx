@@ -177,6 +177,7 @@ export function App() {
               </div>
             )}
             <SessionHeader
+              key={`head-${selected}`}
               session={current}
               parentTitle={list.sessions.find((s) => s.id === current?.parent_id)?.title}
               model={settings?.model ?? ''}
@@ -191,6 +192,7 @@ export function App() {
               onOpenParent={() => current?.parent_id && open(current.parent_id, current.fork_seq)}
             />
             <Conversation
+              key={`conv-${selected}`}
               rows={chat.rows}
               streamed={chat.streamed}
               outputs={chat.outputs}
@@ -218,9 +220,10 @@ export function App() {
                 contextWindow={contextWindow}
               />
             )}
-            {tab === 'chunks' && <ChunkTable rows={chat.rows} focus={focus} onFork={(seq) => void fork(seq)} onShowInConversation={showRow} />}
+            {tab === 'chunks' && <ChunkTable key={`chunks-${selected}`} rows={chat.rows} focus={focus} onFork={(seq) => void fork(seq)} onShowInConversation={showRow} />}
             {tab === 'workspace' && (
               <WorkspacePanel
+                key={`ws-${selected}`}
                 workspace={workspace}
                 files={ws.files}
                 touched={ws.touched}
