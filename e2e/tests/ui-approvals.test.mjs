@@ -141,9 +141,9 @@ test('edited arguments are what runs and what is recorded', async () => {
   await shell.getByRole('button', { name: 'Approve edited call' }).click();
   await page.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'Edited run done.' }).waitFor();
   await runFinished(page);
-  assert.equal(await shell.getByLabel('Command').textContent(), '$ echo edited-by-person');
+  await shell.getByLabel('Command').filter({ hasText: '$ echo edited-by-person' }).waitFor();
   await shell.getByText('Arguments edited before it ran').waitFor();
-  assert.match(await shell.locator('details.tool-result pre').textContent(), /edited-by-person/);
+  await shell.locator('details.tool-result pre').filter({ hasText: 'edited-by-person' }).waitFor();
   const tool = (await chatRequests(fake)).at(-1).messages.find((m) => m.role === 'tool');
   assert.match(String(tool.content), /edited-by-person/);
   assert.deepEqual(browser.consoleErrors, []);

@@ -55,7 +55,8 @@ export function summarize(row: Chunk, max = 140): string {
       s = `summary through #${(row.payload as SummaryPayload).through_seq}: ${(row.payload as SummaryPayload).text ?? ''}`;
       break;
   }
-  s = s.replace(/\s+/g, ' ').trim();
+  // Cut before collapsing whitespace: a 1 MB tool result costs what 400 characters do.
+  s = s.slice(0, max * 3).replace(/\s+/g, ' ').trim();
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
@@ -99,14 +100,17 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(m / 60)}h ${m % 60}m`;
 }
 
+// Built once: toLocale*String builds a formatter per call, which a table
+// scrolling through thousands of rows a second feels.
+const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
+
 export function formatTime(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '';
   const today = new Date();
-  if (d.toDateString() === today.toDateString()) {
-    return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  }
-  return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+  const sameDay = d.getFullYear() === today.getFullYear() && d.getMonth() === today.getMonth() && d.getDate() === today.getDate();
+  return sameDay ? timeFormat.format(d) : dayFormat.format(d);
 }
 
 export function formatSize(n: number): string {
