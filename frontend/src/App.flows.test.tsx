@@ -275,6 +275,21 @@ describe('App flows', () => {
     expect((await screen.findByRole('region', { name: 'Preview of a.txt' })).textContent).toContain('alpha');
   });
 
+  it('a new session starts in the open session\'s folder, but not in its private scratch folder', async () => {
+    seed('in a project', { workspace: '/home/me/project' });
+    const b = seed('scratchy');
+    b.workspace = `/data/loopdesk/scratch/${b.id}`;
+    render(<App />);
+    await openSession(/in a project/);
+    await screen.findByRole('heading', { name: 'in a project' });
+    await userEvent.click(screen.getByRole('button', { name: 'New session' }));
+    expect(fake.api.newSession).toHaveBeenLastCalledWith('/home/me/project');
+    await openSession(/scratchy/);
+    await screen.findByRole('heading', { name: 'scratchy' });
+    await userEvent.click(screen.getByRole('button', { name: 'New session' }));
+    expect(fake.api.newSession).toHaveBeenLastCalledWith('');
+  });
+
   it('applies the saved theme, and follows the system by default', async () => {
     render(<App />);
     await screen.findByRole('navigation', { name: 'Sessions' });

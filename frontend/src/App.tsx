@@ -31,6 +31,9 @@ export function App() {
   const chat = useSession(selected, list.refresh);
   const current = list.sessions.find((s) => s.id === selected);
   const workspace = chat.session?.workspace ?? current?.workspace ?? '';
+  // A new session starts in the open session's folder, unless that is the
+  // scratch folder Go made for the open session alone.
+  const nextWorkspace = selected && /[/\\]scratch[/\\]/.test(workspace) && workspace.endsWith(selected) ? '' : workspace;
   const ws = useWorkspace(selected, workspace);
   useTheme(previewTheme ?? settings?.theme);
 
@@ -48,22 +51,22 @@ export function App() {
   }, []);
 
   const newSession = useCallback(async () => {
-    const s = await list.create(workspace);
+    const s = await list.create(nextWorkspace);
     if (s) open(s.id);
-  }, [list, workspace, open]);
+  }, [list, nextWorkspace, open]);
 
   const send = useCallback(
     async (text: string) => {
       let id = selected;
       if (!id) {
-        const s = await list.create(workspace);
+        const s = await list.create(nextWorkspace);
         if (!s) return false;
         id = s.id;
         setSelected(id);
       }
       return chat.send(text, id);
     },
-    [selected, list, workspace, chat],
+    [selected, list, nextWorkspace, chat],
   );
 
   const fork = useCallback(
