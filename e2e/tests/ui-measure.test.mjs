@@ -4,7 +4,7 @@
 // the test log; nothing here fails on a number.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { OUT, ROOT, configure, launchBrowser, makeHome, runFinished, sendMessage, shot, startApp, startFake } from '../harness.mjs';
@@ -25,6 +25,7 @@ before(async () => {
 });
 
 after(async () => {
+  mkdirSync(OUT, { recursive: true });
   writeFileSync(join(OUT, 'ui-measure.json'), JSON.stringify(figures, null, 2));
   await browser?.close();
   await app?.stop();
