@@ -29,4 +29,13 @@ describe('Markdown', () => {
     fireEvent.click(screen.getByText('bad'));
     expect(openURL).not.toHaveBeenCalled();
   });
+
+  it('highlights fenced code as spans, not HTML', () => {
+    const { container } = render(<Markdown text={'```go\nfunc main() { fmt.Println("<b>hi</b>") }\n```'} />);
+    const code = container.querySelector('pre code')!;
+    expect(code.className).toContain('hljs');
+    expect(code.querySelector('.hljs-keyword')?.textContent).toBe('func');
+    expect(code.querySelector('b')).toBeNull();
+    expect(code.textContent).toContain('"<b>hi</b>"');
+  });
 });

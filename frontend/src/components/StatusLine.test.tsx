@@ -1,0 +1,33 @@
+import { act, render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { StatusLine } from './StatusLine';
+
+afterEach(() => vi.useRealTimers());
+
+const base = { pending: [], running: {}, runStartedAt: null, onDecideAll: () => {} };
+
+describe('StatusLine', () => {
+  it('says what is happening: the model, then the tool and for how long', () => {
+    vi.useFakeTimers();
+    const now = Date.now();
+    const { rerender } = render(<StatusLine {...base} phase="waiting" />);
+    expect(screen.getByRole('status', { name: 'Run status' }).textContent).toContain('Waiting for the model…');
+    rerender(<StatusLine {...base} phase="tools" running={{ c1: { name: 'run_shell_command', since: now } }} />);
+    act(() => vi.advanceTimersByTime(3000));
+    expect(screen.getByRole('status', { name: 'Run status' }).textContent).toContain('Running run_shell_command for 3s');
+    rerender(<StatusLine {...base} phase="idle" />);
+    expect(screen.getByRole('status', { name: 'Run status' }).textContent).toBe('');
+  });
+
+  it('offers approve all and deny all only when several calls wait', async () => {
+    const onDecideAll = vi.fn();
+    const p = (id: string) => ({ call_id: id, name: 'write_file', arguments: '{}', read_only: false });
+    const { rerender } = render(<StatusLine {...base} phase="waiting" pending={[p('a')]} onDecideAll={onDecideAll} />);
+    expect(screen.getByText('Waiting for your approval of write_file')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Approve all' })).toBeNull();
+    rerender(<StatusLine {...base} phase="waiting" pending={[p('a'), p('b')]} onDecideAll={onDecideAll} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Deny all' }));
+    expect(onDecideAll).toHaveBeenCalledWith(false);
+  });
+});
