@@ -91,13 +91,13 @@ export function BudgetMeters({ budget, runs, rows, phase, runStartedAt, status, 
       {meters.map((m) => (
         <Meter key={m.name} spec={m} warned={warnings.some((w) => m.warn.some((k) => w.includes(k)))} stopped={stop !== null && m.stoppedBy.includes(stop)} />
       ))}
-      <p className={`loop-detect${stop === 'loop_detected' ? ' over' : ''}`} aria-label="Loop detection">
+      <p className={`loop-detect${stop === 'loop_detected' ? ' over' : ''}`} role="note" aria-label="Loop detection">
         {stop === 'loop_detected'
           ? 'Loop detected: the same tool call was repeated, so the run stopped.'
           : `Loop detection on: a call repeated with the same arguments is refused the third time and stops the run the fourth.${repeats > 0 ? ` Repeats so far: ${repeats}.` : ''}`}
       </p>
       {stop && stop !== 'completed' && (
-        <p className="stop-reason" aria-label="Stop reason">
+        <p className="stop-reason" role="note" aria-label="Stop reason">
           {STOP_TEXT[stop] ?? `Run ended: ${stop}`}
         </p>
       )}

@@ -77,7 +77,7 @@ export function SessionBrowser(props: Props) {
         <input type="search" aria-label="Search sessions" placeholder="Search sessions" value={query} onChange={(e) => onQuery(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && onQuery('')} />
       </div>
       {query.trim() ? (
-        <div className="hits" aria-label="Search results" aria-busy={searching}>
+        <section className="hits" aria-label="Search results" aria-busy={searching}>
           {searchError && (
             <p role="alert" className="bad">
               {searchError}
@@ -101,7 +101,7 @@ export function SessionBrowser(props: Props) {
               </li>
             ))}
           </ul>
-        </div>
+        </section>
       ) : (
         <div className="session-groups">
           {groups.map((g) => (

@@ -114,7 +114,7 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
         </details>
       )}
       {output && !result && (
-        <pre className="tool-output" aria-label="Output" aria-live="off">
+        <pre className="tool-output" role="log" aria-label="Output" aria-live="off">
           {output}
         </pre>
       )}
