@@ -57,7 +57,7 @@ test('one call approved and one denied with a reason, in one turn', async () => 
   await shell.getByRole('textbox', { name: 'Reason' }).fill('never delete build here');
   await shell.getByRole('button', { name: 'Send denial' }).click();
 
-  await page.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'Wrote hello.txt and left build alone.' }).waitFor();
+  await page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: 'Wrote hello.txt and left build alone.' }).waitFor();
   await runFinished(page);
   await shell.getByText(/Denied by you: “never delete build here”/).waitFor();
   await write.getByText(/Approved by you/).waitFor();
@@ -102,7 +102,7 @@ test('an always-allow rule is created from the card and honoured on the next cal
   await dialog.getByRole('combobox', { name: 'Scope' }).selectOption('session');
   await shot(page, 'ui-03-always-allow-dialog');
   await dialog.getByRole('button', { name: 'Save rule and approve' }).click();
-  await page.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'First done.' }).waitFor();
+  await page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: 'First done.' }).waitFor();
   await runFinished(page);
 
   // The next echo runs without asking; the card says which rule allowed it.
@@ -111,7 +111,7 @@ test('an always-allow rule is created from the card and honoured on the next cal
     { kind: 'text', text: 'Second done.' },
   );
   await sendMessage(page, 'say second');
-  await page.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'Second done.' }).waitFor();
+  await page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: 'Second done.' }).waitFor();
   await runFinished(page);
   const second = page.locator('[data-call-id="call_b"]');
   await second.getByText(/Approved by rule/).waitFor();
@@ -139,7 +139,7 @@ test('edited arguments are what runs and what is recorded', async () => {
   await shell.getByRole('button', { name: 'Edit arguments' }).click();
   await shell.getByRole('textbox', { name: 'Arguments' }).fill('{"command": "echo edited-by-person"}');
   await shell.getByRole('button', { name: 'Approve edited call' }).click();
-  await page.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'Edited run done.' }).waitFor();
+  await page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: 'Edited run done.' }).waitFor();
   await runFinished(page);
   await shell.getByLabel('Command').filter({ hasText: '$ echo edited-by-person' }).waitFor();
   await shell.getByText('Arguments edited before it ran').waitFor();

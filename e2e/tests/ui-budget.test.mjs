@@ -44,7 +44,7 @@ test('the Turns meter stops a run at max turns', async () => {
   // Every meter the issue names is there.
   for (const name of ['Turns', 'Tokens', 'Cost', 'Time', 'Context']) assert.equal(await page.getByRole('meter', { name, exact: true }).count(), 1, name);
   await shot(page, 'ui-08-max-turns');
-  assert.equal(await page.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'never reached' }).count(), 0);
+  assert.equal(await page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: 'never reached' }).count(), 0);
 
   // The theme follows the system until Settings overrides it.
   assert.equal(await page.evaluate(() => document.documentElement.dataset.theme ?? ''), '');

@@ -24,7 +24,7 @@ after(async () => {
   home?.cleanup();
 });
 
-const assistant = (page, text) => page.getByRole('article', { name: 'Assistant' }).filter({ hasText: text });
+const assistant = (page, text) => page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: text });
 const nav = (page) => page.getByRole('navigation', { name: 'Sessions' });
 
 test('a fork from a middle row is continued with a new message', async () => {

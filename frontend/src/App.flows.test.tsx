@@ -180,6 +180,42 @@ describe('App flows', () => {
     expect(fake.api.openSession.mock.calls.length).toBe(fetches);
   });
 
+  it('an approval asked for while a fetch is in flight keeps its controls', async () => {
+    const s = seed('racy approval');
+    fake.state.running.set(s.id, 'run1');
+    render(<App />);
+    await openSession(/racy approval/);
+    await screen.findByRole('button', { name: 'Stop' });
+    let answer!: () => void;
+    const real = fake.api.openSession.getMockImplementation()!;
+    fake.api.openSession.mockImplementationOnce((id: string) => new Promise((res) => (answer = () => res(real(id)))));
+    // The fetch starts (Go lists nothing pending yet), then the approval is asked for.
+    act(() => fake.emit({ type: 'assistant_message', session_id: s.id, text: '', reasoning: '', tool_calls: [] }));
+    act(() => fake.emit({ type: 'approval_requested', session_id: s.id, call_id: 'c7', name: 'write_file', arguments: { path: 'a' } }));
+    await act(async () => answer());
+    await waitFor(() => expect(fake.api.openSession.mock.calls.length).toBeGreaterThanOrEqual(2));
+    expect(await screen.findByRole('button', { name: 'Approve' })).toBeTruthy();
+  });
+
+  it('a stored reply replaces its streamed preview without showing twice', async () => {
+    const s = seed('no echo');
+    vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => setTimeout(() => cb(0), 0));
+    render(<App />);
+    await openSession(/no echo/);
+    act(() => {
+      fake.emit({ type: 'run_started', session_id: s.id });
+      fake.emit({ type: 'text_delta', session_id: s.id, text: 'Looking at the file.' });
+    });
+    await screen.findByText('Looking at the file.');
+    fake.state.rows.set(s.id, [chunk(s.id, 1, 'assistant', { text: 'Looking at the file.', tool_calls: [{ id: 'c1', name: 'read_file', arguments: '{}' }] })]);
+    act(() => fake.emit({ type: 'assistant_message', session_id: s.id, text: 'Looking at the file.' }));
+    await waitFor(() => expect(screen.getAllByText('Looking at the file.')).toHaveLength(1));
+    expect(screen.getByRole('article', { name: 'Assistant' }).textContent).toContain('Looking at the file.');
+    // The next turn streams on after it.
+    act(() => fake.emit({ type: 'text_delta', session_id: s.id, text: ' Done.' }));
+    expect((await screen.findByRole('article', { name: 'Assistant reply (streaming)' })).textContent).toBe('Done.');
+  });
+
   it('a search hit opens its session at the matching row', async () => {
     const s = seed('needle session');
     const rows = [chunk(s.id, 1, 'user', { text: 'start' })];

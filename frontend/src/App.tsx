@@ -198,6 +198,7 @@ export function App() {
               key={`conv-${selected}`}
               rows={chat.rows}
               streamed={chat.streamed}
+              cut={chat.cut}
               outputs={chat.outputs}
               phase={chat.phase}
               pending={chat.pending}

@@ -9,7 +9,7 @@ import type {
   ToolResultPayload,
   UserPayload,
 } from '../api/types';
-import type { Phase, RunningTool, StreamedStore } from '../hooks/useSession';
+import type { Phase, RunningTool, Streamed, StreamedStore } from '../hooks/useSession';
 import { STOP_TEXT } from '../lib/format';
 import { Markdown } from './Markdown';
 import { StreamingMarkdown } from './StreamingMarkdown';
@@ -19,6 +19,8 @@ interface Props {
   rows: Chunk[];
   /** Text streaming in (read by the streaming reply only). */
   streamed: StreamedStore;
+  /** The part of the streamed text already stored as rows (not shown again). */
+  cut: Streamed;
   /** Streamed shell output per call id. */
   outputs: Record<string, string>;
   phase: Phase;
@@ -47,7 +49,7 @@ export interface Focus {
  * card of their call), the reply streaming in, pending approvals, and how the
  * run ended. Only the last rows are rendered until the person asks for more.
  */
-export function Conversation({ rows, streamed, outputs, phase, pending, running, outcome, error, focus, actions }: Props) {
+export function Conversation({ rows, streamed, cut, outputs, phase, pending, running, outcome, error, focus, actions }: Props) {
   const [limit, setLimit] = useState(PAGE);
   const scroller = useRef<HTMLElement>(null);
   const stick = useRef(true);
@@ -140,6 +142,7 @@ export function Conversation({ rows, streamed, outputs, phase, pending, running,
       {busy && (
         <StreamingReply
           store={streamed}
+          cut={cut}
           showWaiting={phase !== 'tools' && pending.length === 0 && Object.keys(running).length === 0}
           onGrow={stickToBottom}
         />
@@ -163,8 +166,10 @@ export function Conversation({ rows, streamed, outputs, phase, pending, running,
  * The reply streaming in. It alone subscribes to the streamed text, so a
  * frame of deltas re-renders this article and nothing else.
  */
-function StreamingReply({ store, showWaiting, onGrow }: { store: StreamedStore; showWaiting: boolean; onGrow: () => void }) {
-  const { text, reasoning } = useSyncExternalStore(store.subscribe, store.get);
+function StreamingReply({ store, cut, showWaiting, onGrow }: { store: StreamedStore; cut: Streamed; showWaiting: boolean; onGrow: () => void }) {
+  const all = useSyncExternalStore(store.subscribe, store.get);
+  const text = after(all.text, cut.text);
+  const reasoning = after(all.reasoning, cut.reasoning);
   useLayoutEffect(onGrow, [text, reasoning, onGrow]);
   if (!text && !reasoning && !showWaiting) return null;
   return (
@@ -178,6 +183,11 @@ function StreamingReply({ store, showWaiting, onGrow }: { store: StreamedStore; 
       {text ? <StreamingMarkdown text={text} /> : <p className="status">Waiting for the model…</p>}
     </article>
   );
+}
+
+/** What streamed after the stored prefix (all of it when the stream was reset since). */
+function after(s: string, prefix: string): string {
+  return prefix && s.startsWith(prefix) ? s.slice(prefix.length) : s;
 }
 
 interface RowProps {

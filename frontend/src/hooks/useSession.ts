@@ -33,6 +33,7 @@ const GAP_MS = 250;
 
 const EMPTY_STREAMED: Streamed = { text: '', reasoning: '' };
 const NO_OUTPUTS: Record<string, string> = {};
+const NO_CUT = { text: '', reasoning: '' };
 
 /** Arguments arrive parsed on events and raw on Pending: keep the raw text. */
 function rawArguments(a: unknown): string {
@@ -56,6 +57,10 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   // deltas re-renders the streaming reply, not the window.
   const streamed = useMemo(() => createStore<Streamed>(EMPTY_STREAMED), []);
   const [outputs, setOutputs] = useState<Record<string, string>>(NO_OUTPUTS);
+  // How much of the streamed text is stored as rows already. It is React
+  // state, so it changes in the same render as the rows that now hold that
+  // text: the reply never shows twice, nor not at all.
+  const [cut, setCut] = useState<Streamed>(NO_CUT);
   const [running, setRunning] = useState<Record<string, RunningTool>>({});
   const [phase, setPhase] = useState<Phase>('idle');
   // Deltas arrive thousands a second: set the phase only when it changes, so
@@ -84,6 +89,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   const finished = useRef(new Set<string>());
   const liveRun = useRef('');
   const decided = useRef(new Set<string>());
+  const requested = useRef(new Map<string, Pending>());
   const doneCalls = useRef(new Set<string>());
   const budgetSeq = useRef(0);
   // Sequence tracking: every seq up to `contiguous` has arrived; `ahead`
@@ -115,6 +121,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     outputsDirty.current = false;
     streamed.set(EMPTY_STREAMED);
     setOutputs(NO_OUTPUTS);
+    setCut(NO_CUT);
   }, [streamed]);
 
   const fetchOnce = useCallback(async (id: string) => {
@@ -124,7 +131,11 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
       setSession(v.session);
       setRows(v.rows);
       setRuns(v.runs);
-      setPending(v.pending);
+      // The fetch may predate an approval_requested or approval_decided that
+      // has arrived since: events win over the fetched list.
+      const fetched = v.pending.filter((p) => !decided.current.has(p.call_id));
+      const asked = [...requested.current.values()].filter((p) => !fetched.some((x) => x.call_id === p.call_id));
+      setPending([...fetched, ...asked]);
       setLoaded(true);
       // A fetch can answer after the run it saw running has finished (its
       // run_finished event came first): only a run not known to be over counts.
@@ -176,6 +187,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     contiguous.current = null;
     ahead.current.clear();
     budgetSeq.current = 0;
+    requested.current.clear();
     loading.current = null;
     if (sessionID) void reload(sessionID);
   }, [sessionID, reload, resetLive]);
@@ -244,13 +256,8 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
         case 'assistant_message': {
           // The stored row replaces the preview once it has been fetched; text
           // that streams in meanwhile (none, normally) is kept.
-          const t = buffer.current.text.length;
-          const r = buffer.current.reasoning.length;
-          void reload().then(() => {
-            buffer.current.text = buffer.current.text.slice(t);
-            buffer.current.reasoning = buffer.current.reasoning.slice(r);
-            flush();
-          });
+          const stored = { text: buffer.current.text, reasoning: buffer.current.reasoning };
+          void reload().then(() => setCut(stored));
           changePhase('waiting');
           break;
         }
@@ -262,11 +269,13 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
             arguments: rawArguments(ev.arguments),
             read_only: Boolean(ev.read_only),
           };
+          requested.current.set(p.call_id, p);
           setPending((list) => (list.some((x) => x.call_id === p.call_id) ? list : [...list, p]));
           break;
         }
         case 'approval_decided':
           decided.current.add(String(ev.call_id));
+          requested.current.delete(String(ev.call_id));
           setPending((list) => list.filter((x) => x.call_id !== ev.call_id));
           void reload();
           break;
@@ -295,6 +304,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
           break;
         case 'run_finished': {
           finished.current.add(ev.run_id);
+          requested.current.clear();
           changePhase('idle');
           setRunning({});
           setPending([]);
@@ -352,6 +362,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
       try {
         await api.decide(sessionID, callID, d);
         decided.current.add(callID);
+        requested.current.delete(callID);
         setPending((list) => list.filter((x) => x.call_id !== callID));
         return true;
       } catch (e) {
@@ -370,6 +381,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     runs,
     pending,
     streamed,
+    cut,
     outputs,
     running,
     phase,
