@@ -203,3 +203,13 @@ export async function editSettings(page, change) {
   await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
   await page.getByRole('button', { name: 'Close', exact: true }).click();
 }
+
+/** Starts a new session and waits until it is the open one (its title heading shows). */
+export async function newSession(page) {
+  const before = await page.locator('main[data-session-id]').getAttribute('data-session-id').catch(() => null);
+  await page.getByRole('button', { name: 'New session' }).click();
+  await until('the new session to open', async () => {
+    const id = await page.locator('main[data-session-id]').getAttribute('data-session-id', { timeout: 500 }).catch(() => null);
+    return id && id !== before && (await page.getByRole('heading', { name: 'New session' }).count()) > 0;
+  });
+}

@@ -3,7 +3,7 @@
 // honoured on the next call without asking.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { chatRequests, configure, launchBrowser, makeHome, runFinished, sendMessage, shot, startApp, startFake } from '../harness.mjs';
+import { chatRequests, configure, launchBrowser, makeHome, runFinished, sendMessage, shot, startApp, startFake, newSession } from '../harness.mjs';
 
 let fake, home, app, browser;
 
@@ -84,7 +84,7 @@ test('one call approved and one denied with a reason, in one turn', async () => 
 
 test('an always-allow rule is created from the card and honoured on the next call', async () => {
   const { page } = browser;
-  await page.getByRole('button', { name: 'New session' }).click();
+  await newSession(page);
   await fake.enqueue(
     { kind: 'text', calls: [{ id: 'call_a', name: 'run_shell_command', arguments: JSON.stringify({ command: 'echo first' }) }] },
     { kind: 'text', text: 'First done.' },
@@ -129,13 +129,19 @@ test('an always-allow rule is created from the card and honoured on the next cal
 
 test('edited arguments are what runs and what is recorded', async () => {
   const { page } = browser;
-  await page.getByRole('button', { name: 'New session' }).click();
+  await newSession(page);
   await fake.enqueue(
     { kind: 'text', calls: [{ id: 'call_e', name: 'run_shell_command', arguments: JSON.stringify({ command: 'echo original' }) }] },
     { kind: 'text', text: 'Edited run done.' },
   );
   await sendMessage(page, 'run something');
   const shell = card(page, 'run_shell_command');
+  try {
+    await shell.getByRole('button', { name: 'Edit arguments' }).waitFor();
+  } catch (e) {
+    await shot(page, 'failed-edit-arguments');
+    throw new Error(`${e.message}\n${(await page.locator('main').textContent()).slice(0, 600)}`);
+  }
   await shell.getByRole('button', { name: 'Edit arguments' }).click();
   await shell.getByRole('textbox', { name: 'Arguments' }).fill('{"command": "echo edited-by-person"}');
   await shell.getByRole('button', { name: 'Approve edited call' }).click();

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { OUT, ROOT, configure, launchBrowser, makeHome, runFinished, sendMessage, shot, startApp, startFake } from '../harness.mjs';
+import { OUT, ROOT, configure, launchBrowser, makeHome, runFinished, sendMessage, shot, startApp, startFake, newSession } from '../harness.mjs';
 
 let fake, home, app, browser;
 const figures = {};
@@ -125,7 +125,7 @@ const frameProbe = (ms) => `new Promise((resolve) => {
 test('dropped frames while streaming 2,000 deltas per second (measured)', async (t) => {
   const { page } = browser;
   await page.getByRole('tab', { name: 'Budget' }).click();
-  await page.getByRole('button', { name: 'New session' }).click();
+  await newSession(page);
   await sendMessage(page, 'stream target');
   await runFinished(page);
   const seconds = 4;

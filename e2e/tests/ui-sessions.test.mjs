@@ -3,7 +3,7 @@
 // session at that row; a session surviving a restart of the app.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { chatRequests, configure, launchBrowser, makeHome, runFinished, sendMessage, shot, startApp, startFake } from '../harness.mjs';
+import { chatRequests, configure, launchBrowser, makeHome, runFinished, sendMessage, shot, startApp, startFake, newSession } from '../harness.mjs';
 
 let fake, home, app, browser;
 
@@ -62,7 +62,7 @@ test('a fork from a middle row is continued with a new message', async () => {
 
 test('search finds a tool result and opens the session at that row', async () => {
   const { page } = browser;
-  await page.getByRole('button', { name: 'New session' }).click();
+  await newSession(page);
   await fake.enqueue(
     { kind: 'text', calls: [{ id: 'call_z', name: 'run_shell_command', arguments: JSON.stringify({ command: 'echo zebracorn-$((40+2))' }) }] },
     { kind: 'text', text: 'Printed it.' },
@@ -95,7 +95,7 @@ test('search finds a tool result and opens the session at that row', async () =>
 
 test('a session survives an app restart and can be continued', async () => {
   const { page } = browser;
-  await page.getByRole('button', { name: 'New session' }).click();
+  await newSession(page);
   await sendMessage(page, 'remember the lighthouse');
   await assistant(page, 'You said: remember the lighthouse').waitFor();
   await runFinished(page);
