@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -315,7 +316,7 @@ func TestSettingsPersistAndAreValidated(t *testing.T) {
 	}
 	if _, err := app.SendMessage("no-such-session", "hi"); err == nil {
 		t.Fatal("a message to an unknown session was accepted")
-	} else if e := formatError(err).(appError); e.Code != "not_found" {
+	} else if e := classifyError(err); e.Code != "not_found" {
 		t.Fatalf("unknown session error code = %q", e.Code)
 	}
 	if _, err := app.NewSession("relative/dir"); err == nil {
@@ -370,7 +371,7 @@ func TestApprovalsAreDecidedInGoAndEditedArgumentsAreWhatRuns(t *testing.T) {
 	// The page cannot approve a call that is not waiting, or in another session.
 	if err := app.Decide(s.ID, "no-such-call", DecisionInput{Approved: true}); err == nil {
 		t.Fatal("approved a call that is not pending")
-	} else if e := formatError(err).(appError); e.Code != "not_pending" {
+	} else if e := classifyError(err); e.Code != "not_pending" {
 		t.Fatalf("code = %q", e.Code)
 	}
 	other, _ := app.NewSession(dir)
@@ -577,4 +578,16 @@ func TestForkSearchExportAndFileViews(t *testing.T) {
 		}
 		return false
 	})
+}
+
+func TestErrorsReachThePageAsCodeAndMessage(t *testing.T) {
+	// Wails rejects with new Error(formatError(err)): it must be text the page can parse.
+	s, ok := formatError(fmt.Errorf("open session x: %w", store.ErrNotFound)).(string)
+	if !ok {
+		t.Fatalf("formatError returned %T; want a string", formatError(store.ErrNotFound))
+	}
+	var e appError
+	if err := json.Unmarshal([]byte(s), &e); err != nil || e.Code != "not_found" || !strings.Contains(e.Message, "open session x") {
+		t.Fatalf("formatError = %s (%v)", s, err)
+	}
 }

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -120,8 +121,15 @@ func (d *wailsDialogs) SaveFile(title, name string) (string, error) {
 		Filters: []runtime.FileFilter{{DisplayName: "JSON Lines (*.jsonl)", Pattern: "*.jsonl"}}})
 }
 
-// formatError maps Go errors to {code, message} once, at the boundary.
+// formatError maps Go errors to {code, message} once, at the boundary, as
+// JSON text: Wails' bridge rejects with new Error(<what this returns>), so an
+// object would arrive as "[object Object]". frontend/src/api/types.ts parses it.
 func formatError(err error) any {
+	b, _ := json.Marshal(classifyError(err)) // two strings always marshal
+	return string(b)
+}
+
+func classifyError(err error) appError {
 	code := "error"
 	switch {
 	case errors.Is(err, store.ErrNotFound):
