@@ -70,3 +70,21 @@ test('a 401 and an HTML answer show clear errors and the session stays usable', 
     await page.getByRole('article', { name: 'You' }).filter({ hasText: t }).waitFor();
   }
 });
+
+test('a failed Go call reaches the page as a readable {code, message}', async () => {
+  const { page } = browser;
+  await page.goto(app.url);
+  await page.waitForFunction(() => window.go?.main?.App?.ForkSession !== undefined);
+  const err = await page.evaluate(async () => {
+    try {
+      await window.go.main.App.ForkSession('no-such-session', 1);
+      return null;
+    } catch (e) {
+      return String(e && e.message !== undefined ? e.message : e);
+    }
+  });
+  assert.ok(err, 'the call did not fail');
+  const parsed = JSON.parse(err);
+  assert.equal(parsed.code, 'not_found');
+  assert.match(parsed.message, /no-such-session/);
+});
