@@ -213,3 +213,33 @@ export async function newSession(page) {
     return id && id !== before && (await page.getByRole('heading', { name: 'New session' }).count()) > 0;
   });
 }
+
+/**
+ * Starts the whole set-up one test file needs: the fake model server, a fresh
+ * home, the app and a browser. With configured, the page is opened and the
+ * endpoint saved; seed(home) runs before the app starts. restart() replaces
+ * the app by a new process on the same home; stop() ends everything.
+ */
+export async function startAll({ configured = false, seed } = {}) {
+  const env = { fake: await startFake(), home: makeHome() };
+  if (seed) seed(env.home);
+  env.app = await startApp(env.home);
+  env.browser = await launchBrowser();
+  if (configured) {
+    await env.browser.page.goto(env.app.url);
+    await configure(env.browser.page, env.fake.url);
+    await env.browser.page.getByRole('button', { name: 'Close' }).click();
+  }
+  env.restart = async () => {
+    await env.app.stop();
+    env.app = await startApp(env.home);
+    return env.app;
+  };
+  env.stop = async () => {
+    await env.browser?.close();
+    await env.app?.stop();
+    await env.fake?.stop();
+    env.home?.cleanup();
+  };
+  return env;
+}

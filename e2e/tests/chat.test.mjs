@@ -3,22 +3,17 @@
 // again after a reload and after a restart of the app.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { configure, launchBrowser, makeHome, shot, startApp, startFake, until } from '../harness.mjs';
+import { configure, shot, until, startAll } from '../harness.mjs';
 
-let fake, home, app, browser;
+let fake, app, browser, env;
 
 before(async () => {
-  fake = await startFake();
-  home = makeHome();
-  app = await startApp(home);
-  browser = await launchBrowser();
+  env = await startAll();
+  ({ fake, app, browser } = env);
 });
 
 after(async () => {
-  await browser?.close();
-  await app?.stop();
-  await fake?.stop();
-  home?.cleanup();
+  await env?.stop();
 });
 
 test('a message streams a reply and the session survives a reload and a restart', async () => {
@@ -76,8 +71,7 @@ test('a message streams a reply and the session survives a reload and a restart'
   assert.deepEqual(second.messages.slice(0, 2), first.messages);
 
   // After a restart of the app, the same.
-  await app.stop();
-  app = await startApp(home);
+  app = await env.restart();
   await page.goto(app.url);
   await page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: /hello loopdesk/ }).click();
   await stored.filter({ hasText: 'You said: and again' }).waitFor();

@@ -2,22 +2,17 @@
 // each show a clear message in the window and leave the session usable.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { configure, freePort, launchBrowser, makeHome, shot, startApp, startFake } from '../harness.mjs';
+import { configure, freePort, shot, startAll } from '../harness.mjs';
 
-let fake, home, app, browser;
+let fake, app, browser, env;
 
 before(async () => {
-  fake = await startFake();
-  home = makeHome();
-  app = await startApp(home);
-  browser = await launchBrowser();
+  env = await startAll();
+  ({ fake, app, browser } = env);
 });
 
 after(async () => {
-  await browser?.close();
-  await app?.stop();
-  await fake?.stop();
-  home?.cleanup();
+  await env?.stop();
 });
 
 async function testConnection(page, url) {

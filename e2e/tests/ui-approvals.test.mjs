@@ -3,25 +3,17 @@
 // honoured on the next call without asking.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { chatRequests, configure, launchBrowser, makeHome, runFinished, sendMessage, shot, startApp, startFake, newSession } from '../harness.mjs';
+import { chatRequests, runFinished, sendMessage, shot, newSession, startAll } from '../harness.mjs';
 
-let fake, home, app, browser;
+let fake, app, browser, env;
 
 before(async () => {
-  fake = await startFake();
-  home = makeHome();
-  app = await startApp(home);
-  browser = await launchBrowser();
-  await browser.page.goto(app.url);
-  await configure(browser.page, fake.url);
-  await browser.page.getByRole('button', { name: 'Close' }).click();
+  env = await startAll({ configured: true });
+  ({ fake, app, browser } = env);
 });
 
 after(async () => {
-  await browser?.close();
-  await app?.stop();
-  await fake?.stop();
-  home?.cleanup();
+  await env?.stop();
 });
 
 const card = (page, tool) => page.getByRole('region', { name: `Tool call ${tool}` });

@@ -3,22 +3,17 @@
 // Turns meter shows the limit reached and the stop reason is shown.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { configure, editSettings, launchBrowser, makeHome, runFinished, sendMessage, shot, startApp, startFake } from '../harness.mjs';
+import { configure, editSettings, runFinished, sendMessage, shot, startAll } from '../harness.mjs';
 
-let fake, home, app, browser;
+let fake, app, browser, env;
 
 before(async () => {
-  fake = await startFake();
-  home = makeHome();
-  app = await startApp(home);
-  browser = await launchBrowser();
+  env = await startAll();
+  ({ fake, app, browser } = env);
 });
 
 after(async () => {
-  await browser?.close();
-  await app?.stop();
-  await fake?.stop();
-  home?.cleanup();
+  await env?.stop();
 });
 
 test('the Turns meter stops a run at max turns', async () => {

@@ -7,30 +7,23 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { OUT, ROOT, configure, launchBrowser, makeHome, runFinished, sendMessage, shot, startApp, startFake, newSession } from '../harness.mjs';
+import { OUT, ROOT, runFinished, sendMessage, shot, newSession, startAll } from '../harness.mjs';
 
-let fake, home, app, browser;
+let fake, app, browser, env;
 const figures = {};
 
 before(async () => {
-  fake = await startFake();
-  home = makeHome();
-  importSession(home, 10_000);
-  importSession(home, 100_000, 'hundred thousand rows');
-  app = await startApp(home);
-  browser = await launchBrowser();
-  await browser.page.goto(app.url);
-  await configure(browser.page, fake.url);
-  await browser.page.getByRole('button', { name: 'Close' }).click();
+  env = await startAll({ configured: true, seed: (h) => {
+    importSession(h, 10_000);
+    importSession(h, 100_000, 'hundred thousand rows');
+  } });
+  ({ fake, app, browser } = env);
 });
 
 after(async () => {
   mkdirSync(OUT, { recursive: true });
   writeFileSync(join(OUT, 'ui-measure.json'), JSON.stringify(figures, null, 2));
-  await browser?.close();
-  await app?.stop();
-  await fake?.stop();
-  home?.cleanup();
+  await env?.stop();
 });
 
 /** A session of n rows in groups of four: question, tool call, its result, a markdown answer. */

@@ -3,25 +3,17 @@
 // session at that row; a session surviving a restart of the app.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { chatRequests, configure, launchBrowser, makeHome, runFinished, sendMessage, shot, startApp, startFake, newSession } from '../harness.mjs';
+import { chatRequests, runFinished, sendMessage, shot, newSession, startAll } from '../harness.mjs';
 
-let fake, home, app, browser;
+let fake, app, browser, env;
 
 before(async () => {
-  fake = await startFake();
-  home = makeHome();
-  app = await startApp(home);
-  browser = await launchBrowser();
-  await browser.page.goto(app.url);
-  await configure(browser.page, fake.url);
-  await browser.page.getByRole('button', { name: 'Close' }).click();
+  env = await startAll({ configured: true });
+  ({ fake, app, browser } = env);
 });
 
 after(async () => {
-  await browser?.close();
-  await app?.stop();
-  await fake?.stop();
-  home?.cleanup();
+  await env?.stop();
 });
 
 const assistant = (page, text) => page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: text });
@@ -100,8 +92,7 @@ test('a session survives an app restart and can be continued', async () => {
   await assistant(page, 'You said: remember the lighthouse').waitFor();
   await runFinished(page);
 
-  await app.stop();
-  app = await startApp(home);
+  app = await env.restart();
   await page.goto(app.url);
   await nav(page).getByRole('button', { name: /remember the lighthouse/ }).click();
   await assistant(page, 'You said: remember the lighthouse').waitFor();
