@@ -230,8 +230,15 @@ export async function startAll({ configured = false, seed } = {}) {
     await configure(env.browser.page, env.fake.url);
     await env.browser.page.getByRole('button', { name: 'Close' }).click();
   }
-  env.restart = async () => {
-    await env.app.stop();
+  // restart({ kill: true }) kills the app with SIGKILL first, as a crash would.
+  env.restart = async ({ kill = false } = {}) => {
+    if (kill) {
+      const exited = new Promise((res) => env.app.proc.once('exit', res));
+      env.app.proc.kill('SIGKILL');
+      await exited;
+    } else {
+      await env.app.stop();
+    }
     env.app = await startApp(env.home);
     return env.app;
   };
