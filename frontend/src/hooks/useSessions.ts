@@ -2,24 +2,11 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { api } from '../api/backend';
 import type { Hit, Session, SessionSummary } from '../api/types';
 import { errorMessage, literalQuery } from '../api/types';
+import { useLoaded } from './useLoaded';
 
 /** The session list with its actions, and full-text search over every session. */
 export function useSessions() {
-  const [sessions, setSessions] = useState<SessionSummary[]>([]);
-  const [error, setError] = useState('');
-
-  const refresh = useCallback(async () => {
-    try {
-      setSessions(await api.listSessions());
-      setError('');
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  }, []);
-
-  useEffect(() => {
-    void refresh();
-  }, [refresh]);
+  const { value: sessions, error, setError, refresh } = useLoaded<SessionSummary[]>(api.listSessions, []);
 
   /** Runs an action, reports its error, refreshes the list; null on failure. */
   const act = useCallback(

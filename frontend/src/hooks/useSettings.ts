@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { api } from '../api/backend';
 import type { Rule, Settings, Theme } from '../api/types';
 import { errorMessage } from '../api/types';
+import { useLoaded } from './useLoaded';
 
 /** The saved settings, loaded once; the settings panel hands back what it saved. */
 export function useSettings() {
@@ -27,19 +28,7 @@ export function useTheme(theme: Theme | undefined) {
 
 /** The saved approval rules, with delete. */
 export function useRules() {
-  const [rules, setRules] = useState<Rule[]>([]);
-  const [error, setError] = useState('');
-  const refresh = useCallback(async () => {
-    try {
-      setRules(await api.listRules());
-      setError('');
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  }, []);
-  useEffect(() => {
-    void refresh();
-  }, [refresh]);
+  const { value: rules, error, setError, refresh } = useLoaded<Rule[]>(api.listRules, []);
   const remove = useCallback(
     async (id: string) => {
       try {
