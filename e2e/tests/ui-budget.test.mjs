@@ -3,13 +3,13 @@
 // Turns meter shows the limit reached and the stop reason is shown.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { configure, editSettings, runFinished, sendMessage, shot, startAll } from '../harness.mjs';
+import { editSettings, runFinished, sendMessage, shot, startAll } from '../harness.mjs';
 
-let fake, app, browser, env;
+let fake, browser, env;
 
 before(async () => {
-  env = await startAll();
-  ({ fake, app, browser } = env);
+  env = await startAll({ configured: true });
+  ({ fake, browser } = env);
 });
 
 after(async () => {
@@ -18,9 +18,6 @@ after(async () => {
 
 test('the Turns meter stops a run at max turns', async () => {
   const { page } = browser;
-  await page.goto(app.url);
-  await configure(page, fake.url);
-  await page.getByRole('button', { name: 'Close' }).click();
   await editSettings(page, async (p) => {
     await p.getByRole('combobox', { name: 'Default approval mode' }).selectOption('auto');
     await p.getByRole('spinbutton', { name: 'Max turns' }).fill('2');
