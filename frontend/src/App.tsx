@@ -33,8 +33,8 @@ export function App() {
   const workspace = chat.session?.workspace ?? current?.workspace ?? '';
   // A new session starts in the open session's folder, unless that is the
   // scratch folder Go made for the open session alone.
-  const nextWorkspace = selected && /[/\\]scratch[/\\]/.test(workspace) && workspace.endsWith(selected) ? '' : workspace;
-  const ws = useWorkspace(selected, workspace);
+  const nextWorkspace = (chat.session ?? current)?.scratch ? '' : workspace;
+  const ws = useWorkspace(selected, workspace, chat.rows);
   useTheme(previewTheme ?? settings?.theme);
 
   // The first load: with no endpoint configured, the window opens on settings.
@@ -83,8 +83,7 @@ export function App() {
       const path = await api.chooseFolder();
       if (!path) return;
       if (selected) {
-        await api.setWorkspace(selected, path);
-        await chat.reload();
+        chat.updateSession(await api.setWorkspace(selected, path));
         await list.refresh();
       } else {
         const s = await list.create(path);
@@ -130,7 +129,7 @@ export function App() {
   );
 
   const showRow = useCallback((seq: number) => selected && setFocus({ sessionID: selected, seq }), [selected]);
-  const contextWindow = settings?.context_windows?.find((w) => w.model === (current?.model || settings.model))?.tokens ?? 0;
+  const lastRun = chat.runs.at(-1);
   const banner = loadError || list.error || actionError;
 
   return (
@@ -197,8 +196,10 @@ export function App() {
             <Conversation
               key={`conv-${selected}`}
               rows={chat.rows}
-              streamed={chat.streamed}
-              cut={chat.cut}
+              stream={chat.stream}
+              run={chat.run}
+              streamFrom={chat.streamFrom}
+              sent={chat.sent}
               outputs={chat.outputs}
               phase={chat.phase}
               pending={chat.pending}
@@ -214,14 +215,12 @@ export function App() {
           <SidePanel tab={tab} onTab={setTab}>
             {tab === 'budget' && (
               <BudgetMeters
-                budget={chat.budget}
-                runs={chat.runs}
-                rows={chat.rows}
+                meters={chat.meters}
+                repeats={chat.repeats}
                 phase={chat.phase}
                 runStartedAt={chat.runStartedAt}
-                status={chat.outcome?.status ?? null}
-                defaults={settings?.budgets ?? null}
-                contextWindow={contextWindow}
+                status={chat.outcome?.status ?? (chat.phase === 'idle' ? (lastRun?.status ?? null) : null)}
+                hadRun={Boolean(lastRun) || chat.outcome !== null}
               />
             )}
             {tab === 'chunks' && <ChunkTable key={`chunks-${selected}`} rows={chat.rows} focus={focus} onFork={(seq) => void fork(seq)} onShowInConversation={showRow} />}

@@ -1,10 +1,13 @@
 // The only module that talks to Go. Components and hooks import from here,
-// never from wailsjs, so tests can replace this one seam. Every method
-// rejects with {code, message} (app.go formatError) when Go fails.
-import * as App from '../../wailsjs/go/main/App';
+// never from wailsjs, so tests can replace this one seam. Go binds four small
+// services (backend/desktop: Sessions, Chat, Settings, Workspace); every method
+// rejects with {code, message} (see AppError in types.ts) when Go fails.
+import * as Chat from '../../wailsjs/go/desktop/Chat';
+import * as Sessions from '../../wailsjs/go/desktop/Sessions';
+import * as SettingsService from '../../wailsjs/go/desktop/Settings';
+import * as Workspace from '../../wailsjs/go/desktop/Workspace';
 import { BrowserOpenURL, EventsOn } from '../../wailsjs/runtime/runtime';
 import type {
-  Chunk,
   ConnectionResult,
   DecisionInput,
   FileEntry,
@@ -12,6 +15,8 @@ import type {
   Hit,
   Pending,
   Preset,
+  Row,
+  Run,
   Rule,
   RuleInput,
   Session,
@@ -24,7 +29,8 @@ import type {
   WorkspaceWarning,
 } from './types';
 
-/** The Wails event that carries every loop event (app.go). */
+// Wails event channels, mirrored from Go (desktop.EventLoop, ...; a Go test checks them).
+/** The Wails event that carries every loop event. */
 export const LOOP_EVENT = 'loop:event';
 /** The watcher's debounced changes of a workspace. */
 export const WORKSPACE_CHANGED = 'workspace:changed';
@@ -47,50 +53,59 @@ const list = async <T>(p: Promise<unknown>): Promise<T[]> => ((await p) ?? []) a
 
 export const api = {
   // Settings
-  presets: (): Promise<Preset[]> => list<Preset>(App.Presets()),
-  getSettings: (): Promise<Settings> => as<Settings>(App.GetSettings()),
-  saveSettings: (s: SettingsInput): Promise<Settings> => as<Settings>(App.SaveSettings(s as never)),
+  presets: (): Promise<Preset[]> => list<Preset>(SettingsService.Presets()),
+  getSettings: (): Promise<Settings> => as<Settings>(SettingsService.GetSettings()),
+  saveSettings: (s: SettingsInput): Promise<Settings> => as<Settings>(SettingsService.SaveSettings(s as never)),
   testConnection: (baseURL: string, apiKey: string): Promise<ConnectionResult> =>
-    as<ConnectionResult>(App.TestConnection(baseURL, apiKey)),
-  listRules: (): Promise<Rule[]> => list<Rule>(App.ListRules()),
-  addRule: (r: RuleInput): Promise<Rule> => as<Rule>(App.AddRule(r as never)),
-  deleteRule: (id: string): Promise<void> => App.DeleteRule(id),
+    as<ConnectionResult>(SettingsService.TestConnection(baseURL, apiKey)),
+  listRules: (): Promise<Rule[]> => list<Rule>(SettingsService.ListRules()),
+  addRule: (r: RuleInput): Promise<Rule> => as<Rule>(SettingsService.AddRule(r as never)),
+  deleteRule: (id: string): Promise<void> => SettingsService.DeleteRule(id),
 
   // Sessions
-  listSessions: (): Promise<SessionSummary[]> => list<SessionSummary>(App.ListSessions()),
-  newSession: (workspace = ''): Promise<Session> => as<Session>(App.NewSession(workspace)),
-  renameSession: (id: string, title: string): Promise<void> => App.RenameSession(id, title),
-  deleteSession: (id: string): Promise<void> => App.DeleteSession(id),
+  listSessions: (): Promise<SessionSummary[]> => list<SessionSummary>(Sessions.ListSessions()),
+  newSession: (workspace = ''): Promise<Session> => as<Session>(Sessions.NewSession(workspace)),
+  renameSession: (id: string, title: string): Promise<void> => Sessions.RenameSession(id, title),
+  deleteSession: (id: string): Promise<void> => Sessions.DeleteSession(id),
   /** Writes the export through the native save dialog; "" when cancelled. */
-  exportSession: (id: string): Promise<string> => App.ExportSession(id),
-  forkSession: (id: string, seq: number): Promise<Session> => as<Session>(App.ForkSession(id, seq)),
-  searchSessions: (query: string): Promise<Hit[]> => list<Hit>(App.SearchSessions(query)),
+  exportSession: (id: string): Promise<string> => Sessions.ExportSession(id),
+  forkSession: (id: string, seq: number): Promise<Session> => as<Session>(Sessions.ForkSession(id, seq)),
+  /** A full-text query (FTS5 syntax); rejects with code "invalid" when it does not parse. */
+  searchSessions: (query: string): Promise<Hit[]> => list<Hit>(Sessions.SearchSessions(query)),
+  /** Plain text, every word matched as typed (Go quotes it). */
+  searchText: (text: string): Promise<Hit[]> => list<Hit>(Sessions.SearchText(text)),
+  /** The whole session: only when it is opened. */
   openSession: async (id: string): Promise<SessionView> => {
-    const v = (await App.OpenSession(id)) as unknown as SessionView;
+    const v = (await Sessions.OpenSession(id)) as unknown as SessionView;
     return {
       session: v.session,
-      rows: (v.rows ?? []) as Chunk[],
+      rows: v.rows ?? [],
       runs: v.runs ?? [],
       pending: v.pending ?? [],
       running_run_id: v.running_run_id ?? '',
+      meters: v.meters ?? [],
     };
   },
+  /** The rows with seq > afterSeq (after a gap). */
+  rowsAfter: (id: string, afterSeq: number): Promise<Row[]> => list<Row>(Sessions.RowsAfter(id, afterSeq)),
+  runs: (id: string): Promise<Run[]> => list<Run>(Sessions.Runs(id)),
 
   // Chat
-  sendMessage: (sessionID: string, text: string): Promise<string> => App.SendMessage(sessionID, text),
-  cancel: (sessionID: string): Promise<void> => App.Cancel(sessionID),
-  pendingApprovals: (sessionID: string): Promise<Pending[]> => list<Pending>(App.PendingApprovals(sessionID)),
+  sendMessage: (sessionID: string, text: string): Promise<string> => Chat.SendMessage(sessionID, text),
+  cancel: (sessionID: string): Promise<void> => Chat.Cancel(sessionID),
+  pendingApprovals: (sessionID: string): Promise<Pending[]> => list<Pending>(Chat.PendingApprovals(sessionID)),
   decide: (sessionID: string, callID: string, d: DecisionInput): Promise<void> =>
-    App.Decide(sessionID, callID, d as never),
+    Chat.Decide(sessionID, callID, d as never),
   suggestRule: (sessionID: string, callID: string): Promise<RuleInput> =>
-    as<RuleInput>(App.SuggestRule(sessionID, callID)),
+    as<RuleInput>(Chat.SuggestRule(sessionID, callID)),
 
   // Workspace
-  chooseFolder: (): Promise<string> => App.ChooseFolder(),
-  setWorkspace: (sessionID: string, path: string): Promise<Session> => as<Session>(App.SetWorkspace(sessionID, path)),
-  listFiles: (sessionID: string): Promise<FileEntry[]> => list<FileEntry>(App.ListFiles(sessionID)),
-  readFile: (sessionID: string, path: string): Promise<FilePreview> => as<FilePreview>(App.ReadFile(sessionID, path)),
-  touchedFiles: (sessionID: string): Promise<Touched[]> => list<Touched>(App.TouchedFiles(sessionID)),
+  chooseFolder: (): Promise<string> => Workspace.ChooseFolder(),
+  setWorkspace: (sessionID: string, path: string): Promise<Session> => as<Session>(Workspace.SetWorkspace(sessionID, path)),
+  listFiles: (sessionID: string): Promise<FileEntry[]> => list<FileEntry>(Workspace.ListFiles(sessionID)),
+  readFile: (sessionID: string, path: string): Promise<FilePreview> => as<FilePreview>(Workspace.ReadFile(sessionID, path)),
+  /** Files touched by the calls in rows with seq > afterSeq (0: all). */
+  touchedFiles: (sessionID: string, afterSeq = 0): Promise<Touched[]> => list<Touched>(Workspace.TouchedFiles(sessionID, afterSeq)),
 
   openURL: (url: string): void => BrowserOpenURL(url),
   /** Subscribes to loop events; returns the unsubscribe function. */

@@ -4,10 +4,14 @@
 //
 // Every event arrives flat: "type", "session_id", "run_id", "seq" plus its payload's fields.
 // seq grows by one per must-deliver event of a session; deltas (LOSSY_EVENTS) carry the seq of
-// the last must-deliver event and may arrive merged. A gap in seq means something stored was
-// missed: re-fetch the session's rows.
+// the last must-deliver event and may arrive merged. Stored rows arrive on rows_stored, before
+// the event that tells what they mean; a gap in seq means something was missed: read the rows
+// after the last one held (Sessions.RowsAfter), never the whole session.
+
+import type { Row } from './types';
 
 export const RUN_STARTED = 'run_started' as const;
+export const ROWS_STORED = 'rows_stored' as const;
 export const TEXT_DELTA = 'text_delta' as const;
 export const REASONING_DELTA = 'reasoning_delta' as const;
 export const ASSISTANT_MESSAGE = 'assistant_message' as const;
@@ -24,6 +28,7 @@ export const RUN_FINISHED = 'run_finished' as const;
 
 export const EVENT_TYPES = [
   RUN_STARTED,
+  ROWS_STORED,
   TEXT_DELTA,
   REASONING_DELTA,
   ASSISTANT_MESSAGE,
@@ -101,6 +106,7 @@ export interface ApprovalRequestedPayload {
   call_id: string;
   name: string;
   arguments: unknown;
+  read_only: boolean;
 }
 
 export interface ApprovalDecidedPayload {
@@ -143,7 +149,34 @@ export interface CompactedPayload {
   emergency: boolean;
 }
 
-/** Every meter; a max of 0 means no limit. warnings names budgets past their soft limit. */
+export type MeterKey = 'turns' | 'tool_calls' | 'tokens' | 'cost' | 'time' | 'context';
+export type MeterUnit = 'count' | 'tokens' | 'usd' | 'seconds';
+export type MeterLevel = 'ok' | 'soft' | 'hard';
+
+/** One budget meter as Go computes it; the page formats it by unit and draws it. */
+export interface Meter {
+  key: MeterKey;
+  label: string;
+  value: number;
+  /** 0 = no limit. */
+  limit: number;
+  unit: MeterUnit;
+  /** value/limit clamped to 0..1; 0 when there is no limit. */
+  fraction: number;
+  level: MeterLevel;
+}
+
+/** Loop detection: the call repeated most in this run and how many repeats stop it. */
+export interface Repeats {
+  tool: string;
+  count: number;
+  limit: number;
+}
+
+/**
+ * Every meter. The flat fields are the CLI's --json contract; the page draws meters and
+ * repeats only.
+ */
 export interface BudgetPayload {
   turns: number;
   max_turns: number;
@@ -158,6 +191,8 @@ export interface BudgetPayload {
   context_tokens: number;
   context_window: number;
   warnings: string[] | null;
+  meters: Meter[] | null;
+  repeats: Repeats | null;
 }
 
 /** The structured result, also stored as the run's audit row. */
@@ -174,6 +209,12 @@ export interface RunFinishedPayload {
   error: string;
   session_id: string;
   run_id: string;
+  meters: Meter[] | null;
+}
+
+/** Rows the runner has just stored, oldest first (seq ascending). */
+export interface RowsStoredPayload {
+  rows: Row[];
 }
 
 export type LoopEvent =
@@ -190,7 +231,8 @@ export type LoopEvent =
   | (EventBase & { type: typeof USAGE } & UsagePayload)
   | (EventBase & { type: typeof COMPACTED } & CompactedPayload)
   | (EventBase & { type: typeof BUDGET } & BudgetPayload)
-  | (EventBase & { type: typeof RUN_FINISHED } & RunFinishedPayload);
+  | (EventBase & { type: typeof RUN_FINISHED } & RunFinishedPayload)
+  | (EventBase & { type: typeof ROWS_STORED } & RowsStoredPayload);
 
 /** Narrows a flat wire object to a LoopEvent when its type is one of ours. */
 export function isLoopEvent(ev: { type: string }): ev is LoopEvent {

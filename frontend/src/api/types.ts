@@ -1,6 +1,8 @@
-// Shapes of the DTOs the Go facade (app.go) returns. The generated wailsjs
+// Shapes of the DTOs the bound Go services (backend/desktop) return. The generated wailsjs
 // models describe json.RawMessage payloads as number[]; these say what
 // actually arrives over the bridge.
+
+import type { Meter } from './events';
 
 export interface Session {
   id: string;
@@ -11,7 +13,8 @@ export interface Session {
   fork_seq: number;
   created_at: string;
   updated_at: string;
-  archived: boolean;
+  /** The workspace is the app's private scratch folder for this session. */
+  scratch: boolean;
 }
 
 /** A session as the list shows it. */
@@ -62,23 +65,15 @@ export interface SystemPayload {
 }
 
 /** One stored row of a session (the chunk table). */
-export interface Chunk {
+export interface Row {
   session_id: string;
   seq: number;
   kind: ChunkKind;
   payload: unknown;
   run_id: string;
   created_at: string;
-  /** An estimate of the row's tokens. */
-  tokens?: number;
-}
-
-export interface Budgets {
-  max_turns: number;
-  max_tool_calls: number;
-  max_tokens: number;
-  max_cost_usd: number;
-  timeout_seconds: number;
+  /** Go's estimate of the row's tokens. */
+  tokens: number;
 }
 
 /** A run's audit record. */
@@ -97,17 +92,8 @@ export interface Run {
   /** Absent while the run goes on. */
   ended_at?: string;
   error: string;
-  /** The limits the run ran under (loop.Limits; zero fields omitted, timeout in nanoseconds). */
-  budgets?: RunLimits | null;
-}
-
-export interface RunLimits {
-  max_turns?: number;
-  max_tool_calls?: number;
-  max_tokens?: number;
-  max_cost_usd?: number;
-  timeout?: number;
-  context_window?: number;
+  /** The limits the run ran under (loop.Limits). The page draws Go's meters instead. */
+  limits?: Record<string, number> | null;
 }
 
 /** A tool call waiting for a person's decision. */
@@ -121,10 +107,20 @@ export interface Pending {
 
 export interface SessionView {
   session: Session;
-  rows: Chunk[];
+  rows: Row[];
   runs: Run[];
   pending: Pending[];
   running_run_id: string;
+  /** What the meters show while no run is live (the last run against its limits). */
+  meters: Meter[];
+}
+
+export interface Budgets {
+  max_turns: number;
+  max_tool_calls: number;
+  max_tokens: number;
+  max_cost_usd: number;
+  timeout_seconds: number;
 }
 
 export type ApprovalMode = 'ask' | 'read-only' | 'auto' | 'deny';
@@ -251,16 +247,25 @@ export interface WorkspaceWarning {
   message: string;
 }
 
-/** The error every failed bound method rejects with (app.go formatError). */
+/** Why a bound method failed: mirrored from Go's desktop.ErrorCodes (a Go test parses this list). */
+export type ErrorCode =
+  | 'not_found'
+  | 'busy'
+  | 'not_pending'
+  | 'invalid'
+  | 'not_configured'
+  | 'error';
+
+/** The error every failed bound method rejects with (Go's error formatter). */
 export interface AppError {
-  code: string;
+  code: ErrorCode;
   message: string;
 }
 
 /** The error code of a rejection ("" when it has none). */
-export function errorCode(e: unknown): string {
+export function errorCode(e: unknown): ErrorCode | '' {
   const v = unwrap(e);
-  return v && typeof v === 'object' && 'code' in v ? String((v as AppError).code) : '';
+  return v && typeof v === 'object' && 'code' in v ? (String((v as AppError).code) as ErrorCode) : '';
 }
 
 export function errorMessage(e: unknown): string {
@@ -293,13 +298,4 @@ function unwrap(e: unknown): unknown {
     return e;
   }
   return e;
-}
-
-/** Plain text as a full-text query matching every word, punctuation and all (store.Literal). */
-export function literalQuery(text: string): string {
-  return text
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((w) => `"${w.replaceAll('"', '""')}"`)
-    .join(' ');
 }

@@ -1,55 +1,55 @@
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { BudgetPayload } from '../api/events';
-import type { Run } from '../api/types';
+import { meter } from '../test/fakeApi';
 import { BudgetMeters } from './BudgetMeters';
 
-const budget = (over: Partial<BudgetPayload> = {}): BudgetPayload => ({
-  turns: 2, max_turns: 10, tool_calls: 1, max_tool_calls: 0, tokens: 850, max_tokens: 1000,
-  cost_usd: 0.5, max_cost_usd: 1, elapsed_ms: 3000, timeout_ms: 60000, context_tokens: 900,
-  context_window: 1000, warnings: null, ...over,
-});
+const meters = () => [
+  meter('turns', 2, 10),
+  meter('tool_calls', 1),
+  meter('tokens', 850, 1000),
+  meter('cost', 0.5, 1, { level: 'soft' }),
+  meter('time', 3, 60),
+  meter('context', 900, 1000),
+];
 
-const props = { runs: [] as Run[], rows: [], phase: 'tools' as const, runStartedAt: null, status: null, defaults: null, contextWindow: 0 };
+const props = { meters: meters(), repeats: null, phase: 'tools' as const, runStartedAt: null, status: null, hadRun: false };
 
 describe('BudgetMeters', () => {
-  it('has a meter for each budget, named, with value and limit', () => {
-    render(<BudgetMeters {...props} budget={budget()} />);
-    for (const name of ['Turns', 'Tokens', 'Cost', 'Time', 'Context']) expect(screen.getByRole('meter', { name })).toBeTruthy();
+  it('draws a meter for each of Go\'s, named, with value and limit formatted by unit', () => {
+    render(<BudgetMeters {...props} />);
+    for (const name of ['Turns', 'Tool calls', 'Tokens', 'Cost', 'Time', 'Context']) expect(screen.getByRole('meter', { name })).toBeTruthy();
     const turns = screen.getByRole('meter', { name: 'Turns' });
     expect(turns.getAttribute('aria-valuenow')).toBe('2');
     expect(turns.getAttribute('aria-valuemax')).toBe('10');
     expect(turns.getAttribute('aria-valuetext')).toBe('2 of 10');
     expect(screen.getByRole('meter', { name: 'Tool calls' }).getAttribute('aria-valuetext')).toBe('1 (no limit)');
+    expect(screen.getByRole('meter', { name: 'Cost' }).getAttribute('aria-valuetext')).toBe('$0.50 of $1.00');
+    expect(screen.getByRole('meter', { name: 'Time' }).getAttribute('aria-valuetext')).toBe('3s of 1m 0s');
+    expect(screen.getByRole('meter', { name: 'Context' }).getAttribute('aria-valuetext')).toBe('900 of 1.0k');
   });
 
-  it('changes colour at the soft limit and when a budget stops the run', () => {
-    const { rerender } = render(<BudgetMeters {...props} budget={budget({ warnings: ['cost'] })} />);
+  it('colours each meter at the level Go gives, not by its own arithmetic', () => {
+    const { rerender } = render(<BudgetMeters {...props} />);
     expect(screen.getByRole('meter', { name: 'Turns' }).dataset.level).toBe('ok');
     expect(screen.getByRole('meter', { name: 'Tokens' }).dataset.level).toBe('soft'); // 85%
-    expect(screen.getByRole('meter', { name: 'Cost' }).dataset.level).toBe('soft'); // 50%, but warned by Go
-    rerender(<BudgetMeters {...props} phase="idle" status="max_turns" budget={budget({ turns: 10 })} />);
+    expect(screen.getByRole('meter', { name: 'Cost' }).dataset.level).toBe('soft'); // 50%, but soft in Go
+    const stopped = meters().map((m) => (m.key === 'turns' ? meter('turns', 10, 10) : m));
+    rerender(<BudgetMeters {...props} meters={stopped} phase="idle" status="max_turns" hadRun />);
     expect(screen.getByRole('meter', { name: 'Turns' }).dataset.level).toBe('over');
     expect(screen.getByLabelText('Stop reason').textContent).toMatch(/maximum number of turns/);
+    expect(screen.getByText('Last run')).toBeTruthy();
   });
 
-  it('shows loop detection, and when it stopped the run', () => {
-    const { rerender } = render(<BudgetMeters {...props} budget={budget()} />);
-    expect(screen.getByLabelText('Loop detection').textContent).toMatch(/Loop detection on/);
-    rerender(<BudgetMeters {...props} phase="idle" status="loop_detected" budget={budget()} />);
+  it('shows loop detection with Go\'s repeat count, and when it stopped the run', () => {
+    const { rerender } = render(<BudgetMeters {...props} repeats={{ tool: 'read_file', count: 2, limit: 3 }} />);
+    expect(screen.getByLabelText('Loop detection').textContent).toMatch(/Loop detection on.*Repeats so far: 2 \(read_file\)/);
+    rerender(<BudgetMeters {...props} phase="idle" status="loop_detected" />);
     expect(screen.getByLabelText('Loop detection').textContent).toMatch(/Loop detected/);
   });
 
-  it('shows the last run against its recorded limits when nothing is live', () => {
-    const run: Run = {
-      run_id: 'r1', session_id: 's1', model: 'm', status: 'completed', output: '', turns: 4, tool_calls: 2,
-      input_tokens: 100, output_tokens: 20, cost_usd: 0, started_at: '2026-01-01T10:00:00Z', ended_at: '2026-01-01T10:00:07Z',
-      error: '', budgets: { max_turns: 5, max_tool_calls: 10, timeout: 60e9 },
-    };
-    render(<BudgetMeters {...props} phase="idle" budget={null} runs={[run]} />);
-    expect(screen.getByRole('meter', { name: 'Turns' }).getAttribute('aria-valuetext')).toBe('4 of 5');
-    expect(screen.getByRole('meter', { name: 'Turns' }).dataset.level).toBe('soft');
+  it('advances the Time meter with the clock while a run is live, never back', () => {
+    const started = Date.now() - 7000;
+    render(<BudgetMeters {...props} phase="waiting" runStartedAt={started} />);
     expect(screen.getByRole('meter', { name: 'Time' }).getAttribute('aria-valuetext')).toBe('7s of 1m 0s');
-    expect(screen.getByRole('meter', { name: 'Tokens' }).getAttribute('aria-valuetext')).toBe('120 (no limit)');
   });
 });

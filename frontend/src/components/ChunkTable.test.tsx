@@ -1,11 +1,11 @@
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import type { Chunk } from '../api/types';
+import type { Row } from '../api/types';
 import { chunk } from '../test/fakeApi';
 import { ChunkTable, ROW_HEIGHT } from './ChunkTable';
 
-function manyRows(n: number): Chunk[] {
+function manyRows(n: number): Row[] {
   const kinds = ['user', 'assistant', 'tool_result'] as const;
   return Array.from({ length: n }, (_, i) => {
     const kind = kinds[i % 3];

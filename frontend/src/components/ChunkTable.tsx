@@ -1,5 +1,5 @@
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { CHUNK_KINDS, type Chunk, type ChunkKind } from '../api/types';
+import { CHUNK_KINDS, type Row, type ChunkKind } from '../api/types';
 import { formatTime, formatTokens, summarize } from '../lib/format';
 import type { Focus } from './Conversation';
 
@@ -9,7 +9,7 @@ const OVERSCAN = 10;
 const FALLBACK_HEIGHT = 480;
 
 interface Props {
-  rows: Chunk[];
+  rows: Row[];
   /** Select and scroll to this row; a new object asks again. */
   focus?: Focus | null;
   onFork: (seq: number) => void;
@@ -159,7 +159,7 @@ const ChunkRow = memo(function ChunkRow({
   onSelect,
   onFork,
 }: {
-  row: Chunk;
+  row: Row;
   index: number;
   selected: boolean;
   onSelect: (seq: number) => void;

@@ -3,28 +3,33 @@ import type { RunFinishedPayload } from '../api/events';
 import type {
   ApprovalPayload,
   AssistantPayload,
-  Chunk,
-  Pending,
+  Row,
   SummaryPayload,
   ToolResultPayload,
   UserPayload,
 } from '../api/types';
-import type { Phase, RunningTool, Streamed, StreamedStore } from '../hooks/useSession';
+import type { StreamStore } from '../hooks/useSession';
+import { callKey, type PendingCall, type Phase, type RunningTool, type Sent } from '../state/session';
+import { visible } from '../state/stream';
 import { STOP_TEXT } from '../lib/format';
 import { Markdown } from './Markdown';
 import { StreamingMarkdown } from './StreamingMarkdown';
 import { ToolCard, type CardActions } from './ToolCard';
 
 interface Props {
-  rows: Chunk[];
+  rows: Row[];
   /** Text streaming in (read by the streaming reply only). */
-  streamed: StreamedStore;
-  /** The part of the streamed text already stored as rows (not shown again). */
-  cut: Streamed;
-  /** Streamed shell output per call id. */
+  stream: StreamStore;
+  /** The live run, and the seq from which its streamed text is not stored yet. */
+  run: string;
+  streamFrom: number;
+  /** A message sent and not stored yet. */
+  sent: Sent | null;
+  /** Streamed shell output by callKey(run, call). */
   outputs: Record<string, string>;
   phase: Phase;
-  pending: Pending[];
+  pending: PendingCall[];
+  /** Executing calls by callKey(run, call). */
   running: Record<string, RunningTool>;
   outcome: RunFinishedPayload | null;
   error: string;
@@ -49,7 +54,7 @@ export interface Focus {
  * card of their call), the reply streaming in, pending approvals, and how the
  * run ended. Only the last rows are rendered until the person asks for more.
  */
-export function Conversation({ rows, streamed, cut, outputs, phase, pending, running, outcome, error, focus, actions }: Props) {
+export function Conversation({ rows, stream, run, streamFrom, sent, outputs, phase, pending, running, outcome, error, focus, actions }: Props) {
   const [limit, setLimit] = useState(PAGE);
   const scroller = useRef<HTMLElement>(null);
   const stick = useRef(true);
@@ -66,19 +71,9 @@ export function Conversation({ rows, streamed, cut, outputs, phase, pending, run
   const start = Math.max(0, rows.length - limit);
   const shown = useMemo(() => rows.slice(start), [rows, start]);
 
-  const { results, approvals, callIDs } = useMemo(() => {
-    const results = new Map<string, Indexed<ToolResultPayload>>();
-    const approvals = new Map<string, Indexed<ApprovalPayload>>();
-    const callIDs = new Set<string>();
-    for (const r of shown) {
-      if (r.kind === 'tool_result') results.set((r.payload as ToolResultPayload).call_id, { seq: r.seq, payload: r.payload as ToolResultPayload });
-      else if (r.kind === 'approval') approvals.set((r.payload as ApprovalPayload).call_id, { seq: r.seq, payload: r.payload as ApprovalPayload });
-      else if (r.kind === 'assistant') for (const c of (r.payload as AssistantPayload).tool_calls ?? []) callIDs.add(c.id);
-    }
-    return { results, approvals, callIDs };
-  }, [shown]);
-  const pendingByID = useMemo(() => new Map(pending.map((p) => [p.call_id, p])), [pending]);
-  const orphanPending = pending.filter((p) => !callIDs.has(p.call_id));
+  const { results, approvals, folded, open } = useMemo(() => pairCalls(shown), [shown]);
+  const pendingByKey = useMemo(() => new Map(pending.map((p) => [callKey(p.run_id, p.call_id), p])), [pending]);
+  const orphanPending = pending.filter((p) => !open.has(callKey(p.run_id, p.call_id)));
 
   useLayoutEffect(() => {
     const el = scroller.current;
@@ -98,7 +93,7 @@ export function Conversation({ rows, streamed, cut, outputs, phase, pending, run
       return;
     }
     if (stick.current) el.scrollTop = el.scrollHeight;
-  }, [rows, shown, outputs, pending.length, focus, outcome]);
+  }, [rows, shown, outputs, pending.length, focus, outcome, sent]);
 
   const stickToBottom = useCallback(() => {
     const el = scroller.current;
@@ -123,26 +118,33 @@ export function Conversation({ rows, streamed, cut, outputs, phase, pending, run
         </button>
       )}
       {shown.map((r) => (
-        <Row
+        <RowView
           key={r.seq}
           row={r}
           focused={r.seq === focusSeq}
-          callIDs={callIDs}
+          folded={folded}
           results={results}
           approvals={approvals}
-          pending={pendingByID}
+          pending={pendingByKey}
           outputs={outputs}
           running={running}
           actions={actions}
         />
       ))}
-      {orphanPending.map((p) => (
-        <ToolCard key={p.call_id} call={{ id: p.call_id, name: p.name, arguments: p.arguments }} pending={p} output={outputs[p.call_id]} running={running[p.call_id]} actions={actions} />
-      ))}
+      {sent && (
+        <article className="msg user sending" aria-label="You" aria-busy="true">
+          <p className="plain">{sent.text}</p>
+        </article>
+      )}
+      {orphanPending.map((p) => {
+        const key = callKey(p.run_id, p.call_id);
+        return <ToolCard key={key} call={{ id: p.call_id, name: p.name, arguments: p.arguments }} pending={p} output={outputs[key]} running={running[key]} actions={actions} />;
+      })}
       {busy && (
         <StreamingReply
-          store={streamed}
-          cut={cut}
+          store={stream}
+          run={run}
+          from={streamFrom}
           showWaiting={phase !== 'tools' && pending.length === 0 && Object.keys(running).length === 0}
           onGrow={stickToBottom}
         />
@@ -166,10 +168,9 @@ export function Conversation({ rows, streamed, cut, outputs, phase, pending, run
  * The reply streaming in. It alone subscribes to the streamed text, so a
  * frame of deltas re-renders this article and nothing else.
  */
-function StreamingReply({ store, cut, showWaiting, onGrow }: { store: StreamedStore; cut: Streamed; showWaiting: boolean; onGrow: () => void }) {
-  const all = useSyncExternalStore(store.subscribe, store.get);
-  const text = after(all.text, cut.text);
-  const reasoning = after(all.reasoning, cut.reasoning);
+function StreamingReply({ store, run, from, showWaiting, onGrow }: { store: StreamStore; run: string; from: number; showWaiting: boolean; onGrow: () => void }) {
+  const segments = useSyncExternalStore(store.subscribe, store.get);
+  const { text, reasoning } = useMemo(() => visible(segments, run, from), [segments, run, from]);
   useLayoutEffect(onGrow, [text, reasoning, onGrow]);
   if (!text && !reasoning && !showWaiting) return null;
   return (
@@ -185,24 +186,56 @@ function StreamingReply({ store, cut, showWaiting, onGrow }: { store: StreamedSt
   );
 }
 
-/** What streamed after the stored prefix (all of it when the stream was reset since). */
-function after(s: string, prefix: string): string {
-  return prefix && s.startsWith(prefix) ? s.slice(prefix.length) : s;
+/** Where a tool call's card is: the seq of the assistant row that made it, and the call id. */
+const cardKey = (turn: number, call: string) => `${turn}:${call}`;
+
+/**
+ * Pairs result and approval rows with the card of their call: the latest assistant row before
+ * them that made a call with that id (ids are unique only within a turn). open lists the calls
+ * (by callKey) with neither a result nor a decision stored: the ones a pending entry can be.
+ */
+function pairCalls(shown: Row[]) {
+  const turnOf = new Map<string, Row>();
+  const results = new Map<string, Indexed<ToolResultPayload>>();
+  const approvals = new Map<string, Indexed<ApprovalPayload>>();
+  const folded = new Set<number>();
+  for (const r of shown) {
+    if (r.kind === 'assistant') {
+      for (const c of (r.payload as AssistantPayload).tool_calls ?? []) turnOf.set(c.id, r);
+      continue;
+    }
+    if (r.kind !== 'tool_result' && r.kind !== 'approval') continue;
+    const p = r.payload as ToolResultPayload | ApprovalPayload;
+    const turn = turnOf.get(p.call_id);
+    if (!turn) continue;
+    folded.add(r.seq);
+    if (r.kind === 'tool_result') results.set(cardKey(turn.seq, p.call_id), { seq: r.seq, payload: p as ToolResultPayload });
+    else approvals.set(cardKey(turn.seq, p.call_id), { seq: r.seq, payload: p as ApprovalPayload });
+  }
+  const open = new Set<string>();
+  for (const [call, turn] of turnOf) {
+    const k = cardKey(turn.seq, call);
+    if (!results.has(k) && !approvals.has(k)) open.add(callKey(turn.run_id, call));
+  }
+  return { results, approvals, folded, open };
 }
 
 interface RowProps {
-  row: Chunk;
+  row: Row;
   focused: boolean;
-  callIDs: Set<string>;
+  /** Seqs of result and approval rows shown on their call's card. */
+  folded: Set<number>;
+  /** By cardKey(turn seq, call id). */
   results: Map<string, Indexed<ToolResultPayload>>;
   approvals: Map<string, Indexed<ApprovalPayload>>;
-  pending: Map<string, Pending>;
+  /** By callKey(run, call). */
+  pending: Map<string, PendingCall>;
   outputs: Record<string, string>;
   running: Record<string, RunningTool>;
   actions: CardActions;
 }
 
-const Row = memo(function Row({ row, focused, callIDs, results, approvals, pending, outputs, running, actions }: RowProps) {
+const RowView = memo(function RowView({ row, focused, folded, results, approvals, pending, outputs, running, actions }: RowProps) {
   const cls = focused ? ' focused' : '';
   switch (row.kind) {
     case 'user': {
@@ -229,25 +262,32 @@ const Row = memo(function Row({ row, focused, callIDs, results, approvals, pendi
               {p.text && <Markdown text={p.text} />}
             </article>
           )}
-          {calls.map((c, i) => (
-            <div key={c.id} className={`card-slot${cls}`} data-seq={!p.text && !p.reasoning && i === 0 ? row.seq : undefined}>
-              <ToolCard
-                call={c}
-                result={results.get(c.id)}
-                approval={approvals.get(c.id)}
-                pending={pending.get(c.id)}
-                output={outputs[c.id]}
-                running={running[c.id]}
-                actions={actions}
-              />
-            </div>
-          ))}
+          {calls.map((c, i) => {
+            const card = cardKey(row.seq, c.id);
+            const result = results.get(card);
+            const approval = approvals.get(card);
+            // Only a call with nothing stored yet can wait or run (an older call may share its id).
+            const live = !result && !approval ? callKey(row.run_id, c.id) : '';
+            return (
+              <div key={c.id} className={`card-slot${cls}`} data-seq={!p.text && !p.reasoning && i === 0 ? row.seq : undefined}>
+                <ToolCard
+                  call={c}
+                  result={result}
+                  approval={approval}
+                  pending={live ? pending.get(live) : undefined}
+                  output={outputs[callKey(row.run_id, c.id)]}
+                  running={result ? undefined : running[callKey(row.run_id, c.id)]}
+                  actions={actions}
+                />
+              </div>
+            );
+          })}
         </>
       );
     }
     case 'tool_result': {
       const p = row.payload as ToolResultPayload;
-      if (callIDs.has(p.call_id)) return null;
+      if (folded.has(row.seq)) return null;
       return (
         <details className={`tool-result standalone${p.is_error ? ' error' : ''}${cls}`} data-seq={row.seq}>
           <summary>
@@ -259,7 +299,7 @@ const Row = memo(function Row({ row, focused, callIDs, results, approvals, pendi
     }
     case 'approval': {
       const p = row.payload as ApprovalPayload;
-      if (callIDs.has(p.call_id)) return null;
+      if (folded.has(row.seq)) return null;
       return (
         <p className={`note${cls}`} data-seq={row.seq}>
           {p.tool} {p.decision}

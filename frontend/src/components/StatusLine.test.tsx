@@ -13,7 +13,7 @@ describe('StatusLine', () => {
     const now = Date.now();
     const { rerender } = render(<StatusLine {...base} phase="waiting" />);
     expect(screen.getByRole('status', { name: 'Run status' }).textContent).toContain('Waiting for the model…');
-    rerender(<StatusLine {...base} phase="tools" running={{ c1: { name: 'run_shell_command', since: now } }} />);
+    rerender(<StatusLine {...base} phase="tools" running={{ c1: { run_id: 'r1', call_id: 'c1', name: 'run_shell_command', since: now } }} />);
     act(() => vi.advanceTimersByTime(3000));
     expect(screen.getByRole('status', { name: 'Run status' }).textContent).toContain('Running run_shell_command for 3s');
     rerender(<StatusLine {...base} phase="idle" />);

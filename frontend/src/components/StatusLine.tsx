@@ -1,6 +1,6 @@
 import type { Pending } from '../api/types';
 import { useNow } from '../hooks/useNow';
-import type { Phase, RunningTool } from '../hooks/useSession';
+import type { Phase, RunningTool } from '../state/session';
 import { formatDuration } from '../lib/format';
 
 interface Props {

@@ -18,7 +18,7 @@ const pendingShell: Pending = { call_id: 'c1', name: 'run_shell_command', argume
 
 describe('ToolCard', () => {
   it('shows the shell command itself and streams its output', () => {
-    const { rerender } = render(<ToolCard call={shell} output={"M a.go\n"} running={{ name: 'run_shell_command', since: Date.now() }} actions={actions()} />);
+    const { rerender } = render(<ToolCard call={shell} output={"M a.go\n"} running={{ run_id: 'r1', call_id: 'c1', name: 'run_shell_command', since: Date.now() }} actions={actions()} />);
     expect(screen.getByLabelText('Command').textContent).toBe('$ git status --short');
     expect(screen.getByLabelText('Output').textContent).toBe('M a.go\n');
     expect(screen.getByText(/^Running/)).toBeTruthy();

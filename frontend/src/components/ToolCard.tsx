@@ -1,6 +1,6 @@
 import { memo, useEffect, useState, type KeyboardEvent } from 'react';
 import type { ApprovalPayload, DecisionInput, Pending, RuleInput, ToolResultPayload } from '../api/types';
-import type { RunningTool } from '../hooks/useSession';
+import type { RunningTool } from '../state/session';
 import { useNow } from '../hooks/useNow';
 import { formatDuration, parseArgs, prettyJSON } from '../lib/format';
 import { DiffView } from './DiffView';

@@ -1,6 +1,6 @@
 import { renderHook, waitFor } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { errorCode, errorMessage, literalQuery } from '../api/types';
+import { errorCode, errorMessage } from '../api/types';
 import { makeFakeApi } from '../test/fakeApi';
 
 let fake = makeFakeApi();
@@ -21,12 +21,14 @@ describe('useSearch', () => {
     const hit = { session_id: 's1', session_title: 't', seq: 4, kind: 'tool_result' as const, snippet: 'x', rank: 1 };
     fake.api.searchSessions.mockImplementation(async (q: string) => {
       if (q === 'zebra-42') throw { code: 'invalid', message: 'fts5: syntax error near "-"' };
-      return q === '"zebra-42"' ? [hit] : [];
+      return [];
     });
+    fake.api.searchText.mockImplementation(async (text: string) => (text === 'zebra-42' ? [hit] : []));
     const { result } = renderHook(() => useSearch(0));
     result.current.setQuery('zebra-42');
     await waitFor(() => expect(result.current.hits).toEqual([hit]));
     expect(result.current.error).toBe('');
+    expect(fake.api.searchText).toHaveBeenCalledWith('zebra-42');
   });
 
   it('reports other failures', async () => {
@@ -36,6 +38,7 @@ describe('useSearch', () => {
     const { result } = renderHook(() => useSearch(0));
     result.current.setQuery('anything');
     await waitFor(() => expect(result.current.error).toBe('database is locked'));
+    expect(fake.api.searchText).not.toHaveBeenCalled();
   });
 });
 
@@ -48,9 +51,5 @@ describe('errors from the bridge', () => {
     expect(errorMessage(new Error('{"code":"invalid","message":"in an Error"}'))).toBe('in an Error');
     expect(errorCode(new Error('{"code":"invalid","message":"in an Error"}'))).toBe('invalid');
     expect(errorMessage(new Error('plain Error'))).toBe('plain Error');
-  });
-
-  it('quotes every word for a literal query', () => {
-    expect(literalQuery(' time.Sleep  say "hi" ')).toBe('"time.Sleep" "say" """hi"""');
   });
 });

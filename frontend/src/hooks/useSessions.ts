@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api } from '../api/backend';
 import type { Hit, Session, SessionSummary } from '../api/types';
-import { errorMessage, literalQuery } from '../api/types';
+import { errorCode, errorMessage } from '../api/types';
 import { useLoaded } from './useLoaded';
 
 /** The session list with its actions, and full-text search over every session. */
@@ -52,15 +52,12 @@ export function useSearch(delayMs = 200) {
     setSearching(true);
     const t = setTimeout(() => {
       // The query is FTS syntax for those who want it; text that does not
-      // parse as such (a-b, time.Sleep, unbalanced quotes) is searched literally.
+      // parse as such (a-b, time.Sleep, unbalanced quotes) is searched as
+      // plain text, which Go quotes word by word.
       const search = (text: string) =>
         api.searchSessions(text).catch((e) => {
-          // Any failure is retried literally: the bridge may not carry the
-          // "invalid" code (see errorCode), and a literal query always parses.
-          if (literalQuery(text) === text) throw e;
-          return api.searchSessions(literalQuery(text)).catch(() => {
-            throw e;
-          });
+          if (errorCode(e) !== 'invalid') throw e;
+          return api.searchText(text);
         });
       search(q).then(
         (h) => {

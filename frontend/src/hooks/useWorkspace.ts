@@ -1,14 +1,23 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, type WireEvent } from '../api/backend';
-import type { FileEntry, FilePreview, Touched } from '../api/types';
+import { api } from '../api/backend';
+import type { AssistantPayload, FileEntry, FilePreview, Row, Touched } from '../api/types';
 import { errorMessage } from '../api/types';
+
+/** Whether a row after seq through makes a tool call (only calls touch files). */
+function callsAfter(rows: Row[], through: number): boolean {
+  for (let i = rows.length - 1; i >= 0 && rows[i].seq > through; i--) {
+    if (rows[i].kind === 'assistant' && ((rows[i].payload as AssistantPayload).tool_calls?.length ?? 0) > 0) return true;
+  }
+  return false;
+}
 
 /**
  * The workspace of one session: its files (re-listed, debounced, when the
  * watcher reports changes to that folder), the files the agent touched
- * (re-read when a tool finishes), and a preview of one file.
+ * (read once when the session or folder changes, then only for the calls in
+ * rows stored since), and a preview of one file.
  */
-export function useWorkspace(sessionID: string | null, workspace: string, debounceMs = 150) {
+export function useWorkspace(sessionID: string | null, workspace: string, rows: Row[], debounceMs = 150) {
   const [files, setFiles] = useState<FileEntry[]>([]);
   const [touched, setTouched] = useState<Touched[]>([]);
   const [preview, setPreview] = useState<FilePreview | null>(null);
@@ -34,18 +43,39 @@ export function useWorkspace(sessionID: string | null, workspace: string, deboun
     }
   }, []);
 
-  const loadTouched = useCallback(async () => {
+  // Touched files are read through `through` (a row seq); one read in flight at a time.
+  const touchedThrough = useRef(0);
+  const touchedBusy = useRef(false);
+  const rowsRef = useRef(rows);
+  rowsRef.current = rows;
+
+  const loadTouched = useCallback(async (fresh: boolean) => {
     const id = current.current.sessionID;
-    if (!id) {
+    if (fresh) {
+      touchedThrough.current = 0;
       setTouched([]);
+    }
+    if (!id || touchedBusy.current) return;
+    const after = touchedThrough.current;
+    // After a fresh read the rows held may still be another session's: trust only Go's answer.
+    const upTo = fresh ? 0 : (rowsRef.current.at(-1)?.seq ?? 0);
+    if (!fresh && !callsAfter(rowsRef.current, after)) {
+      touchedThrough.current = Math.max(after, upTo);
       return;
     }
+    touchedBusy.current = true;
     try {
-      const t = await api.touchedFiles(id);
-      if (current.current.sessionID === id) setTouched(t);
+      const t = await api.touchedFiles(id, after);
+      if (current.current.sessionID !== id) return;
+      touchedThrough.current = Math.max(after, upTo, ...t.map((x) => x.seq));
+      if (t.length > 0) setTouched((old) => (after === 0 ? t : [...old, ...t]));
     } catch {
       // A session without a workspace has touched nothing; nothing to show.
+    } finally {
+      touchedBusy.current = false;
     }
+    // Rows stored while the read was in flight.
+    if (current.current.sessionID === id && callsAfter(rowsRef.current, touchedThrough.current)) void loadTouched(false);
   }, []);
 
   useEffect(() => {
@@ -53,8 +83,14 @@ export function useWorkspace(sessionID: string | null, workspace: string, deboun
     setWarning('');
     setError('');
     void loadFiles();
-    void loadTouched();
+    touchedBusy.current = false;
+    void loadTouched(true);
   }, [sessionID, workspace, loadFiles, loadTouched]);
+
+  const newest = rows.at(-1)?.seq ?? 0;
+  useEffect(() => {
+    if (newest > touchedThrough.current) void loadTouched(false);
+  }, [newest, loadTouched]);
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | null = null;
@@ -69,18 +105,12 @@ export function useWorkspace(sessionID: string | null, workspace: string, deboun
     const offWarning = api.onWorkspaceWarning((ev) => {
       if (ev.workspace === current.current.workspace) setWarning(ev.message);
     });
-    const offLoop = api.onEvent((ev: WireEvent) => {
-      if (ev.session_id === current.current.sessionID && (ev.type === 'tool_finished' || ev.type === 'run_finished')) {
-        void loadTouched();
-      }
-    });
     return () => {
       if (timer) clearTimeout(timer);
       offChanged();
       offWarning();
-      offLoop();
     };
-  }, [loadFiles, loadTouched, debounceMs]);
+  }, [loadFiles, debounceMs]);
 
   const open = useCallback(async (path: string) => {
     const id = current.current.sessionID;

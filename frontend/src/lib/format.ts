@@ -2,7 +2,7 @@
 import type {
   ApprovalPayload,
   AssistantPayload,
-  Chunk,
+  Row,
   SummaryPayload,
   ToolResultPayload,
   UserPayload,
@@ -28,7 +28,7 @@ export function prettyJSON(raw: string): string {
 }
 
 /** One line saying what a row holds, for the chunk table. */
-export function summarize(row: Chunk, max = 140): string {
+export function summarize(row: Row, max = 140): string {
   let s = '';
   switch (row.kind) {
     case 'user':

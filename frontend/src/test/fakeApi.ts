@@ -3,8 +3,9 @@
 // workspace events; inspect the calls made.
 import { vi } from 'vitest';
 import type { Api, WireEvent } from '../api/backend';
+import type { Meter } from '../api/events';
 import type {
-  Chunk,
+  Row,
   ConnectionResult,
   DecisionInput,
   FileEntry,
@@ -45,8 +46,9 @@ export function makeFakeApi() {
   const state = {
     settings: defaultSettings(),
     sessions: [] as SessionSummary[],
-    rows: new Map<string, Chunk[]>(),
+    rows: new Map<string, Row[]>(),
     runs: new Map<string, Run[]>(),
+    meters: new Map<string, Meter[]>(),
     pending: new Map<string, Pending[]>(),
     running: new Map<string, string>(),
     rules: [] as Rule[],
@@ -73,7 +75,7 @@ export function makeFakeApi() {
       fork_seq: 0,
       created_at: now,
       updated_at: now,
-      archived: false,
+      scratch: false,
       running: false,
       ...extra,
     };
@@ -148,13 +150,17 @@ export function makeFakeApi() {
       return s as Session;
     }),
     searchSessions: vi.fn(async (_q: string) => [...state.hits]),
+    searchText: vi.fn(async (_text: string) => [...state.hits]),
     openSession: vi.fn(async (id: string) => ({
       session: find(id) as Session,
       rows: [...(state.rows.get(id) ?? [])],
       runs: [...(state.runs.get(id) ?? [])],
       pending: [...(state.pending.get(id) ?? [])],
       running_run_id: state.running.get(id) ?? '',
+      meters: [...(state.meters.get(id) ?? [])],
     })),
+    rowsAfter: vi.fn(async (id: string, after: number) => (state.rows.get(id) ?? []).filter((r) => r.seq > after)),
+    runs: vi.fn(async (id: string) => [...(state.runs.get(id) ?? [])]),
 
     sendMessage: vi.fn(async (id: string, text: string) => {
       if (state.sendError) throw state.sendError;
@@ -192,7 +198,7 @@ export function makeFakeApi() {
       if (content === undefined) throw { code: 'not_found', message: `${path}: no such file` };
       return { path, content, truncated: false, binary: false };
     }),
-    touchedFiles: vi.fn(async (id: string) => [...(state.touched.get(id) ?? [])]),
+    touchedFiles: vi.fn(async (id: string, after = 0) => (state.touched.get(id) ?? []).filter((t) => t.seq > after)),
 
     openURL: vi.fn((_url: string) => {}),
     onEvent: vi.fn((h: Handler) => {
@@ -222,17 +228,38 @@ export function makeFakeApi() {
     if (ev.seq === undefined && !lossy) seq++;
     for (const h of [...handlers]) h({ run_id: 'run1', seq, ...ev } as WireEvent);
   };
+  /** Stores rows as the runner does: kept for OpenSession/RowsAfter, then announced on rows_stored. */
+  const store = (sessionID: string, rows: Row[], ev: Partial<WireEvent> = {}) => {
+    state.rows.set(sessionID, [...(state.rows.get(sessionID) ?? []), ...rows]);
+    emit({ type: 'rows_stored', session_id: sessionID, rows, ...ev });
+  };
   const emitWorkspace = (ev: WorkspaceChanged) => {
     for (const h of [...wsHandlers]) h(ev);
   };
   const emitWarning = (ev: WorkspaceWarning) => {
     for (const h of [...warnHandlers]) h(ev);
   };
-  return { api, state, emit, emitWorkspace, emitWarning, session, chunk };
+  return { api, state, emit, store, emitWorkspace, emitWarning, session, chunk, meter };
 }
 
 export type FakeApi = ReturnType<typeof makeFakeApi>;
 
-export function chunk(session_id: string, seq: number, kind: Chunk['kind'], payload: unknown): Chunk {
-  return { session_id, seq, kind, payload, run_id: 'run1', created_at: new Date().toISOString(), tokens: 10 };
+export function chunk(session_id: string, seq: number, kind: Row['kind'], payload: unknown, run_id = 'run1'): Row {
+  return { session_id, seq, kind, payload, run_id, created_at: new Date().toISOString(), tokens: 10 };
+}
+
+const UNITS: Record<Meter['key'], [string, Meter['unit']]> = {
+  turns: ['Turns', 'count'],
+  tool_calls: ['Tool calls', 'count'],
+  tokens: ['Tokens', 'tokens'],
+  cost: ['Cost', 'usd'],
+  time: ['Time', 'seconds'],
+  context: ['Context', 'tokens'],
+};
+
+/** A meter as Go computes it (fraction and level given, or derived here as Go would). */
+export function meter(key: Meter['key'], value: number, limit = 0, over: Partial<Meter> = {}): Meter {
+  const fraction = limit > 0 ? Math.min(1, value / limit) : 0;
+  const [label, unit] = UNITS[key];
+  return { key, label, value, limit, unit, fraction, level: fraction >= 1 ? 'hard' : fraction >= 0.8 ? 'soft' : 'ok', ...over };
 }

@@ -1,0 +1,270 @@
+// Transcripts for reduceSession, in the style of the Go core's: inputs in, state out. Each
+// step feeds one input and checks the part of the state it is about.
+import { describe, expect, it } from 'vitest';
+import type { LoopEvent, Meter } from '../api/events';
+import type { Row, SessionView } from '../api/types';
+import { chunk, meter } from '../test/fakeApi';
+import { callKey, initialSession, reduceSession, type SessionInput, type SessionState } from './session';
+
+const S = 's1';
+type Step = [SessionInput, Partial<SessionState> | ((s: SessionState) => void)];
+
+/** Feeds the steps from a fresh state of session s1 and checks each one. */
+function transcript(steps: Step[], from: SessionState = initialSession(S)): SessionState {
+  let s = from;
+  steps.forEach(([input, want], i) => {
+    s = reduceSession(s, input);
+    if (typeof want === 'function') want(s);
+    else expect(s, `step ${i + 1} (${input.type})`).toMatchObject(want);
+  });
+  return s;
+}
+
+let seq = 0;
+/** A loop event of s1; must-deliver events take the next seq, deltas the current one. */
+function ev<T extends LoopEvent['type']>(type: T, fields: Record<string, unknown> = {}, run = 'r1'): SessionInput {
+  const lossy = type === 'text_delta' || type === 'reasoning_delta' || type === 'tool_output';
+  if (!lossy) seq++;
+  return { type, session_id: S, run_id: run, seq, at: 1000 * seq, ...fields } as unknown as SessionInput;
+}
+const stored = (...rows: Row[]) => ev('rows_stored', { rows }, rows[0]?.run_id ?? 'r1');
+const user = (n: number, text: string, run = 'r1') => chunk(S, n, 'user', { text }, run);
+const said = (n: number, text: string, run = 'r1') => chunk(S, n, 'assistant', { text, reasoning: '', tool_calls: [] }, run);
+const calls = (n: number, ids: string[], run = 'r1') =>
+  chunk(S, n, 'assistant', { text: '', tool_calls: ids.map((id) => ({ id, name: 'write_file', arguments: '{"path":"a"}' })) }, run);
+const result = (n: number, call: string, run = 'r1') => chunk(S, n, 'tool_result', { call_id: call, name: 'write_file', content: 'ok', is_error: false }, run);
+const approval = (n: number, call: string, run = 'r1') => chunk(S, n, 'approval', { call_id: call, tool: 'write_file', decision: 'approved', by: 'person', reason: '' }, run);
+const asked = (call: string, run = 'r1') => ev('approval_requested', { call_id: call, name: 'write_file', arguments: { path: 'a' }, read_only: false }, run);
+
+function view(over: Partial<SessionView> = {}): SessionView {
+  return {
+    session: { id: S, title: 't', workspace: '', model: 'm', parent_id: '', fork_seq: 0, created_at: '', updated_at: '', scratch: false },
+    rows: [],
+    runs: [],
+    pending: [],
+    running_run_id: '',
+    meters: [],
+    ...over,
+  };
+}
+const opened = (over: Partial<SessionView> = {}): SessionInput => ({ type: 'opened', view: view(over) });
+const pendingIDs = (s: SessionState) => s.pending.map((p) => `${p.run_id}/${p.call_id}`);
+const seqs = (s: SessionState) => s.rows.map((r) => r.seq);
+
+describe('reduceSession', () => {
+  it('streams a reply: the sent text shows until its row is stored, the preview until the answer is', () => {
+    seq = 0;
+    transcript([
+      [opened(), { loaded: true, phase: 'idle' }],
+      [{ type: 'send_started', text: 'hello', at: 5 }, { sent: { text: 'hello', after: 0 }, phase: 'waiting' }],
+      [ev('run_started', { started_at: '2026-01-01T10:00:00Z', prompt: 'hello', model: 'm', workspace: '' }), { run: 'r1', phase: 'waiting', streamFrom: 1, runsWanted: 1 }],
+      [stored(user(1, 'hello')), (s) => {
+        expect(seqs(s)).toEqual([1]);
+        expect(s.sent).toBeNull();
+      }],
+      [ev('text_delta', { text: 'Hi' }), { phase: 'streaming' }],
+      [ev('text_delta', { text: ' there' }), { phase: 'streaming' }],
+      [stored(said(2, 'Hi there')), (s) => {
+        expect(seqs(s)).toEqual([1, 2]);
+        // The preview is cut where the stored rows end: deltas before seq 3 are stored.
+        expect(s.streamFrom).toBe(3);
+      }],
+      [ev('assistant_message', { text: 'Hi there', reasoning: '', tool_calls: [] }), { phase: 'waiting' }],
+      [ev('budget', { meters: [meter('turns', 1, 20)], repeats: null }), (s) => expect(s.meters.map((m) => m.value)).toEqual([1])],
+      [ev('run_finished', { status: 'completed', meters: [meter('turns', 1, 20, { label: 'Turns' })] }), { run: '', phase: 'idle', runsWanted: 2 }],
+      [ev('text_delta', { text: 'late' }), { phase: 'idle' }],
+    ]);
+  });
+
+  it('asks for approvals, keyed by run and call, and drops them when decided', () => {
+    seq = 0;
+    transcript([
+      [opened(), {}],
+      [ev('run_started', { started_at: '' }), { run: 'r1' }],
+      [stored(user(1, 'write two files'), calls(2, ['c1', 'c2'])), (s) => expect(seqs(s)).toEqual([1, 2])],
+      [ev('assistant_message', {}), { phase: 'waiting' }],
+      [asked('c1'), (s) => expect(pendingIDs(s)).toEqual(['r1/c1'])],
+      [asked('c2'), (s) => expect(pendingIDs(s)).toEqual(['r1/c1', 'r1/c2'])],
+      // The same request twice (a replay after open) adds nothing.
+      [asked('c2'), (s) => expect(pendingIDs(s)).toEqual(['r1/c1', 'r1/c2'])],
+      [stored(approval(3, 'c1')), {}],
+      [ev('approval_decided', { call_id: 'c1', name: 'write_file', approved: true, by: 'person', reason: '' }), (s) => expect(pendingIDs(s)).toEqual(['r1/c2'])],
+      [ev('tool_started', { call_id: 'c1', name: 'write_file' }), (s) => {
+        expect(s.phase).toBe('tools');
+        expect(s.running[callKey('r1', 'c1')]).toMatchObject({ name: 'write_file', since: 9000 });
+      }],
+      [ev('tool_output', { call_id: 'c1', text: 'writing' }), (s) => expect(s.outputs[callKey('r1', 'c1')]).toBe('writing')],
+      [stored(result(4, 'c1')), {}],
+      [ev('tool_finished', { call_id: 'c1', name: 'write_file', content: 'ok', is_error: false }), (s) => {
+        expect(s.running).toEqual({});
+        expect(s.outputs).toEqual({});
+      }],
+      // The person answers c2 from a card: Go accepted it.
+      [{ type: 'decided', call_id: 'c2' }, (s) => expect(s.pending).toEqual([])],
+    ]);
+  });
+
+  it('a server that reuses call ids across turns never hides an approval card', () => {
+    seq = 0;
+    const s = transcript([
+      [opened(), {}],
+      [ev('run_started', { started_at: '' }), {}],
+      [stored(user(1, 'go'), calls(2, ['call_0'])), {}],
+      [asked('call_0'), (s) => expect(pendingIDs(s)).toEqual(['r1/call_0'])],
+      [stored(approval(3, 'call_0')), {}],
+      [ev('approval_decided', { call_id: 'call_0', approved: true }), (s) => expect(s.pending).toEqual([])],
+      [stored(result(4, 'call_0')), {}],
+      [ev('tool_finished', { call_id: 'call_0' }), {}],
+      // The next turn of the same run uses the same id again: it is asked for, and shown.
+      [stored(calls(5, ['call_0'])), {}],
+      [asked('call_0'), (s) => expect(pendingIDs(s)).toEqual(['r1/call_0'])],
+      [stored(approval(6, 'call_0')), {}],
+      [ev('approval_decided', { call_id: 'call_0', approved: true }), (s) => expect(s.pending).toEqual([])],
+      [stored(result(7, 'call_0')), {}],
+      [ev('run_finished', { status: 'completed', meters: null }), {}],
+    ]);
+    // A new run, the same id once more.
+    transcript(
+      [
+        [ev('run_started', { started_at: '' }, 'r2'), { run: 'r2' }],
+        [stored(user(8, 'again', 'r2'), calls(9, ['call_0'], 'r2')), {}],
+        [asked('call_0', 'r2'), (s) => expect(pendingIDs(s)).toEqual(['r2/call_0'])],
+      ],
+      s,
+    );
+  });
+
+  it('a request for a call whose decision is already stored is not shown as pending', () => {
+    seq = 0;
+    // OpenSession read the session after the decision; the request was held while it was in flight.
+    transcript([
+      [opened({ rows: [user(1, 'go'), calls(2, ['c1']), approval(3, 'c1')], running_run_id: 'r1' }), { run: 'r1', phase: 'waiting' }],
+      [asked('c1'), { pending: [] }],
+    ]);
+  });
+
+  it('stop: the run ends cancelled, nothing waits or runs any more', () => {
+    seq = 0;
+    transcript([
+      [opened(), {}],
+      [ev('run_started', { started_at: '' }), {}],
+      [stored(user(1, 'go'), calls(2, ['c1', 'c2'])), {}],
+      [asked('c1'), {}],
+      [ev('tool_started', { call_id: 'c2', name: 'run_shell_command' }), { phase: 'tools' }],
+      [ev('run_finished', { status: 'cancelled', meters: null }), (s) => {
+        expect(s).toMatchObject({ phase: 'idle', run: '', pending: [], running: {} });
+        expect(s.outcome?.status).toBe('cancelled');
+      }],
+    ]);
+  });
+
+  it('restart: a session opened mid-run shows its pending calls, meters and running state', () => {
+    seq = 40;
+    const meters: Meter[] = [meter('turns', 3, 20)];
+    transcript([
+      [
+        opened({ rows: [user(1, 'go'), calls(2, ['c1'])], running_run_id: 'r1', pending: [{ call_id: 'c1', name: 'write_file', arguments: '{}', read_only: false }], meters }),
+        (s) => {
+          expect(s).toMatchObject({ loaded: true, run: 'r1', phase: 'waiting', meters });
+          expect(pendingIDs(s)).toEqual(['r1/c1']);
+        },
+      ],
+      [ev('approval_decided', { call_id: 'c1', approved: false }), { pending: [] }],
+    ]);
+    // After a restart of the app the run was interrupted: Go repaired it, nothing is live.
+    transcript([[opened({ rows: [user(1, 'go'), calls(2, ['c1']), result(3, 'c1')], meters }), { run: '', phase: 'idle', pending: [], meters }]]);
+  });
+
+  it('a gap: rows are not appended past a hole, and RowsAfter fills it', () => {
+    seq = 0;
+    transcript([
+      [opened({ rows: [user(1, 'a'), said(2, 'b')] }), { missingAfter: null }],
+      // Rows already held are ignored.
+      [stored(said(2, 'b')), (s) => expect(seqs(s)).toEqual([1, 2])],
+      [stored(user(5, 'e')), (s) => {
+        expect(seqs(s)).toEqual([1, 2]);
+        expect(s.missingAfter).toBe(2);
+      }],
+      // More rows announced while RowsAfter is in flight: the answer ends before them.
+      [stored(said(6, 'f')), { missingAfter: 2, seenSeq: 6 }],
+      [{ type: 'rows_loaded', rows: [user(3, 'c'), said(4, 'd'), user(5, 'e')] }, (s) => {
+        expect(seqs(s)).toEqual([1, 2, 3, 4, 5]);
+        expect(s.missingAfter).toBe(5);
+      }],
+      [{ type: 'rows_loaded', rows: [said(6, 'f')] }, (s) => {
+        expect(seqs(s)).toEqual([1, 2, 3, 4, 5, 6]);
+        expect(s.missingAfter).toBeNull();
+      }],
+      // An empty answer ends the reading even if an event promised more.
+      [stored(user(9, 'i')), { missingAfter: 6 }],
+      [{ type: 'rows_loaded', rows: [] }, { missingAfter: null }],
+    ]);
+  });
+
+  it('a session switch starts afresh and ignores the old session\'s events', () => {
+    seq = 0;
+    const s1 = transcript([
+      [opened({ rows: [user(1, 'a')] }), {}],
+      [ev('run_started', { started_at: '' }), {}],
+      [stored(calls(2, ['c1'])), {}],
+      [asked('c1'), {}],
+    ]);
+    transcript(
+      [
+        [{ type: 'switched', id: 's2' }, { id: 's2', rows: [], pending: [], run: '', phase: 'idle', loaded: false }],
+        [asked('c2'), { pending: [] }],
+        [stored(user(3, 'not mine')), { rows: [] }],
+        // Switching to the session it already is changes nothing.
+        [{ type: 'switched', id: 's2' }, { id: 's2' }],
+      ],
+      s1,
+    );
+  });
+
+  it('a message sent to a new session shows while the session opens and until its row is stored', () => {
+    seq = 0;
+    transcript(
+      [
+        [{ type: 'send_started', text: 'first words', at: 1 }, { sent: { text: 'first words', after: 0 }, phase: 'waiting' }],
+        // OpenSession answered before the run stored anything.
+        [opened(), { sent: { text: 'first words', after: 0 }, phase: 'waiting', loaded: true }],
+        [ev('run_started', { started_at: '' }), { phase: 'waiting' }],
+        [stored(user(1, 'first words')), { sent: null }],
+      ],
+      initialSession(S),
+    );
+  });
+
+  it('a failed send takes the pending message back and says why', () => {
+    seq = 0;
+    transcript([
+      [opened(), {}],
+      [{ type: 'send_started', text: 'hi', at: 1 }, { phase: 'waiting' }],
+      [{ type: 'send_failed', error: 'no endpoint configured' }, { sent: null, phase: 'idle', error: 'no endpoint configured' }],
+    ]);
+  });
+
+  it('a run that fails before storing the message drops the pending text: the stored rows say what happened', () => {
+    seq = 0;
+    transcript([
+      [opened(), {}],
+      [{ type: 'send_started', text: 'hi', at: 1 }, {}],
+      [ev('run_started', { started_at: '' }), {}],
+      [ev('run_finished', { status: 'provider_error', error: '401', meters: null }), (s) => {
+        expect(s.sent).toBeNull();
+        expect(s.outcome?.error).toBe('401');
+      }],
+    ]);
+  });
+
+  it('pending calls read from Go (after a refused decision) replace the list, minus stored decisions', () => {
+    seq = 0;
+    transcript([
+      [opened({ rows: [user(1, 'go'), calls(2, ['c1', 'c2']), approval(3, 'c1')], running_run_id: 'r1' }), {}],
+      [
+        { type: 'pending_loaded', pending: ['c1', 'c2'].map((id) => ({ call_id: id, name: 'write_file', arguments: '{}', read_only: false })) },
+        (s) => expect(pendingIDs(s)).toEqual(['r1/c2']),
+      ],
+    ]);
+  });
+});

@@ -1,0 +1,298 @@
+// The page's state for one open session: a pure reducer over the typed loop events Go sends
+// (api/events.ts) and the answers of the few calls the page makes (open, rows after a gap,
+// runs, pending approvals, send, decide). It reads no clock and calls nothing: times arrive on
+// inputs (`at`, stamped by the hook when an event is received), and the I/O the state asks for
+// is written into it (`missingAfter`, `runsWanted`) for the hook to perform. See
+// hooks/useSession.ts for the driver and state/session.test.ts for the transcripts.
+//
+// Order: the hook hands must-deliver events over in seq order (state/sequencer.ts), so this
+// reducer sees a run's events as Go published them. Rows are the truth: they arrive on
+// rows_stored (or from RowsAfter after a gap) and are appended when they continue the rows
+// held; earlier ones are ignored, later ones mark a gap.
+//
+// Call ids are unique only within one assistant turn, so pending approvals, running tools and
+// their output are keyed by (run id, call id), and a call with a stored decision or result
+// after its turn's assistant row is never shown as pending.
+
+import type { LoopEvent, Meter, Repeats, RunFinishedPayload } from '../api/events';
+import type { ApprovalPayload, AssistantPayload, Pending, Row, Run, Session, SessionView, ToolResultPayload } from '../api/types';
+
+/** What the run is doing now, for the status line and the Send/Stop button. */
+export type Phase = 'idle' | 'waiting' | 'streaming' | 'tools';
+
+/** A tool call that is executing: its name and when the page heard it start (ms since epoch). */
+export interface RunningTool {
+  run_id: string;
+  call_id: string;
+  name: string;
+  since: number;
+}
+
+/** A call waiting for a person, with the run it belongs to. */
+export interface PendingCall extends Pending {
+  run_id: string;
+}
+
+/** The text of a message sent and not yet stored as a row. */
+export interface Sent {
+  text: string;
+  /** The last row seq when it was sent: the first user row after it is this message. */
+  after: number;
+}
+
+export interface SessionState {
+  /** The session this state belongs to; inputs for another one are ignored. */
+  id: string | null;
+  session: Session | null;
+  /** OpenSession has answered. */
+  loaded: boolean;
+  rows: Row[];
+  runs: Run[];
+  /** The live run ('' when none). */
+  run: string;
+  phase: Phase;
+  pending: PendingCall[];
+  /** Executing calls by callKey(run, call). */
+  running: Record<string, RunningTool>;
+  /** Streamed shell output by callKey(run, call), until the call's result is stored. */
+  outputs: Record<string, string>;
+  meters: Meter[];
+  repeats: Repeats | null;
+  runStartedAt: number | null;
+  outcome: RunFinishedPayload | null;
+  error: string;
+  sent: Sent | null;
+  /**
+   * Deltas of the live run with a seq below this are stored already (their assistant row
+   * arrived): the streaming preview shows only the text after it.
+   */
+  streamFrom: number;
+  /** Rows after this seq are missing (a gap): the hook reads them with RowsAfter. */
+  missingAfter: number | null;
+  /** The highest row seq any event has announced. */
+  seenSeq: number;
+  /** Grows when the runs should be read again (a run started or finished). */
+  runsWanted: number;
+}
+
+/** Inputs that are not loop events: what the page's own calls answered or did. */
+export type PageInput =
+  | { type: 'switched'; id: string | null }
+  | { type: 'opened'; view: SessionView }
+  | { type: 'session_loaded'; session: Session }
+  | { type: 'rows_loaded'; rows: Row[] }
+  | { type: 'runs_loaded'; runs: Run[] }
+  | { type: 'pending_loaded'; pending: Pending[] }
+  | { type: 'send_started'; text: string; at: number }
+  | { type: 'send_failed'; error: string }
+  | { type: 'decided'; call_id: string }
+  | { type: 'failed'; error: string };
+
+/** A loop event as received: `at` is when the page got it (ms since epoch). */
+export type ReceivedEvent = LoopEvent & { at?: number };
+
+export type SessionInput = ReceivedEvent | PageInput;
+
+export const callKey = (run: string, call: string): string => `${run}\u0000${call}`;
+
+export function initialSession(id: string | null = null): SessionState {
+  return {
+    id,
+    session: null,
+    loaded: false,
+    rows: [],
+    runs: [],
+    run: '',
+    phase: 'idle',
+    pending: [],
+    running: {},
+    outputs: {},
+    meters: [],
+    repeats: null,
+    runStartedAt: null,
+    outcome: null,
+    error: '',
+    sent: null,
+    streamFrom: 0,
+    missingAfter: null,
+    seenSeq: 0,
+    runsWanted: 0,
+  };
+}
+
+/** The seq of the last row held (0 for none). */
+export const lastSeq = (s: SessionState): number => s.rows.at(-1)?.seq ?? 0;
+
+export function reduceSession(s: SessionState, input: SessionInput): SessionState {
+  if (input.type === 'switched') return input.id === s.id ? s : initialSession(input.id);
+  if ('session_id' in input && input.session_id !== s.id) return s;
+  switch (input.type) {
+    case 'opened':
+      return opened(s, input.view);
+    case 'session_loaded':
+      return input.session.id === s.id ? { ...s, session: input.session } : s;
+    case 'rows_loaded':
+      return rowsLoaded(s, input.rows);
+    case 'runs_loaded':
+      return { ...s, runs: input.runs };
+    case 'pending_loaded':
+      return { ...s, pending: withRun(input.pending, s.run).filter((p) => !isResolved(s.rows, p.run_id, p.call_id)) };
+    case 'send_started':
+      return { ...s, sent: { text: input.text, after: lastSeq(s) }, phase: s.phase === 'idle' ? 'waiting' : s.phase, outcome: null, error: '', runStartedAt: input.at };
+    case 'send_failed':
+      return { ...s, sent: null, phase: s.run ? s.phase : 'idle', error: input.error };
+    case 'decided':
+      return { ...s, pending: s.pending.filter((p) => !(p.run_id === s.run && p.call_id === input.call_id)) };
+    case 'failed':
+      return { ...s, error: input.error };
+    default:
+      return onEvent(s, input);
+  }
+}
+
+function onEvent(s: SessionState, ev: ReceivedEvent): SessionState {
+  const at = ev.at ?? 0;
+  switch (ev.type) {
+    case 'run_started': {
+      const t = Date.parse(ev.started_at);
+      return {
+        ...s,
+        run: ev.run_id,
+        phase: s.phase === 'idle' || s.phase === 'waiting' ? 'waiting' : s.phase,
+        outcome: null,
+        runStartedAt: Number.isNaN(t) ? at : t,
+        streamFrom: ev.seq,
+        repeats: null,
+        runsWanted: s.runsWanted + 1,
+      };
+    }
+    case 'rows_stored':
+      return rowsStored(s, ev.rows, ev.seq);
+    case 'text_delta':
+    case 'reasoning_delta':
+      // The text itself goes to the hook's stream buffer; here it only says the model answers.
+      return ev.run_id === s.run && ev.seq >= s.streamFrom && s.phase === 'waiting' ? { ...s, phase: 'streaming' } : s;
+    case 'assistant_message':
+      return ev.run_id === s.run && s.phase !== 'idle' ? { ...s, phase: 'waiting' } : s;
+    case 'approval_requested':
+      return approvalRequested(s, ev);
+    case 'approval_decided':
+      return { ...s, pending: s.pending.filter((p) => !(p.run_id === ev.run_id && p.call_id === ev.call_id)) };
+    case 'tool_started': {
+      const key = callKey(ev.run_id, ev.call_id);
+      return { ...s, phase: 'tools', running: { ...s.running, [key]: { run_id: ev.run_id, call_id: ev.call_id, name: ev.name, since: at } } };
+    }
+    case 'tool_output': {
+      const key = callKey(ev.run_id, ev.call_id);
+      return { ...s, outputs: { ...s.outputs, [key]: (s.outputs[key] ?? '') + ev.text } };
+    }
+    case 'tool_finished': {
+      const key = callKey(ev.run_id, ev.call_id);
+      const { [key]: _r, ...running } = s.running;
+      const { [key]: _o, ...outputs } = s.outputs;
+      return { ...s, running, outputs };
+    }
+    case 'budget':
+      return { ...s, meters: ev.meters ?? s.meters, repeats: ev.repeats };
+    case 'run_finished':
+      return {
+        ...s,
+        run: '',
+        phase: 'idle',
+        pending: s.pending.filter((p) => p.run_id !== ev.run_id),
+        running: {},
+        outputs: {},
+        outcome: ev,
+        meters: ev.meters ?? s.meters,
+        sent: null,
+        runsWanted: s.runsWanted + 1,
+      };
+    case 'tool_call':
+    case 'usage':
+    case 'compacted':
+      // Nothing to draw: their rows (if any) came on rows_stored, their numbers on budget.
+      return s;
+  }
+}
+
+function opened(s: SessionState, v: SessionView): SessionState {
+  const run = v.running_run_id;
+  const base: SessionState = {
+    ...s,
+    session: v.session,
+    loaded: true,
+    rows: v.rows,
+    runs: v.runs,
+    run,
+    phase: run ? (s.phase === 'idle' ? 'waiting' : s.phase) : s.sent ? s.phase : 'idle',
+    pending: withRun(v.pending, run),
+    meters: v.meters,
+    missingAfter: null,
+    seenSeq: Math.max(s.seenSeq, v.rows.at(-1)?.seq ?? 0),
+  };
+  return clearSent(base);
+}
+
+/** Appends rows that continue the ones held; ignores older ones; marks a gap for newer ones. */
+function append(s: SessionState, rows: Row[]): SessionState {
+  const last = lastSeq(s);
+  const fresh = rows.filter((r) => r.seq > last);
+  const seenSeq = Math.max(s.seenSeq, rows.at(-1)?.seq ?? 0);
+  if (fresh.length === 0) return seenSeq === s.seenSeq ? s : { ...s, seenSeq };
+  if (fresh[0].seq !== last + 1) return { ...s, seenSeq, missingAfter: s.missingAfter ?? last };
+  return clearSent({ ...s, rows: [...s.rows, ...fresh], seenSeq });
+}
+
+function rowsStored(s: SessionState, rows: Row[], eventSeq: number): SessionState {
+  const next = append(s, rows);
+  // The live run's assistant turn is stored: its streamed preview is no longer shown.
+  const turnStored = next.rows.length > s.rows.length && rows.some((r) => r.kind === 'assistant' && r.run_id === s.run && s.run !== '');
+  return turnStored ? { ...next, streamFrom: eventSeq } : next;
+}
+
+function rowsLoaded(s: SessionState, rows: Row[]): SessionState {
+  const next = append({ ...s, missingAfter: null }, rows);
+  // Rows announced since the read began are still missing: read again, unless this read
+  // brought nothing (then Go has nothing more to give).
+  const more = next.rows.length > s.rows.length && next.seenSeq > lastSeq(next);
+  return { ...next, missingAfter: more ? lastSeq(next) : null };
+}
+
+/** The sent message is shown until the first user row after it is stored. */
+function clearSent(s: SessionState): SessionState {
+  if (!s.sent) return s;
+  const after = s.sent.after;
+  return s.rows.some((r) => r.seq > after && r.kind === 'user') ? { ...s, sent: null } : s;
+}
+
+function approvalRequested(s: SessionState, ev: ReceivedEvent & { type: 'approval_requested' }): SessionState {
+  if (s.pending.some((p) => p.run_id === ev.run_id && p.call_id === ev.call_id)) return s;
+  if (isResolved(s.rows, ev.run_id, ev.call_id)) return s;
+  const p: PendingCall = {
+    run_id: ev.run_id,
+    call_id: ev.call_id,
+    name: ev.name,
+    arguments: typeof ev.arguments === 'string' ? ev.arguments : JSON.stringify(ev.arguments ?? {}),
+    read_only: ev.read_only,
+  };
+  return { ...s, pending: [...s.pending, p] };
+}
+
+function withRun(pending: Pending[], run: string): PendingCall[] {
+  return pending.map((p) => ({ ...p, run_id: run }));
+}
+
+/**
+ * Whether the call's decision or result is stored: a row naming the call after the latest
+ * assistant row of that run which made it. Scans back from the end (the call is recent).
+ */
+export function isResolved(rows: Row[], run: string, call: string): boolean {
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const r = rows[i];
+    if (r.run_id !== run) continue;
+    if (r.kind === 'assistant' && (r.payload as AssistantPayload).tool_calls?.some((c) => c.id === call)) return false;
+    if (r.kind === 'tool_result' && (r.payload as ToolResultPayload).call_id === call) return true;
+    if (r.kind === 'approval' && (r.payload as ApprovalPayload).call_id === call) return true;
+  }
+  return false;
+}
