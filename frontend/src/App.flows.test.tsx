@@ -62,11 +62,13 @@ describe('App flows', () => {
     await waitFor(() => expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull());
 
     // The results arrive: each is folded into its card.
-    fake.state.rows.get(s.id)!.push(
-      chunk(s.id, 3, 'tool_result', { call_id: 'c1', name: 'read_file', content: 'hello from a.txt', is_error: false }),
-      chunk(s.id, 4, 'tool_result', { call_id: 'c2', name: 'run_shell_command', content: 'a.txt', is_error: false }),
-    );
-    act(() => fake.emit({ type: 'tool_finished', session_id: s.id, call_id: 'c2', name: 'run_shell_command', content: 'a.txt', is_error: false }));
+    act(() => {
+      fake.store(s.id, [
+        chunk(s.id, 3, 'tool_result', { call_id: 'c1', name: 'read_file', content: 'hello from a.txt', is_error: false }),
+        chunk(s.id, 4, 'tool_result', { call_id: 'c2', name: 'run_shell_command', content: 'a.txt', is_error: false }),
+      ]);
+      fake.emit({ type: 'tool_finished', session_id: s.id, call_id: 'c2', name: 'run_shell_command', content: 'a.txt', is_error: false });
+    });
     const card = await screen.findByRole('region', { name: 'Tool call read_file' });
     expect(await within(card).findByText('hello from a.txt')).toBeTruthy();
   });
@@ -123,41 +125,59 @@ describe('App flows', () => {
     expect(live.textContent).toBe('x'.repeat(500));
   });
 
-  it('re-fetches the session when an event is missed (seq gap)', async () => {
+  it('reads the rows after a lost event, never the whole session again', async () => {
     const s = seed('gappy');
+    fake.state.running.set(s.id, 'run1');
     render(<App />);
     await openSession(/gappy/);
     await waitFor(() => expect(fake.api.openSession).toHaveBeenCalledTimes(1));
-    act(() => fake.emit({ type: 'usage', session_id: s.id, seq: 5 }));
+    act(() => fake.emit({ type: 'run_started', session_id: s.id, seq: 5 }));
     act(() => fake.emit({ type: 'usage', session_id: s.id, seq: 6 }));
-    expect(fake.api.openSession).toHaveBeenCalledTimes(1);
+    // Stored while the page missed seq 7 and 8.
     fake.state.rows.set(s.id, [chunk(s.id, 1, 'user', { text: 'stored while we were away' })]);
     act(() => fake.emit({ type: 'usage', session_id: s.id, seq: 9 }));
     expect(await screen.findByText('stored while we were away')).toBeTruthy();
+    expect(fake.api.rowsAfter).toHaveBeenCalledWith(s.id, 0);
+    expect(fake.api.openSession).toHaveBeenCalledTimes(1);
   });
 
-  it('a fetch that saw the run running does not undo its run_finished', async () => {
+  it('a stored row that skips ahead is a gap: the rows after the last one held are read', async () => {
+    const s = seed('row gap');
+    fake.state.rows.set(s.id, [chunk(s.id, 1, 'user', { text: 'one' })]);
+    render(<App />);
+    await openSession(/row gap/);
+    await screen.findByText('one');
+    act(() => fake.emit({ type: 'run_started', session_id: s.id }));
+    // Row 2 was stored without the page hearing of it; row 3 arrives.
+    fake.state.rows.get(s.id)!.push(chunk(s.id, 2, 'assistant', { text: 'two' }));
+    act(() => fake.store(s.id, [chunk(s.id, 3, 'user', { text: 'three' })]));
+    expect(await screen.findByText('three')).toBeTruthy();
+    expect(screen.getByText('two')).toBeTruthy();
+    expect(fake.api.rowsAfter).toHaveBeenCalledWith(s.id, 1);
+    expect(fake.api.openSession).toHaveBeenCalledTimes(1);
+  });
+
+  it('a run that ends while the session is being opened leaves it idle', async () => {
     const s = seed('quick run');
     fake.state.running.set(s.id, 'run1');
+    let answer!: () => void;
+    const real = fake.api.openSession.getMockImplementation()!;
+    fake.api.openSession.mockImplementationOnce((id: string) => new Promise((res) => (answer = () => res(real(id)))));
     render(<App />);
     await openSession(/quick run/);
-    expect(await screen.findByRole('button', { name: 'Stop' })).toBeTruthy();
-    // A reload is in flight when the run ends; it answers with the stale "running".
-    let answer!: () => void;
-    const slow = fake.api.openSession.getMockImplementation()!;
-    fake.api.openSession.mockImplementationOnce((id: string) => new Promise((res) => (answer = () => res(slow(id)))));
-    act(() => fake.emit({ type: 'compacted', session_id: s.id }));
-    act(() => fake.emit({ type: 'run_finished', session_id: s.id, run_id: 'run1', status: 'completed' }));
+    await waitFor(() => expect(fake.api.openSession).toHaveBeenCalledTimes(1));
+    // OpenSession read "running"; the run's end arrives before its answer.
+    act(() => fake.emit({ type: 'run_finished', session_id: s.id, run_id: 'run1', seq: 1, status: 'completed' }));
     await act(async () => answer());
-    await waitFor(() => expect(fake.api.openSession.mock.calls.length).toBeGreaterThanOrEqual(3));
     expect(await screen.findByRole('button', { name: 'Send' })).toBeTruthy();
   });
 
-  it('copes with events that arrive out of order', async () => {
+  it('copes with events that arrive out of order (the dev server delivers each on its own goroutine)', async () => {
     const s = seed('shuffled');
     vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => setTimeout(() => cb(0), 0));
     render(<App />);
     await openSession(/shuffled/);
+    await waitFor(() => expect(fake.api.openSession).toHaveBeenCalledTimes(1));
     // A delta overtakes run_started: its text is kept.
     act(() => {
       fake.emit({ type: 'text_delta', session_id: s.id, run_id: 'r1', seq: 1, text: 'early ' });
@@ -165,7 +185,7 @@ describe('App flows', () => {
       fake.emit({ type: 'text_delta', session_id: s.id, run_id: 'r1', seq: 1, text: 'bird' });
     });
     expect((await screen.findByRole('article', { name: 'Assistant reply (streaming)' })).textContent).toContain('early bird');
-    // run_finished overtakes the run's last events: they do not revive it.
+    // run_finished overtakes the run's last events: they are put back in order, so they do not revive it.
     act(() => {
       fake.emit({ type: 'run_finished', session_id: s.id, run_id: 'r1', seq: 4, status: 'completed' });
       fake.emit({ type: 'tool_started', session_id: s.id, run_id: 'r1', seq: 2, call_id: 'c1', name: 'read_file' });
@@ -174,27 +194,90 @@ describe('App flows', () => {
     expect(await screen.findByRole('button', { name: 'Send' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
     expect(screen.getByRole('status', { name: 'Run status' }).textContent).toBe('');
-    // The hole was filled in time: no re-fetch for the gap beyond run_finished's own.
-    const fetches = fake.api.openSession.mock.calls.length;
+    // The hole was filled in time: nothing is read again.
     await new Promise((r) => setTimeout(r, 300));
-    expect(fake.api.openSession.mock.calls.length).toBe(fetches);
+    expect(fake.api.rowsAfter).not.toHaveBeenCalled();
+    expect(fake.api.openSession).toHaveBeenCalledTimes(1);
   });
 
-  it('an approval asked for while a fetch is in flight keeps its controls', async () => {
+  it('an approval asked for while the session is being opened keeps its controls', async () => {
     const s = seed('racy approval');
     fake.state.running.set(s.id, 'run1');
-    render(<App />);
-    await openSession(/racy approval/);
-    await screen.findByRole('button', { name: 'Stop' });
     let answer!: () => void;
     const real = fake.api.openSession.getMockImplementation()!;
     fake.api.openSession.mockImplementationOnce((id: string) => new Promise((res) => (answer = () => res(real(id)))));
-    // The fetch starts (Go lists nothing pending yet), then the approval is asked for.
-    act(() => fake.emit({ type: 'assistant_message', session_id: s.id, text: '', reasoning: '', tool_calls: [] }));
-    act(() => fake.emit({ type: 'approval_requested', session_id: s.id, call_id: 'c7', name: 'write_file', arguments: { path: 'a' } }));
+    render(<App />);
+    await openSession(/racy approval/);
+    await waitFor(() => expect(fake.api.openSession).toHaveBeenCalledTimes(1));
+    // OpenSession read the session before the request (Go lists nothing pending in its answer).
+    act(() => fake.emit({ type: 'approval_requested', session_id: s.id, seq: 1, call_id: 'c7', name: 'write_file', arguments: { path: 'a' }, read_only: false }));
     await act(async () => answer());
-    await waitFor(() => expect(fake.api.openSession.mock.calls.length).toBeGreaterThanOrEqual(2));
     expect(await screen.findByRole('button', { name: 'Approve' })).toBeTruthy();
+  });
+
+  it('a server that reuses a call id in a later turn still gets its approval card', async () => {
+    const s = seed('reused ids');
+    const call = (seq: number) => chunk(s.id, seq, 'assistant', { text: '', tool_calls: [{ id: 'call_0', name: 'write_file', arguments: `{"path":"f${seq}.txt","content":"x"}` }] });
+    fake.state.rows.set(s.id, [
+      chunk(s.id, 1, 'user', { text: 'two files' }),
+      call(2),
+      chunk(s.id, 3, 'approval', { call_id: 'call_0', tool: 'write_file', decision: 'approved', by: 'person', reason: '' }),
+      chunk(s.id, 4, 'tool_result', { call_id: 'call_0', name: 'write_file', content: 'wrote f2.txt', is_error: false }),
+    ]);
+    fake.state.running.set(s.id, 'run1');
+    render(<App />);
+    await openSession(/reused ids/);
+    await screen.findByText('wrote f2.txt');
+    act(() => {
+      fake.store(s.id, [call(5)], { seq: 1 });
+      fake.emit({ type: 'assistant_message', session_id: s.id, text: '', reasoning: '', tool_calls: [] });
+      fake.emit({ type: 'approval_requested', session_id: s.id, call_id: 'call_0', name: 'write_file', arguments: { path: 'f5.txt', content: 'x' }, read_only: false });
+    });
+    const cards = await screen.findAllByRole('region', { name: 'Tool call write_file' });
+    expect(cards).toHaveLength(2);
+    // The new card asks; the old one stays done with its own result.
+    expect(await within(cards[1]).findByRole('button', { name: 'Approve' })).toBeTruthy();
+    expect(within(cards[0]).queryByRole('button', { name: 'Approve' })).toBeNull();
+    expect(within(cards[0]).getByText('wrote f2.txt')).toBeTruthy();
+    expect(within(cards[1]).queryByText('wrote f2.txt')).toBeNull();
+  });
+
+  it('your message stays on screen while a slow model thinks, then is replaced by its stored row', async () => {
+    const s = seed('slow model');
+    render(<App />);
+    await openSession(/slow model/);
+    await screen.findByRole('heading', { name: 'slow model' });
+    await userEvent.type(screen.getByRole('textbox', { name: 'Message' }), 'are you there?{Enter}');
+    await waitFor(() => expect(fake.api.sendMessage).toHaveBeenCalled());
+    const mine = await screen.findByRole('article', { name: 'You' });
+    expect(mine.textContent).toBe('are you there?');
+    act(() => fake.emit({ type: 'run_started', session_id: s.id }));
+    // Long before the model says anything, the message is still there.
+    expect(screen.getByRole('article', { name: 'You' }).textContent).toBe('are you there?');
+    expect(screen.getAllByText('Waiting for the model…').length).toBeGreaterThan(0);
+    act(() => fake.store(s.id, [chunk(s.id, 1, 'user', { text: 'are you there?' })]));
+    await waitFor(() => expect(screen.getByRole('article', { name: 'You' }).dataset.seq).toBe('1'));
+    expect(screen.getAllByRole('article', { name: 'You' })).toHaveLength(1);
+  });
+
+  it('reads the files touched by new rows only', async () => {
+    const s = seed('touchy', { workspace: '/home/me/project' });
+    fake.state.rows.set(s.id, [chunk(s.id, 1, 'user', { text: 'go' }), chunk(s.id, 2, 'assistant', { text: '', tool_calls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"a.txt"}' }] })]);
+    fake.state.touched.set(s.id, [{ path: 'a.txt', seq: 2, tool: 'read_file', changed: false }]);
+    render(<App />);
+    await openSession(/touchy/);
+    await userEvent.click(screen.getByRole('tab', { name: 'Workspace' }));
+    const touched = await screen.findByRole('region', { name: 'Touched files' });
+    expect(await within(touched).findByText('a.txt')).toBeTruthy();
+    expect(fake.api.touchedFiles).toHaveBeenLastCalledWith(s.id, 0);
+    fake.state.touched.get(s.id)!.push({ path: 'b.txt', seq: 3, tool: 'write_file', changed: true });
+    act(() => {
+      fake.emit({ type: 'run_started', session_id: s.id });
+      fake.store(s.id, [chunk(s.id, 3, 'assistant', { text: '', tool_calls: [{ id: 'c2', name: 'write_file', arguments: '{"path":"b.txt"}' }] })]);
+    });
+    expect(await within(touched).findByText('b.txt')).toBeTruthy();
+    expect(fake.api.touchedFiles).toHaveBeenLastCalledWith(s.id, 2);
+    expect(within(touched).getAllByText('a.txt')).toHaveLength(1);
   });
 
   it('a stored reply replaces its streamed preview without showing twice', async () => {
@@ -207,8 +290,10 @@ describe('App flows', () => {
       fake.emit({ type: 'text_delta', session_id: s.id, text: 'Looking at the file.' });
     });
     await screen.findByText('Looking at the file.');
-    fake.state.rows.set(s.id, [chunk(s.id, 1, 'assistant', { text: 'Looking at the file.', tool_calls: [{ id: 'c1', name: 'read_file', arguments: '{}' }] })]);
-    act(() => fake.emit({ type: 'assistant_message', session_id: s.id, text: 'Looking at the file.' }));
+    act(() => {
+      fake.store(s.id, [chunk(s.id, 1, 'assistant', { text: 'Looking at the file.', tool_calls: [{ id: 'c1', name: 'read_file', arguments: '{}' }] })]);
+      fake.emit({ type: 'assistant_message', session_id: s.id, text: 'Looking at the file.' });
+    });
     await waitFor(() => expect(screen.getAllByText('Looking at the file.')).toHaveLength(1));
     expect(screen.getByRole('article', { name: 'Assistant' }).textContent).toContain('Looking at the file.');
     // The next turn streams on after it.
@@ -315,6 +400,7 @@ describe('App flows', () => {
     seed('in a project', { workspace: '/home/me/project' });
     const b = seed('scratchy');
     b.workspace = `/data/loopdesk/scratch/${b.id}`;
+    b.scratch = true;
     render(<App />);
     await openSession(/in a project/);
     await screen.findByRole('heading', { name: 'in a project' });

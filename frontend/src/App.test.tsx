@@ -40,20 +40,27 @@ describe('App', () => {
     await userEvent.type(box, 'hello there{Enter}');
     await waitFor(() => expect(fake.api.sendMessage).toHaveBeenCalled());
     const id = fake.api.sendMessage.mock.calls[0][0] as string;
+    // Shown as sent before Go has stored it.
     expect(await screen.findByText('hello there')).toBeTruthy();
 
     act(() => {
       fake.emit({ type: 'run_started', session_id: id });
+      fake.store(id, [chunk(id, 1, 'user', { text: 'hello there' })]);
       fake.emit({ type: 'text_delta', session_id: id, text: 'Hi ' });
       fake.emit({ type: 'text_delta', session_id: id, text: 'back' });
     });
     expect(await screen.findByText('Hi back')).toBeTruthy();
+    expect(screen.getAllByText('hello there')).toHaveLength(1);
     expect(screen.getByRole('button', { name: 'Stop' })).toBeTruthy();
 
-    fake.state.rows.get(id)!.push(chunk(id, 2, 'assistant', { text: 'Hi back, stored' }));
-    act(() => fake.emit({ type: 'run_finished', session_id: id, status: 'completed' }));
+    act(() => {
+      fake.store(id, [chunk(id, 2, 'assistant', { text: 'Hi back, stored' })]);
+      fake.emit({ type: 'run_finished', session_id: id, status: 'completed' });
+    });
     expect(await screen.findByText('Hi back, stored')).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Send' })).toBeTruthy();
+    // The session was read once, when it opened; everything else came on events.
+    expect(fake.api.openSession).toHaveBeenCalledTimes(1);
   });
 
   it('ignores events of other sessions and shows why a run failed', async () => {
