@@ -15,8 +15,12 @@ import { WorkspacePanel } from './components/WorkspacePanel';
 import { useSession } from './hooks/useSession';
 import { useSearch, useSessions } from './hooks/useSessions';
 import { useSettings, useTheme } from './hooks/useSettings';
+import { useMediaQuery } from './hooks/useMediaQuery';
 import { useWorkspace } from './hooks/useWorkspace';
 import { errorMessage } from './api/types';
+
+/** Below this width the side panel folds to its tabs and the session list narrows (style.css). */
+const NARROW = '(max-width: 1099px)';
 
 export function App() {
   const { settings, setSettings, error: loadError } = useSettings();
@@ -25,6 +29,16 @@ export function App() {
   const [selected, setSelected] = useState<string | null>(null);
   const [focus, setFocus] = useState<Focus | null>(null);
   const [tab, setTab] = useState<Tab>('budget');
+  const narrow = useMediaQuery(NARROW);
+  const [sideOpen, setSideOpen] = useState(false);
+  const chooseTab = useCallback(
+    (t: Tab) => {
+      // Folded: a tab opens the drawer; the open tab again closes it.
+      if (narrow) setSideOpen((o) => !(o && t === tab));
+      setTab(t);
+    },
+    [narrow, tab],
+  );
   const [actionError, setActionError] = useState('');
   const list = useSessions();
   const search = useSearch();
@@ -133,7 +147,7 @@ export function App() {
   const banner = loadError || list.error || actionError;
 
   return (
-    <div className={showSettings ? 'app settings-open' : 'app'}>
+    <div className={`app${showSettings ? ' settings-open' : ''}${narrow ? ' narrow' : ''}`}>
       <SessionBrowser
         sessions={list.sessions}
         selected={selected}
@@ -212,7 +226,7 @@ export function App() {
             <StatusLine phase={chat.phase} pending={chat.pending} running={chat.running} runStartedAt={chat.runStartedAt} onDecideAll={(a) => void decideAll(a)} />
             <MessageBox running={chat.phase !== 'idle'} disabled={!settings?.configured} onSend={send} onStop={chat.stop} />
           </main>
-          <SidePanel tab={tab} onTab={setTab}>
+          <SidePanel tab={tab} onTab={chooseTab} collapsed={narrow} open={sideOpen} onClose={() => setSideOpen(false)}>
             {tab === 'budget' && (
               <BudgetMeters
                 meters={chat.meters}

@@ -21,69 +21,79 @@ export function SessionHeader({ session, parentTitle, model, onRename, onDelete,
   if (!session) {
     return (
       <header className="main-head">
-        <h1>New conversation</h1>
-        <span className="model">{model}</span>
+        <div className="head-line">
+          <h1>New conversation</h1>
+        </div>
+        <div className="head-sub">
+          <span className="model">{model}</span>
+        </div>
       </header>
     );
   }
   return (
     <header className="main-head">
-      {editing ? (
-        <form
-          className="row rename"
-          onSubmit={async (e) => {
-            e.preventDefault();
-            if (await onRename(title.trim())) setEditing(false);
-          }}
-        >
-          <input aria-label="Session title" value={title} autoFocus onChange={(e) => setTitle(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && setEditing(false)} />
-          <button type="submit" className="primary" disabled={!title.trim()}>
-            Save title
+      <div className="head-line">
+        {editing ? (
+          <form
+            className="row rename"
+            onSubmit={async (e) => {
+              e.preventDefault();
+              if (await onRename(title.trim())) setEditing(false);
+            }}
+          >
+            <input aria-label="Session title" value={title} autoFocus onChange={(e) => setTitle(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && setEditing(false)} />
+            <button type="submit" className="primary" disabled={!title.trim()}>
+              Save title
+            </button>
+            <button type="button" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+          </form>
+        ) : (
+          <h1 title={session.title}>{session.title || 'Untitled'}</h1>
+        )}
+        <span className="head-actions">
+          {!editing && (
+            <button
+              type="button"
+              className="small"
+              onClick={() => {
+                setTitle(session.title);
+                setEditing(true);
+              }}
+            >
+              Rename
+            </button>
+          )}
+          <button
+            type="button"
+            className="small"
+            onClick={async () => {
+              const path = await onExport();
+              setNote(path ? `Exported to ${path}` : '');
+            }}
+          >
+            Export
           </button>
-          <button type="button" onClick={() => setEditing(false)}>
-            Cancel
+          <button type="button" className="small danger" onClick={() => setConfirming(true)}>
+            Delete
           </button>
-        </form>
-      ) : (
-        <h1 title={session.title}>{session.title || 'Untitled'}</h1>
-      )}
-      {session.parent_id && (
-        <button type="button" className="linklike fork-of" onClick={onOpenParent}>
-          ↳ forked from {parentTitle ?? 'a deleted session'} at #{session.fork_seq}
-        </button>
-      )}
-      <span className="model">{session.model || model}</span>
-      <span className="spacer" />
-      {note && (
-        <span role="status" className="ok note-inline">
-          {note}
         </span>
-      )}
-      {!editing && (
-        <button
-          type="button"
-          className="small"
-          onClick={() => {
-            setTitle(session.title);
-            setEditing(true);
-          }}
-        >
-          Rename
-        </button>
-      )}
-      <button
-        type="button"
-        className="small"
-        onClick={async () => {
-          const path = await onExport();
-          setNote(path ? `Exported to ${path}` : '');
-        }}
-      >
-        Export
-      </button>
-      <button type="button" className="small danger" onClick={() => setConfirming(true)}>
-        Delete
-      </button>
+      </div>
+      {/* A line of its own: the lineage link never competes with the title or the buttons for room. */}
+      <div className="head-sub">
+        {session.parent_id && (
+          <button type="button" className="linklike fork-of" onClick={onOpenParent} title={`Open ${parentTitle ?? 'the parent session'} at row ${session.fork_seq}`}>
+            ↳ forked from <span className="fork-parent">{parentTitle ?? 'a deleted session'}</span> at #{session.fork_seq}
+          </button>
+        )}
+        <span className="model">{session.model || model}</span>
+        {note && (
+          <span role="status" className="ok note-inline">
+            {note}
+          </span>
+        )}
+      </div>
       {confirming && (
         <div className="confirm" role="alertdialog" aria-label="Delete session?" aria-modal="true">
           <p>

@@ -8,24 +8,44 @@ const TABS: { id: Tab; label: string }[] = [
   { id: 'workspace', label: 'Workspace' },
 ];
 
-/** The side panel: tabs for the budget meters, the chunk table and the workspace. */
-export function SidePanel({ tab, onTab, children }: { tab: Tab; onTab: (t: Tab) => void; children: ReactNode }) {
+interface Props {
+  tab: Tab;
+  onTab: (t: Tab) => void;
+  /** A narrow window: only the tabs show, and a tab opens the panel over the conversation. */
+  collapsed?: boolean;
+  /** With collapsed: the panel is open. */
+  open?: boolean;
+  onClose?: () => void;
+  children: ReactNode;
+}
+
+/**
+ * The side panel: tabs for the budget meters, the chunk table and the workspace. In a narrow
+ * window it folds to a strip of its tabs; a tab opens it as a drawer, Escape or Close folds it.
+ */
+export function SidePanel({ tab, onTab, collapsed = false, open = true, onClose, children }: Props) {
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     const i = TABS.findIndex((t) => t.id === tab);
-    if (e.key === 'ArrowRight') onTab(TABS[(i + 1) % TABS.length].id);
-    else if (e.key === 'ArrowLeft') onTab(TABS[(i + TABS.length - 1) % TABS.length].id);
+    const [next, prev] = collapsed ? ['ArrowDown', 'ArrowUp'] : ['ArrowRight', 'ArrowLeft'];
+    if (e.key === next) onTab(TABS[(i + 1) % TABS.length].id);
+    else if (e.key === prev) onTab(TABS[(i + TABS.length - 1) % TABS.length].id);
   };
+  const shown = !collapsed || open;
   return (
-    <aside className="side" aria-label="Side panel">
-      <div role="tablist" aria-label="Side panel tabs" className="tabs" onKeyDown={onKeyDown}>
+    <aside
+      className={`side${collapsed ? ' collapsed' : ''}${collapsed && open ? ' open' : ''}`}
+      aria-label="Side panel"
+      onKeyDown={(e) => collapsed && open && e.key === 'Escape' && onClose?.()}
+    >
+      <div role="tablist" aria-label="Side panel tabs" aria-orientation={collapsed ? 'vertical' : 'horizontal'} className="tabs" onKeyDown={onKeyDown}>
         {TABS.map((t) => (
           <button
             key={t.id}
             type="button"
             role="tab"
             id={`tab-${t.id}`}
-            aria-selected={tab === t.id}
-            aria-controls={`panel-${t.id}`}
+            aria-selected={tab === t.id && shown}
+            aria-controls={shown ? `panel-${t.id}` : undefined}
             tabIndex={tab === t.id ? 0 : -1}
             onClick={() => onTab(t.id)}
           >
@@ -33,9 +53,17 @@ export function SidePanel({ tab, onTab, children }: { tab: Tab; onTab: (t: Tab) 
           </button>
         ))}
       </div>
-      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tabpanel">
-        {children}
-      </div>
+      {shown && (
+        <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tabpanel">
+          {collapsed && (
+            <button type="button" className="small close-side" onClick={onClose}>
+              Close
+              <span className="sr-only"> side panel</span>
+            </button>
+          )}
+          {children}
+        </div>
+      )}
     </aside>
   );
 }
