@@ -1,13 +1,15 @@
 // Measured, not asserted (docs/benchmarks.md, "UI"): the time to show a
-// 10,000-row session, and dropped frames while 2,000 text deltas per second
-// stream into the conversation. Figures go to e2e/out/ui-measure.json and
-// the test log; nothing here fails on a number.
+// 10,000-row session, dropped frames while 2,000 text deltas per second
+// stream into the conversation, and one tool round in a 10-row and a
+// 10,000-row session side by side (bytes over the bridge, time from
+// tool_finished to the stored reply on screen). Figures go to
+// e2e/out/ui-measure.json and the test log; nothing here fails on a number.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { OUT, ROOT, runFinished, sendMessage, shot, newSession, startAll } from '../harness.mjs';
+import { OUT, ROOT, editSettings, runFinished, sendMessage, shot, newSession, startAll } from '../harness.mjs';
 
 let fake, app, browser, env;
 const figures = {};
@@ -16,6 +18,7 @@ before(async () => {
   env = await startAll({ configured: true, seed: (h) => {
     importSession(h, 10_000);
     importSession(h, 100_000, 'hundred thousand rows');
+    importSession(h, 12, 'twelve rows');
   } });
   ({ fake, app, browser } = env);
 });
@@ -29,7 +32,7 @@ after(async () => {
 /** A session of n rows in groups of four: question, tool call, its result, a markdown answer. */
 function importSession(h, n, title = 'ten thousand rows') {
   const at = new Date().toISOString();
-  const lines = [JSON.stringify({ type: 'session', format: 1, session: { id: 'big', title, workspace: '', model: 'fake-model', parent_id: '', fork_seq: 0, created_at: at, updated_at: at, archived: false } })];
+  const lines = [JSON.stringify({ type: 'session', format: 1, session: { id: 'big', title, workspace: '', model: 'fake-model', parent_id: '', fork_seq: 0, created_at: at, updated_at: at } })];
   for (let seq = 1; seq <= n; seq++) {
     const g = Math.floor((seq - 1) / 4);
     const payload = [
@@ -220,4 +223,88 @@ test('scrolling the chunk table of a 100,000-row session (measured)', async (t) 
   figures.frames_scrolling_100k_table = r;
   t.diagnostic(`100,000-row session opened in ${openMs} ms; scrolling its table: ${JSON.stringify(r)}`);
   assert.ok(r.rows_in_dom_max < 100);
+});
+
+/**
+ * One tool round in the open session: a read-only call (list_dir, run without asking in
+ * read-only mode), its result, then the answer. Counts the websocket bytes both ways from
+ * Send to the stored answer on screen, and times tool_finished -> that frame in the page.
+ */
+async function toolRound(page, tag) {
+  const answer = `Listed the folder for ${tag}.`;
+  await fake.enqueue(
+    { kind: 'text', calls: [{ id: 'call_l', name: 'list_dir', arguments: JSON.stringify({ path: '.' }) }] },
+    { kind: 'text', text: answer },
+  );
+  let bytes = 0;
+  const count = (f) => (bytes += Buffer.byteLength(typeof f.payload === 'string' ? f.payload : f.payload ?? ''));
+  const sockets = [];
+  for (const ws of bridgeSockets) {
+    ws.on('framereceived', count);
+    ws.on('framesent', count);
+    sockets.push(ws);
+  }
+  const timing = page.evaluate((text) => new Promise((resolve) => {
+    let t0 = 0;
+    const off = window.runtime.EventsOn('loop:event', (ev) => {
+      if (ev.type === 'tool_finished' && !t0) t0 = performance.now();
+    });
+    const t = performance.now();
+    const look = () => {
+      const done = [...document.querySelectorAll('.conversation article[aria-label="Assistant"][data-seq]')].some((a) => a.textContent.includes(text));
+      if (done && t0) {
+        off();
+        resolve(Math.round(performance.now() - t0));
+      } else if (performance.now() - t > 30000) {
+        off();
+        resolve(-1);
+      } else requestAnimationFrame(look);
+    };
+    requestAnimationFrame(look);
+  }), answer);
+  await sendMessage(page, `list the folder (${tag})`);
+  const ms = await timing;
+  await runFinished(page);
+  for (const ws of sockets) {
+    ws.off('framereceived', count);
+    ws.off('framesent', count);
+  }
+  return { ms, bytes };
+}
+
+const bridgeSockets = new Set();
+
+test('one tool round in a 10-row and a 10,000-row session, side by side (measured)', async (t) => {
+  const { page } = browser;
+  page.on('websocket', (ws) => {
+    bridgeSockets.add(ws);
+    ws.on('close', () => bridgeSockets.delete(ws));
+  });
+  // The bridge's websocket opens with the page: load it again so it is seen.
+  await page.reload();
+  await editSettings(page, (p) => p.getByRole('combobox', { name: 'Default approval mode' }).selectOption('read-only'));
+  // Opens a session and waits until its last stored answer is on screen.
+  const open = async (name, text) => {
+    await page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name }).first().click();
+    await page.locator('.conversation article[data-seq]').filter({ hasText: text }).waitFor({ timeout: 60000 });
+  };
+  const small = [];
+  const big = [];
+  for (let i = 0; i < 3; i++) {
+    await open(/^twelve rows/, i === 0 ? 'File 2 defines' : `Listed the folder for small ${i - 1}.`);
+    small.push(await toolRound(page, `small ${i}`));
+    await open(/^ten thousand rows/, i === 0 ? 'File 2499 defines' : `Listed the folder for big ${i - 1}.`);
+    big.push(await toolRound(page, `big ${i}`));
+  }
+  await shot(page, 'ui-14-tool-round-10k');
+  const sum = (xs, k) => median(xs.map((x) => x[k]));
+  const r = {
+    rows_10: { ms: small.map((x) => x.ms), bytes: small.map((x) => x.bytes), median_ms: sum(small, 'ms'), median_bytes: sum(small, 'bytes') },
+    rows_10000: { ms: big.map((x) => x.ms), bytes: big.map((x) => x.bytes), median_ms: sum(big, 'ms'), median_bytes: sum(big, 'bytes') },
+  };
+  r.ratio_bytes = +(r.rows_10000.median_bytes / r.rows_10.median_bytes).toFixed(2);
+  r.ratio_ms = +(r.rows_10000.median_ms / r.rows_10.median_ms).toFixed(2);
+  figures.tool_round = r;
+  t.diagnostic(`tool round: ${JSON.stringify(r)}`);
+  assert.ok([...small, ...big].every((x) => x.ms >= 0 && x.bytes > 0));
 });
