@@ -6,27 +6,17 @@ package main
 import (
 	"context"
 	"embed"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/wailsapp/wails/v2"
-	"github.com/wailsapp/wails/v2/pkg/options"
-	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
-	"github.com/wailsapp/wails/v2/pkg/options/linux"
-	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/loopdesk/loopdesk/backend/cli"
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/desktop"
-	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
-	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
 //go:embed all:frontend/dist
@@ -81,90 +71,9 @@ func runWindow() error {
 		return err
 	}
 
-	dialogs := &wailsDialogs{}
-	app, err := NewApp(db, config.Keys{Dir: cfgDir}, dialogs)
+	opts, err := appOptions(db, config.Keys{Dir: cfgDir})
 	if err != nil {
 		return err
 	}
-	return wails.Run(&options.App{
-		Title:            "Loopdesk",
-		Width:            1280,
-		Height:           800,
-		MinWidth:         760,
-		MinHeight:        480,
-		BackgroundColour: &options.RGBA{R: 250, G: 250, B: 250, A: 255},
-		AssetServer:      &assetserver.Options{Assets: assets, Middleware: securityHeaders},
-		OnStartup: func(ctx context.Context) {
-			dialogs.ctx = ctx
-			app.startup(ctx, func(name string, data any) { runtime.EventsEmit(ctx, name, data) })
-		},
-		OnShutdown:     app.shutdown,
-		Bind:           []any{app},
-		ErrorFormatter: formatError,
-		Linux: &linux.Options{
-			Icon:             icon,
-			ProgramName:      "loopdesk",
-			WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand,
-		},
-	})
+	return wails.Run(opts)
 }
-
-// wailsDialogs are the native dialogs, through the Wails runtime.
-type wailsDialogs struct{ ctx context.Context }
-
-func (d *wailsDialogs) ChooseFolder(title string) (string, error) {
-	return runtime.OpenDirectoryDialog(d.ctx, runtime.OpenDialogOptions{Title: title, CanCreateDirectories: true})
-}
-
-func (d *wailsDialogs) SaveFile(title, name string) (string, error) {
-	return runtime.SaveFileDialog(d.ctx, runtime.SaveDialogOptions{Title: title, DefaultFilename: name,
-		Filters: []runtime.FileFilter{{DisplayName: "JSON Lines (*.jsonl)", Pattern: "*.jsonl"}}})
-}
-
-// formatError maps Go errors to {code, message} once, at the boundary, as
-// JSON text: Wails' bridge rejects with new Error(<what this returns>), so an
-// object would arrive as "[object Object]". frontend/src/api/types.ts parses it.
-func formatError(err error) any {
-	b, _ := json.Marshal(classifyError(err)) // two strings always marshal
-	return string(b)
-}
-
-func classifyError(err error) appError {
-	code := "error"
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		code = "not_found"
-	case errors.Is(err, errBusy), errors.Is(err, loop.ErrBusy), errors.Is(err, store.ErrSessionBusy):
-		code = "busy"
-	case errors.Is(err, tools.ErrNotPending):
-		code = "not_pending"
-	case errors.Is(err, store.ErrInvalid), errors.Is(err, store.ErrSeqOutOfRange), errors.Is(err, store.ErrBadQuery):
-		code = "invalid"
-	case errors.Is(err, desktop.ErrNotConfigured):
-		code = "not_configured"
-	}
-	return appError{Code: code, Message: err.Error()}
-}
-
-// appError is what every failed bound method rejects with.
-type appError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// securityHeaders adds a strict Content-Security-Policy to every asset: the
-// page may load only its own scripts, styles and images, and talk only to
-// its own origin (the dev server's websocket included). Nothing the model or
-// a tool writes can pull in a script, a frame or a remote image.
-func securityHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Security-Policy", contentSecurityPolicy)
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Referrer-Policy", "no-referrer")
-		next.ServeHTTP(w, r)
-	})
-}
-
-const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
-	"img-src 'self' data:; font-src 'self' data:; connect-src 'self' ws: wss:; object-src 'none'; " +
-	"base-uri 'none'; frame-src 'none'; form-action 'none'"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/provider"
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -180,34 +181,26 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	if err != nil {
 		return runExitOther, err
 	}
-	reg, err := tools.NewRegistry(tools.Builtins()...)
+	st, err := stack.New(stack.Config{DB: db,
+		Model: provider.New(provider.Config{BaseURL: o.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Model: o.model})})
 	if err != nil {
 		return runExitOther, err
 	}
-
-	var runner *loop.Runner
-	asker := runNewAsker(stdin, stderr, db, sessionID, runIsTerminal(stdin))
-	approver := tools.NewApprover(loop.StoreRules{DB: db}, func(p tools.Pending) {
-		runner.ApprovalRequested(p)
-		asker.ask(p)
-	})
-	asker.approver = approver
-	runner = loop.New(loop.Config{
-		Store: db, Approver: approver, Tools: reg, Workspaces: tools.NewManager(),
-		Model: provider.New(provider.Config{BaseURL: o.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Model: o.model}),
-	})
-	defer runner.Close()
+	defer st.Close()
+	runner := st.Runner
 
 	subCtx, stopSub := context.WithCancel(context.Background())
 	printer := runNewPrinter(stdout, stderr, o.json)
 	exited := runner.Bus().Subscribe(subCtx, sessionID, printer.print)
-	defer func() { stopSub(); <-exited }()
+	asker := runNewAsker(stdin, stderr, db, st.Approver, runIsTerminal(stdin))
+	asked := runner.Bus().Subscribe(subCtx, sessionID, asker.onEvent)
+	defer func() { stopSub(); <-exited; <-asked }()
 
 	if o.system == "" {
 		o.system = loop.DefaultSystemPrompt(o.workspace) // the same instructions the window uses
 	}
 	runID, err := runner.Start(ctx, loop.RunSpec{SessionID: sessionID, Workspace: o.workspace, Prompt: o.prompt,
-		Model: o.model, SystemPrompt: o.system, Budgets: o.limits, Mode: o.mode})
+		Model: o.model, SystemPrompt: o.system, Limits: o.limits, Mode: o.mode})
 	if err != nil {
 		return runExitOther, err
 	}
@@ -266,11 +259,7 @@ func runSession(ctx context.Context, db *store.DB, o *runOptions) (string, error
 	if err := runCheckDir(o); err != nil {
 		return "", err
 	}
-	title := o.prompt
-	if r := []rune(title); len(r) > 60 {
-		title = string(r[:60]) + "…"
-	}
-	s, err := db.CreateSession(ctx, store.NewSession{Title: title, Workspace: o.workspace, Model: o.model})
+	s, err := db.CreateSession(ctx, store.NewSession{Title: loop.Title(o.prompt), Workspace: o.workspace, Model: o.model})
 	if err != nil {
 		return "", err
 	}

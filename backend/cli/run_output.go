@@ -90,7 +90,7 @@ func (p *runPrinter) text(e loop.Event) {
 			p.midLine = false
 		}
 	case loop.ToolCallPayload:
-		p.line("→ %s %s", pl.Name, runShorten(string(pl.Arguments), 200))
+		p.line("→ %s %s", pl.Name, loop.Cut(string(pl.Arguments), 201))
 	case loop.ApprovalDecidedPayload:
 		if !pl.Approved {
 			msg := "✗ denied by " + pl.By
@@ -109,7 +109,7 @@ func (p *runPrinter) text(e loop.Event) {
 		if lines > 1 {
 			first = fmt.Sprintf("%s (%d lines)", first, lines)
 		}
-		p.line("%s %s: %s", mark, pl.Name, runShorten(first, 200))
+		p.line("%s %s: %s", mark, pl.Name, loop.Cut(first, 201))
 	case loop.CompactedPayload:
 		p.line("… earlier history summarised (through row %d)", pl.ThroughSeq)
 	case loop.BudgetPayload:
@@ -133,22 +133,14 @@ func (p *runPrinter) text(e loop.Event) {
 	}
 }
 
-func runShorten(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
 // runAsker answers approval requests: on a terminal by asking the person (y/n/a/r), without
 // one by denying, since nobody is there to ask.
 type runAsker struct {
-	in        io.Reader
-	errw      io.Writer
-	db        *store.DB
-	sessionID string
-	terminal  bool
-	approver  *tools.Approver
+	in       io.Reader
+	errw     io.Writer
+	db       *store.DB
+	terminal bool
+	approver *tools.Approver
 
 	queue    chan tools.Pending
 	quit     chan struct{}
@@ -156,12 +148,22 @@ type runAsker struct {
 	wg       sync.WaitGroup
 }
 
-func runNewAsker(in io.Reader, errw io.Writer, db *store.DB, sessionID string, terminal bool) *runAsker {
-	return &runAsker{in: in, errw: errw, db: db, sessionID: sessionID, terminal: terminal,
+func runNewAsker(in io.Reader, errw io.Writer, db *store.DB, approver *tools.Approver, terminal bool) *runAsker {
+	return &runAsker{in: in, errw: errw, db: db, approver: approver, terminal: terminal,
 		queue: make(chan tools.Pending, 64), quit: make(chan struct{})}
 }
 
-// ask is the approver's notify hook; it never blocks the run.
+// onEvent takes the calls the runner announces as waiting for a person.
+func (a *runAsker) onEvent(e loop.Event) {
+	p, ok := e.Payload.(loop.ApprovalRequestedPayload)
+	if !ok {
+		return
+	}
+	a.ask(tools.Pending{SessionID: e.SessionID, Call: tools.Call{ID: p.CallID, Name: p.Name, Arguments: string(p.Arguments)},
+		ReadOnly: p.ReadOnly})
+}
+
+// ask queues a call for the prompt loop; it never blocks the run for long.
 func (a *runAsker) ask(p tools.Pending) {
 	if !a.terminal {
 		_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: "mode:ask",
@@ -218,7 +220,7 @@ func (a *runAsker) read(lines <-chan string) (string, bool) {
 func (a *runAsker) prompt(p tools.Pending, lines <-chan string) {
 	for {
 		fmt.Fprintf(a.errw, "? allow %s %s\n  [y] yes  [n] no  [a] always allow %s in this session  [r] no, with a reason: ",
-			p.Call.Name, runShorten(p.Call.Arguments, 300), p.Call.Name)
+			p.Call.Name, loop.Cut(p.Call.Arguments, 301), p.Call.Name)
 		answer, ok := a.read(lines)
 		if !ok {
 			_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: tools.ByPerson, Reason: "no answer (end of input)"})
@@ -231,14 +233,8 @@ func (a *runAsker) prompt(p tools.Pending, lines <-chan string) {
 		case "n", "no":
 			d = tools.Decision{Approved: false, By: tools.ByPerson}
 		case "a", "always":
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			r, err := a.db.AddRule(ctx, store.NewRule{Tool: p.Call.Name, Effect: store.EffectAllow, Scope: store.ScopeSession, ScopeID: p.SessionID})
-			cancel()
-			if err != nil {
-				fmt.Fprintf(a.errw, "\nloopdesk run: could not save the rule: %v\n", err)
-				continue
-			}
-			d = tools.Decision{Approved: true, By: "rule:" + r.ID, Reason: "always allowed in this session"}
+			a.always(p)
+			return
 		case "r", "reason":
 			fmt.Fprint(a.errw, "  reason: ")
 			reason, _ := a.read(lines)
@@ -250,6 +246,25 @@ func (a *runAsker) prompt(p tools.Pending, lines <-chan string) {
 		_ = a.approver.Decide(p.SessionID, p.Call.ID, d) // ErrNotPending: the run was cancelled meanwhile
 		return
 	}
+}
+
+// always approves p and saves an allow rule for its tool, only once this answer has won (the
+// run may have been cancelled) and before the call runs, so the next call sees the rule.
+func (a *runAsker) always(p tools.Pending) {
+	answer, err := a.approver.Claim(p.SessionID, p.Call.ID)
+	if err != nil {
+		return
+	}
+	d := tools.Decision{Approved: true, By: tools.ByPerson, Reason: "always allowed in this session"}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	r, err := a.db.AddRule(ctx, store.NewRule{Tool: p.Call.Name, Effect: store.EffectAllow, Scope: store.ScopeSession, ScopeID: p.SessionID})
+	cancel()
+	if err != nil {
+		fmt.Fprintf(a.errw, "\nloopdesk run: approved, but the rule could not be saved: %v\n", err)
+	} else {
+		d.By = "rule:" + r.ID
+	}
+	answer(d)
 }
 
 func (a *runAsker) stop() {

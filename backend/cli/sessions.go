@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -212,7 +213,7 @@ func (c *sessCmd) run(ctx context.Context) error {
 	case "import":
 		s, err := db.Import(ctx, in)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", c.args[0], err)
 		}
 		return c.emit(map[string]string{"session_id": s.ID}, fmt.Sprintf("imported %s as %s (%q)\n", c.args[0], s.ID, s.Title))
 	case "delete":
@@ -260,9 +261,6 @@ func (c *sessCmd) list(ctx context.Context, db *store.DB) error {
 			lineage = fmt.Sprintf("fork of %s at %d", s.ParentID, s.ForkSeq)
 		}
 		title := sessClean(s.Title)
-		if s.Archived {
-			title += " [archived]"
-		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), title, lineage)
 	}
 	return tw.Flush()
@@ -344,7 +342,7 @@ func sessSummary(r store.Chunk) string {
 		json.Unmarshal(r.Payload, &p)
 		line = fmt.Sprintf("(rows 1..%d) %s", p.ThroughSeq, p.Text)
 	}
-	return sessTruncate(sessClean(line), 160)
+	return loop.Cut(sessClean(line), 160)
 }
 
 // sessClean makes stored text safe for a terminal: newlines and tabs become
@@ -360,14 +358,6 @@ func sessClean(s string) string {
 		}
 		return r
 	}, s)
-}
-
-func sessTruncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 func (c *sessCmd) search(ctx context.Context, db *store.DB, q string) error {

@@ -24,17 +24,20 @@ var _ loop.Model = (*Model)(nil)
 var ErrNotConfigured = errors.New("no endpoint is configured: open Settings and choose one")
 
 // Stream implements loop.Model.
-func (m *Model) Stream(ctx context.Context, req provider.Request, h provider.Handler) (provider.Response, error) {
+func (m *Model) Stream(ctx context.Context, req provider.Request, h provider.Handler) provider.Response {
+	fail := func(err error) provider.Response {
+		return provider.Response{Status: provider.StatusProviderError, Err: err}
+	}
 	set, err := m.Settings.Load(ctx)
 	if err != nil {
-		return provider.Response{}, err
+		return fail(err)
 	}
 	if !set.Configured {
-		return provider.Response{}, ErrNotConfigured
+		return fail(ErrNotConfigured)
 	}
 	key, _, err := m.Settings.Keys.Key()
 	if err != nil {
-		return provider.Response{}, err
+		return fail(err)
 	}
 	rt, it := m.RequestTimeout, m.IdleTimeout
 	if rt == 0 {
@@ -50,7 +53,7 @@ func (m *Model) Stream(ctx context.Context, req provider.Request, h provider.Han
 
 // RunSpec is the agent for a run started from the window: the saved model,
 // approval mode, budgets, price and context window.
-func (s Settings) RunSpec(sessionID, workspace, prompt string) loop.RunSpec {
+func (s SavedSettings) RunSpec(sessionID, workspace, prompt string) loop.RunSpec {
 	p := s.Price(s.Model)
 	return loop.RunSpec{
 		SessionID: sessionID,
@@ -60,7 +63,7 @@ func (s Settings) RunSpec(sessionID, workspace, prompt string) loop.RunSpec {
 		Mode:      tools.Mode(s.ApprovalMode),
 		// The same prompt for every run of the session keeps prompt caches warm.
 		SystemPrompt: loop.DefaultSystemPrompt(workspace),
-		Budgets: loop.Limits{
+		Limits: loop.Limits{
 			MaxTurns:      s.Budgets.MaxTurns,
 			MaxToolCalls:  s.Budgets.MaxToolCalls,
 			MaxTokens:     s.Budgets.MaxTokens,

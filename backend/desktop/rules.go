@@ -10,18 +10,18 @@ import (
 
 // RuleInput is a rule as the "Always allow" dialog edits it.
 type RuleInput struct {
-	Tool      string `json:"tool"`
-	Pattern   string `json:"pattern"`
-	Effect    string `json:"effect"`
-	Scope     string `json:"scope"` // "session" or "workspace"
-	SessionID string `json:"session_id"`
+	Tool      string       `json:"tool"`
+	Pattern   string       `json:"pattern"`
+	Effect    store.Effect `json:"effect"`
+	Scope     store.Scope  `json:"scope"`
+	SessionID string       `json:"session_id"`
 }
 
 // SuggestRule is the rule "Always allow" proposes for a call: for a shell
 // command, the command itself; for a file tool, its path; otherwise any
 // arguments. Scoped to the session, so nothing wider is allowed by default.
 func SuggestRule(sessionID string, call tools.Call) RuleInput {
-	r := RuleInput{Tool: call.Name, Pattern: "*", Effect: string(tools.EffectAllow), Scope: string(store.ScopeSession), SessionID: sessionID}
+	r := RuleInput{Tool: call.Name, Pattern: "*", Effect: store.EffectAllow, Scope: store.ScopeSession, SessionID: sessionID}
 	var a map[string]any
 	if json.Unmarshal([]byte(call.Arguments), &a) != nil {
 		return r
@@ -40,7 +40,7 @@ func SuggestRule(sessionID string, call tools.Call) RuleInput {
 // applies to the session's workspace folder.
 func NewRule(in RuleInput, sess store.Session) store.NewRule {
 	n := store.NewRule{Tool: strings.TrimSpace(in.Tool), Pattern: strings.TrimSpace(in.Pattern),
-		Effect: store.Effect(in.Effect), Scope: store.Scope(in.Scope), ScopeID: sess.ID}
+		Effect: in.Effect, Scope: in.Scope, ScopeID: sess.ID}
 	if n.Scope == store.ScopeWorkspace {
 		n.ScopeID = sess.Workspace
 	}

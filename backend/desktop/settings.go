@@ -40,9 +40,9 @@ type ContextWindow struct {
 	Tokens int64  `json:"tokens"`
 }
 
-// Settings is everything the settings screen edits except the key, plus
+// SavedSettings is everything the settings screen edits except the key, plus
 // where the key comes from. The key itself never leaves Go.
-type Settings struct {
+type SavedSettings struct {
 	BaseURL        string          `json:"base_url"`
 	Model          string          `json:"model"`
 	HasKey         bool            `json:"has_key"`
@@ -103,18 +103,18 @@ func (s SettingsStore) getenv(k string) string {
 }
 
 // Load returns the current settings, with defaults filled in.
-func (s SettingsStore) Load(ctx context.Context) (Settings, error) {
+func (s SettingsStore) Load(ctx context.Context) (SavedSettings, error) {
 	get := func(k string) (string, error) {
 		v, _, err := s.DB.GetSetting(ctx, k)
 		return v, err
 	}
-	var out Settings
+	var out SavedSettings
 	var err error
 	if out.BaseURL, err = get(keyBaseURL); err != nil {
-		return Settings{}, err
+		return SavedSettings{}, err
 	}
 	if out.Model, err = get(keyModel); err != nil {
-		return Settings{}, err
+		return SavedSettings{}, err
 	}
 	// Until the person saves settings, the environment the CLI reads provides them.
 	if out.BaseURL == "" {
@@ -126,18 +126,18 @@ func (s SettingsStore) Load(ctx context.Context) (Settings, error) {
 	out.Configured = out.BaseURL != "" && out.Model != ""
 	key, src, err := s.Keys.Key()
 	if err != nil {
-		return Settings{}, err
+		return SavedSettings{}, err
 	}
 	out.HasKey, out.KeySource = key != "", string(src)
 
 	if out.ApprovalMode, err = get(keyApprovalMode); err != nil {
-		return Settings{}, err
+		return SavedSettings{}, err
 	}
 	if !tools.Mode(out.ApprovalMode).Valid() {
 		out.ApprovalMode = string(tools.ModeAsk)
 	}
 	if out.Theme, err = get(keyTheme); err != nil {
-		return Settings{}, err
+		return SavedSettings{}, err
 	}
 	if out.Theme != "light" && out.Theme != "dark" {
 		out.Theme = "system"
@@ -149,11 +149,11 @@ func (s SettingsStore) Load(ctx context.Context) (Settings, error) {
 	}{{keyBudgets, &out.Budgets}, {keyPrices, &out.Prices}, {keyContextWindows, &out.ContextWindows}} {
 		v, err := get(j.key)
 		if err != nil {
-			return Settings{}, err
+			return SavedSettings{}, err
 		}
 		if v != "" {
 			if err := json.Unmarshal([]byte(v), j.dst); err != nil {
-				return Settings{}, fmt.Errorf("read setting %s: %w", j.key, err)
+				return SavedSettings{}, fmt.Errorf("read setting %s: %w", j.key, err)
 			}
 		}
 	}
@@ -167,33 +167,33 @@ func (s SettingsStore) Load(ctx context.Context) (Settings, error) {
 }
 
 // Save validates in and stores it; nothing is stored when anything is invalid.
-func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (Settings, error) {
+func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSettings, error) {
 	base := strings.TrimRight(strings.TrimSpace(in.BaseURL), "/")
 	if err := CheckBaseURL(base); err != nil {
-		return Settings{}, err
+		return SavedSettings{}, err
 	}
 	model := strings.TrimSpace(in.Model)
 	if model == "" {
-		return Settings{}, errors.New("choose a model")
+		return SavedSettings{}, errors.New("choose a model")
 	}
 	mode := in.ApprovalMode
 	if mode == "" {
 		mode = string(tools.ModeAsk)
 	}
 	if !tools.Mode(mode).Valid() {
-		return Settings{}, fmt.Errorf("unknown approval mode %q (ask, read-only, auto or deny)", mode)
+		return SavedSettings{}, fmt.Errorf("unknown approval mode %q (ask, read-only, auto or deny)", mode)
 	}
 	theme := in.Theme
 	if theme == "" {
 		theme = "system"
 	}
 	if theme != "system" && theme != "light" && theme != "dark" {
-		return Settings{}, fmt.Errorf("unknown theme %q", theme)
+		return SavedSettings{}, fmt.Errorf("unknown theme %q", theme)
 	}
 	b := in.Budgets
 	if b.MaxTurns < 0 || b.MaxToolCalls < 0 || b.MaxTokens < 0 || b.MaxCostUSD < 0 || b.TimeoutSeconds < 0 ||
 		math.IsNaN(b.MaxCostUSD) || math.IsInf(b.MaxCostUSD, 0) {
-		return Settings{}, errors.New("budgets cannot be negative")
+		return SavedSettings{}, errors.New("budgets cannot be negative")
 	}
 	prices := []Price{}
 	seen := map[string]bool{}
@@ -201,11 +201,11 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (Settings, er
 		p.Model = strings.TrimSpace(p.Model)
 		switch {
 		case p.Model == "":
-			return Settings{}, errors.New("every price needs a model name")
+			return SavedSettings{}, errors.New("every price needs a model name")
 		case seen["p:"+p.Model]:
-			return Settings{}, fmt.Errorf("two prices for model %q", p.Model)
+			return SavedSettings{}, fmt.Errorf("two prices for model %q", p.Model)
 		case p.InputPerMTok < 0 || p.OutputPerMTok < 0 || math.IsNaN(p.InputPerMTok+p.OutputPerMTok) || math.IsInf(p.InputPerMTok+p.OutputPerMTok, 0):
-			return Settings{}, fmt.Errorf("the price of %q cannot be negative", p.Model)
+			return SavedSettings{}, fmt.Errorf("the price of %q cannot be negative", p.Model)
 		}
 		seen["p:"+p.Model] = true
 		prices = append(prices, p)
@@ -215,11 +215,11 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (Settings, er
 		w.Model = strings.TrimSpace(w.Model)
 		switch {
 		case w.Model == "":
-			return Settings{}, errors.New("every context window needs a model name")
+			return SavedSettings{}, errors.New("every context window needs a model name")
 		case seen["w:"+w.Model]:
-			return Settings{}, fmt.Errorf("two context windows for model %q", w.Model)
+			return SavedSettings{}, fmt.Errorf("two context windows for model %q", w.Model)
 		case w.Tokens < 1024:
-			return Settings{}, fmt.Errorf("the context window of %q must be at least 1024 tokens", w.Model)
+			return SavedSettings{}, fmt.Errorf("the context window of %q must be at least 1024 tokens", w.Model)
 		}
 		seen["w:"+w.Model] = true
 		windows = append(windows, w)
@@ -227,21 +227,20 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (Settings, er
 	switch {
 	case in.ClearKey:
 		if err := s.Keys.SetKey(""); err != nil {
-			return Settings{}, err
+			return SavedSettings{}, err
 		}
 	case strings.TrimSpace(in.APIKey) != "":
 		if err := s.Keys.SetKey(in.APIKey); err != nil {
-			return Settings{}, err
+			return SavedSettings{}, err
 		}
 	}
 	bj, _ := json.Marshal(b)
 	pj, _ := json.Marshal(prices)
 	wj, _ := json.Marshal(windows)
-	for _, kv := range [][2]string{{keyBaseURL, base}, {keyModel, model}, {keyApprovalMode, mode}, {keyTheme, theme},
-		{keyBudgets, string(bj)}, {keyPrices, string(pj)}, {keyContextWindows, string(wj)}} {
-		if err := s.DB.SetSetting(ctx, kv[0], kv[1]); err != nil {
-			return Settings{}, err
-		}
+	// One transaction: a failure leaves the previous settings whole.
+	if err := s.DB.SetSettings(ctx, [][2]string{{keyBaseURL, base}, {keyModel, model}, {keyApprovalMode, mode},
+		{keyTheme, theme}, {keyBudgets, string(bj)}, {keyPrices, string(pj)}, {keyContextWindows, string(wj)}}); err != nil {
+		return SavedSettings{}, err
 	}
 	return s.Load(ctx)
 }
@@ -259,7 +258,7 @@ func CheckBaseURL(base string) error {
 }
 
 // Price returns the price of model (zero when unlisted: local models are free).
-func (s Settings) Price(model string) Price {
+func (s SavedSettings) Price(model string) Price {
 	for _, p := range s.Prices {
 		if p.Model == model {
 			return p
@@ -269,7 +268,7 @@ func (s Settings) Price(model string) Price {
 }
 
 // ContextWindow returns model's context window, or DefaultContextWindow.
-func (s Settings) ContextWindow(model string) int64 {
+func (s SavedSettings) ContextWindow(model string) int64 {
 	for _, w := range s.ContextWindows {
 		if w.Model == model {
 			return w.Tokens

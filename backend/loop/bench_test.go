@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
@@ -47,12 +50,15 @@ func BenchmarkRunnerTurn(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	bareDB, err := store.Open(ctx, filepath.Join(dir, "bare.db"))
+	// The baseline: the same SQLite settings as store.Open (WAL, synchronous=FULL, immediate
+	// transactions), opened bare.
+	bareDB, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "bare.db")+
+		"?_journal_mode=WAL&_synchronous=FULL&_foreign_keys=on&_busy_timeout=5000&_txlock=immediate")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer bareDB.Close()
-	if _, err := bareDB.SQL().ExecContext(ctx, `CREATE TABLE bench(id INTEGER PRIMARY KEY, payload TEXT)`); err != nil {
+	if _, err := bareDB.ExecContext(ctx, `CREATE TABLE bench(id INTEGER PRIMARY KEY, payload TEXT)`); err != nil {
 		b.Fatal(err)
 	}
 	ws := filepath.Join(dir, "ws")
@@ -71,7 +77,7 @@ func BenchmarkRunnerTurn(b *testing.B) {
 		b.Fatal(err)
 	}
 	clock := &ioClock{}
-	runner := loop.New(loop.Config{Store: timedStore{db, clock}, Approver: tools.NewApprover(nil, nil),
+	runner := loop.New(loop.Config{Store: timedStore{db, clock}, Approver: tools.NewApprover(nil),
 		Tools: timedTools{reg, clock}, Workspaces: tools.NewManager(),
 		Model: timedModel{provider.New(provider.Config{BaseURL: srv.URL(), APIKey: "k", Model: "fake-model", MaxRetries: -1}), clock}})
 	defer runner.Close()
@@ -92,7 +98,7 @@ func BenchmarkRunnerTurn(b *testing.B) {
 		res.Body.Close()
 	}
 	commit := func() {
-		tx, err := bareDB.SQL().BeginTx(ctx, nil)
+		tx, err := bareDB.BeginTx(ctx, nil)
 		if err == nil {
 			_, err = tx.ExecContext(ctx, `INSERT INTO bench(payload) VALUES (?)`, `{"text":"","tool_calls":[{"id":"c","name":"list_dir","arguments":"{}"}]}`)
 		}
@@ -237,7 +243,7 @@ type timedModel struct {
 	c *ioClock
 }
 
-func (m timedModel) Stream(ctx context.Context, r provider.Request, h provider.Handler) (provider.Response, error) {
+func (m timedModel) Stream(ctx context.Context, r provider.Request, h provider.Handler) provider.Response {
 	defer m.c.add(&m.c.model, time.Now())
 	return m.m.Stream(ctx, r, h)
 }

@@ -3,6 +3,7 @@ package loop
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -24,6 +25,18 @@ type Limits struct {
 	KeepTurns int `json:"keep_turns,omitempty"`
 	// Price is what this run's model costs; the zero value (a local model) costs nothing.
 	Price Price `json:"price"`
+}
+
+// ParseLimits reads limits stored with a run (store.Run.Limits); empty means none.
+func ParseLimits(raw []byte) (Limits, error) {
+	var l Limits
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return l, nil
+	}
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return Limits{}, fmt.Errorf("read a run's limits: %w", err)
+	}
+	return l, nil
 }
 
 // Defaults for the fractions in Limits.
@@ -143,6 +156,7 @@ func (s State) budget() BudgetPayload {
 		ElapsedMS: s.Now.Sub(s.StartedAt).Milliseconds(), TimeoutMS: l.Timeout.Milliseconds(),
 		ContextTokens: s.ContextTokens, ContextWindow: l.ContextWindow,
 		Warnings: s.softWarnings(),
+		Meters:   s.meters(), Repeats: s.repeats(),
 	}
 }
 

@@ -34,7 +34,7 @@ func TestBusOrderAndSeqPerSession(t *testing.T) {
 	pub("s2", RunStartedPayload{Prompt: "other session"}) // not ours, and numbered apart
 	pub("s1", TextDelta("a"))
 	pub("s1", ToolStartedPayload{CallID: "c"})
-	pub("s1", RunFinishedPayload{Status: StopCompleted})
+	pub("s1", RunFinishedPayload{Result: Result{Status: StopCompleted}})
 	<-all
 	cancel()
 	<-exited
@@ -216,7 +216,7 @@ func TestEventJSONIsFlat(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 	// run_finished repeats session_id and run_id once, not twice.
-	b, _ = json.Marshal(Event{Type: EventRunFinished, SessionID: "s", RunID: "r", Payload: RunFinishedPayload{SessionID: "s", RunID: "r"}})
+	b, _ = json.Marshal(Event{Type: EventRunFinished, SessionID: "s", RunID: "r", Payload: RunFinishedPayload{Result: Result{SessionID: "s", RunID: "r"}}})
 	if strings.Count(string(b), `"run_id"`) != 1 {
 		t.Errorf("duplicate keys: %s", b)
 	}

@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// This file and next.go, bounds.go, compact.go and events.go are the pure core: no I/O, no clock,
+// Every file of this package except runner*.go and bus.go is the pure core: no I/O, no clock,
 // no ids. Everything the core knows arrives on an Input; everything it wants done leaves as an
-// Effect. core_imports_test.go keeps it that way.
+// Effect. TestCoreImportsNoIO (core_test.go) finds the core files itself and keeps it that way.
 
 // Phase is where a run stands between two inputs.
 type Phase int
@@ -82,13 +82,6 @@ var (
 	ErrFinished        = errors.New("run already finished")
 	ErrBadInput        = errors.New("invalid input")
 )
-
-// Call is one tool call as the model sent it. Arguments is the raw JSON text, kept byte for byte.
-type Call struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
 
 // Usage is token usage of one model call.
 type Usage struct {

@@ -13,6 +13,7 @@ type EventType string
 // must-deliver.
 const (
 	EventRunStarted        EventType = "run_started"
+	EventRowsStored        EventType = "rows_stored"
 	EventTextDelta         EventType = "text_delta"
 	EventReasoningDelta    EventType = "reasoning_delta"
 	EventAssistantMessage  EventType = "assistant_message"
@@ -30,7 +31,7 @@ const (
 
 // EventTypes lists every event type, in the order of a typical run.
 var EventTypes = []EventType{
-	EventRunStarted, EventTextDelta, EventReasoningDelta, EventAssistantMessage, EventToolCall,
+	EventRunStarted, EventRowsStored, EventTextDelta, EventReasoningDelta, EventAssistantMessage, EventToolCall,
 	EventApprovalRequested, EventApprovalDecided, EventToolStarted, EventToolOutput,
 	EventToolFinished, EventUsage, EventCompacted, EventBudget, EventRunFinished,
 }
@@ -80,6 +81,7 @@ type ApprovalRequestedPayload struct {
 	CallID    string          `json:"call_id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	ReadOnly  bool            `json:"read_only"`
 }
 
 // ApprovalDecidedPayload records the answer.
@@ -144,10 +146,16 @@ type BudgetPayload struct {
 	ContextTokens int64    `json:"context_tokens"`
 	ContextWindow int64    `json:"context_window"`
 	Warnings      []string `json:"warnings"`
+	// Meters are the same numbers as the window draws them; Repeats the loop-detection state.
+	Meters  []Meter  `json:"meters"`
+	Repeats *Repeats `json:"repeats"`
 }
 
-// RunFinishedPayload carries the structured result.
-type RunFinishedPayload Result
+// RunFinishedPayload carries the structured result and the meters as the run left them.
+type RunFinishedPayload struct {
+	Result
+	Meters []Meter `json:"meters"`
+}
 
 func (RunStartedPayload) Type() EventType { return EventRunStarted }
 func (p DeltaPayload) Type() EventType {
@@ -177,6 +185,7 @@ func ReasoningDelta(s string) DeltaPayload { return DeltaPayload{Text: s, reason
 func PayloadTypes() map[EventType]Payload {
 	return map[EventType]Payload{
 		EventRunStarted:        RunStartedPayload{},
+		EventRowsStored:        RowsStoredPayload{},
 		EventTextDelta:         TextDelta(""),
 		EventReasoningDelta:    ReasoningDelta(""),
 		EventAssistantMessage:  AssistantMessagePayload{},

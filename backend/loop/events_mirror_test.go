@@ -12,11 +12,16 @@ import (
 
 const eventsTS = "../../frontend/src/api/events.ts"
 
-// jsonFields lists the JSON names of a struct's exported fields.
+// jsonFields lists the JSON names of a struct's exported fields, embedded structs flattened
+// as encoding/json does.
 func jsonFields(t reflect.Type) []string {
 	var out []string
 	for i := range t.NumField() {
 		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" {
+			out = append(out, jsonFields(f.Type)...)
+			continue
+		}
 		if !f.IsExported() {
 			continue
 		}
@@ -120,6 +125,11 @@ func TestEventsMirror(t *testing.T) {
 	}
 	if got, want := ifaces["ToolCallView"], jsonFields(reflect.TypeOf(ToolCallView{})); !slices.Equal(got, want) {
 		t.Errorf("ToolCallView fields %v, Go %v", got, want)
+	}
+	for name, typ := range map[string]reflect.Type{"Meter": reflect.TypeOf(Meter{}), "Repeats": reflect.TypeOf(Repeats{})} {
+		if got, want := ifaces[name], jsonFields(typ); !slices.Equal(got, want) {
+			t.Errorf("%s fields %v, Go %v", name, got, want)
+		}
 	}
 	if got, want := ifaces["EventBase"], []string{"run_id", "seq", "session_id", "type"}; !slices.Equal(got, want) {
 		t.Errorf("EventBase fields %v, want %v", got, want)

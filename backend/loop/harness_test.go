@@ -76,13 +76,9 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{t: t, srv: srv, db: db, ws: ws, pending: make(chan tools.Pending, 16)}
 	h.model = provider.New(provider.Config{BaseURL: srv.URL(), APIKey: "test-key", Model: "fake-model",
 		MaxRetries: -1, RequestTimeout: 10 * time.Second, IdleTimeout: 10 * time.Second})
-	var runner *loop.Runner
-	h.approver = tools.NewApprover(nil, func(p tools.Pending) {
-		runner.ApprovalRequested(p)
-		h.pending <- p
-	})
-	runner = loop.New(loop.Config{
-		Store: db, Approver: h.approver, Tools: reg, Workspaces: tools.NewManager(),
+	h.approver = tools.NewApprover(nil)
+	runner := loop.New(loop.Config{
+		Store: db, Approver: announcing{h.approver, h.pending}, Tools: reg, Workspaces: tools.NewManager(),
 		Model:  h.model,
 		Prices: loop.PriceTable{"fake-model": {InputPerMTok: 1, OutputPerMTok: 2}},
 	})
@@ -90,6 +86,23 @@ func newHarness(t *testing.T) *harness {
 	t.Cleanup(runner.Close)
 	h.rec = record(t, runner.Bus(), "")
 	return h
+}
+
+// announcing hands the test every call that starts waiting for a person.
+type announcing struct {
+	*tools.Approver
+	ch chan tools.Pending
+}
+
+func (a announcing) Request(ctx context.Context, req tools.Request) (tools.Decision, error) {
+	inner := req.OnPending
+	req.OnPending = func(p tools.Pending) {
+		if inner != nil {
+			inner(p)
+		}
+		a.ch <- p
+	}
+	return a.Approver.Request(ctx, req)
 }
 
 func (h *harness) write(name, content string) {
@@ -280,4 +293,52 @@ func (r *recorder) waitFor(t *testing.T, what string, f func(loop.Event) bool) l
 
 func ofType(typ loop.EventType, runID string) func(loop.Event) bool {
 	return func(e loop.Event) bool { return e.Type == typ && (runID == "" || e.RunID == runID) }
+}
+
+// unanswered lists the calls in rows that have no tool_result row.
+func unanswered(t *testing.T, rows []store.Chunk) []string {
+	t.Helper()
+	answered := map[string]bool{}
+	var calls []string
+	for _, r := range rows {
+		switch r.Kind {
+		case store.KindToolResult:
+			var p store.ToolResultPayload
+			if err := json.Unmarshal(r.Payload, &p); err != nil {
+				t.Fatal(err)
+			}
+			answered[p.CallID] = true
+		case store.KindAssistant:
+			var p store.AssistantPayload
+			if err := json.Unmarshal(r.Payload, &p); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range p.ToolCalls {
+				calls = append(calls, c.ID)
+			}
+		}
+	}
+	var out []string
+	for _, id := range calls {
+		if !answered[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// runRow is the stored run with id.
+func runRow(t *testing.T, db *store.DB, sessionID, id string) store.Run {
+	t.Helper()
+	runs, err := db.ListRuns(context.Background(), sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if r.ID == id {
+			return r
+		}
+	}
+	t.Fatalf("no run %s in session %s", id, sessionID)
+	return store.Run{}
 }

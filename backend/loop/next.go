@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -215,7 +216,7 @@ func onModel(s State, r ModelResponse) (State, []Effect) {
 		var msg string
 		switch {
 		case i >= invalid:
-			msg = "invalid_tool_arguments: the arguments are not valid JSON; send the call again with a JSON object"
+			msg = invalidArguments(c.Arguments)
 		case budgetLeft == 0:
 			msg = fmt.Sprintf("not executed: the run reached its limit of %d tool calls", s.Limits.MaxToolCalls)
 			s.stopAfter, s.stopDetail = StopMaxToolCalls, fmt.Sprintf("reached the limit of %d tool calls", s.Limits.MaxToolCalls)
@@ -412,4 +413,32 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// invalidArguments says what is wrong with arguments that are not a JSON object.
+func invalidArguments(raw string) string {
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return "invalid_tool_arguments: the arguments are not valid JSON; send the call again with a JSON object"
+	}
+	return "invalid_tool_arguments: the arguments must be a JSON object, not " + JSONKind(v) + "; send the call again with a JSON object"
+}
+
+// JSONKind names the kind of a decoded JSON value ("an array", "a string", ...).
+func JSONKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "a JSON value"
 }

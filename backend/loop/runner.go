@@ -27,9 +27,9 @@ type Store interface {
 	FinishRun(ctx context.Context, runID string, res store.RunResult) (store.Run, []store.Chunk, error)
 }
 
-// Model streams one chat completion.
+// Model streams one chat completion. Its one error is Response.Err (provider.Client.Stream).
 type Model interface {
-	Stream(ctx context.Context, req provider.Request, h provider.Handler) (provider.Response, error)
+	Stream(ctx context.Context, req provider.Request, h provider.Handler) provider.Response
 }
 
 // Approver decides a tool call, waiting for a person when the policy says ask.
@@ -71,7 +71,7 @@ type RunSpec struct {
 	Prompt       string
 	Model        string
 	SystemPrompt string
-	Budgets      Limits // Price is filled from the price table when zero
+	Limits       Limits // Price is filled from the price table when zero
 	Mode         tools.Mode
 	MaxTokens    int // per model call; 0: the server's default
 }
@@ -166,7 +166,7 @@ func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
 		delete(r.bySession, spec.SessionID)
 		r.mu.Unlock()
 		r.wg.Done()
-		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, err)
+		return "", err // prepare says what it was doing
 	}
 	r.mu.Lock()
 	r.byRun[rn.id] = rn
@@ -233,18 +233,6 @@ func (r *Runner) Close() {
 	}
 	r.wg.Wait()
 	r.stop()
-}
-
-// ApprovalRequested publishes approval_requested for a call that now waits for a person.
-// Wire it as (part of) the tools.Approver's notify function.
-func (r *Runner) ApprovalRequested(p tools.Pending) {
-	r.mu.Lock()
-	rn := r.bySession[p.SessionID]
-	r.mu.Unlock()
-	if rn == nil || rn.id == "" {
-		return
-	}
-	rn.publish(ApprovalRequestedPayload{CallID: p.Call.ID, Name: p.Call.Name, Arguments: viewArguments(p.Call.Arguments)})
 }
 
 func hashPrompt(s string) string {

@@ -45,8 +45,34 @@ type run struct {
 }
 
 // prepare does the part of Start that must succeed before Start returns: the session, the
-// workspace, and the run row.
+// workspace, and the run row. Its errors say "start run on session S" once.
 func (rn *run) prepare(ctx context.Context) error {
+	if err := rn.open(ctx); err != nil {
+		return fmt.Errorf("start run on session %s: %w", rn.spec.SessionID, err)
+	}
+	limits, err := json.Marshal(rn.spec.Limits)
+	if err == nil {
+		var run store.Run
+		run, err = rn.r.cfg.Store.StartRun(ctx, store.NewRun{SessionID: rn.spec.SessionID, Model: rn.spec.Model,
+			SystemPromptHash: hashPrompt(rn.spec.SystemPrompt), Limits: limits})
+		rn.r.mu.Lock()
+		rn.id = run.ID
+		rn.r.mu.Unlock()
+	}
+	if err != nil {
+		rn.ws.Release()
+		return err // StartRun names the session already
+	}
+	rn.specs = rn.r.cfg.Tools.Specs()
+	rn.readOnly = make(map[string]bool, len(rn.specs))
+	for _, s := range rn.specs {
+		rn.readOnly[s.Name] = s.ReadOnly
+	}
+	return nil
+}
+
+// open finds the session, acquires its workspace and loads its rows.
+func (rn *run) open(ctx context.Context) error {
 	cfg := rn.r.cfg
 	sess, err := cfg.Store.GetSession(ctx, rn.spec.SessionID)
 	if err != nil {
@@ -66,34 +92,20 @@ func (rn *run) prepare(ctx context.Context) error {
 	chunks, err := cfg.Store.Chunks(ctx, rn.spec.SessionID)
 	if err == nil {
 		rn.chunks = chunks
-		rn.ctxEst, err = estimate(chunks, rn.spec.SystemPrompt)
+		rn.ctxEst, err = EstimateContext(chunks, rn.spec.SystemPrompt)
 	}
 	if err != nil {
 		rn.ws.Release()
 		return err
 	}
-	if rn.spec.Budgets.Price == (Price{}) {
-		rn.spec.Budgets.Price = cfg.Prices.Lookup(rn.spec.Model)
-	}
-	run, err := cfg.Store.StartRun(ctx, store.NewRun{SessionID: rn.spec.SessionID, Model: rn.spec.Model,
-		SystemPromptHash: hashPrompt(rn.spec.SystemPrompt), Budgets: rn.spec.Budgets})
-	if err != nil {
-		rn.ws.Release()
-		return err
-	}
-	rn.r.mu.Lock()
-	rn.id = run.ID
-	rn.r.mu.Unlock()
-	rn.specs = cfg.Tools.Specs()
-	rn.readOnly = make(map[string]bool, len(rn.specs))
-	for _, s := range rn.specs {
-		rn.readOnly[s.Name] = s.ReadOnly
+	if rn.spec.Limits.Price == (Price{}) {
+		rn.spec.Limits.Price = cfg.Prices.Lookup(rn.spec.Model)
 	}
 	return nil
 }
 
-// estimate sizes the messages a request would carry, in tokens.
-func estimate(chunks []store.Chunk, system string) (int64, error) {
+// EstimateContext sizes the messages a request built from chunks would carry, in tokens.
+func EstimateContext(chunks []store.Chunk, system string) (int64, error) {
 	msgs, err := store.Messages(chunks)
 	if err != nil {
 		return 0, err
@@ -112,7 +124,7 @@ func (rn *run) loop() {
 	defer rn.finish()
 	rn.op, rn.opStop = context.WithCancel(rn.r.base)
 	effects := rn.step(Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
-		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Budgets, ContextTokens: rn.ctxEst})
+		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, ContextTokens: rn.ctxEst})
 	for {
 		for len(effects) > 0 {
 			effects = rn.execute(effects) // a failed effect ends the run: more to do
@@ -127,7 +139,7 @@ func (rn *run) loop() {
 // wait blocks for the next input: an answer from a worker, a cancel, or the deadline.
 func (rn *run) wait() []Effect {
 	var deadline <-chan time.Time
-	if t := rn.spec.Budgets.Timeout; t > 0 {
+	if t := rn.spec.Limits.Timeout; t > 0 {
 		timer := time.NewTimer(time.Until(rn.state.StartedAt.Add(t)))
 		defer timer.Stop()
 		deadline = timer.C
@@ -250,6 +262,9 @@ func (rn *run) persist(rows []Row) error {
 	defer cancel()
 	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, chunks...)
 	rn.chunks = append(rn.chunks, added...)
+	if len(added) > 0 {
+		rn.publish(RowsStoredPayload{Rows: RowsOf(added)})
+	}
 	return err
 }
 
@@ -296,6 +311,9 @@ func (rn *run) finish() {
 			res.Error = "the result could not be stored: " + err.Error()
 		}
 	}
+	if len(synthesized) > 0 {
+		rn.publish(RowsStoredPayload{Rows: RowsOf(synthesized)})
+	}
 	for _, c := range synthesized {
 		var p ToolFinishedPayload
 		if json.Unmarshal(c.Payload, &p) == nil {
@@ -303,11 +321,12 @@ func (rn *run) finish() {
 		}
 	}
 	rn.result = res
+	meters := rn.state.meters()
 	rn.chunks, rn.specs, rn.state = nil, nil, State{Phase: PhaseDone} // only the result is kept
 	rn.r.mu.Lock()
 	rn.finishing = true
 	rn.r.mu.Unlock()
-	rn.publish(RunFinishedPayload(res))
+	rn.publish(RunFinishedPayload{Result: res, Meters: meters})
 	rn.ws.Release()
 	rn.r.mu.Lock()
 	delete(rn.r.bySession, rn.spec.SessionID)

@@ -66,7 +66,7 @@ func TestServerShapesRunTools(t *testing.T) {
 func TestWallClockTimeoutStopsAStalledModel(t *testing.T) {
 	h := newHarness(t)
 	h.srv.Enqueue(fakeai.Stall(time.Minute))
-	res := h.run(loop.RunSpec{Prompt: "hello?", Budgets: loop.Limits{Timeout: 200 * time.Millisecond}})
+	res := h.run(loop.RunSpec{Prompt: "hello?", Limits: loop.Limits{Timeout: 200 * time.Millisecond}})
 	if res.Status != loop.StopTimeout || !res.Status.IsBound() {
 		t.Fatalf("status %s (%s)", res.Status, res.Error)
 	}
@@ -103,12 +103,15 @@ func TestStoreFailureEndsRunAsError(t *testing.T) {
 	if err != nil || res.Status != loop.StopError || !strings.Contains(res.Error, "disk full") {
 		t.Fatalf("result %+v %v", res, err)
 	}
-	pending, err := h.db.PendingCalls(context.Background(), sid)
-	if err != nil || len(pending) != 0 {
-		t.Errorf("calls left unanswered: %v %v", pending, err)
+	rows, err := h.db.Chunks(context.Background(), sid)
+	if err != nil {
+		t.Fatal(err)
 	}
-	run, _ := h.db.GetRun(context.Background(), id)
-	if run.Status != "error" {
-		t.Errorf("run row status %q", run.Status)
+	if ids := unanswered(t, rows); len(ids) != 0 {
+		t.Errorf("calls left unanswered: %v", ids)
+	}
+	runs, _ := h.db.ListRuns(context.Background(), sid)
+	if len(runs) != 1 || runs[0].Status != "error" {
+		t.Errorf("run rows %+v", runs)
 	}
 }

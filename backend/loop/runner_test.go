@@ -51,12 +51,9 @@ func TestRunToolRoundOverTheWire(t *testing.T) {
 		t.Errorf("rows = %s", got)
 	}
 	// The stored run row is the structured result.
-	runRow, err := h.db.GetRun(context.Background(), res.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(runRow.Status) != "completed" || runRow.Output != res.Output || runRow.Turns != 2 || runRow.EndedAt.IsZero() {
-		t.Errorf("run row = %+v", runRow)
+	run := runRow(t, h.db, sid, res.RunID)
+	if string(run.Status) != "completed" || run.Output != res.Output || run.Turns != 2 || run.EndedAt.IsZero() {
+		t.Errorf("run row = %+v", run)
 	}
 
 	reqs := h.requests()
@@ -341,7 +338,7 @@ func TestBoundsOverTheWire(t *testing.T) {
 	h.checkPairing()
 
 	h.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{Name: "list_dir", Arguments: `{}`}), fakeai.ToolCalls(fakeai.Call{Name: "list_dir", Arguments: `{"path":"."}`}))
-	res = h.run(loop.RunSpec{Prompt: "explore", Budgets: loop.Limits{MaxTurns: 2}})
+	res = h.run(loop.RunSpec{Prompt: "explore", Limits: loop.Limits{MaxTurns: 2}})
 	if res.Status != loop.StopMaxTurns || res.Turns != 2 {
 		t.Fatalf("max turns: %+v", res)
 	}
@@ -362,7 +359,7 @@ func TestCompactionOverTheWire(t *testing.T) {
 		fakeai.Text("It is filler text.").WithUsage(400, 5, 0),
 	)
 	sid := h.session()
-	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "what is in big.txt?", Budgets: loop.Limits{ContextWindow: 1500, KeepTurns: 1}})
+	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "what is in big.txt?", Limits: loop.Limits{ContextWindow: 1500, KeepTurns: 1}})
 	if res.Status != loop.StopCompleted {
 		t.Fatalf("status %s (%s)", res.Status, res.Error)
 	}

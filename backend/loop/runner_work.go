@@ -47,11 +47,11 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 		OnText:      func(d string) { rn.publish(TextDelta(d)) },
 		OnReasoning: func(d string) { rn.publish(ReasoningDelta(d)) },
 	}
-	resp, err := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs(), MaxTokens: rn.spec.MaxTokens}, h)
-	if err != nil && rn.op.Err() != nil {
+	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs(), MaxTokens: rn.spec.MaxTokens}, h)
+	if resp.Err != nil && rn.op.Err() != nil {
 		return // cancelled: the core already answered for this turn
 	}
-	rn.send(ModelResponded{Now: rn.now(), Response: fromProvider(resp, err)})
+	rn.send(ModelResponded{Now: rn.now(), Response: fromProvider(resp)})
 }
 
 func (rn *run) toolSpecs() []provider.ToolSpec {
@@ -64,15 +64,13 @@ func (rn *run) toolSpecs() []provider.ToolSpec {
 
 // fromProvider converts a provider response. Invalid calls without a name or id cannot be
 // answered meaningfully and are dropped; the others are stored and answered with an error.
-func fromProvider(resp provider.Response, err error) ModelResponse {
+func fromProvider(resp provider.Response) ModelResponse {
 	out := ModelResponse{Text: resp.Text, Reasoning: resp.Reasoning, Status: ResponseStatus(resp.Status),
 		Usage: Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}}
 	if resp.Err != nil {
 		out.Err = resp.Err.Error()
-	} else if err != nil {
-		out.Err = err.Error()
 	}
-	if err != nil || out.Status == "" {
+	if out.Status == "" {
 		out.Status = ResponseProviderError
 	}
 	for _, c := range resp.ToolCalls {
@@ -97,7 +95,10 @@ func (rn *run) requestApprovals(calls []Call) {
 				return
 			}
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: rn.spec.Mode, Call: tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments}, ReadOnly: rn.readOnly[c.Name]})
+				Mode: rn.spec.Mode, Call: c, ReadOnly: rn.readOnly[c.Name],
+				OnPending: func(p tools.Pending) {
+					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(c.Arguments), ReadOnly: p.ReadOnly})
+				}})
 			if err != nil {
 				if rn.op.Err() != nil {
 					return
@@ -192,20 +193,20 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 	msgs = append(rn.withSystem(msgs), wireMessage("user", summaryPrompt))
 	// The same tools as every turn: they are part of the prompt prefix servers cache, and some
 	// servers refuse tool messages in a request that offers no tools.
-	resp, err := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs()}, provider.Handler{})
+	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs()}, provider.Handler{})
 	if rn.op.Err() != nil {
 		return
 	}
 	usage := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
-	if err != nil || resp.Status != provider.StatusOK || resp.Text == "" {
+	if resp.Status != provider.StatusOK || resp.Text == "" {
 		msg := "the summary call failed"
-		if err != nil {
-			msg += ": " + err.Error()
+		if resp.Err != nil {
+			msg += ": " + resp.Err.Error()
 		}
 		rn.send(Compacted{Now: rn.now(), OK: false, Err: msg, Usage: usage})
 		return
 	}
-	est, err := estimate(tail, rn.spec.SystemPrompt)
+	est, err := EstimateContext(tail, rn.spec.SystemPrompt)
 	if err != nil {
 		fail(err.Error())
 		return

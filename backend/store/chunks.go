@@ -357,41 +357,6 @@ func pendingAt(ctx context.Context, tx execer, sessionID string, seq int64) ([]p
 	return pending, rows.Err()
 }
 
-// PendingCalls returns the tool calls of the session's last assistant turn
-// that have no result yet, in the order the model made them. Outside a live
-// run it is empty: forks, imports, FinishRun and repair-on-open all answer
-// dangling calls.
-func (db *DB) PendingCalls(ctx context.Context, sessionID string) ([]ToolCall, error) {
-	var out []ToolCall
-	err := db.read(ctx, func(tx execer) error {
-		last, pending, err := sessionTail(ctx, tx, sessionID)
-		if err != nil || len(pending) == 0 {
-			return err
-		}
-		var payload string
-		if err := tx.QueryRowContext(ctx, `SELECT payload FROM chunks WHERE session_id = ? AND seq <= ? AND kind = 'assistant'
-			ORDER BY seq DESC LIMIT 1`, sessionID, last).Scan(&payload); err != nil {
-			return err
-		}
-		var a AssistantPayload
-		if err := json.Unmarshal([]byte(payload), &a); err != nil {
-			return err
-		}
-		for _, c := range a.ToolCalls {
-			for _, p := range pending {
-				if p.ID == c.ID {
-					out = append(out, c)
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("pending calls of session %s: %w", sessionID, err)
-	}
-	return out, nil
-}
-
 // Chunks returns all rows of a session in seq order.
 func (db *DB) Chunks(ctx context.Context, sessionID string) ([]Chunk, error) {
 	return db.ChunksAfter(ctx, sessionID, 0)

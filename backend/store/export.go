@@ -117,7 +117,7 @@ func writeLine(w *bufio.Writer, v any) error {
 func (db *DB) Import(ctx context.Context, r io.Reader) (Session, error) {
 	hdr, rows, runs, err := readExport(r)
 	if err != nil {
-		return Session{}, fmt.Errorf("import: %w", err)
+		return Session{}, err // ErrBadImport naming the line: the caller names the file
 	}
 	var s Session
 	err = db.tx(ctx, func(tx *sql.Tx) error {
@@ -125,10 +125,10 @@ func (db *DB) Import(ctx context.Context, r io.Reader) (Session, error) {
 		open := make([]int, len(rows)+1) // open[seq]: calls unanswered after row seq
 		for _, row := range rows {
 			if sp, ok := row.v.(*SummaryPayload); ok && sp.ThroughSeq >= 1 && sp.ThroughSeq < row.Seq && open[sp.ThroughSeq] > 0 {
-				return fmt.Errorf("%w: row %d: summary through seq %d separates tool calls from their results", ErrBadImport, row.Seq, sp.ThroughSeq)
+				return fmt.Errorf("%w: line %d: the summary through seq %d separates tool calls from their results", ErrBadImport, row.line, sp.ThroughSeq)
 			}
 			if pending, err = step(pending, row.kind, row.v, row.Seq); err != nil {
-				return fmt.Errorf("%w: row %d: %v", ErrBadImport, row.Seq, err)
+				return fmt.Errorf("%w: line %d: %v", ErrBadImport, row.line, err)
 			}
 			open[row.Seq] = len(pending)
 		}
@@ -138,7 +138,7 @@ func (db *DB) Import(ctx context.Context, r io.Reader) (Session, error) {
 		pj, _ := json.Marshal(pending)
 		in := hdr.Session
 		if s, err = db.createSession(ctx, tx, Session{Title: in.Title, Workspace: in.Workspace, Model: in.Model,
-			ParentID: in.ParentID, ForkSeq: in.ForkSeq, Archived: in.Archived}, string(pj), int64(len(rows))); err != nil {
+			ParentID: in.ParentID, ForkSeq: in.ForkSeq}, string(pj), int64(len(rows))); err != nil {
 			return err
 		}
 		newRun := map[string]string{}
@@ -154,7 +154,7 @@ func (db *DB) Import(ctx context.Context, r io.Reader) (Session, error) {
 			if !ended.IsZero() {
 				endedMS = ended.UnixMilli()
 			}
-			budgets := run.Budgets
+			budgets := run.Limits
 			if len(budgets) == 0 {
 				budgets = json.RawMessage("{}")
 			}
@@ -185,14 +185,15 @@ func (db *DB) Import(ctx context.Context, r io.Reader) (Session, error) {
 			"interrupted: the session was exported before this tool call returned a result", now)
 		return err
 	})
-	if err != nil {
-		return Session{}, fmt.Errorf("import: %w", err)
+	if err != nil && !errors.Is(err, ErrBadImport) {
+		return Session{}, fmt.Errorf("store the imported session: %w", err)
 	}
-	return s, nil
+	return s, err
 }
 
 type importRow struct {
 	exportRow
+	line int // the row's line in the file, for errors
 	kind Kind
 	raw  json.RawMessage
 	v    any
@@ -246,16 +247,16 @@ func readExport(r io.Reader) (exportHeader, []importRow, []Run, error) {
 				}
 				raw, v, cerr := canonical(row.Kind, row.Payload)
 				if cerr != nil {
-					return hdr, nil, nil, bad("row %d: %v", row.Seq, cerr)
+					return hdr, nil, nil, bad("row %d (%s): %v", row.Seq, row.Kind, cerr)
 				}
-				row.kind, row.raw, row.v = row.Kind, raw, v
+				row.line, row.kind, row.raw, row.v = n, row.Kind, raw, v
 				rows = append(rows, row)
 			case "run":
 				var run exportRun
 				if jerr := json.Unmarshal(line, &run); jerr != nil {
 					return hdr, nil, nil, bad("run: %v", jerr)
 				}
-				if run.Budgets != nil && !json.Valid(run.Budgets) {
+				if run.Limits != nil && !json.Valid(run.Limits) {
 					return hdr, nil, nil, bad("run budgets are not JSON")
 				}
 				runs = append(runs, run.Run)

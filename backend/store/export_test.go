@@ -15,7 +15,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTemp(t)
 	s := mustSession(t, db, "exported")
-	run, _ := db.StartRun(ctx, store.NewRun{SessionID: s.ID, Model: "m", Budgets: map[string]int{"max_turns": 3}})
+	run, _ := db.StartRun(ctx, store.NewRun{SessionID: s.ID, Model: "m", Limits: json.RawMessage(`{"max_turns":3}`)})
 	conversation(t, db, s.ID)
 	db.FinishRun(ctx, run.ID, store.RunResult{Status: "completed", Output: "The module is example.com/x.", Turns: 2})
 	if err := db.SetSetting(ctx, "base_url", "http://localhost:1234/v1"); err != nil {
@@ -80,7 +80,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs, _ = db.ListRuns(ctx, imp2.ID)
-	if len(runs) != 1 || runs[0].ID == run.ID || runs[0].Status != "completed" || string(runs[0].Budgets) != `{"max_turns":3}` {
+	if len(runs) != 1 || runs[0].ID == run.ID || runs[0].Status != "completed" || string(runs[0].Limits) != `{"max_turns":3}` {
 		t.Fatalf("imported runs: %+v", runs)
 	}
 	if rows, _ := db.Chunks(ctx, imp2.ID); rows[len(rows)-1].RunID != runs[0].ID {
@@ -107,7 +107,7 @@ func TestImportRefusesBadFiles(t *testing.T) {
 		"no header":         {join(good[1:]...), "line 1"},
 		"gap in seqs":       {join(good[0], good[1], good[3]), "line 3"},
 		"unknown kind":      {join(good[0], strings.Replace(good[1], `"kind":"user"`, `"kind":"shout"`, 1)), "line 2"},
-		"approval unpaired": {join(good[0], good[1], good[2], strings.Replace(good[3], `"c1"`, `"zz"`, 1)), "row 3"},
+		"approval unpaired": {join(good[0], good[1], good[2], strings.Replace(good[3], `"c1"`, `"zz"`, 1)), "line 4"},
 		"unknown type":      {join(good[0], `{"type":"secret","value":"sk-123"}`), "line 2"},
 		"newer format":      {join(strings.Replace(good[0], `"format":1`, `"format":9`, 1)), "line 1"},
 		"bad payload":       {join(good[0], strings.Replace(good[1], `"text":`, `"txt":`, 1)), "line 2"},

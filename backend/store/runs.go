@@ -23,29 +23,31 @@ const (
 // (model, system prompt hash, budgets) and its structured result.
 // EndedAt is zero while running. Compaction never touches runs.
 type Run struct {
-	ID               string          `json:"run_id"`
-	SessionID        string          `json:"session_id"`
-	Model            string          `json:"model"`
-	SystemPromptHash string          `json:"system_prompt_hash"`
-	Budgets          json.RawMessage `json:"budgets"`
-	Status           RunStatus       `json:"status"`
-	Output           string          `json:"output"`
-	Turns            int             `json:"turns"`
-	ToolCalls        int             `json:"tool_calls"`
-	InputTokens      int64           `json:"input_tokens"`
-	OutputTokens     int64           `json:"output_tokens"`
-	CostUSD          float64         `json:"cost_usd"`
-	StartedAt        time.Time       `json:"started_at"`
-	EndedAt          time.Time       `json:"ended_at,omitzero"`
-	Error            string          `json:"error"`
+	ID               string `json:"run_id"`
+	SessionID        string `json:"session_id"`
+	Model            string `json:"model"`
+	SystemPromptHash string `json:"system_prompt_hash"`
+	// Limits are the limits the run ran under, as loop.Limits marshals them (loop.ParseLimits
+	// reads them back). Their JSON name stays "budgets": exports and scripts rely on it.
+	Limits       json.RawMessage `json:"budgets"`
+	Status       RunStatus       `json:"status"`
+	Output       string          `json:"output"`
+	Turns        int             `json:"turns"`
+	ToolCalls    int             `json:"tool_calls"`
+	InputTokens  int64           `json:"input_tokens"`
+	OutputTokens int64           `json:"output_tokens"`
+	CostUSD      float64         `json:"cost_usd"`
+	StartedAt    time.Time       `json:"started_at"`
+	EndedAt      time.Time       `json:"ended_at,omitzero"`
+	Error        string          `json:"error"`
 }
 
-// NewRun starts a run. Budgets is marshalled as JSON (nil means {}).
+// NewRun starts a run. Limits is the JSON of the run's loop.Limits (empty means {}).
 type NewRun struct {
 	SessionID        string
 	Model            string
 	SystemPromptHash string
-	Budgets          any
+	Limits           json.RawMessage
 }
 
 // RunResult is how a run ended. Status must not be empty or "running".
@@ -69,7 +71,7 @@ func scanRun(r scanner) (Run, error) {
 	var started, ended int64
 	err := r.Scan(&run.ID, &run.SessionID, &run.Model, &run.SystemPromptHash, &budgets, &run.Status, &run.Output,
 		&run.Turns, &run.ToolCalls, &run.InputTokens, &run.OutputTokens, &run.CostUSD, &started, &ended, &run.Error)
-	run.Budgets, run.StartedAt = json.RawMessage(budgets), fromMS(started)
+	run.Limits, run.StartedAt = json.RawMessage(budgets), fromMS(started)
 	if ended != 0 {
 		run.EndedAt = fromMS(ended)
 	}
@@ -81,21 +83,14 @@ func scanRun(r scanner) (Run, error) {
 // process, and with ErrNotFound for an unknown session.
 func (db *DB) StartRun(ctx context.Context, n NewRun) (Run, error) {
 	budgets := json.RawMessage("{}")
-	if n.Budgets != nil {
-		b, ok := n.Budgets.(json.RawMessage)
-		if !ok {
-			var err error
-			if b, err = marshal(n.Budgets); err != nil {
-				return Run{}, fmt.Errorf("start run on session %s: %w: budgets: %v", n.SessionID, ErrInvalid, err)
-			}
+	if len(n.Limits) > 0 {
+		if !json.Valid(n.Limits) {
+			return Run{}, fmt.Errorf("start run on session %s: %w: limits are not JSON", n.SessionID, ErrInvalid)
 		}
-		if !json.Valid(b) {
-			return Run{}, fmt.Errorf("start run on session %s: %w: budgets are not JSON", n.SessionID, ErrInvalid)
-		}
-		budgets = b
+		budgets = n.Limits
 	}
 	run := Run{ID: newID(), SessionID: n.SessionID, Model: n.Model, SystemPromptHash: n.SystemPromptHash,
-		Budgets: budgets, Status: RunRunning, StartedAt: fromMS(db.nowMS())}
+		Limits: budgets, Status: RunRunning, StartedAt: fromMS(db.nowMS())}
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		if _, _, err := sessionTail(ctx, tx, n.SessionID); err != nil {
 			return err
@@ -156,18 +151,6 @@ func (db *DB) FinishRun(ctx context.Context, runID string, res RunResult) (Run, 
 		return Run{}, nil, fmt.Errorf("finish run %s: %w", runID, err)
 	}
 	return run, added, nil
-}
-
-// GetRun returns one run or an error wrapping ErrNotFound.
-func (db *DB) GetRun(ctx context.Context, id string) (Run, error) {
-	run, err := scanRun(db.sql.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return Run{}, fmt.Errorf("run %q: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Run{}, fmt.Errorf("get run %s: %w", id, classify(err))
-	}
-	return run, nil
 }
 
 // ListRuns returns a session's runs, oldest first.

@@ -16,7 +16,7 @@ func TestRunsAudit(t *testing.T) {
 	db, path := openTemp(t)
 	s := mustSession(t, db, "s")
 	run, err := db.StartRun(ctx, store.NewRun{SessionID: s.ID, Model: "gpt-x", SystemPromptHash: "abc",
-		Budgets: map[string]any{"max_turns": 8, "max_cost": 0.5}})
+		Limits: json.RawMessage(`{"max_turns":8,"max_cost":0.5}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +55,8 @@ func TestRunsAudit(t *testing.T) {
 		t.Fatalf("stored run: %+v", r)
 	}
 	var b map[string]float64
-	if err := json.Unmarshal(r.Budgets, &b); err != nil || b["max_turns"] != 8 {
-		t.Fatalf("budgets: %s %v", r.Budgets, err)
+	if err := json.Unmarshal(r.Limits, &b); err != nil || b["max_turns"] != 8 {
+		t.Fatalf("budgets: %s %v", r.Limits, err)
 	}
 	js, _ := json.Marshal(r)
 	for _, k := range []string{`"run_id"`, `"session_id"`, `"status"`, `"output"`, `"turns"`, `"tool_calls"`, `"input_tokens"`,

@@ -22,7 +22,6 @@ type Session struct {
 	ForkSeq   int64     `json:"fork_seq"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
-	Archived  bool      `json:"archived"`
 }
 
 // NewSession is what CreateSession needs. An empty Title becomes "New session".
@@ -32,14 +31,15 @@ type NewSession struct {
 	Model     string `json:"model"`
 }
 
-const sessionCols = `id, title, workspace, model, parent_id, fork_seq, created_at, updated_at, archived`
+// The sessions table also has an "archived" column from the first schema; nothing sets it.
+const sessionCols = `id, title, workspace, model, parent_id, fork_seq, created_at, updated_at`
 
 type scanner interface{ Scan(...any) error }
 
 func scanSession(r scanner) (Session, error) {
 	var s Session
 	var created, updated int64
-	err := r.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &s.ParentID, &s.ForkSeq, &created, &updated, &s.Archived)
+	err := r.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &s.ParentID, &s.ForkSeq, &created, &updated)
 	s.CreatedAt, s.UpdatedAt = fromMS(created), fromMS(updated)
 	return s, err
 }
@@ -68,8 +68,8 @@ func (db *DB) createSession(ctx context.Context, tx execer, s Session, pending s
 	now := db.nowMS()
 	s.CreatedAt, s.UpdatedAt = fromMS(now), fromMS(now)
 	_, err := tx.ExecContext(ctx, `INSERT INTO sessions(`+sessionCols+`, last_seq, pending)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.Title, s.Workspace, s.Model, s.ParentID, s.ForkSeq, now, now, s.Archived, lastSeq, pending)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.Title, s.Workspace, s.Model, s.ParentID, s.ForkSeq, now, now, lastSeq, pending)
 	return s, err
 }
 
@@ -113,11 +113,6 @@ func (db *DB) RenameSession(ctx context.Context, id, title string) error {
 		return fmt.Errorf("rename session %s: %w: empty title", id, ErrInvalid)
 	}
 	return db.updateSession(ctx, "rename", id, `UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?`, title, db.nowMS(), id)
-}
-
-// ArchiveSession hides (or, with false, unhides) a session in the UI's list.
-func (db *DB) ArchiveSession(ctx context.Context, id string, archived bool) error {
-	return db.updateSession(ctx, "archive", id, `UPDATE sessions SET archived = ? WHERE id = ?`, archived, id)
 }
 
 func (db *DB) updateSession(ctx context.Context, what, id, q string, args ...any) error {
@@ -183,19 +178,31 @@ func (db *DB) GetSetting(ctx context.Context, key string) (string, bool, error) 
 // key, token, password ...) are refused with ErrSecret: the key lives in the
 // environment only.
 func (db *DB) SetSetting(ctx context.Context, key, value string) error {
-	if key == "" {
-		return fmt.Errorf("set setting: %w: empty name", ErrInvalid)
-	}
-	if secretKey.MatchString(key) {
-		return fmt.Errorf("set setting %s: %w", key, ErrSecret)
+	return db.SetSettings(ctx, [][2]string{{key, value}})
+}
+
+// SetSettings stores several settings (name, value pairs) in one transaction: all of them
+// or, on any error, none.
+func (db *DB) SetSettings(ctx context.Context, kvs [][2]string) error {
+	for _, kv := range kvs {
+		if kv[0] == "" {
+			return fmt.Errorf("set setting: %w: empty name", ErrInvalid)
+		}
+		if secretKey.MatchString(kv[0]) {
+			return fmt.Errorf("set setting %s: %w", kv[0], ErrSecret)
+		}
 	}
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO settings(key, value) VALUES (?, ?)
-			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
-		return err
+		for _, kv := range kvs {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO settings(key, value) VALUES (?, ?)
+				ON CONFLICT(key) DO UPDATE SET value = excluded.value`, kv[0], kv[1]); err != nil {
+				return fmt.Errorf("set setting %s: %w", kv[0], err)
+			}
+		}
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("set setting %s: %w", key, err)
+		return fmt.Errorf("save settings: %w", err)
 	}
 	return nil
 }

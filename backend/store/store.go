@@ -165,8 +165,6 @@ func (db *DB) Path() string { return db.path }
 
 // SQL exposes the underlying handle for benchmarks and diagnostics that
 // compare the store against bare SQL. Writing through it bypasses every
-// invariant the store keeps.
-func (db *DB) SQL() *sql.DB { return db.sql }
 
 // tx runs fn in one immediate transaction and maps SQLite errors once.
 func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {

@@ -43,6 +43,10 @@ type Request struct {
 	Mode      Mode
 	Call      Call
 	ReadOnly  bool
+	// OnPending, which may be nil, is called once the call waits for a person (without any
+	// lock held, on the requesting goroutine, before Request blocks), so whoever asked can
+	// announce it: a Decide made from then on is accepted.
+	OnPending func(Pending)
 }
 
 // Pending is a call waiting for the person. By says which mode or rule asked.
@@ -59,8 +63,7 @@ type Pending struct {
 // and waiting. It is safe for concurrent use; no lock is held while a person thinks,
 // so sessions never wait on each other.
 type Approver struct {
-	rules  RuleSource
-	notify func(Pending)
+	rules RuleSource
 
 	mu      sync.Mutex
 	seq     uint64
@@ -75,14 +78,13 @@ type waiter struct {
 	ch  chan Decision // buffered 1: Decide never blocks
 }
 
-// NewApprover builds an Approver. notify, which may be nil, is called (without any
-// lock held, on the requesting goroutine) each time a call starts waiting.
-func NewApprover(rules RuleSource, notify func(Pending)) *Approver {
-	return &Approver{rules: rules, notify: notify, pending: make(map[pendingKey]*waiter)}
+// NewApprover builds an Approver reading rules from rules (nil: no rules).
+func NewApprover(rules RuleSource) *Approver {
+	return &Approver{rules: rules, pending: make(map[pendingKey]*waiter)}
 }
 
 // Request decides req. It returns at once when the mode or a rule decides; else it
-// notifies and waits for Decide, returning ctx's error if ctx ends first (the call
+// calls req.OnPending and waits for Decide, returning ctx's error if ctx ends first (the call
 // is then no longer pending). Rules that cannot be listed fail closed with an error.
 func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 	var rules []Rule
@@ -116,8 +118,8 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 	a.pending[key] = w
 	a.mu.Unlock()
 
-	if a.notify != nil {
-		a.notify(w.p)
+	if req.OnPending != nil {
+		req.OnPending(w.p)
 	}
 	select {
 	case d := <-w.ch:
@@ -131,7 +133,7 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 		return Decision{}, fmt.Errorf("approve %s %s: %w", req.Call.Name, req.Call.ID, ctx.Err())
 	}
 	a.mu.Unlock()
-	// Decide won the race and has already sent (it sends before unlocking).
+	// Decide or Claim won the race: the answer is sent or about to be.
 	return <-w.ch, nil
 }
 
@@ -139,22 +141,37 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 // a call that is not waiting, gets ErrNotPending. An empty By becomes "person"; an
 // approval without Arguments runs the arguments as requested.
 func (a *Approver) Decide(sessionID, callID string, d Decision) error {
+	answer, err := a.Claim(sessionID, callID)
+	if err != nil {
+		return err
+	}
+	answer(d)
+	return nil
+}
+
+// Claim wins the right to answer a pending call without answering it yet: the call is no
+// longer pending (every other answer gets ErrNotPending) and its requester keeps waiting
+// until answer is called. The caller must call answer exactly once, promptly: it is how
+// work that must happen only when this answer wins (saving an "always allow" rule) happens
+// before the call runs.
+func (a *Approver) Claim(sessionID, callID string) (answer func(Decision), err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	key := pendingKey{sessionID, callID}
 	w, ok := a.pending[key]
 	if !ok {
-		return fmt.Errorf("decide %s in session %s: %w", callID, sessionID, ErrNotPending)
+		return nil, fmt.Errorf("decide %s in session %s: %w", callID, sessionID, ErrNotPending)
 	}
 	delete(a.pending, key)
-	if d.By == "" {
-		d.By = ByPerson
-	}
-	if d.Arguments == "" {
-		d.Arguments = w.p.Call.Arguments
-	}
-	w.ch <- d
-	return nil
+	return func(d Decision) {
+		if d.By == "" {
+			d.By = ByPerson
+		}
+		if d.Arguments == "" {
+			d.Arguments = w.p.Call.Arguments
+		}
+		w.ch <- d // buffered 1 and sent once: never blocks
+	}, nil
 }
 
 // Pending lists the calls of a session waiting for the person, oldest first.

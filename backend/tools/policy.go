@@ -35,10 +35,13 @@ const (
 	EffectDeny  Effect = "deny"
 )
 
+// Scope is what a rule applies to: one session, or every session in a workspace.
+type Scope string
+
 // Rule scopes.
 const (
-	ScopeSession   = "session"
-	ScopeWorkspace = "workspace"
+	ScopeSession   Scope = "session"
+	ScopeWorkspace Scope = "workspace"
 )
 
 // Rule is a stored allow/ask/deny rule. Tool is a tool name or "*". Pattern is
@@ -50,21 +53,18 @@ type Rule struct {
 	Tool    string
 	Pattern string
 	Effect  Effect
-	Scope   string // ScopeSession or ScopeWorkspace
+	Scope   Scope
 	ScopeID string // the session id or the workspace root
 }
 
-// Evaluate applies the policy to one call. It is pure. Precedence, strongest first:
+// evaluate applies the policy to one call. It is pure. Precedence, strongest first:
 // mode deny; a matching deny rule; a matching ask rule; a matching allow rule; the
 // mode's default (ask: ask; read-only: allow read-only tools, ask others; auto:
 // allow; an unknown mode: ask). by names the deciding rule ("rule:<id>") or mode
 // ("mode:<mode>").
-func Evaluate(mode Mode, rules []Rule, call Call, readOnly bool) (Effect, string) {
-	return evaluate(mode, rules, call, readOnly, "")
-}
-
-// evaluate is Evaluate with the workspace root known, so an absolute path argument
-// inside the workspace matches the same rules as its relative form.
+//
+// root is the workspace root, so an absolute path argument inside the workspace matches the
+// same rules as its relative form.
 func evaluate(mode Mode, rules []Rule, call Call, readOnly bool, root string) (Effect, string) {
 	if mode == ModeDeny {
 		return EffectDeny, "mode:" + string(ModeDeny)

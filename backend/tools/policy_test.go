@@ -61,7 +61,7 @@ func TestEvaluatePrecedence(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			effect, by := Evaluate(c.mode, rules, c.call, c.readOnly)
+			effect, by := evaluate(c.mode, rules, c.call, c.readOnly, "")
 			if effect != c.effect || by != c.by {
 				t.Fatalf("got %s by %s, want %s by %s", effect, by, c.effect, c.by)
 			}
@@ -101,17 +101,18 @@ func TestApproverDecidesByRuleScopeAndMode(t *testing.T) {
 		{ID: "r1", Tool: "run_shell_command", Pattern: "go test*", Effect: EffectAllow, Scope: ScopeSession, ScopeID: "s1"},
 		{ID: "r2", Tool: "run_shell_command", Pattern: "make*", Effect: EffectDeny, Scope: ScopeWorkspace, ScopeID: "/ws"},
 	}}
-	a := NewApprover(src, func(Pending) { t.Error("nobody should be asked") })
+	a := NewApprover(src)
 	ctx := context.Background()
-	d, err := a.Request(ctx, Request{SessionID: "s1", Workspace: "/ws", Mode: ModeAsk, Call: shellCall("go test ./...")})
+	asked := func(Pending) { t.Error("nobody should be asked") }
+	d, err := a.Request(ctx, Request{SessionID: "s1", Workspace: "/ws", Mode: ModeAsk, Call: shellCall("go test ./..."), OnPending: asked})
 	if err != nil || !d.Approved || d.By != "rule:r1" || d.Arguments != shellCall("go test ./...").Arguments {
 		t.Fatalf("session rule: %+v %v", d, err)
 	}
-	d, err = a.Request(ctx, Request{SessionID: "s2", Workspace: "/ws", Mode: ModeAuto, Call: shellCall("make all")})
+	d, err = a.Request(ctx, Request{SessionID: "s2", Workspace: "/ws", Mode: ModeAuto, Call: shellCall("make all"), OnPending: asked})
 	if err != nil || d.Approved || d.By != "rule:r2" || d.Reason == "" {
 		t.Fatalf("workspace rule: %+v %v", d, err)
 	}
-	d, err = a.Request(ctx, Request{SessionID: "s2", Workspace: "/ws", Mode: ModeAuto, Call: shellCall("go test ./...")})
+	d, err = a.Request(ctx, Request{SessionID: "s2", Workspace: "/ws", Mode: ModeAuto, Call: shellCall("go test ./..."), OnPending: asked})
 	if err != nil || !d.Approved || d.By != "mode:auto" {
 		t.Fatalf("another session's rule applied: %+v %v", d, err)
 	}
@@ -139,12 +140,13 @@ func waitPending(t *testing.T, a *Approver, session string, n int) []Pending {
 
 func TestApproverFirstAnswerWinsUnderConcurrency(t *testing.T) {
 	notified := make(chan Pending, 1)
-	a := NewApprover(&memRules{}, func(p Pending) { notified <- p })
+	a := NewApprover(&memRules{})
 	call := shellCall("deploy")
 	call.ID = "call-1"
 	got := make(chan Decision, 1)
 	go func() {
-		d, err := a.Request(context.Background(), Request{SessionID: "s", Mode: ModeAsk, Call: call})
+		d, err := a.Request(context.Background(), Request{SessionID: "s", Mode: ModeAsk, Call: call,
+			OnPending: func(p Pending) { notified <- p }})
 		if err != nil {
 			t.Error(err)
 		}
@@ -185,7 +187,7 @@ func TestApproverFirstAnswerWinsUnderConcurrency(t *testing.T) {
 }
 
 func TestApproverKeepsEditedArgumentsAndSessionsApart(t *testing.T) {
-	a := NewApprover(&memRules{}, nil)
+	a := NewApprover(&memRules{})
 	results := make(chan Decision, 2)
 	for _, s := range []string{"A", "B"} {
 		go func() {
@@ -222,7 +224,7 @@ func TestApproverKeepsEditedArgumentsAndSessionsApart(t *testing.T) {
 }
 
 func TestApproverRequestEndsWithItsContext(t *testing.T) {
-	a := NewApprover(nil, nil)
+	a := NewApprover(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
@@ -243,7 +245,7 @@ func TestApproverRequestEndsWithItsContext(t *testing.T) {
 }
 
 func TestApproverRefusesADuplicatePendingCall(t *testing.T) {
-	a := NewApprover(nil, nil)
+	a := NewApprover(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})

@@ -6,16 +6,20 @@ import (
 	"fmt"
 )
 
-// Call is one tool call as the model sent it.
+// Call is one tool call as the model sent it: the one domain type for a call, used by the
+// loop core, the approver, the policy and the registry. Arguments is the raw JSON text, kept
+// byte for byte (it may not even parse). Boundary types convert to and from it in one place
+// each: provider.ToolCall (the wire, loop.fromProvider), store.ToolCall (the stored row,
+// loop.storePayload) and loop.ToolCallView (what events show, loop.viewCall).
 type Call struct {
-	ID        string
-	Name      string
-	Arguments string // raw JSON as the model sent it
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
-// FileSnapshot is the content a file had before a tool wrote or edited it, so the
-// UI can show a diff and undo. Content is capped at SnapshotCap bytes; Truncated
-// says the cap was hit (undo is then not possible from the snapshot alone).
+// FileSnapshot is the content a file had before a tool wrote or edited it. Content is
+// capped at SnapshotCap bytes; Truncated says the cap was hit. The runner does not store
+// it (see doc.go).
 type FileSnapshot struct {
 	Path      string // relative to the workspace root, slash-separated
 	Existed   bool

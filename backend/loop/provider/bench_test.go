@@ -57,7 +57,8 @@ func BenchmarkStreamTurn(b *testing.B) {
 	client := func() {
 		srv.Reset()
 		srv.Enqueue(reply)
-		r, err := c.Stream(context.Background(), req, Handler{OnText: func(string) {}})
+		r := c.Stream(context.Background(), req, Handler{OnText: func(string) {}})
+		err := r.Err
 		if err != nil || len(r.Text) != 300 {
 			b.Fatalf("%v %q", err, r.Text)
 		}

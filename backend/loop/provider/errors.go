@@ -49,14 +49,6 @@ type Error struct {
 
 func (e *Error) Error() string { return e.text }
 
-// KindOf is the Kind of the *Error in err's chain, or "" when there is none.
-func KindOf(err error) Kind {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return ""
-}
 func (e *Error) Unwrap() error { return e.Err }
 
 var (

@@ -163,39 +163,38 @@ func New(cfg Config) *Client {
 	return c
 }
 
-// Stream sends req and streams the answer, calling h for each delta.
+// Stream sends req and streams the answer, calling h for each delta. Its one error is
+// Response.Err:
 //
-// A nil error means the turn ended with Status ok, truncated or refused
-// (Err then says why, with any message the server sent after the finish).
-// A non-nil error is an *Error (see KindOf): the request failed after
-// retries, the stream broke, carried an error or ended without a finish, or
-// ctx ended (Kind cancelled, or timeout for a passed deadline, wrapping
-// ctx's error) — or a plain error when
-// req itself is invalid (no model, a message that is not JSON), in which
-// case nothing was sent. The Response then still holds what arrived, with
-// Status provider_error and Err set to the same error.
-func (c *Client) Stream(ctx context.Context, req Request, h Handler) (Response, error) {
+//   - Status ok: Err is nil.
+//   - Status truncated or refused: Err says why, with any message the server sent after the
+//     finish.
+//   - Status provider_error: Err is an *Error (errors.As finds it): the request failed after
+//     retries, the stream broke, carried an error or ended without a finish, or ctx ended
+//     (Kind cancelled, or timeout for a passed deadline, wrapping ctx's error) — or a plain
+//     error when req itself is invalid (no model, a message that is not JSON), in which case
+//     nothing was sent. The Response still holds what arrived.
+func (c *Client) Stream(ctx context.Context, req Request, h Handler) Response {
 	body, err := buildBody(c.model(req), req)
 	if err != nil {
-		return Response{Status: StatusProviderError, Err: err}, err
+		return Response{Status: StatusProviderError, Err: err}
 	}
 	for attempt := 0; ; attempt++ {
 		resp, err := c.attempt(ctx, body, h)
 		if err == nil {
-			return resp, nil
+			return resp
 		}
 		var pe *Error
 		if !errors.As(err, &pe) || !pe.retryable || attempt >= c.cfg.MaxRetries || ctx.Err() != nil {
 			resp.Status, resp.Err = StatusProviderError, err
-			return resp, err
+			return resp
 		}
 		wait := c.backoff(attempt, pe.retryAfter)
 		if h.OnRetry != nil {
 			h.OnRetry(attempt+1, wait, err)
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			e := c.ctxError(ctx)
-			return Response{Status: StatusProviderError, Err: e}, e
+			return Response{Status: StatusProviderError, Err: c.ctxError(ctx)}
 		}
 	}
 }

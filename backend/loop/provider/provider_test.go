@@ -70,7 +70,7 @@ func wantKind(t *testing.T, err error, kind Kind) *Error {
 	if !errors.As(err, &pe) {
 		t.Fatalf("error %v (%T), want *Error of kind %s", err, err, kind)
 	}
-	if pe.Kind != kind || KindOf(fmt.Errorf("wrapped: %w", err)) != kind {
+	if pe.Kind != kind || !errors.As(fmt.Errorf("wrapped: %w", err), &pe) {
 		t.Fatalf("kind %s (%v), want %s", pe.Kind, err, kind)
 	}
 	if strings.Contains(err.Error(), testKey) {
@@ -84,10 +84,11 @@ func TestStreamTextReasoningAndUsage(t *testing.T) {
 	srv.Enqueue(fakeai.Text("Hello brave new world").WithReasoning("let me think").WithUsage(120, 9, 100))
 	c, _ := newClient(t, srv.URL(), nil)
 	var text, reasoning []string
-	resp, err := c.Stream(context.Background(), Request{Messages: userMsg("hi")}, Handler{
+	resp := c.Stream(context.Background(), Request{Messages: userMsg("hi")}, Handler{
 		OnText:      func(d string) { text = append(text, d) },
 		OnReasoning: func(d string) { reasoning = append(reasoning, d) },
 	})
+	err := resp.Err
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,8 +133,9 @@ func TestMessagesAndToolsSentByteForByte(t *testing.T) {
 	}
 	params := json.RawMessage(`{"type":"object", "properties":{"path":{"type":"string"}}}`)
 	c, _ := newClient(t, srv.URL(), nil)
-	_, err := c.Stream(context.Background(), Request{Model: "other-model", Messages: msgs, MaxTokens: 77,
+	r0 := c.Stream(context.Background(), Request{Model: "other-model", Messages: msgs, MaxTokens: 77,
 		Tools: []ToolSpec{{Name: "read_file", Description: "Read <a> file", Parameters: params}}}, Handler{})
+	err := r0.Err
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +172,8 @@ func TestMessagesAndToolsSentByteForByte(t *testing.T) {
 func TestInvalidMessageIsNotSent(t *testing.T) {
 	srv := startFake(t)
 	c, _ := newClient(t, srv.URL(), nil)
-	_, err := c.Stream(context.Background(), Request{Messages: []json.RawMessage{json.RawMessage(`{"role":`)}}, Handler{})
+	r0 := c.Stream(context.Background(), Request{Messages: []json.RawMessage{json.RawMessage(`{"role":`)}}, Handler{})
+	err := r0.Err
 	if err == nil || len(srv.Requests()) != 0 {
 		t.Fatalf("err %v, %d requests", err, len(srv.Requests()))
 	}
@@ -182,7 +185,8 @@ func TestToolTurn(t *testing.T) {
 		fakeai.Call{ID: "call_1", Name: "read_file", Arguments: `{"path":"notes/ünï.txt"}`},
 		fakeai.Call{ID: "call_2", Name: "list_dir", Arguments: `{"path":"."}`}))
 	c, _ := newClient(t, srv.URL(), nil)
-	resp, err := c.Stream(context.Background(), Request{Messages: userMsg("look")}, Handler{})
+	resp := c.Stream(context.Background(), Request{Messages: userMsg("look")}, Handler{})
+	err := resp.Err
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +216,8 @@ func TestUnparseableArgumentsAreNeverToolCalls(t *testing.T) {
 		fakeai.Call{ID: "arr", Name: "write_file", Arguments: `["not","an","object"]`},
 	))
 	c, _ := newClient(t, srv.URL(), nil)
-	resp, err := c.Stream(context.Background(), Request{Messages: userMsg("go")}, Handler{})
+	resp := c.Stream(context.Background(), Request{Messages: userMsg("go")}, Handler{})
+	err := resp.Err
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +236,8 @@ func TestTruncatedAndRefusedTurnsExecuteNothing(t *testing.T) {
 			srv := startFake(t)
 			srv.Enqueue(fakeai.TextThenTools("partial", fakeai.Call{ID: "c", Name: "rm", Arguments: `{"p":1}`}).WithFinish(tc.finish))
 			c, _ := newClient(t, srv.URL(), nil)
-			resp, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+			resp := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+			err := resp.Err
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -247,7 +253,7 @@ func TestRetriesHonourRetryAfterThenSucceed(t *testing.T) {
 	srv.Enqueue(fakeai.HTTPError(503, ""), fakeai.HTTPError(429, "").WithRetryAfter("2"), fakeai.Text("finally"))
 	c, w := newClient(t, srv.URL(), func(c *Config) { c.MaxRetries = 3 })
 	var retries []int
-	resp, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{
+	resp := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{
 		OnRetry: func(n int, _ time.Duration, err error) {
 			retries = append(retries, n)
 			if strings.Contains(err.Error(), testKey) {
@@ -255,6 +261,7 @@ func TestRetriesHonourRetryAfterThenSucceed(t *testing.T) {
 			}
 		},
 	})
+	err := resp.Err
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +278,7 @@ func TestRetryAfterIsCapped(t *testing.T) {
 	srv := startFake(t)
 	srv.Enqueue(fakeai.HTTPError(429, `{"error":{"message":"slow down"}}`).WithRetryAfter("3600"), fakeai.Text("ok"))
 	c, w := newClient(t, srv.URL(), func(c *Config) { c.MaxBackoff = 5 * time.Second })
-	if _, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{}); err != nil {
+	if err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{}).Err; err != nil {
 		t.Fatal(err)
 	}
 	if got := w.list(); len(got) != 1 || got[0] != 5*time.Second {
@@ -283,7 +290,8 @@ func TestRetriesExhausted(t *testing.T) {
 	srv := startFake(t)
 	srv.Enqueue(fakeai.HTTPError(502, "Bad Gateway"), fakeai.HTTPError(502, "Bad Gateway"), fakeai.HTTPError(502, "Bad Gateway"))
 	c, _ := newClient(t, srv.URL(), func(c *Config) { c.MaxRetries = 2 })
-	resp, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	resp := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	err := resp.Err
 	pe := wantKind(t, err, KindHTTPStatus)
 	if pe.Status != 502 || err.Error() != "502 bad gateway: Bad Gateway" || len(srv.Requests()) != 3 ||
 		resp.Status != StatusProviderError || resp.Err != err {
@@ -295,7 +303,8 @@ func TestClientErrorsAreNotRetried(t *testing.T) {
 	srv := startFake(t)
 	srv.Enqueue(fakeai.HTTPError(400, `{"error":{"message":"This model's maximum context length is 8192 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}`))
 	c, _ := newClient(t, srv.URL(), nil)
-	_, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	r0 := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	err := r0.Err
 	pe := wantKind(t, err, KindHTTPStatus)
 	if pe.Code != "context_length_exceeded" || !strings.Contains(err.Error(), "maximum context length") || len(srv.Requests()) != 1 {
 		t.Fatalf("%v (code %q), %d requests", err, pe.Code, len(srv.Requests()))
@@ -306,7 +315,8 @@ func TestStreamClosedBeforeOutputIsRetried(t *testing.T) {
 	srv := startFake(t)
 	srv.Enqueue(fakeai.Stall(time.Millisecond), fakeai.Text("second try"))
 	c, _ := newClient(t, srv.URL(), nil)
-	resp, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	resp := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	err := resp.Err
 	if err != nil || resp.Text != "second try" || len(srv.Requests()) != 2 {
 		t.Fatalf("%v, %q, %d requests", err, resp.Text, len(srv.Requests()))
 	}
@@ -317,7 +327,8 @@ func TestIdleTimeoutAfterOutputKeepsPartialTextAndDoesNotRetry(t *testing.T) {
 	srv.Enqueue(fakeai.Text("one two three four").StallAfter(2, 0), fakeai.Text("must not be asked for"))
 	c, _ := newClient(t, srv.URL(), func(c *Config) { c.IdleTimeout = 100 * time.Millisecond })
 	var deltas []string
-	resp, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{OnText: func(d string) { deltas = append(deltas, d) }})
+	resp := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{OnText: func(d string) { deltas = append(deltas, d) }})
+	err := resp.Err
 	wantKind(t, err, KindTimeout)
 	if !strings.Contains(err.Error(), "idle for 100ms") || resp.Text != "one two" || strings.Join(deltas, "") != "one two" ||
 		resp.Status != StatusProviderError || len(srv.Requests()) != 1 {
@@ -329,7 +340,8 @@ func TestIdleTimeoutBeforeOutput(t *testing.T) {
 	srv := startFake(t)
 	srv.Enqueue(fakeai.Stall(0))
 	c, _ := newClient(t, srv.URL(), func(c *Config) { c.IdleTimeout = 50 * time.Millisecond })
-	_, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	r0 := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	err := r0.Err
 	wantKind(t, err, KindTimeout)
 }
 
@@ -363,7 +375,7 @@ func TestRequestTimeoutWhenNoHeadersCome(t *testing.T) {
 		mu.Unlock()
 	})
 	c, _ := newClient(t, "http://"+ln.Addr().String()+"/v1", func(c *Config) { c.RequestTimeout = 100 * time.Millisecond })
-	_, err = c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	err = c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{}).Err
 	wantKind(t, err, KindTimeout)
 	if !strings.Contains(err.Error(), "no answer from http://"+ln.Addr().String()+"/v1 within 100ms") {
 		t.Fatalf("message %q", err)
@@ -377,7 +389,8 @@ func TestCancelWhileStreaming(t *testing.T) {
 	srv.Enqueue(fakeai.Text("a b c").StallAfter(1, 0))
 	c, _ := newClient(t, srv.URL(), nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	resp, err := c.Stream(ctx, Request{Messages: userMsg("x")}, Handler{OnText: func(string) { cancel() }})
+	resp := c.Stream(ctx, Request{Messages: userMsg("x")}, Handler{OnText: func(string) { cancel() }})
+	err := resp.Err
 	wantKind(t, err, KindCancelled)
 	if !errors.Is(err, context.Canceled) || resp.Text != "a" {
 		t.Fatalf("%v; text %q", err, resp.Text)
@@ -387,7 +400,8 @@ func TestCancelWhileStreaming(t *testing.T) {
 func TestUnauthorized(t *testing.T) {
 	srv := startFake(t, fakeai.WithAPIKey("the-right-key"))
 	c, _ := newClient(t, srv.URL(), nil)
-	_, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	r0 := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	err := r0.Err
 	wantKind(t, err, KindUnauthorized)
 	if err.Error() != "401 unauthorized: Incorrect API key provided." || len(srv.Requests()) != 1 {
 		t.Fatalf("%q, %d requests", err, len(srv.Requests()))
@@ -400,7 +414,8 @@ func TestKeyEchoedByServerIsRedacted(t *testing.T) {
 	srv := startFake(t)
 	srv.Enqueue(fakeai.HTTPError(401, `{"error":{"message":"Incorrect API key provided: `+testKey+`"}}`))
 	c, _ := newClient(t, srv.URL(), nil)
-	_, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	r0 := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	err := r0.Err
 	pe := wantKind(t, err, KindUnauthorized) // also checks the key is absent
 	if !strings.Contains(err.Error(), "[redacted]") || strings.Contains(pe.Message, testKey) {
 		t.Fatalf("%q", err)
@@ -411,12 +426,13 @@ func TestHTMLAnswers(t *testing.T) {
 	srv := startFake(t)
 	srv.Enqueue(fakeai.HTML(200), fakeai.HTML(404))
 	c, _ := newClient(t, srv.URL(), nil)
-	_, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	r0 := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	err := r0.Err
 	wantKind(t, err, KindNotOpenAI)
 	if want := "the server at " + srv.URL() + " did not answer like an OpenAI-compatible API (got text/html)"; err.Error() != want {
 		t.Fatalf("%q\nwant %q", err, want)
 	}
-	_, err = c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	err = c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{}).Err
 	wantKind(t, err, KindNotFound)
 	if !strings.Contains(err.Error(), "check the base URL") {
 		t.Fatalf("%q", err)
@@ -431,7 +447,7 @@ func TestConnectionRefused(t *testing.T) {
 	url := "http://" + ln.Addr().String() + "/v1"
 	ln.Close()
 	c, w := newClient(t, url, nil)
-	_, err = c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	err = c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{}).Err
 	wantKind(t, err, KindConnRefused)
 	if err.Error() != "connection refused at "+url || len(w.list()) != DefaultMaxRetries {
 		t.Fatalf("%q; waits %v", err, w.list())
@@ -482,12 +498,14 @@ func TestNonStreamedAndMislabelledAnswers(t *testing.T) {
 	defer srv.Close()
 	c, _ := newClient(t, srv.URL+"/v1", nil)
 	var got string
-	resp, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{OnText: func(d string) { got += d }})
+	resp := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{OnText: func(d string) { got += d }})
+	err := resp.Err
 	if err != nil || resp.Text != "Plain." || got != "Plain." {
 		t.Fatalf("mislabelled stream: %v %+v", err, resp)
 	}
 	c.oa.Options = append(c.oa.Options, option.WithHeader("X-Case", "json"))
-	resp, err = c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{OnText: func(d string) { got += d }})
+	resp = c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{OnText: func(d string) { got += d }})
+	err = resp.Err
 	if err != nil || resp.Text != "Whole answer." || got != "Plain.Whole answer." || resp.Usage.OutputTokens != 4 ||
 		!equalCalls(resp.ToolCalls, []ToolCall{{"c9", "ls", "{}"}}) {
 		t.Fatalf("non-streamed answer: %v %+v", err, resp)
@@ -500,7 +518,8 @@ func TestCallerDeadlineIsATimeout(t *testing.T) {
 	c, _ := newClient(t, srv.URL(), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := c.Stream(ctx, Request{Messages: userMsg("x")}, Handler{})
+	r0 := c.Stream(ctx, Request{Messages: userMsg("x")}, Handler{})
+	err := r0.Err
 	wantKind(t, err, KindTimeout)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("%v does not wrap the deadline", err)

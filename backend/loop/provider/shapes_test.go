@@ -299,7 +299,8 @@ func TestServerShapes(t *testing.T) {
 			srv.Reset()
 			srv.Enqueue(fakeai.Raw(tc.body), fakeai.Text("a retry that must not happen"))
 			var text strings.Builder
-			r, err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{OnText: func(d string) { text.WriteString(d) }})
+			r := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{OnText: func(d string) { text.WriteString(d) }})
+			err := r.Err
 			tc.want(t, r, err)
 			if text.String() != r.Text {
 				t.Fatalf("deltas %q but text %q", text.String(), r.Text)

@@ -41,6 +41,22 @@ export namespace desktop {
 	        this.timeout_seconds = source["timeout_seconds"];
 	    }
 	}
+	export class ConnectionResult {
+	    ok: boolean;
+	    models: string[];
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConnectionResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
+	        this.models = source["models"];
+	        this.error = source["error"];
+	    }
+	}
 	export class ContextWindow {
 	    model: string;
 	    tokens: number;
@@ -54,6 +70,62 @@ export namespace desktop {
 	        this.model = source["model"];
 	        this.tokens = source["tokens"];
 	    }
+	}
+	export class RuleInput {
+	    tool: string;
+	    pattern: string;
+	    effect: string;
+	    scope: string;
+	    session_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RuleInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.tool = source["tool"];
+	        this.pattern = source["pattern"];
+	        this.effect = source["effect"];
+	        this.scope = source["scope"];
+	        this.session_id = source["session_id"];
+	    }
+	}
+	export class DecisionInput {
+	    approved: boolean;
+	    reason: string;
+	    arguments: string;
+	    always?: RuleInput;
+	
+	    static createFrom(source: any = {}) {
+	        return new DecisionInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.approved = source["approved"];
+	        this.reason = source["reason"];
+	        this.arguments = source["arguments"];
+	        this.always = this.convertValues(source["always"], RuleInput);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class FileEntry {
 	    path: string;
@@ -89,6 +161,24 @@ export namespace desktop {
 	        this.binary = source["binary"];
 	    }
 	}
+	export class PendingApproval {
+	    call_id: string;
+	    name: string;
+	    arguments: string;
+	    read_only: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingApproval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.call_id = source["call_id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	        this.read_only = source["read_only"];
+	    }
+	}
 	export class Price {
 	    model: string;
 	    input_per_mtok: number;
@@ -105,27 +195,8 @@ export namespace desktop {
 	        this.output_per_mtok = source["output_per_mtok"];
 	    }
 	}
-	export class RuleInput {
-	    tool: string;
-	    pattern: string;
-	    effect: string;
-	    scope: string;
-	    session_id: string;
 	
-	    static createFrom(source: any = {}) {
-	        return new RuleInput(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.tool = source["tool"];
-	        this.pattern = source["pattern"];
-	        this.effect = source["effect"];
-	        this.scope = source["scope"];
-	        this.session_id = source["session_id"];
-	    }
-	}
-	export class Settings {
+	export class SavedSettings {
 	    base_url: string;
 	    model: string;
 	    has_key: boolean;
@@ -138,7 +209,7 @@ export namespace desktop {
 	    theme: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new Settings(source);
+	        return new SavedSettings(source);
 	    }
 	
 	    constructor(source: any = {}) {
@@ -153,6 +224,148 @@ export namespace desktop {
 	        this.prices = this.convertValues(source["prices"], Price);
 	        this.context_windows = this.convertValues(source["context_windows"], ContextWindow);
 	        this.theme = source["theme"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Session {
+	    id: string;
+	    title: string;
+	    workspace: string;
+	    model: string;
+	    parent_id: string;
+	    fork_seq: number;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    archived: boolean;
+	    scratch: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Session(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.workspace = source["workspace"];
+	        this.model = source["model"];
+	        this.parent_id = source["parent_id"];
+	        this.fork_seq = source["fork_seq"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.archived = source["archived"];
+	        this.scratch = source["scratch"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SessionSummary {
+	    id: string;
+	    title: string;
+	    workspace: string;
+	    model: string;
+	    parent_id: string;
+	    fork_seq: number;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    archived: boolean;
+	    scratch: boolean;
+	    running: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.workspace = source["workspace"];
+	        this.model = source["model"];
+	        this.parent_id = source["parent_id"];
+	        this.fork_seq = source["fork_seq"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.archived = source["archived"];
+	        this.scratch = source["scratch"];
+	        this.running = source["running"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SessionView {
+	    session: Session;
+	    rows: loop.StoredRow[];
+	    runs: store.Run[];
+	    pending: PendingApproval[];
+	    running_run_id: string;
+	    meters: loop.Meter[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = this.convertValues(source["session"], Session);
+	        this.rows = this.convertValues(source["rows"], loop.StoredRow);
+	        this.runs = this.convertValues(source["runs"], store.Run);
+	        this.pending = this.convertValues(source["pending"], PendingApproval);
+	        this.running_run_id = source["running_run_id"];
+	        this.meters = this.convertValues(source["meters"], loop.Meter);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -240,79 +453,33 @@ export namespace desktop {
 
 }
 
-export namespace main {
+export namespace loop {
 	
-	export class ConnectionResult {
-	    ok: boolean;
-	    models: string[];
-	    error: string;
+	export class Meter {
+	    key: string;
+	    label: string;
+	    value: number;
+	    limit: number;
+	    unit: string;
+	    fraction: number;
+	    level: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new ConnectionResult(source);
+	        return new Meter(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.ok = source["ok"];
-	        this.models = source["models"];
-	        this.error = source["error"];
+	        this.key = source["key"];
+	        this.label = source["label"];
+	        this.value = source["value"];
+	        this.limit = source["limit"];
+	        this.unit = source["unit"];
+	        this.fraction = source["fraction"];
+	        this.level = source["level"];
 	    }
 	}
-	export class DecisionInput {
-	    approved: boolean;
-	    reason: string;
-	    arguments: string;
-	    always?: desktop.RuleInput;
-	
-	    static createFrom(source: any = {}) {
-	        return new DecisionInput(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.approved = source["approved"];
-	        this.reason = source["reason"];
-	        this.arguments = source["arguments"];
-	        this.always = this.convertValues(source["always"], desktop.RuleInput);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class PendingApproval {
-	    call_id: string;
-	    name: string;
-	    arguments: string;
-	    read_only: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new PendingApproval(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.call_id = source["call_id"];
-	        this.name = source["name"];
-	        this.arguments = source["arguments"];
-	        this.read_only = source["read_only"];
-	    }
-	}
-	export class Row {
+	export class StoredRow {
 	    session_id: string;
 	    seq: number;
 	    kind: string;
@@ -323,7 +490,7 @@ export namespace main {
 	    tokens: number;
 	
 	    static createFrom(source: any = {}) {
-	        return new Row(source);
+	        return new StoredRow(source);
 	    }
 	
 	    constructor(source: any = {}) {
@@ -335,94 +502,6 @@ export namespace main {
 	        this.run_id = source["run_id"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.tokens = source["tokens"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class SessionSummary {
-	    id: string;
-	    title: string;
-	    workspace: string;
-	    model: string;
-	    parent_id: string;
-	    fork_seq: number;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	    archived: boolean;
-	    running: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new SessionSummary(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.title = source["title"];
-	        this.workspace = source["workspace"];
-	        this.model = source["model"];
-	        this.parent_id = source["parent_id"];
-	        this.fork_seq = source["fork_seq"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.archived = source["archived"];
-	        this.running = source["running"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class SessionView {
-	    session: store.Session;
-	    rows: Row[];
-	    runs: store.Run[];
-	    pending: PendingApproval[];
-	    running_run_id: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new SessionView(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.session = this.convertValues(source["session"], store.Session);
-	        this.rows = this.convertValues(source["rows"], Row);
-	        this.runs = this.convertValues(source["runs"], store.Run);
-	        this.pending = this.convertValues(source["pending"], PendingApproval);
-	        this.running_run_id = source["running_run_id"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -553,54 +632,6 @@ export namespace store {
 	        this.started_at = this.convertValues(source["started_at"], null);
 	        this.ended_at = this.convertValues(source["ended_at"], null);
 	        this.error = source["error"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Session {
-	    id: string;
-	    title: string;
-	    workspace: string;
-	    model: string;
-	    parent_id: string;
-	    fork_seq: number;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	    archived: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new Session(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.title = source["title"];
-	        this.workspace = source["workspace"];
-	        this.model = source["model"];
-	        this.parent_id = source["parent_id"];
-	        this.fork_seq = source["fork_seq"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.archived = source["archived"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -1,0 +1,149 @@
+package desktop
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// Chat is the bound service for sending messages, stopping runs and answering approvals.
+type Chat struct{ c *core }
+
+// SendMessage starts a run of the session with text as the prompt, using the saved model,
+// approval mode and limits. It returns the run id once the run is recorded; everything else,
+// the stored user row included, arrives as events.
+func (h *Chat) SendMessage(sessionID, text string) (string, error) {
+	c := h.c
+	ctx := c.context()
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return "", fmt.Errorf("%w: the message is empty", ErrInvalidInput)
+	}
+	set, err := c.settings.Load(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !set.Configured {
+		return "", ErrNotConfigured
+	}
+	s, err := c.db.GetSession(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	if s.Workspace == "" {
+		// A session whose person chose no folder works in an empty scratch folder of its
+		// own, so its file tools still have a confined root.
+		if s, err = c.scratchWorkspace(s); err != nil {
+			return "", err
+		}
+	}
+	runID, err := c.st.Runner.Start(ctx, set.RunSpec(sessionID, s.Workspace, text))
+	if err != nil {
+		return "", err
+	}
+	if s.Title == "" || s.Title == DefaultTitle {
+		_ = c.db.RenameSession(ctx, sessionID, loop.Title(text)) // a title is a nicety
+	}
+	return runID, nil
+}
+
+// Cancel stops the session's run, if one is going.
+func (h *Chat) Cancel(sessionID string) { h.c.st.Runner.Cancel(sessionID) }
+
+// PendingApprovals lists the session's calls waiting for the person.
+func (h *Chat) PendingApprovals(sessionID string) []PendingApproval { return h.c.pending(sessionID) }
+
+func (c *core) pending(sessionID string) []PendingApproval {
+	ps := c.st.Approver.Pending(sessionID)
+	out := make([]PendingApproval, len(ps))
+	for i, p := range ps {
+		out[i] = PendingApproval{CallID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, ReadOnly: p.ReadOnly}
+	}
+	return out
+}
+
+func (c *core) pendingCall(sessionID, callID string) (tools.Pending, bool) {
+	for _, p := range c.st.Approver.Pending(sessionID) {
+		if p.Call.ID == callID {
+			return p, true
+		}
+	}
+	return tools.Pending{}, false
+}
+
+// DecisionInput is the person's answer to one pending call.
+type DecisionInput struct {
+	Approved bool   `json:"approved"`
+	Reason   string `json:"reason"`
+	// Arguments, when not empty, replace the call's arguments: the edited call is what runs
+	// and what is recorded. They are validated again before running.
+	Arguments string `json:"arguments"`
+	// Always, when set, is saved as an allow rule once the approval has been accepted.
+	Always *RuleInput `json:"always"`
+}
+
+// Decide answers a pending call. It is refused unless that exact call of that session is
+// waiting; the first answer wins. An "always allow" rule is saved only when this answer won.
+func (h *Chat) Decide(sessionID, callID string, in DecisionInput) error {
+	c := h.c
+	p, ok := c.pendingCall(sessionID, callID)
+	if !ok {
+		return fmt.Errorf("decide call %s: %w", callID, tools.ErrNotPending)
+	}
+	d := tools.Decision{Approved: in.Approved, By: tools.ByPerson, Reason: strings.TrimSpace(in.Reason), Arguments: p.Call.Arguments}
+	if args := strings.TrimSpace(in.Arguments); args != "" && in.Approved {
+		if err := checkArguments(args); err != nil {
+			return err
+		}
+		d.Arguments = args
+	}
+	var rule *store.NewRule
+	if in.Always != nil && in.Approved {
+		r, err := c.ruleFor(*in.Always, sessionID, p.Call.Name)
+		if err != nil {
+			return err
+		}
+		rule = &r
+	}
+	answer, err := c.st.Approver.Claim(sessionID, callID)
+	if err != nil {
+		return err
+	}
+	// This answer has won: the rule is saved before the call runs, so the next call sees it.
+	var ruleErr error
+	if rule != nil {
+		saved, err := c.db.AddRule(c.context(), *rule)
+		switch {
+		case err != nil:
+			ruleErr = fmt.Errorf("the call was approved, but the rule was not saved: %w", err)
+		case d.Reason == "":
+			d.Reason = "always allow (rule " + saved.ID + ")"
+		}
+	}
+	answer(d)
+	return ruleErr
+}
+
+// checkArguments says what is wrong with edited arguments: they must be a JSON object.
+func checkArguments(args string) error {
+	var v any
+	if err := json.Unmarshal([]byte(args), &v); err != nil {
+		return fmt.Errorf("%w: the edited arguments are not valid JSON: %v", ErrInvalidInput, err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return fmt.Errorf("%w: the edited arguments must be a JSON object, not %s", ErrInvalidInput, loop.JSONKind(v))
+	}
+	return nil
+}
+
+// SuggestRule is the rule "Always allow" would save for a pending call.
+func (h *Chat) SuggestRule(sessionID, callID string) (RuleInput, error) {
+	if p, ok := h.c.pendingCall(sessionID, callID); ok {
+		return SuggestRule(sessionID, p.Call), nil
+	}
+	return RuleInput{}, fmt.Errorf("suggest a rule for call %s: %w", callID, tools.ErrNotPending)
+}

@@ -1,0 +1,261 @@
+package desktop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/stack"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// EventLoop is the one Wails event that carries every loop event to the page; the payload's
+// "type" field says which (frontend/src/api/events.ts). EventWorkspaceChanged and
+// EventWorkspaceWarning (watch.go) are the other two channels. frontend/src/api/backend.ts
+// mirrors the three names; channels_mirror_test.go fails when they drift.
+const EventLoop = "loop:event"
+
+// Channels lists every Wails event name Go emits to the page.
+var Channels = []string{EventLoop, EventWorkspaceChanged, EventWorkspaceWarning}
+
+// Emitter publishes an event to the page. In the window it is runtime.EventsEmit; tests pass
+// a recorder.
+type Emitter func(name string, data any)
+
+// Dialogs are the native dialogs; main.go passes Wails' runtime, tests a fake.
+type Dialogs interface {
+	ChooseFolder(title string) (string, error)
+	SaveFile(title, defaultName string) (string, error)
+}
+
+// Services are the four small structs the window binds (Sessions, Chat, Settings, Workspace),
+// sharing one agent stack. Nothing here trusts the page: approvals are decided by the
+// Approver, which only accepts answers for calls it is waiting on.
+type Services struct {
+	Sessions  *Sessions
+	Chat      *Chat
+	Settings  *Settings
+	Workspace *Workspace
+
+	c *core
+}
+
+// core is what the services share.
+type core struct {
+	db       *store.DB
+	st       *stack.Stack
+	settings SettingsStore
+	watches  *Watches
+	dialogs  Dialogs
+
+	mu     sync.Mutex
+	ctx    context.Context // app lifetime; cancelled on shutdown
+	cancel context.CancelFunc
+}
+
+// New builds the services on db. The model reads the saved endpoint and key at each call, so
+// a change in Settings applies to the next call. Startup must be called before anything runs.
+func New(db *store.DB, keys config.Keys, dialogs Dialogs) (*Services, error) {
+	settings := SettingsStore{DB: db, Keys: keys}
+	st, err := stack.New(stack.Config{DB: db, Model: &Model{Settings: settings}})
+	if err != nil {
+		return nil, err
+	}
+	c := &core{db: db, st: st, settings: settings, watches: &Watches{}, dialogs: dialogs, ctx: context.Background()}
+	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, c: c}, nil
+}
+
+// Bound lists the structs to bind, in the order of Services' fields.
+func (s *Services) Bound() []any { return []any{s.Sessions, s.Chat, s.Settings, s.Workspace} }
+
+// Startup starts forwarding loop and workspace events to the page.
+func (s *Services) Startup(ctx context.Context, emit Emitter) {
+	c := s.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	c.watches.Emit = emit
+	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev loop.Event) { emit(EventLoop, ev) })
+}
+
+// Shutdown cancels every run and waits until their rows are written.
+func (s *Services) Shutdown() {
+	c := s.c
+	c.st.Close()
+	c.watches.Close()
+	c.mu.Lock()
+	if c.cancel != nil {
+		c.cancel()
+	}
+	c.mu.Unlock()
+}
+
+func (c *core) context() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ctx
+}
+
+func (c *core) running(sessionID string) bool {
+	_, ok := c.st.Runner.Running(sessionID)
+	return ok
+}
+
+// ---- DTOs
+
+// Session is a session as the page sees it. Scratch says its folder is the app's private
+// scratch folder (made for a session whose person chose none), not one of the person's.
+type Session struct {
+	store.Session
+	Scratch bool `json:"scratch"`
+}
+
+// SessionSummary is a session in the list.
+type SessionSummary struct {
+	Session
+	Running bool `json:"running"`
+}
+
+// PendingApproval is a tool call waiting for the person.
+type PendingApproval struct {
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	ReadOnly  bool   `json:"read_only"`
+}
+
+// SessionView is one session with everything the window shows of it when it opens. Meters
+// are what the meters show while no run is going: the last run's, against its limits.
+type SessionView struct {
+	Session      Session           `json:"session"`
+	Rows         []loop.StoredRow  `json:"rows"`
+	Runs         []store.Run       `json:"runs"`
+	Pending      []PendingApproval `json:"pending"`
+	RunningRunID string            `json:"running_run_id"`
+	Meters       []loop.Meter      `json:"meters"`
+}
+
+// scratchDir is where sessions without a folder of their own work.
+func (c *core) scratchDir() string { return filepath.Join(filepath.Dir(c.db.Path()), "scratch") }
+
+func (c *core) view(s store.Session) Session {
+	out := Session{Session: s}
+	if s.Workspace != "" {
+		if abs, err := filepath.Abs(c.scratchDir()); err == nil {
+			out.Scratch = filepath.Dir(s.Workspace) == abs
+		}
+	}
+	return out
+}
+
+// scratchWorkspace gives s a folder of its own next to the database.
+func (c *core) scratchWorkspace(s store.Session) (store.Session, error) {
+	dir, err := filepath.Abs(filepath.Join(c.scratchDir(), s.ID))
+	if err != nil {
+		return s, fmt.Errorf("create a scratch folder: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return s, fmt.Errorf("create a scratch folder: %w", err)
+	}
+	if err := c.db.SetWorkspace(c.context(), s.ID, dir); err != nil {
+		return s, err
+	}
+	s.Workspace = dir
+	return s, nil
+}
+
+// workspace acquires the session's workspace; the caller releases it.
+func (c *core) workspace(sessionID string) (*tools.Workspace, error) {
+	s, err := c.db.GetSession(c.context(), sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if s.Workspace == "" {
+		return nil, ErrNoWorkspace
+	}
+	return c.st.Workspaces.Acquire(s.Workspace)
+}
+
+// checkFolder accepts "" (no workspace yet) or an existing absolute folder.
+func checkFolder(path string) (string, error) {
+	path = strings.TrimSpace(path)
+	if path == "" {
+		return "", nil
+	}
+	if !filepath.IsAbs(path) {
+		return "", fmt.Errorf("%w: the folder must be an absolute path, not %q", ErrInvalidInput, path)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalidInput, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%w: %s is not a folder", ErrInvalidInput, path)
+	}
+	return filepath.Clean(path), nil
+}
+
+// ---- errors
+
+// ErrorCode is what the page branches on when a bound method fails. The set is mirrored in
+// frontend/src/api/types.ts (ErrorCode); errors_mirror_test.go fails when they drift.
+type ErrorCode string
+
+const (
+	CodeNotFound      ErrorCode = "not_found"
+	CodeBusy          ErrorCode = "busy"
+	CodeNotPending    ErrorCode = "not_pending"
+	CodeInvalid       ErrorCode = "invalid"
+	CodeNotConfigured ErrorCode = "not_configured"
+	CodeError         ErrorCode = "error"
+)
+
+// ErrorCodes lists every code, for the mirror test.
+var ErrorCodes = []ErrorCode{CodeNotFound, CodeBusy, CodeNotPending, CodeInvalid, CodeNotConfigured, CodeError}
+
+// ErrInvalidInput is what the services return for input the page should not have sent
+// (an empty message, arguments that are not JSON, a relative folder).
+var ErrInvalidInput = errors.New("invalid input")
+
+// AppError is what every failed bound method rejects with.
+type AppError struct {
+	Code    ErrorCode `json:"code"`
+	Message string    `json:"message"`
+}
+
+// Classify maps a Go error to its code, once, at the boundary. "busy" is one code for a
+// session that is running, whichever layer noticed (loop.ErrBusy, store.ErrSessionBusy).
+func Classify(err error) AppError {
+	code := CodeError
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		code = CodeNotFound
+	case errors.Is(err, loop.ErrBusy), errors.Is(err, store.ErrSessionBusy):
+		code = CodeBusy
+	case errors.Is(err, tools.ErrNotPending):
+		code = CodeNotPending
+	case errors.Is(err, ErrInvalidInput), errors.Is(err, store.ErrInvalid), errors.Is(err, store.ErrSeqOutOfRange),
+		errors.Is(err, store.ErrBadQuery):
+		code = CodeInvalid
+	case errors.Is(err, ErrNotConfigured):
+		code = CodeNotConfigured
+	}
+	return AppError{Code: code, Message: message(err)}
+}
+
+// message is the error's text without the sentinel's own words where they would stutter.
+func message(err error) string {
+	return strings.TrimPrefix(err.Error(), ErrInvalidInput.Error()+": ")
+}
+
+// errBusy says a session is running; it wraps loop.ErrBusy so it classifies as busy.
+func errBusy(what string) error {
+	return fmt.Errorf("%s: %w: stop it or wait for it to finish", what, loop.ErrBusy)
+}

@@ -1,0 +1,199 @@
+package desktop
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+// Sessions is the bound service for the session list, search, forks, export and the rows of
+// one session.
+type Sessions struct{ c *core }
+
+// ListSessions returns every session, most recently updated first.
+func (s *Sessions) ListSessions() ([]SessionSummary, error) {
+	ss, err := s.c.db.ListSessions(s.c.context())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SessionSummary, len(ss))
+	for i, x := range ss {
+		out[i] = SessionSummary{Session: s.c.view(x), Running: s.c.running(x.ID)}
+	}
+	return out, nil
+}
+
+// NewSession creates an empty session working in workspace ("" for none yet).
+func (s *Sessions) NewSession(workspace string) (Session, error) {
+	ctx := s.c.context()
+	set, err := s.c.settings.Load(ctx)
+	if err != nil {
+		return Session{}, err
+	}
+	if workspace, err = checkFolder(workspace); err != nil {
+		return Session{}, err
+	}
+	x, err := s.c.db.CreateSession(ctx, store.NewSession{Title: DefaultTitle, Workspace: workspace, Model: set.Model})
+	return s.c.view(x), err
+}
+
+// DefaultTitle is a new session's title until its first message names it.
+const DefaultTitle = "New session"
+
+// RenameSession changes a session's title.
+func (s *Sessions) RenameSession(id, title string) error {
+	return s.c.db.RenameSession(s.c.context(), id, title)
+}
+
+// DeleteSession deletes a session; its forks keep their rows. A running session must be
+// stopped first.
+func (s *Sessions) DeleteSession(id string) error {
+	if s.c.running(id) {
+		return errBusy("delete session " + id)
+	}
+	return s.c.db.DeleteSession(s.c.context(), id)
+}
+
+// ForkSession makes a new session from the rows up to and including seq.
+func (s *Sessions) ForkSession(id string, seq int64) (Session, error) {
+	x, err := s.c.db.Fork(s.c.context(), id, seq)
+	return s.c.view(x), err
+}
+
+// SearchSessions searches every session's rows (FTS5 query syntax).
+func (s *Sessions) SearchSessions(query string) ([]store.Hit, error) {
+	if strings.TrimSpace(query) == "" {
+		return []store.Hit{}, nil
+	}
+	return s.c.db.Search(s.c.context(), query, 50)
+}
+
+// SearchText searches every session's rows for plain text: each word must appear, taken
+// literally (punctuation and FTS operators included).
+func (s *Sessions) SearchText(text string) ([]store.Hit, error) {
+	return s.SearchSessions(store.Literal(text))
+}
+
+// ExportSession writes the session as JSON Lines to a file the person picks. It returns the
+// path written, or "" when the dialog was cancelled.
+func (s *Sessions) ExportSession(id string) (string, error) {
+	ctx := s.c.context()
+	x, err := s.c.db.GetSession(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	path, err := s.c.dialogs.SaveFile("Export session", exportName(x))
+	if err != nil || path == "" {
+		return "", err
+	}
+	if err := s.writeExport(id, path); err != nil {
+		return "", fmt.Errorf("export session %s: %w", id, err)
+	}
+	return path, nil
+}
+
+// writeExport writes beside path and renames, so a failed export leaves no partial file.
+func (s *Sessions) writeExport(id, path string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".loopdesk-export-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if err := s.c.db.Export(s.c.context(), id, tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func exportName(s store.Session) string {
+	name := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r < ' ' {
+			return '-'
+		}
+		return r
+	}, s.Title)
+	return fmt.Sprintf("%s (%s).jsonl", strings.TrimSpace(loop.Cut(name, 41)), s.ID)
+}
+
+// OpenSession returns a session with its rows, runs, pending approvals and idle meters, and
+// starts watching its workspace for the file tree. It reads every row: the page calls it when
+// a session is opened, and keeps the rows current from rows_stored events after that.
+func (s *Sessions) OpenSession(id string) (SessionView, error) {
+	ctx := s.c.context()
+	x, err := s.c.db.GetSession(ctx, id)
+	if err != nil {
+		return SessionView{}, err
+	}
+	chunks, err := s.c.db.Chunks(ctx, id)
+	if err != nil {
+		return SessionView{}, err
+	}
+	runs, err := s.c.db.ListRuns(ctx, id)
+	if err != nil {
+		return SessionView{}, err
+	}
+	if runs == nil {
+		runs = []store.Run{}
+	}
+	v := SessionView{Session: s.c.view(x), Rows: loop.RowsOf(chunks), Runs: runs, Pending: s.c.pending(id)}
+	v.RunningRunID, _ = s.c.st.Runner.Running(id)
+	if v.Meters, err = idleMeters(runs, chunks, loop.DefaultSystemPrompt(x.Workspace)); err != nil {
+		return SessionView{}, err
+	}
+	if x.Workspace != "" {
+		// A folder that vanished still opens the session; the tree says why.
+		_ = s.c.watches.Show(ctx, x.Workspace)
+	}
+	return v, nil
+}
+
+// RowsAfter returns the session's rows with seq > after: what the page missed when it sees a
+// gap in the events.
+func (s *Sessions) RowsAfter(id string, after int64) ([]loop.StoredRow, error) {
+	chunks, err := s.c.db.ChunksAfter(s.c.context(), id, after)
+	if err != nil {
+		return nil, err
+	}
+	return loop.RowsOf(chunks), nil
+}
+
+// Runs returns the session's runs, oldest first.
+func (s *Sessions) Runs(id string) ([]store.Run, error) {
+	runs, err := s.c.db.ListRuns(s.c.context(), id)
+	if runs == nil && err == nil {
+		runs = []store.Run{}
+	}
+	return runs, err
+}
+
+// idleMeters are the meters of the session's last run against the limits it ran under, with
+// the context fill the next request would have.
+func idleMeters(runs []store.Run, chunks []store.Chunk, system string) ([]loop.Meter, error) {
+	if len(runs) == 0 {
+		return []loop.Meter{}, nil
+	}
+	last := runs[len(runs)-1]
+	limits, err := loop.ParseLimits(last.Limits)
+	if err != nil {
+		return nil, err
+	}
+	ctxTokens, err := loop.EstimateContext(chunks, system)
+	if err != nil {
+		return nil, err
+	}
+	end := last.EndedAt
+	if end.IsZero() {
+		end = time.Now()
+	}
+	return loop.Meters(loop.MeterInput{Turns: last.Turns, ToolCalls: last.ToolCalls, Tokens: last.InputTokens + last.OutputTokens,
+		CostUSD: last.CostUSD, Elapsed: end.Sub(last.StartedAt), ContextTokens: ctxTokens, Limits: limits}), nil
+}

@@ -1,0 +1,100 @@
+package desktop
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/loop/provider"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+// Settings is the bound service for the settings screen and the approval rules.
+type Settings struct{ c *core }
+
+// ConnectionResult is the answer to "Test connection".
+type ConnectionResult struct {
+	OK     bool     `json:"ok"`
+	Models []string `json:"models"`
+	Error  string   `json:"error"`
+}
+
+// Presets lists the well-known endpoints.
+func (h *Settings) Presets() []config.Preset { return config.Presets() }
+
+// GetSettings returns the settings; the key itself never leaves Go.
+func (h *Settings) GetSettings() (SavedSettings, error) { return h.c.settings.Load(h.c.context()) }
+
+// SaveSettings validates and stores the settings in one transaction; the key goes to the key
+// file.
+func (h *Settings) SaveSettings(in SettingsInput) (SavedSettings, error) {
+	return h.c.settings.Save(h.c.context(), in)
+}
+
+// TestConnection asks baseURL for its model list (GET /models) and reports success or the
+// exact failure. An empty apiKey uses the saved key.
+func (h *Settings) TestConnection(baseURL, apiKey string) ConnectionResult {
+	base := strings.TrimRight(strings.TrimSpace(baseURL), "/")
+	if err := CheckBaseURL(base); err != nil {
+		return ConnectionResult{Error: err.Error()}
+	}
+	if strings.TrimSpace(apiKey) == "" {
+		key, _, err := h.c.settings.Keys.Key()
+		if err != nil {
+			return ConnectionResult{Error: err.Error()}
+		}
+		apiKey = key
+	}
+	ctx, cancel := context.WithTimeout(h.c.context(), 10*time.Second)
+	defer cancel()
+	c := provider.New(provider.Config{BaseURL: base, APIKey: strings.TrimSpace(apiKey), RequestTimeout: 10 * time.Second})
+	models, err := c.ListModels(ctx)
+	if err != nil {
+		return ConnectionResult{Error: err.Error()}
+	}
+	return ConnectionResult{OK: true, Models: models}
+}
+
+// ListRules returns every saved approval rule.
+func (h *Settings) ListRules() ([]store.Rule, error) { return h.c.db.ListAllRules(h.c.context()) }
+
+// AddRule saves an approval rule for the session or its workspace.
+func (h *Settings) AddRule(in RuleInput) (store.Rule, error) {
+	n, err := h.c.newRule(in)
+	if err != nil {
+		return store.Rule{}, err
+	}
+	return h.c.db.AddRule(h.c.context(), n)
+}
+
+// DeleteRule removes a rule.
+func (h *Settings) DeleteRule(id string) error { return h.c.db.DeleteRule(h.c.context(), id) }
+
+// newRule turns the dialog's rule into the store's. Workspace rules match the root the runner
+// uses: symlinks resolved.
+func (c *core) newRule(in RuleInput) (store.NewRule, error) {
+	s, err := c.db.GetSession(c.context(), in.SessionID)
+	if err != nil {
+		return store.NewRule{}, err
+	}
+	if in.Scope == store.ScopeWorkspace {
+		ws, err := c.workspace(s.ID)
+		if err != nil {
+			return store.NewRule{}, err
+		}
+		s.Workspace = ws.Root()
+		ws.Release()
+	}
+	return NewRule(in, s), nil
+}
+
+// ruleFor is the "always allow" rule of a decision, checked against the call it is for.
+func (c *core) ruleFor(in RuleInput, sessionID, tool string) (store.NewRule, error) {
+	in.SessionID, in.Effect = sessionID, store.EffectAllow
+	if in.Tool != tool {
+		return store.NewRule{}, fmt.Errorf("%w: the rule is for %q but the call is %q", ErrInvalidInput, in.Tool, tool)
+	}
+	return c.newRule(in)
+}
