@@ -230,14 +230,13 @@ type AppError struct {
 	Message string    `json:"message"`
 }
 
-// Classify maps a Go error to its code, once, at the boundary. "busy" is one code for a
-// session that is running, whichever layer noticed (loop.ErrBusy, store.ErrSessionBusy).
+// Classify maps a Go error to its code, once, at the boundary.
 func Classify(err error) AppError {
 	code := CodeError
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		code = CodeNotFound
-	case errors.Is(err, loop.ErrBusy), errors.Is(err, store.ErrSessionBusy):
+	case errors.Is(err, loop.ErrBusy): // the same sentinel as store.ErrSessionBusy
 		code = CodeBusy
 	case errors.Is(err, tools.ErrNotPending):
 		code = CodeNotPending

@@ -78,7 +78,9 @@ type RunSpec struct {
 
 // Errors returned by Start.
 var (
-	ErrBusy     = errors.New("a run is already in progress for this session")
+	// ErrBusy is store.ErrSessionBusy: one "busy" error, whichever layer noticed (this
+	// process's runner, or a live run of another process recorded in the store).
+	ErrBusy     = store.ErrSessionBusy
 	ErrNoPrompt = errors.New("empty prompt")
 	ErrClosed   = errors.New("runner closed")
 	ErrNoRun    = errors.New("no such run")

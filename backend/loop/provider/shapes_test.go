@@ -300,7 +300,10 @@ func TestServerShapes(t *testing.T) {
 			srv.Enqueue(fakeai.Raw(tc.body), fakeai.Text("a retry that must not happen"))
 			var text strings.Builder
 			r := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{OnText: func(d string) { text.WriteString(d) }})
-			err := r.Err
+			var err error // a failed stream: Err with status provider_error
+			if r.Status == StatusProviderError {
+				err = r.Err
+			}
 			tc.want(t, r, err)
 			if text.String() != r.Text {
 				t.Fatalf("deltas %q but text %q", text.String(), r.Text)
