@@ -43,6 +43,9 @@ type Request struct {
 	Mode      Mode
 	Call      Call
 	ReadOnly  bool
+	// Sandboxed: the call would run in the sandbox with no more reach than the
+	// session grants (ShellSandbox.Sandboxed); mode sandboxed runs it unasked.
+	Sandboxed bool
 }
 
 // Pending is a call waiting for the person. By says which mode or rule asked.
@@ -51,6 +54,7 @@ type Pending struct {
 	Workspace   string
 	Call        Call
 	ReadOnly    bool
+	Sandboxed   bool // as in Request: the card says whether the command will run sandboxed
 	By          string
 	RequestedAt time.Time
 }
@@ -93,7 +97,7 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 			return Decision{}, fmt.Errorf("approve %s %s: list rules: %w", req.Call.Name, req.Call.ID, err)
 		}
 	}
-	effect, by := evaluate(req.Mode, rules, req.Call, req.ReadOnly, req.Workspace)
+	effect, by := evaluate(req.Mode, rules, req.Call, req.ReadOnly, req.Sandboxed, req.Workspace)
 	switch effect {
 	case EffectAllow:
 		return Decision{Approved: true, By: by, Reason: reasonFor(by, rules, effect), Arguments: req.Call.Arguments}, nil
@@ -104,7 +108,7 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 	key := pendingKey{req.SessionID, req.Call.ID}
 	w := &waiter{ch: make(chan Decision, 1), p: Pending{
 		SessionID: req.SessionID, Workspace: req.Workspace, Call: req.Call,
-		ReadOnly: req.ReadOnly, By: by, RequestedAt: time.Now(),
+		ReadOnly: req.ReadOnly, Sandboxed: req.Sandboxed, By: by, RequestedAt: time.Now(),
 	}}
 	a.mu.Lock()
 	if _, dup := a.pending[key]; dup {

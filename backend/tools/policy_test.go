@@ -72,7 +72,7 @@ func TestEvaluatePrecedence(t *testing.T) {
 func TestEvaluateMatchesAbsolutePathsInsideTheWorkspace(t *testing.T) {
 	rules := []Rule{{ID: "no-secrets", Tool: "read_file", Pattern: "secrets/**", Effect: EffectDeny}}
 	call := pathCall("read_file", "/home/me/proj/secrets/key.pem")
-	if e, _ := evaluate(ModeAuto, rules, call, true, "/home/me/proj"); e != EffectDeny {
+	if e, _ := evaluate(ModeAuto, rules, call, true, false, "/home/me/proj"); e != EffectDeny {
 		t.Fatalf("absolute path slipped past a deny rule: %s", e)
 	}
 }
