@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -66,7 +67,49 @@ func Detect(ctx context.Context) (*Sandbox, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, probeFailure(strings.TrimSpace(stderr.String()), err)
 	}
+	s.addLandlock(ctx, dir)
 	return s, nil
+}
+
+// addLandlock adds the Landlock layer when the kernel has it and the helper is
+// installed and works in the sandbox; otherwise it records why not. bubblewrap
+// alone enforces the whole contract, so a missing second layer is not an error.
+func (s *Sandbox) addLandlock(ctx context.Context, dir string) {
+	abi := LandlockABI()
+	if abi < 1 {
+		s.noLL = "the kernel has no Landlock"
+		return
+	}
+	helper := findHelper()
+	if helper == "" {
+		s.noLL = helperName + " is not installed next to the app or on PATH"
+		return
+	}
+	s.helper, s.abi = helper, abi
+	cmd := exec.CommandContext(ctx, "true")
+	if err := s.Confine(cmd, Options{Dir: dir}); err != nil {
+		s.helper, s.noLL = "", err.Error()
+		return
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.helper, s.noLL = "", fmt.Sprintf("%s failed: %v %s", helperName, err, strings.TrimSpace(string(out)))
+	}
+}
+
+// findHelper looks for the Landlock helper next to the running binary, then on PATH.
+func findHelper() string {
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), helperName)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	if p, err := exec.LookPath(helperName); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	return ""
 }
 
 // probeFailure names the usual causes of a bwrap that is installed but cannot

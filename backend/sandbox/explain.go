@@ -16,6 +16,9 @@ var networkErrors = []string{
 	"Failed to establish a new connection",
 	"getaddrinfo",
 	"unable to access 'http",
+	"connect: Permission denied", // Landlock's answer to a TCP connect, before the namespace's
+	"Failed to connect",
+	"Couldn't connect to server",
 }
 
 // Explain returns one line saying what the sandbox blocked, judged from a confined

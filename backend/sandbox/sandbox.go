@@ -41,10 +41,30 @@ type Sandbox struct {
 	version string   // "bubblewrap 0.8.0"
 	home    string   // the user's home, hidden behind an empty tmpfs; "" when unknown or "/"
 	hidden  []string // further folders hidden the same way (the app's config and data)
+	helper  string   // loopdesk-sandbox-exec on the host, "" without the Landlock layer
+	abi     int      // the kernel's Landlock ABI when helper is set
+	noLL    string   // why there is no Landlock layer
 }
 
-// Name says which sandbox this is, for notices and results ("bubblewrap 0.8.0").
-func (s *Sandbox) Name() string { return s.version }
+// helperName is the Landlock helper's file name; helperAt is where the sandbox
+// sees it (under the sandbox's own empty /run, so a helper inside the hidden
+// home is still reachable).
+const (
+	helperName = "loopdesk-sandbox-exec"
+	helperAt   = "/run/" + helperName
+)
+
+// Name says which sandbox this is and its layers, for notices and logs
+// ("bubblewrap 0.8.0 + Landlock ABI 7").
+func (s *Sandbox) Name() string {
+	if s.helper != "" {
+		return fmt.Sprintf("%s + Landlock ABI %d", s.version, s.abi)
+	}
+	return s.version + " (no Landlock layer: " + s.noLL + ")"
+}
+
+// Landlock reports whether commands also get the Landlock layer, and if not, why.
+func (s *Sandbox) Landlock() (bool, string) { return s.helper != "", s.noLL }
 
 // Args returns bwrap's arguments (without argv[0] and the command) for o. The order
 // matters: later mounts cover earlier ones, so the folder is bound last and stays
@@ -79,7 +99,22 @@ func (s *Sandbox) Args(o Options) []string {
 	if o.Network {
 		a = append(a, "--share-net")
 	}
+	if s.helper != "" {
+		a = append(a, "--ro-bind", s.helper, helperAt)
+	}
 	return a
+}
+
+// helperArgs is the Landlock helper's command line for o, up to and including "--".
+func (s *Sandbox) helperArgs(o Options) []string {
+	a := []string{helperAt, "--rw", o.Dir, "--rw", "/tmp", "--rw", "/dev"}
+	if s.home != "" {
+		a = append(a, "--rw", s.home)
+	}
+	if !o.Network {
+		a = append(a, "--no-net")
+	}
+	return append(a, "--")
 }
 
 // Confine rewrites cmd, not yet started, to run inside the sandbox: cmd.Path and
@@ -97,7 +132,11 @@ func (s *Sandbox) Confine(cmd *exec.Cmd, o Options) error {
 		return errors.New("confine: no command")
 	}
 	argv := append([]string{s.bwrap}, s.Args(o)...)
-	argv = append(argv, "--", cmd.Path)
+	argv = append(argv, "--")
+	if s.helper != "" {
+		argv = append(argv, s.helperArgs(o)...)
+	}
+	argv = append(argv, cmd.Path)
 	argv = append(argv, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = s.bwrap, argv
 	if cmd.Dir == "" {
