@@ -13,22 +13,33 @@ import (
 // spike from other processes moves one pair, not the result): box_ms, bare_ms,
 // ms_added (the median of per-pair differences) and x_vs_bare. Network off (the
 // default, which also creates a network namespace) and on (--share-net) are
-// separate sub-benchmarks.
+// separate sub-benchmarks, both with the Landlock layer (TestMain builds the
+// helper); no_network_bwrap_only leaves Landlock out.
 func BenchmarkStartup(b *testing.B) {
 	s := detect(b)
+	bwrapOnly := *s
+	bwrapOnly.helper = ""
 	dir := folder(b)
 	for _, c := range []struct {
 		name string
+		s    *Sandbox
 		o    Options
-	}{{"no_network", Options{Dir: dir}}, {"network", Options{Dir: dir, Network: true}}} {
+	}{
+		{"no_network", s, Options{Dir: dir}},
+		{"network", s, Options{Dir: dir, Network: true}},
+		{"no_network_bwrap_only", &bwrapOnly, Options{Dir: dir}},
+	} {
 		b.Run(c.name, func(b *testing.B) {
+			if c.s.helper == "" && c.s == s {
+				b.Logf("no Landlock layer: %s", s.noLL)
+			}
 			var box, bare, added, ratio []float64
 			for i := 0; b.Loop(); i++ {
 				var tb, tx float64
 				if i%2 == 0 {
-					tx, tb = timeRun(b, s, &c.o), timeRun(b, nil, nil)
+					tx, tb = timeRun(b, c.s, &c.o), timeRun(b, nil, nil)
 				} else {
-					tb, tx = timeRun(b, nil, nil), timeRun(b, s, &c.o)
+					tb, tx = timeRun(b, nil, nil), timeRun(b, c.s, &c.o)
 				}
 				box, bare = append(box, tx), append(bare, tb)
 				added, ratio = append(added, tx-tb), append(ratio, tx/tb)

@@ -17,6 +17,12 @@
 //     Everything in the sandbox dies with the command's first process (--die-with-parent
 //     plus the PID namespace), so killing the command's process group still kills
 //     every process it started, even one that called setsid.
+//   - When the kernel has Landlock and the helper cmd/loopdesk-sandbox-exec is
+//     installed beside the app or on PATH, Detect adds a second layer: the helper,
+//     run by bwrap inside the sandbox, restricts itself (write only below the folder,
+//     /tmp, the throwaway home and /dev; no TCP without network; no abstract Unix
+//     sockets or signals outside) and then executes the command. Without it, bwrap
+//     alone enforces the contract; Sandbox.Landlock says which.
 //   - Sandbox.Explain turns a blocked action in a command's output into one line the
 //     model can act on (what the sandbox blocked, and how to ask for it).
 //   - Mode is the user's choice: on (refuse to run a command unconfined), off, auto
