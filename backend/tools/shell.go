@@ -77,9 +77,7 @@ func (t shellTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMessa
 	code := exitCode(state)
 	res := Result{Meta: Meta{ExitCode: &code, Truncated: capture.Cut() > 0, Sandboxed: how.box != nil}}
 	text := capture.String()
-	if hint := how.explain(text); hint != "" && code != 0 {
-		text += "\n" + hint
-	}
+	hint := how.explain(text) // judged on the command's own output only
 	switch {
 	case ended == endTimeout:
 		res.IsError = true
@@ -92,6 +90,9 @@ func (t shellTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMessa
 		text += fmt.Sprintf("\n[exit code %d]", code)
 	case text == "":
 		text = "(no output)"
+	}
+	if hint != "" && res.IsError {
+		text += "\n" + hint
 	}
 	res.Content = text
 	return res
