@@ -2,7 +2,7 @@
 # Runs every benchmark with the flags docs/benchmarks.md documents for it and
 # writes the output to build/bench.txt. Each benchmark reports x_vs_bare: its
 # time against a bare baseline (raw SQLite, a bare HTTP round trip, a plain
-# directory walk) measured in the same run.
+# directory walk, a command started outside the sandbox) measured in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TAGS=desktop,production,webkit2_41,sqlite_fts5
@@ -17,4 +17,5 @@ run -benchtime=1x -count=3 ./backend/store/
 run -benchtime=1x -count=3 ./backend/tools/
 run -benchtime=500x -count=5 ./backend/loop/provider/
 run -benchtime=200x -count=5 ./backend/loop/
+run -benchtime=100x -count=3 ./backend/sandbox/
 echo "wrote $out"

@@ -5,7 +5,9 @@
 #   scripts/bootstrap.sh test     plus what the end-to-end tests need
 set -euo pipefail
 
-want=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
+# bubblewrap: the sandbox shell commands run in (docs/sandbox.md); the app runs
+# without it only when told to, and its tests need it.
+want=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bubblewrap)
 if [[ "${1:-}" == "test" ]]; then
   want+=(xvfb xauth x11-utils xdotool imagemagick chromium fonts-dejavu-core)
 fi

@@ -43,6 +43,9 @@ type Request struct {
 	Mode      Mode
 	Call      Call
 	ReadOnly  bool
+	// Sandboxed: the call would run in the sandbox with no more reach than the
+	// session grants (ShellSandbox.Sandboxed); mode sandboxed runs it unasked.
+	Sandboxed bool
 	// OnPending, which may be nil, is called once the call waits for a person (without any
 	// lock held, on the requesting goroutine, before Request blocks), so whoever asked can
 	// announce it: a Decide made from then on is accepted.
@@ -55,6 +58,7 @@ type Pending struct {
 	Workspace   string
 	Call        Call
 	ReadOnly    bool
+	Sandboxed   bool // as in Request: the card says whether the command will run sandboxed
 	By          string
 	RequestedAt time.Time
 }
@@ -95,7 +99,7 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 			return Decision{}, fmt.Errorf("approve %s %s: list rules: %w", req.Call.Name, req.Call.ID, err)
 		}
 	}
-	effect, by := evaluate(req.Mode, rules, req.Call, req.ReadOnly, req.Workspace)
+	effect, by := evaluate(req.Mode, rules, req.Call, req.ReadOnly, req.Sandboxed, req.Workspace)
 	switch effect {
 	case EffectAllow:
 		return Decision{Approved: true, By: by, Reason: reasonFor(by, rules, effect), Arguments: req.Call.Arguments}, nil
@@ -106,7 +110,7 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 	key := pendingKey{req.SessionID, req.Call.ID}
 	w := &waiter{ch: make(chan Decision, 1), p: Pending{
 		SessionID: req.SessionID, Workspace: req.Workspace, Call: req.Call,
-		ReadOnly: req.ReadOnly, By: by, RequestedAt: time.Now(),
+		ReadOnly: req.ReadOnly, Sandboxed: req.Sandboxed, By: by, RequestedAt: time.Now(),
 	}}
 	a.mu.Lock()
 	if _, dup := a.pending[key]; dup {

@@ -15,12 +15,16 @@ const (
 	ModeReadOnly Mode = "read-only" // read-only tools run, others ask
 	ModeAuto     Mode = "auto"      // everything runs
 	ModeDeny     Mode = "deny"      // nothing runs, whatever the rules say
+	// ModeSandboxed runs without asking what cannot reach past the folder: the
+	// built-in file tools (confined to the workspace), read-only tools, and shell
+	// commands that run in the sandbox (Request.Sandboxed); everything else asks.
+	ModeSandboxed Mode = "sandboxed"
 )
 
 // Valid reports whether m is one of the modes.
 func (m Mode) Valid() bool {
 	switch m {
-	case ModeAsk, ModeReadOnly, ModeAuto, ModeDeny:
+	case ModeAsk, ModeReadOnly, ModeAuto, ModeDeny, ModeSandboxed:
 		return true
 	}
 	return false
@@ -60,12 +64,14 @@ type Rule struct {
 // evaluate applies the policy to one call. It is pure. Precedence, strongest first:
 // mode deny; a matching deny rule; a matching ask rule; a matching allow rule; the
 // mode's default (ask: ask; read-only: allow read-only tools, ask others; auto:
-// allow; an unknown mode: ask). by names the deciding rule ("rule:<id>") or mode
-// ("mode:<mode>").
+// allow; sandboxed: see ModeSandboxed, a shell call counting as sandboxed only through
+// the sandboxed input; an unknown mode: ask). by names the deciding rule ("rule:<id>") or
+// mode ("mode:<mode>").
 //
 // root is the workspace root, so an absolute path argument inside the workspace matches the
-// same rules as its relative form.
-func evaluate(mode Mode, rules []Rule, call Call, readOnly bool, root string) (Effect, string) {
+// same rules as its relative form; sandboxed says the call would run in the sandbox
+// (Request.Sandboxed).
+func evaluate(mode Mode, rules []Rule, call Call, readOnly, sandboxed bool, root string) (Effect, string) {
 	if mode == ModeDeny {
 		return EffectDeny, "mode:" + string(ModeDeny)
 	}
@@ -107,8 +113,20 @@ func evaluate(mode Mode, rules []Rule, call Call, readOnly bool, root string) (E
 		return EffectAsk, "mode:" + string(mode)
 	case ModeAsk:
 		return EffectAsk, "mode:" + string(mode)
+	case ModeSandboxed:
+		if readOnly || sandboxed || confinedFileTools[call.Name] {
+			return EffectAllow, "mode:" + string(mode)
+		}
+		return EffectAsk, "mode:" + string(mode)
 	}
 	return EffectAsk, "mode:" + string(ModeAsk)
+}
+
+// confinedFileTools are the built-in tools whose every path resolves inside the
+// workspace (Workspace refuses the rest), so mode sandboxed runs them unasked.
+var confinedFileTools = map[string]bool{
+	"read_file": true, "list_dir": true, "find_files": true, "search_text": true,
+	"write_file": true, "edit_file": true,
 }
 
 // ruleSubject extracts what patterns are matched against: the command of a shell

@@ -61,7 +61,7 @@ func TestEvaluatePrecedence(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			effect, by := evaluate(c.mode, rules, c.call, c.readOnly, "")
+			effect, by := evaluate(c.mode, rules, c.call, c.readOnly, false, "")
 			if effect != c.effect || by != c.by {
 				t.Fatalf("got %s by %s, want %s by %s", effect, by, c.effect, c.by)
 			}
@@ -72,7 +72,7 @@ func TestEvaluatePrecedence(t *testing.T) {
 func TestEvaluateMatchesAbsolutePathsInsideTheWorkspace(t *testing.T) {
 	rules := []Rule{{ID: "no-secrets", Tool: "read_file", Pattern: "secrets/**", Effect: EffectDeny}}
 	call := pathCall("read_file", "/home/me/proj/secrets/key.pem")
-	if e, _ := evaluate(ModeAuto, rules, call, true, "/home/me/proj"); e != EffectDeny {
+	if e, _ := evaluate(ModeAuto, rules, call, true, false, "/home/me/proj"); e != EffectDeny {
 		t.Fatalf("absolute path slipped past a deny rule: %s", e)
 	}
 }

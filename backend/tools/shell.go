@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/loopdesk/loopdesk/backend/sandbox"
 )
 
 // Shell limits.
@@ -26,18 +28,29 @@ const (
 type shellArgs struct {
 	Command        string `json:"command" jsonschema:"minLength=1,description=Command line run with bash -c in the workspace root"`
 	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"minimum=1,maximum=3600,description=Kill the command and everything it started after this many seconds (default 120)"`
+	Network        bool   `json:"network,omitempty" jsonschema:"description=The command needs the network: inside the sandbox it has none otherwise. May need the person's approval"`
+	Unsandboxed    bool   `json:"unsandboxed,omitempty" jsonschema:"description=Run outside the sandbox with the person's full rights. Needs the person's approval; only when the sandbox blocked something the task needs"`
 }
 
-type shellTool struct{}
+// shellTool's zero value runs commands unconfined; ShellTool builds one that
+// confines them.
+type shellTool struct{ sandbox ShellSandbox }
 
 func (shellTool) Name() string { return "run_shell_command" }
-func (shellTool) Description() string {
-	return "Run a command with bash -c in the workspace root. stdin is closed. stdout and stderr are merged; long output keeps its beginning and end. The command and every process it started are killed on timeout (default 120 s) and when it ends, so do not start background servers."
+func (t shellTool) Description() string {
+	d := "Run a command with bash -c in the workspace root. stdin is closed. stdout and stderr are merged; long output keeps its beginning and end. The command and every process it started are killed on timeout (default 120 s) and when it ends, so do not start background servers."
+	if t.sandbox.Box != nil && t.sandbox.Mode != sandbox.ModeOff && t.sandbox.Mode != "" {
+		d += " Commands run in a sandbox: only the workspace and a private /tmp are writable and the home folder is empty."
+		if !t.sandbox.Network {
+			d += ` There is no network unless you set "network": true.`
+		}
+	}
+	return d
 }
 func (shellTool) Schema() json.RawMessage { return schemaFor[shellArgs]() }
 func (shellTool) ReadOnly() bool          { return false }
 
-func (shellTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMessage, out func(string)) Result {
+func (t shellTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMessage, out func(string)) Result {
 	a, err := decodeArgs[shellArgs](raw)
 	if err != nil {
 		return errorf("%v", err)
@@ -52,14 +65,19 @@ func (shellTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMessage
 	if a.TimeoutSeconds > 0 {
 		timeout = time.Duration(min(a.TimeoutSeconds, shellMaxTimeout)) * time.Second
 	}
+	how, refusal := t.sandbox.plan(ws.Root(), a)
+	if refusal != "" {
+		return errorf("run_shell_command: %s", refusal)
+	}
 	capture := newHeadTail(ShellOutputCap)
-	state, ended, err := runShell(ctx, ws.Root(), a.Command, timeout, capture, out)
+	state, ended, err := runShell(ctx, ws.Root(), a.Command, timeout, capture, out, how.confine())
 	if err != nil {
 		return errorf("run_shell_command: %v", err)
 	}
 	code := exitCode(state)
-	res := Result{Meta: Meta{ExitCode: &code, Truncated: capture.Cut() > 0}}
+	res := Result{Meta: Meta{ExitCode: &code, Truncated: capture.Cut() > 0, Sandboxed: how.box != nil}}
 	text := capture.String()
+	hint := how.explain(text) // judged on the command's own output only
 	switch {
 	case ended == endTimeout:
 		res.IsError = true
@@ -72,6 +90,9 @@ func (shellTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMessage
 		text += fmt.Sprintf("\n[exit code %d]", code)
 	case text == "":
 		text = "(no output)"
+	}
+	if hint != "" && res.IsError {
+		text += "\n" + hint
 	}
 	res.Content = text
 	return res
@@ -88,7 +109,8 @@ const (
 // runShell runs command in its own process group and always kills that group before
 // returning, so nothing it started outlives the call. Output from stdout and stderr
 // arrives through one pipe, in the order it was written, into capture and out.
-func runShell(ctx context.Context, dir, command string, timeout time.Duration, capture *headTail, out func(string)) (*os.ProcessState, endReason, error) {
+// confine, when not nil, rewrites the command to run in a sandbox before it starts.
+func runShell(ctx context.Context, dir, command string, timeout time.Duration, capture *headTail, out func(string), confine func(*exec.Cmd) error) (*os.ProcessState, endReason, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, endExited, fmt.Errorf("create pipe: %w", err)
@@ -101,6 +123,12 @@ func runShell(ctx context.Context, dir, command string, timeout time.Duration, c
 	cmd.Stderr = pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Env = append(shellEnv(os.Environ()), "PAGER=cat", "GIT_PAGER=cat", "TERM=dumb")
+	if confine != nil {
+		if err := confine(cmd); err != nil {
+			pw.Close()
+			return nil, endExited, fmt.Errorf("sandbox: %w", err)
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return nil, endExited, fmt.Errorf("start bash: %w", err)

@@ -31,13 +31,15 @@ type FileSnapshot struct {
 const SnapshotCap = 256 << 10
 
 // Meta is what a tool did besides its text: files touched (relative, slash-separated
-// paths), the exit code of a command, and whether output was cut.
+// paths), the exit code of a command, whether output was cut, and whether the
+// command ran inside the sandbox.
 type Meta struct {
 	FilesRead    []string
 	FilesChanged []string
 	ExitCode     *int
 	Truncated    bool
 	Before       []FileSnapshot
+	Sandboxed    bool
 }
 
 // Result is what a tool call returns to the model (Content, IsError) and to the UI (Meta).
