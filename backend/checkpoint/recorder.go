@@ -198,15 +198,17 @@ func (r *Recorder) commit(ctx context.Context, rs *rootState, ds []delta, fn fun
 	if err != nil {
 		return err
 	}
-	if err := saveDeltas(ctx, tx, rs.path, ds); err != nil {
-		tx.Rollback()
-		return err
-	}
+	// The capture's rows first: they must refer to a blob before the
+	// cache lets go of it, or the triggers free it.
 	if fn != nil {
 		if err := fn(tx); err != nil {
 			tx.Rollback()
 			return err
 		}
+	}
+	if err := saveDeltas(ctx, tx, rs.path, ds); err != nil {
+		tx.Rollback()
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return err

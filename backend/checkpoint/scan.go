@@ -118,6 +118,17 @@ func compare(root *os.Root, cache, fresh map[string]*Entry, cand map[string]bool
 // lstat stats one path below dir without following a final symlink; an
 // absent path (or one below a path that is no longer a folder) is nil.
 func lstat(dir, rel string) (*Entry, error) {
+	// A folder above rel swapped for a symlink would lead the stat
+	// elsewhere (even outside): then rel is not a tracked path any more.
+	for i := range len(rel) {
+		if rel[i] != '/' {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel[:i])))
+		if err != nil || !fi.IsDir() {
+			return nil, nil
+		}
+	}
 	fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir) {

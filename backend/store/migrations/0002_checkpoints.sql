@@ -132,6 +132,14 @@ BEGIN
     AND NOT EXISTS (SELECT 1 FROM cp_files WHERE sha256 = old.sha256);
 END;
 
+CREATE TRIGGER cp_files_replace AFTER UPDATE OF sha256 ON cp_files WHEN old.sha256 <> new.sha256
+BEGIN
+  DELETE FROM cp_blobs WHERE sha256 = old.sha256
+    AND NOT EXISTS (SELECT 1 FROM cp_changes WHERE b_sha256 = old.sha256)
+    AND NOT EXISTS (SELECT 1 FROM cp_changes WHERE a_sha256 = old.sha256)
+    AND NOT EXISTS (SELECT 1 FROM cp_files WHERE sha256 = old.sha256);
+END;
+
 CREATE TRIGGER cp_sessions_free BEFORE DELETE ON sessions
 BEGIN
   DELETE FROM cp_files WHERE root IN (SELECT DISTINCT root FROM cp_captures WHERE session_id = old.id)
