@@ -6,7 +6,9 @@ import (
 )
 
 func TestDiff(t *testing.T) {
-	file := func(sha string, mode fs.FileMode) *Entry { return &Entry{Kind: KindFile, SHA256: sha, Mode: mode, Size: 1} }
+	file := func(sha string, mode fs.FileMode) *Entry {
+		return &Entry{Kind: KindFile, SHA256: sha, Mode: mode, Size: 1}
+	}
 	dir := &Entry{Kind: KindDir, Mode: 0o755}
 	link := func(t string) *Entry { return &Entry{Kind: KindLink, Target: t} }
 	cases := []struct {
@@ -37,4 +39,3 @@ func TestDiff(t *testing.T) {
 		}
 	}
 }
-

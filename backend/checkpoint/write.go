@@ -30,7 +30,9 @@ func (r *Recorder) writeStates(ctx context.Context, root *os.Root, targets, curr
 	for p := range targets {
 		paths = append(paths, p)
 	}
-	sort.Slice(paths, func(i, j int) bool { return depth(paths[i]) > depth(paths[j]) || depth(paths[i]) == depth(paths[j]) && paths[i] > paths[j] })
+	sort.Slice(paths, func(i, j int) bool {
+		return depth(paths[i]) > depth(paths[j]) || depth(paths[i]) == depth(paths[j]) && paths[i] > paths[j]
+	})
 	for _, p := range paths {
 		t, cur := targets[p], current[p]
 		if cur == nil || (t != nil && t.Kind == cur.Kind && cur.Kind != KindLink) {
