@@ -287,7 +287,7 @@ func BenchmarkStorage100Edits(b *testing.B) {
 			})
 		}
 		var z, n int64
-		if err := e.db.SQL().QueryRow(`SELECT sum(length(data)), sum(size) FROM cp_blobs`).Scan(&z, &n); err != nil {
+		if err := e.db.SQL().QueryRow(`SELECT (SELECT sum(length(data)) FROM cp_chunks), (SELECT sum(size) FROM cp_blobs)`).Scan(&z, &n); err != nil {
 			b.Fatal(err)
 		}
 		blobBytes, raw = float64(z), float64(n)

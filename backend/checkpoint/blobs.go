@@ -12,8 +12,9 @@ import (
 )
 
 // putBlob stores data under its sha256 unless a blob with that hash is
-// already there (then it is not even compressed again).
-func putBlob(ctx context.Context, tx *sql.Tx, sha string, data []byte) error {
+// already there, chunk by chunk (a chunk already stored is not compressed
+// or written again).
+func putBlob(ctx context.Context, tx execer, sha string, data []byte) error {
 	var one int
 	err := tx.QueryRowContext(ctx, `SELECT 1 FROM cp_blobs WHERE sha256 = ?`, sha).Scan(&one)
 	if err == nil {
@@ -22,12 +23,34 @@ func putBlob(ctx context.Context, tx *sql.Tx, sha string, data []byte) error {
 	if err != sql.ErrNoRows {
 		return err
 	}
-	z, err := deflate(data)
-	if err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO cp_blobs(sha256, size) VALUES (?, ?)`, sha, len(data)); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO cp_blobs(sha256, size, data) VALUES (?, ?, ?)`, sha, len(data), z)
-	return err
+	for i, c := range chunks(data) {
+		sum := sha256.Sum256(c)
+		csha := hex.EncodeToString(sum[:])
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM cp_chunks WHERE sha256 = ?`, csha).Scan(&one)
+		if err == sql.ErrNoRows {
+			z, err := deflate(c)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO cp_chunks(sha256, data) VALUES (?, ?)`, csha, z); err != nil {
+				return err
+			}
+		} else if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO cp_blob_chunks(blob, ord, chunk) VALUES (?, ?, ?)`, sha, i, csha); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func deflate(data []byte) ([]byte, error) {
@@ -42,35 +65,54 @@ func deflate(data []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// inflate decompresses a blob and checks it against its hash, so a damaged
-// database or a forged import never writes wrong bytes into the folder.
-func inflate(z []byte, sha string, max int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z)), max+1))
+func inflate(z []byte, max int64) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z)), max+1))
+}
+
+// getBlob returns the content with hash sha, or ErrNoContent. The content
+// is checked against its hash, so a damaged database never writes wrong
+// bytes into the folder.
+func getBlob(ctx context.Context, q queryer, sha string, max int64) ([]byte, error) {
+	rows, err := q.QueryContext(ctx, `SELECT c.data FROM cp_blob_chunks b JOIN cp_chunks c ON c.sha256 = b.chunk
+		WHERE b.blob = ? ORDER BY b.ord`, sha)
 	if err != nil {
-		return nil, fmt.Errorf("blob %s: %w", short(sha), err)
+		return nil, err
 	}
-	sum := sha256.Sum256(data)
-	if hex.EncodeToString(sum[:]) != sha {
-		return nil, fmt.Errorf("blob %s: %w: content does not match its hash", short(sha), ErrCorrupt)
+	defer rows.Close()
+	var data []byte
+	for rows.Next() {
+		var z []byte
+		if err := rows.Scan(&z); err != nil {
+			return nil, err
+		}
+		c, err := inflate(z, max)
+		if err != nil {
+			return nil, fmt.Errorf("blob %s: %w", short(sha), err)
+		}
+		data = append(data, c...)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if data == nil {
+		var size int64
+		if err := q.QueryRowContext(ctx, `SELECT size FROM cp_blobs WHERE sha256 = ?`, sha).Scan(&size); err != nil {
+			return nil, fmt.Errorf("blob %s: %w", short(sha), ErrNoContent)
+		}
+		data = []byte{}
+	}
+	if err := checkHash(data, sha); err != nil {
+		return nil, err
 	}
 	return data, nil
 }
 
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// getBlob returns the content with hash sha, or ErrNoContent.
-func getBlob(ctx context.Context, q querier, sha string, max int64) ([]byte, error) {
-	var z []byte
-	err := q.QueryRowContext(ctx, `SELECT data FROM cp_blobs WHERE sha256 = ?`, sha).Scan(&z)
-	if err == sql.ErrNoRows {
-		return nil, fmt.Errorf("blob %s: %w", short(sha), ErrNoContent)
+func checkHash(data []byte, sha string) error {
+	sum := sha256.Sum256(data)
+	if hex.EncodeToString(sum[:]) != sha {
+		return fmt.Errorf("blob %s: %w: content does not match its hash", short(sha), ErrCorrupt)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return inflate(z, sha, max)
+	return nil
 }
 
 func short(sha string) string {

@@ -39,3 +39,38 @@ func TestDiff(t *testing.T) {
 		}
 	}
 }
+
+// Content-defined chunks: an edit in the middle of a file changes the chunk
+// it falls in, and the chunks before and after keep their bytes.
+func TestChunksFollowContent(t *testing.T) {
+	data := make([]byte, 200_000)
+	x := uint32(1)
+	for i := range data {
+		x = x*1664525 + 1013904223
+		data[i] = byte(x >> 24)
+	}
+	a := chunks(data)
+	edited := append(append(append([]byte{}, data[:100_000]...), "an inserted line\n"...), data[100_000:]...)
+	b := chunks(edited)
+	set := map[string]bool{}
+	total := 0
+	for _, c := range a {
+		set[string(c)] = true
+		total += len(c)
+		if len(c) > chunkMax {
+			t.Fatalf("chunk of %d bytes", len(c))
+		}
+	}
+	if total != len(data) || len(a) < 20 {
+		t.Fatalf("%d chunks covering %d bytes", len(a), total)
+	}
+	fresh := 0
+	for _, c := range b {
+		if !set[string(c)] {
+			fresh++
+		}
+	}
+	if fresh > 2 {
+		t.Fatalf("an insertion changed %d of %d chunks", fresh, len(b))
+	}
+}

@@ -57,12 +57,15 @@ func Export(ctx context.Context, db *store.DB, sessionID string, w io.Writer, co
 			return nil
 		}
 		for _, sha := range order {
-			var size int64
-			var z []byte
-			if err := q.QueryRowContext(ctx, `SELECT size, data FROM cp_blobs WHERE sha256 = ?`, sha).Scan(&size, &z); err != nil {
-				return fmt.Errorf("blob %s: %w", short(sha), err)
+			data, err := getBlob(ctx, q, sha, MaxContent)
+			if err != nil {
+				return err
 			}
-			if err := emit(exportBlob{Type: "blob", SHA256: sha, Size: size, Deflate: base64.StdEncoding.EncodeToString(z)}); err != nil {
+			z, err := deflate(data)
+			if err != nil {
+				return err
+			}
+			if err := emit(exportBlob{Type: "blob", SHA256: sha, Size: int64(len(data)), Deflate: base64.StdEncoding.EncodeToString(z)}); err != nil {
 				return err
 			}
 		}
@@ -97,11 +100,11 @@ func importLines(ctx context.Context, q store.Querier, s store.Session, lines []
 			if err != nil {
 				return fmt.Errorf("%w: blob %s: %v", store.ErrBadImport, short(b.SHA256), err)
 			}
-			data, err := inflate(z, b.SHA256, MaxContent)
-			if err != nil {
+			data, err := inflate(z, MaxContent)
+			if err != nil || int64(len(data)) > MaxContent || checkHash(data, b.SHA256) != nil {
 				continue // damaged or forged: treated as not carried
 			}
-			if _, err := q.ExecContext(ctx, `INSERT OR IGNORE INTO cp_blobs(sha256, size, data) VALUES (?, ?, ?)`, b.SHA256, len(data), z); err != nil {
+			if err := putBlob(ctx, q, b.SHA256, data); err != nil {
 				return err
 			}
 			have[b.SHA256] = true

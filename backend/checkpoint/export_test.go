@@ -11,7 +11,7 @@ import (
 func blobCount(t *testing.T, e *env) int {
 	t.Helper()
 	var n int
-	if err := e.db.SQL().QueryRow(`SELECT count(*) FROM cp_blobs`).Scan(&n); err != nil {
+	if err := e.db.SQL().QueryRow(`SELECT (SELECT count(*) FROM cp_blobs) + (SELECT count(*) FROM cp_chunks) + (SELECT count(*) FROM cp_blob_chunks)`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

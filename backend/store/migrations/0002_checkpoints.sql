@@ -56,14 +56,34 @@ BEGIN
     SELECT 'delete', id, body FROM chunk_text WHERE id = old.id;
 END;
 
--- File contents, content-addressed: sha256 (hex) of the raw bytes; data is
--- raw DEFLATE. Shared by every session and folder; freed by the triggers
--- below once nothing refers to a blob.
+-- File contents, content-addressed: a blob is the sha256 (hex) of a file's
+-- raw bytes; its content is a list of chunks cut where the content itself
+-- says (content-defined chunking), each chunk stored once, DEFLATE-
+-- compressed, under the sha256 of its raw bytes. An edit in the middle of
+-- a big file adds the one or two chunks it touched, not a copy of the file.
+-- Freed by the triggers below once nothing refers to a blob.
 CREATE TABLE cp_blobs (
   sha256 TEXT PRIMARY KEY,
-  size   INTEGER NOT NULL,
+  size   INTEGER NOT NULL
+);
+CREATE TABLE cp_chunks (
+  sha256 TEXT PRIMARY KEY,
   data   BLOB NOT NULL
 );
+CREATE TABLE cp_blob_chunks (
+  blob  TEXT NOT NULL, -- cp_blobs.sha256; removed by cp_blobs_free
+  ord   INTEGER NOT NULL,
+  chunk TEXT NOT NULL,
+  PRIMARY KEY (blob, ord)
+);
+CREATE INDEX cp_blob_chunks_chunk ON cp_blob_chunks(chunk);
+
+CREATE TRIGGER cp_blobs_free AFTER DELETE ON cp_blobs
+BEGIN
+  DELETE FROM cp_chunks WHERE sha256 IN (SELECT chunk FROM cp_blob_chunks WHERE blob = old.sha256)
+    AND NOT EXISTS (SELECT 1 FROM cp_blob_chunks WHERE chunk = cp_chunks.sha256 AND blob <> old.sha256);
+  DELETE FROM cp_blob_chunks WHERE blob = old.sha256;
+END;
 
 -- What the app last knew of each tracked path of a folder (the stat cache):
 -- the "before" state of the next call. kind: file, dir or link. sha256 is
