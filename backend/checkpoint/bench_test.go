@@ -19,8 +19,11 @@ import (
 
 // benchTree is the watcher benchmark's tree (backend/tools/watch_bench_test.go):
 // a 20,000-file project (40 x 10 folders of 50 files) and a 50,000-file
-// node_modules beside it, hard links to a few empty files.
-func benchTree(b *testing.B) string {
+// node_modules beside it, hard links to a few empty files. With distinct,
+// the project's files are separate empty files instead: replacing a hard
+// link changes the shared inode's ctime, which a full rescan (rightly)
+// takes for a change of all 10,000 paths linked to it.
+func benchTree(b *testing.B, distinct ...bool) string {
 	b.Helper()
 	root := b.TempDir()
 	var src string
@@ -30,6 +33,12 @@ func benchTree(b *testing.B) string {
 			b.Fatal(err)
 		}
 		for i := range n {
+			if len(distinct) > 0 && distinct[0] && !strings.Contains(dir, "node_modules") {
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.js", i)), nil, 0o644); err != nil {
+					b.Fatal(err)
+				}
+				continue
+			}
 			if links%10000 == 0 {
 				src = filepath.Join(root, fmt.Sprintf(".src%d", links))
 				if err := os.WriteFile(src, nil, 0o644); err != nil {
@@ -80,7 +89,7 @@ type benchEnv struct {
 	n   int
 }
 
-func newBenchEnv(b *testing.B, dir string) *benchEnv {
+func newBenchEnv(b *testing.B, dir string, opts ...checkpoint.Options) *benchEnv {
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
@@ -90,7 +99,7 @@ func newBenchEnv(b *testing.B, dir string) *benchEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := &benchEnv{b: b, ctx: ctx, db: db, rec: checkpoint.New(db, checkpoint.Options{}), sid: s.ID, dir: dir}
+	e := &benchEnv{b: b, ctx: ctx, db: db, rec: checkpoint.New(db, append(opts, checkpoint.Options{})[0]), sid: s.ID, dir: dir}
 	b.Cleanup(func() { e.rec.Close(); db.Close() })
 	return e
 }
@@ -151,10 +160,18 @@ func median(xs []float64) float64 {
 // 10 pairs per iteration, alternating which side goes first. The first
 // capture (the baseline: every tracked file read and stored once) is
 // reported separately as baseline_ns.
-func BenchmarkCheckpointOverhead(b *testing.B) {
+func BenchmarkCheckpointOverhead(b *testing.B) { benchOverhead(b, checkpoint.Options{}) }
+
+// BenchmarkCheckpointOverheadNoWatch: the same without inotify (the CLI, or
+// a folder past the kernel's watch limit): every capture walks the folder.
+func BenchmarkCheckpointOverheadNoWatch(b *testing.B) {
+	benchOverhead(b, checkpoint.Options{NoWatch: true})
+}
+
+func benchOverhead(b *testing.B, opts checkpoint.Options) {
 	const pairs = 10
-	dir := benchTree(b)
-	e := newBenchEnv(b, dir)
+	dir := benchTree(b, opts.NoWatch)
+	e := newBenchEnv(b, dir, opts)
 	if err := statWalk(dir); err != nil {
 		b.Fatal(err)
 	}

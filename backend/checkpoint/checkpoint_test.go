@@ -196,3 +196,17 @@ func TestCopyAt(t *testing.T) {
 		t.Fatalf("copy into a non-empty folder: %v", err)
 	}
 }
+
+// Prepare takes the baseline up front; the first call then records only
+// its own changes, and what the person did before it is not charged to it.
+func TestPrepare(t *testing.T) {
+	e := newEnv(t, checkpoint.Options{}, start)
+	if err := e.rec.Prepare(e.ctx, e.dir); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, e.dir, map[string]string{"person.txt": "typed by the person"})
+	_, ch := e.call(e.sh(`echo agent > agent.txt`))
+	if summary(ch) != "created agent.txt\n" {
+		t.Fatalf("changes:\n%s", summary(ch))
+	}
+}

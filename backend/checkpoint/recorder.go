@@ -223,6 +223,27 @@ func (r *Recorder) commit(ctx context.Context, rs *rootState, ds []delta, fn fun
 	return nil
 }
 
+// Prepare brings root's stat cache and blobs up to date without recording
+// a capture, so the first Before of a session does not pay for the
+// baseline (docs/checkpoints.md). The app may call it in the background
+// when a session opens its folder; it waits for, and then holds up,
+// captures of the same folder.
+func (r *Recorder) Prepare(ctx context.Context, root string) error {
+	rs, err := r.acquire(ctx, root)
+	if err != nil {
+		return fmt.Errorf("prepare checkpoints of %s: %w", root, err)
+	}
+	defer rs.release()
+	ds, err := r.refresh(ctx, rs)
+	if err == nil {
+		err = r.commit(ctx, rs, ds, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("prepare checkpoints of %s: %w", root, err)
+	}
+	return nil
+}
+
 // Capture is a call's "before" state, durable from Before's return. It must
 // end with exactly one After or Abort; until then other captures of the same
 // folder wait.
@@ -288,8 +309,8 @@ func (c *Capture) Abort() {
 // finish scans, records the changes of capture id at seq, and returns them.
 // The capture is claimed with seq in the same transaction: if another
 // process linked it first, nothing is recorded twice.
-func (r *Recorder) finish(ctx context.Context, rs *rootState, id, seq int64, extra ...string) ([]Change, error) {
-	ds, err := r.refresh(ctx, rs, extra...)
+func (r *Recorder) finish(ctx context.Context, rs *rootState, id, seq int64) ([]Change, error) {
+	ds, err := r.refresh(ctx, rs)
 	if err != nil {
 		return nil, err
 	}
@@ -306,6 +327,11 @@ func (r *Recorder) finish(ctx context.Context, rs *rootState, id, seq int64, ext
 	if err != nil {
 		return nil, err
 	}
+	return changesOf(ds, seq), nil
+}
+
+// changesOf lists the deltas that are changes, as recorded on row seq.
+func changesOf(ds []delta, seq int64) []Change {
 	out := []Change{}
 	for _, d := range ds {
 		if d.change != "" {
@@ -314,7 +340,7 @@ func (r *Recorder) finish(ctx context.Context, rs *rootState, id, seq int64, ext
 			out = append(out, c)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // linkPending links the captures of rs left pending by a process that

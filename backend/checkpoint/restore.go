@@ -123,18 +123,26 @@ func (r *Recorder) restore(ctx context.Context, sessionID string, opts RestoreOp
 		return p, err
 	}
 	p.Seq = rows[0].Seq
-	var id int64
-	err = r.commit(ctx, rs, nil, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO cp_captures(session_id, run_id, call_id, root, created_at) VALUES (?, ?, ?, ?, ?)`,
-			sessionID, opts.RunID, fmt.Sprintf("restore:%d", p.Seq), rs.path, r.opts.Now().UnixMilli())
-		if err == nil {
-			id, err = res.LastInsertId()
-		}
-		return err
-	})
-	if err == nil {
-		p.Changes, err = r.finish(ctx, rs, id, p.Seq, touched...)
+	// What the restore changed, on its row, in one transaction with the
+	// capture: a kill before it leaves these changes to show up as outside
+	// changes of the folder (a later restore then asks before touching them).
+	ds, err = r.refresh(ctx, rs, touched...)
+	if err != nil {
+		return p, err
 	}
+	err = r.commit(ctx, rs, ds, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO cp_captures(session_id, run_id, call_id, root, seq, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			sessionID, opts.RunID, fmt.Sprintf("restore:%d", p.Seq), rs.path, p.Seq, r.opts.Now().UnixMilli())
+		if err != nil {
+			return err
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		return insertChanges(ctx, tx, id, ds)
+	})
+	p.Changes = changesOf(ds, p.Seq)
 	return p, err
 }
 
