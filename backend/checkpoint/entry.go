@@ -73,8 +73,7 @@ func diff(old, new *Entry) (ChangeKind, bool) {
 
 // sameContent: a restore may treat the path as untouched since it was recorded.
 func sameContent(a, b *Entry) bool {
-	k, changed := diff(a, b)
-	_ = k
+	_, changed := diff(a, b)
 	return !changed
 }
 

@@ -210,14 +210,15 @@ func (r *Recorder) plan(ctx context.Context, rs *rootState, sessionID string, op
 			continue
 		}
 		p.targets[pth], p.current[pth] = f.Before, cur
-		p.Restored = append(p.Restored, Restored{Path: pth, Change: undone(f, l, cur)})
+		p.Restored = append(p.Restored, Restored{Path: pth, Change: undone(f, cur)})
 	}
 	return p, nil
 }
 
-// undone names the change being undone: the first change when the path
-// ends as it started; otherwise what the restore does to the current state.
-func undone(f, l changeRow, cur *Entry) ChangeKind {
+// undone names the change being undone: what separates the state to go
+// back to from the current one, seen from the current one (a file the
+// session created is "created"), or the session's first change.
+func undone(f changeRow, cur *Entry) ChangeKind {
 	if k, ok := diff(f.Before, cur); ok {
 		return k
 	}

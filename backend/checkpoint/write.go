@@ -47,6 +47,13 @@ func (r *Recorder) writeStates(ctx context.Context, root *os.Root, targets, curr
 		current[p] = nil
 	}
 	sort.Strings(paths)
+	var pend []pending
+	defer func() {
+		for _, w := range pend { // only left when something failed
+			w.f.Close()
+			root.Remove(w.tmp)
+		}
+	}()
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -60,29 +67,80 @@ func (r *Recorder) writeStates(ctx context.Context, root *os.Root, targets, curr
 				return nil, fmt.Errorf("restore %s: %w", p, err)
 			}
 		}
-		if err := r.writeOne(ctx, root, p, t, cur, copyFrom); err != nil {
+		w, err := r.writeOne(ctx, root, p, t, cur, copyFrom)
+		if err != nil {
 			return nil, fmt.Errorf("restore %s: %w", p, err)
 		}
+		if w != nil {
+			pend = append(pend, *w)
+		}
+	}
+	if err := syncAll(pend); err != nil {
+		return nil, err
+	}
+	for len(pend) > 0 {
+		w := pend[0]
+		if err := root.Rename(w.tmp, w.path); err != nil {
+			return nil, fmt.Errorf("restore %s: %w", w.path, err)
+		}
+		pend = pend[1:]
 	}
 	return paths, nil
 }
 
+// pending is a file's new content written beside it, not yet synced and
+// renamed into place.
+type pending struct {
+	path, tmp string
+	f         *os.File
+}
+
+// syncAll fsyncs the written files concurrently (the filesystem commits
+// them in one journal transaction instead of one each) and closes them.
+func syncAll(ws []pending) error {
+	errs := make(chan error, len(ws))
+	sem := make(chan struct{}, 16)
+	for _, w := range ws {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			err := w.f.Sync()
+			if cerr := w.f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				err = fmt.Errorf("restore %s: %w", w.path, err)
+			}
+			errs <- err
+		}()
+	}
+	var first error
+	for range ws {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 func depth(p string) int { return strings.Count(p, "/") }
 
-func (r *Recorder) writeOne(ctx context.Context, root *os.Root, p string, t, cur *Entry, copyFrom *os.Root) error {
+// writeOne makes p hold t. A file's new content is returned as pending:
+// the caller syncs and renames it.
+func (r *Recorder) writeOne(ctx context.Context, root *os.Root, p string, t, cur *Entry, copyFrom *os.Root) (*pending, error) {
 	switch t.Kind {
 	case KindDir:
 		if cur == nil {
 			if err := root.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-				return err
+				return nil, err
 			}
 		}
-		return root.Chmod(p, t.Mode)
+		return nil, root.Chmod(p, t.Mode)
 	case KindLink:
-		return root.Symlink(t.Target, p)
+		return nil, root.Symlink(t.Target, p)
 	}
 	if cur != nil && cur.Kind == KindFile && cur.SHA256 == t.SHA256 {
-		return root.Chmod(p, t.Mode)
+		return nil, root.Chmod(p, t.Mode)
 	}
 	var data []byte
 	var err error
@@ -94,36 +152,29 @@ func (r *Recorder) writeOne(ctx context.Context, root *os.Root, p string, t, cur
 		err = ErrNoContent
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return writeFile(root, p, data, t.Mode)
+	return writeTemp(root, p, data, t.Mode)
 }
 
-// writeFile replaces p atomically: a temporary file beside it, synced,
-// then renamed over it, so a kill leaves the old or the new content.
-func writeFile(root *os.Root, p string, data []byte, mode fs.FileMode) error {
+// writeTemp writes data to a temporary file beside p; once synced and
+// renamed over p, a kill leaves either the old or the new content.
+func writeTemp(root *os.Root, p string, data []byte, mode fs.FileMode) (*pending, error) {
 	var b [6]byte
 	rand.Read(b[:])
 	tmp := path.Join(path.Dir(p), ".loopdesk-restore-"+hex.EncodeToString(b[:]))
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, err = f.Write(data)
 	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = root.Chmod(tmp, mode)
-	}
-	if err == nil {
-		err = root.Rename(tmp, p)
+		err = f.Chmod(mode)
 	}
 	if err != nil {
+		f.Close()
 		root.Remove(tmp)
+		return nil, err
 	}
-	return err
+	return &pending{path: p, tmp: tmp, f: f}, nil
 }
