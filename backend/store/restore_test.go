@@ -3,7 +3,10 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -84,5 +87,52 @@ func TestExportImportExtraLines(t *testing.T) {
 		}})
 	if err != nil || len(seen) != 1 || !strings.Contains(seen[0], s.ID) || imp.ID == s.ID {
 		t.Fatalf("import: %v %q", err, seen)
+	}
+}
+
+// A database written by a build that knew only migration 0001 keeps its
+// rows, their search index and the append-only rule through 0002, which
+// rebuilds the chunks table to admit restore rows.
+func TestMigrationFromVersion1KeepsRows(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v1.db")
+	init1, err := os.ReadFile("migrations/0001_init.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{string(init1),
+		`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`,
+		`INSERT INTO schema_migrations VALUES (1, 'init', 0)`,
+		`INSERT INTO sessions(id, title, created_at, updated_at, last_seq) VALUES ('s1', 'old', 0, 0, 2)`,
+		`INSERT INTO chunks(session_id, seq, kind, payload, created_at) VALUES ('s1', 1, 'user', '{"text":"find the flamingo"}', 0)`,
+		`INSERT INTO chunks(session_id, seq, kind, payload, created_at) VALUES ('s1', 2, 'assistant', '{"text":"the flamingo is pink","reasoning":"","tool_calls":[]}', 0)`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+	db := openPath(t, path)
+	rows, err := db.Chunks(ctx, "s1")
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("rows after migrating: %d %v", len(rows), err)
+	}
+	hits, err := db.Search(ctx, "flamingo", 10)
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("search after migrating: %+v %v", hits, err)
+	}
+	if _, err := db.SQL().Exec(`UPDATE chunks SET payload = '{}' WHERE seq = 1`); err == nil {
+		t.Fatal("rows are editable after the migration")
+	}
+	mustAppend(t, db, "s1", "", store.NewChunk{Kind: store.KindRestore, Payload: store.RestorePayload{ToSeq: 1}})
+	if err := db.DeleteSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if hits, _ := db.Search(ctx, "flamingo", 10); len(hits) != 0 {
+		t.Fatalf("deleted rows still found: %+v", hits)
 	}
 }
