@@ -210,3 +210,22 @@ func TestPrepare(t *testing.T) {
 		t.Fatalf("changes:\n%s", summary(ch))
 	}
 }
+
+// A file the person already put back by hand is no conflict; the contents
+// of both sides of a change are there for a diff.
+func TestAlreadyRestoredAndContent(t *testing.T) {
+	e := newEnv(t, checkpoint.Options{}, start)
+	seq, ch := e.call(e.sh(`echo agent > a.txt && echo agent > sub/c.txt`))
+	old, err := e.rec.Content(e.ctx, ch[0].Before)
+	if err != nil || string(old) != start["a.txt"] {
+		t.Fatalf("content before: %q %v", old, err)
+	}
+	if now, err := e.rec.Content(e.ctx, ch[0].After); err != nil || string(now) != "agent\n" {
+		t.Fatalf("content after: %q %v", now, err)
+	}
+	writeTree(t, e.dir, map[string]string{"a.txt": start["a.txt"]})
+	p, err := e.rec.Restore(e.ctx, e.sid, checkpoint.RestoreOptions{ToSeq: seq})
+	if err != nil || len(p.Restored) != 1 || p.Restored[0].Path != "sub/c.txt" {
+		t.Fatalf("restore: %+v %v", p, err)
+	}
+}

@@ -442,6 +442,22 @@ func (r *Recorder) Recover(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// Content returns the stored content of a file state (a Change's Before
+// or After), for showing a per-file diff. ErrNoContent when it was not kept.
+func (r *Recorder) Content(ctx context.Context, e *Entry) ([]byte, error) {
+	if e == nil || e.Kind != KindFile {
+		return nil, fmt.Errorf("content: %w: not a file", ErrNoContent)
+	}
+	if !e.Stored {
+		return nil, fmt.Errorf("content of %s: %w", short(e.SHA256), ErrNoContent)
+	}
+	data, err := getBlob(ctx, r.sql, e.SHA256, r.opts.MaxContent)
+	if err != nil {
+		return nil, fmt.Errorf("content: %w", err)
+	}
+	return data, nil
+}
+
 // Changes returns every change recorded for sessionID's rows, by seq then path.
 func (r *Recorder) Changes(ctx context.Context, sessionID string) ([]Change, error) {
 	if _, err := r.db.GetSession(ctx, sessionID); err != nil {

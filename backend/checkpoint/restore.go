@@ -195,19 +195,19 @@ func (r *Recorder) plan(ctx context.Context, rs *rootState, sessionID string, op
 	sort.Strings(paths)
 	for _, pth := range paths {
 		f, l, cur := first[pth], last[pth], rs.cache[pth]
+		if sameContent(cur, f.Before) {
+			continue // already as it was: nothing to overwrite
+		}
+		if f.Before != nil && f.Before.Kind == KindFile && !f.Before.Stored {
+			p.Unrestorable = append(p.Unrestorable, pth)
+			continue
+		}
 		if !sameContent(cur, l.After) {
 			by, err := r.whoChanged(ctx, rs, sessionID, pth, l.captureID, cur, &p)
 			if err != nil {
 				return Plan{}, err
 			}
 			p.Conflicts = append(p.Conflicts, Conflict{Path: pth, By: by})
-		}
-		if sameContent(cur, f.Before) {
-			continue // already as it was
-		}
-		if f.Before != nil && f.Before.Kind == KindFile && !f.Before.Stored {
-			p.Unrestorable = append(p.Unrestorable, pth)
-			continue
 		}
 		p.targets[pth], p.current[pth] = f.Before, cur
 		p.Restored = append(p.Restored, Restored{Path: pth, Change: undone(f, cur)})
