@@ -48,7 +48,8 @@
 //     runID, callID, workspaceRoot). On error, do not run the call without
 //     saying so (the call is not undoable).
 //  3. Run the tool, append its result row, then cap.After(ctx, row.Seq)
-//     and publish the returned changes with the row. If the call never
+//     and publish the returned changes with the row (rec.Content of a
+//     change's Before and After gives the two sides of its diff). If the call never
 //     started, cap.Abort(). Exactly one of the two, always: other captures
 //     of the folder wait until then.
 //  4. Restore: rec.Restore(ctx, sessionID, RestoreOptions{ToSeq, Path,
