@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -33,9 +34,13 @@ commands:
   fork ID --at SEQ     copy rows 1..SEQ into a new session
   search QUERY...      full-text search over every session (FTS5 syntax;
                        --literal for plain words, --limit N, default 50)
-  export ID [-o FILE]  write a session as JSON Lines (stdout by default)
+  export ID [-o FILE]  write a session as JSON Lines (stdout by default), with its
+                       change records (--contents: and the file contents)
   import FILE          read an export (- for stdin) into a new session
   delete ID            delete a session (its forks are kept)
+  changes ID           the files each row changed (created/modified/deleted/mode)
+  restore ID --to SEQ  restore the files changed at or after row SEQ to their state
+                       before it (--path P for one file, --dry-run to preview)
 
 flags for every command:
   --db PATH            database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
@@ -62,8 +67,10 @@ type sessCmd struct {
 	limit  int
 	lit    bool
 	out    string
+	cp     cpFlags // changes, restore, export --contents
 	stdin  io.Reader
 	stdout io.Writer
+	stderr io.Writer // notes besides the result (restore)
 }
 
 // Sessions runs `loopdesk sessions ARGS...` and returns the exit status:
@@ -87,7 +94,7 @@ func sessionsWithStdin(ctx context.Context, args []string, stdin io.Reader, stdo
 		return sessExitOK
 	}
 	if err == nil {
-		cmd.stdin, cmd.stdout = stdin, stdout
+		cmd.stdin, cmd.stdout, cmd.stderr = stdin, stdout, stderr
 		err = cmd.run(ctx)
 	}
 	var ue sessUsageError
@@ -120,7 +127,10 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		fs.BoolVar(&c.lit, "literal", false, "match the words as typed, no FTS5 syntax")
 	case "export":
 		fs.StringVar(&c.out, "o", "", "output file")
-	case "list", "show", "import", "delete":
+		c.cp.exportFlags(fs)
+	case "restore":
+		c.cp.restoreFlags(fs)
+	case "list", "show", "import", "delete", "changes":
 	default:
 		return nil, sessUsagef("unknown command %q", c.name)
 	}
@@ -151,7 +161,7 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		}
 		c.at, c.atSet = n, true
 	}
-	want := map[string]int{"list": 0, "show": 1, "fork": 1, "export": 1, "import": 1, "delete": 1}
+	want := map[string]int{"list": 0, "show": 1, "fork": 1, "export": 1, "import": 1, "delete": 1, "changes": 1, "restore": 1}
 	if n, ok := want[c.name]; ok && len(c.args) != n {
 		if n == 0 {
 			return nil, sessUsagef("%s takes no arguments, got %q", c.name, c.args)
@@ -163,6 +173,11 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 	}
 	if c.name == "fork" && !c.atSet {
 		return nil, sessUsagef("fork needs --at SEQ")
+	}
+	if c.name == "restore" {
+		if err := c.cp.check(); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -210,8 +225,12 @@ func (c *sessCmd) run(ctx context.Context) error {
 		return c.search(ctx, db, strings.Join(c.args, " "))
 	case "export":
 		return c.export(ctx, db, c.args[0])
+	case "changes":
+		return c.changes(ctx, db, c.args[0])
+	case "restore":
+		return c.restore(ctx, db, c.args[0])
 	case "import":
-		s, err := db.Import(ctx, in)
+		s, err := checkpoint.Import(ctx, db, in)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.args[0], err)
 		}
@@ -341,6 +360,8 @@ func sessSummary(r store.Chunk) string {
 		var p store.SummaryPayload
 		json.Unmarshal(r.Payload, &p)
 		line = fmt.Sprintf("(rows 1..%d) %s", p.ThroughSeq, p.Text)
+	case store.KindRestore:
+		line = restoreSummary(r.Payload)
 	}
 	return loop.Cut(sessClean(line), 160)
 }
@@ -391,14 +412,14 @@ func (c *sessCmd) search(ctx context.Context, db *store.DB, q string) error {
 // into place, so a failed export never leaves a half-written file.
 func (c *sessCmd) export(ctx context.Context, db *store.DB, id string) error {
 	if c.out == "" || c.out == "-" {
-		return db.Export(ctx, id, c.stdout)
+		return checkpoint.Export(ctx, db, id, c.stdout, c.cp.contents)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(c.out), ".loopdesk-export-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := db.Export(ctx, id, tmp); err != nil {
+	if err := checkpoint.Export(ctx, db, id, tmp, c.cp.contents); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -21,6 +21,9 @@ const (
 	KindApproval   Kind = "approval"
 	KindSummary    Kind = "summary"
 	KindSystem     Kind = "system"
+	// KindRestore records that files of the session's folder were restored
+	// (backend/checkpoint). It is not sent to the model.
+	KindRestore Kind = "restore"
 )
 
 // Chunk is one stored row of a session. Payload is the JSON of the payload
@@ -98,6 +101,25 @@ type SystemPayload struct {
 	Text string `json:"text"`
 }
 
+// RestoredPath is one path a restore brought back; Change is the change
+// being undone (created, modified, deleted or mode).
+type RestoredPath struct {
+	Path   string `json:"path"`
+	Change string `json:"change"`
+}
+
+// RestorePayload is a restore of the folder's files to their state before
+// row ToSeq (only Path when set). Restored lists what changed; Overridden the
+// files changed outside since that the person chose to overwrite; Skipped
+// the files that could not be brought back (content never stored).
+type RestorePayload struct {
+	ToSeq      int64          `json:"to_seq"`
+	Path       string         `json:"path,omitempty"`
+	Restored   []RestoredPath `json:"restored"`
+	Overridden []string       `json:"overridden,omitempty"`
+	Skipped    []string       `json:"skipped,omitempty"`
+}
+
 // NewChunk is a row to append. Payload is one of the *Payload types (value or
 // pointer) or anything that marshals to the same JSON; it is stored in the
 // canonical form of its kind's type, and unknown fields are refused.
@@ -135,6 +157,8 @@ func canonical(kind Kind, p any) (json.RawMessage, any, error) {
 		v = &SummaryPayload{}
 	case KindSystem:
 		v = &SystemPayload{}
+	case KindRestore:
+		v = &RestorePayload{}
 	default:
 		return nil, nil, fmt.Errorf("%w: unknown kind %q", ErrInvalid, kind)
 	}
@@ -145,6 +169,9 @@ func canonical(kind Kind, p any) (json.RawMessage, any, error) {
 	}
 	if a, ok := v.(*AssistantPayload); ok && a.ToolCalls == nil {
 		a.ToolCalls = []ToolCall{}
+	}
+	if r, ok := v.(*RestorePayload); ok && r.Restored == nil {
+		r.Restored = []RestoredPath{}
 	}
 	out, err := marshal(v)
 	if err != nil {
@@ -355,6 +382,41 @@ func pendingAt(ctx context.Context, tx execer, sessionID string, seq int64) ([]p
 		}
 	}
 	return pending, rows.Err()
+}
+
+// PendingCalls (used by checkpoint restore, which refuses while a call is in flight) returns the tool calls of the session's last assistant turn
+// that have no result yet, in the order the model made them. Outside a live
+// run it is empty: forks, imports, FinishRun and repair-on-open all answer
+// dangling calls.
+func (db *DB) PendingCalls(ctx context.Context, sessionID string) ([]ToolCall, error) {
+	var out []ToolCall
+	err := db.read(ctx, func(tx execer) error {
+		last, pending, err := sessionTail(ctx, tx, sessionID)
+		if err != nil || len(pending) == 0 {
+			return err
+		}
+		var payload string
+		if err := tx.QueryRowContext(ctx, `SELECT payload FROM chunks WHERE session_id = ? AND seq <= ? AND kind = 'assistant'
+			ORDER BY seq DESC LIMIT 1`, sessionID, last).Scan(&payload); err != nil {
+			return err
+		}
+		var a AssistantPayload
+		if err := json.Unmarshal([]byte(payload), &a); err != nil {
+			return err
+		}
+		for _, c := range a.ToolCalls {
+			for _, p := range pending {
+				if p.ID == c.ID {
+					out = append(out, c)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pending calls of session %s: %w", sessionID, err)
+	}
+	return out, nil
 }
 
 // Chunks returns all rows of a session in seq order.

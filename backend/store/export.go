@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -37,11 +38,42 @@ type (
 	}
 )
 
+// Querier is the transaction (or read snapshot) an export or import
+// extension runs in.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// ExportOptions extend an export with lines of other packages' tables
+// (backend/checkpoint's change records), read in the same snapshot.
+type ExportOptions struct {
+	// Extra is called after the runs; each emit writes one JSON line, which
+	// must carry a "type" other than session, chunk or run.
+	Extra func(ctx context.Context, q Querier, sessionID string, emit func(v any) error) error
+}
+
+// ImportOptions accept the extra lines of ExportOptions.
+type ImportOptions struct {
+	// Types are the extra line types accepted; any other is ErrBadImport.
+	Types []string
+	// Extra receives those lines in file order, inside the import's
+	// transaction, once the session and its rows are stored; an error
+	// rolls back the whole import.
+	Extra func(ctx context.Context, q Querier, s Session, lines []json.RawMessage) error
+}
+
 // Export writes a session as JSON Lines: {"type":"session",...} with its
 // metadata and lineage, one {"type":"chunk",...} per row with the payload as
 // stored, one {"type":"run",...} per run. Settings (and so no key) are
 // never part of it. It reads one consistent snapshot without blocking writers.
 func (db *DB) Export(ctx context.Context, id string, w io.Writer) error {
+	return db.ExportWith(ctx, id, w, ExportOptions{})
+}
+
+// ExportWith is Export followed by the lines opt.Extra emits.
+func (db *DB) ExportWith(ctx context.Context, id string, w io.Writer, opt ExportOptions) error {
 	err := db.read(ctx, func(tx execer) error {
 		s, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -91,6 +123,11 @@ func (db *DB) Export(ctx context.Context, id string, w io.Writer) error {
 		if err := runs.Err(); err != nil {
 			return err
 		}
+		if opt.Extra != nil {
+			if err := opt.Extra(ctx, tx, id, func(v any) error { return writeLine(bw, v) }); err != nil {
+				return err
+			}
+		}
 		return bw.Flush()
 	})
 	if err != nil {
@@ -115,7 +152,12 @@ func writeLine(w *bufio.Writer, v any) error {
 // and nothing is written. Runs recorded as running come back interrupted,
 // and tool calls the export left unanswered get "interrupted" error results.
 func (db *DB) Import(ctx context.Context, r io.Reader) (Session, error) {
-	hdr, rows, runs, err := readExport(r)
+	return db.ImportWith(ctx, r, ImportOptions{})
+}
+
+// ImportWith is Import accepting the extra line types of opt.
+func (db *DB) ImportWith(ctx context.Context, r io.Reader, opt ImportOptions) (Session, error) {
+	hdr, rows, runs, extra, err := readExport(r, opt.Types)
 	if err != nil {
 		return Session{}, err // ErrBadImport naming the line: the caller names the file
 	}
@@ -181,9 +223,14 @@ func (db *DB) Import(ctx context.Context, r io.Reader) (Session, error) {
 			}
 		}
 		// An export taken mid-run ends with calls nobody will answer.
-		_, err = db.answerPending(ctx, tx, s.ID, "",
-			"interrupted: the session was exported before this tool call returned a result", now)
-		return err
+		if _, err = db.answerPending(ctx, tx, s.ID, "",
+			"interrupted: the session was exported before this tool call returned a result", now); err != nil {
+			return err
+		}
+		if opt.Extra != nil && len(extra) > 0 {
+			return opt.Extra(ctx, tx, s, extra)
+		}
+		return nil
 	})
 	if err != nil && !errors.Is(err, ErrBadImport) {
 		return Session{}, fmt.Errorf("store the imported session: %w", err)
@@ -200,15 +247,17 @@ type importRow struct {
 }
 
 // readExport parses and checks a whole export before anything is written.
-func readExport(r io.Reader) (exportHeader, []importRow, []Run, error) {
+// Lines of the extra types are returned as they are, for ImportOptions.Extra.
+func readExport(r io.Reader, types []string) (exportHeader, []importRow, []Run, []json.RawMessage, error) {
 	var hdr exportHeader
 	var rows []importRow
 	var runs []Run
+	var extra []json.RawMessage
 	br := bufio.NewReader(r)
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if err != nil && err != io.EOF {
-			return hdr, nil, nil, fmt.Errorf("read line %d: %w", n, err)
+			return hdr, nil, nil, nil, fmt.Errorf("read line %d: %w", n, err)
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			if err == io.EOF {
@@ -223,47 +272,51 @@ func readExport(r io.Reader) (exportHeader, []importRow, []Run, error) {
 			Type string `json:"type"`
 		}
 		if jerr := json.Unmarshal(line, &probe); jerr != nil {
-			return hdr, nil, nil, bad("not JSON: %v", jerr)
+			return hdr, nil, nil, nil, bad("not JSON: %v", jerr)
 		}
 		if n == 1 || hdr.Type == "" {
 			if probe.Type != "session" {
-				return hdr, nil, nil, bad("want the session line first, got type %q", probe.Type)
+				return hdr, nil, nil, nil, bad("want the session line first, got type %q", probe.Type)
 			}
 			if jerr := json.Unmarshal(line, &hdr); jerr != nil {
-				return hdr, nil, nil, bad("session: %v", jerr)
+				return hdr, nil, nil, nil, bad("session: %v", jerr)
 			}
 			if hdr.Format < 1 || hdr.Format > ExportFormat {
-				return hdr, nil, nil, bad("export format %d, this build reads up to %d", hdr.Format, ExportFormat)
+				return hdr, nil, nil, nil, bad("export format %d, this build reads up to %d", hdr.Format, ExportFormat)
 			}
 		} else {
 			switch probe.Type {
 			case "chunk":
 				var row importRow
 				if jerr := json.Unmarshal(line, &row.exportRow); jerr != nil {
-					return hdr, nil, nil, bad("row: %v", jerr)
+					return hdr, nil, nil, nil, bad("row: %v", jerr)
 				}
 				if want := int64(len(rows) + 1); row.Seq != want {
-					return hdr, nil, nil, bad("row seq %d, want %d (rows must be complete and in order)", row.Seq, want)
+					return hdr, nil, nil, nil, bad("row seq %d, want %d (rows must be complete and in order)", row.Seq, want)
 				}
 				raw, v, cerr := canonical(row.Kind, row.Payload)
 				if cerr != nil {
-					return hdr, nil, nil, bad("row %d (%s): %v", row.Seq, row.Kind, cerr)
+					return hdr, nil, nil, nil, bad("row %d (%s): %v", row.Seq, row.Kind, cerr)
 				}
 				row.line, row.kind, row.raw, row.v = n, row.Kind, raw, v
 				rows = append(rows, row)
 			case "run":
 				var run exportRun
 				if jerr := json.Unmarshal(line, &run); jerr != nil {
-					return hdr, nil, nil, bad("run: %v", jerr)
+					return hdr, nil, nil, nil, bad("run: %v", jerr)
 				}
 				if run.Limits != nil && !json.Valid(run.Limits) {
-					return hdr, nil, nil, bad("run budgets are not JSON")
+					return hdr, nil, nil, nil, bad("run budgets are not JSON")
 				}
 				runs = append(runs, run.Run)
 			case "session":
-				return hdr, nil, nil, bad("a second session line")
+				return hdr, nil, nil, nil, bad("a second session line")
 			default:
-				return hdr, nil, nil, bad("unknown line type %q", probe.Type)
+				if slices.Contains(types, probe.Type) {
+					extra = append(extra, json.RawMessage(bytes.Clone(bytes.TrimSpace(line))))
+					break
+				}
+				return hdr, nil, nil, nil, bad("unknown line type %q", probe.Type)
 			}
 		}
 		if err == io.EOF {
@@ -271,7 +324,7 @@ func readExport(r io.Reader) (exportHeader, []importRow, []Run, error) {
 		}
 	}
 	if hdr.Type == "" {
-		return hdr, nil, nil, fmt.Errorf("%w: empty file", ErrBadImport)
+		return hdr, nil, nil, nil, fmt.Errorf("%w: empty file", ErrBadImport)
 	}
-	return hdr, rows, runs, nil
+	return hdr, rows, runs, extra, nil
 }

@@ -49,6 +49,7 @@ type (
 //   - tool_result -> {"role":"tool","tool_call_id":call_id,"content":content}
 //     (is_error is conveyed by the content the loop wrote).
 //   - approval -> nothing: a denial reaches the model through the tool result.
+//   - restore -> nothing: it records what the person did to the folder.
 //   - system -> {"role":"system","content":text}
 //   - summary -> the last summary row replaces every earlier row with
 //     seq <= ThroughSeq by one user message carrying its text, placed where
@@ -87,7 +88,7 @@ func Messages(chunks []Chunk) ([]json.RawMessage, error) {
 			}
 		case KindSummary:
 			// Folded in below at the position of the first replaced row.
-		case KindApproval:
+		case KindApproval, KindRestore:
 		default:
 			if c.Seq <= through {
 				if !summarized {

@@ -259,3 +259,8 @@ func newID() string {
 	rand.Read(b[:]) // never fails (crypto/rand panics on a broken system source)
 	return hex.EncodeToString(b[:])
 }
+
+// SQL exposes the underlying handle to the packages that keep their own tables in the same
+// file (backend/checkpoint) and to benchmarks that compare the store against bare SQL.
+// Writing the store's own tables through it bypasses every invariant the store keeps.
+func (db *DB) SQL() *sql.DB { return db.sql }

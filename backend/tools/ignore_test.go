@@ -1,6 +1,10 @@
 package tools
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestIgnoreMatcher(t *testing.T) {
 	ig := newIgnoreMatcher([]string{"*.swp"})
@@ -77,6 +81,33 @@ func TestGlobs(t *testing.T) {
 	for _, c := range text {
 		if got := matchText(c.pattern, c.s); got != c.want {
 			t.Errorf("matchText(%q, %q) = %v", c.pattern, c.s, got)
+		}
+	}
+}
+
+func TestIgnoreExported(t *testing.T) {
+	root := t.TempDir()
+	for p, body := range map[string]string{".gitignore": "*.log\n/dist/\n", "sub/.gitignore": "secret.txt\n"} {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ig := NewIgnore(os.DirFS(root))
+	for _, c := range []struct {
+		rel  string
+		dir  bool
+		want bool
+	}{
+		{"a.go", false, false}, {"a.log", false, true}, {"dist", true, true}, {"dist/x.js", false, true},
+		{"node_modules/p/i.js", false, true}, {".git/HEAD", false, true}, {"sub/secret.txt", false, true},
+		{"secret.txt", false, false}, {"sub/ok.txt", false, false}, {"src/dist/x", false, false},
+	} {
+		if got := ig.Ignored(c.rel, c.dir); got != c.want {
+			t.Errorf("Ignored(%q) = %v, want %v", c.rel, got, c.want)
 		}
 	}
 }

@@ -69,10 +69,10 @@ test('a 401 and an HTML answer show clear errors and the session stays usable', 
 test('a failed Go call reaches the page as a readable {code, message}', async () => {
   const { page } = browser;
   await page.goto(app.url);
-  await page.waitForFunction(() => window.go?.main?.App?.ForkSession !== undefined);
+  await page.waitForFunction(() => window.go?.desktop?.Sessions?.ForkSession !== undefined);
   const err = await page.evaluate(async () => {
     try {
-      await window.go.main.App.ForkSession('no-such-session', 1);
+      await window.go.desktop.Sessions.ForkSession('no-such-session', 1);
       return null;
     } catch (e) {
       return String(e && e.message !== undefined ? e.message : e);

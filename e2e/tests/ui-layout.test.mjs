@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { OUT, ROOT, runFinished, sendMessage, shot, startAll, until } from '../harness.mjs';
+import { OUT, ROOT, newSession, runFinished, sendMessage, shot, startAll, until } from '../harness.mjs';
 
 let fake, browser, env;
 
@@ -32,9 +32,11 @@ async function keep(page, name) {
 
 test('your message stays on screen while a slow model thinks', async () => {
   const { page } = browser;
-  // The first word comes after 2.5 s.
-  await fake.enqueue({ kind: 'text', text: 'Sorry for the wait: here I am.', delay_ms: 2500 });
+  // The one word of the answer comes after 2.5 s.
+  await fake.enqueue({ kind: 'text', text: 'Here.', delay_ms: 2500 });
   await sendMessage(page, 'are you there, slow model?');
+  // With no session open, Send makes one first (the text stays in the box meanwhile).
+  await you(page, 'are you there, slow model?').waitFor();
   const t0 = Date.now();
   // Checked again and again until the reply starts: the message never leaves the screen.
   let checks = 0;
@@ -47,7 +49,7 @@ test('your message stays on screen while a slow model thinks', async () => {
   assert.ok(checks > 5);
   // The stored row has replaced the pending one by now (Go stores it when the run starts).
   assert.ok(await page.locator('.conversation article.msg.user[data-seq]').filter({ hasText: 'are you there, slow model?' }).count(), 'stored user row shown');
-  await assistant(page, 'Sorry for the wait: here I am.').waitFor();
+  await assistant(page, 'Here.').waitFor();
   await runFinished(page);
   assert.equal(await you(page, 'are you there, slow model?').count(), 1);
   assert.deepEqual(browser.consoleErrors, []);
@@ -91,6 +93,7 @@ function checkHeader(m, size) {
 test('the header, a card and the conversation at 1280x800 and at the minimum window size', async () => {
   const { page } = browser;
   const title = 'Layout check: a session with a long title, long enough to need the room it is given';
+  await newSession(page);
   await fake.enqueue({ kind: 'text', text: 'First, the plan.' });
   await sendMessage(page, 'make a plan');
   await assistant(page, 'First, the plan.').waitFor();
@@ -100,13 +103,16 @@ test('the header, a card and the conversation at 1280x800 and at the minimum win
   await page.getByRole('button', { name: 'Save title' }).click();
   await page.getByRole('heading', { name: title }).waitFor();
 
-  // Fork it after its first row, then give the fork a call that waits for approval.
+  // Fork it at its first row, then give the fork a call that waits for approval.
   await page.getByRole('tab', { name: 'Chunks' }).click();
   const row = page.getByRole('table', { name: 'Chunk table' }).getByRole('row').filter({ hasText: 'make a plan' });
   await row.click();
   await row.getByRole('button', { name: 'Fork from here' }).click();
   const link = page.getByRole('button', { name: /forked from Layout check: .* at #1/ });
-  await link.waitFor();
+  await link.waitFor().catch(async (e) => {
+    await shot(page, 'failed-layout-fork');
+    throw e;
+  });
   await page.getByRole('tab', { name: 'Budget' }).click();
   await fake.enqueue(
     { kind: 'text', text: 'I will write the plan down.', calls: [{ id: 'call_p', name: 'write_file', arguments: JSON.stringify({ path: 'plan.md', content: '1. think\n2. do\n' }) }] },

@@ -44,10 +44,13 @@ export function App() {
   const search = useSearch();
   const chat = useSession(selected, list.refresh);
   const current = list.sessions.find((s) => s.id === selected);
-  const workspace = chat.session?.workspace ?? current?.workspace ?? '';
+  // The list is read again after every send and run, so it knows the scratch
+  // folder Go gives a session on its first message; OpenSession's copy may not.
+  const record = current ?? chat.session;
+  const workspace = record?.workspace ?? '';
   // A new session starts in the open session's folder, unless that is the
   // scratch folder Go made for the open session alone.
-  const nextWorkspace = (chat.session ?? current)?.scratch ? '' : workspace;
+  const nextWorkspace = record?.scratch ? '' : workspace;
   const ws = useWorkspace(selected, workspace, chat.rows);
   useTheme(previewTheme ?? settings?.theme);
 

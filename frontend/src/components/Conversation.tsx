@@ -186,6 +186,15 @@ function StreamingReply({ store, run, from, showWaiting, onGrow }: { store: Stre
   );
 }
 
+// One {seq, payload} per stored row, so a card whose row did not change keeps its props and
+// its memo holds when rows are appended (the work of an append stays with the new rows).
+const indexedRows = new WeakMap<Row, Indexed<unknown>>();
+function indexed<T>(r: Row): Indexed<T> {
+  let v = indexedRows.get(r);
+  if (!v) indexedRows.set(r, (v = { seq: r.seq, payload: r.payload }));
+  return v as Indexed<T>;
+}
+
 /** Where a tool call's card is: the seq of the assistant row that made it, and the call id. */
 const cardKey = (turn: number, call: string) => `${turn}:${call}`;
 
@@ -209,8 +218,8 @@ function pairCalls(shown: Row[]) {
     const turn = turnOf.get(p.call_id);
     if (!turn) continue;
     folded.add(r.seq);
-    if (r.kind === 'tool_result') results.set(cardKey(turn.seq, p.call_id), { seq: r.seq, payload: p as ToolResultPayload });
-    else approvals.set(cardKey(turn.seq, p.call_id), { seq: r.seq, payload: p as ApprovalPayload });
+    if (r.kind === 'tool_result') results.set(cardKey(turn.seq, p.call_id), indexed<ToolResultPayload>(r));
+    else approvals.set(cardKey(turn.seq, p.call_id), indexed<ApprovalPayload>(r));
   }
   const open = new Set<string>();
   for (const [call, turn] of turnOf) {

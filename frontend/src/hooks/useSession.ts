@@ -50,8 +50,8 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
         },
         (e) => {
           if (current.current !== id) return;
-          io.current.open();
           dispatch({ type: 'failed', error: errorMessage(e) });
+          for (const ev of io.current.open()) dispatch(ev);
         },
       );
     },

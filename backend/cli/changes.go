@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+// cpFlags are the flags of `sessions changes`, `sessions restore` and
+// `sessions export --contents`.
+type cpFlags struct {
+	to       string
+	path     string
+	dryRun   bool
+	contents bool
+	seq      int64
+}
+
+func (f *cpFlags) restoreFlags(fs *flag.FlagSet) {
+	fs.StringVar(&f.to, "to", "", "restore to before this row")
+	fs.StringVar(&f.path, "path", "", "restore only this path")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "list what would be restored, change nothing")
+}
+
+func (f *cpFlags) exportFlags(fs *flag.FlagSet) {
+	fs.BoolVar(&f.contents, "contents", false, "include the recorded file contents")
+}
+
+func (f *cpFlags) check() error {
+	if f.to == "" {
+		return sessUsagef("restore needs --to SEQ")
+	}
+	n, err := strconv.ParseInt(f.to, 10, 64)
+	if err != nil || n < 1 {
+		return sessUsagef("--to %q: want a row number", f.to)
+	}
+	f.seq = n
+	return nil
+}
+
+// recorder is a checkpoint.Recorder for one command: no watcher (each
+// command scans the folder once), and captures a killed run left pending
+// linked first.
+func recorder(ctx context.Context, db *store.DB) (*checkpoint.Recorder, error) {
+	rec := checkpoint.New(db, checkpoint.Options{NoWatch: true})
+	if _, err := rec.Recover(ctx); err != nil {
+		rec.Close()
+		return nil, err
+	}
+	return rec, nil
+}
+
+func (c *sessCmd) changes(ctx context.Context, db *store.DB, id string) error {
+	rec, err := recorder(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer rec.Close()
+	list, err := rec.Changes(ctx, id)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		for _, ch := range list {
+			if err := sessJSONLine(c.stdout, ch); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(list) == 0 {
+		_, err := fmt.Fprintf(c.stdout, "session %s changed no files\n", id)
+		return err
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ROW\tCHANGE\tPATH\tSIZE")
+	for _, ch := range list {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\n", ch.Seq, ch.Change, sessClean(ch.Path), ch.Size)
+	}
+	return tw.Flush()
+}
+
+func (c *sessCmd) restore(ctx context.Context, db *store.DB, id string) error {
+	rec, err := recorder(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer rec.Close()
+	p, err := rec.Restore(ctx, id, checkpoint.RestoreOptions{ToSeq: c.cp.seq, Path: c.cp.path, DryRun: c.cp.dryRun})
+	if err != nil {
+		return err
+	}
+	if c.json {
+		if err := sessJSONLine(c.stdout, struct {
+			Restored []checkpoint.Restored `json:"restored"`
+			DryRun   bool                  `json:"dry_run"`
+		}{p.Restored, p.DryRun}); err != nil {
+			return err
+		}
+	} else {
+		verb := "restored"
+		if p.DryRun {
+			verb = "would restore"
+		}
+		fmt.Fprintf(c.stdout, "%s %d file(s) to their state before row %d:\n", verb, len(p.Restored), c.cp.seq)
+		for _, r := range p.Restored {
+			fmt.Fprintf(c.stdout, "  undo %-8s %s\n", r.Change, sessClean(r.Path))
+		}
+	}
+	for _, o := range p.Others {
+		fmt.Fprintf(c.stderr, "note: this undoes %s, changed by session %s at row %d\n", sessClean(o.Path), o.SessionID, o.Seq)
+	}
+	for _, u := range p.Unrestorable {
+		fmt.Fprintf(c.stderr, "cannot bring back %s: its earlier content was not kept (over 10 MiB, or exported without contents); left as it is\n", sessClean(u))
+	}
+	if len(p.Conflicts) > 0 { // a dry run: the real restore would refuse
+		return &checkpoint.ConflictError{Files: p.Conflicts}
+	}
+	return nil
+}
+
+// restoreSummary is the one-line view of a restore row for `sessions show`.
+func restoreSummary(raw json.RawMessage) string {
+	var p store.RestorePayload
+	json.Unmarshal(raw, &p)
+	paths := make([]string, 0, len(p.Restored))
+	for _, r := range p.Restored {
+		paths = append(paths, r.Path)
+	}
+	return fmt.Sprintf("restored %d file(s) to before row %d: %s", len(p.Restored), p.ToSeq, strings.Join(paths, ", "))
+}
