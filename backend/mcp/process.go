@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -67,9 +69,68 @@ func startProcess(s ServerConfig, stderr io.Writer) (*process, error) {
 }
 
 // transport is the SDK connection over the process's stdin/stdout. Closing it
-// closes both pipe ends, which tells a well-behaved server to exit.
-func (p *process) transport() sdk.Transport {
-	return &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+// closes both pipe ends, which tells a well-behaved server to exit. Lines on
+// stdout that are not JSON go to log instead of breaking the connection.
+func (p *process) transport(log io.Writer) sdk.Transport {
+	return &sdk.IOTransport{Reader: newStdoutFilter(p.stdout, log), Writer: p.stdin}
+}
+
+// stdoutFilter passes the lines of a server's stdout that start with '{' or
+// '[' (JSON-RPC) and writes every other line to log. Servers that print a
+// banner or debug output on stdout are common; the SDK's decoder would end the
+// connection at the first such byte.
+type stdoutFilter struct {
+	r       *bufio.Reader
+	c       io.Closer
+	log     io.Writer
+	atStart bool // at the first byte of a line
+	pass    bool // inside a JSON line
+}
+
+func newStdoutFilter(rc io.ReadCloser, log io.Writer) *stdoutFilter {
+	return &stdoutFilter{r: bufio.NewReaderSize(rc, 64<<10), c: rc, log: log, atStart: true}
+}
+
+func (f *stdoutFilter) Close() error { return f.c.Close() }
+
+func (f *stdoutFilter) Read(p []byte) (int, error) {
+	for {
+		if f.atStart {
+			b, err := f.r.Peek(1)
+			if err != nil {
+				return 0, err
+			}
+			switch b[0] {
+			case '\n', '\r', ' ', '\t':
+				_, _ = f.r.ReadByte()
+				continue
+			case '{', '[':
+				f.pass = true
+			default:
+				f.pass = false
+				_, _ = io.WriteString(f.log, "stdout (not JSON-RPC, ignored): ")
+			}
+			f.atStart = false
+		}
+		if _, err := f.r.Peek(1); err != nil {
+			return 0, err
+		}
+		data, _ := f.r.Peek(f.r.Buffered())
+		if f.pass {
+			data = data[:min(len(data), len(p))]
+		}
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[:i+1]
+			f.atStart = true
+		}
+		if f.pass {
+			n := copy(p, data)
+			_, _ = f.r.Discard(n)
+			return n, nil
+		}
+		_, _ = f.log.Write(data)
+		_, _ = f.r.Discard(len(data))
+	}
 }
 
 // exitCode waits up to wait for the process to be reaped and returns its exit

@@ -172,7 +172,7 @@ func (s *server) transport(c *conn) (sdk.Transport, error) {
 			return nil, err
 		}
 		c.proc = p
-		return p.transport(), nil
+		return p.transport(s.log), nil
 	case TransportHTTP:
 		return &sdk.StreamableClientTransport{Endpoint: expand(s.cfg.URL, lookup), HTTPClient: s.httpClient()}, nil
 	case TransportSSE:
