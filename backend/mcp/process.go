@@ -214,4 +214,3 @@ func (l *logBuffer) Tail(n int) string {
 func (l *logBuffer) note(format string, args ...any) {
 	_, _ = fmt.Fprintf(l, "--- loopdesk: "+format+" ---\n", args...)
 }
-
