@@ -137,12 +137,16 @@ func helperServer() {
 	if err := newHelperServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "helper server:", err)
 	}
+	if os.Getenv("LOOPDESK_MCP_STUBBORN") != "" {
+		time.Sleep(time.Hour) // a server that ignores its stdin closing
+	}
 }
 
 // helperParent is the app in the SIGKILL test: it starts a stdio server,
 // prints the server's pid and waits to be killed.
 func helperParent() {
-	m := Start(Config{Servers: map[string]ServerConfig{"child": helperConfig("server")}}, Options{})
+	// The server ignores stdin closing, so only the parent-death signal can end it.
+	m := Start(Config{Servers: map[string]ServerConfig{"child": helperConfig("server", "LOOPDESK_MCP_STUBBORN=1")}}, Options{})
 	_ = m.WaitSettled(context.Background())
 	s := m.servers["child"]
 	s.mu.Lock()
