@@ -93,6 +93,32 @@ func newStdoutFilter(rc io.ReadCloser, log io.Writer) *stdoutFilter {
 
 func (f *stdoutFilter) Close() error { return f.c.Close() }
 
+// looksLikeJSONRPC tells a JSON-RPC line from a log line by its start: an
+// object opens with '{' then '"' (or '}'), a batch with '[' then '{'. So
+// "[INFO] ready" and "{level: info}" go to the log.
+func (f *stdoutFilter) looksLikeJSONRPC() bool {
+	// Ask for one byte more only while the line so far is the opening
+	// character and blanks: the rest of the line must still come, so the wait
+	// ends, and a short complete message is never waited past.
+	for n := 2; n <= 64; n++ {
+		head, err := f.r.Peek(n)
+		next := bytes.TrimLeft(head[min(1, len(head)):], " \t\r")
+		if len(next) > 0 {
+			switch head[0] {
+			case '{':
+				return next[0] == '"' || next[0] == '}'
+			case '[':
+				return next[0] == '{'
+			}
+			return false
+		}
+		if err != nil || bytes.IndexByte(head, '\n') >= 0 {
+			return false
+		}
+	}
+	return false
+}
+
 func (f *stdoutFilter) Read(p []byte) (int, error) {
 	for {
 		if f.atStart {
@@ -100,14 +126,12 @@ func (f *stdoutFilter) Read(p []byte) (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			switch b[0] {
-			case '\n', '\r', ' ', '\t':
+			if b[0] == '\n' || b[0] == '\r' || b[0] == ' ' || b[0] == '\t' {
 				_, _ = f.r.ReadByte()
 				continue
-			case '{', '[':
-				f.pass = true
-			default:
-				f.pass = false
+			}
+			f.pass = f.looksLikeJSONRPC()
+			if !f.pass {
 				_, _ = io.WriteString(f.log, "stdout (not JSON-RPC, ignored): ")
 			}
 			f.atStart = false
