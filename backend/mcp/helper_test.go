@@ -1,13 +1,16 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,6 +37,8 @@ func TestMain(m *testing.M) {
 		os.Exit(3)
 	case "parent":
 		helperParent()
+	case "big":
+		helperBig()
 	default:
 		fmt.Fprintln(os.Stderr, "unknown helper", os.Getenv(helperEnv))
 		os.Exit(2)
@@ -55,10 +60,6 @@ type echoArgs struct {
 	Message string `json:"message" jsonschema:"text to echo"`
 }
 
-type bigArgs struct {
-	Bytes int `json:"bytes" jsonschema:"size of the result"`
-}
-
 type addArgs struct {
 	Name string `json:"name"`
 }
@@ -77,16 +78,15 @@ func newHelperServer() *sdk.Server {
 		func(ctx context.Context, req *sdk.CallToolRequest, a noArgs) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "disk full"}}}, nil, nil
 		})
+	srv.AddTool(&sdk.Tool{Name: "refuse", Description: "Answers with a JSON-RPC error", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return nil, &jsonrpc.Error{Code: -32000, Message: "quota exceeded"}
+		})
 	sdk.AddTool(srv, &sdk.Tool{Name: "crash", Description: "Exits the server mid-call"},
 		func(ctx context.Context, req *sdk.CallToolRequest, a noArgs) (*sdk.CallToolResult, any, error) {
 			fmt.Fprintln(os.Stderr, "crash: segmentation fault (simulated)")
 			os.Exit(7)
 			return nil, nil, nil
-		})
-	sdk.AddTool(srv, &sdk.Tool{Name: "big", Description: "Returns a large text"},
-		func(ctx context.Context, req *sdk.CallToolRequest, a bigArgs) (*sdk.CallToolResult, any, error) {
-			body := "HEAD-MARK " + strings.Repeat("x", max(0, a.Bytes-20)) + " TAIL-MARK"
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: body}}}, nil, nil
 		})
 	sdk.AddTool(srv, &sdk.Tool{Name: "slow", Description: "Waits until cancelled"},
 		func(ctx context.Context, req *sdk.CallToolRequest, a noArgs) (*sdk.CallToolResult, any, error) {
@@ -158,4 +158,31 @@ func helperParent() {
 	}
 	fmt.Println(c.proc.cmd.Process.Pid)
 	time.Sleep(time.Hour)
+}
+
+// helperBig is a hand-written stdio server whose one tool returns 10 MB of
+// text: written directly, because the race-instrumented SDK server takes tens
+// of seconds to encode such a result.
+func helperBig() {
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(sc.Bytes(), &msg) != nil || msg.ID == nil {
+			continue // a notification
+		}
+		reply := `"error":{"code":-32601,"message":"method not found"}`
+		switch msg.Method {
+		case "initialize":
+			reply = `"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"big","version":"1"}}`
+		case "tools/list":
+			reply = `"result":{"tools":[{"name":"big","inputSchema":{"type":"object"}}]}`
+		case "tools/call":
+			reply = `"result":{"content":[{"type":"text","text":"HEAD-MARK ` + strings.Repeat("x", 10_000_000) + ` TAIL-MARK"}]}`
+		}
+		fmt.Fprintf(os.Stdout, "{\"jsonrpc\":\"2.0\",\"id\":%s,%s}\n", msg.ID, reply)
+	}
 }

@@ -119,7 +119,7 @@ func TestReadOnlyHintBelievedOnlyForTrustedServer(t *testing.T) {
 	want := map[string]bool{
 		"mcp__plain__echo":   false, // readOnlyHint, untrusted: asks
 		"mcp__trusted__echo": true,  // readOnlyHint, trusted
-		"mcp__trusted__big":  false, // no hint
+		"mcp__trusted__fail": false, // no hint
 	}
 	for name, ro := range want {
 		if g, ok := got[name]; !ok || g != ro {
@@ -129,11 +129,15 @@ func TestReadOnlyHintBelievedOnlyForTrustedServer(t *testing.T) {
 }
 
 func TestResultConversion(t *testing.T) {
-	m := start(t, map[string]ServerConfig{"h": helperConfig("server")}, Options{})
+	m := start(t, map[string]ServerConfig{"h": helperConfig("server"), "big": helperConfig("big")}, Options{})
 	settle(t, m, 15*time.Second)
 	ctx := context.Background()
 	if res := run(t, ctx, m, "mcp__h__fail", `{}`); !res.IsError || res.Content != "disk full" {
 		t.Errorf("isError result = %+v, want an error result 'disk full'", res)
+	}
+	begun := time.Now()
+	if res := run(t, ctx, m, "mcp__h__refuse", `{}`); !res.IsError || !strings.Contains(res.Content, "quota exceeded") || time.Since(begun) > 500*time.Millisecond {
+		t.Errorf("JSON-RPC error answer = %+v after %s, want an error result at once", res, time.Since(begun))
 	}
 	res := run(t, ctx, m, "mcp__h__media", `{}`)
 	for _, want := range []string{"[image: image/png, 1234 bytes]", "[resource: file:///a.bin (application/octet-stream, 99 bytes)]", `{"temperature":21.5}`} {
@@ -141,8 +145,8 @@ func TestResultConversion(t *testing.T) {
 			t.Errorf("media result %q lacks %q", res.Content, want)
 		}
 	}
-	start := time.Now()
-	res = run(t, ctx, m, "mcp__h__big", `{"bytes":10000000}`)
+	begun = time.Now()
+	res = run(t, ctx, m, "mcp__big__big", `{}`)
 	if res.IsError || !res.Meta.Truncated || len(res.Content) > OutputCap+200 {
 		t.Fatalf("10 MB result: error=%v truncated=%v len=%d, want capped to %d", res.IsError, res.Meta.Truncated, len(res.Content), OutputCap)
 	}
@@ -151,7 +155,7 @@ func TestResultConversion(t *testing.T) {
 			t.Errorf("capped result lacks %q", want)
 		}
 	}
-	t.Logf("10 MB result in %s", time.Since(start))
+	t.Logf("10 MB result in %s", time.Since(begun))
 }
 
 func TestStopSendsCancellationToServer(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -70,6 +71,10 @@ func (t *Tool) Execute(ctx context.Context, _ *tools.Workspace, args json.RawMes
 		return errorResult("MCP server %q: call cancelled (the server was told to stop)", s.name)
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return errorResult("MCP server %q: no answer within %s (timeout_s); the call was cancelled", s.name, timeout)
+	}
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) { // the server answered with an error: it is up
+		return errorResult("MCP server %q: %v", s.name, err)
 	}
 	if down := s.downReason(c); down != "" {
 		return errorResult("MCP server %q %s during the call%s", s.name, down, s.stderrSuffix())
