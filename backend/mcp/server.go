@@ -102,8 +102,11 @@ func (s *server) run() {
 		attempt++
 		delay := s.opts.Backoff(attempt)
 		s.set(StateExited, fmt.Sprintf("%v; restart %d of %d in %s", err, attempt, s.opts.MaxRestarts, delay), s.exitCodeNow(), attempt)
-		if !s.sleep(delay) {
+		switch s.sleep(delay) {
+		case sleepStopped:
 			return
+		case sleepRestartAsked:
+			attempt = 0
 		}
 	}
 }
@@ -154,6 +157,9 @@ func (s *server) connect() (*conn, error) {
 		return nil, s.startFailure(ctx, c, fmt.Errorf("initialize: %w", err))
 	}
 	c.sess = sess
+	if ir := sess.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Tools == nil {
+		return c, nil // a server of prompts or resources only: ready, no tools
+	}
 	defs, err := listTools(ctx, sess)
 	if err != nil {
 		_ = sess.Close()
@@ -323,17 +329,28 @@ func (s *server) waitRestart() bool {
 	}
 }
 
-// sleep waits out a backoff; a restart request cuts it short.
-func (s *server) sleep(d time.Duration) bool {
+type sleepEnd int
+
+const (
+	sleepDone sleepEnd = iota
+	sleepRestartAsked
+	sleepStopped
+)
+
+// sleep waits out a backoff; a restart request cuts it short (and, as any
+// Restart, gives a fresh restart budget).
+func (s *server) sleep(d time.Duration) sleepEnd {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return sleepDone
 	case <-s.restart:
+		s.log.note("restarted on request")
+		return sleepRestartAsked
 	case <-s.ctx.Done():
-		return false
+		return sleepStopped
 	}
-	return true
 }
 
 // requestRestart asks run to restart the server now (idempotent while pending).
