@@ -89,6 +89,11 @@ func TestStdioToolThroughRegistry(t *testing.T) {
 	if st.State != StateReady || !contains(st.Tools, "mcp__helper__echo") || st.Transport != "stdio" {
 		t.Fatalf("status = %+v, want ready with mcp__helper__echo over stdio", st)
 	}
+	// A tool whose schema does not compile is not offered (the registry below
+	// would refuse the whole set) and Settings can say why.
+	if contains(st.Tools, "mcp__helper__badschema") || len(st.Skipped) != 1 || !strings.Contains(st.Skipped[0], "badschema") {
+		t.Fatalf("badschema: tools %v, skipped %q", st.Tools, st.Skipped)
+	}
 	ctx := context.Background()
 	if res := run(t, ctx, m, "mcp__helper__echo", `{"message":"hi"}`); res.IsError || res.Content != "Echo: hi" {
 		t.Fatalf("echo = %+v", res)
