@@ -84,7 +84,9 @@ func newHelperServer() *sdk.Server {
 		})
 	srv.AddTool(&sdk.Tool{Name: "badschema", Description: "An inputSchema no validator compiles", InputSchema: map[string]any{
 		"type": "object", "properties": map[string]any{"a": map[string]any{"type": "strin"}},
-	}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return &sdk.CallToolResult{}, nil })
+	}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return &sdk.CallToolResult{}, nil
+	})
 	sdk.AddTool(srv, &sdk.Tool{Name: "crash", Description: "Exits the server mid-call"},
 		func(ctx context.Context, req *sdk.CallToolRequest, a noArgs) (*sdk.CallToolResult, any, error) {
 			fmt.Fprintln(os.Stderr, "crash: segmentation fault (simulated)")
