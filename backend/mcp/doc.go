@@ -28,7 +28,9 @@
 //     compile with the registry's validator (a tool whose inputSchema does not
 //     is left out and listed in Status.Skipped).
 //  5. m.Statuses(), m.Log(name), m.Names(), m.Restart(name) for Settings;
-//     OnStatus reports every change as it happens.
+//     OnStatus reports every change as it happens. After a person saves the
+//     config (Save), m.Apply(cfg) stops removed and changed servers and starts
+//     new and changed ones, leaving the others running.
 //  6. m.Close() when the app (or the headless run) ends: every server stopped,
 //     processes reaped.
 //

@@ -3,6 +3,9 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,37 +66,94 @@ func (o Options) withDefaults() Options {
 }
 
 // Manager runs the configured servers and offers their tools. Its methods are
-// safe for concurrent use and never wait on a server, except WaitSettled and
-// Close.
+// safe for concurrent use and never wait on a server, except WaitSettled,
+// Apply and Close.
 type Manager struct {
-	opts    Options
-	order   []string // server names, sorted
-	servers map[string]*server
+	opts Options
 
-	cbMu      sync.Mutex // serialises OnStatus calls
-	closeOnce sync.Once
+	mu      sync.Mutex // guards servers and closed, not the servers' own state
+	servers map[string]*server
+	closed  bool
+
+	cbMu sync.Mutex // serialises OnStatus calls
 }
 
 // Start starts every enabled server of cfg in the background, in parallel,
 // and returns at once. cfg should have passed Validate (LoadConfig does).
 // Close the Manager to stop them.
 func Start(cfg Config, opts Options) *Manager {
-	m := &Manager{opts: opts.withDefaults(), order: cfg.Names(), servers: make(map[string]*server, len(cfg.Servers))}
-	for _, name := range m.order {
-		m.servers[name] = newServer(name, cfg.Servers[name], &m.opts, func() { m.statusChanged(name) })
+	m := &Manager{opts: opts.withDefaults(), servers: make(map[string]*server, len(cfg.Servers))}
+	for _, name := range cfg.Names() {
+		m.servers[name] = m.newServer(name, cfg.Servers[name])
 	}
-	for _, name := range m.order {
-		go m.servers[name].run()
+	for _, s := range m.list() {
+		go s.run()
 	}
 	return m
+}
+
+func (m *Manager) newServer(name string, cfg ServerConfig) *server {
+	s := newServer(name, cfg, &m.opts, nil)
+	s.changed = func() { m.statusChanged(s) }
+	return s
+}
+
+// list is the current servers in name order.
+func (m *Manager) list() []*server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*server, 0, len(m.servers))
+	for _, s := range m.servers {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b *server) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+func (m *Manager) get(name string) (*server, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.servers[name]
+	return s, ok
+}
+
+// Apply makes the running servers match cfg (after a person saved Settings):
+// servers removed or whose entry changed are stopped, new and changed ones
+// started; the others keep running untouched. It waits only for the stopped
+// ones to be gone.
+func (m *Manager) Apply(cfg Config) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	var stale, fresh []*server
+	for name, s := range m.servers {
+		if next, ok := cfg.Servers[name]; !ok || !reflect.DeepEqual(next, s.cfg) {
+			stale = append(stale, s)
+			delete(m.servers, name)
+		}
+	}
+	for _, name := range cfg.Names() {
+		if _, ok := m.servers[name]; !ok {
+			s := m.newServer(name, cfg.Servers[name])
+			m.servers[name] = s
+			fresh = append(fresh, s)
+		}
+	}
+	m.mu.Unlock()
+	stopAll(stale)
+	for _, s := range fresh {
+		go s.run()
+	}
 }
 
 // WaitSettled returns when every server is ready, failed or disabled — at
 // most about InitTimeout after Start — or when ctx ends (its error then).
 func (m *Manager) WaitSettled(ctx context.Context) error {
-	for _, name := range m.order {
+	for _, s := range m.list() {
 		select {
-		case <-m.servers[name].settled:
+		case <-s.settled:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -141,9 +201,9 @@ type serverSnap struct {
 // in the order Tools returns them.
 func (m *Manager) snapshot() ([]NameMapping, []serverSnap) {
 	var refs []ToolRef
-	snaps := make([]serverSnap, 0, len(m.order))
-	for _, name := range m.order {
-		s := m.servers[name]
+	servers := m.list()
+	snaps := make([]serverSnap, 0, len(servers))
+	for _, s := range servers {
 		s.mu.Lock()
 		var defs []toolDef
 		if s.live != nil {
@@ -152,7 +212,7 @@ func (m *Manager) snapshot() ([]NameMapping, []serverSnap) {
 		s.mu.Unlock()
 		for _, d := range defs {
 			if d.skip == "" {
-				refs = append(refs, ToolRef{Server: name, Tool: d.name})
+				refs = append(refs, ToolRef{Server: s.name, Tool: d.name})
 			}
 		}
 		snaps = append(snaps, serverSnap{srv: s, defs: defs})
@@ -162,28 +222,28 @@ func (m *Manager) snapshot() ([]NameMapping, []serverSnap) {
 
 // Statuses returns every server's status, in name order.
 func (m *Manager) Statuses() []Status {
-	names, _ := m.snapshot()
-	out := make([]Status, 0, len(m.order))
-	for _, name := range m.order {
-		out = append(out, m.status(name, names))
+	names, snaps := m.snapshot()
+	out := make([]Status, 0, len(snaps))
+	for _, sn := range snaps {
+		out = append(out, m.status(sn.srv, names))
 	}
 	return out
 }
 
 // Status returns one server's status.
 func (m *Manager) Status(name string) (Status, bool) {
-	if _, ok := m.servers[name]; !ok {
+	s, ok := m.get(name)
+	if !ok {
 		return Status{}, false
 	}
 	names, _ := m.snapshot()
-	return m.status(name, names), true
+	return m.status(s, names), true
 }
 
-func (m *Manager) status(name string, names []NameMapping) Status {
-	s := m.servers[name]
+func (m *Manager) status(s *server, names []NameMapping) Status {
 	s.mu.Lock()
 	st := Status{
-		Name: name, Transport: s.cfg.Transport(), State: s.state, Reason: s.reason,
+		Name: s.name, Transport: s.cfg.Transport(), State: s.state, Reason: s.reason,
 		Attempt: s.attempt, MaxRestarts: m.opts.MaxRestarts, Trusted: s.cfg.Trusted, Tools: []string{},
 	}
 	if s.exitCode != nil {
@@ -199,7 +259,7 @@ func (m *Manager) status(name string, names []NameMapping) Status {
 	}
 	s.mu.Unlock()
 	for _, n := range names {
-		if n.Server == name {
+		if n.Server == s.name {
 			st.Tools = append(st.Tools, n.Name)
 		}
 	}
@@ -210,7 +270,7 @@ func (m *Manager) status(name string, names []NameMapping) Status {
 // Log is a server's stderr (its last LogBytes), with Loopdesk's notes of
 // restarts, for the window's Log button.
 func (m *Manager) Log(name string) (string, bool) {
-	s, ok := m.servers[name]
+	s, ok := m.get(name)
 	if !ok {
 		return "", false
 	}
@@ -220,7 +280,7 @@ func (m *Manager) Log(name string) (string, bool) {
 // Restart stops a server and starts it again now, with a fresh restart
 // budget; a failed server is started again. It returns at once.
 func (m *Manager) Restart(name string) error {
-	s, ok := m.servers[name]
+	s, ok := m.get(name)
 	if !ok {
 		return fmt.Errorf("restart MCP server %q: no such server", name)
 	}
@@ -234,22 +294,35 @@ func (m *Manager) Restart(name string) error {
 // Close stops every server (stdin closed, then the process group killed
 // after StopGrace) and waits until they are gone. Calls in flight fail.
 func (m *Manager) Close() error {
-	m.closeOnce.Do(func() {
-		var wg sync.WaitGroup
-		for _, s := range m.servers {
-			wg.Go(s.stop)
-		}
-		wg.Wait()
-	})
+	m.mu.Lock()
+	m.closed = true
+	servers := make([]*server, 0, len(m.servers))
+	for _, s := range m.servers {
+		servers = append(servers, s)
+	}
+	m.mu.Unlock()
+	stopAll(servers) // stop is idempotent: a second Close waits for the same ends
 	return nil
 }
 
-func (m *Manager) statusChanged(name string) {
+func stopAll(servers []*server) {
+	var wg sync.WaitGroup
+	for _, s := range servers {
+		wg.Go(s.stop)
+	}
+	wg.Wait()
+}
+
+// statusChanged reports s's status, unless s was replaced or removed by Apply.
+func (m *Manager) statusChanged(s *server) {
 	if m.opts.OnStatus == nil {
+		return
+	}
+	if cur, ok := m.get(s.name); !ok || cur != s {
 		return
 	}
 	m.cbMu.Lock()
 	defer m.cbMu.Unlock()
-	st, _ := m.Status(name)
-	m.opts.OnStatus(st)
+	names, _ := m.snapshot()
+	m.opts.OnStatus(m.status(s, names))
 }

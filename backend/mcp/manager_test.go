@@ -352,7 +352,10 @@ func TestRestartAndCloseKillTheProcess(t *testing.T) {
 }
 
 func pidOf(t *testing.T, m *Manager, name string) int {
-	s := m.servers[name]
+	s, ok := m.get(name)
+	if !ok {
+		return 0
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.live == nil || s.live.proc == nil {
@@ -407,4 +410,30 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func TestApplyKeepsUnchangedServers(t *testing.T) {
+	keep, drop := helperConfig("server"), helperConfig("server", "WHICH=drop")
+	m := start(t, map[string]ServerConfig{"keep": keep, "drop": drop, "edit": helperConfig("server")}, Options{})
+	settle(t, m, 15*time.Second)
+	keepPid, dropPid, editPid := pidOf(t, m, "keep"), pidOf(t, m, "drop"), pidOf(t, m, "edit")
+	edited := helperConfig("server")
+	edited.Trusted = true
+	m.Apply(Config{Servers: map[string]ServerConfig{"keep": keep, "edit": edited, "new": helperConfig("server")}})
+	settle(t, m, 15*time.Second)
+	if _, ok := m.Status("drop"); ok || alive(dropPid) {
+		t.Errorf("removed server still listed or running (pid %d alive %v)", dropPid, alive(dropPid))
+	}
+	if pidOf(t, m, "keep") != keepPid {
+		t.Error("an unchanged server was restarted")
+	}
+	if alive(editPid) || pidOf(t, m, "edit") == 0 {
+		t.Error("a changed server was not restarted with its new entry")
+	}
+	if st, _ := m.Status("edit"); !st.Trusted {
+		t.Errorf("edited server status %+v, want trusted", st)
+	}
+	if st, _ := m.Status("new"); st.State != StateReady {
+		t.Errorf("added server %+v", st)
+	}
 }
