@@ -44,7 +44,7 @@ type conn struct {
 	sess  *sdk.ClientSession
 	proc  *process // nil for http and sse
 	tools []toolDef
-	seq   int  // last tools refresh applied
+	seq   int  // refreshes started; only the latest one is applied
 	dirty bool // list_changed arrived before the connection was live
 }
 
