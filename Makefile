@@ -31,6 +31,11 @@ deps-test: deps .stamps/system-test .stamps/npm-e2e
 	cd frontend && npm ci --no-audit --no-fund
 	@mkdir -p .stamps && touch $@
 
+# Real MCP servers (pinned) the Go tests of backend/mcp start.
+.stamps/npm-mcp: backend/mcp/testdata/npm/package-lock.json
+	cd backend/mcp/testdata/npm && npm ci --no-audit --no-fund
+	@mkdir -p .stamps && touch $@
+
 .stamps/npm-e2e: e2e/package-lock.json
 	cd e2e && npm ci --no-audit --no-fund
 	@mkdir -p .stamps && touch $@
@@ -59,8 +64,9 @@ vet: frontend/dist/index.html
 	$(GO) vet -tags $(TAGS) ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-test-go: frontend/dist/index.html
-	$(GO) test -race -count=1 -tags $(TAGS) ./...
+# LOOPDESK_REQUIRE_MCP_NPM=1: the MCP tests fail instead of skipping when the npm servers are missing.
+test-go: frontend/dist/index.html .stamps/npm-mcp
+	LOOPDESK_REQUIRE_MCP_NPM=1 $(GO) test -race -count=1 -tags $(TAGS) ./...
 
 test-frontend: .stamps/npm-frontend
 	cd frontend && npx tsc --noEmit && npx vitest run

@@ -36,6 +36,11 @@ func main() {
 			code := cli.Sessions(ctx, os.Args[2:], os.Stdout, os.Stderr)
 			stop()
 			os.Exit(code)
+		case "mcp":
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			code := cli.MCP(ctx, os.Args[2:], os.Stdout, os.Stderr)
+			stop()
+			os.Exit(code)
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(os.Stdout, usage)
 			return
@@ -50,6 +55,7 @@ func main() {
 const usage = `loopdesk                         open the window
 loopdesk run [flags] PROMPT      run the agent headless in a workspace
 loopdesk sessions list|show|fork|search|export|import|delete ...
+loopdesk mcp list [--json] [--mcp-config FILE]...   MCP servers and their health
 
 The database is $LOOPDESK_DB, or $XDG_DATA_HOME/loopdesk/loopdesk.db.
 See docs/cli.md for every flag, the JSON output and the exit codes.

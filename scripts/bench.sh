@@ -19,4 +19,8 @@ run -benchtime=1x -count=3 ./backend/checkpoint/
 run -benchtime=500x -count=5 ./backend/loop/provider/
 run -benchtime=200x -count=5 ./backend/loop/
 run -benchtime=100x -count=3 ./backend/sandbox/
+# MCP (needs node and npm ci in backend/mcp/testdata/npm for the server-everything rows;
+# the later -bench flag overrides run's -bench .)
+run -bench '^BenchmarkCall$' -benchtime=50x -count=3 ./backend/mcp/
+run -bench '^BenchmarkStart$' -benchtime=5x -count=3 ./backend/mcp/
 echo "wrote $out"

@@ -206,6 +206,18 @@ func exitCode(st *os.ProcessState) int {
 	return st.ExitCode()
 }
 
+// CapOutput caps s as shell output is capped: at most about limit bytes, its
+// first and last halves kept and the cut said between them. cut is the number
+// of bytes dropped (0 when s fits). For tools outside this package (MCP).
+func CapOutput(s string, limit int) (capped string, cut int64) {
+	if len(s) <= limit {
+		return s, 0
+	}
+	h := newHeadTail(limit)
+	h.Write([]byte(s))
+	return h.String(), h.Cut()
+}
+
 // headTail keeps the first and last half of a stream in fixed memory, counting what
 // falls between. The tail is a ring buffer, so memory stays at limit bytes however
 // much output flows through.
