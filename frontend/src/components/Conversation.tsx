@@ -5,6 +5,7 @@ import type {
   AssistantPayload,
   Row,
   SummaryPayload,
+  ToolCall,
   ToolResultPayload,
   UserPayload,
 } from '../api/types';
@@ -122,12 +123,8 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
           key={r.seq}
           row={r}
           focused={r.seq === focusSeq}
-          folded={folded}
-          results={results}
-          approvals={approvals}
-          pending={pendingByKey}
-          outputs={outputs}
-          running={running}
+          folded={folded.has(r.seq)}
+          cards={r.kind === 'assistant' ? cardsOf(r, results, approvals, pendingByKey, outputs, running) : NO_CARDS}
           actions={actions}
         />
       ))}
@@ -229,22 +226,70 @@ function pairCalls(shown: Row[]) {
   return { results, approvals, folded, open };
 }
 
+/** What one tool-call card of an assistant row shows. */
+interface Card {
+  call: ToolCall;
+  result?: Indexed<ToolResultPayload>;
+  approval?: Indexed<ApprovalPayload>;
+  pending?: PendingCall;
+  output?: string;
+  running?: RunningTool;
+}
+
+const NO_CARDS: Card[] = [];
+
+/**
+ * The cards of an assistant row. A result or decision row belongs to the card of the latest
+ * call with its id before it (cardKey); pending, running and output belong to a call by
+ * (run, id), and only a call with nothing stored yet can wait or run.
+ */
+function cardsOf(
+  row: Row,
+  results: Map<string, Indexed<ToolResultPayload>>,
+  approvals: Map<string, Indexed<ApprovalPayload>>,
+  pending: Map<string, PendingCall>,
+  outputs: Record<string, string>,
+  running: Record<string, RunningTool>,
+): Card[] {
+  const calls = (row.payload as AssistantPayload).tool_calls ?? [];
+  if (calls.length === 0) return NO_CARDS;
+  return calls.map((call) => {
+    const result = results.get(cardKey(row.seq, call.id));
+    const approval = approvals.get(cardKey(row.seq, call.id));
+    const live = callKey(row.run_id, call.id);
+    return {
+      call,
+      result,
+      approval,
+      pending: !result && !approval ? pending.get(live) : undefined,
+      output: outputs[live],
+      running: result ? undefined : running[live],
+    };
+  });
+}
+
+const sameCards = (a: Card[], b: Card[]) =>
+  a === b ||
+  (a.length === b.length &&
+    a.every((x, i) => {
+      const y = b[i];
+      return x.call === y.call && x.result === y.result && x.approval === y.approval && x.pending === y.pending && x.output === y.output && x.running === y.running;
+    }));
+
 interface RowProps {
   row: Row;
   focused: boolean;
-  /** Seqs of result and approval rows shown on their call's card. */
-  folded: Set<number>;
-  /** By cardKey(turn seq, call id). */
-  results: Map<string, Indexed<ToolResultPayload>>;
-  approvals: Map<string, Indexed<ApprovalPayload>>;
-  /** By callKey(run, call). */
-  pending: Map<string, PendingCall>;
-  outputs: Record<string, string>;
-  running: Record<string, RunningTool>;
+  /** A result or approval row shown on its call's card. */
+  folded: boolean;
+  cards: Card[];
   actions: CardActions;
 }
 
-const RowView = memo(function RowView({ row, focused, folded, results, approvals, pending, outputs, running, actions }: RowProps) {
+// Appending a row re-renders the new row (and a card whose call changed), not the rows above.
+const sameRow = (a: RowProps, b: RowProps) =>
+  a.row === b.row && a.focused === b.focused && a.folded === b.folded && a.actions === b.actions && sameCards(a.cards, b.cards);
+
+const RowView = memo(function RowView({ row, focused, folded, cards, actions }: RowProps) {
   const cls = focused ? ' focused' : '';
   switch (row.kind) {
     case 'user': {
@@ -271,32 +316,17 @@ const RowView = memo(function RowView({ row, focused, folded, results, approvals
               {p.text && <Markdown text={p.text} />}
             </article>
           )}
-          {calls.map((c, i) => {
-            const card = cardKey(row.seq, c.id);
-            const result = results.get(card);
-            const approval = approvals.get(card);
-            // Only a call with nothing stored yet can wait or run (an older call may share its id).
-            const live = !result && !approval ? callKey(row.run_id, c.id) : '';
-            return (
-              <div key={c.id} className={`card-slot${cls}`} data-seq={!p.text && !p.reasoning && i === 0 ? row.seq : undefined}>
-                <ToolCard
-                  call={c}
-                  result={result}
-                  approval={approval}
-                  pending={live ? pending.get(live) : undefined}
-                  output={outputs[callKey(row.run_id, c.id)]}
-                  running={result ? undefined : running[callKey(row.run_id, c.id)]}
-                  actions={actions}
-                />
-              </div>
-            );
-          })}
+          {cards.map((c, i) => (
+            <div key={c.call.id} className={`card-slot${cls}`} data-seq={!p.text && !p.reasoning && i === 0 ? row.seq : undefined}>
+              <ToolCard call={c.call} result={c.result} approval={c.approval} pending={c.pending} output={c.output} running={c.running} actions={actions} />
+            </div>
+          ))}
         </>
       );
     }
     case 'tool_result': {
       const p = row.payload as ToolResultPayload;
-      if (folded.has(row.seq)) return null;
+      if (folded) return null;
       return (
         <details className={`tool-result standalone${p.is_error ? ' error' : ''}${cls}`} data-seq={row.seq}>
           <summary>
@@ -308,7 +338,7 @@ const RowView = memo(function RowView({ row, focused, folded, results, approvals
     }
     case 'approval': {
       const p = row.payload as ApprovalPayload;
-      if (folded.has(row.seq)) return null;
+      if (folded) return null;
       return (
         <p className={`note${cls}`} data-seq={row.seq}>
           {p.tool} {p.decision}
@@ -334,4 +364,4 @@ const RowView = memo(function RowView({ row, focused, folded, results, approvals
     default:
       return null;
   }
-});
+}, sameRow);
