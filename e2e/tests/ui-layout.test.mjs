@@ -3,10 +3,8 @@
 // takes the room there is, at the default window (1280x800) and at the minimum (760x480,
 // main.go), where the side panel folds to its tabs and a tool card still has its controls.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { OUT, ROOT, newSession, runFinished, sendMessage, shot, startAll, until } from '../harness.mjs';
+import { newSession, runFinished, sendMessage, shot, startAll, until } from '../harness.mjs';
 
 let fake, browser, env;
 
@@ -22,13 +20,6 @@ after(async () => {
 
 const you = (page, text) => page.getByRole('article', { name: 'You' }).filter({ hasText: text });
 const assistant = (page, text) => page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: text });
-
-/** Keeps a screenshot under docs/screenshots as well. */
-async function keep(page, name) {
-  await shot(page, name);
-  mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
-  copyFileSync(join(OUT, `${name}.png`), join(ROOT, 'docs', 'screenshots', `${name}.png`));
-}
 
 test('your message stays on screen while a slow model thinks', async () => {
   const { page } = browser;
@@ -127,7 +118,7 @@ test('the header, a card and the conversation at 1280x800 and at the minimum win
   checkHeader(m, '1280x800');
   assert.ok(m.conversation.width >= 500, `conversation ${m.conversation.width}px wide`);
   assert.ok(await card.getByRole('button', { name: 'Approve', exact: true }).isVisible());
-  await keep(page, 'ui-layout-1280x800');
+  await shot(page, 'ui-layout-1280x800');
 
   // 760x480, the minimum: the side panel folds to its tabs, the session list narrows.
   await page.setViewportSize({ width: 760, height: 480 });
@@ -141,12 +132,12 @@ test('the header, a card and the conversation at 1280x800 and at the minimum win
   assert.ok(await approve.isVisible());
   const a = await approve.boundingBox();
   assert.ok(inside({ left: a.x, right: a.x + a.width, top: a.y, bottom: a.y + a.height }, m.main), 'Approve is inside the conversation column');
-  await keep(page, 'ui-layout-760x480');
+  await shot(page, 'ui-layout-760x480');
 
   // A tab opens the panel as a drawer; Close folds it.
   await page.getByRole('tab', { name: 'Chunks' }).click();
   await page.getByRole('table', { name: 'Chunk table' }).waitFor();
-  await keep(page, 'ui-layout-760x480-drawer');
+  await shot(page, 'ui-layout-760x480-drawer');
   await page.getByRole('button', { name: 'Close side panel' }).click();
   assert.equal(await page.getByRole('table', { name: 'Chunk table' }).count(), 0);
 

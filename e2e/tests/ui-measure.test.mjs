@@ -87,6 +87,19 @@ test('time to show a 10,000-row session (measured)', async (t) => {
     }
   });
   await shot(page, 'ui-09-10k-session');
+  // The same session read over the bridge alone (Go's OpenSession and the JSON), no rendering.
+  const callTries = await page.evaluate(async () => {
+    const id = document.querySelector('main[data-session-id]').dataset.sessionId;
+    const out = [];
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      await window.go.desktop.Sessions.OpenSession(id);
+      out.push(Math.round(performance.now() - t0));
+    }
+    return out;
+  });
+  figures.open_session_call_10k_rows_ms = { tries: callTries, median: median(callTries) };
+  t.diagnostic(`OpenSession over the bridge alone: ${callTries.join(', ')} ms`);
   figures.show_10k_rows_ms = { tries, median: median(tries) };
   figures.chunk_table_10k_rows_ms = Math.round(tableMs);
   t.diagnostic(`10,000-row session shown in ${median(tries)} ms (median of ${tries.join(', ')}); chunk table tab ${Math.round(tableMs)} ms`);

@@ -36,6 +36,8 @@ export const LOOP_EVENT = 'loop:event';
 export const WORKSPACE_CHANGED = 'workspace:changed';
 /** A watcher problem (for example, watch limit reached). */
 export const WORKSPACE_WARNING = 'workspace:warning';
+/** An MCP server's status changed (Settings → MCP servers). */
+export const MCP_STATUS = 'mcp:status';
 
 /** A loop event as it arrives: "type" names it; see events.ts for each shape. */
 export interface WireEvent {

@@ -21,6 +21,7 @@ export const APPROVAL_DECIDED = 'approval_decided' as const;
 export const TOOL_STARTED = 'tool_started' as const;
 export const TOOL_OUTPUT = 'tool_output' as const;
 export const TOOL_FINISHED = 'tool_finished' as const;
+export const FILES_CHANGED = 'files_changed' as const;
 export const USAGE = 'usage' as const;
 export const COMPACTED = 'compacted' as const;
 export const BUDGET = 'budget' as const;
@@ -38,6 +39,7 @@ export const EVENT_TYPES = [
   TOOL_STARTED,
   TOOL_OUTPUT,
   TOOL_FINISHED,
+  FILES_CHANGED,
   USAGE,
   COMPACTED,
   BUDGET,
@@ -134,6 +136,20 @@ export interface ToolFinishedPayload {
   is_error: boolean;
 }
 
+/** One path a row changed in the folder (checkpoints). */
+export interface FileChange {
+  path: string;
+  change: 'created' | 'modified' | 'deleted' | 'mode';
+  size: number;
+}
+
+/** What the call answered by row `seq` changed; sent right after that row's rows_stored. */
+export interface FilesChangedPayload {
+  seq: number;
+  call_id: string;
+  changes: FileChange[];
+}
+
 export interface UsagePayload {
   input_tokens: number;
   output_tokens: number;
@@ -228,6 +244,7 @@ export type LoopEvent =
   | (EventBase & { type: typeof TOOL_STARTED } & ToolStartedPayload)
   | (EventBase & { type: typeof TOOL_OUTPUT } & ToolOutputPayload)
   | (EventBase & { type: typeof TOOL_FINISHED } & ToolFinishedPayload)
+  | (EventBase & { type: typeof FILES_CHANGED } & FilesChangedPayload)
   | (EventBase & { type: typeof USAGE } & UsagePayload)
   | (EventBase & { type: typeof COMPACTED } & CompactedPayload)
   | (EventBase & { type: typeof BUDGET } & BudgetPayload)

@@ -33,6 +33,14 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   const io = useRef(new Intake());
   const current = useRef<string | null>(null);
 
+  /** Applies the events held while the session was being opened. */
+  const replay = useCallback((events: SessionInput[]) => {
+    for (const ev of events) {
+      dispatch(ev);
+      if (ev.type === 'run_finished') changed.current?.();
+    }
+  }, []);
+
   /** Makes id the session the hook follows, and opens it. */
   const adopt = useCallback(
     (id: string | null) => {
@@ -46,16 +54,16 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
           if (current.current !== id) return;
           dispatch({ type: 'opened', view });
           // Events that came while OpenSession was in flight apply on top of what it read.
-          for (const ev of io.current.open()) dispatch(ev);
+          replay(io.current.open());
         },
         (e) => {
           if (current.current !== id) return;
           dispatch({ type: 'failed', error: errorMessage(e) });
-          for (const ev of io.current.open()) dispatch(ev);
+          replay(io.current.open());
         },
       );
     },
-    [stream],
+    [stream, replay],
   );
 
   useEffect(() => {

@@ -14,7 +14,7 @@
 // their output are keyed by (run id, call id), and a call with a stored decision or result
 // after its turn's assistant row is never shown as pending.
 
-import type { LoopEvent, Meter, Repeats, RunFinishedPayload } from '../api/events';
+import type { FileChange, LoopEvent, Meter, Repeats, RunFinishedPayload } from '../api/events';
 import type { ApprovalPayload, AssistantPayload, Pending, Row, Run, Session, SessionView, ToolResultPayload } from '../api/types';
 
 /** What the run is doing now, for the status line and the Send/Stop button. */
@@ -73,6 +73,8 @@ export interface SessionState {
   seenSeq: number;
   /** Grows when the runs should be read again (a run started or finished). */
   runsWanted: number;
+  /** What each row changed in the folder, by the row's seq (files_changed; checkpoints). */
+  changes: Record<number, FileChange[]>;
 }
 
 /** Inputs that are not loop events: what the page's own calls answered or did. */
@@ -117,6 +119,7 @@ export function initialSession(id: string | null = null): SessionState {
     missingAfter: null,
     seenSeq: 0,
     runsWanted: 0,
+    changes: {},
   };
 }
 
@@ -192,6 +195,8 @@ function onEvent(s: SessionState, ev: ReceivedEvent): SessionState {
       const { [key]: _o, ...outputs } = s.outputs;
       return { ...s, running, outputs };
     }
+    case 'files_changed':
+      return { ...s, changes: { ...s.changes, [ev.seq]: ev.changes } };
     case 'budget':
       return { ...s, meters: ev.meters ?? s.meters, repeats: ev.repeats };
     case 'run_finished':
