@@ -80,7 +80,7 @@ bench: deps frontend/dist/index.html
 # Regenerates frontend/wailsjs from the bound Go methods (needs the Wails CLI:
 # go install github.com/wailsapp/wails/v2/cmd/wails@v2.13.0). Commit the result.
 bindings:
-	wails generate module -tags webkit2_41,sqlite_fts5
+	LOOPDESK_DB=$$(mktemp -d)/bindings.db wails generate module -tags webkit2_41,sqlite_fts5
 
 # A screenshot of the real window under Xvfb (docs/screenshots.md).
 screenshot: build $(BIN)/fakeai

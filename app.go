@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
+	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -21,7 +22,11 @@ import (
 // appOptions builds the window on db.
 func appOptions(db *store.DB, keys config.Keys) (*options.App, error) {
 	dialogs := &wailsDialogs{}
-	svc, err := desktop.New(db, keys, dialogs)
+	mcpPath, err := mcp.DefaultPath()
+	if err != nil {
+		mcpPath = "" // no usable config folder: no MCP servers, said in Settings
+	}
+	svc, err := desktop.New(db, keys, dialogs, mcpPath)
 	if err != nil {
 		return nil, err
 	}

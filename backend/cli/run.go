@@ -13,8 +13,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/provider"
+	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -50,6 +52,8 @@ Runs the agent headless in a workspace and prints what it does.
   --timeout DURATION    wall-clock budget, e.g. 90s or 10m
   --context-window N    the model's context window in tokens (enables compaction)
   --json                one JSON object per line on stdout: every event, run_finished last
+  --mcp-config FILE     MCP servers (mcpServers format) for this run, added to
+                        $XDG_CONFIG_HOME/loopdesk/mcp.json; repeatable
 
 The API key comes from $OPENAI_API_KEY only.
 Exit status: 0 completed, 2 usage, 3 stopped by a bound, 4 cancelled, 5 truncated/refused/provider
@@ -73,6 +77,7 @@ type runOptions struct {
 	price                                          loop.Price
 	json                                           bool
 	prompt                                         string
+	mcpConfigs                                     []string // --mcp-config files, after the XDG one
 }
 
 type runUsageError struct{ msg string }
@@ -100,6 +105,7 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.DurationVar(&o.limits.Timeout, "timeout", 0, "")
 	fs.Int64Var(&o.limits.ContextWindow, "context-window", 0, "")
 	fs.BoolVar(&o.json, "json", false, "")
+	fs.Func("mcp-config", "", func(v string) error { o.mcpConfigs = append(o.mcpConfigs, v); return nil })
 
 	var words []string
 	for rest := args; ; {
@@ -164,6 +170,10 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	if o.model == "" {
 		return runExitOther, errors.New("no model: pass --model or set LOOPDESK_MODEL")
 	}
+	mcpCfg, err := mcp.LoadConfig(o.mcpConfigs...)
+	if err != nil {
+		return runExitOther, err // names the file and the server; nothing was written
+	}
 	path := o.db
 	if path == "" {
 		var err error
@@ -181,12 +191,21 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	if err != nil {
 		return runExitOther, err
 	}
-	st, err := stack.New(stack.Config{DB: db,
+	// A one-shot process: no inotify watcher, each capture walks the folder (stat only).
+	rec := checkpoint.New(db, checkpoint.Options{NoWatch: true})
+	defer rec.Close()
+	if _, err := rec.Recover(ctx); err != nil {
+		return runExitOther, err
+	}
+	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec,
 		Model: provider.New(provider.Config{BaseURL: o.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Model: o.model})})
 	if err != nil {
 		return runExitOther, err
 	}
 	defer st.Close()
+	// The first request already offers every server's tools: wait for each to be ready or
+	// failed (bounded by the initialize timeout).
+	_ = st.MCP.WaitSettled(ctx)
 	runner := st.Runner
 
 	subCtx, stopSub := context.WithCancel(context.Background())

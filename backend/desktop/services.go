@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -22,8 +25,11 @@ import (
 // mirrors the three names; channels_mirror_test.go fails when they drift.
 const EventLoop = "loop:event"
 
+// EventMCPStatus carries an MCP server's status (mcp.Status) each time it changes.
+const EventMCPStatus = "mcp:status"
+
 // Channels lists every Wails event name Go emits to the page.
-var Channels = []string{EventLoop, EventWorkspaceChanged, EventWorkspaceWarning}
+var Channels = []string{EventLoop, EventWorkspaceChanged, EventWorkspaceWarning, EventMCPStatus}
 
 // Emitter publishes an event to the page. In the window it is runtime.EventsEmit; tests pass
 // a recorder.
@@ -54,6 +60,8 @@ type core struct {
 	settings SettingsStore
 	watches  *Watches
 	dialogs  Dialogs
+	mcpPath  string // the MCP configuration file the window edits
+	emit     Emitter
 
 	mu     sync.Mutex
 	ctx    context.Context // app lifetime; cancelled on shutdown
@@ -61,14 +69,24 @@ type core struct {
 }
 
 // New builds the services on db. The model reads the saved endpoint and key at each call, so
-// a change in Settings applies to the next call. Startup must be called before anything runs.
-func New(db *store.DB, keys config.Keys, dialogs Dialogs) (*Services, error) {
+// a change in Settings applies to the next call. MCP servers come from the file at mcpPath
+// ("" for none) and start in the background at Startup; a bad file is reported in Settings,
+// never fatal. Startup must be called before anything runs.
+func New(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string) (*Services, error) {
 	settings := SettingsStore{DB: db, Keys: keys}
-	st, err := stack.New(stack.Config{DB: db, Model: &Model{Settings: settings}})
+	c := &core{db: db, settings: settings, watches: &Watches{}, dialogs: dialogs, ctx: context.Background(), mcpPath: mcpPath}
+	cfg, cfgErr := c.mcpConfig()
+	if cfgErr != nil {
+		cfg = mcp.Config{} // Settings shows the error; the session goes on with the other tools
+	}
+	manager := mcp.Start(cfg, mcp.Options{OnStatus: c.mcpStatus})
+	st, err := stack.New(stack.Config{DB: db, Model: &Model{Settings: settings}, MCP: manager,
+		Checkpoints: checkpoint.New(db, checkpoint.Options{})})
 	if err != nil {
+		_ = manager.Close()
 		return nil, err
 	}
-	c := &core{db: db, st: st, settings: settings, watches: &Watches{}, dialogs: dialogs, ctx: context.Background()}
+	c.st = st
 	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, c: c}, nil
 }
 
@@ -82,6 +100,11 @@ func (s *Services) Startup(ctx context.Context, emit Emitter) {
 	defer c.mu.Unlock()
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.watches.Emit = emit
+	c.emit = emit
+	// Link captures a killed process left open to the interrupted rows repair added.
+	if _, err := c.st.Checkpoints.Recover(c.ctx); err != nil {
+		slog.Error("recover checkpoints", "err", err)
+	}
 	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev loop.Event) { emit(EventLoop, ev) })
 }
 
@@ -89,6 +112,7 @@ func (s *Services) Startup(ctx context.Context, emit Emitter) {
 func (s *Services) Shutdown() {
 	c := s.c
 	c.st.Close()
+	_ = c.st.Checkpoints.Close()
 	c.watches.Close()
 	c.mu.Lock()
 	if c.cancel != nil {

@@ -116,7 +116,8 @@ func newTestApp(t *testing.T, baseURL string) *testApp {
 	t.Setenv("OPENAI_BASE_URL", "")
 	t.Setenv("LOOPDESK_MODEL", "")
 	dialogs := &fakeDialogs{}
-	svc, err := desktop.New(db, config.Keys{Dir: filepath.Join(dir, "config"), Getenv: func(string) string { return "" }}, dialogs)
+	svc, err := desktop.New(db, config.Keys{Dir: filepath.Join(dir, "config"), Getenv: func(string) string { return "" }}, dialogs,
+		filepath.Join(dir, "config", "mcp.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

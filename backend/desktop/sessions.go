@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -104,7 +105,8 @@ func (s *Sessions) writeExport(id, path string) error {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
-	if err := s.c.db.Export(s.c.context(), id, tmp); err != nil {
+	// Change records go with the rows; file contents stay out (they can be large).
+	if err := checkpoint.Export(s.c.context(), s.c.db, id, tmp, false); err != nil {
 		tmp.Close()
 		return err
 	}

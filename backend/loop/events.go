@@ -23,6 +23,7 @@ const (
 	EventToolStarted       EventType = "tool_started"
 	EventToolOutput        EventType = "tool_output"
 	EventToolFinished      EventType = "tool_finished"
+	EventFilesChanged      EventType = "files_changed"
 	EventUsage             EventType = "usage"
 	EventCompacted         EventType = "compacted"
 	EventBudget            EventType = "budget"
@@ -33,7 +34,7 @@ const (
 var EventTypes = []EventType{
 	EventRunStarted, EventRowsStored, EventTextDelta, EventReasoningDelta, EventAssistantMessage, EventToolCall,
 	EventApprovalRequested, EventApprovalDecided, EventToolStarted, EventToolOutput,
-	EventToolFinished, EventUsage, EventCompacted, EventBudget, EventRunFinished,
+	EventToolFinished, EventFilesChanged, EventUsage, EventCompacted, EventBudget, EventRunFinished,
 }
 
 // Lossy reports whether events of this type may be coalesced for a slow subscriber.
@@ -195,6 +196,7 @@ func PayloadTypes() map[EventType]Payload {
 		EventToolStarted:       ToolStartedPayload{},
 		EventToolOutput:        ToolOutputPayload{},
 		EventToolFinished:      ToolFinishedPayload{},
+		EventFilesChanged:      FilesChangedPayload{},
 		EventUsage:             UsagePayload{},
 		EventCompacted:         CompactedPayload{},
 		EventBudget:            BudgetPayload{},

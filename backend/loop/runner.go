@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/loop/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -43,22 +44,38 @@ type ToolRunner interface {
 	Run(ctx context.Context, ws *tools.Workspace, call tools.Call, out func(string)) tools.Result
 }
 
+// ToolSet is a ToolRunner whose tools change over time (MCP servers start, restart and
+// change their tool lists): each run gets the set as it is when the run starts, so the
+// tools offered to the model and the tools that run stay the same for the whole run.
+type ToolSet interface {
+	ForRun() ToolRunner
+}
+
+// Checkpointer captures the folder around each call that may change files
+// (backend/checkpoint). Before returns once the "before" state is durable.
+type Checkpointer interface {
+	Before(ctx context.Context, sessionID, runID, callID, root string) (*checkpoint.Capture, error)
+}
+
 // Workspaces hands out shared, reference-counted workspace handles.
 type Workspaces interface {
 	Acquire(root string) (*tools.Workspace, error)
 }
 
-// Config wires a Runner. Store, Model, Approver, Tools and Workspaces are required.
+// Config wires a Runner. Store, Model, Approver, Tools and Workspaces are required. Tools may
+// also implement ToolSet.
 type Config struct {
 	Store      Store
 	Model      Model
 	Approver   Approver
 	Tools      ToolRunner
 	Workspaces Workspaces
-	Bus        *Bus       // nil: a new bus (see Runner.Bus)
-	Prices     PriceTable // per-model prices; models not listed cost nothing
-	Logger     *slog.Logger
-	Now        func() time.Time // nil: time.Now
+	// Checkpoints, when not nil, records what each call that may change files changed.
+	Checkpoints Checkpointer
+	Bus         *Bus       // nil: a new bus (see Runner.Bus)
+	Prices      PriceTable // per-model prices; models not listed cost nothing
+	Logger      *slog.Logger
+	Now         func() time.Time // nil: time.Now
 	// PersistTimeout bounds each database write; writes are not cancelled by Cancel, so the
 	// cancelled results of a stopped run still reach the database. 0: 30 s.
 	PersistTimeout time.Duration

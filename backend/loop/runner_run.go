@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -20,8 +21,14 @@ type run struct {
 	ws   *tools.Workspace
 	root string
 
+	tools    ToolRunner // the tools of this run (ToolSet.ForRun when the set changes over time)
 	specs    []tools.Spec
 	readOnly map[string]bool
+
+	// captures are the checkpoints of calls that may change files, by call id, until their
+	// result row is stored. Workers add; the owner goroutine finishes them in persist.
+	capMu    sync.Mutex
+	captures map[string]*checkpoint.Capture
 	ctxEst   int64
 	// chunks mirrors the session's rows: loaded once, then extended with what each Append
 	// returns (the run is the session's only writer while it runs), so a model call needs no
@@ -63,7 +70,11 @@ func (rn *run) prepare(ctx context.Context) error {
 		rn.ws.Release()
 		return err // StartRun names the session already
 	}
-	rn.specs = rn.r.cfg.Tools.Specs()
+	rn.tools = rn.r.cfg.Tools
+	if set, ok := rn.tools.(ToolSet); ok {
+		rn.tools = set.ForRun()
+	}
+	rn.specs = rn.tools.Specs()
 	rn.readOnly = make(map[string]bool, len(rn.specs))
 	for _, s := range rn.specs {
 		rn.readOnly[s.Name] = s.ReadOnly
@@ -264,6 +275,7 @@ func (rn *run) persist(rows []Row) error {
 	rn.chunks = append(rn.chunks, added...)
 	if len(added) > 0 {
 		rn.publish(RowsStoredPayload{Rows: RowsOf(added)})
+		rn.finishCaptures(ctx, added)
 	}
 	return err
 }
@@ -313,7 +325,9 @@ func (rn *run) finish() {
 	}
 	if len(synthesized) > 0 {
 		rn.publish(RowsStoredPayload{Rows: RowsOf(synthesized)})
+		rn.finishCaptures(ctx, synthesized)
 	}
+	rn.abortCaptures()
 	for _, c := range synthesized {
 		var p ToolFinishedPayload
 		if json.Unmarshal(c.Payload, &p) == nil {

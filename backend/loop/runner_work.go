@@ -142,14 +142,15 @@ func (rn *run) runTools(calls []Call) {
 }
 
 func (rn *run) runTool(c Call) {
+	note := rn.capture(c)
 	rn.publish(ToolStartedPayload{CallID: c.ID, Name: c.Name})
-	res := rn.r.cfg.Tools.Run(rn.op, rn.ws, tools.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments}, func(s string) {
+	res := rn.tools.Run(rn.op, rn.ws, c, func(s string) {
 		rn.publish(ToolOutputPayload{CallID: c.ID, Text: s})
 	})
 	if rn.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
-	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content, IsError: res.IsError})
+	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note, IsError: res.IsError})
 }
 
 // compact summarises the rows up to the cut with one model call (no tools).

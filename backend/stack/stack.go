@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -21,18 +23,24 @@ type Config struct {
 	DB     *store.DB
 	Model  loop.Model
 	Prices loop.PriceTable
-	// Tools are offered after the built-in ones (MCP tools, for instance).
-	Tools  []tools.Tool
-	Logger *slog.Logger
+	// MCP, when not nil, offers its servers' tools after the built-in ones; each run gets
+	// the tools of the servers that are ready when it starts.
+	MCP *mcp.Manager
+	// Checkpoints, when not nil, records what each call that may change files changed.
+	Checkpoints *checkpoint.Recorder
+	Logger      *slog.Logger
 }
 
-// Stack is the wired agent. Close stops every run; the caller closes the database.
+// Stack is the wired agent. Close stops every run and the MCP servers; the caller closes
+// the database.
 type Stack struct {
-	DB         *store.DB
-	Registry   *tools.Registry
-	Workspaces *tools.Manager
-	Approver   *tools.Approver
-	Runner     *loop.Runner
+	DB          *store.DB
+	Tools       *Tools
+	Workspaces  *tools.Manager
+	Approver    *tools.Approver
+	Runner      *loop.Runner
+	MCP         *mcp.Manager         // nil without MCP
+	Checkpoints *checkpoint.Recorder // nil without checkpoints
 }
 
 // New wires a Stack. It does no I/O.
@@ -40,18 +48,65 @@ func New(cfg Config) (*Stack, error) {
 	if cfg.DB == nil || cfg.Model == nil {
 		return nil, fmt.Errorf("build the agent stack: a database and a model are required")
 	}
-	reg, err := tools.NewRegistry(append(tools.Builtins(), cfg.Tools...)...)
-	if err != nil {
+	ts := &Tools{mcp: cfg.MCP, log: cfg.Logger}
+	if ts.log == nil {
+		ts.log = slog.Default()
+	}
+	var err error
+	if ts.builtins, err = tools.NewRegistry(tools.Builtins()...); err != nil {
 		return nil, fmt.Errorf("build the agent stack: %w", err)
 	}
-	s := &Stack{DB: cfg.DB, Registry: reg, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB})}
-	s.Runner = loop.New(loop.Config{Store: cfg.DB, Model: cfg.Model, Approver: s.Approver, Tools: reg,
-		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger})
+	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB}),
+		MCP: cfg.MCP, Checkpoints: cfg.Checkpoints}
+	lc := loop.Config{Store: cfg.DB, Model: cfg.Model, Approver: s.Approver, Tools: ts,
+		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger}
+	if cfg.Checkpoints != nil {
+		lc.Checkpoints = cfg.Checkpoints
+	}
+	s.Runner = loop.New(lc)
 	return s, nil
 }
 
-// Close cancels every run and waits until their rows are written.
-func (s *Stack) Close() { s.Runner.Close() }
+// Close cancels every run, waits until their rows are written, and stops the MCP servers.
+func (s *Stack) Close() {
+	s.Runner.Close()
+	if s.MCP != nil {
+		_ = s.MCP.Close() // the servers are gone either way; their log says why
+	}
+}
+
+// Tools is the tool set runs use: the built-in tools plus the tools of the MCP servers that
+// are ready. It implements loop.ToolSet: a run keeps the set it started with.
+type Tools struct {
+	builtins *tools.Registry
+	mcp      *mcp.Manager
+	log      *slog.Logger
+}
+
+var _ loop.ToolSet = (*Tools)(nil)
+
+// ForRun is the registry of the tools available now.
+func (t *Tools) ForRun() loop.ToolRunner {
+	if t.mcp == nil {
+		return t.builtins
+	}
+	reg, err := tools.NewRegistry(append(tools.Builtins(), t.mcp.Tools()...)...)
+	if err != nil {
+		// The manager hands out unique names and schemas it has compiled; if that ever fails,
+		// the run goes on with the built-in tools rather than none.
+		t.log.Error("MCP tools left out of this run", "err", err)
+		return t.builtins
+	}
+	return reg
+}
+
+// Specs lists the tools available now.
+func (t *Tools) Specs() []tools.Spec { return t.ForRun().Specs() }
+
+// Run runs one call against the tools available now (runs use ForRun instead).
+func (t *Tools) Run(ctx context.Context, ws *tools.Workspace, call tools.Call, out func(string)) tools.Result {
+	return t.ForRun().Run(ctx, ws, call, out)
+}
 
 // Rules lets the approval policy read the rules kept in the store: the one adapter between
 // store.Rule (the row) and tools.Rule (what the policy evaluates).

@@ -1,3 +1,134 @@
+export namespace checkpoint {
+	
+	export class Change {
+	    seq: number;
+	    path: string;
+	    change: string;
+	    size: number;
+	    sha256: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Change(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.path = source["path"];
+	        this.change = source["change"];
+	        this.size = source["size"];
+	        this.sha256 = source["sha256"];
+	    }
+	}
+	export class Conflict {
+	    path: string;
+	    by: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Conflict(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.by = source["by"];
+	    }
+	}
+	export class Entry {
+	    kind: string;
+	    mode: number;
+	    size: number;
+	    sha256?: string;
+	    target?: string;
+	    stored: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Entry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.mode = source["mode"];
+	        this.size = source["size"];
+	        this.sha256 = source["sha256"];
+	        this.target = source["target"];
+	        this.stored = source["stored"];
+	    }
+	}
+	export class Other {
+	    path: string;
+	    session_id: string;
+	    seq: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Other(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.session_id = source["session_id"];
+	        this.seq = source["seq"];
+	    }
+	}
+	export class Restored {
+	    path: string;
+	    change: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Restored(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.change = source["change"];
+	    }
+	}
+	export class Plan {
+	    restored: Restored[];
+	    dry_run: boolean;
+	    conflicts?: Conflict[];
+	    others?: Other[];
+	    unrestorable?: string[];
+	    seq?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Plan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.restored = this.convertValues(source["restored"], Restored);
+	        this.dry_run = source["dry_run"];
+	        this.conflicts = this.convertValues(source["conflicts"], Conflict);
+	        this.others = this.convertValues(source["others"], Other);
+	        this.unrestorable = source["unrestorable"];
+	        this.seq = source["seq"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace config {
 	
 	export class Preset {
@@ -127,6 +258,26 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class FileDiff {
+	    path: string;
+	    change: string;
+	    before: string;
+	    after: string;
+	    note: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileDiff(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.change = source["change"];
+	        this.before = source["before"];
+	        this.after = source["after"];
+	        this.note = source["note"];
+	    }
+	}
 	export class FileEntry {
 	    path: string;
 	    dir: boolean;
@@ -160,6 +311,44 @@ export namespace desktop {
 	        this.truncated = source["truncated"];
 	        this.binary = source["binary"];
 	    }
+	}
+	export class MCPView {
+	    path: string;
+	    config: mcp.Config;
+	    error: string;
+	    servers: mcp.Status[];
+	    names: mcp.NameMapping[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.config = this.convertValues(source["config"], mcp.Config);
+	        this.error = source["error"];
+	        this.servers = this.convertValues(source["servers"], mcp.Status);
+	        this.names = this.convertValues(source["names"], mcp.NameMapping);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class PendingApproval {
 	    call_id: string;
@@ -255,7 +444,6 @@ export namespace desktop {
 	    created_at: any;
 	    // Go type: time
 	    updated_at: any;
-	    archived: boolean;
 	    scratch: boolean;
 	
 	    static createFrom(source: any = {}) {
@@ -272,7 +460,6 @@ export namespace desktop {
 	        this.fork_seq = source["fork_seq"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.archived = source["archived"];
 	        this.scratch = source["scratch"];
 	    }
 	
@@ -305,7 +492,6 @@ export namespace desktop {
 	    created_at: any;
 	    // Go type: time
 	    updated_at: any;
-	    archived: boolean;
 	    scratch: boolean;
 	    running: boolean;
 	
@@ -323,7 +509,6 @@ export namespace desktop {
 	        this.fork_seq = source["fork_seq"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.archived = source["archived"];
 	        this.scratch = source["scratch"];
 	        this.running = source["running"];
 	    }
@@ -521,6 +706,122 @@ export namespace loop {
 		    }
 		    return a;
 		}
+	}
+
+}
+
+export namespace mcp {
+	
+	export class ServerConfig {
+	    type?: string;
+	    command?: string;
+	    args?: string[];
+	    env?: Record<string, string>;
+	    cwd?: string;
+	    url?: string;
+	    headers?: Record<string, string>;
+	    disabled?: boolean;
+	    trusted?: boolean;
+	    timeout_s?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ServerConfig(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.env = source["env"];
+	        this.cwd = source["cwd"];
+	        this.url = source["url"];
+	        this.headers = source["headers"];
+	        this.disabled = source["disabled"];
+	        this.trusted = source["trusted"];
+	        this.timeout_s = source["timeout_s"];
+	    }
+	}
+	export class Config {
+	    mcpServers: Record<string, ServerConfig>;
+	
+	    static createFrom(source: any = {}) {
+	        return new Config(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.mcpServers = this.convertValues(source["mcpServers"], ServerConfig, true);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class NameMapping {
+	    name: string;
+	    server: string;
+	    tool: string;
+	    note?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new NameMapping(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.server = source["server"];
+	        this.tool = source["tool"];
+	        this.note = source["note"];
+	    }
+	}
+	
+	export class Status {
+	    name: string;
+	    transport: string;
+	    status: string;
+	    reason: string;
+	    tools: string[];
+	    stderr_tail: string;
+	    exit_code?: number;
+	    attempt?: number;
+	    max_restarts?: number;
+	    trusted: boolean;
+	    skipped?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.transport = source["transport"];
+	        this.status = source["status"];
+	        this.reason = source["reason"];
+	        this.tools = source["tools"];
+	        this.stderr_tail = source["stderr_tail"];
+	        this.exit_code = source["exit_code"];
+	        this.attempt = source["attempt"];
+	        this.max_restarts = source["max_restarts"];
+	        this.trusted = source["trusted"];
+	        this.skipped = source["skipped"];
+	    }
 	}
 
 }

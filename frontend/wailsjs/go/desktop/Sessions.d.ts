@@ -10,6 +10,8 @@ export function ExportSession(arg1:string):Promise<string>;
 
 export function ForkSession(arg1:string,arg2:number):Promise<desktop.Session>;
 
+export function ForkSessionWithFiles(arg1:string,arg2:number):Promise<desktop.Session>;
+
 export function ListSessions():Promise<Array<desktop.SessionSummary>>;
 
 export function NewSession(arg1:string):Promise<desktop.Session>;

@@ -14,6 +14,10 @@ export function ForkSession(arg1, arg2) {
   return window['go']['desktop']['Sessions']['ForkSession'](arg1, arg2);
 }
 
+export function ForkSessionWithFiles(arg1, arg2) {
+  return window['go']['desktop']['Sessions']['ForkSessionWithFiles'](arg1, arg2);
+}
+
 export function ListSessions() {
   return window['go']['desktop']['Sessions']['ListSessions']();
 }

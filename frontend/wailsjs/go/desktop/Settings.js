@@ -14,12 +14,32 @@ export function GetSettings() {
   return window['go']['desktop']['Settings']['GetSettings']();
 }
 
+export function ImportClaudeDesktop() {
+  return window['go']['desktop']['Settings']['ImportClaudeDesktop']();
+}
+
 export function ListRules() {
   return window['go']['desktop']['Settings']['ListRules']();
 }
 
+export function MCPServerLog(arg1) {
+  return window['go']['desktop']['Settings']['MCPServerLog'](arg1);
+}
+
+export function MCPServers() {
+  return window['go']['desktop']['Settings']['MCPServers']();
+}
+
 export function Presets() {
   return window['go']['desktop']['Settings']['Presets']();
+}
+
+export function RestartMCPServer(arg1) {
+  return window['go']['desktop']['Settings']['RestartMCPServer'](arg1);
+}
+
+export function SaveMCPConfig(arg1) {
+  return window['go']['desktop']['Settings']['SaveMCPConfig'](arg1);
 }
 
 export function SaveSettings(arg1) {

@@ -1,0 +1,98 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+// Checkpoints around tool calls (backend/checkpoint's driver duties 2 and 3): the "before"
+// state is made durable before a call that may change files starts; once its result row is
+// stored, what the call changed is recorded on that row and published as files_changed.
+
+// capture takes the checkpoint of a call that may change files. It returns a note for the
+// result when none could be taken: the call still runs, and its changes are not undoable.
+func (rn *run) capture(c Call) string {
+	cp := rn.r.cfg.Checkpoints
+	if ro, known := rn.readOnly[c.Name]; cp == nil || ro || !known {
+		return "" // read-only, or unknown (the registry answers unknown_tool without running anything)
+	}
+	capt, err := cp.Before(rn.op, rn.spec.SessionID, rn.id, c.ID, rn.root)
+	if err != nil {
+		rn.r.log.Warn("no checkpoint before a tool call", "session", rn.spec.SessionID, "call", c.ID, "err", err)
+		return "\n[loopdesk: no checkpoint could be taken before this call (" + err.Error() + "); its changes cannot be restored]"
+	}
+	rn.capMu.Lock()
+	if rn.captures == nil {
+		rn.captures = map[string]*checkpoint.Capture{}
+	}
+	rn.captures[c.ID] = capt
+	rn.capMu.Unlock()
+	return ""
+}
+
+// finishCaptures records, for each stored tool result whose call was captured, what the call
+// changed, linked to that row.
+func (rn *run) finishCaptures(ctx context.Context, rows []store.Chunk) {
+	for _, row := range rows {
+		if row.Kind != store.KindToolResult {
+			continue
+		}
+		var p store.ToolResultPayload
+		if json.Unmarshal(row.Payload, &p) != nil {
+			continue
+		}
+		rn.capMu.Lock()
+		capt := rn.captures[p.CallID]
+		delete(rn.captures, p.CallID)
+		rn.capMu.Unlock()
+		if capt == nil {
+			continue
+		}
+		changes, err := capt.After(ctx, row.Seq)
+		if err != nil {
+			rn.r.log.Error("record a tool call's changes", "session", rn.spec.SessionID, "call", p.CallID, "err", err)
+			continue
+		}
+		if len(changes) > 0 {
+			rn.publish(FilesChangedPayload{Seq: row.Seq, CallID: p.CallID, Changes: changeViews(changes)})
+		}
+	}
+}
+
+// abortCaptures lets go of captures whose call never got a result row (none should remain once
+// FinishRun has answered every call; this keeps the folder's captures from waiting forever).
+func (rn *run) abortCaptures() {
+	rn.capMu.Lock()
+	defer rn.capMu.Unlock()
+	for id, capt := range rn.captures {
+		capt.Abort()
+		delete(rn.captures, id)
+	}
+}
+
+// FileChange is one path a row changed, as events and the page show it.
+type FileChange struct {
+	Path   string `json:"path"`
+	Change string `json:"change"` // created, modified, deleted or mode
+	Size   int64  `json:"size"`
+}
+
+// FilesChangedPayload lists what the call answered by row Seq changed in the folder.
+type FilesChangedPayload struct {
+	Seq     int64        `json:"seq"`
+	CallID  string       `json:"call_id"`
+	Changes []FileChange `json:"changes"`
+}
+
+func (FilesChangedPayload) Type() EventType { return EventFilesChanged }
+
+func changeViews(cs []checkpoint.Change) []FileChange {
+	out := make([]FileChange, len(cs))
+	for i, c := range cs {
+		out[i] = FileChange{Path: c.Path, Change: string(c.Change), Size: c.Size}
+	}
+	return out
+}
