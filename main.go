@@ -9,11 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -36,36 +33,30 @@ var assets embed.FS
 var icon []byte
 
 func main() {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case "run":
-			// cli.Run owns Ctrl-C: the first cancels the run cleanly, the second exits.
-			os.Exit(cli.Run(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
-		case "sessions":
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			code := cli.Sessions(ctx, os.Args[2:], os.Stdout, os.Stderr)
-			stop()
-			os.Exit(code)
-		case "help", "-h", "-help", "--help":
-			fmt.Fprint(os.Stdout, usage)
-			return
-		}
+	launch := cli.Main(os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	if !launch.Window {
+		os.Exit(launch.Code)
 	}
-	if err := runWindow(); err != nil {
-		log.Printf("loopdesk: %v", err)
+	if err := runWindow(launch.Folder); err != nil {
+		fmt.Fprintf(os.Stderr, "loopdesk: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-const usage = `loopdesk                         open the window
-loopdesk run [flags] PROMPT      run the agent headless in a workspace
-loopdesk sessions list|show|fork|search|export|import|delete ...
-
-The database is $LOOPDESK_DB, or $XDG_DATA_HOME/loopdesk/loopdesk.db.
-See docs/cli.md for every flag, the JSON output and the exit codes.
-`
-
-func runWindow() error {
+// runWindow opens the window; folder (absolute, or "") is the folder given on
+// the command line. A display GTK cannot open is an error, not a panic.
+func runWindow(folder string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok && e.Error() == "failed to init GTK" {
+				err = errors.New("cannot open the window: GTK could not open the display " +
+					os.Getenv("DISPLAY") + os.Getenv("WAYLAND_DISPLAY"))
+				return
+			}
+			panic(r)
+		}
+	}()
+	instance := desktop.NewInstance(folder) // TODO(lead): bind instance.TakeFolder for the page
 	ctx := context.Background()
 	path, err := store.DefaultPath()
 	if err != nil {
@@ -97,6 +88,15 @@ func runWindow() error {
 		OnStartup: func(ctx context.Context) {
 			dialogs.ctx = ctx
 			app.startup(ctx, func(name string, data any) { runtime.EventsEmit(ctx, name, data) })
+			instance.Started(func(name string, data any) { runtime.EventsEmit(ctx, name, data) },
+				func() { runtime.WindowShow(ctx); runtime.WindowUnminimise(ctx) }) // UnMinimise is gtk_window_present
+		},
+		// A second `loopdesk [FOLDER]` focuses this window and hands it FOLDER.
+		SingleInstanceLock: &options.SingleInstanceLock{
+			UniqueId: desktop.InstanceID,
+			OnSecondInstanceLaunch: func(d options.SecondInstanceData) {
+				instance.SecondLaunch(cli.ParseWindowArgs(d.Args, d.WorkingDirectory))
+			},
 		},
 		OnShutdown:     app.shutdown,
 		Bind:           []any{app},
