@@ -34,7 +34,7 @@ cleanup() {
   rm -rf "$home" "$log"
 }
 trap cleanup EXIT
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "$deb" >"$log" 2>&1 ||
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --allow-downgrades --no-install-recommends "$deb" >"$log" 2>&1 ||
   { cat "$log" >&2; fail "apt-get install $deb"; }
 ok "apt-get install $deb"
 
