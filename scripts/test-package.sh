@@ -13,6 +13,7 @@ if [[ $(id -u) -ne 0 ]]; then
   command -v sudo >/dev/null || { echo "test-package: need root or sudo to install $deb" >&2; exit 1; }
   SUDO="sudo"
 fi
+trap 'echo "test-package: FAIL: line $LINENO: $BASH_COMMAND" >&2' ERR
 fail() { echo "test-package: FAIL: $*" >&2; exit 1; }
 ok() { echo "test-package: ok: $*"; }
 
@@ -42,13 +43,11 @@ out=$(/usr/bin/loopdesk --version)
 [[ $out == "loopdesk $version (commit "*")" ]] || fail "loopdesk --version printed '$out', want version $version"
 ok "$out"
 /usr/bin/loopdesk --help | grep -q "loopdesk run" || fail "loopdesk --help"
-set +e
-err=$(/usr/bin/loopdesk --no-such-flag 2>&1 >/dev/null); code=$?
-set -e
+code=0
+err=$(/usr/bin/loopdesk --no-such-flag 2>&1 >/dev/null) || code=$?
 [[ $code == 2 && $err == *"usage: loopdesk"* ]] || fail "an unknown flag exited $code: $err"
-set +e
-err=$(env -u DISPLAY -u WAYLAND_DISPLAY /usr/bin/loopdesk 2>&1); code=$?
-set -e
+code=0
+err=$(env -u DISPLAY -u WAYLAND_DISPLAY /usr/bin/loopdesk 2>&1) || code=$?
 [[ $code == 1 && $(wc -l <<<"$err") == 1 && $err == *"no display"* ]] || fail "no display exited $code: $err"
 ok "usage error exits 2; no display exits 1 in one line"
 
@@ -68,8 +67,10 @@ ok "icons in hicolor sizes, man page"
 for lib in $(objdump -p /usr/bin/loopdesk | awk '/NEEDED/ {print $2}'); do
   path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')
   [[ -n $path ]] || fail "library $lib not found"
-  pkg=$(dpkg -S "$(realpath "$path")" 2>/dev/null | head -1 | cut -d: -f1)
-  [[ -n $pkg ]] || pkg=$(dpkg -S "$path" | head -1 | cut -d: -f1)
+  # With merged /usr, dpkg knows a library under one of its two paths.
+  pkg=$(dpkg -S "$(realpath "$path")" 2>/dev/null | head -1 | cut -d: -f1 || true)
+  [[ -n $pkg ]] || pkg=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1 || true)
+  [[ -n $pkg ]] || fail "no package owns $path"
   grep -Eq "(^|, )${pkg%t64}( |,|$)" <<<"$depends" || fail "$lib comes from $pkg, which Depends ($depends) lacks"
 done
 ok "Depends covers every linked library; no conffiles"
