@@ -23,7 +23,8 @@ mapfile -t listed < <(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|; s|
 # Directories that exist before install must survive removal; the others must go.
 declare -A existed=()
 for p in "${listed[@]}"; do [[ -d $p ]] && existed[$p]=1; done
-if dpkg-query -W -f='${Status}' loopdesk 2>/dev/null | grep -q "install ok installed"; then
+installed_now() { [[ $(dpkg-query -W -f='${Status}' loopdesk 2>/dev/null || true) == *"ok installed" ]]; }
+if installed_now; then
   echo "test-package: note: loopdesk was installed here; this test replaces it and removes it at the end"
 fi
 
@@ -31,7 +32,7 @@ log=$(mktemp)
 home=$(mktemp -d)
 cleanup() {
   # A failed check must not leave the package behind.
-  if dpkg-query -W -f='${Status}' loopdesk 2>/dev/null | grep -q "ok installed"; then $SUDO dpkg -r loopdesk >/dev/null; fi
+  if installed_now; then $SUDO dpkg -r loopdesk >/dev/null; fi
   rm -rf "$home" "$log"
 }
 trap cleanup EXIT
@@ -42,7 +43,7 @@ ok "apt-get install $deb"
 out=$(/usr/bin/loopdesk --version)
 [[ $out == "loopdesk $version (commit "*")" ]] || fail "loopdesk --version printed '$out', want version $version"
 ok "$out"
-/usr/bin/loopdesk --help | grep -q "loopdesk run" || fail "loopdesk --help"
+[[ $(/usr/bin/loopdesk --help) == *"loopdesk run"* ]] || fail "loopdesk --help"
 code=0
 err=$(/usr/bin/loopdesk --no-such-flag 2>&1 >/dev/null) || code=$?
 [[ $code == 2 && $err == *"usage: loopdesk"* ]] || fail "an unknown flag exited $code: $err"
@@ -65,7 +66,7 @@ ok "icons in hicolor sizes, man page"
 [[ -z $(dpkg-query -W -f='${Conffiles}' loopdesk) ]] || fail "the package has conffiles"
 # Every library the binary links must come from a package in Depends.
 for lib in $(objdump -p /usr/bin/loopdesk | awk '/NEEDED/ {print $2}'); do
-  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')
+  path=$(ldconfig -p | awk -v l="$lib" '!found && $1 == l && /x86-64/ {print $NF; found = 1}')
   [[ -n $path ]] || fail "library $lib not found"
   # With merged /usr, dpkg knows a library under one of its two paths.
   pkg=$(dpkg -S "$(realpath "$path")" 2>/dev/null | head -1 | cut -d: -f1 || true)
