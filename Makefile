@@ -98,7 +98,7 @@ test-frontend: .stamps/npm-frontend
 test-e2e: deps-test $(BIN)/loopdesk-dev $(BIN)/fakeai
 	xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-concurrency=1 e2e/tests/
 
-bench: deps frontend/dist/index.html
+bench: deps .stamps/system-test $(BIN)/loopdesk
 	scripts/bench.sh
 
 # Regenerates frontend/wailsjs from the bound Go methods (needs the Wails CLI:

@@ -2,7 +2,8 @@
 # Runs every benchmark with the flags docs/benchmarks.md documents for it and
 # writes the output to build/bench.txt. Each benchmark reports x_vs_bare: its
 # time against a bare baseline (raw SQLite, a bare HTTP round trip, a plain
-# directory walk) measured in the same run.
+# directory walk) measured in the same run; the window bench reports Loopdesk
+# against a bare Wails window the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TAGS=desktop,production,webkit2_41,sqlite_fts5
@@ -17,4 +18,7 @@ run -benchtime=1x -count=3 ./backend/store/
 run -benchtime=1x -count=3 ./backend/tools/
 run -benchtime=500x -count=5 ./backend/loop/provider/
 run -benchtime=200x -count=5 ./backend/loop/
+# The window against a bare Wails window: first paint and idle memory (needs build/bin/loopdesk).
+echo "== scripts/bench-window.sh 3" | tee -a "$out"
+scripts/bench-window.sh 3 2>&1 | tee -a "$out"
 echo "wrote $out"
