@@ -37,6 +37,19 @@ func main() {
 	if !launch.Window {
 		os.Exit(launch.Code)
 	}
+	// A window already open takes this launch (and its folder) before this
+	// process opens the database or starts GTK; Wails' lock below is the
+	// fallback for two launches racing.
+	var args []string
+	if launch.Folder != "" {
+		args = []string{launch.Folder}
+	}
+	dbPath, _ := store.DefaultPath() // an error here is reported by runWindow
+	if handed, err := desktop.HandOff(nil, desktop.InstanceID(dbPath), args); err != nil {
+		fmt.Fprintf(os.Stderr, "loopdesk: %v; opening a new window\n", err)
+	} else if handed {
+		os.Exit(0)
+	}
 	if err := runWindow(launch.Folder); err != nil {
 		fmt.Fprintf(os.Stderr, "loopdesk: %v\n", err)
 		os.Exit(1)
@@ -93,7 +106,7 @@ func runWindow(folder string) (err error) {
 		},
 		// A second `loopdesk [FOLDER]` focuses this window and hands it FOLDER.
 		SingleInstanceLock: &options.SingleInstanceLock{
-			UniqueId: desktop.InstanceID,
+			UniqueId: desktop.InstanceID(path),
 			OnSecondInstanceLaunch: func(d options.SecondInstanceData) {
 				instance.SecondLaunch(cli.ParseWindowArgs(d.Args, d.WorkingDirectory))
 			},

@@ -1,14 +1,32 @@
 package desktop
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"log"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+
+	"github.com/godbus/dbus/v5"
 )
 
 // InstanceID is the single-instance lock's id (options.SingleInstanceLock's
-// UniqueId). Wails turns it into the D-Bus name
-// org.wails_app_io_loopdesk_loopdesk.SingleInstance on the session bus.
-const InstanceID = "io.loopdesk.loopdesk"
+// UniqueId) for the database at dbPath: one window per database, so a second
+// launch on the same data goes to the open window, while a Loopdesk on
+// another database (LOOPDESK_DB: a test, a second profile) is its own app.
+// Wails turns it into the D-Bus name org.wails_app_<id with . and - as _>.SingleInstance.
+func InstanceID(dbPath string) string {
+	if abs, err := filepath.Abs(dbPath); err == nil {
+		dbPath = abs
+	}
+	sum := sha256.Sum256([]byte(dbPath))
+	return "io.loopdesk.loopdesk." + hex.EncodeToString(sum[:6])
+}
 
 // EventOpenFolder asks the page to open a new session in a folder, with an
 // OpenFolder payload. It is emitted when a second launch names a folder
@@ -79,4 +97,59 @@ func (in *Instance) TakeFolder() string {
 	f := in.folder
 	in.folder = ""
 	return f
+}
+
+// instanceBusName and instanceBusPath are where Wails' single-instance lock
+// listens (internal/frontend/desktop/linux/single_instance.go, v2.13): the
+// running window owns the name and receives SendMessage(JSON of
+// options.SecondInstanceData).
+func instanceBusName(instanceID string) (name string, path dbus.ObjectPath) {
+	id := "wails_app_" + strings.NewReplacer("-", "_", ".", "_").Replace(instanceID)
+	return "org." + id + ".SingleInstance", dbus.ObjectPath("/org/" + id + "/SingleInstance")
+}
+
+// secondInstanceData is options.SecondInstanceData's wire form.
+type secondInstanceData struct {
+	Args             []string
+	WorkingDirectory string
+}
+
+// HandOff gives a launch to the running window, if there is one, before
+// this process starts GTK or opens the database: args go to that window's
+// OnSecondInstanceLaunch as if Wails' own lock had sent them. It reports
+// whether a running window took them; false with a nil error means none is
+// running (or there is no session bus) and this process opens the window.
+// instanceID is InstanceID(the database); conn is the session bus, or nil
+// to connect to it.
+func HandOff(conn *dbus.Conn, instanceID string, args []string) (bool, error) {
+	if conn == nil {
+		c, err := dbus.ConnectSessionBus()
+		if err != nil {
+			return false, nil // no session bus: no other instance can be found either
+		}
+		defer c.Close()
+		conn = c
+	}
+	name, path := instanceBusName(instanceID)
+	var owned bool
+	if err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, name).Store(&owned); err != nil {
+		return false, fmt.Errorf("look for a running Loopdesk: %w", err)
+	}
+	if !owned {
+		return false, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return false, fmt.Errorf("hand the launch to the running Loopdesk: %w", err)
+	}
+	msg, _ := json.Marshal(secondInstanceData{Args: args, WorkingDirectory: wd}) // strings always marshal
+	err = conn.Object(name, path).Call(name+".SendMessage", 0, string(msg)).Store()
+	var de *dbus.Error
+	if errors.As(err, &de) && de.Name == "org.freedesktop.DBus.Error.ServiceUnknown" {
+		return false, nil // it exited in between: this launch opens the window
+	}
+	if err != nil {
+		return false, fmt.Errorf("hand the launch to the running Loopdesk: %w", err)
+	}
+	return true, nil
 }

@@ -1,63 +1,16 @@
 package notify
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
-)
 
-// privateBus starts a dbus-daemon of its own for the test (no service
-// activation, so nothing but the test can own the Notifications name) and
-// returns its address.
-func privateBus(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("dbus-daemon"); err != nil {
-		t.Fatalf("dbus-daemon not installed (scripts/bootstrap.sh test installs dbus): %v", err)
-	}
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "bus.conf")
-	err := os.WriteFile(conf, []byte(fmt.Sprintf(`<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=%s</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>`, filepath.Join(dir, "bus"))), 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("dbus-daemon", "--config-file="+conf, "--nofork", "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	// The daemon prints its address once it listens: the readiness signal.
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("dbus-daemon printed no address: %v", err)
-	}
-	return strings.TrimSpace(addr)
-}
+	"github.com/loopdesk/loopdesk/backend/testbus"
+)
 
 // server is a notification server on the test bus that records every call,
 // as dunst or GNOME Shell would receive them.
@@ -130,7 +83,7 @@ func (r recorder) next(t *testing.T) Event {
 }
 
 func TestNotifyShowsAndReportsTheClick(t *testing.T) {
-	addr := privateBus(t)
+	addr := testbus.Start(t)
 	srv := startServer(t, addr)
 	events := make(recorder, 8)
 	n, err := Dial(addr, func(ev Event) { events <- ev })
@@ -183,7 +136,7 @@ func TestNotifyShowsAndReportsTheClick(t *testing.T) {
 }
 
 func TestNotifyTurnedOffShowsNothing(t *testing.T) {
-	addr := privateBus(t)
+	addr := testbus.Start(t)
 	srv := startServer(t, addr)
 	n, err := Dial(addr, nil)
 	if err != nil {
@@ -204,7 +157,7 @@ func TestNotifyTurnedOffShowsNothing(t *testing.T) {
 }
 
 func TestNotifyWithoutAServerFailsFast(t *testing.T) {
-	addr := privateBus(t)
+	addr := testbus.Start(t)
 	n, err := Dial(addr, nil)
 	if err != nil {
 		t.Fatal(err)
