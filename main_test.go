@@ -149,7 +149,7 @@ func TestSecondLaunchGoesToTheOpenWindow(t *testing.T) {
 		"LOOPDESK_DB=" + db, "XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data")}
 	first := exec.Command(bin)
 	first.Env = env
-	var firstErr strings.Builder
+	var firstErr lockedBuffer // written by exec's copying goroutine while the test reads it
 	first.Stderr = &firstErr
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
@@ -207,4 +207,21 @@ func TestSecondLaunchGoesToTheOpenWindow(t *testing.T) {
 	if strings.Contains(firstErr.String(), "second launch") {
 		t.Errorf("the open window could not use the folder:\n%s", firstErr.String())
 	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
