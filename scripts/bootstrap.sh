@@ -11,7 +11,7 @@ want=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
 case "${1:-}" in
   package) want+=(imagemagick) ;;
   test) want+=(imagemagick xvfb xauth x11-utils xdotool chromium fonts-dejavu-core
-               desktop-file-utils dbus binutils) ;;
+               desktop-file-utils dbus-daemon binutils) ;;
 esac
 
 missing=()
