@@ -18,7 +18,7 @@ import (
 func Start(t testing.TB) string {
 	t.Helper()
 	if _, err := exec.LookPath("dbus-daemon"); err != nil {
-		t.Fatalf("dbus-daemon not installed (scripts/bootstrap.sh test installs dbus): %v", err)
+		t.Fatalf("dbus-daemon not installed (scripts/bootstrap.sh test installs dbus-daemon): %v", err)
 	}
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "bus.conf")
