@@ -6,9 +6,17 @@ DEV_TAGS  := desktop,dev,webkit2_41,sqlite_fts5
 GO        ?= go
 export GOFLAGS := $(GOFLAGS) -buildvcs=false
 BIN       := build/bin
+# The version the binary reports and the .deb carries (scripts/version.sh):
+# CI builds with -buildvcs=false, so it is stamped in with -ldflags -X.
+VERSION_INFO := $(shell scripts/version.sh)
+VERSION   := $(word 1,$(VERSION_INFO))
+COMMIT    := $(word 2,$(VERSION_INFO))
+LDFLAGS   := -X github.com/loopdesk/loopdesk/backend/cli.Version=$(VERSION) -X github.com/loopdesk/loopdesk/backend/cli.Commit=$(COMMIT)
+NFPM      := .tools/bin/nfpm
+DEB       := $(BIN)/loopdesk_$(VERSION)_amd64.deb
 FRONTEND_SRC := $(shell find frontend/src frontend/wailsjs -type f 2>/dev/null) frontend/index.html frontend/vite.config.ts
 
-.PHONY: run build dev test test-go test-frontend test-e2e vet bench deps deps-test bindings screenshot clean
+.PHONY: run build dev test test-go test-frontend test-e2e test-package package vet bench deps deps-test bindings screenshot clean FORCE
 
 run: build
 	./$(BIN)/loopdesk
@@ -21,6 +29,10 @@ deps-test: deps .stamps/system-test .stamps/npm-e2e
 
 .stamps/system: scripts/bootstrap.sh
 	scripts/bootstrap.sh
+	@mkdir -p .stamps && touch $@
+
+.stamps/system-package: scripts/bootstrap.sh
+	scripts/bootstrap.sh package
 	@mkdir -p .stamps && touch $@
 
 .stamps/system-test: scripts/bootstrap.sh
@@ -44,11 +56,25 @@ frontend/dist/index.html: .stamps/npm-frontend $(FRONTEND_SRC)
 	cd frontend && npm run build
 	@touch frontend/dist/.gitkeep
 
-$(BIN)/loopdesk: frontend/dist/index.html $(shell find . -name '*.go' -not -path './frontend/*' -not -path './e2e/*') go.mod go.sum
-	$(GO) build -tags $(TAGS) -ldflags "-w -s" -o $@ .
+# Rewritten only when the version changes, so a new commit relinks the binaries.
+build/.version: FORCE
+	@mkdir -p build && echo '$(VERSION) $(COMMIT)' | cmp -s - $@ || echo '$(VERSION) $(COMMIT)' >$@
 
-$(BIN)/loopdesk-dev: frontend/dist/index.html $(shell find . -name '*.go' -not -path './frontend/*' -not -path './e2e/*') go.mod go.sum
-	$(GO) build -tags $(DEV_TAGS) -o $@ .
+$(BIN)/loopdesk: frontend/dist/index.html $(shell find . -name '*.go' -not -path './frontend/*' -not -path './e2e/*') go.mod go.sum build/.version
+	$(GO) build -tags $(TAGS) -ldflags "-w -s $(LDFLAGS)" -o $@ .
+
+$(BIN)/loopdesk-dev: frontend/dist/index.html $(shell find . -name '*.go' -not -path './frontend/*' -not -path './e2e/*') go.mod go.sum build/.version
+	$(GO) build -tags $(DEV_TAGS) -ldflags "$(LDFLAGS)" -o $@ .
+
+# The .deb (README "Install"): /usr/bin/loopdesk, the .desktop file, hicolor
+# icons, the man page; see build/package/nfpm.yaml.
+package: deps .stamps/system-package $(DEB)
+
+$(DEB): $(BIN)/loopdesk $(NFPM) build/package/nfpm.yaml build/package/loopdesk.1 build/loopdesk.desktop build/appicon.png scripts/package.sh
+	scripts/package.sh $(NFPM) $(VERSION)
+
+$(NFPM):
+	GOBIN=$(CURDIR)/.tools/bin $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
 
 $(BIN)/fakeai: $(shell find backend/fakeai -name '*.go')
 	$(GO) build -o $@ ./backend/fakeai/cmd/fakeai
@@ -58,7 +84,11 @@ $(BIN)/fakeai: $(shell find backend/fakeai -name '*.go')
 dev: deps $(BIN)/loopdesk-dev
 	./$(BIN)/loopdesk-dev -assetdir frontend/dist -devserver localhost:34115
 
-test: deps-test vet test-go test-frontend test-e2e
+test: deps-test vet test-go test-frontend test-e2e test-package
+
+# Installs the .deb on this machine, checks it and removes it (root or sudo).
+test-package: deps-test package
+	scripts/test-package.sh $(DEB)
 
 vet: frontend/dist/index.html
 	$(GO) vet -tags $(TAGS) ./...
@@ -74,7 +104,7 @@ test-frontend: .stamps/npm-frontend
 test-e2e: deps-test $(BIN)/loopdesk-dev $(BIN)/fakeai
 	xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-concurrency=1 e2e/tests/
 
-bench: deps frontend/dist/index.html
+bench: deps .stamps/system-test $(BIN)/loopdesk
 	scripts/bench.sh
 
 # Regenerates frontend/wailsjs from the bound Go methods (needs the Wails CLI:
@@ -87,4 +117,4 @@ screenshot: build $(BIN)/fakeai
 	scripts/screenshot.sh
 
 clean:
-	rm -rf $(BIN) .stamps frontend/dist/assets frontend/dist/index.html
+	rm -rf $(BIN) .stamps .tools build/.version frontend/dist/assets frontend/dist/index.html

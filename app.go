@@ -10,6 +10,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/loopdesk/loopdesk/backend/cli"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
@@ -19,8 +20,9 @@ import (
 // The window's wiring: the four bound services of backend/desktop, the native dialogs, the
 // error formatter and the asset headers. Everything the services do lives in backend/desktop.
 
-// appOptions builds the window on db.
-func appOptions(db *store.DB, keys config.Keys) (*options.App, error) {
+// appOptions builds the window on db (at dbPath: one window per database). instance hands
+// the window a folder given on the command line, of this launch or a later one.
+func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop.Instance) (*options.App, error) {
 	dialogs := &wailsDialogs{}
 	mcpPath, err := mcp.DefaultPath()
 	if err != nil {
@@ -30,6 +32,7 @@ func appOptions(db *store.DB, keys config.Keys) (*options.App, error) {
 	if err != nil {
 		return nil, err
 	}
+	svc.SetInstance(instance)
 	return &options.App{
 		Title:            "Loopdesk",
 		Width:            1280,
@@ -40,7 +43,17 @@ func appOptions(db *store.DB, keys config.Keys) (*options.App, error) {
 		AssetServer:      &assetserver.Options{Assets: assets, Middleware: securityHeaders},
 		OnStartup: func(ctx context.Context) {
 			dialogs.ctx = ctx
-			svc.Startup(ctx, func(name string, data any) { runtime.EventsEmit(ctx, name, data) })
+			emit := func(name string, data any) { runtime.EventsEmit(ctx, name, data) }
+			svc.Startup(ctx, emit)
+			// UnMinimise is gtk_window_present: it raises and focuses the window.
+			instance.Started(emit, func() { runtime.WindowShow(ctx); runtime.WindowUnminimise(ctx) })
+		},
+		// A second `loopdesk [FOLDER]` focuses this window and hands it FOLDER.
+		SingleInstanceLock: &options.SingleInstanceLock{
+			UniqueId: desktop.InstanceID(dbPath),
+			OnSecondInstanceLaunch: func(d options.SecondInstanceData) {
+				instance.SecondLaunch(cli.ParseWindowArgs(d.Args, d.WorkingDirectory))
+			},
 		},
 		OnShutdown:     func(context.Context) { svc.Shutdown() },
 		Bind:           svc.Bound(),

@@ -1,21 +1,21 @@
 // Command loopdesk is a desktop app in which a person chats with an LLM agent
 // working inside a folder of theirs. Without arguments it opens the window;
-// `loopdesk run` and `loopdesk sessions` are the headless CLI (docs/cli.md).
+// `loopdesk run`, `loopdesk sessions`, `loopdesk mcp` and `loopdesk settings`
+// are the headless CLI (docs/cli.md).
 package main
 
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
-	"log"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/wailsapp/wails/v2"
 
 	"github.com/loopdesk/loopdesk/backend/cli"
 	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -26,42 +26,42 @@ var assets embed.FS
 var icon []byte
 
 func main() {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case "run":
-			// cli.Run owns Ctrl-C: the first cancels the run cleanly, the second exits.
-			os.Exit(cli.Run(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
-		case "sessions":
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			code := cli.Sessions(ctx, os.Args[2:], os.Stdout, os.Stderr)
-			stop()
-			os.Exit(code)
-		case "mcp":
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			code := cli.MCP(ctx, os.Args[2:], os.Stdout, os.Stderr)
-			stop()
-			os.Exit(code)
-		case "help", "-h", "-help", "--help":
-			fmt.Fprint(os.Stdout, usage)
-			return
-		}
+	launch := cli.Main(os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	if !launch.Window {
+		os.Exit(launch.Code)
 	}
-	if err := runWindow(); err != nil {
-		log.Printf("loopdesk: %v", err)
+	// A window already open takes this launch (and its folder) before this
+	// process opens the database or starts GTK; Wails' lock below is the
+	// fallback for two launches racing.
+	var args []string
+	if launch.Folder != "" {
+		args = []string{launch.Folder}
+	}
+	dbPath, _ := store.DefaultPath() // an error here is reported by runWindow
+	if handed, err := desktop.HandOff(nil, desktop.InstanceID(dbPath), args); err != nil {
+		fmt.Fprintf(os.Stderr, "loopdesk: %v; opening a new window\n", err)
+	} else if handed {
+		os.Exit(0)
+	}
+	if err := runWindow(launch.Folder); err != nil {
+		fmt.Fprintf(os.Stderr, "loopdesk: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-const usage = `loopdesk                         open the window
-loopdesk run [flags] PROMPT      run the agent headless in a workspace
-loopdesk sessions list|show|fork|search|export|import|delete ...
-loopdesk mcp list [--json] [--mcp-config FILE]...   MCP servers and their health
-
-The database is $LOOPDESK_DB, or $XDG_DATA_HOME/loopdesk/loopdesk.db.
-See docs/cli.md for every flag, the JSON output and the exit codes.
-`
-
-func runWindow() error {
+// runWindow opens the window; folder (absolute, or "") is the folder given on
+// the command line. A display GTK cannot open is an error, not a panic.
+func runWindow(folder string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok && e.Error() == "failed to init GTK" {
+				err = errors.New("cannot open the window: GTK could not open the display " +
+					os.Getenv("DISPLAY") + os.Getenv("WAYLAND_DISPLAY"))
+				return
+			}
+			panic(r)
+		}
+	}()
 	ctx := context.Background()
 	path, err := store.DefaultPath()
 	if err != nil {
@@ -76,8 +76,7 @@ func runWindow() error {
 	if err != nil {
 		return err
 	}
-
-	opts, err := appOptions(db, config.Keys{Dir: cfgDir})
+	opts, err := appOptions(db, path, config.Keys{Dir: cfgDir}, desktop.NewInstance(folder))
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,8 @@
 # Runs every benchmark with the flags docs/benchmarks.md documents for it and
 # writes the output to build/bench.txt. Each benchmark reports x_vs_bare: its
 # time against a bare baseline (raw SQLite, a bare HTTP round trip, a plain
-# directory walk, a command started outside the sandbox) measured in the same run.
+# directory walk, a command started outside the sandbox) measured in the same run; the window
+# bench reports Loopdesk against a bare Wails window the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TAGS=desktop,production,webkit2_41,sqlite_fts5
@@ -23,4 +24,7 @@ run -benchtime=100x -count=3 ./backend/sandbox/
 # the later -bench flag overrides run's -bench .)
 run -bench '^BenchmarkCall$' -benchtime=50x -count=3 ./backend/mcp/
 run -bench '^BenchmarkStart$' -benchtime=5x -count=3 ./backend/mcp/
+# The window against a bare Wails window: first paint and idle memory (needs build/bin/loopdesk).
+echo "== scripts/bench-window.sh 3" | tee -a "$out"
+scripts/bench-window.sh 3 2>&1 | tee -a "$out"
 echo "wrote $out"

@@ -2,15 +2,19 @@
 # Installs what Loopdesk needs to build, run and test on Debian 12+ / Ubuntu 24.04+,
 # skipping whatever is already there. Uses sudo only when not root.
 #   scripts/bootstrap.sh          system packages for building and running
-#   scripts/bootstrap.sh test     plus what the end-to-end tests need
+#   scripts/bootstrap.sh package  plus what `make package` needs (ImageMagick for the icons)
+#   scripts/bootstrap.sh test     plus the package tools and what the tests need: the end-to-end
+#                                 tests, desktop-file-validate, a D-Bus session bus, the bench
 set -euo pipefail
 
 # bubblewrap: the sandbox shell commands run in (docs/sandbox.md); the app runs
 # without it only when told to, and its tests need it.
 want=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bubblewrap)
-if [[ "${1:-}" == "test" ]]; then
-  want+=(xvfb xauth x11-utils xdotool imagemagick chromium fonts-dejavu-core)
-fi
+case "${1:-}" in
+  package) want+=(imagemagick) ;;
+  test) want+=(imagemagick xvfb xauth x11-utils xdotool chromium fonts-dejavu-core
+               desktop-file-utils dbus-daemon binutils) ;;
+esac
 
 missing=()
 for p in "${want[@]}"; do

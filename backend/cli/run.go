@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/provider"
 	"github.com/loopdesk/loopdesk/backend/mcp"
@@ -39,23 +40,26 @@ Runs the agent headless in a workspace and prints what it does.
   --session ID          continue this session (default: a new one)
   --workspace DIR       the folder the agent works in (default: the session's, else the current dir)
   --db PATH             database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
-  --base-url URL        OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else https://api.openai.com/v1)
-  --model NAME          model (default $LOOPDESK_MODEL)
+  --base-url URL        OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else the saved one,
+                        else https://api.openai.com/v1)
+  --model NAME          model (default $LOOPDESK_MODEL, else the saved one)
   --system TEXT         system prompt for this run (default: the built-in agent instructions)
-  --approve MODE        ask | read-only | auto | deny (default ask; ask without a terminal denies)
-  --max-turns N         stop after N model calls
-  --max-tool-calls N    stop after N tool calls
-  --max-tokens N        stop once input+output tokens reach N
+  --approve MODE        ask | read-only | auto | deny (default: saved, else ask; ask without a terminal denies)
+  --max-turns N         stop after N model calls (default: saved, else 50; 0 no limit)
+  --max-tool-calls N    stop after N tool calls (default: saved, else 200)
+  --max-tokens N        stop once input+output tokens reach N (default: saved, else no limit)
   --max-cost USD        stop once the run costs USD (prices: --price-in/--price-out, per million tokens)
-  --price-in USD        input price per million tokens (default 0: a local model)
+  --price-in USD        input price per million tokens (default: the model's saved price, else 0)
   --price-out USD       output price per million tokens
-  --timeout DURATION    wall-clock budget, e.g. 90s or 10m
-  --context-window N    the model's context window in tokens (enables compaction)
+  --timeout DURATION    wall-clock budget, e.g. 90s or 10m (default: saved, else 30m)
+  --context-window N    the model's context window in tokens (default: saved for the model, else 128000)
   --json                one JSON object per line on stdout: every event, run_finished last
   --mcp-config FILE     MCP servers (mcpServers format) for this run, added to
                         $XDG_CONFIG_HOME/loopdesk/mcp.json; repeatable
 
-The API key comes from $OPENAI_API_KEY only.
+Without a flag, each value comes from $OPENAI_BASE_URL / $LOOPDESK_MODEL, else from what the
+window's Settings saved, else the default; loopdesk settings shows which. The API key comes from
+$OPENAI_API_KEY, else the key file Settings saved; it is never printed.
 Exit status: 0 completed, 2 usage, 3 stopped by a bound, 4 cancelled, 5 truncated/refused/provider
 error, 1 anything else.
 `
@@ -71,13 +75,13 @@ var runIsTerminal = func(r io.Reader) bool {
 }
 
 type runOptions struct {
-	session, workspace, db, baseURL, model, system string
-	mode                                           tools.Mode
-	limits                                         loop.Limits
-	price                                          loop.Price
-	json                                           bool
-	prompt                                         string
-	mcpConfigs                                     []string // --mcp-config files, after the XDG one
+	session, workspace, db, system string
+	// flags are the configuration flags given; desktop.Effective puts them
+	// over the saved settings and the environment.
+	flags      desktop.Overrides
+	json       bool
+	prompt     string
+	mcpConfigs []string // --mcp-config files, after the XDG one
 }
 
 type runUsageError struct{ msg string }
@@ -92,21 +96,11 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&o.session, "session", "", "")
 	fs.StringVar(&o.workspace, "workspace", "", "")
 	fs.StringVar(&o.db, "db", "", "")
-	fs.StringVar(&o.baseURL, "base-url", os.Getenv("OPENAI_BASE_URL"), "")
-	fs.StringVar(&o.model, "model", os.Getenv("LOOPDESK_MODEL"), "")
 	fs.StringVar(&o.system, "system", "", "")
-	approve := fs.String("approve", string(tools.ModeAsk), "")
-	fs.IntVar(&o.limits.MaxTurns, "max-turns", 0, "")
-	fs.IntVar(&o.limits.MaxToolCalls, "max-tool-calls", 0, "")
-	fs.Int64Var(&o.limits.MaxTokens, "max-tokens", 0, "")
-	fs.Float64Var(&o.limits.MaxCostUSD, "max-cost", 0, "")
-	fs.Float64Var(&o.price.InputPerMTok, "price-in", 0, "")
-	fs.Float64Var(&o.price.OutputPerMTok, "price-out", 0, "")
-	fs.DurationVar(&o.limits.Timeout, "timeout", 0, "")
-	fs.Int64Var(&o.limits.ContextWindow, "context-window", 0, "")
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.Func("mcp-config", "", func(v string) error { o.mcpConfigs = append(o.mcpConfigs, v); return nil })
-
+	var cf runConfigFlags
+	cf.register(fs)
 	var words []string
 	for rest := args; ; {
 		if err := fs.Parse(rest); err != nil {
@@ -130,21 +124,76 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 		rest = rest[1:]
 	}
 	o.prompt = strings.TrimSpace(strings.Join(words, " "))
-	o.mode = tools.Mode(*approve)
-	switch {
-	case o.prompt == "":
+	if o.prompt == "" {
 		return nil, runUsageError{"missing PROMPT"}
-	case !o.mode.Valid():
-		return nil, runUsageError{fmt.Sprintf("--approve %q: want ask, read-only, auto or deny", *approve)}
-	case o.limits.MaxTurns < 0 || o.limits.MaxToolCalls < 0 || o.limits.MaxTokens < 0 || o.limits.MaxCostUSD < 0 ||
-		o.limits.Timeout < 0 || o.limits.ContextWindow < 0 || o.price.InputPerMTok < 0 || o.price.OutputPerMTok < 0:
-		return nil, runUsageError{"limits and prices cannot be negative"}
 	}
-	o.limits.Price = o.price
-	if o.baseURL == "" {
-		o.baseURL = "https://api.openai.com/v1"
+	var err error
+	if o.flags, err = cf.overrides(fs); err != nil {
+		return nil, runUsageError{err.Error()}
 	}
 	return o, nil
+}
+
+// runConfigFlags are the flags that override the saved settings and the
+// environment (desktop.Effective); only those given count.
+type runConfigFlags struct {
+	baseURL, model, approve string
+	turns, toolCalls        int
+	tokens, window          int64
+	cost, priceIn, priceOut float64
+	timeout                 time.Duration
+}
+
+func (c *runConfigFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.baseURL, "base-url", "", "")
+	fs.StringVar(&c.model, "model", "", "")
+	fs.StringVar(&c.approve, "approve", "", "")
+	fs.IntVar(&c.turns, "max-turns", 0, "")
+	fs.IntVar(&c.toolCalls, "max-tool-calls", 0, "")
+	fs.Int64Var(&c.tokens, "max-tokens", 0, "")
+	fs.Float64Var(&c.cost, "max-cost", 0, "")
+	fs.Float64Var(&c.priceIn, "price-in", 0, "")
+	fs.Float64Var(&c.priceOut, "price-out", 0, "")
+	fs.DurationVar(&c.timeout, "timeout", 0, "")
+	fs.Int64Var(&c.window, "context-window", 0, "")
+}
+
+// overrides returns the flags fs saw, checked (a bad mode, a negative limit).
+func (c *runConfigFlags) overrides(fs *flag.FlagSet) (desktop.Overrides, error) {
+	var ov desktop.Overrides
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "base-url":
+			ov.BaseURL = &c.baseURL
+		case "model":
+			ov.Model = &c.model
+		case "approve":
+			ov.ApprovalMode = &c.approve
+		case "max-turns":
+			ov.MaxTurns = &c.turns
+		case "max-tool-calls":
+			ov.MaxToolCalls = &c.toolCalls
+		case "max-tokens":
+			ov.MaxTokens = &c.tokens
+		case "max-cost":
+			ov.MaxCostUSD = &c.cost
+		case "price-in":
+			ov.PriceIn = &c.priceIn
+		case "price-out":
+			ov.PriceOut = &c.priceOut
+		case "timeout":
+			ov.Timeout = &c.timeout
+		case "context-window":
+			ov.ContextWindow = &c.window
+		}
+	})
+	switch {
+	case ov.ApprovalMode != nil && !tools.Mode(c.approve).Valid():
+		return ov, fmt.Errorf("--approve %q: want ask, read-only, auto or deny", c.approve)
+	case c.turns < 0 || c.toolCalls < 0 || c.tokens < 0 || c.cost < 0 || c.timeout < 0 || c.window < 0 || c.priceIn < 0 || c.priceOut < 0:
+		return ov, errors.New("limits and prices cannot be negative")
+	}
+	return ov, nil
 }
 
 // Run is `loopdesk run`: it runs the agent once and returns the exit status. The first
@@ -167,8 +216,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	if o.model == "" {
-		return runExitOther, errors.New("no model: pass --model or set LOOPDESK_MODEL")
+	cfg, _, err := resolve(ctx, o.db, os.Getenv, o.flags)
+	if err != nil {
+		return runExitOther, err
+	}
+	if cfg.Model == "" {
+		return runExitOther, errors.New("no model: pass --model, set LOOPDESK_MODEL, or choose one in the window's Settings")
 	}
 	mcpCfg, err := mcp.LoadConfig(o.mcpConfigs...)
 	if err != nil {
@@ -187,7 +240,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	}
 	defer db.Close()
 
-	sessionID, err := runSession(ctx, db, o)
+	sessionID, err := runSession(ctx, db, o, cfg.Model)
 	if err != nil {
 		return runExitOther, err
 	}
@@ -198,15 +251,15 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		return runExitOther, err
 	}
 	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec,
-		Model: provider.New(provider.Config{BaseURL: o.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Model: o.model})})
+		Model: provider.New(provider.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model})})
 	if err != nil {
 		return runExitOther, err
 	}
 	defer st.Close()
+	runner := st.Runner
 	// The first request already offers every server's tools: wait for each to be ready or
 	// failed (bounded by the initialize timeout).
 	_ = st.MCP.WaitSettled(ctx)
-	runner := st.Runner
 
 	subCtx, stopSub := context.WithCancel(context.Background())
 	printer := runNewPrinter(stdout, stderr, o.json)
@@ -215,11 +268,8 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	asked := runner.Bus().Subscribe(subCtx, sessionID, asker.onEvent)
 	defer func() { stopSub(); <-exited; <-asked }()
 
-	if o.system == "" {
-		o.system = loop.DefaultSystemPrompt(o.workspace) // the same instructions the window uses
-	}
-	runID, err := runner.Start(ctx, loop.RunSpec{SessionID: sessionID, Workspace: o.workspace, Prompt: o.prompt,
-		Model: o.model, SystemPrompt: o.system, Limits: o.limits, Mode: o.mode})
+	// The same shape (and default instructions) as a run from the window.
+	runID, err := runner.Start(ctx, cfg.RunSpec(sessionID, o.workspace, o.prompt, o.system))
 	if err != nil {
 		return runExitOther, err
 	}
@@ -258,7 +308,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 }
 
 // runSession opens the session to continue, or creates one for the workspace.
-func runSession(ctx context.Context, db *store.DB, o *runOptions) (string, error) {
+func runSession(ctx context.Context, db *store.DB, o *runOptions, model string) (string, error) {
 	if o.session != "" {
 		s, err := db.GetSession(ctx, o.session)
 		if err != nil {
@@ -278,7 +328,7 @@ func runSession(ctx context.Context, db *store.DB, o *runOptions) (string, error
 	if err := runCheckDir(o); err != nil {
 		return "", err
 	}
-	s, err := db.CreateSession(ctx, store.NewSession{Title: loop.Title(o.prompt), Workspace: o.workspace, Model: o.model})
+	s, err := db.CreateSession(ctx, store.NewSession{Title: loop.Title(o.prompt), Workspace: o.workspace, Model: model})
 	if err != nil {
 		return "", err
 	}

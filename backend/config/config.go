@@ -64,7 +64,8 @@ func ConfigDir() (string, error) {
 	return filepath.Join(base, "loopdesk"), nil
 }
 
-func (k Keys) path() string { return filepath.Join(k.Dir, "api_key") }
+// Path is the key file's path, for messages; the key itself is never shown.
+func (k Keys) Path() string { return filepath.Join(k.Dir, "api_key") }
 
 func (k Keys) getenv(name string) string {
 	if k.Getenv != nil {
@@ -76,14 +77,14 @@ func (k Keys) getenv(name string) string {
 // Key returns the key to use and where it came from. A key saved in settings
 // wins over OPENAI_API_KEY: the person typed it on purpose in this app.
 func (k Keys) Key() (string, KeySource, error) {
-	b, err := os.ReadFile(k.path())
+	b, err := os.ReadFile(k.Path())
 	switch {
 	case err == nil:
 		if key := strings.TrimSpace(string(b)); key != "" {
 			return key, KeyFile, nil
 		}
 	case !errors.Is(err, fs.ErrNotExist):
-		return "", KeyNone, fmt.Errorf("read the API key file %s: %w", k.path(), err)
+		return "", KeyNone, fmt.Errorf("read the API key file %s: %w", k.Path(), err)
 	}
 	if key := strings.TrimSpace(k.getenv("OPENAI_API_KEY")); key != "" {
 		return key, KeyEnv, nil
@@ -96,7 +97,7 @@ func (k Keys) Key() (string, KeySource, error) {
 func (k Keys) SetKey(key string) error {
 	key = strings.TrimSpace(key)
 	if key == "" {
-		if err := os.Remove(k.path()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(k.Path()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove the API key file: %w", err)
 		}
 		return nil
@@ -127,7 +128,7 @@ func (k Keys) SetKey(key string) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write the API key file: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), k.path()); err != nil {
+	if err := os.Rename(tmp.Name(), k.Path()); err != nil {
 		return fmt.Errorf("write the API key file: %w", err)
 	}
 	return nil

@@ -62,6 +62,7 @@ type core struct {
 	dialogs  Dialogs
 	mcpPath  string // the MCP configuration file the window edits
 	emit     Emitter
+	instance *Instance // the launch's folder; nil in tests
 
 	mu     sync.Mutex
 	ctx    context.Context // app lifetime; cancelled on shutdown
@@ -89,6 +90,10 @@ func New(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string) (*Serv
 	c.st = st
 	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, c: c}, nil
 }
+
+// SetInstance gives the window the single-instance handle, through which a folder named on
+// the command line (of this launch or a later one) reaches the page.
+func (s *Services) SetInstance(in *Instance) { s.c.instance = in }
 
 // Bound lists the structs to bind, in the order of Services' fields.
 func (s *Services) Bound() []any { return []any{s.Sessions, s.Chat, s.Settings, s.Workspace} }

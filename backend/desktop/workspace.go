@@ -81,3 +81,13 @@ func (h *Workspace) TouchedFiles(sessionID string, after int64) ([]Touched, erro
 		return ws.Rel(abs)
 	}), nil
 }
+
+// LaunchFolder returns, once, the folder given on the command line that opened the window
+// ("" when none): the page opens a new session there. Later launches arrive as the
+// app:open-folder event.
+func (h *Workspace) LaunchFolder() string {
+	if h.c.instance == nil {
+		return ""
+	}
+	return h.c.instance.TakeFolder()
+}

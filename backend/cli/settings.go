@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/desktop"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+const settingsUsage = `usage: loopdesk settings [--json] [--db PATH]
+
+Prints the configuration loopdesk run uses and where each value comes from:
+default, saved (the window's Settings: the database, the key file), env, flag.
+The API key itself is never printed, only whether one was found and where.
+  --db PATH    database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
+  --json       one JSON object per setting per line: {"setting","value","source","detail"}
+`
+
+// SettingsCommand is `loopdesk settings`; it returns the exit status. A
+// database file that does not exist yet is not created: nothing is saved.
+func SettingsCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("loopdesk settings", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	dbPath := fs.String("db", "", "")
+	asJSON := fs.Bool("json", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, settingsUsage)
+			return ExitOK
+		}
+		fmt.Fprintf(stderr, "loopdesk settings: %v\n\n%s", err, settingsUsage)
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "loopdesk settings: unexpected argument %q\n\n%s", fs.Arg(0), settingsUsage)
+		return ExitUsage
+	}
+	res, srcs, err := resolve(ctx, *dbPath, getenv, desktop.Overrides{})
+	if err != nil {
+		fmt.Fprintf(stderr, "loopdesk settings: %v\n", err)
+		return ExitOther
+	}
+	rows := settingRows(res, srcs)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		for _, r := range rows {
+			if err := enc.Encode(r); err != nil {
+				fmt.Fprintf(stderr, "loopdesk settings: %v\n", err)
+				return ExitOther
+			}
+		}
+		return ExitOK
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SETTING\tVALUE\tFROM")
+	for _, r := range rows {
+		from := string(r.Source.Layer)
+		if r.Source.Detail != "" {
+			from += " " + r.Source.Detail
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Setting, humanValue(r.Value), from)
+	}
+	if err := tw.Flush(); err != nil {
+		return ExitOther
+	}
+	return ExitOK
+}
+
+// resolve opens the database read path (without creating one) and the key
+// file and resolves the configuration with flags on top. The command line's
+// one entry to desktop.Effective.
+func resolve(ctx context.Context, dbPath string, getenv func(string) string, flags desktop.Overrides) (desktop.Resolved, []desktop.Source, error) {
+	if dbPath == "" {
+		dbPath = getenv("LOOPDESK_DB")
+	}
+	if dbPath == "" {
+		var err error
+		if dbPath, err = store.DefaultPath(); err != nil {
+			return desktop.Resolved{}, nil, err
+		}
+	}
+	cfgDir, err := config.ConfigDir()
+	if err != nil {
+		return desktop.Resolved{}, nil, err
+	}
+	keys := config.Keys{Dir: cfgDir, Getenv: getenv}
+	var reader desktop.SettingsReader
+	if _, err := os.Stat(dbPath); err == nil {
+		db, err := store.Open(ctx, dbPath)
+		if err != nil {
+			return desktop.Resolved{}, nil, err
+		}
+		defer db.Close()
+		reader = db
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return desktop.Resolved{}, nil, fmt.Errorf("database %s: %w", dbPath, err)
+	}
+	return desktop.Effective(ctx, reader, dbPath, keys, getenv, flags)
+}
+
+// settingRow is one line of `loopdesk settings --json`.
+type settingRow struct {
+	desktop.Source
+	Value any
+}
+
+func (r settingRow) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Setting string `json:"setting"`
+		Value   any    `json:"value"`
+		Source  string `json:"source"`
+		Detail  string `json:"detail"`
+	}{r.Setting, r.Value, string(r.Source.Layer), r.Source.Detail})
+}
+
+// settingRows pairs each source with its value; the key only as found or not.
+func settingRows(r desktop.Resolved, srcs []desktop.Source) []settingRow {
+	l := r.Limits
+	values := map[string]any{
+		"base_url":        r.BaseURL,
+		"model":           r.Model,
+		"api_key":         r.APIKey != "",
+		"approval_mode":   string(r.ApprovalMode),
+		"max_turns":       l.MaxTurns,
+		"max_tool_calls":  l.MaxToolCalls,
+		"max_tokens":      l.MaxTokens,
+		"max_cost_usd":    l.MaxCostUSD,
+		"timeout":         l.Timeout.String(),
+		"price":           map[string]float64{"input_per_mtok": l.Price.InputPerMTok, "output_per_mtok": l.Price.OutputPerMTok},
+		"context_window":  l.ContextWindow,
+		"prices":          r.Prices,
+		"context_windows": r.ContextWindows,
+	}
+	rows := make([]settingRow, len(srcs))
+	for i, s := range srcs {
+		rows[i] = settingRow{Source: s, Value: values[s.Setting]}
+	}
+	return rows
+}
+
+// humanValue is a value as the table shows it: 0 limits as "no limit", the
+// key as found/not found, lists compactly.
+func humanValue(v any) string {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return "found"
+		}
+		return "none"
+	case int:
+		if x == 0 {
+			return "no limit"
+		}
+	case int64:
+		if x == 0 {
+			return "no limit"
+		}
+	case float64:
+		if x == 0 {
+			return "no limit"
+		}
+		return fmt.Sprintf("$%g", x)
+	case string:
+		if x == "" {
+			return "(none)"
+		}
+		if d, err := time.ParseDuration(x); err == nil && d == 0 {
+			return "no limit"
+		}
+		return x
+	case map[string]float64:
+		return fmt.Sprintf("$%g in / $%g out per million tokens", x["input_per_mtok"], x["output_per_mtok"])
+	case []desktop.Price:
+		parts := make([]string, len(x))
+		for i, p := range x {
+			parts[i] = fmt.Sprintf("%s $%g/$%g", p.Model, p.InputPerMTok, p.OutputPerMTok)
+		}
+		return orNone(parts)
+	case []desktop.ContextWindow:
+		parts := make([]string, len(x))
+		for i, w := range x {
+			parts[i] = fmt.Sprintf("%s %d", w.Model, w.Tokens)
+		}
+		return orNone(parts)
+	}
+	return fmt.Sprint(v)
+}
+
+func orNone(parts []string) string {
+	if len(parts) == 0 {
+		return "(none)"
+	}
+	return strings.Join(parts, ", ")
+}
