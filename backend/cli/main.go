@@ -88,7 +88,7 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 		fmt.Fprintf(stderr, "loopdesk: %v\n\n%s", err, Usage)
 		return Launch{Code: ExitUsage}
 	}
-	if err := CheckDisplay(getenv); err != nil {
+	if err := CheckDisplay(getenv); err != nil && needsDisplay {
 		fmt.Fprintf(stderr, "loopdesk: %v\n", err)
 		return Launch{Code: ExitOther}
 	}

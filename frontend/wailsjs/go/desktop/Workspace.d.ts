@@ -9,6 +9,8 @@ export function ChooseFolder():Promise<string>;
 
 export function FileDiff(arg1:string,arg2:number,arg3:string):Promise<desktop.FileDiff>;
 
+export function LaunchFolder():Promise<string>;
+
 export function ListFiles(arg1:string):Promise<Array<desktop.FileEntry>>;
 
 export function ReadFile(arg1:string,arg2:string):Promise<desktop.FilePreview>;

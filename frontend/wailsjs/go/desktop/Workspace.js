@@ -14,6 +14,10 @@ export function FileDiff(arg1, arg2, arg3) {
   return window['go']['desktop']['Workspace']['FileDiff'](arg1, arg2, arg3);
 }
 
+export function LaunchFolder() {
+  return window['go']['desktop']['Workspace']['LaunchFolder']();
+}
+
 export function ListFiles(arg1) {
   return window['go']['desktop']['Workspace']['ListFiles'](arg1);
 }
