@@ -74,6 +74,19 @@ type RunSpec struct {
 	Limits       Limits // Price is filled from the price table when zero
 	Mode         tools.Mode
 	MaxTokens    int // per model call; 0: the server's default
+	// Sandbox confines this run's shell commands (the session's mode and network over what
+	// was detected at start-up); the zero value runs them unconfined. It applies when Tools
+	// is a *tools.Registry; any other ToolRunner (a test's wrapper) runs as it is.
+	Sandbox tools.ShellSandbox
+}
+
+// toolsFor is the ToolRunner of one run: the registry with its shell confined as spec says.
+// Only the concrete registry is rebuilt: a wrapper embedding one would lose its wrapping.
+func (r *Runner) toolsFor(spec RunSpec) ToolRunner {
+	if reg, ok := r.cfg.Tools.(*tools.Registry); ok {
+		return reg.WithShell(spec.Sandbox)
+	}
+	return r.cfg.Tools
 }
 
 // Errors returned by Start.

@@ -20,6 +20,7 @@ type run struct {
 	ws   *tools.Workspace
 	root string
 
+	tools    ToolRunner // cfg.Tools with this run's shell sandbox
 	specs    []tools.Spec
 	readOnly map[string]bool
 	ctxEst   int64
@@ -54,7 +55,7 @@ func (rn *run) prepare(ctx context.Context) error {
 	if err == nil {
 		var run store.Run
 		run, err = rn.r.cfg.Store.StartRun(ctx, store.NewRun{SessionID: rn.spec.SessionID, Model: rn.spec.Model,
-			SystemPromptHash: hashPrompt(rn.spec.SystemPrompt), Limits: limits})
+			SystemPromptHash: hashPrompt(rn.spec.SystemPrompt), Limits: limits, Sandbox: rn.spec.Sandbox.Describe()})
 		rn.r.mu.Lock()
 		rn.id = run.ID
 		rn.r.mu.Unlock()
@@ -63,7 +64,8 @@ func (rn *run) prepare(ctx context.Context) error {
 		rn.ws.Release()
 		return err // StartRun names the session already
 	}
-	rn.specs = rn.r.cfg.Tools.Specs()
+	rn.tools = rn.r.toolsFor(rn.spec)
+	rn.specs = rn.tools.Specs()
 	rn.readOnly = make(map[string]bool, len(rn.specs))
 	for _, s := range rn.specs {
 		rn.readOnly[s.Name] = s.ReadOnly
@@ -124,7 +126,7 @@ func (rn *run) loop() {
 	defer rn.finish()
 	rn.op, rn.opStop = context.WithCancel(rn.r.base)
 	effects := rn.step(Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
-		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, ContextTokens: rn.ctxEst})
+		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst})
 	for {
 		for len(effects) > 0 {
 			effects = rn.execute(effects) // a failed effect ends the run: more to do
@@ -283,7 +285,7 @@ func storePayload(row Row) any {
 		}
 		return store.AssistantPayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: calls}
 	case ToolResultRow:
-		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError}
+		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Sandboxed: r.Sandboxed}
 	case ApprovalRow:
 		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: string(r.Decision), By: r.By, Reason: r.Reason, Arguments: r.Arguments}
 	case SummaryRow:

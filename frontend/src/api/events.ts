@@ -83,6 +83,8 @@ export interface RunStartedPayload {
   prompt: string;
   model: string;
   workspace: string;
+  /** How the run's shell commands are confined, in words (Go: ShellSandbox.Describe). */
+  sandbox: string;
   started_at: string;
 }
 
@@ -107,6 +109,10 @@ export interface ApprovalRequestedPayload {
   name: string;
   arguments: unknown;
   read_only: boolean;
+  /** The command will run in the sandbox (mode `sandboxed` runs such calls unasked). */
+  sandboxed: boolean;
+  /** The command asks for network (`"network": true`). */
+  network: boolean;
 }
 
 export interface ApprovalDecidedPayload {
@@ -132,6 +138,8 @@ export interface ToolFinishedPayload {
   name: string;
   content: string;
   is_error: boolean;
+  /** The command ran inside the sandbox; absent otherwise. */
+  sandboxed?: boolean;
 }
 
 export interface UsagePayload {
