@@ -38,7 +38,7 @@ type step struct {
 		Arguments string `json:"arguments"`
 	} `json:"approve"`
 	Tool *struct {
-		CallID  string `json:"call_id"`
+		CallID    string `json:"call_id"`
 		Content   string `json:"content"`
 		IsError   bool   `json:"is_error"`
 		Sandboxed bool   `json:"sandboxed"`
