@@ -54,6 +54,7 @@ type core struct {
 	settings SettingsStore
 	watches  *Watches
 	dialogs  Dialogs
+	sandbox  stack.Sandbox // detected once, in New
 
 	mu     sync.Mutex
 	ctx    context.Context // app lifetime; cancelled on shutdown
@@ -62,13 +63,22 @@ type core struct {
 
 // New builds the services on db. The model reads the saved endpoint and key at each call, so
 // a change in Settings applies to the next call. Startup must be called before anything runs.
+//
+// New detects the sandbox once (it starts bwrap to prove it works); NewWith takes what was
+// detected, for tests and for a caller that already detected it.
 func New(db *store.DB, keys config.Keys, dialogs Dialogs) (*Services, error) {
+	return NewWith(db, keys, dialogs, stack.DetectSandbox(context.Background()))
+}
+
+// NewWith is New with the sandbox already detected.
+func NewWith(db *store.DB, keys config.Keys, dialogs Dialogs, sb stack.Sandbox) (*Services, error) {
 	settings := SettingsStore{DB: db, Keys: keys}
 	st, err := stack.New(stack.Config{DB: db, Model: &Model{Settings: settings}})
 	if err != nil {
 		return nil, err
 	}
-	c := &core{db: db, st: st, settings: settings, watches: &Watches{}, dialogs: dialogs, ctx: context.Background()}
+	c := &core{db: db, st: st, settings: settings, watches: &Watches{}, dialogs: dialogs,
+		sandbox: sb, ctx: context.Background()}
 	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, c: c}, nil
 }
 
@@ -129,6 +139,8 @@ type PendingApproval struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
 	ReadOnly  bool   `json:"read_only"`
+	Sandboxed bool   `json:"sandboxed"` // as approval_requested: will run in the sandbox
+	Network   bool   `json:"network"`   // asks for network
 }
 
 // SessionView is one session with everything the window shows of it when it opens. Meters
@@ -140,6 +152,7 @@ type SessionView struct {
 	Pending      []PendingApproval `json:"pending"`
 	RunningRunID string            `json:"running_run_id"`
 	Meters       []loop.Meter      `json:"meters"`
+	Sandbox      SandboxView       `json:"sandbox"` // what the next run's shell commands get
 }
 
 // scratchDir is where sessions without a folder of their own work.

@@ -98,7 +98,7 @@ func (rn *run) requestApprovals(calls []Call) {
 				Mode: rn.spec.Mode, Call: c, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(c),
 				OnPending: func(p tools.Pending) {
 					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(c.Arguments), ReadOnly: p.ReadOnly,
-						Sandboxed: p.Sandboxed, Network: rn.spec.Sandbox.AsksNetwork(c)})
+						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(c)})
 				}})
 			if err != nil {
 				if rn.op.Err() != nil {

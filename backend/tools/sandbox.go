@@ -128,7 +128,7 @@ func (r *Registry) WithShell(s ShellSandbox) *Registry {
 
 // AsksNetwork reports whether call is a run_shell_command asking for network
 // ("network": true), for the approval card.
-func (s ShellSandbox) AsksNetwork(call Call) bool {
+func AsksNetwork(call Call) bool {
 	if call.Name != (shellTool{}).Name() {
 		return false
 	}
