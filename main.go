@@ -16,6 +16,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/cli"
 	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/sandbox"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -26,6 +27,14 @@ var assets embed.FS
 var icon []byte
 
 func main() {
+	// Before anything else runs or starts: the key leaves the environment (Go's copy and the
+	// block /proc/<pid>/environ shows) and the process becomes non-dumpable, so no child,
+	// sandboxed or not, can read it (docs/sandbox.md). Only Go memory keeps it.
+	secrets, err := sandbox.HideSecrets(keyEnv)
+	if err != nil {
+		log.Printf("loopdesk: %v", err)
+	}
+	cli.APIKey = secrets[keyEnv]
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case "run":
@@ -41,7 +50,7 @@ func main() {
 			return
 		}
 	}
-	if err := runWindow(); err != nil {
+	if err := runWindow(secrets[keyEnv]); err != nil {
 		log.Printf("loopdesk: %v", err)
 		os.Exit(1)
 	}
@@ -55,7 +64,10 @@ The database is $LOOPDESK_DB, or $XDG_DATA_HOME/loopdesk/loopdesk.db.
 See docs/cli.md for every flag, the JSON output and the exit codes.
 `
 
-func runWindow() error {
+// keyEnv is the environment variable the API key may come in.
+const keyEnv = "OPENAI_API_KEY"
+
+func runWindow(key string) error {
 	ctx := context.Background()
 	path, err := store.DefaultPath()
 	if err != nil {
@@ -71,7 +83,14 @@ func runWindow() error {
 		return err
 	}
 
-	opts, err := appOptions(db, config.Keys{Dir: cfgDir})
+	// The key from the environment, as HideSecrets kept it; everything else from the environment.
+	getenv := func(name string) string {
+		if name == keyEnv {
+			return key
+		}
+		return os.Getenv(name)
+	}
+	opts, err := appOptions(db, config.Keys{Dir: cfgDir, Getenv: getenv})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/provider"
+	"github.com/loopdesk/loopdesk/backend/sandbox"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -40,7 +41,9 @@ Runs the agent headless in a workspace and prints what it does.
   --base-url URL        OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else https://api.openai.com/v1)
   --model NAME          model (default $LOOPDESK_MODEL)
   --system TEXT         system prompt for this run (default: the built-in agent instructions)
-  --approve MODE        ask | read-only | auto | deny (default ask; ask without a terminal denies)
+  --approve MODE        ask | read-only | sandboxed | auto | deny (default ask; ask without a terminal denies)
+  --sandbox MODE        on | off | auto: run shell commands in the sandbox (default auto: when one can be made)
+  --sandbox-network     let sandboxed shell commands use the network
   --max-turns N         stop after N model calls
   --max-tool-calls N    stop after N tool calls
   --max-tokens N        stop once input+output tokens reach N
@@ -73,6 +76,20 @@ type runOptions struct {
 	price                                          loop.Price
 	json                                           bool
 	prompt                                         string
+	sandbox                                        sandbox.Mode
+	network                                        bool
+}
+
+// APIKey is the key `loopdesk run` sends. main takes it out of the environment at start-up
+// (sandbox.HideSecrets) and hands it here, so no child process can read it; when it is
+// empty, $OPENAI_API_KEY is read (tests that call Run in-process).
+var APIKey string
+
+func apiKey() string {
+	if APIKey != "" {
+		return APIKey
+	}
+	return os.Getenv("OPENAI_API_KEY")
 }
 
 type runUsageError struct{ msg string }
@@ -100,6 +117,8 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.DurationVar(&o.limits.Timeout, "timeout", 0, "")
 	fs.Int64Var(&o.limits.ContextWindow, "context-window", 0, "")
 	fs.BoolVar(&o.json, "json", false, "")
+	sandboxMode := fs.String("sandbox", string(sandbox.ModeAuto), "")
+	fs.BoolVar(&o.network, "sandbox-network", false, "")
 
 	var words []string
 	for rest := args; ; {
@@ -125,11 +144,15 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	}
 	o.prompt = strings.TrimSpace(strings.Join(words, " "))
 	o.mode = tools.Mode(*approve)
+	var sbErr error
+	o.sandbox, sbErr = sandbox.ParseMode(*sandboxMode)
 	switch {
+	case sbErr != nil:
+		return nil, runUsageError{"--" + sbErr.Error()}
 	case o.prompt == "":
 		return nil, runUsageError{"missing PROMPT"}
 	case !o.mode.Valid():
-		return nil, runUsageError{fmt.Sprintf("--approve %q: want ask, read-only, auto or deny", *approve)}
+		return nil, runUsageError{fmt.Sprintf("--approve %q: want ask, read-only, sandboxed, auto or deny", *approve)}
 	case o.limits.MaxTurns < 0 || o.limits.MaxToolCalls < 0 || o.limits.MaxTokens < 0 || o.limits.MaxCostUSD < 0 ||
 		o.limits.Timeout < 0 || o.limits.ContextWindow < 0 || o.price.InputPerMTok < 0 || o.price.OutputPerMTok < 0:
 		return nil, runUsageError{"limits and prices cannot be negative"}
@@ -182,7 +205,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		return runExitOther, err
 	}
 	st, err := stack.New(stack.Config{DB: db,
-		Model: provider.New(provider.Config{BaseURL: o.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Model: o.model})})
+		Model: provider.New(provider.Config{BaseURL: o.baseURL, APIKey: apiKey(), Model: o.model})})
 	if err != nil {
 		return runExitOther, err
 	}
@@ -199,8 +222,12 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	if o.system == "" {
 		o.system = loop.DefaultSystemPrompt(o.workspace) // the same instructions the window uses
 	}
+	shell := stack.DetectSandbox(ctx).Shell(o.sandbox, o.network)
+	if n := shell.Notice(); n != "" {
+		fmt.Fprintf(stderr, "loopdesk run: %s\n", n) // once, before anything runs: never silently unconfined
+	}
 	runID, err := runner.Start(ctx, loop.RunSpec{SessionID: sessionID, Workspace: o.workspace, Prompt: o.prompt,
-		Model: o.model, SystemPrompt: o.system, Limits: o.limits, Mode: o.mode})
+		Model: o.model, SystemPrompt: o.system, Limits: o.limits, Mode: o.mode, Sandbox: shell})
 	if err != nil {
 		return runExitOther, err
 	}
