@@ -274,6 +274,8 @@ function approvalRequested(s: SessionState, ev: ReceivedEvent & { type: 'approva
     name: ev.name,
     arguments: typeof ev.arguments === 'string' ? ev.arguments : JSON.stringify(ev.arguments ?? {}),
     read_only: ev.read_only,
+    sandboxed: ev.sandboxed,
+    network: ev.network,
   };
   return { ...s, pending: [...s.pending, p] };
 }

@@ -14,6 +14,12 @@ export function ListRules():Promise<Array<store.Rule>>;
 
 export function Presets():Promise<Array<config.Preset>>;
 
+export function SandboxStatus():Promise<desktop.SandboxStatus>;
+
+export function SaveSandbox(arg1:desktop.SandboxInput):Promise<desktop.SandboxView>;
+
 export function SaveSettings(arg1:desktop.SettingsInput):Promise<desktop.SavedSettings>;
+
+export function SessionSandbox(arg1:string):Promise<desktop.SandboxView>;
 
 export function TestConnection(arg1:string,arg2:string):Promise<desktop.ConnectionResult>;

@@ -22,8 +22,20 @@ export function Presets() {
   return window['go']['desktop']['Settings']['Presets']();
 }
 
+export function SandboxStatus() {
+  return window['go']['desktop']['Settings']['SandboxStatus']();
+}
+
+export function SaveSandbox(arg1) {
+  return window['go']['desktop']['Settings']['SaveSandbox'](arg1);
+}
+
 export function SaveSettings(arg1) {
   return window['go']['desktop']['Settings']['SaveSettings'](arg1);
+}
+
+export function SessionSandbox(arg1) {
+  return window['go']['desktop']['Settings']['SessionSandbox'](arg1);
 }
 
 export function TestConnection(arg1, arg2) {
