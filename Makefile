@@ -13,7 +13,7 @@ FRONTEND_SRC := $(shell find frontend/src frontend/wailsjs -type f 2>/dev/null) 
 run: build
 	./$(BIN)/loopdesk
 
-build: deps $(BIN)/loopdesk
+build: deps $(BIN)/loopdesk $(BIN)/loopdesk-sandbox-exec
 
 deps: .stamps/system .stamps/npm-frontend
 
@@ -45,12 +45,17 @@ $(BIN)/loopdesk: frontend/dist/index.html $(shell find . -name '*.go' -not -path
 $(BIN)/loopdesk-dev: frontend/dist/index.html $(shell find . -name '*.go' -not -path './frontend/*' -not -path './e2e/*') go.mod go.sum
 	$(GO) build -tags $(DEV_TAGS) -o $@ .
 
+# The Landlock helper the sandbox runs inside bwrap (docs/sandbox.md): static, found by
+# sandbox.Detect next to the app's binary, so every build of the app gets it beside it.
+$(BIN)/loopdesk-sandbox-exec: $(shell find backend/sandbox -name '*.go')
+	CGO_ENABLED=0 $(GO) build -o $@ ./backend/sandbox/cmd/loopdesk-sandbox-exec
+
 $(BIN)/fakeai: $(shell find backend/fakeai -name '*.go')
 	$(GO) build -o $@ ./backend/fakeai/cmd/fakeai
 
 # The dev-server build: open http://localhost:34115 in a browser to use the
 # real Go backend from a page (this is what the end-to-end tests drive).
-dev: deps $(BIN)/loopdesk-dev
+dev: deps $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-exec
 	./$(BIN)/loopdesk-dev -assetdir frontend/dist -devserver localhost:34115
 
 test: deps-test vet test-go test-frontend test-e2e
@@ -65,7 +70,7 @@ test-go: frontend/dist/index.html
 test-frontend: .stamps/npm-frontend
 	cd frontend && npx tsc --noEmit && npx vitest run
 
-test-e2e: deps-test $(BIN)/loopdesk-dev $(BIN)/fakeai
+test-e2e: deps-test $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-exec $(BIN)/fakeai
 	xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-concurrency=1 e2e/tests/
 
 bench: deps frontend/dist/index.html
