@@ -25,13 +25,13 @@ export function SandboxControl({ view, error, lastRun, onSave }: Props) {
   if (!view) return null;
   const e = view.effective;
   return (
-    <span className="sandbox-control">
+    <>
       <button type="button" className="linklike" aria-label="Sandbox settings" title={view.description} onClick={() => setOpen(!open)}>
         Sandbox: {e.mode}
         {e.network ? ' + network' : ''} ({SOURCE[view.source]})
       </button>
       {open && (
-        <span role="group" aria-label="Sandbox" className="sandbox-control">
+        <span role="group" aria-label="Sandbox" className="sandbox-editor">
           <label>
             For
             <select aria-label="Sandbox scope" value={scope} onChange={(ev) => setScope(ev.target.value as 'session' | 'workspace')}>
@@ -67,7 +67,7 @@ export function SandboxControl({ view, error, lastRun, onSave }: Props) {
           {error}
         </span>
       )}
-    </span>
+    </>
   );
 }
 
