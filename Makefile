@@ -21,7 +21,7 @@ FRONTEND_SRC := $(shell find frontend/src frontend/wailsjs -type f 2>/dev/null) 
 run: build
 	./$(BIN)/loopdesk
 
-build: deps $(BIN)/loopdesk
+build: deps $(BIN)/loopdesk $(BIN)/loopdesk-sandbox-exec
 
 deps: .stamps/system .stamps/npm-frontend
 
@@ -76,12 +76,17 @@ $(DEB): $(BIN)/loopdesk $(NFPM) build/package/nfpm.yaml build/package/loopdesk.1
 $(NFPM):
 	GOBIN=$(CURDIR)/.tools/bin $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
 
+# The Landlock helper the sandbox runs inside bwrap (docs/sandbox.md): static, found by
+# sandbox.Detect next to the app's binary, so every build of the app gets it beside it.
+$(BIN)/loopdesk-sandbox-exec: $(shell find backend/sandbox -name '*.go')
+	CGO_ENABLED=0 $(GO) build -o $@ ./backend/sandbox/cmd/loopdesk-sandbox-exec
+
 $(BIN)/fakeai: $(shell find backend/fakeai -name '*.go')
 	$(GO) build -o $@ ./backend/fakeai/cmd/fakeai
 
 # The dev-server build: open http://localhost:34115 in a browser to use the
 # real Go backend from a page (this is what the end-to-end tests drive).
-dev: deps $(BIN)/loopdesk-dev
+dev: deps $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-exec
 	./$(BIN)/loopdesk-dev -assetdir frontend/dist -devserver localhost:34115
 
 test: deps-test vet test-go test-frontend test-e2e test-package
@@ -101,7 +106,7 @@ test-go: frontend/dist/index.html .stamps/npm-mcp
 test-frontend: .stamps/npm-frontend
 	cd frontend && npx tsc --noEmit && npx vitest run
 
-test-e2e: deps-test $(BIN)/loopdesk-dev $(BIN)/fakeai
+test-e2e: deps-test $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-exec $(BIN)/fakeai
 	xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-concurrency=1 e2e/tests/
 
 bench: deps .stamps/system-test $(BIN)/loopdesk

@@ -16,6 +16,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/cli"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
+	"github.com/loopdesk/loopdesk/backend/sandbox"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -25,8 +26,26 @@ var assets embed.FS
 //go:embed build/appicon.png
 var icon []byte
 
+// keyEnv is the environment variable the API key may come in.
+const keyEnv = "OPENAI_API_KEY"
+
 func main() {
-	launch := cli.Main(os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	// Before anything else runs or starts: the key leaves the environment (Go's copy and the
+	// block /proc/<pid>/environ shows) and the process becomes non-dumpable, so no child,
+	// sandboxed or not, can read it (docs/sandbox.md). Only Go memory keeps it.
+	secrets, err := sandbox.HideSecrets(keyEnv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "loopdesk: %v\n", err)
+	}
+	cli.APIKey = secrets[keyEnv]
+	// The environment as the configuration sees it: the hidden key included.
+	getenv := func(name string) string {
+		if name == keyEnv {
+			return secrets[keyEnv]
+		}
+		return os.Getenv(name)
+	}
+	launch := cli.Main(os.Args[1:], getenv, os.Stdin, os.Stdout, os.Stderr)
 	if !launch.Window {
 		os.Exit(launch.Code)
 	}
@@ -43,7 +62,7 @@ func main() {
 	} else if handed {
 		os.Exit(0)
 	}
-	if err := runWindow(launch.Folder); err != nil {
+	if err := runWindow(launch.Folder, getenv); err != nil {
 		fmt.Fprintf(os.Stderr, "loopdesk: %v\n", err)
 		os.Exit(1)
 	}
@@ -51,7 +70,7 @@ func main() {
 
 // runWindow opens the window; folder (absolute, or "") is the folder given on
 // the command line. A display GTK cannot open is an error, not a panic.
-func runWindow(folder string) (err error) {
+func runWindow(folder string, getenv func(string) string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(error); ok && e.Error() == "failed to init GTK" {
@@ -76,7 +95,7 @@ func runWindow(folder string) (err error) {
 	if err != nil {
 		return err
 	}
-	opts, err := appOptions(db, path, config.Keys{Dir: cfgDir}, desktop.NewInstance(folder))
+	opts, err := appOptions(db, path, config.Keys{Dir: cfgDir, Getenv: getenv}, desktop.NewInstance(folder))
 	if err != nil {
 		return err
 	}

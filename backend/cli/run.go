@@ -18,6 +18,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/provider"
 	"github.com/loopdesk/loopdesk/backend/mcp"
+	"github.com/loopdesk/loopdesk/backend/sandbox"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -44,7 +45,10 @@ Runs the agent headless in a workspace and prints what it does.
                         else https://api.openai.com/v1)
   --model NAME          model (default $LOOPDESK_MODEL, else the saved one)
   --system TEXT         system prompt for this run (default: the built-in agent instructions)
-  --approve MODE        ask | read-only | auto | deny (default: saved, else ask; ask without a terminal denies)
+  --approve MODE        ask | read-only | sandboxed | auto | deny (default: saved, else ask; ask without
+                        a terminal denies)
+  --sandbox MODE        on | off | auto: run shell commands in the sandbox (default auto: when one can be made)
+  --sandbox-network     let sandboxed shell commands use the network
   --max-turns N         stop after N model calls (default: saved, else 50; 0 no limit)
   --max-tool-calls N    stop after N tool calls (default: saved, else 200)
   --max-tokens N        stop once input+output tokens reach N (default: saved, else no limit)
@@ -82,6 +86,21 @@ type runOptions struct {
 	json       bool
 	prompt     string
 	mcpConfigs []string // --mcp-config files, after the XDG one
+	sandbox    sandbox.Mode
+	network    bool
+}
+
+// APIKey is the key `loopdesk run` sends. main takes it out of the environment at start-up
+// (sandbox.HideSecrets) and hands it here, so no child process can read it; when it is
+// empty, $OPENAI_API_KEY is read (tests that call Run in-process).
+var APIKey string
+
+// runGetenv is the environment as the configuration sees it: the hidden key included.
+func runGetenv(name string) string {
+	if name == "OPENAI_API_KEY" && APIKey != "" {
+		return APIKey
+	}
+	return os.Getenv(name)
 }
 
 type runUsageError struct{ msg string }
@@ -99,6 +118,8 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&o.system, "system", "", "")
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.Func("mcp-config", "", func(v string) error { o.mcpConfigs = append(o.mcpConfigs, v); return nil })
+	sandboxMode := fs.String("sandbox", string(sandbox.ModeAuto), "")
+	fs.BoolVar(&o.network, "sandbox-network", false, "")
 	var cf runConfigFlags
 	cf.register(fs)
 	var words []string
@@ -126,6 +147,10 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	o.prompt = strings.TrimSpace(strings.Join(words, " "))
 	if o.prompt == "" {
 		return nil, runUsageError{"missing PROMPT"}
+	}
+	var sbErr error
+	if o.sandbox, sbErr = sandbox.ParseMode(*sandboxMode); sbErr != nil {
+		return nil, runUsageError{"--" + sbErr.Error()}
 	}
 	var err error
 	if o.flags, err = cf.overrides(fs); err != nil {
@@ -216,7 +241,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	cfg, _, err := resolve(ctx, o.db, os.Getenv, o.flags)
+	cfg, _, err := resolve(ctx, o.db, runGetenv, o.flags)
 	if err != nil {
 		return runExitOther, err
 	}
@@ -269,7 +294,13 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	defer func() { stopSub(); <-exited; <-asked }()
 
 	// The same shape (and default instructions) as a run from the window.
-	runID, err := runner.Start(ctx, cfg.RunSpec(sessionID, o.workspace, o.prompt, o.system))
+	shell := stack.DetectSandbox(ctx).Shell(o.sandbox, o.network)
+	if n := shell.Notice(); n != "" {
+		fmt.Fprintf(stderr, "loopdesk run: %s\n", n) // once, before anything runs: never silently unconfined
+	}
+	spec := cfg.RunSpec(sessionID, o.workspace, o.prompt, o.system)
+	spec.Sandbox = shell
+	runID, err := runner.Start(ctx, spec)
 	if err != nil {
 		return runExitOther, err
 	}

@@ -109,7 +109,11 @@ func (p *runPrinter) text(e loop.Event) {
 		if lines > 1 {
 			first = fmt.Sprintf("%s (%d lines)", first, lines)
 		}
-		p.line("%s %s: %s", mark, pl.Name, loop.Cut(first, 201))
+		where := ""
+		if pl.Sandboxed {
+			where = " [sandboxed]"
+		}
+		p.line("%s %s%s: %s", mark, pl.Name, where, loop.Cut(first, 201))
 	case loop.CompactedPayload:
 		p.line("… earlier history summarised (through row %d)", pl.ThroughSeq)
 	case loop.BudgetPayload:
@@ -160,7 +164,7 @@ func (a *runAsker) onEvent(e loop.Event) {
 		return
 	}
 	a.ask(tools.Pending{SessionID: e.SessionID, Call: tools.Call{ID: p.CallID, Name: p.Name, Arguments: string(p.Arguments)},
-		ReadOnly: p.ReadOnly})
+		ReadOnly: p.ReadOnly, Sandboxed: p.Sandboxed})
 }
 
 // ask queues a call for the prompt loop; it never blocks the run for long.
@@ -219,8 +223,8 @@ func (a *runAsker) read(lines <-chan string) (string, bool) {
 
 func (a *runAsker) prompt(p tools.Pending, lines <-chan string) {
 	for {
-		fmt.Fprintf(a.errw, "? allow %s %s\n  [y] yes  [n] no  [a] always allow %s in this session  [r] no, with a reason: ",
-			p.Call.Name, loop.Cut(p.Call.Arguments, 301), p.Call.Name)
+		fmt.Fprintf(a.errw, "? allow %s %s%s\n  [y] yes  [n] no  [a] always allow %s in this session  [r] no, with a reason: ",
+			p.Call.Name, loop.Cut(p.Call.Arguments, 301), shellReach(p), p.Call.Name)
 		answer, ok := a.read(lines)
 		if !ok {
 			_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: tools.ByPerson, Reason: "no answer (end of input)"})
@@ -270,4 +274,18 @@ func (a *runAsker) always(p tools.Pending) {
 func (a *runAsker) stop() {
 	a.stopOnce.Do(func() { close(a.quit) })
 	a.wg.Wait()
+}
+
+// shellReach says, for a shell command waiting for a person, whether it would run in the
+// sandbox, or that it asks for network (the terminal's approval card).
+func shellReach(p tools.Pending) string {
+	switch {
+	case p.Call.Name != "run_shell_command":
+		return ""
+	case p.Sandboxed:
+		return " (sandboxed)"
+	case tools.AsksNetwork(p.Call):
+		return " (asks for network)"
+	}
+	return " (NOT sandboxed: runs with your rights)"
 }

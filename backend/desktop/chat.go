@@ -40,8 +40,16 @@ func (h *Chat) SendMessage(sessionID, text string) (string, error) {
 		if s, err = c.scratchWorkspace(s); err != nil {
 			return "", err
 		}
+		// The Workspace tab shows this folder from now on: watch it like a chosen one.
+		_ = c.watches.Show(ctx, s.Workspace) // the tree reports a folder it cannot watch
 	}
-	runID, err := c.st.Runner.Start(ctx, set.RunSpec(sessionID, s.Workspace, text))
+	sb, err := c.sandboxView(ctx, s)
+	if err != nil {
+		return "", err
+	}
+	spec := set.RunSpec(sessionID, s.Workspace, text)
+	spec.Sandbox = c.shellSandbox(sb.Effective)
+	runID, err := c.st.Runner.Start(ctx, spec)
 	if err != nil {
 		return "", err
 	}
@@ -61,7 +69,8 @@ func (c *core) pending(sessionID string) []PendingApproval {
 	ps := c.st.Approver.Pending(sessionID)
 	out := make([]PendingApproval, len(ps))
 	for i, p := range ps {
-		out[i] = PendingApproval{CallID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, ReadOnly: p.ReadOnly}
+		out[i] = PendingApproval{CallID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, ReadOnly: p.ReadOnly,
+			Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(p.Call)}
 	}
 	return out
 }

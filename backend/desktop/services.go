@@ -62,7 +62,8 @@ type core struct {
 	dialogs  Dialogs
 	mcpPath  string // the MCP configuration file the window edits
 	emit     Emitter
-	instance *Instance // the launch's folder; nil in tests
+	instance *Instance     // the launch's folder; nil in tests
+	sandbox  stack.Sandbox // detected once, in New
 
 	mu     sync.Mutex
 	ctx    context.Context // app lifetime; cancelled on shutdown
@@ -71,11 +72,20 @@ type core struct {
 
 // New builds the services on db. The model reads the saved endpoint and key at each call, so
 // a change in Settings applies to the next call. MCP servers come from the file at mcpPath
-// ("" for none) and start in the background at Startup; a bad file is reported in Settings,
+// ("" for none) and start in the background at once; a bad file is reported in Settings,
 // never fatal. Startup must be called before anything runs.
+//
+// New detects the sandbox once (it starts bwrap to prove it works); NewWith takes what was
+// detected, for tests and for a caller that already detected it.
 func New(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string) (*Services, error) {
+	return NewWith(db, keys, dialogs, mcpPath, stack.DetectSandbox(context.Background()))
+}
+
+// NewWith is New with the sandbox already detected.
+func NewWith(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string, sb stack.Sandbox) (*Services, error) {
 	settings := SettingsStore{DB: db, Keys: keys}
-	c := &core{db: db, settings: settings, watches: &Watches{}, dialogs: dialogs, ctx: context.Background(), mcpPath: mcpPath}
+	c := &core{db: db, settings: settings, watches: &Watches{}, dialogs: dialogs, ctx: context.Background(),
+		mcpPath: mcpPath, sandbox: sb}
 	cfg, cfgErr := c.mcpConfig()
 	if cfgErr != nil {
 		cfg = mcp.Config{} // Settings shows the error; the session goes on with the other tools
@@ -158,6 +168,8 @@ type PendingApproval struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
 	ReadOnly  bool   `json:"read_only"`
+	Sandboxed bool   `json:"sandboxed"` // as approval_requested: will run in the sandbox
+	Network   bool   `json:"network"`   // asks for network
 }
 
 // SessionView is one session with everything the window shows of it when it opens. Meters
@@ -169,6 +181,7 @@ type SessionView struct {
 	Pending      []PendingApproval `json:"pending"`
 	RunningRunID string            `json:"running_run_id"`
 	Meters       []loop.Meter      `json:"meters"`
+	Sandbox      SandboxView       `json:"sandbox"` // what the next run's shell commands get
 }
 
 // scratchDir is where sessions without a folder of their own work.

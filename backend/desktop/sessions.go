@@ -148,6 +148,9 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 	}
 	v := SessionView{Session: s.c.view(x), Rows: loop.RowsOf(chunks), Runs: runs, Pending: s.c.pending(id)}
 	v.RunningRunID, _ = s.c.st.Runner.Running(id)
+	if v.Sandbox, err = s.c.sandboxView(ctx, x); err != nil {
+		return SessionView{}, err
+	}
 	if v.Meters, err = idleMeters(runs, chunks, loop.DefaultSystemPrompt(x.Workspace)); err != nil {
 		return SessionView{}, err
 	}

@@ -181,7 +181,7 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSetting
 		mode = string(tools.ModeAsk)
 	}
 	if !tools.Mode(mode).Valid() {
-		return SavedSettings{}, fmt.Errorf("unknown approval mode %q (ask, read-only, auto or deny)", mode)
+		return SavedSettings{}, fmt.Errorf("unknown approval mode %q (ask, read-only, sandboxed, auto or deny)", mode)
 	}
 	theme := in.Theme
 	if theme == "" {

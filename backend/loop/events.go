@@ -50,6 +50,7 @@ type RunStartedPayload struct {
 	Prompt    string    `json:"prompt"`
 	Model     string    `json:"model"`
 	Workspace string    `json:"workspace"`
+	Sandbox   string    `json:"sandbox"` // how shell commands are confined (tools.ShellSandbox.Describe)
 	StartedAt time.Time `json:"started_at"`
 }
 
@@ -83,6 +84,10 @@ type ApprovalRequestedPayload struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
 	ReadOnly  bool            `json:"read_only"`
+	// Sandboxed: the command will run in the sandbox (tools.Pending.Sandboxed); Network:
+	// it asks for network ("network": true).
+	Sandboxed bool `json:"sandboxed"`
+	Network   bool `json:"network"`
 }
 
 // ApprovalDecidedPayload records the answer.
@@ -112,6 +117,8 @@ type ToolFinishedPayload struct {
 	Name    string `json:"name"`
 	Content string `json:"content"`
 	IsError bool   `json:"is_error"`
+	// Sandboxed: the command ran inside the sandbox.
+	Sandboxed bool `json:"sandboxed,omitempty"`
 }
 
 // UsagePayload reports one model call's tokens and the run's totals.

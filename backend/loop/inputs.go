@@ -15,6 +15,8 @@ type Started struct {
 	Workspace string
 	Prompt    string
 	Limits    Limits
+	// Sandbox says how the run's shell commands are confined (tools.ShellSandbox.Describe).
+	Sandbox string
 	// ContextTokens estimates the size of the history already in the session (system prompt
 	// and earlier rows), so a long session can be compacted before its first call.
 	ContextTokens int64
@@ -44,6 +46,8 @@ type ToolFinished struct {
 	CallID  string
 	Content string
 	IsError bool
+	// Sandboxed: the command ran inside the sandbox (tools.Meta.Sandboxed).
+	Sandboxed bool
 }
 
 // Compacted answers a Compact. OK is false when nothing could be summarised (no cut point, or
@@ -157,6 +161,8 @@ type ToolResultRow struct {
 	Name    string `json:"name"`
 	Content string `json:"content"`
 	IsError bool   `json:"is_error"`
+	// Sandboxed: the command ran inside the sandbox.
+	Sandboxed bool `json:"sandboxed,omitempty"`
 }
 
 // ApprovalRow records who decided a call and why.

@@ -103,7 +103,7 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 	s.StartedAt, s.Now = in.Now, in.Now
 	s.ContextTokens = in.ContextTokens
 	s.seen = map[string]int{}
-	out := []Effect{Emit{RunStartedPayload{Prompt: in.Prompt, Model: in.Model, Workspace: in.Workspace, StartedAt: in.Now}}}
+	out := []Effect{Emit{RunStartedPayload{Prompt: in.Prompt, Model: in.Model, Workspace: in.Workspace, Sandbox: in.Sandbox, StartedAt: in.Now}}}
 	if in.Prompt != "" {
 		out = append(out, Persist{[]Row{UserRow{Text: in.Prompt}}})
 		s.ContextTokens += EstimateTokens(in.Prompt) + resultTokenExtra
@@ -258,10 +258,15 @@ func onModel(s State, r ModelResponse) (State, []Effect) {
 
 // answer records the one result of call i.
 func answer(s State, i int, content string, isError bool) (State, []Effect) {
+	return answerRow(s, i, ToolResultRow{Content: content, IsError: isError})
+}
+
+// answerRow records row (call id and name filled in) as the one result of call i.
+func answerRow(s State, i int, row ToolResultRow) (State, []Effect) {
 	c := s.calls[i].Call
 	s.calls[i].Status = callDone
-	s.ContextTokens += EstimateTokens(content) + resultTokenExtra
-	row := ToolResultRow{CallID: c.ID, Name: c.Name, Content: content, IsError: isError}
+	s.ContextTokens += EstimateTokens(row.Content) + resultTokenExtra
+	row.CallID, row.Name = c.ID, c.Name
 	return s, []Effect{Persist{[]Row{row}}, Emit{ToolFinishedPayload(row)}}
 }
 
@@ -335,7 +340,7 @@ func onToolFinished(s State, in ToolFinished) (State, []Effect, error) {
 	if err != nil {
 		return s, nil, err
 	}
-	s, out := answer(s, i, in.Content, in.IsError)
+	s, out := answerRow(s, i, ToolResultRow{Content: in.Content, IsError: in.IsError, Sandboxed: in.Sandboxed})
 	if r, detail := s.hardStop(); r == StopTimeout {
 		s, more := stop(s, r, detail)
 		return s, append(out, more...), nil

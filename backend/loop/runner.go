@@ -91,6 +91,24 @@ type RunSpec struct {
 	Limits       Limits // Price is filled from the price table when zero
 	Mode         tools.Mode
 	MaxTokens    int // per model call; 0: the server's default
+	// Sandbox confines this run's shell commands (the session's mode and network over what
+	// was detected at start-up); the zero value runs them unconfined. It applies when Tools
+	// is a *tools.Registry; any other ToolRunner (a test's wrapper) runs as it is.
+	Sandbox tools.ShellSandbox
+}
+
+// toolsFor is the ToolRunner of one run: a ToolSet's tools as they are now (MCP servers come
+// and go), with the registry's shell confined as spec says. Only a concrete registry is
+// rebuilt: a wrapper embedding one would lose its wrapping.
+func (r *Runner) toolsFor(spec RunSpec) ToolRunner {
+	t := r.cfg.Tools
+	if set, ok := t.(ToolSet); ok {
+		t = set.ForRun() // the MCP tools ready now, fixed for the run
+	}
+	if reg, ok := t.(*tools.Registry); ok {
+		return reg.WithShell(spec.Sandbox)
+	}
+	return t
 }
 
 // Errors returned by Start.

@@ -57,7 +57,7 @@ func (rn *run) finishCaptures(ctx context.Context, rows []store.Chunk) {
 			continue
 		}
 		if len(changes) > 0 {
-			rn.publish(FilesChangedPayload{Seq: row.Seq, CallID: p.CallID, Changes: changeViews(changes)})
+			rn.publish(FilesChangedPayload{RowSeq: row.Seq, CallID: p.CallID, Changes: changeViews(changes)})
 		}
 	}
 }
@@ -80,9 +80,10 @@ type FileChange struct {
 	Size   int64  `json:"size"`
 }
 
-// FilesChangedPayload lists what the call answered by row Seq changed in the folder.
+// FilesChangedPayload lists what the call answered by row RowSeq changed in the folder. (Not
+// "seq": events are flat, and seq is the event's own sequence number.)
 type FilesChangedPayload struct {
-	Seq     int64        `json:"seq"`
+	RowSeq  int64        `json:"row_seq"`
 	CallID  string       `json:"call_id"`
 	Changes []FileChange `json:"changes"`
 }

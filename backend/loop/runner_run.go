@@ -21,7 +21,7 @@ type run struct {
 	ws   *tools.Workspace
 	root string
 
-	tools    ToolRunner // the tools of this run (ToolSet.ForRun when the set changes over time)
+	tools    ToolRunner // the tools of this run (see Runner.toolsFor)
 	specs    []tools.Spec
 	readOnly map[string]bool
 
@@ -61,7 +61,7 @@ func (rn *run) prepare(ctx context.Context) error {
 	if err == nil {
 		var run store.Run
 		run, err = rn.r.cfg.Store.StartRun(ctx, store.NewRun{SessionID: rn.spec.SessionID, Model: rn.spec.Model,
-			SystemPromptHash: hashPrompt(rn.spec.SystemPrompt), Limits: limits})
+			SystemPromptHash: hashPrompt(rn.spec.SystemPrompt), Limits: limits, Sandbox: rn.spec.Sandbox.Describe()})
 		rn.r.mu.Lock()
 		rn.id = run.ID
 		rn.r.mu.Unlock()
@@ -70,10 +70,7 @@ func (rn *run) prepare(ctx context.Context) error {
 		rn.ws.Release()
 		return err // StartRun names the session already
 	}
-	rn.tools = rn.r.cfg.Tools
-	if set, ok := rn.tools.(ToolSet); ok {
-		rn.tools = set.ForRun()
-	}
+	rn.tools = rn.r.toolsFor(rn.spec)
 	rn.specs = rn.tools.Specs()
 	rn.readOnly = make(map[string]bool, len(rn.specs))
 	for _, s := range rn.specs {
@@ -135,7 +132,7 @@ func (rn *run) loop() {
 	defer rn.finish()
 	rn.op, rn.opStop = context.WithCancel(rn.r.base)
 	effects := rn.step(Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
-		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, ContextTokens: rn.ctxEst})
+		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst})
 	for {
 		for len(effects) > 0 {
 			effects = rn.execute(effects) // a failed effect ends the run: more to do
@@ -295,7 +292,7 @@ func storePayload(row Row) any {
 		}
 		return store.AssistantPayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: calls}
 	case ToolResultRow:
-		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError}
+		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Sandboxed: r.Sandboxed}
 	case ApprovalRow:
 		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: string(r.Decision), By: r.By, Reason: r.Reason, Arguments: r.Arguments}
 	case SummaryRow:

@@ -95,9 +95,10 @@ func (rn *run) requestApprovals(calls []Call) {
 				return
 			}
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: rn.spec.Mode, Call: c, ReadOnly: rn.readOnly[c.Name],
+				Mode: rn.spec.Mode, Call: c, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(c),
 				OnPending: func(p tools.Pending) {
-					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(c.Arguments), ReadOnly: p.ReadOnly})
+					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(c.Arguments), ReadOnly: p.ReadOnly,
+						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(c)})
 				}})
 			if err != nil {
 				if rn.op.Err() != nil {
@@ -150,7 +151,7 @@ func (rn *run) runTool(c Call) {
 	if rn.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
-	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note, IsError: res.IsError})
+	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note, IsError: res.IsError, Sandboxed: res.Meta.Sandboxed})
 }
 
 // compact summarises the rows up to the cut with one model call (no tools).

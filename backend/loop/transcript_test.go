@@ -26,6 +26,7 @@ type step struct {
 		Model         string `json:"model"`
 		Limits        Limits `json:"limits"`
 		Timeout       string `json:"timeout"`
+		Sandbox       string `json:"sandbox"`
 		ContextTokens int64  `json:"context_tokens"`
 	} `json:"started"`
 	Model   *ModelResponse `json:"model"`
@@ -37,9 +38,10 @@ type step struct {
 		Arguments string `json:"arguments"`
 	} `json:"approve"`
 	Tool *struct {
-		CallID  string `json:"call_id"`
-		Content string `json:"content"`
-		IsError bool   `json:"is_error"`
+		CallID    string `json:"call_id"`
+		Content   string `json:"content"`
+		IsError   bool   `json:"is_error"`
+		Sandboxed bool   `json:"sandboxed"`
 	} `json:"tool"`
 	Compacted *struct {
 		OK            bool   `json:"ok"`
@@ -68,7 +70,7 @@ func (st step) input(now time.Time) (Input, error) {
 			l.Timeout = d
 		}
 		return Started{Now: now, SessionID: "s1", RunID: "r1", Model: st.Started.Model, Workspace: "/ws",
-			Prompt: st.Started.Prompt, Limits: l, ContextTokens: st.Started.ContextTokens}, nil
+			Prompt: st.Started.Prompt, Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens}, nil
 	case st.Model != nil:
 		r := *st.Model
 		if r.Status == "" {
@@ -79,7 +81,7 @@ func (st step) input(now time.Time) (Input, error) {
 		a := st.Approve
 		return ApprovalDecided{Now: now, CallID: a.CallID, Approved: a.Approved, By: a.By, Reason: a.Reason, Arguments: a.Arguments}, nil
 	case st.Tool != nil:
-		return ToolFinished{Now: now, CallID: st.Tool.CallID, Content: st.Tool.Content, IsError: st.Tool.IsError}, nil
+		return ToolFinished{Now: now, CallID: st.Tool.CallID, Content: st.Tool.Content, IsError: st.Tool.IsError, Sandboxed: st.Tool.Sandboxed}, nil
 	case st.Compacted != nil:
 		c := st.Compacted
 		return Compacted{Now: now, OK: c.OK, Summary: c.Summary, ThroughSeq: c.ThroughSeq, ContextTokens: c.ContextTokens, Usage: c.Usage, Err: c.Err}, nil

@@ -167,7 +167,7 @@ func TestShellChangesAreRecordedAndRestoredAfterARestart(t *testing.T) {
 		}
 	}
 	e.mu.Unlock()
-	if published == nil || published.Seq != row.Seq || len(published.Changes) != len(want) {
+	if published == nil || published.RowSeq != row.Seq || len(published.Changes) != len(want) {
 		t.Fatalf("files_changed = %+v, want 3 changes on row %d", published, row.Seq)
 	}
 	for _, c := range published.Changes {

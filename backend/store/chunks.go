@@ -66,6 +66,8 @@ type ToolResultPayload struct {
 	Name    string `json:"name"`
 	Content string `json:"content"`
 	IsError bool   `json:"is_error"`
+	// Sandboxed: the command ran inside the sandbox (docs/sandbox.md).
+	Sandboxed bool `json:"sandboxed,omitempty"`
 }
 
 // Decision of an approval row.

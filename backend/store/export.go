@@ -201,10 +201,10 @@ func (db *DB) ImportWith(ctx context.Context, r io.Reader, opt ImportOptions) (S
 				budgets = json.RawMessage("{}")
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, output,
-				turns, tool_calls, input_tokens, output_tokens, cost_usd, started_at, ended_at, error)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, s.ID, run.Model, run.SystemPromptHash, string(budgets),
+				turns, tool_calls, input_tokens, output_tokens, cost_usd, started_at, ended_at, error, sandbox)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, s.ID, run.Model, run.SystemPromptHash, string(budgets),
 				status, run.Output, run.Turns, run.ToolCalls, run.InputTokens, run.OutputTokens, run.CostUSD,
-				run.StartedAt.UnixMilli(), endedMS, run.Error); err != nil {
+				run.StartedAt.UnixMilli(), endedMS, run.Error, run.Sandbox); err != nil {
 				return err
 			}
 		}

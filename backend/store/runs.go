@@ -40,6 +40,9 @@ type Run struct {
 	StartedAt    time.Time       `json:"started_at"`
 	EndedAt      time.Time       `json:"ended_at,omitzero"`
 	Error        string          `json:"error"`
+	// Sandbox is the sandbox the run's shell commands ran with, in words
+	// (tools.ShellSandbox.Describe); "" for runs recorded before it was kept.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // NewRun starts a run. Limits is the JSON of the run's loop.Limits (empty means {}).
@@ -48,6 +51,7 @@ type NewRun struct {
 	Model            string
 	SystemPromptHash string
 	Limits           json.RawMessage
+	Sandbox          string // see Run.Sandbox
 }
 
 // RunResult is how a run ended. Status must not be empty or "running".
@@ -63,14 +67,14 @@ type RunResult struct {
 }
 
 const runCols = `id, session_id, model, system_prompt_hash, budgets, status, output, turns, tool_calls,
-	input_tokens, output_tokens, cost_usd, started_at, coalesce(ended_at, 0), error`
+	input_tokens, output_tokens, cost_usd, started_at, coalesce(ended_at, 0), error, sandbox`
 
 func scanRun(r scanner) (Run, error) {
 	var run Run
 	var budgets string
 	var started, ended int64
 	err := r.Scan(&run.ID, &run.SessionID, &run.Model, &run.SystemPromptHash, &budgets, &run.Status, &run.Output,
-		&run.Turns, &run.ToolCalls, &run.InputTokens, &run.OutputTokens, &run.CostUSD, &started, &ended, &run.Error)
+		&run.Turns, &run.ToolCalls, &run.InputTokens, &run.OutputTokens, &run.CostUSD, &started, &ended, &run.Error, &run.Sandbox)
 	run.Limits, run.StartedAt = json.RawMessage(budgets), fromMS(started)
 	if ended != 0 {
 		run.EndedAt = fromMS(ended)
@@ -90,7 +94,7 @@ func (db *DB) StartRun(ctx context.Context, n NewRun) (Run, error) {
 		budgets = n.Limits
 	}
 	run := Run{ID: newID(), SessionID: n.SessionID, Model: n.Model, SystemPromptHash: n.SystemPromptHash,
-		Limits: budgets, Status: RunRunning, StartedAt: fromMS(db.nowMS())}
+		Limits: budgets, Status: RunRunning, StartedAt: fromMS(db.nowMS()), Sandbox: n.Sandbox}
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		if _, _, err := sessionTail(ctx, tx, n.SessionID); err != nil {
 			return err
@@ -102,9 +106,9 @@ func (db *DB) StartRun(ctx context.Context, n NewRun) (Run, error) {
 		if live != "" {
 			return fmt.Errorf("%w (run %s)", ErrSessionBusy, live)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, started_at, pid, host)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
-			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host)
+		_, err = tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, started_at, pid, host, sandbox)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
+			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host, run.Sandbox)
 		return err
 	})
 	if err != nil {

@@ -125,3 +125,36 @@ func (r *Registry) WithShell(s ShellSandbox) *Registry {
 	out.byName[name] = entry{tool: ShellTool(s), schema: e.schema}
 	return out
 }
+
+// AsksNetwork reports whether call is a run_shell_command asking for network
+// ("network": true), for the approval card.
+func AsksNetwork(call Call) bool {
+	if call.Name != (shellTool{}).Name() {
+		return false
+	}
+	var a shellArgs
+	return json.Unmarshal([]byte(call.Arguments), &a) == nil && a.Network
+}
+
+// Describe says in a few words how this session's commands run, for the run row
+// and the window's header: the mode, then what confines them (or that nothing
+// does, and why), then the network.
+func (s ShellSandbox) Describe() string {
+	mode := s.Mode
+	if mode == "" {
+		mode = sandbox.ModeOff
+	}
+	net := "no network"
+	if s.Network {
+		net = "network allowed"
+	}
+	switch {
+	case mode == sandbox.ModeOff:
+		return "off: unconfined"
+	case s.Box != nil:
+		return fmt.Sprintf("%s: %s, %s", mode, s.Box.Name(), net)
+	case mode == sandbox.ModeOn:
+		return "on: shell commands refused (" + s.missing() + ")"
+	}
+	return "auto: unconfined (" + s.missing() + ")"
+}

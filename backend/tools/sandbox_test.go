@@ -308,3 +308,34 @@ func TestApproverInModeSandboxedAsksOnlyForWhatLeavesTheSandbox(t *testing.T) {
 		t.Fatalf("pending = %+v", pending)
 	}
 }
+
+func TestDescribeAndAsksNetwork(t *testing.T) {
+	box := realSandbox(t).Box
+	missing := &sandbox.UnavailableError{Reason: "bubblewrap (bwrap) is not installed", Fix: "install it"}
+	for _, tc := range []struct {
+		s    ShellSandbox
+		want []string // substrings of Describe
+	}{
+		{ShellSandbox{}, []string{"off: unconfined"}},
+		{ShellSandbox{Mode: sandbox.ModeOff, Box: box}, []string{"off: unconfined"}},
+		{ShellSandbox{Mode: sandbox.ModeAuto, Box: box}, []string{"auto: ", box.Name(), "no network"}},
+		{ShellSandbox{Mode: sandbox.ModeOn, Box: box, Network: true}, []string{"on: ", "network allowed"}},
+		{ShellSandbox{Mode: sandbox.ModeAuto, Missing: missing}, []string{"auto: unconfined", "bwrap"}},
+		{ShellSandbox{Mode: sandbox.ModeOn, Missing: missing}, []string{"on: shell commands refused", "bwrap"}},
+	} {
+		got := tc.s.Describe()
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("Describe() = %q; want it to contain %q", got, w)
+			}
+		}
+	}
+
+	if !AsksNetwork(Call{Name: "run_shell_command", Arguments: `{"command":"curl x","network":true}`}) {
+		t.Error("a command with network: true does not ask for network")
+	}
+	if AsksNetwork(Call{Name: "run_shell_command", Arguments: `{"command":"ls"}`}) ||
+		AsksNetwork(Call{Name: "read_file", Arguments: `{"network":true}`}) {
+		t.Error("a call without network: true asks for network")
+	}
+}

@@ -6,6 +6,7 @@ import { ChunkTable } from './components/ChunkTable';
 import { Conversation, type Focus } from './components/Conversation';
 import { MessageBox } from './components/MessageBox';
 import { SessionBrowser } from './components/SessionBrowser';
+import { SandboxControl, SandboxNotice } from './components/SandboxControl';
 import { SessionHeader } from './components/SessionHeader';
 import { SettingsPanel } from './components/SettingsPanel';
 import { SidePanel, type Tab } from './components/SidePanel';
@@ -14,6 +15,7 @@ import type { CardActions } from './components/ToolCard';
 import { WorkspacePanel } from './components/WorkspacePanel';
 import { useSession } from './hooks/useSession';
 import { useSearch, useSessions } from './hooks/useSessions';
+import { useSandbox, useSandboxStatus } from './hooks/useSandbox';
 import { useSettings, useTheme } from './hooks/useSettings';
 import { useMediaQuery } from './hooks/useMediaQuery';
 import { useWorkspace } from './hooks/useWorkspace';
@@ -147,6 +149,8 @@ export function App() {
 
   const showRow = useCallback((seq: number) => selected && setFocus({ sessionID: selected, seq }), [selected]);
   const lastRun = chat.runs.at(-1);
+  const sandbox = useSandbox(selected, chat.runs.length);
+  const sandboxStatus = useSandboxStatus();
   const banner = loadError || list.error || actionError;
 
   return (
@@ -187,6 +191,7 @@ export function App() {
       ) : (
         <>
           <main className="main" data-session-id={selected ?? undefined}>
+            <SandboxNotice notice={sandboxStatus.notice} onDismiss={sandboxStatus.dismiss} />
             {banner && (
               <div className="banner" role="alert">
                 {banner}
@@ -209,6 +214,7 @@ export function App() {
                 return ok;
               }}
               onOpenParent={() => current?.parent_id && open(current.parent_id, current.fork_seq)}
+              sandbox={<SandboxControl view={sandbox.view} error={sandbox.error} lastRun={lastRun?.sandbox} onSave={sandbox.save} />}
             />
             <Conversation
               key={`conv-${selected}`}

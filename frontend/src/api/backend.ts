@@ -19,6 +19,9 @@ import type {
   Run,
   Rule,
   RuleInput,
+  SandboxInput,
+  SandboxStatus,
+  SandboxView,
   Session,
   SessionSummary,
   SessionView,
@@ -63,6 +66,10 @@ export const api = {
   listRules: (): Promise<Rule[]> => list<Rule>(SettingsService.ListRules()),
   addRule: (r: RuleInput): Promise<Rule> => as<Rule>(SettingsService.AddRule(r as never)),
   deleteRule: (id: string): Promise<void> => SettingsService.DeleteRule(id),
+  /** What was detected at start-up; a non-empty notice is shown once, dismissable. */
+  sandboxStatus: (): Promise<SandboxStatus> => as<SandboxStatus>(SettingsService.SandboxStatus()),
+  sessionSandbox: (sessionID: string): Promise<SandboxView> => as<SandboxView>(SettingsService.SessionSandbox(sessionID)),
+  saveSandbox: (in_: SandboxInput): Promise<SandboxView> => as<SandboxView>(SettingsService.SaveSandbox(in_ as never)),
 
   // Sessions
   listSessions: (): Promise<SessionSummary[]> => list<SessionSummary>(Sessions.ListSessions()),

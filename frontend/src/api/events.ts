@@ -85,6 +85,8 @@ export interface RunStartedPayload {
   prompt: string;
   model: string;
   workspace: string;
+  /** How the run's shell commands are confined, in words (Go: ShellSandbox.Describe). */
+  sandbox: string;
   started_at: string;
 }
 
@@ -109,6 +111,10 @@ export interface ApprovalRequestedPayload {
   name: string;
   arguments: unknown;
   read_only: boolean;
+  /** The command will run in the sandbox (mode `sandboxed` runs such calls unasked). */
+  sandboxed: boolean;
+  /** The command asks for network (`"network": true`). */
+  network: boolean;
 }
 
 export interface ApprovalDecidedPayload {
@@ -134,6 +140,8 @@ export interface ToolFinishedPayload {
   name: string;
   content: string;
   is_error: boolean;
+  /** The command ran inside the sandbox; absent otherwise. */
+  sandboxed?: boolean;
 }
 
 /** One path a row changed in the folder (checkpoints). */
@@ -143,9 +151,9 @@ export interface FileChange {
   size: number;
 }
 
-/** What the call answered by row `seq` changed; sent right after that row's rows_stored. */
+/** What the call answered by row `row_seq` changed; sent right after that row's rows_stored. */
 export interface FilesChangedPayload {
-  seq: number;
+  row_seq: number;
   call_id: string;
   changes: FileChange[];
 }

@@ -45,6 +45,8 @@ export interface ToolResultPayload {
   name: string;
   content: string;
   is_error: boolean;
+  /** The command ran inside the sandbox; absent otherwise. */
+  sandboxed?: boolean;
 }
 export interface ApprovalPayload {
   call_id: string;
@@ -94,6 +96,8 @@ export interface Run {
   error: string;
   /** The limits the run ran under (loop.Limits). The page draws Go's meters instead. */
   limits?: Record<string, number> | null;
+  /** The sandbox its shell commands ran with, in words; absent on older runs. */
+  sandbox?: string;
 }
 
 /** A tool call waiting for a person's decision. */
@@ -103,6 +107,10 @@ export interface Pending {
   /** Raw JSON text. */
   arguments: string;
   read_only: boolean;
+  /** The command will run in the sandbox. */
+  sandboxed?: boolean;
+  /** The command asks for network. */
+  network?: boolean;
 }
 
 export interface SessionView {
@@ -113,6 +121,36 @@ export interface SessionView {
   running_run_id: string;
   /** What the meters show while no run is live (the last run against its limits). */
   meters: Meter[];
+  /** What the next run's shell commands get. */
+  sandbox?: SandboxView;
+}
+
+export type SandboxMode = 'auto' | 'on' | 'off';
+export interface SandboxSetting {
+  mode: SandboxMode;
+  network: boolean;
+}
+/** A session's sandbox (Go: desktop.SandboxView). */
+export interface SandboxView {
+  workspace: SandboxSetting;
+  session: SandboxSetting | null;
+  effective: SandboxSetting;
+  source: 'session' | 'workspace' | 'default';
+  description: string;
+  notice: string;
+}
+export interface SandboxInput {
+  session_id: string;
+  scope: 'session' | 'workspace';
+  mode: SandboxMode;
+  network: boolean;
+  clear: boolean;
+}
+/** What was detected at start-up (Go: desktop.SandboxStatus). */
+export interface SandboxStatus {
+  available: boolean;
+  name: string;
+  notice: string;
 }
 
 export interface Budgets {
@@ -123,7 +161,7 @@ export interface Budgets {
   timeout_seconds: number;
 }
 
-export type ApprovalMode = 'ask' | 'read-only' | 'auto' | 'deny';
+export type ApprovalMode = 'ask' | 'read-only' | 'sandboxed' | 'auto' | 'deny';
 export type Theme = 'system' | 'light' | 'dark';
 
 export interface Price {

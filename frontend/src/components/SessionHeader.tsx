@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { SessionSummary } from '../api/types';
 
 interface Props {
@@ -9,10 +9,12 @@ interface Props {
   onDelete: () => Promise<boolean>;
   onExport: () => Promise<string | null>;
   onOpenParent: () => void;
+  /** The session's sandbox control (SandboxControl). */
+  sandbox?: ReactNode;
 }
 
 /** The open session's title and its actions: rename, export, delete (confirmed). */
-export function SessionHeader({ session, parentTitle, model, onRename, onDelete, onExport, onOpenParent }: Props) {
+export function SessionHeader({ session, parentTitle, model, onRename, onDelete, onExport, onOpenParent, sandbox }: Props) {
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState('');
   const [confirming, setConfirming] = useState(false);
@@ -88,6 +90,7 @@ export function SessionHeader({ session, parentTitle, model, onRename, onDelete,
           </button>
         )}
         <span className="model">{session.model || model}</span>
+        {sandbox}
         {note && (
           <span role="status" className="ok note-inline">
             {note}

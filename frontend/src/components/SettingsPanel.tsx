@@ -181,6 +181,7 @@ export function SettingsPanel({ settings, onSaved, onClose, onPreviewTheme }: Pr
         <select value={mode} onChange={(e) => setMode(e.target.value as ApprovalMode)}>
           <option value="ask">Ask for every call</option>
           <option value="read-only">Run read-only tools, ask for the rest</option>
+          <option value="sandboxed">Run file tools and sandboxed commands, ask for the rest</option>
           <option value="auto">Run everything without asking</option>
           <option value="deny">Deny every call</option>
         </select>

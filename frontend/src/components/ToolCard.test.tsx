@@ -17,6 +17,17 @@ const shell = { id: 'c1', name: 'run_shell_command', arguments: '{"command":"git
 const pendingShell: Pending = { call_id: 'c1', name: 'run_shell_command', arguments: shell.arguments, read_only: false };
 
 describe('ToolCard', () => {
+  it('says on the card whether a shell command will run sandboxed, or asks for network, and on the result whether it did', () => {
+    const { rerender } = render(<ToolCard call={shell} pending={{ ...pendingShell, sandboxed: true }} actions={actions()} />);
+    expect(screen.getByLabelText('Sandbox').textContent).toMatch(/Will run in the sandbox/);
+    rerender(<ToolCard call={shell} pending={{ ...pendingShell, sandboxed: false, network: true }} actions={actions()} />);
+    expect(screen.getByLabelText('Sandbox').textContent).toMatch(/Asks for network/);
+    rerender(<ToolCard call={shell} pending={{ ...pendingShell, sandboxed: false }} actions={actions()} />);
+    expect(screen.getByLabelText('Sandbox').textContent).toMatch(/Not sandboxed/);
+    rerender(<ToolCard call={shell} actions={actions()} result={{ seq: 4, payload: { call_id: 'c1', name: 'run_shell_command', content: 'ok', is_error: false, sandboxed: true } }} />);
+    expect(screen.getByLabelText('Sandbox').textContent).toBe('Ran in the sandbox');
+  });
+
   it('shows the shell command itself and streams its output', () => {
     const { rerender } = render(<ToolCard call={shell} output={"M a.go\n"} running={{ run_id: 'r1', call_id: 'c1', name: 'run_shell_command', since: Date.now() }} actions={actions()} />);
     expect(screen.getByLabelText('Command').textContent).toBe('$ git status --short');

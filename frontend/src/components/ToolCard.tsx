@@ -100,6 +100,7 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
         <span className={`tool-status ${status.split(' ')[0].toLowerCase()}`}>{status}</span>
       </header>
       <Arguments name={call.name} raw={raw} args={args} pending={Boolean(pending)} readFile={actions.readFile} />
+      {call.name === 'run_shell_command' && <SandboxNote pending={pending} result={result?.payload} />}
       {approval && (
         <p className={`approval-note ${approval.payload.decision}`} data-seq={approval.seq}>
           {approval.payload.decision === 'approved' ? 'Approved' : 'Denied'} by {describeBy(approval.payload.by)}
@@ -271,5 +272,30 @@ function WriteDiff({ path, content, pending, readFile }: { path: string; content
       <p className="path">{path}{pending && before === '' ? ' (new file)' : ''}</p>
       <DiffView label={`Change to ${path}`} before={pending ? (before ?? '') : ''} after={content} />
     </>
+  );
+}
+
+/**
+ * Where a shell command runs, as Go said: on the approval card whether it will run in the
+ * sandbox (and whether it asks for network); on a finished call whether it ran in it.
+ */
+function SandboxNote({ pending, result }: { pending?: Pending; result?: ToolResultPayload }) {
+  if (pending) {
+    const text = pending.sandboxed
+      ? `Will run in the sandbox: only this folder is writable${pending.network ? '; with network' : ''}.`
+      : pending.network
+        ? 'Asks for network: it would reach the internet and local services.'
+        : 'Not sandboxed: it will run with your full rights.';
+    return (
+      <p className={`sandbox-note ${pending.sandboxed ? 'sandboxed' : 'unconfined'}`} aria-label="Sandbox">
+        {text}
+      </p>
+    );
+  }
+  if (!result) return null;
+  return (
+    <p className={`sandbox-note ${result.sandboxed ? 'sandboxed' : 'unconfined'}`} aria-label="Sandbox">
+      {result.sandboxed ? 'Ran in the sandbox' : 'Ran without the sandbox'}
+    </p>
   );
 }

@@ -43,7 +43,7 @@ export function summarize(row: Row, max = 140): string {
     }
     case 'tool_result': {
       const p = row.payload as ToolResultPayload;
-      s = `${p.name}${p.is_error ? ' (error)' : ''}: ${p.content ?? ''}`;
+      s = `${p.name}${p.sandboxed ? ' [sandboxed]' : ''}${p.is_error ? ' (error)' : ''}: ${p.content ?? ''}`;
       break;
     }
     case 'approval': {

@@ -196,7 +196,7 @@ function onEvent(s: SessionState, ev: ReceivedEvent): SessionState {
       return { ...s, running, outputs };
     }
     case 'files_changed':
-      return { ...s, changes: { ...s.changes, [ev.seq]: ev.changes } };
+      return { ...s, changes: { ...s.changes, [ev.row_seq]: ev.changes } };
     case 'budget':
       return { ...s, meters: ev.meters ?? s.meters, repeats: ev.repeats };
     case 'run_finished':
@@ -279,6 +279,8 @@ function approvalRequested(s: SessionState, ev: ReceivedEvent & { type: 'approva
     name: ev.name,
     arguments: typeof ev.arguments === 'string' ? ev.arguments : JSON.stringify(ev.arguments ?? {}),
     read_only: ev.read_only,
+    sandboxed: ev.sandboxed,
+    network: ev.network,
   };
   return { ...s, pending: [...s.pending, p] };
 }

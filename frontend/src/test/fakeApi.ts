@@ -17,6 +17,9 @@ import type {
   Run,
   Session,
   SessionSummary,
+  SandboxInput,
+  SandboxStatus,
+  SandboxView,
   Settings,
   SettingsInput,
   Touched,
@@ -57,6 +60,15 @@ export function makeFakeApi() {
     contents: new Map<string, string>(),
     touched: new Map<string, Touched[]>(),
     folder: '/home/me/project',
+    sandboxStatus: { available: true, name: 'bubblewrap 0.8.0 + Landlock ABI 7', notice: '' } as SandboxStatus,
+    sandbox: {
+      workspace: { mode: 'auto', network: false },
+      session: null,
+      effective: { mode: 'auto', network: false },
+      source: 'default',
+      description: 'auto: bubblewrap 0.8.0 + Landlock ABI 7, no network',
+      notice: '',
+    } as SandboxView,
     exportPath: '/home/me/session.jsonl',
     connection: { ok: true, models: ['fake-model', 'other-model'], error: '' } as ConnectionResult,
     sendError: null as null | { code: string; message: string },
@@ -91,6 +103,17 @@ export function makeFakeApi() {
       { name: 'Ollama', base_url: 'http://localhost:11434/v1', needs_key: false },
     ]),
     getSettings: vi.fn(async () => state.settings),
+    sandboxStatus: vi.fn(async () => state.sandboxStatus),
+    sessionSandbox: vi.fn(async (_id: string) => state.sandbox),
+    saveSandbox: vi.fn(async (in_: SandboxInput) => {
+      const set = { mode: in_.mode, network: in_.network };
+      state.sandbox =
+        in_.scope === 'session'
+          ? { ...state.sandbox, session: in_.clear ? null : set, effective: in_.clear ? state.sandbox.workspace : set, source: in_.clear ? 'workspace' : 'session' }
+          : { ...state.sandbox, workspace: set, effective: state.sandbox.session ?? set, source: state.sandbox.session ? 'session' : 'workspace' };
+      state.sandbox.description = `${state.sandbox.effective.mode}: bubblewrap, ${state.sandbox.effective.network ? 'network allowed' : 'no network'}`;
+      return state.sandbox;
+    }),
     saveSettings: vi.fn(async (s: SettingsInput) => {
       const { api_key, clear_key, ...rest } = s;
       state.settings = {

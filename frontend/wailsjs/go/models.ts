@@ -355,6 +355,8 @@ export namespace desktop {
 	    name: string;
 	    arguments: string;
 	    read_only: boolean;
+	    sandboxed: boolean;
+	    network: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new PendingApproval(source);
@@ -366,6 +368,8 @@ export namespace desktop {
 	        this.name = source["name"];
 	        this.arguments = source["arguments"];
 	        this.read_only = source["read_only"];
+	        this.sandboxed = source["sandboxed"];
+	        this.network = source["network"];
 	    }
 	}
 	export class Price {
@@ -385,6 +389,96 @@ export namespace desktop {
 	    }
 	}
 	
+	export class SandboxInput {
+	    session_id: string;
+	    scope: string;
+	    mode: string;
+	    network: boolean;
+	    clear: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SandboxInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.scope = source["scope"];
+	        this.mode = source["mode"];
+	        this.network = source["network"];
+	        this.clear = source["clear"];
+	    }
+	}
+	export class SandboxSetting {
+	    mode: string;
+	    network: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SandboxSetting(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.mode = source["mode"];
+	        this.network = source["network"];
+	    }
+	}
+	export class SandboxStatus {
+	    available: boolean;
+	    name: string;
+	    notice: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SandboxStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.available = source["available"];
+	        this.name = source["name"];
+	        this.notice = source["notice"];
+	    }
+	}
+	export class SandboxView {
+	    workspace: SandboxSetting;
+	    session?: SandboxSetting;
+	    effective: SandboxSetting;
+	    source: string;
+	    description: string;
+	    notice: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SandboxView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.workspace = this.convertValues(source["workspace"], SandboxSetting);
+	        this.session = this.convertValues(source["session"], SandboxSetting);
+	        this.effective = this.convertValues(source["effective"], SandboxSetting);
+	        this.source = source["source"];
+	        this.description = source["description"];
+	        this.notice = source["notice"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class SavedSettings {
 	    base_url: string;
 	    model: string;
@@ -538,6 +632,7 @@ export namespace desktop {
 	    pending: PendingApproval[];
 	    running_run_id: string;
 	    meters: loop.Meter[];
+	    sandbox: SandboxView;
 	
 	    static createFrom(source: any = {}) {
 	        return new SessionView(source);
@@ -551,6 +646,7 @@ export namespace desktop {
 	        this.pending = this.convertValues(source["pending"], PendingApproval);
 	        this.running_run_id = source["running_run_id"];
 	        this.meters = this.convertValues(source["meters"], loop.Meter);
+	        this.sandbox = this.convertValues(source["sandbox"], SandboxView);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -911,6 +1007,7 @@ export namespace store {
 	    // Go type: time
 	    ended_at: any;
 	    error: string;
+	    sandbox?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Run(source);
@@ -933,6 +1030,7 @@ export namespace store {
 	        this.started_at = this.convertValues(source["started_at"], null);
 	        this.ended_at = this.convertValues(source["ended_at"], null);
 	        this.error = source["error"];
+	        this.sandbox = source["sandbox"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -23,8 +23,14 @@ export function Presets():Promise<Array<config.Preset>>;
 
 export function RestartMCPServer(arg1:string):Promise<void>;
 
+export function SandboxStatus():Promise<desktop.SandboxStatus>;
+
 export function SaveMCPConfig(arg1:mcp.Config):Promise<desktop.MCPView>;
 
+export function SaveSandbox(arg1:desktop.SandboxInput):Promise<desktop.SandboxView>;
+
 export function SaveSettings(arg1:desktop.SettingsInput):Promise<desktop.SavedSettings>;
+
+export function SessionSandbox(arg1:string):Promise<desktop.SandboxView>;
 
 export function TestConnection(arg1:string,arg2:string):Promise<desktop.ConnectionResult>;

@@ -38,12 +38,24 @@ export function RestartMCPServer(arg1) {
   return window['go']['desktop']['Settings']['RestartMCPServer'](arg1);
 }
 
+export function SandboxStatus() {
+  return window['go']['desktop']['Settings']['SandboxStatus']();
+}
+
 export function SaveMCPConfig(arg1) {
   return window['go']['desktop']['Settings']['SaveMCPConfig'](arg1);
 }
 
+export function SaveSandbox(arg1) {
+  return window['go']['desktop']['Settings']['SaveSandbox'](arg1);
+}
+
 export function SaveSettings(arg1) {
   return window['go']['desktop']['Settings']['SaveSettings'](arg1);
+}
+
+export function SessionSandbox(arg1) {
+  return window['go']['desktop']['Settings']['SessionSandbox'](arg1);
 }
 
 export function TestConnection(arg1, arg2) {
