@@ -70,7 +70,7 @@ $(BIN)/loopdesk-dev: frontend/dist/index.html $(shell find . -name '*.go' -not -
 # icons, the man page; see build/package/nfpm.yaml.
 package: deps .stamps/system-package $(DEB)
 
-$(DEB): $(BIN)/loopdesk $(NFPM) build/package/nfpm.yaml build/package/loopdesk.1 build/loopdesk.desktop build/appicon.png scripts/package.sh
+$(DEB): $(BIN)/loopdesk $(BIN)/loopdesk-sandbox-exec $(NFPM) build/package/nfpm.yaml build/package/loopdesk.1 build/loopdesk.desktop build/appicon.png scripts/package.sh
 	scripts/package.sh $(NFPM) $(VERSION)
 
 $(NFPM):

@@ -62,6 +62,10 @@ done
 gzip -t /usr/share/man/man1/loopdesk.1.gz || fail "man page"
 zcat /usr/share/man/man1/loopdesk.1.gz | grep -q '^\.TH LOOPDESK 1' || fail "man page header"
 ok "icons in hicolor sizes, man page"
+# The sandbox's Landlock helper sits beside the app, static, and is found by the installed app.
+[[ -x /usr/bin/loopdesk-sandbox-exec ]] || fail "no /usr/bin/loopdesk-sandbox-exec"
+objdump -p /usr/bin/loopdesk-sandbox-exec | grep -q NEEDED && fail "loopdesk-sandbox-exec is not static"
+ok "/usr/bin/loopdesk-sandbox-exec (static)"
 
 [[ -z $(dpkg-query -W -f='${Conffiles}' loopdesk) ]] || fail "the package has conffiles"
 # Every library the binary links must come from a package in Depends.
