@@ -108,6 +108,8 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 		out = append(out, Persist{[]Row{UserRow{Text: in.Prompt}}})
 		s.ContextTokens += EstimateTokens(in.Prompt) + resultTokenExtra
 	}
+	// The meters from the first moment: the limits and the context the first request fills.
+	out = append(out, Emit{s.budget()})
 	s, more := nextTurn(s)
 	return s, append(out, more...), nil
 }
