@@ -22,9 +22,9 @@ var t0 = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 type step struct {
 	At      string `json:"at"`
 	Started *struct {
-		Prompt        string `json:"prompt"`
-		Model         string `json:"model"`
-		Limits        Limits `json:"limits"`
+		Prompt         string          `json:"prompt"`
+		Model          string          `json:"model"`
+		Limits         Limits          `json:"limits"`
 		Timeout        string          `json:"timeout"`
 		ContextTokens  int64           `json:"context_tokens"`
 		Mode           string          `json:"mode"`
