@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/provider"
 	"github.com/loopdesk/loopdesk/backend/stack"
@@ -41,6 +42,7 @@ Runs the agent headless in a workspace and prints what it does.
   --model NAME          model (default $LOOPDESK_MODEL)
   --system TEXT         system prompt for this run (default: the built-in agent instructions)
   --approve MODE        ask | read-only | auto | deny (default ask; ask without a terminal denies)
+  --mode MODE           plan | execute (default execute); plan runs only read-only tools and ends with a plan
   --max-turns N         stop after N model calls
   --max-tool-calls N    stop after N tool calls
   --max-tokens N        stop once input+output tokens reach N
@@ -69,6 +71,7 @@ var runIsTerminal = func(r io.Reader) bool {
 type runOptions struct {
 	session, workspace, db, baseURL, model, system string
 	mode                                           tools.Mode
+	plan                                           bool
 	limits                                         loop.Limits
 	price                                          loop.Price
 	json                                           bool
@@ -91,6 +94,7 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&o.model, "model", os.Getenv("LOOPDESK_MODEL"), "")
 	fs.StringVar(&o.system, "system", "", "")
 	approve := fs.String("approve", string(tools.ModeAsk), "")
+	runMode := fs.String("mode", string(store.ModeExecute), "")
 	fs.IntVar(&o.limits.MaxTurns, "max-turns", 0, "")
 	fs.IntVar(&o.limits.MaxToolCalls, "max-tool-calls", 0, "")
 	fs.Int64Var(&o.limits.MaxTokens, "max-tokens", 0, "")
@@ -130,11 +134,14 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, runUsageError{"missing PROMPT"}
 	case !o.mode.Valid():
 		return nil, runUsageError{fmt.Sprintf("--approve %q: want ask, read-only, auto or deny", *approve)}
+	case !store.RunMode(*runMode).Valid():
+		return nil, runUsageError{fmt.Sprintf("--mode %q: want plan or execute", *runMode)}
 	case o.limits.MaxTurns < 0 || o.limits.MaxToolCalls < 0 || o.limits.MaxTokens < 0 || o.limits.MaxCostUSD < 0 ||
 		o.limits.Timeout < 0 || o.limits.ContextWindow < 0 || o.price.InputPerMTok < 0 || o.price.OutputPerMTok < 0:
 		return nil, runUsageError{"limits and prices cannot be negative"}
 	}
 	o.limits.Price = o.price
+	o.plan = store.RunMode(*runMode) == store.ModePlan
 	if o.baseURL == "" {
 		o.baseURL = "https://api.openai.com/v1"
 	}
@@ -181,7 +188,11 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	if err != nil {
 		return runExitOther, err
 	}
-	st, err := stack.New(stack.Config{DB: db,
+	instr, err := config.ConfigDir()
+	if err != nil {
+		return runExitOther, err
+	}
+	st, err := stack.New(stack.Config{DB: db, InstructionsDir: instr,
 		Model: provider.New(provider.Config{BaseURL: o.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Model: o.model})})
 	if err != nil {
 		return runExitOther, err
@@ -200,7 +211,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		o.system = loop.DefaultSystemPrompt(o.workspace) // the same instructions the window uses
 	}
 	runID, err := runner.Start(ctx, loop.RunSpec{SessionID: sessionID, Workspace: o.workspace, Prompt: o.prompt,
-		Model: o.model, SystemPrompt: o.system, Limits: o.limits, Mode: o.mode})
+		Model: o.model, SystemPrompt: o.system, Limits: o.limits, Mode: o.mode, Plan: o.plan})
 	if err != nil {
 		return runExitOther, err
 	}

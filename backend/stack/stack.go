@@ -24,6 +24,8 @@ type Config struct {
 	// Tools are offered after the built-in ones (MCP tools, for instance).
 	Tools  []tools.Tool
 	Logger *slog.Logger
+	// InstructionsDir holds the person's own AGENTS.md (config.ConfigDir()); "" for none.
+	InstructionsDir string
 }
 
 // Stack is the wired agent. Close stops every run; the caller closes the database.
@@ -46,7 +48,7 @@ func New(cfg Config) (*Stack, error) {
 	}
 	s := &Stack{DB: cfg.DB, Registry: reg, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB})}
 	s.Runner = loop.New(loop.Config{Store: cfg.DB, Model: cfg.Model, Approver: s.Approver, Tools: reg,
-		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger})
+		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir})
 	return s, nil
 }
 
