@@ -33,6 +33,8 @@ type Emitter func(name string, data any)
 type Dialogs interface {
 	ChooseFolder(title string) (string, error)
 	SaveFile(title, defaultName string) (string, error)
+	// OpenFile picks an existing file to read (a session export); "" when cancelled.
+	OpenFile(title string) (string, error)
 }
 
 // Services are the four small structs the window binds (Sessions, Chat, Settings, Workspace),
@@ -54,6 +56,8 @@ type core struct {
 	settings SettingsStore
 	watches  *Watches
 	dialogs  Dialogs
+	// instructionsDir holds the person's own AGENTS.md.
+	instructionsDir string
 
 	mu     sync.Mutex
 	ctx    context.Context // app lifetime; cancelled on shutdown
@@ -64,11 +68,15 @@ type core struct {
 // a change in Settings applies to the next call. Startup must be called before anything runs.
 func New(db *store.DB, keys config.Keys, dialogs Dialogs) (*Services, error) {
 	settings := SettingsStore{DB: db, Keys: keys}
-	st, err := stack.New(stack.Config{DB: db, Model: &Model{Settings: settings}})
+	instr, err := config.ConfigDir()
 	if err != nil {
 		return nil, err
 	}
-	c := &core{db: db, st: st, settings: settings, watches: &Watches{}, dialogs: dialogs, ctx: context.Background()}
+	st, err := stack.New(stack.Config{DB: db, Model: &Model{Settings: settings}, InstructionsDir: instr})
+	if err != nil {
+		return nil, err
+	}
+	c := &core{db: db, st: st, settings: settings, watches: &Watches{}, dialogs: dialogs, ctx: context.Background(), instructionsDir: instr}
 	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, c: c}, nil
 }
 
@@ -140,6 +148,11 @@ type SessionView struct {
 	Pending      []PendingApproval `json:"pending"`
 	RunningRunID string            `json:"running_run_id"`
 	Meters       []loop.Meter      `json:"meters"`
+	// Mode is the mode the window keeps for the session; Totals what all its runs used;
+	// Queued the messages waiting for the running run's next tool boundary.
+	Mode   store.SessionMode    `json:"mode"`
+	Totals store.Totals         `json:"totals"`
+	Queued []loop.QueuedMessage `json:"queued"`
 }
 
 // scratchDir is where sessions without a folder of their own work.

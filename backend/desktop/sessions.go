@@ -146,6 +146,13 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 	}
 	v := SessionView{Session: s.c.view(x), Rows: loop.RowsOf(chunks), Runs: runs, Pending: s.c.pending(id)}
 	v.RunningRunID, _ = s.c.st.Runner.Running(id)
+	v.Queued = s.c.st.Runner.Queued(id)
+	if v.Mode, err = s.c.db.GetSessionMode(ctx, id); err != nil {
+		return SessionView{}, err
+	}
+	if v.Totals, err = s.c.db.SessionTotals(ctx, id); err != nil {
+		return SessionView{}, err
+	}
 	if v.Meters, err = idleMeters(runs, chunks, loop.DefaultSystemPrompt(x.Workspace)); err != nil {
 		return SessionView{}, err
 	}

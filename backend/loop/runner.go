@@ -222,7 +222,9 @@ func (r *Runner) Cancel(sessionID string) bool {
 func (r *Runner) Running(sessionID string) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if rn := r.bySession[sessionID]; rn != nil && rn.id != "" {
+	// A run that has published run_finished is over for everyone watching; it is only
+	// letting go of the session (Start waits for that).
+	if rn := r.bySession[sessionID]; rn != nil && rn.id != "" && !rn.finishing {
 		return rn.id, true
 	}
 	return "", false
