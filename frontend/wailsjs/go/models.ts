@@ -161,6 +161,30 @@ export namespace desktop {
 	        this.binary = source["binary"];
 	    }
 	}
+	export class InstructionFile {
+	    scope: string;
+	    path: string;
+	    sha256: string;
+	    bytes: number;
+	    truncated: boolean;
+	    warning: string;
+	    preview: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new InstructionFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.scope = source["scope"];
+	        this.path = source["path"];
+	        this.sha256 = source["sha256"];
+	        this.bytes = source["bytes"];
+	        this.truncated = source["truncated"];
+	        this.warning = source["warning"];
+	        this.preview = source["preview"];
+	    }
+	}
 	export class PendingApproval {
 	    call_id: string;
 	    name: string;
@@ -255,7 +279,6 @@ export namespace desktop {
 	    created_at: any;
 	    // Go type: time
 	    updated_at: any;
-	    archived: boolean;
 	    scratch: boolean;
 	
 	    static createFrom(source: any = {}) {
@@ -272,7 +295,6 @@ export namespace desktop {
 	        this.fork_seq = source["fork_seq"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.archived = source["archived"];
 	        this.scratch = source["scratch"];
 	    }
 	
@@ -305,7 +327,6 @@ export namespace desktop {
 	    created_at: any;
 	    // Go type: time
 	    updated_at: any;
-	    archived: boolean;
 	    scratch: boolean;
 	    running: boolean;
 	
@@ -323,7 +344,6 @@ export namespace desktop {
 	        this.fork_seq = source["fork_seq"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.archived = source["archived"];
 	        this.scratch = source["scratch"];
 	        this.running = source["running"];
 	    }
@@ -353,6 +373,9 @@ export namespace desktop {
 	    pending: PendingApproval[];
 	    running_run_id: string;
 	    meters: loop.Meter[];
+	    mode: store.SessionMode;
+	    totals: store.Totals;
+	    queued: loop.QueuedMessage[];
 	
 	    static createFrom(source: any = {}) {
 	        return new SessionView(source);
@@ -366,6 +389,9 @@ export namespace desktop {
 	        this.pending = this.convertValues(source["pending"], PendingApproval);
 	        this.running_run_id = source["running_run_id"];
 	        this.meters = this.convertValues(source["meters"], loop.Meter);
+	        this.mode = this.convertValues(source["mode"], store.SessionMode);
+	        this.totals = this.convertValues(source["totals"], store.Totals);
+	        this.queued = this.convertValues(source["queued"], loop.QueuedMessage);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -479,6 +505,41 @@ export namespace loop {
 	        this.level = source["level"];
 	    }
 	}
+	export class QueuedMessage {
+	    id: string;
+	    text: string;
+	    // Go type: time
+	    queued_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new QueuedMessage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.text = source["text"];
+	        this.queued_at = this.convertValues(source["queued_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class StoredRow {
 	    session_id: string;
 	    seq: number;
@@ -549,6 +610,24 @@ export namespace store {
 	        this.rank = source["rank"];
 	    }
 	}
+	export class Instruction {
+	    path: string;
+	    sha256: string;
+	    bytes: number;
+	    truncated: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Instruction(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.sha256 = source["sha256"];
+	        this.bytes = source["bytes"];
+	        this.truncated = source["truncated"];
+	    }
+	}
 	export class Rule {
 	    id: string;
 	    tool: string;
@@ -610,6 +689,8 @@ export namespace store {
 	    // Go type: time
 	    ended_at: any;
 	    error: string;
+	    mode: string;
+	    instructions: Instruction[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Run(source);
@@ -632,6 +713,8 @@ export namespace store {
 	        this.started_at = this.convertValues(source["started_at"], null);
 	        this.ended_at = this.convertValues(source["ended_at"], null);
 	        this.error = source["error"];
+	        this.mode = source["mode"];
+	        this.instructions = this.convertValues(source["instructions"], Instruction);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -651,6 +734,44 @@ export namespace store {
 		    }
 		    return a;
 		}
+	}
+	export class SessionMode {
+	    mode: string;
+	    approve: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionMode(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.mode = source["mode"];
+	        this.approve = source["approve"];
+	    }
+	}
+	export class Totals {
+	    session_id: string;
+	    runs: number;
+	    turns: number;
+	    tool_calls: number;
+	    input_tokens: number;
+	    output_tokens: number;
+	    cost: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Totals(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.runs = source["runs"];
+	        this.turns = source["turns"];
+	        this.tool_calls = source["tool_calls"];
+	        this.input_tokens = source["input_tokens"];
+	        this.output_tokens = source["output_tokens"];
+	        this.cost = source["cost"];
+	    }
 	}
 
 }

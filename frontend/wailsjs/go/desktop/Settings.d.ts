@@ -17,3 +17,5 @@ export function Presets():Promise<Array<config.Preset>>;
 export function SaveSettings(arg1:desktop.SettingsInput):Promise<desktop.SavedSettings>;
 
 export function TestConnection(arg1:string,arg2:string):Promise<desktop.ConnectionResult>;
+
+export function UpdateRule(arg1:string,arg2:desktop.RuleInput):Promise<store.Rule>;

@@ -29,3 +29,7 @@ export function SaveSettings(arg1) {
 export function TestConnection(arg1, arg2) {
   return window['go']['desktop']['Settings']['TestConnection'](arg1, arg2);
 }
+
+export function UpdateRule(arg1, arg2) {
+  return window['go']['desktop']['Settings']['UpdateRule'](arg1, arg2);
+}
