@@ -72,11 +72,28 @@ func (h *Settings) AddRule(in RuleInput) (store.Rule, error) {
 // UpdateRule replaces a rule with the edited one (tool, pattern, effect, scope) in one
 // transaction, and returns the rule as saved (a new id).
 func (h *Settings) UpdateRule(id string, in RuleInput) (store.Rule, error) {
-	n, err := h.c.newRule(in)
+	ctx := h.c.context()
+	all, err := h.c.db.ListAllRules(ctx)
 	if err != nil {
 		return store.Rule{}, err
 	}
-	return h.c.db.ReplaceRule(h.c.context(), id, n)
+	for _, old := range all {
+		if old.ID != id || (in.Scope != "" && in.Scope != old.Scope) {
+			continue
+		}
+		// Same scope: the rule keeps the session or folder it applies to.
+		n := store.NewRule{Tool: strings.TrimSpace(in.Tool), Pattern: strings.TrimSpace(in.Pattern), Effect: in.Effect,
+			Scope: old.Scope, ScopeID: old.ScopeID}
+		if n.Pattern == "" {
+			n.Pattern = "*"
+		}
+		return h.c.db.ReplaceRule(ctx, id, n)
+	}
+	n, err := h.c.newRule(in) // a new scope: resolved from the session, as when adding
+	if err != nil {
+		return store.Rule{}, err
+	}
+	return h.c.db.ReplaceRule(ctx, id, n)
 }
 
 // DeleteRule removes a rule.

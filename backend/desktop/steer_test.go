@@ -224,12 +224,12 @@ func TestAlwaysDenyAndEditRule(t *testing.T) {
 	if !denied {
 		t.Fatal("the second call was not denied by the saved rule")
 	}
-	edited, err := app.UpdateRule(rules[0].ID, desktop.RuleInput{Tool: "run_shell_command", Pattern: "rm *", Effect: store.EffectAsk,
-		Scope: store.ScopeSession, SessionID: s.ID})
+	// Edited in Settings, where no session is open: the rule keeps its scope.
+	edited, err := app.UpdateRule(rules[0].ID, desktop.RuleInput{Tool: "run_shell_command", Pattern: "rm *", Effect: store.EffectAsk})
 	if err != nil || edited.Effect != store.EffectAsk {
 		t.Fatal(err)
 	}
-	if rules, _ := app.ListRules(); len(rules) != 1 || rules[0].Pattern != "rm *" || rules[0].Effect != store.EffectAsk {
+	if rules, _ := app.ListRules(); len(rules) != 1 || rules[0].Pattern != "rm *" || rules[0].Effect != store.EffectAsk || rules[0].ScopeID != s.ID {
 		t.Fatalf("after edit %+v", rules)
 	}
 }
