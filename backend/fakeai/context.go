@@ -8,7 +8,7 @@ import (
 
 // A context window for the fake model, so tests can meet the "request too long" refusal the
 // way a real server gives it: every chat request whose messages hold more than the limit
-// (in tokens, counted as 4 bytes of message content each) is answered 400 with OpenAI's
+// (in tokens, counted as 4 bytes of the messages' JSON each) is answered 400 with OpenAI's
 // context_length_exceeded error, before any scripted reply is used.
 
 // WithContextLimit sets the fake model's window in tokens; 0 means unlimited.
@@ -24,18 +24,18 @@ func (s *Server) SetContextLimit(tokens int) {
 
 // tooLong answers the request with the refusal when its messages do not fit, and reports
 // whether it did.
-func (s *Server) tooLong(w http.ResponseWriter, req chatRequest) bool {
+func (s *Server) tooLong(w http.ResponseWriter, body []byte) bool {
 	s.mu.Lock()
 	limit := s.contextLimit
 	s.mu.Unlock()
 	if limit <= 0 {
 		return false
 	}
-	n := 0
-	for _, m := range req.Messages {
-		n += len(m.Content)
+	var req struct {
+		Messages json.RawMessage `json:"messages"`
 	}
-	tokens := (n + 3) / 4
+	_ = json.Unmarshal(body, &req) // the caller parsed the same body already
+	tokens := (len(req.Messages) + 3) / 4
 	if tokens <= limit {
 		return false
 	}

@@ -68,7 +68,7 @@ export function SteerBar({ mode, totals, runs, running, defaultApprove, onSetMod
         )}
         {totals && (
           <span className="totals" aria-label="Session totals">
-            {totals.runs} runs · {totals.turns} turns · {totals.tool_calls} tool calls · {formatTokens(totals.input_tokens)} in /{' '}
+            {plural(totals.runs, 'run')} · {plural(totals.turns, 'turn')} · {plural(totals.tool_calls, 'tool call')} · {formatTokens(totals.input_tokens)} in /{' '}
             {formatTokens(totals.output_tokens)} out · ${totals.cost.toFixed(4)}
           </span>
         )}
@@ -105,3 +105,5 @@ export function SteerBar({ mode, totals, runs, running, defaultApprove, onSetMod
     </>
   );
 }
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
