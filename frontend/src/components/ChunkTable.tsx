@@ -129,8 +129,6 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
                 selected={r.seq === selected}
                 onSelect={setSelected}
                 onFork={onFork}
-                onCompact={onCompact}
-                onUndo={r.kind === 'summary' && !undone.has(r.seq) && !(r.payload as SummaryPayload).undoes ? onUndoCompaction : undefined}
               />
             ))}
           </div>
@@ -146,6 +144,16 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
             {onShowInConversation && (
               <button type="button" onClick={() => onShowInConversation(detail.seq)}>
                 Show in conversation
+              </button>
+            )}
+            {onCompact && detail.kind !== 'summary' && (
+              <button type="button" title={`Summarise the rows up to ${detail.seq}; they stay stored`} onClick={() => onCompact(detail.seq)}>
+                Compact up to here
+              </button>
+            )}
+            {onUndoCompaction && detail.kind === 'summary' && !undone.has(detail.seq) && !(detail.payload as SummaryPayload).undoes && (
+              <button type="button" onClick={() => onUndoCompaction(detail.seq)}>
+                Undo compaction
               </button>
             )}
             <button type="button" aria-label="Close row" onClick={() => setSelected(null)}>
@@ -165,16 +173,12 @@ const ChunkRow = memo(function ChunkRow({
   selected,
   onSelect,
   onFork,
-  onCompact,
-  onUndo,
 }: {
   row: Row;
   index: number;
   selected: boolean;
   onSelect: (seq: number) => void;
   onFork: (seq: number) => void;
-  onCompact?: (seq: number) => void;
-  onUndo?: (seq: number) => void;
 }) {
   return (
     <div
@@ -204,33 +208,6 @@ const ChunkRow = memo(function ChunkRow({
         >
           Fork from here
         </button>
-        {onCompact && row.kind !== 'summary' && (
-          <button
-            type="button"
-            className="small"
-            aria-label={`Compact up to row ${row.seq}`}
-            title={`Summarise the rows up to ${row.seq}; they stay stored`}
-            onClick={(e) => {
-              e.stopPropagation();
-              onCompact(row.seq);
-            }}
-          >
-            Compact up to here
-          </button>
-        )}
-        {onUndo && (
-          <button
-            type="button"
-            className="small"
-            aria-label={`Undo compaction ${row.seq}`}
-            onClick={(e) => {
-              e.stopPropagation();
-              onUndo(row.seq);
-            }}
-          >
-            Undo compaction
-          </button>
-        )}
       </span>
     </div>
   );
