@@ -78,6 +78,11 @@ func (d *wailsDialogs) SaveFile(title, name string) (string, error) {
 		Filters: []runtime.FileFilter{{DisplayName: "JSON Lines (*.jsonl)", Pattern: "*.jsonl"}}})
 }
 
+func (d *wailsDialogs) OpenFile(title string) (string, error) {
+	return runtime.OpenFileDialog(d.ctx, runtime.OpenDialogOptions{Title: title,
+		Filters: []runtime.FileFilter{{DisplayName: "JSON Lines (*.jsonl)", Pattern: "*.jsonl"}}})
+}
+
 // formatError maps Go errors to {code, message} once, at the boundary (desktop.Classify), as
 // JSON text: Wails' bridge rejects with new Error(<what this returns>), so an object would
 // arrive as "[object Object]". frontend/src/api/types.ts parses it.

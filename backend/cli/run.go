@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/provider"
@@ -49,6 +50,7 @@ Runs the agent headless in a workspace and prints what it does.
                         a terminal denies)
   --sandbox MODE        on | off | auto: run shell commands in the sandbox (default auto: when one can be made)
   --sandbox-network     let sandboxed shell commands use the network
+  --mode MODE           plan | execute (default execute); plan runs only read-only tools and ends with a plan
   --max-turns N         stop after N model calls (default: saved, else 50; 0 no limit)
   --max-tool-calls N    stop after N tool calls (default: saved, else 200)
   --max-tokens N        stop once input+output tokens reach N (default: saved, else no limit)
@@ -88,6 +90,7 @@ type runOptions struct {
 	mcpConfigs []string // --mcp-config files, after the XDG one
 	sandbox    sandbox.Mode
 	network    bool
+	plan       bool // --mode plan
 }
 
 // APIKey is the key `loopdesk run` sends. main takes it out of the environment at start-up
@@ -119,6 +122,7 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.Func("mcp-config", "", func(v string) error { o.mcpConfigs = append(o.mcpConfigs, v); return nil })
 	sandboxMode := fs.String("sandbox", string(sandbox.ModeAuto), "")
+	runMode := fs.String("mode", string(store.ModeExecute), "")
 	fs.BoolVar(&o.network, "sandbox-network", false, "")
 	var cf runConfigFlags
 	cf.register(fs)
@@ -152,6 +156,10 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	if o.sandbox, sbErr = sandbox.ParseMode(*sandboxMode); sbErr != nil {
 		return nil, runUsageError{"--" + sbErr.Error()}
 	}
+	if !store.RunMode(*runMode).Valid() {
+		return nil, runUsageError{fmt.Sprintf("--mode %q: want plan or execute", *runMode)}
+	}
+	o.plan = store.RunMode(*runMode) == store.ModePlan
 	var err error
 	if o.flags, err = cf.overrides(fs); err != nil {
 		return nil, runUsageError{err.Error()}
@@ -275,7 +283,11 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	if _, err := rec.Recover(ctx); err != nil {
 		return runExitOther, err
 	}
-	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec,
+	instr, err := config.ConfigDir()
+	if err != nil {
+		return runExitOther, err
+	}
+	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec, InstructionsDir: instr,
 		Model: provider.New(provider.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model})})
 	if err != nil {
 		return runExitOther, err
@@ -300,6 +312,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	}
 	spec := cfg.RunSpec(sessionID, o.workspace, o.prompt, o.system)
 	spec.Sandbox = shell
+	spec.Plan = o.plan
 	runID, err := runner.Start(ctx, spec)
 	if err != nil {
 		return runExitOther, err

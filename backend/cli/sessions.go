@@ -41,6 +41,7 @@ commands:
   changes ID           the files each row changed (created/modified/deleted/mode)
   restore ID --to SEQ  restore the files changed at or after row SEQ to their state
                        before it (--path P for one file, --dry-run to preview)
+  totals ID            tokens, cost, turns and tool calls over all of a session's runs
 
 flags for every command:
   --db PATH            database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
@@ -130,7 +131,7 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		c.cp.exportFlags(fs)
 	case "restore":
 		c.cp.restoreFlags(fs)
-	case "list", "show", "import", "delete", "changes":
+	case "list", "show", "import", "delete", "changes", "totals":
 	default:
 		return nil, sessUsagef("unknown command %q", c.name)
 	}
@@ -161,7 +162,7 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		}
 		c.at, c.atSet = n, true
 	}
-	want := map[string]int{"list": 0, "show": 1, "fork": 1, "export": 1, "import": 1, "delete": 1, "changes": 1, "restore": 1}
+	want := map[string]int{"list": 0, "show": 1, "fork": 1, "export": 1, "import": 1, "delete": 1, "changes": 1, "restore": 1, "totals": 1}
 	if n, ok := want[c.name]; ok && len(c.args) != n {
 		if n == 0 {
 			return nil, sessUsagef("%s takes no arguments, got %q", c.name, c.args)
@@ -213,6 +214,8 @@ func (c *sessCmd) run(ctx context.Context) error {
 	switch c.name {
 	case "list":
 		return c.list(ctx, db)
+	case "totals":
+		return c.totals(ctx, db, c.args[0])
 	case "show":
 		return c.show(ctx, db, c.args[0])
 	case "fork":
@@ -265,8 +268,24 @@ func (c *sessCmd) list(ctx context.Context, db *store.DB) error {
 		return err
 	}
 	if c.json {
+		all, err := db.AllTotals(ctx)
+		if err != nil {
+			return err
+		}
 		for _, s := range list {
-			if err := sessJSONLine(c.stdout, s); err != nil {
+			t := all[s.ID]
+			t.SessionID = s.ID
+			// The session's own fields, then the same totals `sessions totals` prints.
+			line := struct {
+				store.Session
+				Runs         int     `json:"runs"`
+				Turns        int     `json:"turns"`
+				ToolCalls    int     `json:"tool_calls"`
+				InputTokens  int64   `json:"input_tokens"`
+				OutputTokens int64   `json:"output_tokens"`
+				Cost         float64 `json:"cost"`
+			}{s, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.OutputTokens, t.Cost}
+			if err := sessJSONLine(c.stdout, line); err != nil {
 				return err
 			}
 		}
@@ -433,4 +452,15 @@ func (c *sessCmd) export(ctx context.Context, db *store.DB, id string) error {
 		return sessJSONLine(c.stdout, map[string]string{"session_id": id, "file": c.out})
 	}
 	return nil
+}
+
+// totals prints what the session used over all its runs: one JSON object with --json.
+func (c *sessCmd) totals(ctx context.Context, db *store.DB, id string) error {
+	t, err := db.SessionTotals(ctx, id)
+	if err != nil {
+		return err
+	}
+	return c.emit(t, fmt.Sprintf("session      %s\nruns         %d\nturns        %d\ntool calls   %d\n"+
+		"input tokens %d\noutput tokens %d\ncost         $%.4f\n",
+		t.SessionID, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.OutputTokens, t.Cost))
 }

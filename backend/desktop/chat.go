@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,8 +15,10 @@ import (
 type Chat struct{ c *core }
 
 // SendMessage starts a run of the session with text as the prompt, using the saved model,
-// approval mode and limits. It returns the run id once the run is recorded; everything else,
-// the stored user row included, arrives as events.
+// limits, and the session's mode (plan or execute, and its approval mode). While a run is
+// going, the message is queued instead: it reaches the model at the run's next tool boundary
+// (queue_changed reports it), or starts the next run. It returns the run's id; everything
+// else, the stored user row included, arrives as events.
 func (h *Chat) SendMessage(sessionID, text string) (string, error) {
 	c := h.c
 	ctx := c.context()
@@ -23,6 +26,26 @@ func (h *Chat) SendMessage(sessionID, text string) (string, error) {
 	if text == "" {
 		return "", fmt.Errorf("%w: the message is empty", ErrInvalidInput)
 	}
+	for range 3 {
+		if _, err := c.st.Runner.Queue(ctx, sessionID, text); err == nil {
+			runID, _ := c.st.Runner.Running(sessionID)
+			return runID, nil
+		} else if !errors.Is(err, loop.ErrNotRunning) {
+			return "", err
+		}
+		runID, err := c.start(sessionID, func(spec *loop.RunSpec) { spec.Prompt = text })
+		if !errors.Is(err, loop.ErrBusy) {
+			return runID, err
+		}
+		// A run started between the two tries (the queue's own next run): queue on it.
+	}
+	return "", errBusy("send a message to session " + sessionID)
+}
+
+// start starts a run of the session under the saved settings and the session's mode; edit
+// fills in what the run is for.
+func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error) {
+	ctx := c.context()
 	set, err := c.settings.Load(ctx)
 	if err != nil {
 		return "", err
@@ -47,14 +70,28 @@ func (h *Chat) SendMessage(sessionID, text string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	spec := set.RunSpec(sessionID, s.Workspace, text)
-	spec.Sandbox = c.shellSandbox(sb.Effective)
-	runID, err := c.st.Runner.Start(ctx, spec)
+	mode, err := c.db.GetSessionMode(ctx, sessionID)
 	if err != nil {
 		return "", err
 	}
-	if s.Title == "" || s.Title == DefaultTitle {
-		_ = c.db.RenameSession(ctx, sessionID, loop.Title(text)) // a title is a nicety
+	spec := set.RunSpec(sessionID, s.Workspace, "")
+	spec.Sandbox = c.shellSandbox(sb.Effective)
+	spec.Plan = mode.Mode == store.ModePlan
+	if tools.Mode(mode.Approve).Valid() {
+		spec.Mode = tools.Mode(mode.Approve)
+	}
+	edit(&spec)
+	var runID string
+	if spec.CompactThrough > 0 {
+		runID, err = c.st.Runner.CompactThrough(ctx, spec, spec.CompactThrough)
+	} else {
+		runID, err = c.st.Runner.Start(ctx, spec)
+	}
+	if err != nil {
+		return "", err
+	}
+	if spec.Prompt != "" && (s.Title == "" || s.Title == DefaultTitle) {
+		_ = c.db.RenameSession(ctx, sessionID, loop.Title(spec.Prompt)) // a title is a nicety
 	}
 	return runID, nil
 }
@@ -91,7 +128,8 @@ type DecisionInput struct {
 	// Arguments, when not empty, replace the call's arguments: the edited call is what runs
 	// and what is recorded. They are validated again before running.
 	Arguments string `json:"arguments"`
-	// Always, when set, is saved as an allow rule once the approval has been accepted.
+	// Always, when set, is saved as a rule once this answer has been accepted: an allow rule
+	// with an approval ("Always allow"), a deny rule with a denial ("Always deny").
 	Always *RuleInput `json:"always"`
 }
 
@@ -111,8 +149,8 @@ func (h *Chat) Decide(sessionID, callID string, in DecisionInput) error {
 		d.Arguments = args
 	}
 	var rule *store.NewRule
-	if in.Always != nil && in.Approved {
-		r, err := c.ruleFor(*in.Always, sessionID, p.Call.Name)
+	if in.Always != nil {
+		r, err := c.ruleFor(*in.Always, sessionID, p.Call.Name, in.Approved)
 		if err != nil {
 			return err
 		}
@@ -130,7 +168,7 @@ func (h *Chat) Decide(sessionID, callID string, in DecisionInput) error {
 		case err != nil:
 			ruleErr = fmt.Errorf("the call was approved, but the rule was not saved: %w", err)
 		case d.Reason == "":
-			d.Reason = "always allow (rule " + saved.ID + ")"
+			d.Reason = "always " + map[bool]string{true: "allow", false: "deny"}[in.Approved] + " (rule " + saved.ID + ")"
 		}
 	}
 	answer(d)
@@ -149,7 +187,8 @@ func checkArguments(args string) error {
 	return nil
 }
 
-// SuggestRule is the rule "Always allow" would save for a pending call.
+// SuggestRule is the rule "Always allow" (or, with the effect changed, "Always deny") would
+// save for a pending call.
 func (h *Chat) SuggestRule(sessionID, callID string) (RuleInput, error) {
 	if p, ok := h.c.pendingCall(sessionID, callID); ok {
 		return SuggestRule(sessionID, p.Call), nil

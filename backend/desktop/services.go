@@ -39,6 +39,8 @@ type Emitter func(name string, data any)
 type Dialogs interface {
 	ChooseFolder(title string) (string, error)
 	SaveFile(title, defaultName string) (string, error)
+	// OpenFile picks an existing file to read (a session export); "" when cancelled.
+	OpenFile(title string) (string, error)
 }
 
 // Services are the four small structs the window binds (Sessions, Chat, Settings, Workspace),
@@ -64,6 +66,8 @@ type core struct {
 	emit     Emitter
 	instance *Instance     // the launch's folder; nil in tests
 	sandbox  stack.Sandbox // detected once, in New
+	// instructionsDir holds the person's own AGENTS.md.
+	instructionsDir string
 
 	mu     sync.Mutex
 	ctx    context.Context // app lifetime; cancelled on shutdown
@@ -84,15 +88,19 @@ func New(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string) (*Serv
 // NewWith is New with the sandbox already detected.
 func NewWith(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string, sb stack.Sandbox) (*Services, error) {
 	settings := SettingsStore{DB: db, Keys: keys}
+	instr, err := config.ConfigDir()
+	if err != nil {
+		return nil, err
+	}
 	c := &core{db: db, settings: settings, watches: &Watches{}, dialogs: dialogs, ctx: context.Background(),
-		mcpPath: mcpPath, sandbox: sb}
+		mcpPath: mcpPath, sandbox: sb, instructionsDir: instr}
 	cfg, cfgErr := c.mcpConfig()
 	if cfgErr != nil {
 		cfg = mcp.Config{} // Settings shows the error; the session goes on with the other tools
 	}
 	manager := mcp.Start(cfg, mcp.Options{OnStatus: c.mcpStatus})
 	st, err := stack.New(stack.Config{DB: db, Model: &Model{Settings: settings}, MCP: manager,
-		Checkpoints: checkpoint.New(db, checkpoint.Options{})})
+		Checkpoints: checkpoint.New(db, checkpoint.Options{}), InstructionsDir: instr})
 	if err != nil {
 		_ = manager.Close()
 		return nil, err
@@ -182,6 +190,11 @@ type SessionView struct {
 	RunningRunID string            `json:"running_run_id"`
 	Meters       []loop.Meter      `json:"meters"`
 	Sandbox      SandboxView       `json:"sandbox"` // what the next run's shell commands get
+	// Mode is the mode the window keeps for the session; Totals what all its runs used;
+	// Queued the messages waiting for the running run's next tool boundary.
+	Mode   store.SessionMode    `json:"mode"`
+	Totals store.Totals         `json:"totals"`
+	Queued []loop.QueuedMessage `json:"queued"`
 }
 
 // scratchDir is where sessions without a folder of their own work.

@@ -88,10 +88,11 @@ func (r *recorder) deltas(runID string) []string {
 	return out
 }
 
-type fakeDialogs struct{ folder, save string }
+type fakeDialogs struct{ folder, save, open string }
 
 func (d *fakeDialogs) ChooseFolder(string) (string, error)     { return d.folder, nil }
 func (d *fakeDialogs) SaveFile(string, string) (string, error) { return d.save, nil }
+func (d *fakeDialogs) OpenFile(string) (string, error)         { return d.open, nil }
 
 // testApp is the four bound services as one value, the way the page sees them.
 type testApp struct {

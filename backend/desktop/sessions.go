@@ -151,6 +151,13 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 	if v.Sandbox, err = s.c.sandboxView(ctx, x); err != nil {
 		return SessionView{}, err
 	}
+	v.Queued = s.c.st.Runner.Queued(id)
+	if v.Mode, err = s.c.db.GetSessionMode(ctx, id); err != nil {
+		return SessionView{}, err
+	}
+	if v.Totals, err = s.c.db.SessionTotals(ctx, id); err != nil {
+		return SessionView{}, err
+	}
 	if v.Meters, err = idleMeters(runs, chunks, loop.DefaultSystemPrompt(x.Workspace)); err != nil {
 		return SessionView{}, err
 	}

@@ -69,6 +69,33 @@ func (h *Settings) AddRule(in RuleInput) (store.Rule, error) {
 	return h.c.db.AddRule(h.c.context(), n)
 }
 
+// UpdateRule replaces a rule with the edited one (tool, pattern, effect, scope) in one
+// transaction, and returns the rule as saved (a new id).
+func (h *Settings) UpdateRule(id string, in RuleInput) (store.Rule, error) {
+	ctx := h.c.context()
+	all, err := h.c.db.ListAllRules(ctx)
+	if err != nil {
+		return store.Rule{}, err
+	}
+	for _, old := range all {
+		if old.ID != id || (in.Scope != "" && in.Scope != old.Scope) {
+			continue
+		}
+		// Same scope: the rule keeps the session or folder it applies to.
+		n := store.NewRule{Tool: strings.TrimSpace(in.Tool), Pattern: strings.TrimSpace(in.Pattern), Effect: in.Effect,
+			Scope: old.Scope, ScopeID: old.ScopeID}
+		if n.Pattern == "" {
+			n.Pattern = "*"
+		}
+		return h.c.db.ReplaceRule(ctx, id, n)
+	}
+	n, err := h.c.newRule(in) // a new scope: resolved from the session, as when adding
+	if err != nil {
+		return store.Rule{}, err
+	}
+	return h.c.db.ReplaceRule(ctx, id, n)
+}
+
 // DeleteRule removes a rule.
 func (h *Settings) DeleteRule(id string) error { return h.c.db.DeleteRule(h.c.context(), id) }
 
@@ -90,9 +117,13 @@ func (c *core) newRule(in RuleInput) (store.NewRule, error) {
 	return NewRule(in, s), nil
 }
 
-// ruleFor is the "always allow" rule of a decision, checked against the call it is for.
-func (c *core) ruleFor(in RuleInput, sessionID, tool string) (store.NewRule, error) {
-	in.SessionID, in.Effect = sessionID, store.EffectAllow
+// ruleFor is the "always allow" or "always deny" rule of a decision, checked against the
+// call it is for: its effect follows the answer, whatever the page sent.
+func (c *core) ruleFor(in RuleInput, sessionID, tool string, approved bool) (store.NewRule, error) {
+	in.SessionID, in.Effect = sessionID, store.EffectDeny
+	if approved {
+		in.Effect = store.EffectAllow
+	}
 	if in.Tool != tool {
 		return store.NewRule{}, fmt.Errorf("%w: the rule is for %q but the call is %q", ErrInvalidInput, in.Tool, tool)
 	}

@@ -74,6 +74,8 @@ type Server struct {
 	requests []Request
 	closed   bool
 	nextID   int
+	// contextLimit is the fake model's window in tokens (context.go); 0: none.
+	contextLimit int
 }
 
 // Start listens on loopback (127.0.0.1:0 unless WithAddr) and serves until Close.
@@ -218,6 +220,8 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, body []byte) {
 	case r.Method == http.MethodGet && r.URL.Path == "/_fake/requests":
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(s.Requests())
+	case r.Method == http.MethodPost && r.URL.Path == "/_fake/context_limit":
+		s.setContextLimit(w, body)
 	case r.Method == http.MethodPost && r.URL.Path == "/_fake/reset":
 		s.Reset()
 		w.WriteHeader(http.StatusNoContent)

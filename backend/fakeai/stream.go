@@ -96,6 +96,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeError(w, http.StatusBadRequest, "We could not parse the JSON body of your request: "+err.Error(), "invalid_request_error", "")
 		return
 	}
+	if s.tooLong(w, body) {
+		return // a refused request uses no scripted reply
+	}
 	rep, n := s.next()
 	if rep == nil {
 		echo := Text("You said: " + req.lastUserText())

@@ -48,3 +48,37 @@ func CompactionCut(rows []RowRef, keepTurns int) (throughSeq int64, ok bool) {
 	}
 	return 0, false
 }
+
+// CutAt moves a cut the person chose (the seq of any row) to the end of that row's step, so
+// an assistant turn keeps its results: the last row before the next user or assistant row.
+// ok is false when the rows through the cut are already summarised or hold nothing to
+// summarise.
+func CutAt(rows []RowRef, seq int64) (throughSeq int64, ok bool) {
+	var prev int64
+	for _, r := range rows {
+		if r.Kind == KindSummary && r.ThroughSeq > prev {
+			prev = r.ThroughSeq
+		}
+	}
+	i := -1
+	for j, r := range rows {
+		if r.Seq <= seq {
+			i = j
+		}
+	}
+	if i < 0 {
+		return 0, false
+	}
+	for i+1 < len(rows) && rows[i+1].Kind != KindUser && rows[i+1].Kind != KindAssistant {
+		i++
+	}
+	for j := i; j >= 0; j-- {
+		switch rows[j].Kind {
+		case KindUser, KindAssistant, KindToolResult:
+			if rows[j].Seq > prev {
+				return rows[i].Seq, true
+			}
+		}
+	}
+	return 0, false
+}

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -72,6 +73,8 @@ const (
 	ResponseTruncated     ResponseStatus = "truncated"
 	ResponseRefused       ResponseStatus = "refused"
 	ResponseProviderError ResponseStatus = "provider_error"
+	// ResponseContextExceeded: the server refused the request for its length.
+	ResponseContextExceeded ResponseStatus = "context_exceeded"
 )
 
 // Errors returned by Next. A driver that sees one has a bug (it fed an input the core did not
@@ -157,7 +160,19 @@ type State struct {
 	stopAfter  StopReason     // end the run once the current round's results are in
 	stopDetail string
 	result     *Result
+
+	queued        []QueuedMessage // sent by the person, waiting for the next tool boundary
+	recover       *Recovery       // the exchange this run may set aside (after context_exceeded)
+	setAsideDone  bool
+	lengthRetried bool // the server refused a request for its length once in this run
+	retrying      bool // the outstanding Compact answers such a refusal
+	recovering    bool // the outstanding Compact opens a recovery run
+	compactOnly   bool // the run is one compaction the person asked for
 }
+
+// Queued returns the messages still waiting for a tool boundary. After Done they are the
+// ones the run did not deliver; the driver starts the next run with them.
+func (s State) Queued() []QueuedMessage { return slices.Clone(s.queued) }
 
 // Result returns the finished run's result, or nil before Done.
 func (s State) Result() *Result { return s.result }

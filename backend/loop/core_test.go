@@ -58,13 +58,15 @@ func TestEveryPairIsHandledOrRefused(t *testing.T) {
 		"cancel":    CancelRequested{Now: t0},
 		"tick":      Ticked{Now: t0},
 		"failed":    Failed{Now: t0, Err: "disk full"},
+		"queued":    MessageQueued{Now: t0, Message: QueuedMessage{ID: "q1", Text: "also this"}},
+		"withdrawn": QueueWithdrawn{Now: t0, ID: "q1"},
 	}
 	accepts := map[Phase]string{
 		PhaseIdle:       "started",
-		PhaseStreaming:  "model cancel tick failed",
-		PhaseApproving:  "approval cancel tick failed",
-		PhaseTools:      "tool cancel tick failed",
-		PhaseCompacting: "compacted cancel tick failed",
+		PhaseStreaming:  "model cancel tick failed queued withdrawn",
+		PhaseApproving:  "approval cancel tick failed queued withdrawn",
+		PhaseTools:      "tool cancel tick failed queued withdrawn",
+		PhaseCompacting: "compacted cancel tick failed queued withdrawn",
 		PhaseDone:       "",
 	}
 	for phase, ok := range accepts {
@@ -142,6 +144,33 @@ func TestCompactionCut(t *testing.T) {
 				t.Errorf("CompactionCut(%q, %d) = %d, %v; want %d, %v", tt.rows, tt.keep, got, ok, tt.want, tt.wantK)
 			}
 		})
+	}
+}
+
+// "Compact up to here" on any row: the cut moves to the end of that row's step, so a turn
+// keeps its results; rows already summarised give nothing new.
+func TestCutAt(t *testing.T) {
+	rows := []RowRef{
+		{Seq: 1, Kind: KindUser}, {Seq: 2, Kind: KindAssistant}, {Seq: 3, Kind: KindApproval},
+		{Seq: 4, Kind: KindToolResult}, {Seq: 5, Kind: KindAssistant}, {Seq: 6, Kind: KindUser},
+		{Seq: 7, Kind: KindAssistant},
+	}
+	cases := []struct {
+		at, want int64
+		ok       bool
+	}{{1, 1, true}, {2, 4, true}, {3, 4, true}, {4, 4, true}, {5, 5, true}, {7, 7, true}, {0, 0, false}}
+	for _, c := range cases {
+		got, ok := CutAt(rows, c.at)
+		if got != c.want || ok != c.ok {
+			t.Errorf("CutAt(%d) = %d %v, want %d %v", c.at, got, ok, c.want, c.ok)
+		}
+	}
+	summarised := append(rows, RowRef{Seq: 8, Kind: KindSummary, ThroughSeq: 5})
+	if _, ok := CutAt(summarised, 4); ok {
+		t.Error("a cut inside the summarised rows must give nothing")
+	}
+	if got, ok := CutAt(summarised, 6); !ok || got != 6 {
+		t.Errorf("cut after the summary = %d %v", got, ok)
 	}
 }
 

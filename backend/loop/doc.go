@@ -32,4 +32,13 @@
 //     answers: the core has already given every outstanding call its one result.
 //  4. Never block the owner goroutine on a person: approvals, model calls and tools run in
 //     goroutines that report back on a channel, and every send selects on the run's context.
+//  5. Steering (runner_steer.go): before Started, build the system prompt (the spec's, the
+//     AGENTS.md files read afresh, the plan notice) and record the files and the mode on the
+//     run row; when the session's last run stopped as context_exceeded, pass the in-flight
+//     exchange as Started.Recover. Feed MessageQueued and QueueWithdrawn from Runner.Queue and
+//     Runner.Withdraw on the owner goroutine only; the core delivers queued messages at the
+//     next tool boundary. After Done, start the next run with State.Queued(), if any. In plan
+//     mode answer every call of a tool that is not read-only with a denial (mode:plan) without
+//     asking the approver. Classify a length refusal (provider.ContextExceeded) as
+//     ResponseContextExceeded: the core compacts and retries once.
 package loop

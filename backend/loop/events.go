@@ -28,13 +28,14 @@ const (
 	EventCompacted         EventType = "compacted"
 	EventBudget            EventType = "budget"
 	EventRunFinished       EventType = "run_finished"
+	EventQueueChanged      EventType = "queue_changed"
 )
 
 // EventTypes lists every event type, in the order of a typical run.
 var EventTypes = []EventType{
 	EventRunStarted, EventRowsStored, EventTextDelta, EventReasoningDelta, EventAssistantMessage, EventToolCall,
 	EventApprovalRequested, EventApprovalDecided, EventToolStarted, EventToolOutput,
-	EventToolFinished, EventFilesChanged, EventUsage, EventCompacted, EventBudget, EventRunFinished,
+	EventToolFinished, EventFilesChanged, EventUsage, EventCompacted, EventBudget, EventRunFinished, EventQueueChanged,
 }
 
 // Lossy reports whether events of this type may be coalesced for a slow subscriber.
@@ -52,6 +53,7 @@ type RunStartedPayload struct {
 	Workspace string    `json:"workspace"`
 	Sandbox   string    `json:"sandbox"` // how shell commands are confined (tools.ShellSandbox.Describe)
 	StartedAt time.Time `json:"started_at"`
+	Mode      string    `json:"mode"`
 }
 
 // DeltaPayload is a piece of streamed text (text_delta, reasoning_delta).
@@ -132,6 +134,8 @@ type UsagePayload struct {
 
 // CompactedPayload says older rows were summarised.
 type CompactedPayload struct {
+	// FromSeq > 0: an exchange was set aside (rows FromSeq..ThroughSeq), not summarised.
+	FromSeq       int64  `json:"from_seq"`
 	ThroughSeq    int64  `json:"through_seq"`
 	Summary       string `json:"summary"`
 	ContextTokens int64  `json:"context_tokens"`
@@ -159,6 +163,13 @@ type BudgetPayload struct {
 	Repeats *Repeats `json:"repeats"`
 }
 
+// QueueChangedPayload is the session's queue of messages waiting for a tool boundary, after
+// a message was queued, withdrawn or delivered (Delivered names those just stored as rows).
+type QueueChangedPayload struct {
+	Queued    []QueuedMessage `json:"queued"`
+	Delivered []string        `json:"delivered"`
+}
+
 // RunFinishedPayload carries the structured result and the meters as the run left them.
 type RunFinishedPayload struct {
 	Result
@@ -183,6 +194,7 @@ func (UsagePayload) Type() EventType             { return EventUsage }
 func (CompactedPayload) Type() EventType         { return EventCompacted }
 func (BudgetPayload) Type() EventType            { return EventBudget }
 func (RunFinishedPayload) Type() EventType       { return EventRunFinished }
+func (QueueChangedPayload) Type() EventType      { return EventQueueChanged }
 
 // TextDelta and ReasoningDelta build the two delta payloads.
 func TextDelta(s string) DeltaPayload      { return DeltaPayload{Text: s} }
@@ -208,6 +220,7 @@ func PayloadTypes() map[EventType]Payload {
 		EventCompacted:         CompactedPayload{},
 		EventBudget:            BudgetPayload{},
 		EventRunFinished:       RunFinishedPayload{},
+		EventQueueChanged:      QueueChangedPayload{},
 	}
 }
 

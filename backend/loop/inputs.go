@@ -20,6 +20,47 @@ type Started struct {
 	// ContextTokens estimates the size of the history already in the session (system prompt
 	// and earlier rows), so a long session can be compacted before its first call.
 	ContextTokens int64
+	// Mode is "plan" or "execute", shown on run_started.
+	Mode string
+	// Queued are messages left undelivered by the previous run: stored as user rows right
+	// after the prompt.
+	Queued []QueuedMessage
+	// Recover is set when the session's previous run stopped as context_exceeded: the run
+	// compacts before its first call and, when that cannot make room, sets Recover's exchange
+	// aside.
+	Recover *Recovery
+	// CompactThrough > 0 makes this a compaction the person asked for ("Compact up to here"):
+	// no prompt, one summary of the rows through that seq, then the run completes.
+	CompactThrough int64
+}
+
+// Recovery names the exchange that was in flight when the session hit the context limit:
+// rows FromSeq..ThroughSeq, about Tokens in size.
+type Recovery struct {
+	FromSeq    int64 `json:"from_seq"`
+	ThroughSeq int64 `json:"through_seq"`
+	Tokens     int64 `json:"tokens"`
+}
+
+// QueuedMessage is a message the person sent while the run was going. It waits, removable,
+// until the next tool boundary, where it becomes a user row.
+type QueuedMessage struct {
+	ID       string    `json:"id"`
+	Text     string    `json:"text"`
+	QueuedAt time.Time `json:"queued_at"`
+}
+
+// MessageQueued adds a message to the run's queue.
+type MessageQueued struct {
+	Now     time.Time
+	Message QueuedMessage
+}
+
+// QueueWithdrawn removes a queued message that was not delivered yet; an id no longer queued
+// (delivered a moment ago) changes nothing.
+type QueueWithdrawn struct {
+	Now time.Time
+	ID  string
 }
 
 // ModelResponded delivers a finished model stream.
@@ -84,6 +125,8 @@ func (Compacted) input()       {}
 func (CancelRequested) input() {}
 func (Ticked) input()          {}
 func (Failed) input()          {}
+func (MessageQueued) input()   {}
+func (QueueWithdrawn) input()  {}
 
 // Effect is something the core asks the driver to do, in the order returned. The set is closed.
 type Effect interface{ effect() }
@@ -108,6 +151,8 @@ type RunTools struct{ Calls []Call }
 type Compact struct {
 	KeepTurns int
 	Emergency bool
+	// ThroughSeq > 0: the person chose the cut (CutAt moves it to the end of that step).
+	ThroughSeq int64
 }
 
 // Persist appends rows to the session in one transaction.
@@ -177,10 +222,12 @@ type ApprovalRow struct {
 	Arguments string `json:"arguments,omitempty"`
 }
 
-// SummaryRow replaces the rows up to ThroughSeq in the messages sent to the model.
+// SummaryRow replaces the rows up to ThroughSeq in the messages sent to the model; with
+// FromSeq > 0 it sets only rows FromSeq..ThroughSeq aside.
 type SummaryRow struct {
 	Text       string `json:"text"`
 	ThroughSeq int64  `json:"through_seq"`
+	FromSeq    int64  `json:"from_seq,omitempty"`
 }
 
 // Decision is an approval outcome as stored.

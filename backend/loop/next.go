@@ -20,6 +20,7 @@ func Next(s State, in Input) (State, []Effect, error) {
 	// them so a rejected input or a retained old state never sees later changes.
 	s.calls = slices.Clone(s.calls)
 	s.seen = maps.Clone(s.seen)
+	s.queued = slices.Clone(s.queued)
 
 	var (
 		out []Effect
@@ -72,6 +73,19 @@ func Next(s State, in Input) (State, []Effect, error) {
 		s = tick(s, in.Now)
 		s, out = stop(s, StopError, in.Err)
 		return s, out, nil
+	case MessageQueued:
+		if s.Phase == PhaseIdle {
+			break
+		}
+		s = tick(s, in.Now)
+		return onQueued(s, in)
+	case QueueWithdrawn:
+		if s.Phase == PhaseIdle {
+			break
+		}
+		s = tick(s, in.Now)
+		s, out = onWithdrawn(s, in)
+		return s, out, nil
 	case Ticked:
 		if s.Phase == PhaseIdle {
 			break
@@ -103,13 +117,26 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 	s.StartedAt, s.Now = in.Now, in.Now
 	s.ContextTokens = in.ContextTokens
 	s.seen = map[string]int{}
-	out := []Effect{Emit{RunStartedPayload{Prompt: in.Prompt, Model: in.Model, Workspace: in.Workspace, Sandbox: in.Sandbox, StartedAt: in.Now}}}
+	s.queued, s.recover = slices.Clone(in.Queued), in.Recover
+	out := []Effect{Emit{RunStartedPayload{Prompt: in.Prompt, Model: in.Model, Workspace: in.Workspace, Sandbox: in.Sandbox,
+		StartedAt: in.Now, Mode: in.Mode}}}
+	if in.CompactThrough > 0 {
+		s.Phase, s.compactOnly = PhaseCompacting, true
+		return s, append(out, Compact{ThroughSeq: in.CompactThrough, KeepTurns: s.Limits.keepTurns()}), nil
+	}
 	if in.Prompt != "" {
 		out = append(out, Persist{[]Row{UserRow{Text: in.Prompt}}})
 		s.ContextTokens += EstimateTokens(in.Prompt) + resultTokenExtra
 	}
 	// The meters from the first moment: the limits and the context the first request fills.
 	out = append(out, Emit{s.budget()})
+	if s.recover != nil {
+		// The previous run hit the context limit: make room before the first call.
+		var more []Effect
+		s, more = deliverQueued(s)
+		s.Phase, s.emergency, s.recovering = PhaseCompacting, true, true
+		return s, append(append(out, more...), Compact{KeepTurns: emergencyKeepTurn, Emergency: true}), nil
+	}
 	s, more := nextTurn(s)
 	return s, append(out, more...), nil
 }
@@ -125,14 +152,17 @@ func nextTurn(s State) (State, []Effect) {
 	if s.Limits.MaxTurns > 0 && s.Turns >= s.Limits.MaxTurns {
 		return stop(s, StopMaxTurns, fmt.Sprintf("reached the limit of %d turns", s.Limits.MaxTurns))
 	}
+	// A tool boundary: every result of the turn is stored, so queued messages go in now.
+	s, out := deliverQueued(s)
 	if fill := s.contextFill(); fill >= EmergencyCompact {
 		s.Phase, s.emergency = PhaseCompacting, true
-		return s, []Effect{Compact{KeepTurns: emergencyKeepTurn, Emergency: true}}
+		return s, append(out, Compact{KeepTurns: emergencyKeepTurn, Emergency: true})
 	} else if s.Limits.ContextWindow > 0 && fill >= s.Limits.compactAt() {
 		s.Phase, s.emergency = PhaseCompacting, false
-		return s, []Effect{Compact{KeepTurns: s.Limits.keepTurns()}}
+		return s, append(out, Compact{KeepTurns: s.Limits.keepTurns()})
 	}
-	return callModel(s)
+	s, more := callModel(s)
+	return s, append(out, more...)
 }
 
 func callModel(s State) (State, []Effect) {
@@ -154,6 +184,10 @@ func onModel(s State, r ModelResponse) (State, []Effect) {
 	s.Output = r.Text
 	usage := Emit{UsagePayload{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
 		TotalInputTokens: s.InputTokens, TotalOutputTokens: s.OutputTokens, CostUSD: s.CostUSD}}
+	if r.Status == ResponseContextExceeded {
+		s, more := onTooLong(s, r.Err)
+		return s, append([]Effect{usage}, more...)
+	}
 
 	if r.Status != ResponseOK {
 		// A cut-off, refused or failed stream never has its tool calls executed; what text
@@ -368,13 +402,27 @@ func onCompacted(s State, in Compacted) (State, []Effect) {
 				Emergency: s.emergency}},
 			Emit{s.budget()})
 	}
-	if s.contextFill() >= EmergencyCompact {
-		detail := fmt.Sprintf("context holds about %d of %d tokens and compaction could not shrink it", s.ContextTokens, s.Limits.ContextWindow)
-		if in.Err != "" {
-			detail += ": " + in.Err
-		}
-		s, more := stop(s, StopContextExceeded, detail)
+	if s.compactOnly {
+		s, more := compactionDone(s, in)
 		return s, append(out, more...)
+	}
+	if s.retrying || s.recovering {
+		s, more := afterRoomMade(s, in)
+		return s, append(out, more...)
+	}
+	if s.contextFill() >= EmergencyCompact {
+		if s.canSetAside() {
+			var more []Effect
+			s, more = setAside(s)
+			out = append(out, more...)
+		} else {
+			detail := fmt.Sprintf("context holds about %d of %d tokens and compaction could not shrink it", s.ContextTokens, s.Limits.ContextWindow)
+			if in.Err != "" {
+				detail += ": " + in.Err
+			}
+			s, more := stop(s, StopContextExceeded, detail)
+			return s, append(out, more...)
+		}
 	}
 	if r, detail := s.hardStop(); r != "" {
 		s, more := stop(s, r, detail)

@@ -26,6 +26,7 @@ type Store interface {
 	Append(ctx context.Context, sessionID, runID string, chunks ...store.NewChunk) ([]store.Chunk, error)
 	StartRun(ctx context.Context, n store.NewRun) (store.Run, error)
 	FinishRun(ctx context.Context, runID string, res store.RunResult) (store.Run, []store.Chunk, error)
+	ListRuns(ctx context.Context, sessionID string) ([]store.Run, error)
 }
 
 // Model streams one chat completion. Its one error is Response.Err (provider.Client.Stream).
@@ -79,6 +80,8 @@ type Config struct {
 	// PersistTimeout bounds each database write; writes are not cancelled by Cancel, so the
 	// cancelled results of a stopped run still reach the database. 0: 30 s.
 	PersistTimeout time.Duration
+	// InstructionsDir holds the person's own AGENTS.md ($XDG_CONFIG_HOME/loopdesk); "" for none.
+	InstructionsDir string
 }
 
 // RunSpec is one run: the prompt plus the agent chosen for it.
@@ -95,6 +98,23 @@ type RunSpec struct {
 	// was detected at start-up); the zero value runs them unconfined. It applies when Tools
 	// is a *tools.Registry; any other ToolRunner (a test's wrapper) runs as it is.
 	Sandbox tools.ShellSandbox
+	// Plan runs the session in plan mode: only read-only tools run, the rest are refused in
+	// Go, and the model is told it is planning and should end with a plan.
+	Plan bool
+	// Queued are messages stored as user rows after the prompt (the runner fills it when it
+	// starts the next run with the messages the last one did not deliver).
+	Queued []QueuedMessage
+	// CompactThrough > 0: instead of a prompt, summarise the rows through this seq
+	// ("Compact up to here"). See Runner.CompactThrough.
+	CompactThrough int64
+}
+
+// RunMode is the mode recorded on the run row.
+func (s RunSpec) RunMode() store.RunMode {
+	if s.Plan {
+		return store.ModePlan
+	}
+	return store.ModeExecute
 }
 
 // toolsFor is the ToolRunner of one run: a ToolSet's tools as they are now (MCP servers come
@@ -119,6 +139,8 @@ var (
 	ErrNoPrompt = errors.New("empty prompt")
 	ErrClosed   = errors.New("runner closed")
 	ErrNoRun    = errors.New("no such run")
+	// ErrNotRunning: a message can be queued only while a run is going; start one instead.
+	ErrNotRunning = errors.New("no run is going")
 )
 
 // Runner runs agent loops, one goroutine per running session. It is safe for concurrent use.
@@ -162,7 +184,7 @@ func (r *Runner) Bus() *Bus { return r.bus }
 // the run row exists; the outcome arrives as run_finished on the bus, in the run row, and
 // from Wait. ctx bounds only the start itself, not the run.
 func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
-	if spec.Prompt == "" {
+	if spec.Prompt == "" && len(spec.Queued) == 0 && spec.CompactThrough == 0 {
 		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrNoPrompt)
 	}
 	for {
@@ -172,7 +194,7 @@ func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
 		case r.closed:
 			r.mu.Unlock()
 			return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrClosed)
-		case cur != nil && !cur.finishing:
+		case cur != nil && !cur.finishing && !cur.ended():
 			r.mu.Unlock()
 			return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrBusy)
 		case cur != nil:
@@ -193,12 +215,14 @@ func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
 	}
 	// Reserve the session so two quick Starts cannot both pass the check above, and count the
 	// run now so Close waits for it even while it is still being prepared.
-	rn := &run{r: r, spec: spec, done: make(chan struct{}), cancel: make(chan struct{}), inputs: make(chan Input, 64)}
+	rn := &run{r: r, spec: spec, done: make(chan struct{}), cancel: make(chan struct{}), inputs: make(chan Input, 64),
+		requests: make(chan queueRequest), loopDone: make(chan struct{})}
 	r.bySession[spec.SessionID] = rn
 	r.wg.Add(1)
 	r.mu.Unlock()
 
 	if err := rn.prepare(ctx); err != nil {
+		close(rn.loopDone) // a Queue waiting for this run gives up
 		r.mu.Lock()
 		delete(r.bySession, spec.SessionID)
 		r.mu.Unlock()
@@ -233,7 +257,9 @@ func (r *Runner) Cancel(sessionID string) bool {
 func (r *Runner) Running(sessionID string) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if rn := r.bySession[sessionID]; rn != nil && rn.id != "" {
+	// A run that has published run_finished is over for everyone watching; it is only
+	// letting go of the session (Start waits for that).
+	if rn := r.bySession[sessionID]; rn != nil && rn.id != "" && !rn.finishing {
 		return rn.id, true
 	}
 	return "", false
@@ -270,6 +296,17 @@ func (r *Runner) Close() {
 	}
 	r.wg.Wait()
 	r.stop()
+}
+
+// ended reports whether the run's core has finished (its result is being stored): a Start
+// then waits for it instead of failing as busy.
+func (rn *run) ended() bool {
+	select {
+	case <-rn.loopDone:
+		return true
+	default:
+		return false
+	}
 }
 
 func hashPrompt(s string) string {

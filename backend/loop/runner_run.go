@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -30,6 +31,10 @@ type run struct {
 	capMu    sync.Mutex
 	captures map[string]*checkpoint.Capture
 	ctxEst   int64
+	// system is the run's system prompt: the spec's, the AGENTS.md files, the plan notice.
+	system   string
+	files    []instructions.File
+	recovery *Recovery // set when the last run stopped as context_exceeded
 	// chunks mirrors the session's rows: loaded once, then extended with what each Append
 	// returns (the run is the session's only writer while it runs), so a model call needs no
 	// database read. Owned by the loop goroutine; workers get a capped snapshot.
@@ -38,6 +43,12 @@ type run struct {
 	cancel     chan struct{}
 	cancelOnce sync.Once
 	inputs     chan Input
+	// requests carries queue changes from Runner.Queue/Withdraw to the owner goroutine;
+	// loopDone is closed when the owner stops reading it. queue is what the core holds
+	// queued, as last published (guarded by Runner.mu).
+	requests chan queueRequest
+	loopDone chan struct{}
+	queue    []QueuedMessage
 
 	// op is the context of the outstanding work (model call, approvals, tools); it is
 	// cancelled when the run stops so workers return and their late answers are dropped.
@@ -61,7 +72,8 @@ func (rn *run) prepare(ctx context.Context) error {
 	if err == nil {
 		var run store.Run
 		run, err = rn.r.cfg.Store.StartRun(ctx, store.NewRun{SessionID: rn.spec.SessionID, Model: rn.spec.Model,
-			SystemPromptHash: hashPrompt(rn.spec.SystemPrompt), Limits: limits, Sandbox: rn.spec.Sandbox.Describe()})
+			SystemPromptHash: hashPrompt(rn.system), Limits: limits, Mode: rn.spec.RunMode(), Instructions: recorded(rn.files),
+			Sandbox: rn.spec.Sandbox.Describe()})
 		rn.r.mu.Lock()
 		rn.id = run.ID
 		rn.r.mu.Unlock()
@@ -97,10 +109,17 @@ func (rn *run) open(ctx context.Context) error {
 		return fmt.Errorf("open workspace: %w", err)
 	}
 	rn.root = rn.ws.Root()
-	chunks, err := cfg.Store.Chunks(ctx, rn.spec.SessionID)
+	err = rn.steer(ctx)
+	var chunks []store.Chunk
+	if err == nil {
+		chunks, err = cfg.Store.Chunks(ctx, rn.spec.SessionID)
+	}
 	if err == nil {
 		rn.chunks = chunks
-		rn.ctxEst, err = EstimateContext(chunks, rn.spec.SystemPrompt)
+		rn.ctxEst, err = EstimateContext(chunks, rn.system)
+	}
+	if err == nil {
+		rn.recovery, err = rn.recoveryFor(ctx, chunks)
 	}
 	if err != nil {
 		rn.ws.Release()
@@ -131,8 +150,10 @@ func (rn *run) now() time.Time { return rn.r.cfg.Now() }
 func (rn *run) loop() {
 	defer rn.finish()
 	rn.op, rn.opStop = context.WithCancel(rn.r.base)
+	defer close(rn.loopDone)
 	effects := rn.step(Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
-		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst})
+		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
+		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, Recover: rn.recovery, CompactThrough: rn.spec.CompactThrough})
 	for {
 		for len(effects) > 0 {
 			effects = rn.execute(effects) // a failed effect ends the run: more to do
@@ -155,6 +176,8 @@ func (rn *run) wait() []Effect {
 	select {
 	case in := <-rn.inputs:
 		return rn.step(in)
+	case req := <-rn.requests:
+		return rn.handleQueue(req)
 	case <-rn.cancel:
 		// Answers that already arrived are real: apply them before cancelling.
 		for drained := false; !drained; {
@@ -211,6 +234,11 @@ func (rn *run) execute(effects []Effect) []Effect {
 		case Persist:
 			err = rn.persist(e.Rows)
 		case Emit:
+			if q, ok := e.Payload.(QueueChangedPayload); ok {
+				rn.r.mu.Lock()
+				rn.queue = q.Queued
+				rn.r.mu.Unlock()
+			}
 			rn.publish(e.Payload)
 		case CallModel:
 			rows := rn.snapshot()
@@ -296,7 +324,7 @@ func storePayload(row Row) any {
 	case ApprovalRow:
 		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: string(r.Decision), By: r.By, Reason: r.Reason, Arguments: r.Arguments}
 	case SummaryRow:
-		return store.SummaryPayload{Text: r.Text, ThroughSeq: r.ThroughSeq}
+		return store.SummaryPayload{Text: r.Text, ThroughSeq: r.ThroughSeq, FromSeq: r.FromSeq}
 	}
 	panic(fmt.Sprintf("loop: row type %T has no store payload", row)) // the Row set is closed
 }
@@ -333,6 +361,7 @@ func (rn *run) finish() {
 	}
 	rn.result = res
 	meters := rn.state.meters()
+	leftover := rn.state.Queued()
 	rn.chunks, rn.specs, rn.state = nil, nil, State{Phase: PhaseDone} // only the result is kept
 	rn.r.mu.Lock()
 	rn.finishing = true
@@ -341,6 +370,10 @@ func (rn *run) finish() {
 	rn.ws.Release()
 	rn.r.mu.Lock()
 	delete(rn.r.bySession, rn.spec.SessionID)
+	rn.queue = nil
 	rn.r.mu.Unlock()
 	close(rn.done)
+	if len(leftover) > 0 {
+		rn.r.startNext(rn.spec, leftover)
+	}
 }

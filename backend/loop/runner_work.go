@@ -19,10 +19,10 @@ const summaryPrompt = "[loopdesk] Summarise the conversation so far for your own
 	"Be complete but concise; this summary replaces the earlier messages."
 
 func (rn *run) withSystem(msgs []json.RawMessage) []json.RawMessage {
-	if rn.spec.SystemPrompt == "" {
+	if rn.system == "" {
 		return msgs
 	}
-	return append([]json.RawMessage{wireMessage("system", rn.spec.SystemPrompt)}, msgs...)
+	return append([]json.RawMessage{wireMessage("system", rn.system)}, msgs...)
 }
 
 func wireMessage(role, content string) json.RawMessage {
@@ -73,6 +73,9 @@ func fromProvider(resp provider.Response) ModelResponse {
 	if out.Status == "" {
 		out.Status = ResponseProviderError
 	}
+	if provider.ContextExceeded(resp.Err) {
+		out.Status = ResponseContextExceeded
+	}
 	for _, c := range resp.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
@@ -92,6 +95,11 @@ func (rn *run) requestApprovals(calls []Call) {
 				// Nothing to approve: the tool runner answers unknown_tool, which the model
 				// needs to hear, without a person being asked about a tool that does not exist.
 				rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: true, By: "runner:unknown_tool"})
+				return
+			}
+			if rn.spec.Plan && !rn.readOnly[c.Name] {
+				// Plan mode is enforced here, in Go, whatever the approval mode or rules say.
+				rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: false, By: ByPlanMode, Reason: PlanRefusal})
 				return
 			}
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
@@ -157,35 +165,10 @@ func (rn *run) runTool(c Call) {
 // compact summarises the rows up to the cut with one model call (no tools).
 func (rn *run) compact(e Compact, chunks []store.Chunk) {
 	fail := func(msg string) { rn.send(Compacted{Now: rn.now(), OK: false, Err: msg}) }
-	refs := make([]RowRef, len(chunks))
-	for i, c := range chunks {
-		refs[i] = RowRef{Seq: c.Seq, Kind: RowKind(c.Kind)}
-		if c.Kind == store.KindSummary {
-			var p store.SummaryPayload
-			if json.Unmarshal(c.Payload, &p) == nil {
-				refs[i].ThroughSeq = p.ThroughSeq
-			}
-		}
-	}
-	through, ok := CompactionCut(refs, e.KeepTurns)
-	if !ok {
-		fail("no complete turn to summarise")
+	through, head, tail, err := compactionRows(chunks, e)
+	if err != nil {
+		fail(err.Error())
 		return
-	}
-	// The rows to summarise, plus an earlier summary covering some of them (wherever its row
-	// sits), so the model condenses that summary instead of the raw rows it replaced.
-	var head, tail []store.Chunk
-	for i, c := range chunks {
-		switch {
-		case c.Kind == store.KindSummary:
-			if refs[i].ThroughSeq <= through {
-				head = append(head, c)
-			}
-		case c.Seq <= through:
-			head = append(head, c)
-		default:
-			tail = append(tail, c)
-		}
 	}
 	msgs, err := store.Messages(head)
 	if err != nil {
@@ -208,7 +191,7 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 		rn.send(Compacted{Now: rn.now(), OK: false, Err: msg, Usage: usage})
 		return
 	}
-	est, err := EstimateContext(tail, rn.spec.SystemPrompt)
+	est, err := EstimateContext(tail, rn.system)
 	if err != nil {
 		fail(err.Error())
 		return

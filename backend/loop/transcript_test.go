@@ -22,13 +22,24 @@ var t0 = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 type step struct {
 	At      string `json:"at"`
 	Started *struct {
-		Prompt        string `json:"prompt"`
-		Model         string `json:"model"`
-		Limits        Limits `json:"limits"`
-		Timeout       string `json:"timeout"`
-		Sandbox       string `json:"sandbox"`
-		ContextTokens int64  `json:"context_tokens"`
+		Sandbox        string          `json:"sandbox"`
+		Prompt         string          `json:"prompt"`
+		Model          string          `json:"model"`
+		Limits         Limits          `json:"limits"`
+		Timeout        string          `json:"timeout"`
+		ContextTokens  int64           `json:"context_tokens"`
+		Mode           string          `json:"mode"`
+		Queued         []QueuedMessage `json:"queued"`
+		Recover        *Recovery       `json:"recover"`
+		CompactThrough int64           `json:"compact_through"`
 	} `json:"started"`
+	Queue *struct {
+		ID   string `json:"id"`
+		Text string `json:"text"`
+	} `json:"queue"`
+	Withdraw *struct {
+		ID string `json:"id"`
+	} `json:"withdraw"`
 	Model   *ModelResponse `json:"model"`
 	Approve *struct {
 		CallID    string `json:"call_id"`
@@ -70,7 +81,12 @@ func (st step) input(now time.Time) (Input, error) {
 			l.Timeout = d
 		}
 		return Started{Now: now, SessionID: "s1", RunID: "r1", Model: st.Started.Model, Workspace: "/ws",
-			Prompt: st.Started.Prompt, Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens}, nil
+			Prompt: st.Started.Prompt, Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens, Mode: st.Started.Mode,
+			Queued: st.Started.Queued, Recover: st.Started.Recover, CompactThrough: st.Started.CompactThrough}, nil
+	case st.Queue != nil:
+		return MessageQueued{Now: now, Message: QueuedMessage{ID: st.Queue.ID, Text: st.Queue.Text, QueuedAt: now}}, nil
+	case st.Withdraw != nil:
+		return QueueWithdrawn{Now: now, ID: st.Withdraw.ID}, nil
 	case st.Model != nil:
 		r := *st.Model
 		if r.Status == "" {
@@ -112,6 +128,9 @@ func formatEffect(e Effect) string {
 	case RunTools:
 		return "run_tools " + j(e.Calls)
 	case Compact:
+		if e.ThroughSeq > 0 {
+			return fmt.Sprintf("compact keep_turns=%d emergency=%v through_seq=%d", e.KeepTurns, e.Emergency, e.ThroughSeq)
+		}
 		return fmt.Sprintf("compact keep_turns=%d emergency=%v", e.KeepTurns, e.Emergency)
 	case Persist:
 		var parts []string

@@ -29,6 +29,8 @@ type Config struct {
 	// Checkpoints, when not nil, records what each call that may change files changed.
 	Checkpoints *checkpoint.Recorder
 	Logger      *slog.Logger
+	// InstructionsDir holds the person's own AGENTS.md (config.ConfigDir()); "" for none.
+	InstructionsDir string
 }
 
 // Stack is the wired agent. Close stops every run and the MCP servers; the caller closes
@@ -59,7 +61,7 @@ func New(cfg Config) (*Stack, error) {
 	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB}),
 		MCP: cfg.MCP, Checkpoints: cfg.Checkpoints}
 	lc := loop.Config{Store: cfg.DB, Model: cfg.Model, Approver: s.Approver, Tools: ts,
-		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger}
+		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir}
 	if cfg.Checkpoints != nil {
 		lc.Checkpoints = cfg.Checkpoints
 	}

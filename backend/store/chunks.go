@@ -92,9 +92,17 @@ type ApprovalPayload struct {
 
 // SummaryPayload is a compaction: in Messages it replaces every row with
 // seq <= ThroughSeq (except system rows) by one user message holding Text.
+//
+// Two variants share the kind, so the rows a person reads and searches stay one table:
+//   - FromSeq > 0 sets an exchange aside: only rows FromSeq..ThroughSeq are replaced, by
+//     Text (a note saying so). Used when a session hit the context limit.
+//   - Undoes > 0 cancels the summary (or set-aside) row with that seq: the next request
+//     carries the rows it replaced again. Its ThroughSeq repeats the cancelled row's.
 type SummaryPayload struct {
 	Text       string `json:"text"`
 	ThroughSeq int64  `json:"through_seq"`
+	FromSeq    int64  `json:"from_seq,omitempty"`
+	Undoes     int64  `json:"undoes,omitempty"`
 }
 
 // SystemPayload is a system message carried by the session itself (most
@@ -244,6 +252,9 @@ func step(pending []pendingCall, kind Kind, v any, seq int64) ([]pendingCall, er
 		if p.ThroughSeq < 1 || p.ThroughSeq >= seq {
 			return nil, fmt.Errorf("%w: summary through seq %d, want 1..%d", ErrInvalid, p.ThroughSeq, seq-1)
 		}
+		if p.FromSeq < 0 || p.FromSeq > p.ThroughSeq || p.Undoes < 0 || p.Undoes >= seq {
+			return nil, fmt.Errorf("%w: summary from seq %d, undoes %d", ErrInvalid, p.FromSeq, p.Undoes)
+		}
 	}
 	if len(pending) > 0 {
 		return nil, fmt.Errorf("%w: %s row while %d tool call(s) wait for results", ErrUnpaired, kind, len(pending))
@@ -318,6 +329,15 @@ func checkSummary(ctx context.Context, tx execer, sessionID string, v any) error
 	}
 	if len(p) > 0 {
 		return fmt.Errorf("%w: summary through seq %d would separate %d tool call(s) from their results", ErrUnpaired, s.ThroughSeq, len(p))
+	}
+	if s.FromSeq > 1 {
+		// A set-aside starts just after a complete step too.
+		if p, err = pendingAt(ctx, tx, sessionID, s.FromSeq-1); err != nil {
+			return err
+		}
+		if len(p) > 0 {
+			return fmt.Errorf("%w: set-aside from seq %d would separate %d tool call(s) from their results", ErrUnpaired, s.FromSeq, len(p))
+		}
 	}
 	return nil
 }

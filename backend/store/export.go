@@ -200,11 +200,15 @@ func (db *DB) ImportWith(ctx context.Context, r io.Reader, opt ImportOptions) (S
 			if len(budgets) == 0 {
 				budgets = json.RawMessage("{}")
 			}
+			mode, instr, err := runMeta(run.Mode, run.Instructions) // exports before 0004 have neither
+			if err != nil {
+				return fmt.Errorf("%w: run %s: %v", ErrBadImport, run.ID, err)
+			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, output,
-				turns, tool_calls, input_tokens, output_tokens, cost_usd, started_at, ended_at, error, sandbox)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, s.ID, run.Model, run.SystemPromptHash, string(budgets),
+				turns, tool_calls, input_tokens, output_tokens, cost_usd, started_at, ended_at, error, sandbox, mode, instructions)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, s.ID, run.Model, run.SystemPromptHash, string(budgets),
 				status, run.Output, run.Turns, run.ToolCalls, run.InputTokens, run.OutputTokens, run.CostUSD,
-				run.StartedAt.UnixMilli(), endedMS, run.Error, run.Sandbox); err != nil {
+				run.StartedAt.UnixMilli(), endedMS, run.Error, run.Sandbox, mode, instr); err != nil {
 				return err
 			}
 		}

@@ -36,7 +36,9 @@ func TestReplayIsByteIdentical(t *testing.T) {
 	db, path := openTemp(t)
 	s := mustSession(t, db, "replay")
 	conversation(t, db, s.ID)
+	finishedRuns(t, db, s.ID)
 	first := toBytes(messagesOf(t, db, s.ID))
+	totals := totalsJSON(t, db, s.ID)
 
 	// Appending only adds at the end: every earlier request is a prefix of
 	// the next one (what keeps provider prompt caches hitting).
@@ -52,6 +54,9 @@ func TestReplayIsByteIdentical(t *testing.T) {
 		t.Fatalf("reopen changed the message count %d -> %d", len(before), len(after))
 	}
 	samePrefix(t, "after reopen", before, after)
+	if got := totalsJSON(t, db, s.ID); got != totals {
+		t.Fatalf("totals after reopen: %s, before %s", got, totals)
+	}
 
 	// So does an export imported back.
 	var buf bytes.Buffer
@@ -67,6 +72,46 @@ func TestReplayIsByteIdentical(t *testing.T) {
 		t.Fatalf("import changed the message count %d -> %d", len(before), len(imported))
 	}
 	samePrefix(t, "after import", before, imported)
+	// The session's totals come from its runs, which travel with the export.
+	if got := strings.Replace(totalsJSON(t, db, imp.ID), imp.ID, s.ID, 1); got != totals {
+		t.Fatalf("totals after import: %s, before %s", got, totals)
+	}
+}
+
+// finishedRuns records three runs as the runner would: one completed, one stopped by a
+// bound, one cancelled; all of them count in the totals.
+func finishedRuns(t *testing.T, db *store.DB, id string) {
+	t.Helper()
+	ctx := context.Background()
+	results := []store.RunResult{
+		{Status: "completed", Turns: 2, ToolCalls: 2, InputTokens: 1200, OutputTokens: 80, CostUSD: 0.0125},
+		{Status: "max_turns", Turns: 5, ToolCalls: 7, InputTokens: 9000, OutputTokens: 400, CostUSD: 0.1},
+		{Status: "cancelled", Turns: 1, InputTokens: 300, OutputTokens: 3, CostUSD: 0.003},
+	}
+	for i, res := range results {
+		mode := store.ModeExecute
+		if i == 0 {
+			mode = store.ModePlan
+		}
+		run, err := db.StartRun(ctx, store.NewRun{SessionID: id, Model: "m", Mode: mode,
+			Instructions: []store.Instruction{{Path: "/ws/AGENTS.md", SHA256: "ab", Bytes: 2}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := db.FinishRun(ctx, run.ID, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func totalsJSON(t *testing.T, db *store.DB, id string) string {
+	t.Helper()
+	tot, err := db.SessionTotals(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(tot)
+	return string(b)
 }
 
 func TestForkKeepsParentBytes(t *testing.T) {

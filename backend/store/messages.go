@@ -57,20 +57,14 @@ type (
 //     instructions, not conversation to condense. Earlier summaries are
 //     superseded by the last one.
 func Messages(chunks []Chunk) ([]json.RawMessage, error) {
-	var through, summaryAt int64 = 0, -1
-	var summary string
-	for _, c := range chunks {
-		if c.Kind != KindSummary {
-			continue
-		}
-		var s SummaryPayload
-		if err := json.Unmarshal(c.Payload, &s); err != nil {
-			return nil, fmt.Errorf("messages: row %d: summary payload: %w", c.Seq, err)
-		}
-		through, summaryAt, summary = s.ThroughSeq, c.Seq, s.Text
+	f, err := FoldsOf(chunks)
+	if err != nil {
+		return nil, err
 	}
+	through, summary := f.Compaction.ThroughSeq, f.Compaction.Text
 	out := make([]json.RawMessage, 0, len(chunks))
 	summarized := false
+	asideDone := make([]bool, len(f.SetAside))
 	emit := func(v any) error {
 		b, err := marshal(v)
 		if err == nil {
@@ -97,18 +91,81 @@ func Messages(chunks []Chunk) ([]json.RawMessage, error) {
 				}
 				break
 			}
+			if i := f.asideIndex(c.Seq); i >= 0 {
+				if !asideDone[i] {
+					asideDone[i] = true
+					err = emit(wireText{Role: "user", Content: f.SetAside[i].Text})
+				}
+				break
+			}
 			err = message(c, emit)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("messages: row %d (%s): %w", c.Seq, c.Kind, err)
 		}
 	}
-	if summaryAt >= 0 && !summarized {
+	if f.Compaction.Seq > 0 && !summarized {
 		// Only system rows (or none) before ThroughSeq: the summary still
 		// has to reach the model; it goes where its row is.
 		return insertSummary(chunks, out, summary)
 	}
 	return out, nil
+}
+
+// Fold is one summary row in effect: the rows FromSeq..ThroughSeq (from the first row when
+// FromSeq is 0) reach the model as Text.
+type Fold struct {
+	Seq        int64  `json:"seq"`
+	FromSeq    int64  `json:"from_seq"`
+	ThroughSeq int64  `json:"through_seq"`
+	Text       string `json:"text"`
+}
+
+// Folds are the summary rows in effect in a session: the last compaction not undone (earlier
+// ones are superseded by it), and every set-aside not undone.
+type Folds struct {
+	Compaction Fold // Seq 0: none
+	SetAside   []Fold
+}
+
+// FoldsOf reads the summary rows of chunks (in seq order).
+func FoldsOf(chunks []Chunk) (Folds, error) {
+	var all []Fold
+	undone := map[int64]bool{}
+	for _, c := range chunks {
+		if c.Kind != KindSummary {
+			continue
+		}
+		var s SummaryPayload
+		if err := json.Unmarshal(c.Payload, &s); err != nil {
+			return Folds{}, fmt.Errorf("messages: row %d: summary payload: %w", c.Seq, err)
+		}
+		if s.Undoes > 0 {
+			undone[s.Undoes] = true
+			continue
+		}
+		all = append(all, Fold{Seq: c.Seq, FromSeq: s.FromSeq, ThroughSeq: s.ThroughSeq, Text: s.Text})
+	}
+	var f Folds
+	for _, x := range all {
+		switch {
+		case undone[x.Seq]:
+		case x.FromSeq > 0:
+			f.SetAside = append(f.SetAside, x)
+		default:
+			f.Compaction = x
+		}
+	}
+	return f, nil
+}
+
+func (f Folds) asideIndex(seq int64) int {
+	for i, a := range f.SetAside {
+		if seq >= a.FromSeq && seq <= a.ThroughSeq {
+			return i
+		}
+	}
+	return -1
 }
 
 // message emits the wire message of one user, assistant or tool_result row.

@@ -53,16 +53,44 @@ type NewRule struct {
 // id are ErrInvalid; a session scope naming no session is ErrNotFound.
 // Decisions themselves are stored as approval rows, not here.
 func (db *DB) AddRule(ctx context.Context, n NewRule) (Rule, error) {
+	r, err := db.putRule(ctx, "", n)
+	if err != nil {
+		return Rule{}, fmt.Errorf("add rule for %s: %w", n.Tool, err)
+	}
+	return r, nil
+}
+
+// ReplaceRule swaps the rule id for n in one transaction (an edit in Settings): either both
+// happen or neither. The new rule has a new id.
+func (db *DB) ReplaceRule(ctx context.Context, id string, n NewRule) (Rule, error) {
+	r, err := db.putRule(ctx, id, n)
+	if err != nil {
+		return Rule{}, fmt.Errorf("replace rule %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// putRule checks n and inserts it, deleting the rule old first when old is not "".
+func (db *DB) putRule(ctx context.Context, old string, n NewRule) (Rule, error) {
 	switch {
 	case n.Effect != EffectAllow && n.Effect != EffectAsk && n.Effect != EffectDeny:
-		return Rule{}, fmt.Errorf("add rule: %w: effect %q (want allow, ask or deny)", ErrInvalid, n.Effect)
+		return Rule{}, fmt.Errorf("%w: effect %q (want allow, ask or deny)", ErrInvalid, n.Effect)
 	case n.Scope != ScopeSession && n.Scope != ScopeWorkspace:
-		return Rule{}, fmt.Errorf("add rule: %w: scope %q (want session or workspace)", ErrInvalid, n.Scope)
+		return Rule{}, fmt.Errorf("%w: scope %q (want session or workspace)", ErrInvalid, n.Scope)
 	case n.Tool == "" || n.ScopeID == "":
-		return Rule{}, fmt.Errorf("add rule: %w: tool and scope id are required", ErrInvalid)
+		return Rule{}, fmt.Errorf("%w: tool and scope id are required", ErrInvalid)
 	}
 	r := Rule{ID: newID(), Tool: n.Tool, Pattern: n.Pattern, Effect: n.Effect, Scope: n.Scope, ScopeID: n.ScopeID}
 	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if old != "" {
+			res, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE id = ?`, old)
+			if err != nil {
+				return err
+			}
+			if k, _ := res.RowsAffected(); k == 0 {
+				return fmt.Errorf("rule %q: %w", old, ErrNotFound)
+			}
+		}
 		if n.Scope == ScopeSession {
 			if _, _, err := sessionTail(ctx, tx, n.ScopeID); err != nil {
 				return err
@@ -74,10 +102,7 @@ func (db *DB) AddRule(ctx context.Context, n NewRule) (Rule, error) {
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Tool, r.Pattern, r.Effect, r.Scope, r.ScopeID, now)
 		return err
 	})
-	if err != nil {
-		return Rule{}, fmt.Errorf("add rule for %s: %w", n.Tool, err)
-	}
-	return r, nil
+	return r, err
 }
 
 // ListRules returns the rules that apply to a session: its own and those of

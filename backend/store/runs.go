@@ -43,6 +43,31 @@ type Run struct {
 	// Sandbox is the sandbox the run's shell commands ran with, in words
 	// (tools.ShellSandbox.Describe); "" for runs recorded before it was kept.
 	Sandbox string `json:"sandbox,omitempty"`
+	// Mode is "plan" or "execute" (RunModes); Instructions the AGENTS.md files the run's
+	// system prompt carried, personal first.
+	Mode         RunMode       `json:"mode"`
+	Instructions []Instruction `json:"instructions"`
+}
+
+// RunMode says whether a run was planning (only read-only tools run) or executing.
+type RunMode string
+
+// Run modes.
+const (
+	ModePlan    RunMode = "plan"
+	ModeExecute RunMode = "execute"
+)
+
+// Valid reports whether m is one of the run modes.
+func (m RunMode) Valid() bool { return m == ModePlan || m == ModeExecute }
+
+// Instruction is one instruction file (AGENTS.md) a run's system prompt carried: where it was
+// read from, the SHA-256 of the bytes read, its size, and whether it was cut to the limit.
+type Instruction struct {
+	Path      string `json:"path"`
+	SHA256    string `json:"sha256"`
+	Bytes     int64  `json:"bytes"`
+	Truncated bool   `json:"truncated"`
 }
 
 // NewRun starts a run. Limits is the JSON of the run's loop.Limits (empty means {}).
@@ -51,7 +76,9 @@ type NewRun struct {
 	Model            string
 	SystemPromptHash string
 	Limits           json.RawMessage
-	Sandbox          string // see Run.Sandbox
+	Sandbox          string  // see Run.Sandbox
+	Mode             RunMode // "" is execute
+	Instructions     []Instruction
 }
 
 // RunResult is how a run ended. Status must not be empty or "running".
@@ -67,14 +94,21 @@ type RunResult struct {
 }
 
 const runCols = `id, session_id, model, system_prompt_hash, budgets, status, output, turns, tool_calls,
-	input_tokens, output_tokens, cost_usd, started_at, coalesce(ended_at, 0), error, sandbox`
+	input_tokens, output_tokens, cost_usd, started_at, coalesce(ended_at, 0), error, sandbox, mode, instructions`
 
 func scanRun(r scanner) (Run, error) {
 	var run Run
-	var budgets string
+	var budgets, instructions string
 	var started, ended int64
 	err := r.Scan(&run.ID, &run.SessionID, &run.Model, &run.SystemPromptHash, &budgets, &run.Status, &run.Output,
-		&run.Turns, &run.ToolCalls, &run.InputTokens, &run.OutputTokens, &run.CostUSD, &started, &ended, &run.Error, &run.Sandbox)
+		&run.Turns, &run.ToolCalls, &run.InputTokens, &run.OutputTokens, &run.CostUSD, &started, &ended, &run.Error,
+		&run.Sandbox, &run.Mode, &instructions)
+	if err == nil {
+		err = json.Unmarshal([]byte(instructions), &run.Instructions)
+	}
+	if run.Instructions == nil {
+		run.Instructions = []Instruction{}
+	}
 	run.Limits, run.StartedAt = json.RawMessage(budgets), fromMS(started)
 	if ended != 0 {
 		run.EndedAt = fromMS(ended)
@@ -93,9 +127,17 @@ func (db *DB) StartRun(ctx context.Context, n NewRun) (Run, error) {
 		}
 		budgets = n.Limits
 	}
+	mode, instr, err := runMeta(n.Mode, n.Instructions)
+	if err != nil {
+		return Run{}, fmt.Errorf("start run on session %s: %w", n.SessionID, err)
+	}
 	run := Run{ID: newID(), SessionID: n.SessionID, Model: n.Model, SystemPromptHash: n.SystemPromptHash,
-		Limits: budgets, Status: RunRunning, StartedAt: fromMS(db.nowMS()), Sandbox: n.Sandbox}
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+		Limits: budgets, Status: RunRunning, StartedAt: fromMS(db.nowMS()), Mode: mode, Instructions: n.Instructions,
+		Sandbox: n.Sandbox}
+	if run.Instructions == nil {
+		run.Instructions = []Instruction{}
+	}
+	err = db.tx(ctx, func(tx *sql.Tx) error {
 		if _, _, err := sessionTail(ctx, tx, n.SessionID); err != nil {
 			return err
 		}
@@ -106,9 +148,9 @@ func (db *DB) StartRun(ctx context.Context, n NewRun) (Run, error) {
 		if live != "" {
 			return fmt.Errorf("%w (run %s)", ErrSessionBusy, live)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, started_at, pid, host, sandbox)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
-			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host, run.Sandbox)
+		_, err = tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, started_at, pid, host,
+			sandbox, mode, instructions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
+			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host, run.Sandbox, mode, instr)
 		return err
 	})
 	if err != nil {
@@ -196,4 +238,19 @@ func (db *DB) answerPending(ctx context.Context, tx execer, sessionID, runID, co
 		out = append(out, Chunk{SessionID: sessionID, Seq: last, Kind: KindToolResult, Payload: raw, RunID: runID, CreatedAt: fromMS(now)})
 	}
 	return out, setTail(ctx, tx, sessionID, last, nil, now)
+}
+
+// runMeta checks a run's mode ("" is execute) and encodes its instruction files.
+func runMeta(mode RunMode, files []Instruction) (RunMode, string, error) {
+	if mode == "" {
+		mode = ModeExecute
+	}
+	if !mode.Valid() {
+		return "", "", fmt.Errorf("%w: run mode %q (want plan or execute)", ErrInvalid, mode)
+	}
+	if files == nil {
+		files = []Instruction{}
+	}
+	b, err := json.Marshal(files)
+	return mode, string(b), err
 }

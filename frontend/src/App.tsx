@@ -8,6 +8,7 @@ import { MessageBox } from './components/MessageBox';
 import { SessionBrowser } from './components/SessionBrowser';
 import { SandboxControl, SandboxNotice } from './components/SandboxControl';
 import { SessionHeader } from './components/SessionHeader';
+import { SteerBar } from './components/SteerBar';
 import { SettingsPanel } from './components/SettingsPanel';
 import { SidePanel, type Tab } from './components/SidePanel';
 import { StatusLine } from './components/StatusLine';
@@ -88,6 +89,18 @@ export function App() {
     [selected, list, nextWorkspace, chat],
   );
 
+  const importSession = useCallback(async () => {
+    try {
+      const s = await api.importSession();
+      if (!s.id) return;
+      await list.refresh();
+      open(s.id);
+      setActionError('');
+    } catch (e) {
+      setActionError(errorMessage(e));
+    }
+  }, [list, open]);
+
   const fork = useCallback(
     async (seq: number) => {
       if (!selected) return;
@@ -166,6 +179,7 @@ export function App() {
         onSelect={(id) => open(id)}
         onOpenHit={(h: Hit) => open(h.session_id, h.seq)}
         onNew={newSession}
+        onImport={importSession}
         onSettings={() => setShowSettings(true)}
       />
       {showSettings ? (
@@ -177,6 +191,7 @@ export function App() {
           )}
           <SettingsPanel
             settings={settings}
+            sessionID={selected}
             onSaved={(s) => {
               setSettings(s);
               setPreviewTheme(null);
@@ -216,6 +231,27 @@ export function App() {
               onOpenParent={() => current?.parent_id && open(current.parent_id, current.fork_seq)}
               sandbox={<SandboxControl view={sandbox.view} error={sandbox.error} lastRun={lastRun?.sandbox} onSave={sandbox.save} />}
             />
+            {current && (
+              <SteerBar
+                key={`steer-${selected}`}
+                mode={chat.mode}
+                totals={chat.totals}
+                runs={chat.runs}
+                running={chat.phase !== 'idle'}
+                defaultApprove={settings?.approval_mode ?? 'ask'}
+                onSetMode={(m, a) => void chat.setMode(m, a)}
+                onExecutePlan={(a) => void chat.executePlan(a)}
+                loadInstructions={async () => {
+                  if (!selected) return null;
+                  try {
+                    return await api.instructions(selected);
+                  } catch (e) {
+                    setActionError(errorMessage(e));
+                    return null;
+                  }
+                }}
+              />
+            )}
             <Conversation
               key={`conv-${selected}`}
               rows={chat.rows}
@@ -233,7 +269,14 @@ export function App() {
               actions={actions}
             />
             <StatusLine phase={chat.phase} pending={chat.pending} running={chat.running} runStartedAt={chat.runStartedAt} onDecideAll={(a) => void decideAll(a)} />
-            <MessageBox running={chat.phase !== 'idle'} disabled={!settings?.configured} onSend={send} onStop={chat.stop} />
+            <MessageBox
+              running={chat.phase !== 'idle'}
+              disabled={!settings?.configured}
+              queued={chat.queued}
+              onSend={send}
+              onStop={chat.stop}
+              onRemoveQueued={(id) => void chat.removeQueued(id)}
+            />
           </main>
           <SidePanel tab={tab} onTab={chooseTab} collapsed={narrow} open={sideOpen} onClose={() => setSideOpen(false)}>
             {tab === 'budget' && (
@@ -246,7 +289,17 @@ export function App() {
                 hadRun={Boolean(lastRun) || chat.outcome !== null}
               />
             )}
-            {tab === 'chunks' && <ChunkTable key={`chunks-${selected}`} rows={chat.rows} focus={focus} onFork={(seq) => void fork(seq)} onShowInConversation={showRow} />}
+            {tab === 'chunks' && (
+              <ChunkTable
+                key={`chunks-${selected}`}
+                rows={chat.rows}
+                focus={focus}
+                onFork={(seq) => void fork(seq)}
+                onCompact={chat.phase === 'idle' ? (seq) => void chat.compactHere(seq) : undefined}
+                onUndoCompaction={chat.phase === 'idle' ? (seq) => void chat.undoCompaction(seq) : undefined}
+                onShowInConversation={showRow}
+              />
+            )}
             {tab === 'workspace' && (
               <WorkspacePanel
                 key={`ws-${selected}`}

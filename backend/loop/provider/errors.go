@@ -29,6 +29,9 @@ const (
 	KindStream       Kind = "stream_error"       // an error object or "event: error" inside the stream
 	KindIncomplete   Kind = "incomplete"         // the stream ended before a finish
 	KindCancelled    Kind = "cancelled"          // the caller's context was cancelled
+	// KindContextLength: the server refused the request because it does not fit in the
+	// model's context window (400 context_length_exceeded and its wordings, context.go).
+	KindContextLength Kind = "context_length_exceeded"
 )
 
 // Error is what Stream and ListModels return when they could not get a
@@ -107,6 +110,8 @@ func (c *Client) newError(kind Kind, status int, message string, err error) *Err
 		e.retryable = true // only used before any output arrived
 	case KindCancelled:
 		e.text = "cancelled"
+	case KindContextLength:
+		e.text = "the request does not fit in the model's context window" + suffix(e.Message)
 	default:
 		e.text = string(kind) + suffix(e.Message) + suffix(detail)
 	}
@@ -161,6 +166,9 @@ func (c *Client) statusError(res *http.Response, body []byte) *Error {
 		e = c.newError(KindNotFound, s, msg, nil)
 	case s == http.StatusTooManyRequests:
 		e = c.newError(KindRateLimited, s, msg, nil)
+	case (s == http.StatusBadRequest || s == http.StatusRequestEntityTooLarge || s >= 500) &&
+		(isContextLength(code, msg) || isContextLength(errorType(body), "")):
+		e = c.newError(KindContextLength, s, msg, nil)
 	default:
 		e = c.newError(KindHTTPStatus, s, msg, nil)
 	}
@@ -197,6 +205,20 @@ func serverMessage(contentType string, body []byte) (msg, code string) {
 		return "", ""
 	}
 	return shorten(trimmed, 300), ""
+}
+
+// errorType is the "type" of an error object ({"error":{"type"}}), which llama.cpp uses
+// for what OpenAI puts in "code".
+func errorType(body []byte) string {
+	var w struct {
+		Error struct {
+			Type string `json:"type"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &w) != nil {
+		return ""
+	}
+	return w.Error.Type
 }
 
 // errorObjectMessage reads an "error" value: an object with message and

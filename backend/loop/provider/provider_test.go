@@ -301,7 +301,7 @@ func TestClientErrorsAreNotRetried(t *testing.T) {
 	c, _ := newClient(t, srv.URL(), nil)
 	r0 := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
 	err := r0.Err
-	pe := wantKind(t, err, KindHTTPStatus)
+	pe := wantKind(t, err, KindContextLength)
 	if pe.Code != "context_length_exceeded" || !strings.Contains(err.Error(), "maximum context length") || len(srv.Requests()) != 1 {
 		t.Fatalf("%v (code %q), %d requests", err, pe.Code, len(srv.Requests()))
 	}

@@ -160,7 +160,7 @@ func (c *Client) completion(ctx, actx context.Context, r io.Reader, acc *accumul
 		return Response{}, c.notOpenAI("got JSON that does not parse")
 	}
 	if m, code := errorObjectMessage(w.Error); m != "" {
-		e := c.newError(KindStream, 0, m, nil)
+		e := c.newError(streamErrorKind(code, m), 0, m, nil)
 		e.Code = code
 		return acc.response(), e
 	}
@@ -188,7 +188,7 @@ func (c *Client) result(ctx, actx context.Context, acc *accumulator, parseErr, r
 		e.retryable = e.retryable && !acc.output
 		return resp, e
 	case acc.streamErr != "":
-		e := c.newError(KindStream, 0, acc.streamErr, nil)
+		e := c.newError(streamErrorKind(acc.errCode, acc.streamErr), 0, acc.streamErr, nil)
 		e.Code = acc.errCode
 		if resp.Status == StatusTruncated || resp.Status == StatusRefused {
 			resp.Err = e // the finish came first; keep the server's later word
@@ -261,4 +261,13 @@ func (c *Client) ListModels(ctx context.Context) ([]string, error) {
 		ids = append(ids, m.ID)
 	}
 	return ids, nil
+}
+
+// streamErrorKind classifies an error object sent inside a stream (OpenRouter sends a
+// provider's "maximum context length" that way).
+func streamErrorKind(code, message string) Kind {
+	if isContextLength(code, message) {
+		return KindContextLength
+	}
+	return KindStream
 }

@@ -7,12 +7,14 @@ import * as Sessions from '../../wailsjs/go/desktop/Sessions';
 import * as SettingsService from '../../wailsjs/go/desktop/Settings';
 import * as Workspace from '../../wailsjs/go/desktop/Workspace';
 import { BrowserOpenURL, EventsOn } from '../../wailsjs/runtime/runtime';
+import type { QueuedMessage } from './events';
 import type {
   ConnectionResult,
   DecisionInput,
   FileEntry,
   FilePreview,
   Hit,
+  InstructionFile,
   Pending,
   Preset,
   Row,
@@ -23,10 +25,12 @@ import type {
   SandboxStatus,
   SandboxView,
   Session,
+  SessionMode,
   SessionSummary,
   SessionView,
   Settings,
   SettingsInput,
+  Totals,
   Touched,
   WorkspaceChanged,
   WorkspaceWarning,
@@ -65,6 +69,7 @@ export const api = {
     as<ConnectionResult>(SettingsService.TestConnection(baseURL, apiKey)),
   listRules: (): Promise<Rule[]> => list<Rule>(SettingsService.ListRules()),
   addRule: (r: RuleInput): Promise<Rule> => as<Rule>(SettingsService.AddRule(r as never)),
+  updateRule: (id: string, r: RuleInput): Promise<Rule> => as<Rule>(SettingsService.UpdateRule(id, r as never)),
   deleteRule: (id: string): Promise<void> => SettingsService.DeleteRule(id),
   /** What was detected at start-up; a non-empty notice is shown once, dismissable. */
   sandboxStatus: (): Promise<SandboxStatus> => as<SandboxStatus>(SettingsService.SandboxStatus()),
@@ -93,8 +98,16 @@ export const api = {
       pending: v.pending ?? [],
       running_run_id: v.running_run_id ?? '',
       meters: v.meters ?? [],
+      mode: v.mode ?? { mode: 'execute', approve: '' },
+      totals: v.totals ?? { session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0 },
+      queued: v.queued ?? [],
     };
   },
+  totals: (id: string): Promise<Totals> => as<Totals>(Sessions.Totals(id)),
+  /** The AGENTS.md files the session's next run will carry, with a preview of each. */
+  instructions: (id: string): Promise<InstructionFile[]> => list<InstructionFile>(Sessions.Instructions(id)),
+  /** Imports an export the person picks; a session with id "" when the picker was cancelled. */
+  importSession: (): Promise<Session> => as<Session>(Sessions.ImportSession()),
   /** The rows with seq > afterSeq (after a gap). */
   rowsAfter: (id: string, afterSeq: number): Promise<Row[]> => list<Row>(Sessions.RowsAfter(id, afterSeq)),
   runs: (id: string): Promise<Run[]> => list<Run>(Sessions.Runs(id)),
@@ -107,6 +120,14 @@ export const api = {
     Chat.Decide(sessionID, callID, d as never),
   suggestRule: (sessionID: string, callID: string): Promise<RuleInput> =>
     as<RuleInput>(Chat.SuggestRule(sessionID, callID)),
+  queuedMessages: (sessionID: string): Promise<QueuedMessage[]> => list<QueuedMessage>(Chat.QueuedMessages(sessionID)),
+  /** false when the message was delivered already. */
+  removeQueued: (sessionID: string, id: string): Promise<boolean> => Chat.RemoveQueued(sessionID, id),
+  setMode: (sessionID: string, mode: string, approve: string): Promise<SessionMode> =>
+    as<SessionMode>(Chat.SetMode(sessionID, mode, approve)),
+  executePlan: (sessionID: string, approve: string): Promise<string> => Chat.ExecutePlan(sessionID, approve),
+  compactHere: (sessionID: string, seq: number): Promise<string> => Chat.CompactHere(sessionID, seq),
+  undoCompaction: (sessionID: string, seq: number): Promise<void> => Chat.UndoCompaction(sessionID, seq),
 
   // Workspace
   chooseFolder: (): Promise<string> => Workspace.ChooseFolder(),

@@ -26,6 +26,7 @@ export const USAGE = 'usage' as const;
 export const COMPACTED = 'compacted' as const;
 export const BUDGET = 'budget' as const;
 export const RUN_FINISHED = 'run_finished' as const;
+export const QUEUE_CHANGED = 'queue_changed' as const;
 
 export const EVENT_TYPES = [
   RUN_STARTED,
@@ -44,6 +45,7 @@ export const EVENT_TYPES = [
   COMPACTED,
   BUDGET,
   RUN_FINISHED,
+  QUEUE_CHANGED,
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -88,6 +90,8 @@ export interface RunStartedPayload {
   /** How the run's shell commands are confined, in words (Go: ShellSandbox.Describe). */
   sandbox: string;
   started_at: string;
+  /** 'plan' or 'execute'. */
+  mode: string;
 }
 
 export interface DeltaPayload {
@@ -167,6 +171,8 @@ export interface UsagePayload {
 }
 
 export interface CompactedPayload {
+  /** > 0: rows from_seq..through_seq were set aside (context limit), not summarised. */
+  from_seq: number;
   through_seq: number;
   summary: string;
   context_tokens: number;
@@ -236,6 +242,19 @@ export interface RunFinishedPayload {
   meters: Meter[] | null;
 }
 
+/** A message sent while a run was going, waiting for the next tool boundary. */
+export interface QueuedMessage {
+  id: string;
+  text: string;
+  queued_at: string;
+}
+
+/** The session's queue after a change; delivered names the messages just stored as rows. */
+export interface QueueChangedPayload {
+  queued: QueuedMessage[];
+  delivered: string[];
+}
+
 /** Rows the runner has just stored, oldest first (seq ascending). */
 export interface RowsStoredPayload {
   rows: Row[];
@@ -257,7 +276,8 @@ export type LoopEvent =
   | (EventBase & { type: typeof COMPACTED } & CompactedPayload)
   | (EventBase & { type: typeof BUDGET } & BudgetPayload)
   | (EventBase & { type: typeof RUN_FINISHED } & RunFinishedPayload)
-  | (EventBase & { type: typeof ROWS_STORED } & RowsStoredPayload);
+  | (EventBase & { type: typeof ROWS_STORED } & RowsStoredPayload)
+  | (EventBase & { type: typeof QUEUE_CHANGED } & QueueChangedPayload);
 
 /** Narrows a flat wire object to a LoopEvent when its type is one of ours. */
 export function isLoopEvent(ev: { type: string }): ev is LoopEvent {

@@ -2,7 +2,7 @@
 // models describe json.RawMessage payloads as number[]; these say what
 // actually arrives over the bridge.
 
-import type { Meter } from './events';
+import type { Meter, QueuedMessage } from './events';
 
 export interface Session {
   id: string;
@@ -61,6 +61,10 @@ export interface ApprovalPayload {
 export interface SummaryPayload {
   text: string;
   through_seq: number;
+  /** > 0: rows from_seq..through_seq were set aside after the context limit. */
+  from_seq?: number;
+  /** > 0: this row undoes the summary row with that seq. */
+  undoes?: number;
 }
 export interface SystemPayload {
   text: string;
@@ -98,6 +102,10 @@ export interface Run {
   limits?: Record<string, number> | null;
   /** The sandbox its shell commands ran with, in words; absent on older runs. */
   sandbox?: string;
+  /** 'plan' or 'execute'. */
+  mode?: RunMode;
+  /** The AGENTS.md files its system prompt carried. */
+  instructions?: { path: string; sha256: string; bytes: number; truncated: boolean }[] | null;
 }
 
 /** A tool call waiting for a person's decision. */
@@ -123,6 +131,9 @@ export interface SessionView {
   meters: Meter[];
   /** What the next run's shell commands get. */
   sandbox?: SandboxView;
+  mode: SessionMode;
+  totals: Totals;
+  queued: QueuedMessage[];
 }
 
 export type SandboxMode = 'auto' | 'on' | 'off';
@@ -151,6 +162,36 @@ export interface SandboxStatus {
   available: boolean;
   name: string;
   notice: string;
+}
+
+export type RunMode = 'plan' | 'execute';
+
+/** The mode the window keeps for a session; approve '' means the saved default. */
+export interface SessionMode {
+  mode: RunMode;
+  approve: ApprovalMode | '';
+}
+
+/** What all of a session's runs used (Go sums the stored runs). */
+export interface Totals {
+  session_id: string;
+  runs: number;
+  turns: number;
+  tool_calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost: number;
+}
+
+/** An AGENTS.md the session's runs carry. */
+export interface InstructionFile {
+  scope: 'personal' | 'folder';
+  path: string;
+  sha256: string;
+  bytes: number;
+  truncated: boolean;
+  warning: string;
+  preview: string;
 }
 
 export interface Budgets {

@@ -17,6 +17,28 @@ function manyRows(n: number): Row[] {
 const bodyRows = () => screen.getAllByRole('row').filter((r) => r.getAttribute('aria-rowindex') !== '1');
 
 describe('ChunkTable', () => {
+  it('offers Compact up to here on a row and Undo compaction on a summary still in effect', async () => {
+    const rows: Row[] = [
+      chunk('s1', 1, 'user', { text: 'hello' }),
+      chunk('s1', 2, 'assistant', { text: 'hi' }),
+      chunk('s1', 3, 'summary', { text: 'said hi', through_seq: 2 }),
+      chunk('s1', 4, 'summary', { text: 'old', through_seq: 2 }),
+      chunk('s1', 5, 'summary', { text: 'Compaction undone', through_seq: 2, undoes: 4 }),
+    ];
+    const onCompact = vi.fn();
+    const onUndo = vi.fn();
+    render(<ChunkTable rows={rows} onFork={() => {}} onCompact={onCompact} onUndoCompaction={onUndo} />);
+    const row = (seq: number) => bodyRows().find((r) => r.getAttribute('data-seq') === String(seq)) as HTMLElement;
+    await userEvent.click(row(2));
+    await userEvent.click(screen.getByRole('button', { name: 'Compact up to here' }));
+    expect(onCompact).toHaveBeenCalledWith(2);
+    await userEvent.click(row(3));
+    await userEvent.click(screen.getByRole('button', { name: 'Undo compaction' }));
+    expect(onUndo).toHaveBeenCalledWith(3);
+    await userEvent.click(row(4));
+    expect(screen.queryByRole('button', { name: 'Undo compaction' })).toBeNull();
+  });
+
   it('keeps only the rows in view in the DOM, even for 100,000 rows', () => {
     const rows = manyRows(100_000);
     render(<ChunkTable rows={rows} onFork={() => {}} />);

@@ -1,5 +1,5 @@
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { CHUNK_KINDS, type Row, type ChunkKind } from '../api/types';
+import { CHUNK_KINDS, type Row, type ChunkKind, type SummaryPayload } from '../api/types';
 import { formatTime, formatTokens, summarize } from '../lib/format';
 import type { Focus } from './Conversation';
 
@@ -13,6 +13,10 @@ interface Props {
   /** Select and scroll to this row; a new object asks again. */
   focus?: Focus | null;
   onFork: (seq: number) => void;
+  /** "Compact up to here" (absent while a run goes on). */
+  onCompact?: (seq: number) => void;
+  /** "Undo compaction" on a summary row in effect (absent while a run goes on). */
+  onUndoCompaction?: (seq: number) => void;
   onShowInConversation?: (seq: number) => void;
 }
 
@@ -21,7 +25,8 @@ interface Props {
  * are in the DOM, so 100,000 rows scroll like 100. Filter by kind; a click
  * shows the row's full payload; every row can be forked from.
  */
-export function ChunkTable({ rows, focus, onFork, onShowInConversation }: Props) {
+export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, onShowInConversation }: Props) {
+  const undone = undoneSummaries(rows);
   const [kind, setKind] = useState<ChunkKind | ''>('');
   const [selected, setSelected] = useState<number | null>(null);
   const [scrollTop, setScrollTop] = useState(0);
@@ -141,6 +146,16 @@ export function ChunkTable({ rows, focus, onFork, onShowInConversation }: Props)
                 Show in conversation
               </button>
             )}
+            {onCompact && detail.kind !== 'summary' && (
+              <button type="button" title={`Summarise the rows up to ${detail.seq}; they stay stored`} onClick={() => onCompact(detail.seq)}>
+                Compact up to here
+              </button>
+            )}
+            {onUndoCompaction && detail.kind === 'summary' && !undone.has(detail.seq) && !(detail.payload as SummaryPayload).undoes && (
+              <button type="button" onClick={() => onUndoCompaction(detail.seq)}>
+                Undo compaction
+              </button>
+            )}
             <button type="button" aria-label="Close row" onClick={() => setSelected(null)}>
               ×
             </button>
@@ -197,3 +212,13 @@ const ChunkRow = memo(function ChunkRow({
     </div>
   );
 });
+
+/** The seqs of summary rows a later row undid. */
+export function undoneSummaries(rows: Row[]): Set<number> {
+  const out = new Set<number>();
+  for (const r of rows) {
+    const u = r.kind === 'summary' ? (r.payload as SummaryPayload).undoes : 0;
+    if (u) out.add(u);
+  }
+  return out;
+}

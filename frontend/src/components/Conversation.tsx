@@ -348,9 +348,19 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions }: 
     }
     case 'summary': {
       const p = row.payload as SummaryPayload;
+      if (p.undoes) {
+        return (
+          <p className={`note${cls}`} data-seq={row.seq}>
+            {p.text}
+          </p>
+        );
+      }
+      const label = p.from_seq
+        ? `Rows #${p.from_seq}–#${p.through_seq} were set aside: they did not fit in the model's context window`
+        : `Earlier messages were summarised (through #${p.through_seq})`;
       return (
-        <details className={`summary${cls}`} data-seq={row.seq}>
-          <summary>Earlier messages were summarised (through #{p.through_seq})</summary>
+        <details className={`summary${p.from_seq ? ' set-aside' : ''}${cls}`} data-seq={row.seq}>
+          <summary>{label}</summary>
           <p className="plain">{p.text}</p>
         </details>
       );

@@ -26,10 +26,26 @@ describe('MessageBox', () => {
     expect(box).toHaveProperty('value', 'do not lose me');
   });
 
-  it('shows Stop instead of Send while a run is going', async () => {
+  it('stays usable while a run is going: Queue sends, Stop stops, queued messages can be removed', async () => {
     const onStop = vi.fn();
-    render(<MessageBox running={true} disabled={false} onSend={async () => true} onStop={onStop} />);
+    const onSend = vi.fn(async () => true);
+    const onRemove = vi.fn();
+    render(
+      <MessageBox
+        running={true}
+        disabled={false}
+        queued={[{ id: 'q1', text: 'also run the tests', queued_at: '' }]}
+        onSend={onSend}
+        onStop={onStop}
+        onRemoveQueued={onRemove}
+      />,
+    );
     expect(screen.queryByRole('button', { name: 'Send' })).toBeNull();
+    await userEvent.type(screen.getByRole('textbox', { name: 'Message' }), 'and lint{Enter}');
+    expect(onSend).toHaveBeenCalledWith('and lint');
+    expect(screen.getByRole('list', { name: 'Queued messages' }).textContent).toContain('also run the tests');
+    await userEvent.click(screen.getByRole('button', { name: 'Remove queued message: also run the tests' }));
+    expect(onRemove).toHaveBeenCalledWith('q1');
     await userEvent.click(screen.getByRole('button', { name: 'Stop' }));
     expect(onStop).toHaveBeenCalledOnce();
   });

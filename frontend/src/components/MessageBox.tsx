@@ -1,20 +1,28 @@
 import { useState, type KeyboardEvent } from 'react';
+import type { QueuedMessage } from '../api/events';
 
 interface Props {
   running: boolean;
   disabled: boolean;
+  /** Messages sent during the run, waiting for its next tool boundary. */
+  queued?: QueuedMessage[];
   onSend: (text: string) => Promise<boolean>;
   onStop: () => void;
+  onRemoveQueued?: (id: string) => void;
 }
 
-/** The message box: Enter sends, Shift+Enter adds a line. */
-export function MessageBox({ running, disabled, onSend, onStop }: Props) {
+/**
+ * The message box: Enter sends, Shift+Enter adds a line. While a run goes on it stays usable:
+ * Send queues the message (Go delivers it at the run's next tool boundary), shown above the
+ * box, removable until delivered; Stop still stops.
+ */
+export function MessageBox({ running, disabled, queued = [], onSend, onStop, onRemoveQueued }: Props) {
   const [text, setText] = useState('');
 
   const submit = async () => {
     const t = text.trim();
-    if (!t || running || disabled) return;
-    // Keep the text until Go has stored it: a failed send loses nothing.
+    if (!t || disabled) return;
+    // Keep the text until Go has stored (or queued) it: a failed send loses nothing.
     if (await onSend(t)) setText('');
   };
 
@@ -25,33 +33,56 @@ export function MessageBox({ running, disabled, onSend, onStop }: Props) {
     }
   };
 
+  const placeholder = disabled
+    ? 'Configure an endpoint in Settings first'
+    : running
+      ? 'Queue a message: the agent reads it after its current step (Enter)'
+      : 'Message the agent (Enter to send, Shift+Enter for a new line)';
   return (
-    <form
-      className="message-box"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void submit();
-      }}
-    >
-      <textarea
-        aria-label="Message"
-        placeholder={disabled ? 'Configure an endpoint in Settings first' : 'Message the agent (Enter to send, Shift+Enter for a new line)'}
-        value={text}
-        rows={3}
-        autoFocus
-        disabled={disabled}
-        onChange={(e) => setText(e.target.value)}
-        onKeyDown={onKeyDown}
-      />
-      {running ? (
-        <button type="button" className="stop" onClick={onStop}>
-          Stop
-        </button>
-      ) : (
-        <button type="submit" disabled={disabled || text.trim() === ''}>
-          Send
-        </button>
+    <div className="message-area">
+      {queued.length > 0 && (
+        <ul className="queued" aria-label="Queued messages">
+          {queued.map((q) => (
+            <li key={q.id} className="queued-item">
+              <span className="queued-tag">queued</span>
+              <span className="queued-text">{q.text}</span>
+              {onRemoveQueued && (
+                <button type="button" className="small" aria-label={`Remove queued message: ${q.text}`} onClick={() => onRemoveQueued(q.id)}>
+                  Remove
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
       )}
-    </form>
+      <form
+        className="message-box"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        <textarea
+          aria-label="Message"
+          placeholder={placeholder}
+          value={text}
+          rows={3}
+          autoFocus
+          disabled={disabled}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={onKeyDown}
+        />
+        <span className="message-buttons">
+          <button type="submit" disabled={disabled || text.trim() === ''} title={running ? 'Queue for the next step' : undefined}>
+            {running ? 'Queue' : 'Send'}
+          </button>
+          {running && (
+            <button type="button" className="stop" onClick={onStop}>
+              Stop
+            </button>
+          )}
+        </span>
+      </form>
+    </div>
   );
 }

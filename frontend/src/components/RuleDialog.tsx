@@ -1,35 +1,42 @@
 import { useState } from 'react';
-import type { RuleInput, RuleScope } from '../api/types';
+import type { RuleEffect, RuleInput, RuleScope } from '../api/types';
 
 interface Props {
   rule: RuleInput;
   busy: boolean;
+  /** allow ("Always allow": saving approves the call) or deny ("Always deny": saving denies it). */
+  effect?: RuleEffect;
   onSave: (r: RuleInput) => void;
   onCancel: () => void;
 }
 
 /**
- * The exact rule "Always allow" will save (Go's suggestion), editable first:
- * tool, argument pattern and scope. Saving it also approves the call.
+ * The exact rule "Always allow" or "Always deny" will save (Go's suggestion), editable first:
+ * tool, argument pattern and scope, shown as one line before saving. Saving it also answers
+ * the call.
  */
-export function RuleDialog({ rule, busy, onSave, onCancel }: Props) {
+export function RuleDialog({ rule, busy, effect = 'allow', onSave, onCancel }: Props) {
   const [tool, setTool] = useState(rule.tool);
   const [pattern, setPattern] = useState(rule.pattern);
   const [scope, setScope] = useState<RuleScope>(rule.scope);
+  const allow = effect === 'allow';
   return (
     <form
       className="rule-dialog"
       role="dialog"
-      aria-label="Always allow rule"
+      aria-label={allow ? 'Always allow rule' : 'Always deny rule'}
       onSubmit={(e) => {
         e.preventDefault();
-        onSave({ ...rule, tool: tool.trim(), pattern, scope, effect: 'allow' });
+        onSave({ ...rule, tool: tool.trim(), pattern, scope, effect });
       }}
       onKeyDown={(e) => {
         if (e.key === 'Escape') onCancel();
       }}
     >
-      <p className="hint">Calls matching this rule will run without asking.</p>
+      <p className="hint">{allow ? 'Calls matching this rule will run without asking.' : 'Calls matching this rule will be denied without asking.'}</p>
+      <p className="rule-preview" aria-label="Rule to save">
+        <code>{ruleText({ tool: tool.trim(), pattern, scope, effect })}</code>
+      </p>
       <label>
         Tool
         <input value={tool} onChange={(e) => setTool(e.target.value)} spellCheck={false} />
@@ -47,7 +54,7 @@ export function RuleDialog({ rule, busy, onSave, onCancel }: Props) {
       </label>
       <div className="row">
         <button type="submit" className="primary" disabled={busy || !tool.trim()}>
-          Save rule and approve
+          {allow ? 'Save rule and approve' : 'Save rule and deny'}
         </button>
         <button type="button" onClick={onCancel}>
           Cancel
@@ -55,4 +62,10 @@ export function RuleDialog({ rule, busy, onSave, onCancel }: Props) {
       </div>
     </form>
   );
+}
+
+/** The rule as one line, exactly as it will be saved. */
+export function ruleText(r: { tool: string; pattern: string; scope: RuleScope; effect: RuleEffect }): string {
+  const where = r.scope === 'workspace' ? 'in this workspace' : 'in this session';
+  return `${r.effect} ${r.tool || '?'} ${r.pattern.trim() || '*'} ${where}`;
 }

@@ -13,6 +13,8 @@ interface Props {
   onSelect: (id: string) => void;
   onOpenHit: (hit: Hit) => void;
   onNew: () => void;
+  /** Import a session export through the file picker. */
+  onImport?: () => void;
   onSettings: () => void;
 }
 
@@ -54,7 +56,7 @@ export function lineage(sessions: SessionSummary[]): Node[] {
  * snippets, and every session grouped by recency with forks under their parent.
  */
 export function SessionBrowser(props: Props) {
-  const { sessions, selected, query, onQuery, hits, searching, searchError, onSelect, onOpenHit, onNew, onSettings } = props;
+  const { sessions, selected, query, onQuery, hits, searching, searchError, onSelect, onOpenHit, onNew, onImport, onSettings } = props;
   const groups = useMemo(() => {
     const now = new Date();
     const out = new Map<string, Node[]>();
@@ -72,6 +74,11 @@ export function SessionBrowser(props: Props) {
         <button type="button" onClick={onNew} aria-label="New session" title="New session">
           + New
         </button>
+        {onImport && (
+          <button type="button" className="small" onClick={onImport} aria-label="Import session" title="Import a session export (.jsonl)">
+            Import
+          </button>
+        )}
       </div>
       <div className="search">
         <input type="search" aria-label="Search sessions" placeholder="Search sessions" value={query} onChange={(e) => onQuery(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && onQuery('')} />

@@ -3,11 +3,14 @@ import { api } from '../api/backend';
 import type { ApprovalMode, Budgets, ConnectionResult, ContextWindow, Preset, Price, Settings, Theme } from '../api/types';
 import { errorMessage } from '../api/types';
 import { useRules } from '../hooks/useSettings';
+import { RulesTable } from './RulesTable';
 
 interface Props {
   settings: Settings | null;
   onSaved: (s: Settings) => void;
   onClose?: () => void;
+  /** The open session, which new rules are scoped to. */
+  sessionID?: string | null;
   /** Shows a theme immediately, before it is saved. */
   onPreviewTheme?: (t: Theme) => void;
 }
@@ -32,7 +35,7 @@ const num = (s: string) => {
  * key, the default approval mode and the saved rules, default budgets, the
  * price table and context windows per model, and the theme.
  */
-export function SettingsPanel({ settings, onSaved, onClose, onPreviewTheme }: Props) {
+export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreviewTheme }: Props) {
   const [presets, setPresets] = useState<Preset[]>([]);
   const [baseURL, setBaseURL] = useState(settings?.base_url ?? '');
   const [model, setModel] = useState(settings?.model ?? '');
@@ -186,43 +189,7 @@ export function SettingsPanel({ settings, onSaved, onClose, onPreviewTheme }: Pr
           <option value="deny">Deny every call</option>
         </select>
       </label>
-      <table className="grid" aria-label="Saved rules">
-        <thead>
-          <tr>
-            <th>Tool</th>
-            <th>Pattern</th>
-            <th>Effect</th>
-            <th>Scope</th>
-            <th>
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rules.rules.map((r) => (
-            <tr key={r.id}>
-              <td>{r.tool}</td>
-              <td>
-                <code>{r.pattern}</code>
-              </td>
-              <td>{r.effect}</td>
-              <td>{r.scope}</td>
-              <td>
-                <button type="button" className="small" aria-label={`Delete rule ${r.tool} ${r.pattern}`} onClick={() => void rules.remove(r.id)}>
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-          {rules.rules.length === 0 && (
-            <tr>
-              <td colSpan={5} className="muted">
-                No saved rules. “Always allow” on a tool call creates one.
-              </td>
-            </tr>
-          )}
-        </tbody>
-      </table>
+      <RulesTable rules={rules.rules} sessionID={sessionID ?? null} onAdd={rules.add} onUpdate={rules.update} onRemove={(id) => void rules.remove(id)} />
       {rules.error && (
         <p role="alert" className="bad">
           {rules.error}

@@ -40,6 +40,7 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
   const [edited, setEdited] = useState('');
   const [editError, setEditError] = useState('');
   const [rule, setRule] = useState<RuleInput | null>(null);
+  const [ruleEffect, setRuleEffect] = useState<'allow' | 'deny'>('allow');
   const [busy, setBusy] = useState(false);
   const now = useNow(Boolean(running));
   // What runs (or ran): the pending call, the person's edit, or the model's call.
@@ -65,10 +66,11 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
     if (await decide({ approved: e.key === 'y' })) next?.focus();
   };
 
-  const openRule = async () => {
+  const openRule = async (effect: 'allow' | 'deny' = 'allow') => {
     const r = await actions.suggestRule(call.id);
     if (r) {
-      setRule(r);
+      setRule({ ...r, effect });
+      setRuleEffect(effect);
       setMode('rule');
     }
   };
@@ -139,8 +141,11 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
             <button type="button" disabled={busy} onClick={() => setMode(mode === 'reason' ? 'none' : 'reason')}>
               Deny with reason
             </button>
-            <button type="button" disabled={busy} onClick={() => void openRule()}>
+            <button type="button" disabled={busy} onClick={() => void openRule('allow')}>
               Always allow
+            </button>
+            <button type="button" disabled={busy} onClick={() => void openRule('deny')}>
+              Always deny
             </button>
             <button
               type="button"
@@ -199,10 +204,12 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
           )}
           {mode === 'rule' && rule && (
             <RuleDialog
+              key={ruleEffect}
               rule={rule}
               busy={busy}
+              effect={ruleEffect}
               onCancel={() => setMode('none')}
-              onSave={(r) => void decide({ approved: true, always: r })}
+              onSave={(r) => void decide({ approved: ruleEffect === 'allow', always: r })}
             />
           )}
         </div>

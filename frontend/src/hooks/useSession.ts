@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
 import { api, type WireEvent } from '../api/backend';
 import { LOSSY_EVENTS, isLoopEvent } from '../api/events';
-import type { DecisionInput, Session } from '../api/types';
+import type { DecisionInput, Session, SessionMode } from '../api/types';
 import { errorMessage } from '../api/types';
 import { createStore } from '../lib/store';
 import { newSequencer, offer, release, type Sequencer } from '../state/sequencer';
@@ -148,6 +148,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     if (!id || runsWanted === 0) return;
     let live = true;
     api.runs(id).then((runs) => live && dispatch({ type: 'runs_loaded', runs }), () => {});
+    api.totals(id).then((totals) => live && dispatch({ type: 'totals_loaded', totals }), () => {});
     return () => {
       live = false;
     };
@@ -158,7 +159,9 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     async (text: string, id: string | null = sessionID): Promise<boolean> => {
       if (!id) return false;
       if (current.current !== id) adopt(id);
-      dispatch({ type: 'send_started', text, at: Date.now() });
+      // While a run goes on, Go queues the message: queue_changed shows it, not the "sent" line.
+      const queuing = current.current === id && stateRef.current.run !== '';
+      if (!queuing) dispatch({ type: 'send_started', text, at: Date.now() });
       try {
         await api.sendMessage(id, text);
         changed.current?.();
@@ -193,10 +196,41 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     }
   }, []);
 
+  /** Runs a steering call of the open session; a failure shows in the conversation. */
+  const steer = useCallback(async <T,>(call: (id: string) => Promise<T>): Promise<T | null> => {
+    const id = current.current;
+    if (!id) return null;
+    try {
+      return await call(id);
+    } catch (e) {
+      if (current.current === id) dispatch({ type: 'failed', error: errorMessage(e) });
+      return null;
+    }
+  }, []);
+
+  const removeQueued = useCallback((qid: string) => steer((id) => api.removeQueued(id, qid)), [steer]);
+  const setMode = useCallback(
+    async (mode: string, approve: string) => {
+      const m = await steer((id) => api.setMode(id, mode, approve));
+      if (m) dispatch({ type: 'mode_set', mode: m });
+    },
+    [steer],
+  );
+  const executePlan = useCallback(
+    async (approve: string) => {
+      const run = await steer((id) => api.executePlan(id, approve));
+      if (run) dispatch({ type: 'mode_set', mode: { mode: 'execute', approve: approve as SessionMode['approve'] } });
+      changed.current?.();
+    },
+    [steer],
+  );
+  const compactHere = useCallback((seq: number) => steer((id) => api.compactHere(id, seq)), [steer]);
+  const undoCompaction = useCallback((seq: number) => steer((id) => api.undoCompaction(id, seq)), [steer]);
+
   /** The session's record changed by another call (a folder chosen). */
   const updateSession = useCallback((session: Session) => dispatch({ type: 'session_loaded', session }), []);
 
-  return { ...state, stream, send, stop, decide, updateSession };
+  return { ...state, stream, send, stop, decide, updateSession, removeQueued, setMode, executePlan, compactHere, undoCompaction };
 }
 
 export type SessionHook = ReturnType<typeof useSession>;

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api } from '../api/backend';
-import type { Rule, Settings, Theme } from '../api/types';
+import type { Rule, RuleInput, Settings, Theme } from '../api/types';
 import { errorMessage } from '../api/types';
 import { useLoaded } from './useLoaded';
 
@@ -40,5 +40,21 @@ export function useRules() {
     },
     [refresh],
   );
-  return { rules, error, refresh, remove };
+  const save = useCallback(
+    async (call: () => Promise<unknown>) => {
+      try {
+        await call();
+        setError('');
+        await refresh();
+        return true;
+      } catch (e) {
+        setError(errorMessage(e));
+        return false;
+      }
+    },
+    [refresh],
+  );
+  const add = useCallback((r: RuleInput) => save(() => api.addRule(r)), [save]);
+  const update = useCallback((id: string, r: RuleInput) => save(() => api.updateRule(id, r)), [save]);
+  return { rules, error, refresh, remove, add, update };
 }

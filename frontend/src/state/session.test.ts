@@ -44,6 +44,9 @@ function view(over: Partial<SessionView> = {}): SessionView {
     pending: [],
     running_run_id: '',
     meters: [],
+    mode: { mode: 'execute', approve: '' },
+    totals: { session_id: S, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0 },
+    queued: [],
     ...over,
   };
 }
@@ -52,6 +55,27 @@ const pendingIDs = (s: SessionState) => s.pending.map((p) => `${p.run_id}/${p.ca
 const seqs = (s: SessionState) => s.rows.map((r) => r.seq);
 
 describe('reduceSession', () => {
+  it('keeps the queue Go reports: queued while a run goes on, gone once delivered as a row', () => {
+    const q = { id: 'q1', text: 'also lint', queued_at: '' };
+    let s = reduceSession(initialSession(S), opened({ running_run_id: 'r1', queued: [q] }));
+    expect(s.queued).toEqual([q]);
+    s = reduceSession(s, ev('queue_changed', { queued: [q, { id: 'q2', text: 'x', queued_at: '' }], delivered: [] }));
+    expect(s.queued.map((m) => m.id)).toEqual(['q1', 'q2']);
+    s = reduceSession(s, ev('queue_changed', { queued: [], delivered: ['q1', 'q2'] }));
+    expect(s.queued).toEqual([]);
+  });
+
+  it('takes the session mode and totals from Go', () => {
+    let s = reduceSession(initialSession(S), opened({ mode: { mode: 'plan', approve: 'auto' } }));
+    expect(s.mode.mode).toBe('plan');
+    s = reduceSession(s, { type: 'mode_set', mode: { mode: 'execute', approve: 'auto' } });
+    expect(s.mode.mode).toBe('execute');
+    s = reduceSession(s, { type: 'totals_loaded', totals: { session_id: S, runs: 2, turns: 5, tool_calls: 3, input_tokens: 10, output_tokens: 2, cost: 0 } });
+    expect(s.totals?.turns).toBe(5);
+    s = reduceSession(s, { type: 'totals_loaded', totals: { session_id: 'other', runs: 9, turns: 9, tool_calls: 9, input_tokens: 9, output_tokens: 9, cost: 9 } });
+    expect(s.totals?.turns).toBe(5);
+  });
+
   it('streams a reply: the sent text shows until its row is stored, the preview until the answer is', () => {
     seq = 0;
     transcript([

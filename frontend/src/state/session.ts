@@ -14,8 +14,8 @@
 // their output are keyed by (run id, call id), and a call with a stored decision or result
 // after its turn's assistant row is never shown as pending.
 
-import type { FileChange, LoopEvent, Meter, Repeats, RunFinishedPayload } from '../api/events';
-import type { ApprovalPayload, AssistantPayload, Pending, Row, Run, Session, SessionView, ToolResultPayload } from '../api/types';
+import type { FileChange, LoopEvent, Meter, QueuedMessage, Repeats, RunFinishedPayload } from '../api/events';
+import type { ApprovalPayload, AssistantPayload, Pending, Row, Run, Session, SessionMode, SessionView, ToolResultPayload, Totals } from '../api/types';
 
 /** What the run is doing now, for the status line and the Send/Stop button. */
 export type Phase = 'idle' | 'waiting' | 'streaming' | 'tools';
@@ -75,6 +75,12 @@ export interface SessionState {
   runsWanted: number;
   /** What each row changed in the folder, by the row's seq (files_changed; checkpoints). */
   changes: Record<number, FileChange[]>;
+  /** Messages sent during the run, waiting for its next tool boundary (Go's queue). */
+  queued: QueuedMessage[];
+  /** The session's mode (plan or execute) and approval mode. */
+  mode: SessionMode;
+  /** What all the session's runs used, as Go summed it. */
+  totals: Totals | null;
 }
 
 /** Inputs that are not loop events: what the page's own calls answered or did. */
@@ -88,6 +94,9 @@ export type PageInput =
   | { type: 'send_started'; text: string; at: number }
   | { type: 'send_failed'; error: string }
   | { type: 'decided'; call_id: string }
+  | { type: 'mode_set'; mode: SessionMode }
+  | { type: 'totals_loaded'; totals: Totals }
+  | { type: 'queued_loaded'; queued: QueuedMessage[] }
   | { type: 'failed'; error: string };
 
 /** A loop event as received: `at` is when the page got it (ms since epoch). */
@@ -120,6 +129,9 @@ export function initialSession(id: string | null = null): SessionState {
     seenSeq: 0,
     runsWanted: 0,
     changes: {},
+    queued: [],
+    mode: { mode: 'execute', approve: '' },
+    totals: null,
   };
 }
 
@@ -148,6 +160,12 @@ export function reduceSession(s: SessionState, input: SessionInput): SessionStat
       return { ...s, pending: s.pending.filter((p) => !(p.run_id === s.run && p.call_id === input.call_id)) };
     case 'failed':
       return { ...s, error: input.error };
+    case 'mode_set':
+      return { ...s, mode: input.mode };
+    case 'totals_loaded':
+      return input.totals.session_id === s.id ? { ...s, totals: input.totals } : s;
+    case 'queued_loaded':
+      return { ...s, queued: input.queued };
     default:
       return onEvent(s, input);
   }
@@ -212,6 +230,8 @@ function onEvent(s: SessionState, ev: ReceivedEvent): SessionState {
         sent: null,
         runsWanted: s.runsWanted + 1,
       };
+    case 'queue_changed':
+      return { ...s, queued: ev.queued ?? [] };
     case 'tool_call':
     case 'usage':
     case 'compacted':
@@ -232,6 +252,9 @@ function opened(s: SessionState, v: SessionView): SessionState {
     phase: run ? (s.phase === 'idle' ? 'waiting' : s.phase) : s.sent ? s.phase : 'idle',
     pending: withRun(v.pending, run),
     meters: v.meters,
+    mode: v.mode ?? s.mode,
+    totals: v.totals ?? s.totals,
+    queued: v.queued ?? [],
     missingAfter: null,
     seenSeq: Math.max(s.seenSeq, v.rows.at(-1)?.seq ?? 0),
   };

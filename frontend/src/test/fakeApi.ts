@@ -6,6 +6,8 @@ import type { Api, WireEvent } from '../api/backend';
 import type { Meter } from '../api/events';
 import type {
   Row,
+  InstructionFile,
+  SessionMode,
   ConnectionResult,
   DecisionInput,
   FileEntry,
@@ -55,6 +57,9 @@ export function makeFakeApi() {
     pending: new Map<string, Pending[]>(),
     running: new Map<string, string>(),
     rules: [] as Rule[],
+    modes: new Map<string, SessionMode>(),
+    instructions: [] as InstructionFile[],
+    importPath: '',
     hits: [] as Hit[],
     files: new Map<string, FileEntry[]>(),
     contents: new Map<string, string>(),
@@ -140,6 +145,13 @@ export function makeFakeApi() {
       state.rules.push(rule);
       return rule;
     }),
+    updateRule: vi.fn(async (id: string, r: RuleInput) => {
+      const old = state.rules.find((x) => x.id === id);
+      if (!old) throw { code: 'not_found', message: `rule ${id}` };
+      const rule: Rule = { ...old, id: `${id}e`, tool: r.tool, pattern: r.pattern, effect: r.effect };
+      state.rules = state.rules.map((x) => (x.id === id ? rule : x));
+      return rule;
+    }),
     deleteRule: vi.fn(async (id: string) => {
       state.rules = state.rules.filter((r) => r.id !== id);
     }),
@@ -181,7 +193,18 @@ export function makeFakeApi() {
       pending: [...(state.pending.get(id) ?? [])],
       running_run_id: state.running.get(id) ?? '',
       meters: [...(state.meters.get(id) ?? [])],
+      mode: state.modes.get(id) ?? { mode: 'execute' as const, approve: '' as const },
+      totals: { session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0 },
+      queued: [],
     })),
+    totals: vi.fn(async (id: string) => ({ session_id: id, runs: (state.runs.get(id) ?? []).length, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0 })),
+    instructions: vi.fn(async (_id: string) => [...state.instructions]),
+    importSession: vi.fn(async () => {
+      if (!state.importPath) return { id: '' } as Session;
+      const s = session('Imported session');
+      state.sessions.unshift(s);
+      return s as Session;
+    }),
     rowsAfter: vi.fn(async (id: string, after: number) => (state.rows.get(id) ?? []).filter((r) => r.seq > after)),
     runs: vi.fn(async (id: string) => [...(state.runs.get(id) ?? [])]),
 
@@ -203,6 +226,19 @@ export function makeFakeApi() {
         list.filter((p) => p.call_id !== callID),
       );
     }),
+    queuedMessages: vi.fn(async (_id: string) => []),
+    removeQueued: vi.fn(async (_id: string, _q: string) => true),
+    setMode: vi.fn(async (id: string, mode: string, approve: string) => {
+      const m = { mode, approve } as SessionMode;
+      state.modes.set(id, m);
+      return m;
+    }),
+    executePlan: vi.fn(async (id: string, approve: string) => {
+      state.modes.set(id, { mode: 'execute', approve } as SessionMode);
+      return 'run-exec';
+    }),
+    compactHere: vi.fn(async (_id: string, _seq: number) => 'run-compact'),
+    undoCompaction: vi.fn(async (_id: string, _seq: number) => {}),
     suggestRule: vi.fn(async (id: string, callID: string) => {
       if (state.suggestion) return state.suggestion;
       const p = (state.pending.get(id) ?? []).find((x) => x.call_id === callID);

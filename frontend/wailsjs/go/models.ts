@@ -312,6 +312,30 @@ export namespace desktop {
 	        this.binary = source["binary"];
 	    }
 	}
+	export class InstructionFile {
+	    scope: string;
+	    path: string;
+	    sha256: string;
+	    bytes: number;
+	    truncated: boolean;
+	    warning: string;
+	    preview: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new InstructionFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.scope = source["scope"];
+	        this.path = source["path"];
+	        this.sha256 = source["sha256"];
+	        this.bytes = source["bytes"];
+	        this.truncated = source["truncated"];
+	        this.warning = source["warning"];
+	        this.preview = source["preview"];
+	    }
+	}
 	export class MCPView {
 	    path: string;
 	    config: mcp.Config;
@@ -633,6 +657,9 @@ export namespace desktop {
 	    running_run_id: string;
 	    meters: loop.Meter[];
 	    sandbox: SandboxView;
+	    mode: store.SessionMode;
+	    totals: store.Totals;
+	    queued: loop.QueuedMessage[];
 	
 	    static createFrom(source: any = {}) {
 	        return new SessionView(source);
@@ -647,6 +674,9 @@ export namespace desktop {
 	        this.running_run_id = source["running_run_id"];
 	        this.meters = this.convertValues(source["meters"], loop.Meter);
 	        this.sandbox = this.convertValues(source["sandbox"], SandboxView);
+	        this.mode = this.convertValues(source["mode"], store.SessionMode);
+	        this.totals = this.convertValues(source["totals"], store.Totals);
+	        this.queued = this.convertValues(source["queued"], loop.QueuedMessage);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -759,6 +789,41 @@ export namespace loop {
 	        this.fraction = source["fraction"];
 	        this.level = source["level"];
 	    }
+	}
+	export class QueuedMessage {
+	    id: string;
+	    text: string;
+	    // Go type: time
+	    queued_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new QueuedMessage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.text = source["text"];
+	        this.queued_at = this.convertValues(source["queued_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class StoredRow {
 	    session_id: string;
@@ -946,6 +1011,24 @@ export namespace store {
 	        this.rank = source["rank"];
 	    }
 	}
+	export class Instruction {
+	    path: string;
+	    sha256: string;
+	    bytes: number;
+	    truncated: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Instruction(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.sha256 = source["sha256"];
+	        this.bytes = source["bytes"];
+	        this.truncated = source["truncated"];
+	    }
+	}
 	export class Rule {
 	    id: string;
 	    tool: string;
@@ -1008,6 +1091,8 @@ export namespace store {
 	    ended_at: any;
 	    error: string;
 	    sandbox?: string;
+	    mode: string;
+	    instructions: Instruction[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Run(source);
@@ -1031,6 +1116,8 @@ export namespace store {
 	        this.ended_at = this.convertValues(source["ended_at"], null);
 	        this.error = source["error"];
 	        this.sandbox = source["sandbox"];
+	        this.mode = source["mode"];
+	        this.instructions = this.convertValues(source["instructions"], Instruction);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1050,6 +1137,44 @@ export namespace store {
 		    }
 		    return a;
 		}
+	}
+	export class SessionMode {
+	    mode: string;
+	    approve: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionMode(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.mode = source["mode"];
+	        this.approve = source["approve"];
+	    }
+	}
+	export class Totals {
+	    session_id: string;
+	    runs: number;
+	    turns: number;
+	    tool_calls: number;
+	    input_tokens: number;
+	    output_tokens: number;
+	    cost: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Totals(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.runs = source["runs"];
+	        this.turns = source["turns"];
+	        this.tool_calls = source["tool_calls"];
+	        this.input_tokens = source["input_tokens"];
+	        this.output_tokens = source["output_tokens"];
+	        this.cost = source["cost"];
+	    }
 	}
 
 }

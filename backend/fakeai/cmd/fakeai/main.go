@@ -28,10 +28,12 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	delay := fs.Duration("delay", 0, "pause before each streamed delta, e.g. 30ms")
 	apiKey := fs.String("api-key", "", "require this API key (Authorization: Bearer KEY)")
 	watchStdin := fs.Bool("stdin", true, "exit when stdin reaches end of file")
+	contextLimit := fs.Int("context-limit", 0, "refuse requests whose messages exceed this many tokens (4 bytes each), 0: none")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	srv, err := fakeai.Start(fakeai.WithAddr(*addr), fakeai.WithDelay(*delay), fakeai.WithAPIKey(*apiKey))
+	srv, err := fakeai.Start(fakeai.WithAddr(*addr), fakeai.WithDelay(*delay), fakeai.WithAPIKey(*apiKey),
+		fakeai.WithContextLimit(*contextLimit))
 	if err != nil {
 		return err
 	}

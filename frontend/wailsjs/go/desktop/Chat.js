@@ -6,18 +6,42 @@ export function Cancel(arg1) {
   return window['go']['desktop']['Chat']['Cancel'](arg1);
 }
 
+export function CompactHere(arg1, arg2) {
+  return window['go']['desktop']['Chat']['CompactHere'](arg1, arg2);
+}
+
 export function Decide(arg1, arg2, arg3) {
   return window['go']['desktop']['Chat']['Decide'](arg1, arg2, arg3);
+}
+
+export function ExecutePlan(arg1, arg2) {
+  return window['go']['desktop']['Chat']['ExecutePlan'](arg1, arg2);
 }
 
 export function PendingApprovals(arg1) {
   return window['go']['desktop']['Chat']['PendingApprovals'](arg1);
 }
 
+export function QueuedMessages(arg1) {
+  return window['go']['desktop']['Chat']['QueuedMessages'](arg1);
+}
+
+export function RemoveQueued(arg1, arg2) {
+  return window['go']['desktop']['Chat']['RemoveQueued'](arg1, arg2);
+}
+
 export function SendMessage(arg1, arg2) {
   return window['go']['desktop']['Chat']['SendMessage'](arg1, arg2);
 }
 
+export function SetMode(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['SetMode'](arg1, arg2, arg3);
+}
+
 export function SuggestRule(arg1, arg2) {
   return window['go']['desktop']['Chat']['SuggestRule'](arg1, arg2);
+}
+
+export function UndoCompaction(arg1, arg2) {
+  return window['go']['desktop']['Chat']['UndoCompaction'](arg1, arg2);
 }

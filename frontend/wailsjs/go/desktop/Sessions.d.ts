@@ -12,6 +12,10 @@ export function ForkSession(arg1:string,arg2:number):Promise<desktop.Session>;
 
 export function ForkSessionWithFiles(arg1:string,arg2:number):Promise<desktop.Session>;
 
+export function ImportSession():Promise<desktop.Session>;
+
+export function Instructions(arg1:string):Promise<Array<desktop.InstructionFile>>;
+
 export function ListSessions():Promise<Array<desktop.SessionSummary>>;
 
 export function NewSession(arg1:string):Promise<desktop.Session>;
@@ -27,3 +31,5 @@ export function Runs(arg1:string):Promise<Array<store.Run>>;
 export function SearchSessions(arg1:string):Promise<Array<store.Hit>>;
 
 export function SearchText(arg1:string):Promise<Array<store.Hit>>;
+
+export function Totals(arg1:string):Promise<store.Totals>;

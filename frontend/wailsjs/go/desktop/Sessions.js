@@ -18,6 +18,14 @@ export function ForkSessionWithFiles(arg1, arg2) {
   return window['go']['desktop']['Sessions']['ForkSessionWithFiles'](arg1, arg2);
 }
 
+export function ImportSession() {
+  return window['go']['desktop']['Sessions']['ImportSession']();
+}
+
+export function Instructions(arg1) {
+  return window['go']['desktop']['Sessions']['Instructions'](arg1);
+}
+
 export function ListSessions() {
   return window['go']['desktop']['Sessions']['ListSessions']();
 }
@@ -48,4 +56,8 @@ export function SearchSessions(arg1) {
 
 export function SearchText(arg1) {
   return window['go']['desktop']['Sessions']['SearchText'](arg1);
+}
+
+export function Totals(arg1) {
+  return window['go']['desktop']['Sessions']['Totals'](arg1);
 }

@@ -34,3 +34,5 @@ export function SaveSettings(arg1:desktop.SettingsInput):Promise<desktop.SavedSe
 export function SessionSandbox(arg1:string):Promise<desktop.SandboxView>;
 
 export function TestConnection(arg1:string,arg2:string):Promise<desktop.ConnectionResult>;
+
+export function UpdateRule(arg1:string,arg2:desktop.RuleInput):Promise<store.Rule>;

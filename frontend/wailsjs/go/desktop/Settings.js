@@ -61,3 +61,7 @@ export function SessionSandbox(arg1) {
 export function TestConnection(arg1, arg2) {
   return window['go']['desktop']['Settings']['TestConnection'](arg1, arg2);
 }
+
+export function UpdateRule(arg1, arg2) {
+  return window['go']['desktop']['Settings']['UpdateRule'](arg1, arg2);
+}

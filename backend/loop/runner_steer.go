@@ -1,0 +1,258 @@
+package loop
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/loopdesk/loopdesk/backend/instructions"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+// The runner's part of steering: the run's system prompt (AGENTS.md, plan mode), the
+// recovery after a context_exceeded stop, the queue of messages sent mid-run, and the
+// compaction the person asks for.
+
+// ByPlanMode is who refused a call in plan mode (the approval row's "by").
+const ByPlanMode = "mode:plan"
+
+// PlanRefusal is the reason a call is refused in plan mode; the model reads it as the result.
+const PlanRefusal = "the session is in plan mode (planning): only read-only tools run; writing, editing, " +
+	"shell commands and tools that may change something are refused. Finish the plan instead; " +
+	"the person runs it with Execute plan."
+
+// PlanNotice is appended to the system prompt of a plan-mode run.
+const PlanNotice = "[loopdesk] This session is in plan mode: you are planning, not executing. Only read-only " +
+	"tools run (read, list, find, search); writing, editing, shell commands and other tools that may change " +
+	"something are refused. Investigate as much as you need, then end your answer with a plan: numbered steps " +
+	"naming the files and commands you would change or run. The person reviews it and runs it with Execute plan."
+
+// steer builds the run's system prompt: the spec's, then the instruction files read afresh,
+// then the plan-mode notice.
+func (rn *run) steer(ctx context.Context) error {
+	files, err := instructions.Load(rn.r.cfg.InstructionsDir, rn.root)
+	if err != nil {
+		return err
+	}
+	rn.files = files
+	rn.system = instructions.Compose(rn.spec.SystemPrompt, files)
+	if rn.spec.Plan {
+		if rn.system != "" {
+			rn.system += "\n\n"
+		}
+		rn.system += PlanNotice
+	}
+	return ctx.Err()
+}
+
+// recorded is what the run row keeps of the instruction files.
+func recorded(files []instructions.File) []store.Instruction {
+	out := make([]store.Instruction, len(files))
+	for i, f := range files {
+		out[i] = store.Instruction{Path: f.Path, SHA256: f.SHA256, Bytes: f.Bytes, Truncated: f.Truncated}
+	}
+	return out
+}
+
+// recoveryFor returns the exchange to set aside when the session's last run stopped as
+// context_exceeded, nil otherwise.
+func (rn *run) recoveryFor(ctx context.Context, chunks []store.Chunk) (*Recovery, error) {
+	runs, err := rn.r.cfg.Store.ListRuns(ctx, rn.spec.SessionID)
+	if err != nil || len(runs) == 0 || runs[len(runs)-1].Status != store.RunStatus(StopContextExceeded) {
+		return nil, err
+	}
+	return InFlight(chunks)
+}
+
+// InFlight finds the last exchange of a session: from its last user row (after anything
+// already summarised or set aside) to its last row. nil when there is none.
+func InFlight(chunks []store.Chunk) (*Recovery, error) {
+	f, err := store.FoldsOf(chunks)
+	if err != nil {
+		return nil, err
+	}
+	floor := f.Compaction.ThroughSeq
+	for _, a := range f.SetAside {
+		floor = max(floor, a.ThroughSeq)
+	}
+	var from, last int64
+	var tokens int64
+	for _, c := range chunks {
+		if c.Seq <= floor || c.Kind == store.KindSummary {
+			continue
+		}
+		if from == 0 && (c.Kind == store.KindUser || c.Kind == store.KindAssistant) {
+			from = c.Seq
+		}
+		if c.Kind == store.KindUser {
+			from, tokens = c.Seq, 0
+		}
+		if from > 0 {
+			tokens += EstimateTokens(string(c.Payload)) + resultTokenExtra
+			last = c.Seq
+		}
+	}
+	if from == 0 {
+		return nil, nil
+	}
+	return &Recovery{FromSeq: from, ThroughSeq: last, Tokens: tokens}, nil
+}
+
+// compactionRows picks the cut (CompactionCut, or CutAt when the person chose the row) and
+// splits the rows: head is what the summary call reads (with the summaries in effect over
+// it), tail what the next request still carries.
+func compactionRows(chunks []store.Chunk, e Compact) (int64, []store.Chunk, []store.Chunk, error) {
+	f, err := store.FoldsOf(chunks)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	refs := make([]RowRef, len(chunks))
+	for i, c := range chunks {
+		refs[i] = RowRef{Seq: c.Seq, Kind: RowKind(c.Kind)}
+		if c.Seq == f.Compaction.Seq {
+			refs[i].ThroughSeq = f.Compaction.ThroughSeq // only the compaction in effect counts
+		}
+	}
+	var through int64
+	var ok bool
+	if e.ThroughSeq > 0 {
+		through, ok = CutAt(refs, e.ThroughSeq)
+	} else {
+		through, ok = CompactionCut(refs, e.KeepTurns)
+	}
+	if !ok {
+		return 0, nil, nil, fmt.Errorf("no complete turn to summarise")
+	}
+	var head, tail []store.Chunk
+	for _, c := range chunks {
+		if c.Kind == store.KindSummary {
+			var p store.SummaryPayload
+			if err := json.Unmarshal(c.Payload, &p); err != nil {
+				return 0, nil, nil, fmt.Errorf("row %d: summary payload: %w", c.Seq, err)
+			}
+			switch {
+			case p.ThroughSeq <= through:
+				head = append(head, c)
+			case p.FromSeq > through:
+				tail = append(tail, c) // a set-aside after the cut still folds its rows
+			}
+			continue
+		}
+		if c.Seq <= through {
+			head = append(head, c)
+		} else {
+			tail = append(tail, c)
+		}
+	}
+	return through, head, tail, nil
+}
+
+// CompactThrough starts a run that summarises the session's rows through seq ("Compact up
+// to here"): one summary call, a visible summary row, nothing else. The rows stay stored.
+func (r *Runner) CompactThrough(ctx context.Context, spec RunSpec, seq int64) (string, error) {
+	if seq < 1 {
+		return "", fmt.Errorf("compact session %s: %w: no row chosen", spec.SessionID, ErrNoPrompt)
+	}
+	spec.Prompt, spec.Queued, spec.CompactThrough = "", nil, seq
+	return r.Start(ctx, spec)
+}
+
+// queueRequest is a change to a running run's queue, answered on reply.
+type queueRequest struct {
+	add      *QueuedMessage
+	withdraw string
+	reply    chan bool
+}
+
+// Queue adds a message to the session's running run, to be delivered at its next tool
+// boundary. It fails with ErrNotRunning when no run is going (start one with the message).
+func (r *Runner) Queue(ctx context.Context, sessionID, text string) (QueuedMessage, error) {
+	if text == "" {
+		return QueuedMessage{}, fmt.Errorf("queue a message on session %s: %w", sessionID, ErrNoPrompt)
+	}
+	m := QueuedMessage{ID: newQueueID(), Text: text, QueuedAt: r.cfg.Now()}
+	if _, err := r.request(ctx, sessionID, queueRequest{add: &m}); err != nil {
+		return QueuedMessage{}, fmt.Errorf("queue a message on session %s: %w", sessionID, err)
+	}
+	return m, nil
+}
+
+// Withdraw removes a queued message that was not delivered yet. It reports false when the
+// message is no longer queued (delivered, or the run ended).
+func (r *Runner) Withdraw(ctx context.Context, sessionID, id string) (bool, error) {
+	ok, err := r.request(ctx, sessionID, queueRequest{withdraw: id})
+	if err != nil && err != ErrNotRunning {
+		return false, fmt.Errorf("withdraw message %s: %w", id, err)
+	}
+	return ok, nil
+}
+
+// Queued lists the messages waiting in the session's running run.
+func (r *Runner) Queued(sessionID string) []QueuedMessage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := []QueuedMessage{}
+	if rn := r.bySession[sessionID]; rn != nil {
+		out = append(out, rn.queue...)
+	}
+	return out
+}
+
+func (r *Runner) request(ctx context.Context, sessionID string, req queueRequest) (bool, error) {
+	r.mu.Lock()
+	rn := r.bySession[sessionID]
+	r.mu.Unlock()
+	if rn == nil {
+		return false, ErrNotRunning
+	}
+	req.reply = make(chan bool, 1)
+	select {
+	case rn.requests <- req:
+	case <-rn.loopDone:
+		return false, ErrNotRunning
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	return <-req.reply, nil // the owner answers every request it takes
+}
+
+// handleQueue applies a queue request on the owner goroutine.
+func (rn *run) handleQueue(req queueRequest) []Effect {
+	if req.add != nil {
+		effects := rn.step(MessageQueued{Now: rn.now(), Message: *req.add})
+		req.reply <- true
+		return effects
+	}
+	queued := false
+	for _, q := range rn.state.queued {
+		queued = queued || q.ID == req.withdraw
+	}
+	effects := rn.step(QueueWithdrawn{Now: rn.now(), ID: req.withdraw})
+	req.reply <- queued
+	return effects
+}
+
+// startNext starts the session's next run with the messages the last one did not deliver,
+// under the same agent. If the person started a run meanwhile, they are queued on it.
+func (r *Runner) startNext(prev RunSpec, msgs []QueuedMessage) {
+	spec := prev
+	spec.Prompt, spec.Queued, spec.CompactThrough = "", msgs, 0
+	_, err := r.Start(r.base, spec)
+	if err == nil {
+		return
+	}
+	for _, m := range msgs {
+		if _, qerr := r.Queue(r.base, prev.SessionID, m.Text); qerr != nil {
+			r.log.Error("a queued message could not be delivered", "session", prev.SessionID, "start", err, "queue", qerr)
+			return
+		}
+	}
+}
+
+func newQueueID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
+	return "q" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,109 @@
+import { useState } from 'react';
+import type { ApprovalMode, InstructionFile, Run, SessionMode, Totals } from '../api/types';
+import { formatTokens } from '../lib/format';
+
+interface Props {
+  mode: SessionMode;
+  totals: Totals | null;
+  /** The session's runs, oldest first: the last one's mode is shown. */
+  runs: Run[];
+  running: boolean;
+  defaultApprove: ApprovalMode;
+  onSetMode: (mode: string, approve: string) => void;
+  onExecutePlan: (approve: string) => void;
+  loadInstructions: () => Promise<InstructionFile[] | null>;
+}
+
+const APPROVALS: { value: ApprovalMode; label: string }[] = [
+  { value: 'ask', label: 'Ask for every call' },
+  { value: 'read-only', label: 'Read-only runs, ask for the rest' },
+  { value: 'auto', label: 'Run everything' },
+];
+
+/**
+ * The session's steering line under the header: its mode (plan or execute), "Execute plan"
+ * with the approval mode the person picks, what all its runs used, and the AGENTS.md files
+ * its runs carry (each can be opened).
+ */
+export function SteerBar({ mode, totals, runs, running, defaultApprove, onSetMode, onExecutePlan, loadInstructions }: Props) {
+  const [approve, setApprove] = useState<ApprovalMode>(mode.approve || defaultApprove);
+  const [files, setFiles] = useState<InstructionFile[] | null>(null);
+  const [openPath, setOpenPath] = useState('');
+  const last = runs.at(-1);
+  const planning = mode.mode === 'plan';
+  return (
+    <>
+      <div className="steer-bar" aria-label="Session mode and totals" role="group">
+        <span className={`mode-badge ${mode.mode}`} aria-label={`Mode: ${planning ? 'plan' : 'execute'}`}>
+          {planning ? 'Plan mode' : 'Execute'}
+        </span>
+        <label>
+          Mode
+          <select aria-label="Session mode" value={mode.mode} disabled={running} onChange={(e) => onSetMode(e.target.value, mode.approve)}>
+            <option value="execute">Execute</option>
+            <option value="plan">Plan (read-only tools, ends with a plan)</option>
+          </select>
+        </label>
+        {planning && (
+          <>
+            <label>
+              then
+              <select aria-label="Approval mode for the plan" value={approve} onChange={(e) => setApprove(e.target.value as ApprovalMode)}>
+                {APPROVALS.map((a) => (
+                  <option key={a.value} value={a.value}>
+                    {a.label}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="button" className="primary small" disabled={running || !last} onClick={() => onExecutePlan(approve)}>
+              Execute plan
+            </button>
+          </>
+        )}
+        {last?.mode && (
+          <span className="muted" title="The mode the last run ran in">
+            last run: {last.mode}
+          </span>
+        )}
+        {totals && (
+          <span className="totals" aria-label="Session totals">
+            {plural(totals.runs, 'run')} · {plural(totals.turns, 'turn')} · {plural(totals.tool_calls, 'tool call')} · {formatTokens(totals.input_tokens)} in /{' '}
+            {formatTokens(totals.output_tokens)} out · ${totals.cost.toFixed(4)}
+          </span>
+        )}
+        <button
+          type="button"
+          className="small linklike"
+          onClick={async () => {
+            if (files) return setFiles(null);
+            setFiles((await loadInstructions()) ?? []);
+          }}
+        >
+          {files ? 'Hide AGENTS.md' : 'AGENTS.md'}
+        </button>
+      </div>
+      {files && (
+        <section className="instructions-panel" aria-label="Instruction files">
+          {files.length === 0 && <p className="muted">No AGENTS.md in this folder or in your config folder.</p>}
+          {files.map((f) => (
+            <div key={f.path}>
+              <strong>{f.scope === 'personal' ? 'Personal' : 'Folder'}</strong> <code>{f.path}</code> ({f.bytes} bytes){' '}
+              <button type="button" className="small" aria-label={`Open ${f.path}`} onClick={() => setOpenPath(openPath === f.path ? '' : f.path)}>
+                {openPath === f.path ? 'Close' : 'Open'}
+              </button>
+              {f.warning && (
+                <p role="alert" className="bad">
+                  Cut: {f.warning}
+                </p>
+              )}
+              {openPath === f.path && <pre>{f.preview}</pre>}
+            </div>
+          ))}
+        </section>
+      )}
+    </>
+  );
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
