@@ -1,7 +1,8 @@
 import { useCallback, useMemo, useState } from 'react';
 import { api } from './api/backend';
-import type { Hit, Theme } from './api/types';
+import type { Hit, Session, Theme } from './api/types';
 import { BudgetMeters } from './components/BudgetMeters';
+import { CheckpointProvider } from './components/CheckpointContext';
 import { ChunkTable } from './components/ChunkTable';
 import { Conversation, type Focus } from './components/Conversation';
 import { MessageBox } from './components/MessageBox';
@@ -145,12 +146,21 @@ export function App() {
     [chat.pending, decide],
   );
 
+  const forkedWithFiles = useCallback(
+    (s: Session) => {
+      void list.refresh();
+      open(s.id);
+    },
+    [list, open],
+  );
+
   const showRow = useCallback((seq: number) => selected && setFocus({ sessionID: selected, seq }), [selected]);
   const lastRun = chat.runs.at(-1);
   const banner = loadError || list.error || actionError;
 
   return (
     <div className={`app${showSettings ? ' settings-open' : ''}${narrow ? ' narrow' : ''}`}>
+      <CheckpointProvider sessionID={selected} rows={chat.rows} live={chat.changes} onForked={forkedWithFiles} onError={setActionError}>
       <SessionBrowser
         sessions={list.sessions}
         selected={selected}
@@ -259,6 +269,7 @@ export function App() {
           </SidePanel>
         </>
       )}
+      </CheckpointProvider>
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { api } from '../api/backend';
 import type { ApprovalMode, Budgets, ConnectionResult, ContextWindow, Preset, Price, Settings, Theme } from '../api/types';
 import { errorMessage } from '../api/types';
 import { useRules } from '../hooks/useSettings';
+import { McpSettings } from './McpSettings';
 
 interface Props {
   settings: Settings | null;
@@ -313,6 +314,8 @@ export function SettingsPanel({ settings, onSaved, onClose, onPreviewTheme }: Pr
           Add context window
         </button>
       </div>
+
+      <McpSettings />
 
       <h2>Appearance</h2>
       <label>
