@@ -80,9 +80,11 @@ type FileChange struct {
 	Size   int64  `json:"size"`
 }
 
-// FilesChangedPayload lists what the call answered by row Seq changed in the folder.
+// FilesChangedPayload lists what the call answered by row Seq changed in the folder. Seq goes
+// out as "row_seq": the flat event's own "seq" (its place in the session's event order) would
+// hide a payload field of that name.
 type FilesChangedPayload struct {
-	Seq     int64        `json:"seq"`
+	Seq     int64        `json:"row_seq"`
 	CallID  string       `json:"call_id"`
 	Changes []FileChange `json:"changes"`
 }

@@ -145,7 +145,8 @@ export interface FileChange {
 
 /** What the call answered by row `seq` changed; sent right after that row's rows_stored. */
 export interface FilesChangedPayload {
-  seq: number;
+  /** The row (its seq) of the call's result; the event's own `seq` is its place in the event order. */
+  row_seq: number;
   call_id: string;
   changes: FileChange[];
 }

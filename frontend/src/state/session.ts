@@ -196,7 +196,7 @@ function onEvent(s: SessionState, ev: ReceivedEvent): SessionState {
       return { ...s, running, outputs };
     }
     case 'files_changed':
-      return { ...s, changes: { ...s.changes, [ev.seq]: ev.changes } };
+      return { ...s, changes: { ...s.changes, [ev.row_seq]: ev.changes } };
     case 'budget':
       return { ...s, meters: ev.meters ?? s.meters, repeats: ev.repeats };
     case 'run_finished':
