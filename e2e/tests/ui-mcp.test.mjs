@@ -69,11 +69,11 @@ test('Settings shows a ready and a failed MCP server, with tools, reason and log
   const bad = server(page, 'broken');
   await bad.getByRole('status').filter({ hasText: /^Failed: / }).waitFor({ timeout: 20000 });
   assert.match(await bad.getByRole('status').textContent(), /loopdesk-no-such-command-e2e/);
+  await page.getByRole('region', { name: 'MCP servers' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await shot(page, 'ui-mcp-settings');
   // The tools as the model sees them.
   await ok.getByText(/tools, as the model sees them/).click();
   await ok.getByRole('list', { name: 'Tools of everything' }).getByText('mcp__everything__echo', { exact: true }).waitFor();
-  await page.getByRole('region', { name: 'MCP servers' }).scrollIntoViewIfNeeded();
-  await shot(page, 'ui-mcp-settings');
 
   // The log opens in a dialog, as text.
   await ok.getByRole('button', { name: 'Log of everything' }).click();

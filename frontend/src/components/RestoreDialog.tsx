@@ -99,6 +99,11 @@ export function RestoreDialog({ sessionID, seq, path, onClose, onRestored }: Pro
             ))}
           </section>
         )}
+        {kept.length > 0 && kept.length < restored.length && (
+          <p className="muted" role="status">
+            Kept as they are now: {kept.join(', ')}. The other files are restored one by one.
+          </p>
+        )}
         {(plan?.others ?? []).length > 0 && (
           <section aria-label="Other sessions' changes">
             <h3>Other sessions' changes this undoes</h3>
