@@ -106,7 +106,7 @@ test-go: frontend/dist/index.html .stamps/npm-mcp
 test-frontend: .stamps/npm-frontend
 	cd frontend && npx tsc --noEmit && npx vitest run
 
-test-e2e: deps-test $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-exec $(BIN)/fakeai
+test-e2e: deps-test .stamps/npm-mcp $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-exec $(BIN)/fakeai
 	xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-concurrency=1 e2e/tests/
 
 bench: deps .stamps/system-test $(BIN)/loopdesk

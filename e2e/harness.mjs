@@ -166,7 +166,7 @@ export async function configure(page, fakeURL) {
   await page.getByRole('button', { name: 'Test connection' }).click();
   await page.getByText(/Connected: \d+ model/).waitFor();
   await page.getByLabel('Model').fill('fake-model');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
 }
 

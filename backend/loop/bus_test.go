@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -219,5 +220,22 @@ func TestEventJSONIsFlat(t *testing.T) {
 	b, _ = json.Marshal(Event{Type: EventRunFinished, SessionID: "s", RunID: "r", Payload: RunFinishedPayload{Result: Result{SessionID: "s", RunID: "r"}}})
 	if strings.Count(string(b), `"run_id"`) != 1 {
 		t.Errorf("duplicate keys: %s", b)
+	}
+}
+
+// A payload field named like the envelope's "type" or "seq" would be dropped by MarshalJSON,
+// and its value lost on the way to the page (files_changed once lost its row seq that way).
+func TestPayloadFieldsDoNotShadowTheEnvelope(t *testing.T) {
+	for typ, p := range PayloadTypes() {
+		rt := reflect.TypeOf(p)
+		if rt.Kind() != reflect.Struct {
+			continue
+		}
+		for i := range rt.NumField() {
+			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+			if name == "type" || name == "seq" {
+				t.Errorf("%s payload field %s is sent as %q, which the envelope overwrites", typ, rt.Field(i).Name, name)
+			}
+		}
 	}
 }

@@ -1,7 +1,8 @@
 import { useCallback, useMemo, useState } from 'react';
 import { api } from './api/backend';
-import type { Hit, Theme } from './api/types';
+import type { Hit, Session, Theme } from './api/types';
 import { BudgetMeters } from './components/BudgetMeters';
+import { CheckpointProvider } from './components/CheckpointContext';
 import { ChunkTable } from './components/ChunkTable';
 import { Conversation, type Focus } from './components/Conversation';
 import { MessageBox } from './components/MessageBox';
@@ -160,6 +161,14 @@ export function App() {
     [chat.pending, decide],
   );
 
+  const forkedWithFiles = useCallback(
+    (s: Session) => {
+      void list.refresh();
+      open(s.id);
+    },
+    [list, open],
+  );
+
   const showRow = useCallback((seq: number) => selected && setFocus({ sessionID: selected, seq }), [selected]);
   const lastRun = chat.runs.at(-1);
   const sandbox = useSandbox(selected, chat.runs.length);
@@ -168,6 +177,7 @@ export function App() {
 
   return (
     <div className={`app${showSettings ? ' settings-open' : ''}${narrow ? ' narrow' : ''}`}>
+      <CheckpointProvider sessionID={selected} rows={chat.rows} live={chat.changes} onForked={forkedWithFiles} onError={setActionError}>
       <SessionBrowser
         sessions={list.sessions}
         selected={selected}
@@ -318,6 +328,7 @@ export function App() {
           </SidePanel>
         </>
       )}
+      </CheckpointProvider>
     </div>
   );
 }

@@ -9,14 +9,20 @@ import * as Workspace from '../../wailsjs/go/desktop/Workspace';
 import { BrowserOpenURL, EventsOn } from '../../wailsjs/runtime/runtime';
 import type { QueuedMessage } from './events';
 import type {
+  Change,
   ConnectionResult,
   DecisionInput,
   FileEntry,
   FilePreview,
+  FileDiff,
   Hit,
   InstructionFile,
+  McpConfig,
+  McpStatus,
+  McpView,
   Pending,
   Preset,
+  RestorePlan,
   Row,
   Run,
   Rule,
@@ -75,6 +81,13 @@ export const api = {
   sandboxStatus: (): Promise<SandboxStatus> => as<SandboxStatus>(SettingsService.SandboxStatus()),
   sessionSandbox: (sessionID: string): Promise<SandboxView> => as<SandboxView>(SettingsService.SessionSandbox(sessionID)),
   saveSandbox: (in_: SandboxInput): Promise<SandboxView> => as<SandboxView>(SettingsService.SaveSandbox(in_ as never)),
+  mcpServers: (): Promise<McpView> => as<McpView>(SettingsService.MCPServers()),
+  /** Writes the file (the only call that does), then starts, stops or restarts what changed. */
+  saveMCPConfig: (c: McpConfig): Promise<McpView> => as<McpView>(SettingsService.SaveMCPConfig(c as never)),
+  /** Claude Desktop's servers merged into the current configuration, unsaved. */
+  importClaudeDesktop: (): Promise<McpConfig> => as<McpConfig>(SettingsService.ImportClaudeDesktop()),
+  restartMCPServer: (name: string): Promise<void> => SettingsService.RestartMCPServer(name),
+  mcpServerLog: (name: string): Promise<string> => SettingsService.MCPServerLog(name),
 
   // Sessions
   listSessions: (): Promise<SessionSummary[]> => list<SessionSummary>(Sessions.ListSessions()),
@@ -84,6 +97,8 @@ export const api = {
   /** Writes the export through the native save dialog; "" when cancelled. */
   exportSession: (id: string): Promise<string> => Sessions.ExportSession(id),
   forkSession: (id: string, seq: number): Promise<Session> => as<Session>(Sessions.ForkSession(id, seq)),
+  /** A fork with its own copy of the folder as it was at row seq. */
+  forkSessionWithFiles: (id: string, seq: number): Promise<Session> => as<Session>(Sessions.ForkSessionWithFiles(id, seq)),
   /** A full-text query (FTS5 syntax); rejects with code "invalid" when it does not parse. */
   searchSessions: (query: string): Promise<Hit[]> => list<Hit>(Sessions.SearchSessions(query)),
   /** Plain text, every word matched as typed (Go quotes it). */
@@ -137,6 +152,16 @@ export const api = {
   /** Files touched by the calls in rows with seq > afterSeq (0: all). */
   touchedFiles: (sessionID: string, afterSeq = 0): Promise<Touched[]> => list<Touched>(Workspace.TouchedFiles(sessionID, afterSeq)),
 
+  /** Every path the session's rows changed, oldest first. */
+  changes: (sessionID: string): Promise<Change[]> => list<Change>(Workspace.Changes(sessionID)),
+  fileDiff: (sessionID: string, seq: number, path: string): Promise<FileDiff> => as<FileDiff>(Workspace.FileDiff(sessionID, seq, path)),
+  /** What restoring to before row toSeq (only path, when not "") would do; changes nothing. */
+  restorePreview: (sessionID: string, toSeq: number, path = ''): Promise<RestorePlan> =>
+    as<RestorePlan>(Workspace.RestorePreview(sessionID, toSeq, path)),
+  /** Restores; conflicting files are overwritten only when listed in override. */
+  restore: (sessionID: string, toSeq: number, path: string, override: string[]): Promise<RestorePlan> =>
+    as<RestorePlan>(Workspace.Restore(sessionID, toSeq, path, override)),
+
   openURL: (url: string): void => BrowserOpenURL(url),
   /** Subscribes to loop events; returns the unsubscribe function. */
   onEvent: (handler: (ev: WireEvent) => void): (() => void) => EventsOn(LOOP_EVENT, (ev: WireEvent) => handler(ev)),
@@ -144,6 +169,7 @@ export const api = {
     EventsOn(WORKSPACE_CHANGED, (ev: WorkspaceChanged) => handler(ev)),
   onWorkspaceWarning: (handler: (ev: WorkspaceWarning) => void): (() => void) =>
     EventsOn(WORKSPACE_WARNING, (ev: WorkspaceWarning) => handler(ev)),
+  onMCPStatus: (handler: (st: McpStatus) => void): (() => void) => EventsOn(MCP_STATUS, (st: McpStatus) => handler(st)),
 };
 
 export type Api = typeof api;

@@ -157,6 +157,7 @@ export interface FileChange {
 
 /** What the call answered by row `row_seq` changed; sent right after that row's rows_stored. */
 export interface FilesChangedPayload {
+  /** The row (its seq) of the call's result; the event's own `seq` is its place in the event order. */
   row_seq: number;
   call_id: string;
   changes: FileChange[];

@@ -22,8 +22,8 @@ export interface SessionSummary extends Session {
   running: boolean;
 }
 
-export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system';
-export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system'];
+export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore';
+export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore'];
 
 export interface ToolCall {
   id: string;
@@ -68,6 +68,15 @@ export interface SummaryPayload {
 }
 export interface SystemPayload {
   text: string;
+}
+/** A restore of the folder's files to before row to_seq (store.RestorePayload). */
+export interface RestorePayload {
+  to_seq: number;
+  path?: string;
+  /** The change undone for each path. */
+  restored: { path: string; change: string }[] | null;
+  overridden?: string[] | null;
+  skipped?: string[] | null;
 }
 
 /** One stored row of a session (the chunk table). */
@@ -377,4 +386,94 @@ function unwrap(e: unknown): unknown {
     return e;
   }
   return e;
+}
+
+// Checkpoints (backend/checkpoint, desktop/changes.go).
+
+/** One path one row changed (checkpoint.Change). */
+export interface Change {
+  seq: number;
+  path: string;
+  change: 'created' | 'modified' | 'deleted' | 'mode';
+  size: number;
+  sha256: string;
+}
+
+/** A file's content before and after a row changed it (desktop.FileDiff). */
+export interface FileDiff {
+  path: string;
+  change: string;
+  before: string;
+  after: string;
+  /** Why a side is empty or cut (binary, too large, not stored). */
+  note: string;
+}
+
+/** What a restore does or would do (checkpoint.Plan). */
+export interface RestorePlan {
+  restored: { path: string; change: string }[] | null;
+  dry_run: boolean;
+  /** Files changed since the session recorded them; by is "outside" or "session <id> row <seq>". */
+  conflicts?: { path: string; by: string }[] | null;
+  /** Later changes of other sessions sharing the folder that the restore would undo. */
+  others?: { path: string; session_id: string; seq: number }[] | null;
+  /** Files whose earlier content was never stored: left as they are. */
+  unrestorable?: string[] | null;
+  /** The restore's own row (0 for a preview). */
+  seq?: number;
+}
+
+// MCP servers (backend/mcp, desktop/mcp.go).
+
+export interface McpServerConfig {
+  type?: string;
+  command?: string;
+  args?: string[] | null;
+  env?: Record<string, string> | null;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string> | null;
+  disabled?: boolean;
+  trusted?: boolean;
+  timeout_s?: number;
+}
+
+export interface McpConfig {
+  mcpServers: Record<string, McpServerConfig> | null;
+}
+
+export type McpState = 'starting' | 'ready' | 'failed' | 'exited' | 'restarting' | 'disabled';
+
+/** One server's health (mcp.Status). */
+export interface McpStatus {
+  name: string;
+  transport: string;
+  status: McpState;
+  reason: string;
+  /** Model-facing tool names (empty unless ready). */
+  tools: string[] | null;
+  stderr_tail: string;
+  exit_code?: number | null;
+  attempt?: number;
+  max_restarts?: number;
+  trusted: boolean;
+  skipped?: string[] | null;
+}
+
+/** How one server tool reaches the model (mcp.NameMapping). */
+export interface McpName {
+  name: string;
+  server: string;
+  tool: string;
+  /** Why the name is not simply mcp__<server>__<tool> (replaced characters, shortened, collision). */
+  note?: string;
+}
+
+export interface McpView {
+  path: string;
+  config: McpConfig;
+  /** Why the file could not be read ("" when fine). */
+  error: string;
+  servers: McpStatus[] | null;
+  names: McpName[] | null;
 }

@@ -1,7 +1,9 @@
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { CHUNK_KINDS, type Row, type ChunkKind, type SummaryPayload } from '../api/types';
+import { CHUNK_KINDS, type AssistantPayload, type ChunkKind, type Row, type SummaryPayload, type ToolResultPayload } from '../api/types';
 import { formatTime, formatTokens, summarize } from '../lib/format';
+import { useCheckpoints } from './CheckpointContext';
 import type { Focus } from './Conversation';
+import { FileChanges } from './FileChanges';
 
 export const ROW_HEIGHT = 28;
 const OVERSCAN = 10;
@@ -160,6 +162,8 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
               ×
             </button>
           </header>
+          <RowActions seq={detail.seq} onFork={onFork} />
+          <FileChanges seq={detail.seq} />
           <pre aria-label="Payload">{JSON.stringify(detail.payload, null, 2)}</pre>
         </section>
       )}
@@ -192,7 +196,10 @@ const ChunkRow = memo(function ChunkRow({
     >
       <span role="cell" className="c-seq">{row.seq}</span>
       <span role="cell" className="c-kind">{row.kind}</span>
-      <span role="cell" className="c-sum" title={summarize(row, 400)}>{summarize(row)}</span>
+      <span role="cell" className="c-sum" title={summarize(row, 400)}>
+        <RowBadges row={row} />
+        {summarize(row)}
+      </span>
       <span role="cell" className="c-tok">{row.tokens ? formatTokens(row.tokens) : ''}</span>
       <span role="cell" className="c-time">{formatTime(row.created_at)}</span>
       <span role="cell" className="c-run" title={row.run_id}>{row.run_id.slice(0, 6)}</span>
@@ -221,4 +228,50 @@ export function undoneSummaries(rows: Row[]): Set<number> {
     if (u) out.add(u);
   }
   return out;
+}
+
+/** Which MCP server a row's call went to, and how many files the row changed. */
+function RowBadges({ row }: { row: Row }) {
+  const { changes, serverOf } = useCheckpoints();
+  const n = changes[row.seq]?.length ?? 0;
+  const names =
+    row.kind === 'tool_result'
+      ? [(row.payload as ToolResultPayload).name]
+      : row.kind === 'assistant'
+        ? ((row.payload as AssistantPayload).tool_calls ?? []).map((c) => c.name)
+        : [];
+  const servers = [...new Set(names.map(serverOf).filter((s): s is string => Boolean(s)))];
+  return (
+    <>
+      {servers.map((s) => (
+        <span key={s} className="badge server" title={`MCP server ${s}`}>
+          {s}
+        </span>
+      ))}
+      {n > 0 && (
+        <span className="badge files" title={(changes[row.seq] ?? []).map((c) => `${c.change} ${c.path}`).join('\n')}>
+          {n} file{n === 1 ? '' : 's'}
+        </span>
+      )}
+    </>
+  );
+}
+
+/** What any row offers beyond the plain fork: restoring the folder, a fork with its own folder. */
+function RowActions({ seq, onFork }: { seq: number; onFork: (seq: number) => void }) {
+  const { sessionID, restore, forkWithFiles } = useCheckpoints();
+  if (!sessionID) return null;
+  return (
+    <div className="row row-actions">
+      <button type="button" className="small" onClick={() => restore(seq)}>
+        Restore files to before this row
+      </button>
+      <button type="button" className="small" onClick={() => onFork(seq)}>
+        Fork from here
+      </button>
+      <button type="button" className="small" onClick={() => forkWithFiles(seq)}>
+        Fork with its own copy of the folder
+      </button>
+    </div>
+  );
 }

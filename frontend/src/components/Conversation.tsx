@@ -3,6 +3,7 @@ import type { RunFinishedPayload } from '../api/events';
 import type {
   ApprovalPayload,
   AssistantPayload,
+  RestorePayload,
   Row,
   SummaryPayload,
   ToolCall,
@@ -13,6 +14,7 @@ import type { StreamStore } from '../hooks/useSession';
 import { callKey, type PendingCall, type Phase, type RunningTool, type Sent } from '../state/session';
 import { visible } from '../state/stream';
 import { STOP_TEXT } from '../lib/format';
+import { FileChanges, RestoreRow } from './FileChanges';
 import { Markdown } from './Markdown';
 import { StreamingMarkdown } from './StreamingMarkdown';
 import { ToolCard, type CardActions } from './ToolCard';
@@ -333,9 +335,12 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions }: 
             {p.name} result{p.is_error ? ' (error)' : ''}
           </summary>
           <pre>{p.content}</pre>
+          <FileChanges seq={row.seq} />
         </details>
       );
     }
+    case 'restore':
+      return <RestoreRow seq={row.seq} payload={row.payload as RestorePayload} className={cls} />;
     case 'approval': {
       const p = row.payload as ApprovalPayload;
       if (folded) return null;

@@ -4,6 +4,7 @@ import type { ApprovalMode, Budgets, ConnectionResult, ContextWindow, Preset, Pr
 import { errorMessage } from '../api/types';
 import { useRules } from '../hooks/useSettings';
 import { RulesTable } from './RulesTable';
+import { McpSettings } from './McpSettings';
 
 interface Props {
   settings: Settings | null;
@@ -281,6 +282,8 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
           Add context window
         </button>
       </div>
+
+      <McpSettings />
 
       <h2>Appearance</h2>
       <label>

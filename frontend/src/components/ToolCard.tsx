@@ -3,7 +3,9 @@ import type { ApprovalPayload, DecisionInput, Pending, RuleInput, ToolResultPayl
 import type { RunningTool } from '../state/session';
 import { useNow } from '../hooks/useNow';
 import { formatDuration, parseArgs, prettyJSON } from '../lib/format';
+import { useCheckpoints } from './CheckpointContext';
 import { DiffView } from './DiffView';
+import { FileChanges } from './FileChanges';
 import { RuleDialog } from './RuleDialog';
 
 /** What a card needs from the session to act on a pending call. */
@@ -43,6 +45,7 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
   const [ruleEffect, setRuleEffect] = useState<'allow' | 'deny'>('allow');
   const [busy, setBusy] = useState(false);
   const now = useNow(Boolean(running));
+  const server = useCheckpoints().serverOf(call.name);
   // What runs (or ran): the pending call, the person's edit, or the model's call.
   const ran = approval?.payload.arguments || '';
   const raw = pending?.arguments ?? (ran || call.arguments);
@@ -99,6 +102,11 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
     >
       <header>
         <span className="tool-name">{call.name}</span>
+        {server && (
+          <span className="tool-server" title={`A tool of the MCP server “${server}”`}>
+            MCP server: {server}
+          </span>
+        )}
         <span className={`tool-status ${status.split(' ')[0].toLowerCase()}`}>{status}</span>
       </header>
       <Arguments name={call.name} raw={raw} args={args} pending={Boolean(pending)} readFile={actions.readFile} />
@@ -129,6 +137,7 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
           <pre>{result.payload.content}</pre>
         </details>
       )}
+      {result && <FileChanges seq={result.seq} />}
       {pending && (
         <div className="approval" role="group" aria-label="Approval">
           <div className="row">

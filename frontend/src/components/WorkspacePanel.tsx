@@ -1,6 +1,7 @@
 import { useMemo, useState, type KeyboardEvent } from 'react';
 import type { FileEntry, FilePreview, Touched } from '../api/types';
 import { formatSize } from '../lib/format';
+import { FileHistory } from './FileChanges';
 
 interface Props {
   workspace: string;
@@ -128,6 +129,7 @@ export function WorkspacePanel({ workspace, files, touched, preview, warning, er
               ×
             </button>
           </header>
+          <FileHistory path={preview.path} onShowRow={onShowRow} />
           {preview.binary ? <p className="muted">A binary file: not shown.</p> : <pre>{preview.content}</pre>}
           {preview.truncated && <p className="muted">Only the beginning of the file is shown.</p>}
         </section>

@@ -2,6 +2,7 @@
 import type {
   ApprovalPayload,
   AssistantPayload,
+  RestorePayload,
   Row,
   SummaryPayload,
   ToolResultPayload,
@@ -49,6 +50,12 @@ export function summarize(row: Row, max = 140): string {
     case 'approval': {
       const p = row.payload as ApprovalPayload;
       s = `${p.tool} ${p.decision} by ${p.by}${p.reason ? `: ${p.reason}` : ''}`;
+      break;
+    }
+    case 'restore': {
+      const p = row.payload as RestorePayload;
+      const n = p.restored?.length ?? 0;
+      s = `restored ${p.path || `${n} file${n === 1 ? '' : 's'}`} to before #${p.to_seq}: ${(p.restored ?? []).map((r) => r.path).join(', ')}`;
       break;
     }
     case 'summary':

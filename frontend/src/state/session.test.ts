@@ -259,6 +259,15 @@ describe('reduceSession', () => {
     );
   });
 
+  it("files_changed files a call's changes under its result row, not under the event's own seq", () => {
+    const s = reduceSession(
+      reduceSession(initialSession(S), opened()),
+      ev('files_changed', { seq: 12, row_seq: 3, call_id: 'c1', changes: [{ path: 'a.txt', change: 'modified', size: 4 }] }),
+    );
+    expect(Object.keys(s.changes)).toEqual(['3']);
+    expect(s.changes[3][0].path).toBe('a.txt');
+  });
+
   it('a failed send takes the pending message back and says why', () => {
     seq = 0;
     transcript([

@@ -5,6 +5,13 @@ import { vi } from 'vitest';
 import type { Api, WireEvent } from '../api/backend';
 import type { Meter } from '../api/events';
 import type {
+  Change,
+  FileDiff,
+  McpConfig,
+  McpName,
+  McpStatus,
+  McpView,
+  RestorePlan,
   Row,
   InstructionFile,
   SessionMode,
@@ -48,6 +55,7 @@ export function makeFakeApi() {
   const handlers = new Set<Handler>();
   const wsHandlers = new Set<(ev: WorkspaceChanged) => void>();
   const warnHandlers = new Set<(ev: WorkspaceWarning) => void>();
+  const mcpHandlers = new Set<(st: McpStatus) => void>();
   const state = {
     settings: defaultSettings(),
     sessions: [] as SessionSummary[],
@@ -78,7 +86,26 @@ export function makeFakeApi() {
     connection: { ok: true, models: ['fake-model', 'other-model'], error: '' } as ConnectionResult,
     sendError: null as null | { code: string; message: string },
     suggestion: null as null | RuleInput,
+    mcpPath: '/home/me/.config/loopdesk/mcp.json',
+    mcpConfig: { mcpServers: {} } as McpConfig,
+    mcpError: '',
+    mcpStatuses: [] as McpStatus[],
+    mcpNames: [] as McpName[],
+    mcpLogs: new Map<string, string>(),
+    claudeDesktop: { mcpServers: {} } as McpConfig,
+    changes: new Map<string, Change[]>(),
+    diffs: new Map<string, FileDiff>(),
+    /** What RestorePreview answers (conflicts, others…); Restore answers it without dry_run. */
+    restorePlan: { restored: [], dry_run: true } as RestorePlan,
+    restoreError: null as null | { code: string; message: string },
   };
+  const mcpView = (): McpView => ({
+    path: state.mcpPath,
+    config: state.mcpConfig,
+    error: state.mcpError,
+    servers: [...state.mcpStatuses],
+    names: [...state.mcpNames],
+  });
   let n = 0;
   const session = (title: string, extra: Partial<SessionSummary> = {}): SessionSummary => {
     n++;
@@ -155,6 +182,19 @@ export function makeFakeApi() {
     deleteRule: vi.fn(async (id: string) => {
       state.rules = state.rules.filter((r) => r.id !== id);
     }),
+    mcpServers: vi.fn(async () => mcpView()),
+    saveMCPConfig: vi.fn(async (c: McpConfig) => {
+      state.mcpConfig = JSON.parse(JSON.stringify(c));
+      state.mcpError = '';
+      return mcpView();
+    }),
+    importClaudeDesktop: vi.fn(async () => ({ mcpServers: { ...(state.mcpConfig.mcpServers ?? {}), ...(state.claudeDesktop.mcpServers ?? {}) } })),
+    restartMCPServer: vi.fn(async (_name: string) => {}),
+    mcpServerLog: vi.fn(async (name: string) => {
+      const log = state.mcpLogs.get(name);
+      if (log === undefined) throw { code: 'invalid', message: `MCP server "${name}": invalid input` };
+      return log;
+    }),
 
     listSessions: vi.fn(async () => state.sessions.map((s) => ({ ...s }))),
     newSession: vi.fn(async (workspace = '') => {
@@ -182,6 +222,11 @@ export function makeFakeApi() {
         s.id,
         (state.rows.get(id) ?? []).filter((r) => r.seq <= seq).map((r) => ({ ...r, session_id: s.id })),
       );
+      return s as Session;
+    }),
+    forkSessionWithFiles: vi.fn(async (id: string, seq: number) => {
+      const s = (await api.forkSession(id, seq)) as SessionSummary;
+      s.workspace = `/data/forks/${s.id}`;
       return s as Session;
     }),
     searchSessions: vi.fn(async (_q: string) => [...state.hits]),
@@ -259,6 +304,21 @@ export function makeFakeApi() {
     }),
     touchedFiles: vi.fn(async (id: string, after = 0) => (state.touched.get(id) ?? []).filter((t) => t.seq > after)),
 
+    changes: vi.fn(async (id: string) => [...(state.changes.get(id) ?? [])]),
+    fileDiff: vi.fn(async (_id: string, seq: number, path: string) => {
+      const d = state.diffs.get(`${seq}:${path}`);
+      if (!d) throw { code: 'not_found', message: `row ${seq} did not change ${path}` };
+      return d;
+    }),
+    restorePreview: vi.fn(async (_id: string, _seq: number, path = '') => filterPlan(state.restorePlan, path, true)),
+    restore: vi.fn(async (_id: string, _seq: number, path: string, override: string[]) => {
+      if (state.restoreError) throw state.restoreError;
+      const plan = filterPlan(state.restorePlan, path, false);
+      const missing = (plan.conflicts ?? []).filter((c) => !override.includes(c.path));
+      if (missing.length > 0) throw { code: 'error', message: `conflict: ${missing.map((c) => c.path).join(', ')}` };
+      return plan;
+    }),
+
     openURL: vi.fn((_url: string) => {}),
     onEvent: vi.fn((h: Handler) => {
       handlers.add(h);
@@ -276,6 +336,12 @@ export function makeFakeApi() {
       warnHandlers.add(h);
       return () => {
         warnHandlers.delete(h);
+      };
+    }),
+    onMCPStatus: vi.fn((h: (st: McpStatus) => void) => {
+      mcpHandlers.add(h);
+      return () => {
+        mcpHandlers.delete(h);
       };
     }),
   } satisfies Api;
@@ -298,7 +364,12 @@ export function makeFakeApi() {
   const emitWarning = (ev: WorkspaceWarning) => {
     for (const h of [...warnHandlers]) h(ev);
   };
-  return { api, state, emit, store, emitWorkspace, emitWarning, session, chunk, meter };
+  /** A server's new status, as Go's mcp:status sends it (and kept for MCPServers). */
+  const emitMcp = (st: McpStatus) => {
+    state.mcpStatuses = [...state.mcpStatuses.filter((x) => x.name !== st.name), st];
+    for (const h of [...mcpHandlers]) h(st);
+  };
+  return { api, state, emit, store, emitWorkspace, emitWarning, emitMcp, session, chunk, meter };
 }
 
 export type FakeApi = ReturnType<typeof makeFakeApi>;
@@ -321,4 +392,20 @@ export function meter(key: Meter['key'], value: number, limit = 0, over: Partial
   const fraction = limit > 0 ? Math.min(1, value / limit) : 0;
   const [label, unit] = UNITS[key];
   return { key, label, value, limit, unit, fraction, level: fraction >= 1 ? 'hard' : fraction >= 0.8 ? 'soft' : 'ok', ...over };
+}
+
+function filterPlan(p: RestorePlan, path: string, dry: boolean): RestorePlan {
+  const keep = (x: string) => !path || x === path;
+  return {
+    ...p,
+    dry_run: dry,
+    restored: (p.restored ?? []).filter((r) => keep(r.path)),
+    conflicts: (p.conflicts ?? []).filter((c) => keep(c.path)),
+    seq: dry ? 0 : (p.seq ?? 99),
+  };
+}
+
+/** A server status as Go reports it. */
+export function mcpStatus(name: string, over: Partial<McpStatus> = {}): McpStatus {
+  return { name, transport: 'stdio', status: 'ready', reason: '', tools: [], stderr_tail: '', trusted: false, ...over };
 }

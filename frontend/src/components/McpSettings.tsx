@@ -1,0 +1,336 @@
+import { useState } from 'react';
+import { api } from '../api/backend';
+import type { McpName, McpServerConfig, McpStatus } from '../api/types';
+import { errorMessage } from '../api/types';
+import { useMcpSettings } from '../hooks/useMcpSettings';
+import { describeStatus } from '../state/checkpoints';
+
+/**
+ * Settings → MCP servers: each server of the configuration file with its live status (and why
+ * it failed, with the tail of its stderr), its tools as the model sees them (renames shown),
+ * Restart and Log; add, edit, remove, enable/disable, trusted, per-call timeout; import from
+ * Claude Desktop. "Save MCP servers" is the only thing that writes the file.
+ */
+export function McpSettings() {
+  const m = useMcpSettings();
+  const [log, setLog] = useState<{ name: string; text: string } | null>(null);
+  const [editing, setEditing] = useState<{ name: string; cfg: McpServerConfig } | null>(null);
+  const [logError, setLogError] = useState('');
+  const names = [...new Set([...Object.keys(m.draft), ...Object.keys(m.statuses)])].sort();
+
+  const showLog = async (name: string) => {
+    setLogError('');
+    try {
+      setLog({ name, text: await api.mcpServerLog(name) });
+    } catch (e) {
+      setLogError(errorMessage(e));
+    }
+  };
+
+  return (
+    <section className="mcp-settings" aria-label="MCP servers">
+      <h2>MCP servers</h2>
+      <p className="muted">
+        Configuration file: <code>{m.path || '(none)'}</code> — the <code>mcpServers</code> format of Claude Desktop and Cursor. Their tools reach the model as{' '}
+        <code>mcp__server__tool</code>.
+      </p>
+      {m.fileError && (
+        <p role="alert" className="bad file-error">
+          The configuration file could not be read: {m.fileError}
+        </p>
+      )}
+      {names.length === 0 && <p className="muted">No MCP server configured.</p>}
+      <ul className="mcp-servers">
+        {names.map((name) => (
+          <ServerItem
+            key={name}
+            name={name}
+            cfg={m.draft[name]}
+            status={m.statuses[name]}
+            names={m.names.filter((n) => n.server === name)}
+            onChange={(cfg) => m.put(name, cfg)}
+            onRemove={() => m.remove(name)}
+            onEdit={() => m.draft[name] && setEditing({ name, cfg: m.draft[name] })}
+            onRestart={() => void m.restart(name)}
+            onLog={() => void showLog(name)}
+          />
+        ))}
+      </ul>
+      <ServerForm
+        key={editing?.name ?? '(new)'}
+        initial={editing}
+        taken={Object.keys(m.draft)}
+        onSubmit={(name, cfg) => {
+          m.put(name, cfg);
+          setEditing(null);
+        }}
+        onCancel={() => setEditing(null)}
+      />
+      <div className="row">
+        <button type="button" onClick={() => void m.importClaude()}>
+          Import from Claude Desktop
+        </button>
+        <button type="button" className="primary" disabled={!m.dirty} onClick={() => void m.save()}>
+          Save MCP servers
+        </button>
+        {m.dirty && <span className="muted">Unsaved changes: the file is written only when you save.</span>}
+        {m.saved && (
+          <span role="status" className="ok">
+            MCP servers saved.
+          </span>
+        )}
+        {(m.error || logError) && (
+          <span role="alert" className="bad">
+            {m.error || logError}
+          </span>
+        )}
+      </div>
+      {log && (
+        <div className="modal-backdrop" onKeyDown={(e) => e.key === 'Escape' && setLog(null)}>
+          <div className="modal" role="dialog" aria-modal="true" aria-label={`Log of ${log.name}`}>
+            <h2>Log of {log.name} (stderr)</h2>
+            <pre className="server-log" aria-label="Server log">
+              {log.text || '(nothing written)'}
+            </pre>
+            <div className="row">
+              <button type="button" autoFocus onClick={() => setLog(null)}>
+                Close
+              </button>
+            </div>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}
+
+interface ItemProps {
+  name: string;
+  /** Undefined for a server removed in this page and not saved yet (still running). */
+  cfg?: McpServerConfig;
+  status?: McpStatus;
+  names: McpName[];
+  onChange: (cfg: McpServerConfig) => void;
+  onRemove: () => void;
+  onEdit: () => void;
+  onRestart: () => void;
+  onLog: () => void;
+}
+
+function ServerItem({ name, cfg, status, names, onChange, onRemove, onEdit, onRestart, onLog }: ItemProps) {
+  const state = cfg?.disabled && !status ? 'disabled' : (status?.status ?? 'unsaved');
+  const byName = new Map(names.map((n) => [n.name, n]));
+  const tools = status?.tools ?? [];
+  return (
+    <li className={`mcp-server ${state}`} aria-label={`MCP server ${name}`}>
+      <div className="row">
+        <strong>{name}</strong>
+        <span className="muted">{status?.transport ?? (cfg?.url && !cfg.command ? 'http' : 'stdio')}</span>
+        <span className={`mcp-status ${state}`} role="status" aria-label={`Status of ${name}`}>
+          {cfg?.disabled && !status ? 'Disabled' : describeStatus(status)}
+        </span>
+        {!cfg && <span className="muted">(removed — save to stop it)</span>}
+      </div>
+      {cfg && <p className="muted mcp-target">{cfg.command ? [cfg.command, ...(cfg.args ?? [])].join(' ') : cfg.url}</p>}
+      {status?.stderr_tail && (status.status === 'failed' || status.status === 'exited') && (
+        <pre className="stderr-tail" aria-label={`Stderr of ${name}`}>
+          {status.stderr_tail}
+        </pre>
+      )}
+      {tools.length > 0 && (
+        <details className="mcp-tools">
+          <summary>
+            {tools.length} tool{tools.length === 1 ? '' : 's'}, as the model sees them
+          </summary>
+          <ul aria-label={`Tools of ${name}`}>
+            {tools.map((t) => {
+              const n = byName.get(t);
+              return (
+                <li key={t}>
+                  <code>{t}</code>
+                  {n && n.note && (
+                    <span className="renamed">
+                      {' '}
+                      — renamed from <code>{n.tool}</code>: {n.note}
+                    </span>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        </details>
+      )}
+      {(status?.skipped ?? []).length > 0 && <p className="muted">Not offered to the model: {(status?.skipped ?? []).join('; ')}</p>}
+      <div className="row">
+        {cfg && (
+          <>
+            <label className="check">
+              <input type="checkbox" checked={!cfg.disabled} onChange={(e) => onChange({ ...cfg, disabled: !e.target.checked })} /> Enabled
+            </label>
+            <label className="check" title="Believe its readOnlyHint annotations: such tools then run without asking in read-only mode">
+              <input type="checkbox" checked={Boolean(cfg.trusted)} onChange={(e) => onChange({ ...cfg, trusted: e.target.checked })} /> Trusted
+            </label>
+            <label>
+              Timeout (s){' '}
+              <input
+                type="number"
+                min="0"
+                step="1"
+                className="narrow-num"
+                aria-label={`Timeout of ${name} (seconds)`}
+                value={cfg.timeout_s ?? 0}
+                onChange={(e) => onChange({ ...cfg, timeout_s: Math.max(0, Math.floor(Number(e.target.value) || 0)) })}
+              />
+            </label>
+          </>
+        )}
+        <button type="button" className="small" aria-label={`Restart ${name}`} disabled={!status || status.status === 'disabled'} onClick={onRestart}>
+          Restart
+        </button>
+        <button type="button" className="small" aria-label={`Log of ${name}`} disabled={!status} onClick={onLog}>
+          Log
+        </button>
+        {cfg && (
+          <>
+            <button type="button" className="small" aria-label={`Edit ${name}`} onClick={onEdit}>
+              Edit
+            </button>
+            <button type="button" className="small danger" aria-label={`Remove ${name}`} onClick={onRemove}>
+              Remove
+            </button>
+          </>
+        )}
+      </div>
+    </li>
+  );
+}
+
+const lines = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+
+/** "KEY=value" (or "Name: value") lines to a map; undefined when empty. */
+function pairs(s: string, sep: string): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const l of lines(s)) {
+    const i = l.indexOf(sep);
+    if (i > 0) out[l.slice(0, i).trim()] = l.slice(i + 1).trim();
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+const unpairs = (m: Record<string, string> | null | undefined, sep: string) =>
+  Object.entries(m ?? {})
+    .map(([k, v]) => `${k}${sep}${v}`)
+    .join('\n');
+
+/** Adds a server, or edits one (initial): stdio (command, args, env, cwd) or HTTP (url, headers). */
+function ServerForm({
+  initial,
+  taken,
+  onSubmit,
+  onCancel,
+}: {
+  initial: { name: string; cfg: McpServerConfig } | null;
+  taken: string[];
+  onSubmit: (name: string, cfg: McpServerConfig) => void;
+  onCancel: () => void;
+}) {
+  const c = initial?.cfg ?? {};
+  const [name, setName] = useState(initial?.name ?? '');
+  const [kind, setKind] = useState<'stdio' | 'http'>(c.url && !c.command ? 'http' : 'stdio');
+  const [command, setCommand] = useState(c.command ?? '');
+  const [args, setArgs] = useState((c.args ?? []).join('\n'));
+  const [env, setEnv] = useState(unpairs(c.env, '='));
+  const [cwd, setCwd] = useState(c.cwd ?? '');
+  const [url, setURL] = useState(c.url ?? '');
+  const [headers, setHeaders] = useState(unpairs(c.headers, ': '));
+  const [error, setError] = useState('');
+
+  const submit = () => {
+    const n = name.trim();
+    if (!n) return setError('Give the server a name.');
+    if (!initial && taken.includes(n)) return setError(`A server named “${n}” exists already.`);
+    if (kind === 'stdio' && !command.trim()) return setError('A stdio server needs a command.');
+    if (kind === 'http' && !/^https?:\/\//.test(url.trim())) return setError('An HTTP server needs an http(s) URL.');
+    const keep = { disabled: c.disabled, trusted: c.trusted, timeout_s: c.timeout_s };
+    const cfg: McpServerConfig =
+      kind === 'stdio'
+        ? { ...keep, command: command.trim(), args: lines(args), env: pairs(env, '='), cwd: cwd.trim() || undefined }
+        : { ...keep, type: 'http', url: url.trim(), headers: pairs(headers, ':') };
+    setError('');
+    onSubmit(n, cfg);
+    if (!initial) {
+      setName('');
+      setCommand('');
+      setArgs('');
+      setEnv('');
+      setCwd('');
+      setURL('');
+      setHeaders('');
+    }
+  };
+
+  return (
+    <fieldset className="mcp-form">
+      <legend>{initial ? `Edit ${initial.name}` : 'Add a server'}</legend>
+      <div className="row">
+        <label>
+          Name <input aria-label="Server name" value={name} disabled={Boolean(initial)} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <label>
+          Transport{' '}
+          <select aria-label="Transport" value={kind} onChange={(e) => setKind(e.target.value as 'stdio' | 'http')}>
+            <option value="stdio">stdio (a command)</option>
+            <option value="http">streamable HTTP (a URL)</option>
+          </select>
+        </label>
+      </div>
+      {kind === 'stdio' ? (
+        <>
+          <label>
+            Command <input aria-label="Command" value={command} onChange={(e) => setCommand(e.target.value)} placeholder="npx" />
+          </label>
+          <label>
+            Arguments (one a line)
+            <textarea aria-label="Arguments" rows={2} value={args} onChange={(e) => setArgs(e.target.value)} />
+          </label>
+          <label>
+            Environment (KEY=value, one a line; ${'{'}VAR{'}'} passes one of the app's)
+            <textarea aria-label="Environment" rows={2} value={env} onChange={(e) => setEnv(e.target.value)} />
+          </label>
+          <label>
+            Working folder <input aria-label="Working folder" value={cwd} onChange={(e) => setCwd(e.target.value)} />
+          </label>
+        </>
+      ) : (
+        <>
+          <label>
+            URL <input aria-label="URL" value={url} onChange={(e) => setURL(e.target.value)} placeholder="http://127.0.0.1:3001/mcp" />
+          </label>
+          <label>
+            Headers (Name: value, one a line)
+            <textarea aria-label="Headers" rows={2} value={headers} onChange={(e) => setHeaders(e.target.value)} />
+          </label>
+        </>
+      )}
+      <div className="row">
+        <button type="button" onClick={submit}>
+          {initial ? 'Update server' : 'Add server'}
+        </button>
+        {initial && (
+          <button type="button" onClick={onCancel}>
+            Cancel edit
+          </button>
+        )}
+        {error && (
+          <span role="alert" className="bad">
+            {error}
+          </span>
+        )}
+      </div>
+    </fieldset>
+  );
+}
