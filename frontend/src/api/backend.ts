@@ -6,6 +6,7 @@ import * as Chat from '../../wailsjs/go/desktop/Chat';
 import * as Sessions from '../../wailsjs/go/desktop/Sessions';
 import * as SettingsService from '../../wailsjs/go/desktop/Settings';
 import * as Workspace from '../../wailsjs/go/desktop/Workspace';
+import * as WindowService from '../../wailsjs/go/desktop/Window';
 import { BrowserOpenURL, EventsOn } from '../../wailsjs/runtime/runtime';
 import type {
   ConnectionResult,
@@ -25,6 +26,9 @@ import type {
   Settings,
   SettingsInput,
   Touched,
+  UIState,
+  OpenFolder,
+  FocusCard,
   WorkspaceChanged,
   WorkspaceWarning,
 } from './types';
@@ -38,6 +42,10 @@ export const WORKSPACE_CHANGED = 'workspace:changed';
 export const WORKSPACE_WARNING = 'workspace:warning';
 /** An MCP server's status changed (Settings → MCP servers). */
 export const MCP_STATUS = 'mcp:status';
+/** A later `loopdesk FOLDER` launch: open a new session in {path}. */
+export const APP_OPEN_FOLDER = 'app:open-folder';
+/** A click on a desktop notification: show {session_id, run_id, call_id}. */
+export const APP_FOCUS_CARD = 'app:focus-card';
 
 /** A loop event as it arrives: "type" names it; see events.ts for each shape. */
 export interface WireEvent {
@@ -109,6 +117,17 @@ export const api = {
   /** Files touched by the calls in rows with seq > afterSeq (0: all). */
   touchedFiles: (sessionID: string, afterSeq = 0): Promise<Touched[]> => list<Touched>(Workspace.TouchedFiles(sessionID, afterSeq)),
 
+  /** The folder the window was launched with, once; "" when none. */
+  launchFolder: (): Promise<string> => Workspace.LaunchFolder(),
+
+  // Window
+  /** Tells Go whether the window has the focus (notifications only show while it does not). */
+  setFocused: (focused: boolean): Promise<void> => WindowService.SetFocused(focused),
+  uiState: (): Promise<UIState> => as<UIState>(WindowService.UIState()),
+  saveUIState: (s: UIState): Promise<void> => WindowService.SaveUIState(s as never),
+  /** Go reads the window's size, position and maximised state and saves them. */
+  saveGeometry: (): Promise<void> => WindowService.SaveGeometry(),
+
   openURL: (url: string): void => BrowserOpenURL(url),
   /** Subscribes to loop events; returns the unsubscribe function. */
   onEvent: (handler: (ev: WireEvent) => void): (() => void) => EventsOn(LOOP_EVENT, (ev: WireEvent) => handler(ev)),
@@ -116,6 +135,8 @@ export const api = {
     EventsOn(WORKSPACE_CHANGED, (ev: WorkspaceChanged) => handler(ev)),
   onWorkspaceWarning: (handler: (ev: WorkspaceWarning) => void): (() => void) =>
     EventsOn(WORKSPACE_WARNING, (ev: WorkspaceWarning) => handler(ev)),
+  onOpenFolder: (handler: (ev: OpenFolder) => void): (() => void) => EventsOn(APP_OPEN_FOLDER, (ev: OpenFolder) => handler(ev)),
+  onFocusCard: (handler: (ev: FocusCard) => void): (() => void) => EventsOn(APP_FOCUS_CARD, (ev: FocusCard) => handler(ev)),
 };
 
 export type Api = typeof api;

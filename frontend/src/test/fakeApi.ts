@@ -20,6 +20,9 @@ import type {
   Settings,
   SettingsInput,
   Touched,
+  UIState,
+  OpenFolder,
+  FocusCard,
   WorkspaceChanged,
   WorkspaceWarning,
 } from '../api/types';
@@ -37,12 +40,15 @@ export const defaultSettings = (): Settings => ({
   prices: [{ model: 'gpt-4.1-mini', input_per_mtok: 0.4, output_per_mtok: 1.6 }],
   context_windows: [{ model: 'fake-model', tokens: 32000 }],
   theme: 'system',
+  notifications: true,
 });
 
 export function makeFakeApi() {
   const handlers = new Set<Handler>();
   const wsHandlers = new Set<(ev: WorkspaceChanged) => void>();
   const warnHandlers = new Set<(ev: WorkspaceWarning) => void>();
+  const folderHandlers = new Set<(ev: OpenFolder) => void>();
+  const focusHandlers = new Set<(ev: FocusCard) => void>();
   const state = {
     settings: defaultSettings(),
     sessions: [] as SessionSummary[],
@@ -57,6 +63,9 @@ export function makeFakeApi() {
     contents: new Map<string, string>(),
     touched: new Map<string, Touched[]>(),
     folder: '/home/me/project',
+    launchFolder: '',
+    ui: { panel_width: 0, last_session: '', zoom: 1 } as UIState,
+    focused: [] as boolean[],
     exportPath: '/home/me/session.jsonl',
     connection: { ok: true, models: ['fake-model', 'other-model'], error: '' } as ConnectionResult,
     sendError: null as null | { code: string; message: string },
@@ -200,6 +209,20 @@ export function makeFakeApi() {
     }),
     touchedFiles: vi.fn(async (id: string, after = 0) => (state.touched.get(id) ?? []).filter((t) => t.seq > after)),
 
+    launchFolder: vi.fn(async () => {
+      const f = state.launchFolder;
+      state.launchFolder = '';
+      return f;
+    }),
+    setFocused: vi.fn(async (focused: boolean) => {
+      state.focused.push(focused);
+    }),
+    uiState: vi.fn(async () => ({ ...state.ui })),
+    saveUIState: vi.fn(async (s: UIState) => {
+      state.ui = { ...s };
+    }),
+    saveGeometry: vi.fn(async () => {}),
+
     openURL: vi.fn((_url: string) => {}),
     onEvent: vi.fn((h: Handler) => {
       handlers.add(h);
@@ -217,6 +240,18 @@ export function makeFakeApi() {
       warnHandlers.add(h);
       return () => {
         warnHandlers.delete(h);
+      };
+    }),
+    onOpenFolder: vi.fn((h: (ev: OpenFolder) => void) => {
+      folderHandlers.add(h);
+      return () => {
+        folderHandlers.delete(h);
+      };
+    }),
+    onFocusCard: vi.fn((h: (ev: FocusCard) => void) => {
+      focusHandlers.add(h);
+      return () => {
+        focusHandlers.delete(h);
       };
     }),
   } satisfies Api;
@@ -239,7 +274,15 @@ export function makeFakeApi() {
   const emitWarning = (ev: WorkspaceWarning) => {
     for (const h of [...warnHandlers]) h(ev);
   };
-  return { api, state, emit, store, emitWorkspace, emitWarning, session, chunk, meter };
+  /** A later launch naming a folder (app:open-folder). */
+  const emitOpenFolder = (ev: OpenFolder) => {
+    for (const h of [...folderHandlers]) h(ev);
+  };
+  /** A click on a desktop notification (app:focus-card). */
+  const emitFocusCard = (ev: FocusCard) => {
+    for (const h of [...focusHandlers]) h(ev);
+  };
+  return { api, state, emit, store, emitWorkspace, emitWarning, emitOpenFolder, emitFocusCard, session, chunk, meter };
 }
 
 export type FakeApi = ReturnType<typeof makeFakeApi>;
