@@ -43,6 +43,7 @@ export function SettingsPanel({ settings, onSaved, onClose, onPreviewTheme }: Pr
   const [prices, setPrices] = useState<Price[]>(settings?.prices ?? []);
   const [windows, setWindows] = useState<ContextWindow[]>(settings?.context_windows ?? []);
   const [theme, setTheme] = useState<Theme>(settings?.theme ?? 'system');
+  const [notifications, setNotifications] = useState(settings?.notifications ?? true);
   const [models, setModels] = useState<string[]>([]);
   const [test, setTest] = useState<ConnectionResult | null>(null);
   const [testing, setTesting] = useState(false);
@@ -61,6 +62,7 @@ export function SettingsPanel({ settings, onSaved, onClose, onPreviewTheme }: Pr
     setPrices(settings.prices ?? []);
     setWindows(settings.context_windows ?? []);
     setTheme(settings.theme ?? 'system');
+    setNotifications(settings.notifications ?? true);
   }, [settings]);
 
   useEffect(() => {
@@ -99,6 +101,7 @@ export function SettingsPanel({ settings, onSaved, onClose, onPreviewTheme }: Pr
         prices: prices.filter((p) => p.model.trim()),
         context_windows: windows.filter((w) => w.model.trim()),
         theme,
+        notifications,
       });
       setApiKey('');
       setClearKey(false);
@@ -329,6 +332,10 @@ export function SettingsPanel({ settings, onSaved, onClose, onPreviewTheme }: Pr
           <option value="light">Light</option>
           <option value="dark">Dark</option>
         </select>
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={notifications} onChange={(e) => setNotifications(e.target.checked)} />
+        Desktop notifications when a call waits for approval or a run ends while the window is in the background
       </label>
 
       <div className="row sticky-actions">
