@@ -3,7 +3,7 @@ import type { ApprovalPayload, DecisionInput, Pending, RuleInput, ToolResultPayl
 import type { RunningTool } from '../state/session';
 import { useNow } from '../hooks/useNow';
 import { formatDuration, parseArgs, prettyJSON } from '../lib/format';
-import { DiffView } from './DiffView';
+import { DiffView } from './LazyDiffView';
 import { RuleDialog } from './RuleDialog';
 
 /** What a card needs from the session to act on a pending call. */
