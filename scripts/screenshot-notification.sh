@@ -12,9 +12,9 @@ inner() {
   coproc FAKE { exec build/bin/fakeai; }
   read -r line <&"${FAKE[0]}"
   url=${line#FAKEAI_URL=}
-  # The model asks to run a command, 4 s after the message: time to move the focus away.
+  # The model asks to run a command, a few seconds after the message: time to move the focus away.
   curl -fsS -X POST "${url%/v1}/_fake/enqueue" \
-    -d '[{"kind":"text","calls":[{"id":"call_1","name":"run_shell_command","arguments":"{\"command\":\"make test\"}"}],"delay_ms":4000},{"kind":"text","text":"Done."}]' >/dev/null
+    -d '[{"kind":"text","calls":[{"id":"call_1","name":"run_shell_command","arguments":"{\"command\":\"make test\"}"}],"delay_ms":1500},{"kind":"text","text":"Done."}]' >/dev/null
   LOOPDESK_DB="$home/loopdesk.db" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" OPENAI_BASE_URL="$url" \
     LOOPDESK_MODEL=fake-model build/bin/loopdesk >"$home/app.log" 2>&1 &
   app=$!
