@@ -3,7 +3,7 @@
 # D-Bus session bus with dunst as the notification server, a call waits for approval while
 # another window (xmessage) has the focus. Writes docs/screenshots/ui-notification.png (or $1).
 # Needs: make build, build/bin/fakeai, xvfb-run, xdotool, ImageMagick, dunst, xmessage (x11-utils),
-# dbus-run-session.
+# dbus-run-session. With CLICK_OUT=FILE it then clicks the notification and shots the window again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,6 +44,12 @@ inner() {
   done
   sleep 1
   import -window root "$out"
+  if [[ -n "${CLICK_OUT:-}" ]]; then
+    # Click it (dunst's default action): the window comes forward on the card.
+    dunstctl action 0 || echo "dunstctl action failed" >&2
+    sleep 2
+    import -window root "$CLICK_OUT"
+  fi
   kill "$app" "$msg" 2>/dev/null || true
   kill "$FAKE_PID" 2>/dev/null || true
 }

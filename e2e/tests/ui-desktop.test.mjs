@@ -2,10 +2,8 @@
 // their sheet, links in replies going to the system browser, and the window remembering
 // the side panel's width, the zoom and the open session across a restart.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, runFinished, sendMessage, shot, startAll, until } from '../harness.mjs';
+import { runFinished, sendMessage, shot, startAll, until } from '../harness.mjs';
 
 let env;
 
@@ -53,9 +51,7 @@ test('shortcuts: Ctrl+N, Ctrl+K, Ctrl+=, Ctrl+-, Ctrl+, and the ? sheet (not whi
   for (const does of ['New session', 'Search sessions', 'Settings', 'Zoom in', 'Zoom out']) {
     await sheet.getByText(does, { exact: true }).waitFor();
   }
-  await shot(page, 'ui-shortcuts');
-  mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
-  await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', 'ui-shortcuts.png') });
+  await shot(page, 'ui-shortcuts'); // kept as docs/screenshots/ui-shortcuts.png
   await page.keyboard.press('Escape');
   await until('the sheet to close', async () => (await sheet.count()) === 0);
 
