@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -14,6 +15,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
+	"github.com/loopdesk/loopdesk/backend/notify"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -33,12 +35,23 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 		return nil, err
 	}
 	svc.SetInstance(instance)
+	geom, err := desktop.LoadGeometry(context.Background(), db)
+	if err != nil {
+		slog.Warn("read the saved window geometry", "err", err) // the default size then
+	}
+	geom = desktop.Fit(geom, desktop.Size{}, desktop.MinSize) // the screen is known once GTK is up
+	var notifier *notify.Notifier
+	startState := options.Normal
+	if geom.Maximised {
+		startState = options.Maximised
+	}
 	return &options.App{
 		Title:            "Loopdesk",
-		Width:            1280,
-		Height:           800,
-		MinWidth:         760,
-		MinHeight:        480,
+		Width:            geom.Width,
+		Height:           geom.Height,
+		MinWidth:         desktop.MinSize.Width,
+		MinHeight:        desktop.MinSize.Height,
+		WindowStartState: startState,
 		BackgroundColour: &options.RGBA{R: 250, G: 250, B: 250, A: 255},
 		AssetServer:      &assetserver.Options{Assets: assets, Middleware: securityHeaders},
 		OnStartup: func(ctx context.Context) {
@@ -46,7 +59,24 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 			emit := func(name string, data any) { runtime.EventsEmit(ctx, name, data) }
 			svc.Startup(ctx, emit)
 			// UnMinimise is gtk_window_present: it raises and focuses the window.
-			instance.Started(emit, func() { runtime.WindowShow(ctx); runtime.WindowUnminimise(ctx) })
+			show := func() { runtime.WindowShow(ctx); runtime.WindowUnminimise(ctx) }
+			instance.Started(emit, show)
+			placeWindow(ctx, geom)
+			svc.SetWindow(wailsWindow{ctx})
+			// No notification server (or no session bus) leaves the window without
+			// notifications, never without a window.
+			if n, err := notify.Connect(svc.NotificationEvent); err != nil {
+				slog.Warn("desktop notifications unavailable", "err", err)
+			} else {
+				notifier = n
+				svc.StartNotifications(n, show)
+			}
+		},
+		OnBeforeClose: func(context.Context) bool {
+			if err := svc.Window.SaveGeometry(); err != nil {
+				slog.Warn("save the window geometry", "err", err)
+			}
+			return false
 		},
 		// A second `loopdesk [FOLDER]` focuses this window and hands it FOLDER.
 		SingleInstanceLock: &options.SingleInstanceLock{
@@ -55,7 +85,12 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 				instance.SecondLaunch(cli.ParseWindowArgs(d.Args, d.WorkingDirectory))
 			},
 		},
-		OnShutdown:     func(context.Context) { svc.Shutdown() },
+		OnShutdown: func(context.Context) {
+			svc.Shutdown()
+			if notifier != nil {
+				_ = notifier.Close()
+			}
+		},
 		Bind:           svc.Bound(),
 		ErrorFormatter: formatError,
 		Linux: &linux.Options{
@@ -65,6 +100,37 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 		},
 	}, nil
 }
+
+// placeWindow puts the window where it was, fitted to the screen it opens on (a smaller
+// monitor, or one unplugged since, moves it back into view). Positions are relative to that
+// monitor, as Wails reports and sets them.
+func placeWindow(ctx context.Context, saved desktop.Geometry) {
+	screen := desktop.Size{}
+	if screens, err := runtime.ScreenGetAll(ctx); err == nil {
+		for _, s := range screens {
+			if s.IsCurrent {
+				screen = desktop.Size{Width: s.Size.Width, Height: s.Size.Height}
+			}
+		}
+	}
+	g := desktop.Fit(saved, screen, desktop.MinSize)
+	if g.Maximised {
+		return // WindowStartState did it; the normal size is kept for un-maximising
+	}
+	if g.Width != saved.Width || g.Height != saved.Height {
+		runtime.WindowSetSize(ctx, g.Width, g.Height)
+	}
+	if g.HasPosition {
+		runtime.WindowSetPosition(ctx, g.X, g.Y)
+	}
+}
+
+// wailsWindow is the window's geometry as Wails' runtime reports it.
+type wailsWindow struct{ ctx context.Context }
+
+func (w wailsWindow) Size() (int, int)     { return runtime.WindowGetSize(w.ctx) }
+func (w wailsWindow) Position() (int, int) { return runtime.WindowGetPosition(w.ctx) }
+func (w wailsWindow) Maximised() bool      { return runtime.WindowIsMaximised(w.ctx) }
 
 // wailsDialogs are the native dialogs, through the Wails runtime.
 type wailsDialogs struct{ ctx context.Context }

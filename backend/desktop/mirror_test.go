@@ -37,7 +37,7 @@ func TestErrorCodesAndChannelsMirror(t *testing.T) {
 		t.Fatal(err)
 	}
 	var channels []string
-	for _, c := range regexp.MustCompile(`(?m)^export const \w+ = '([\w:]+)';`).FindAllSubmatch(backend, -1) {
+	for _, c := range regexp.MustCompile(`(?m)^export const \w+ = '([\w:-]+)';`).FindAllSubmatch(backend, -1) {
 		channels = append(channels, string(c[1]))
 	}
 	want := slices.Clone(Channels)

@@ -29,7 +29,7 @@ const EventLoop = "loop:event"
 const EventMCPStatus = "mcp:status"
 
 // Channels lists every Wails event name Go emits to the page.
-var Channels = []string{EventLoop, EventWorkspaceChanged, EventWorkspaceWarning, EventMCPStatus}
+var Channels = []string{EventLoop, EventWorkspaceChanged, EventWorkspaceWarning, EventMCPStatus, EventOpenFolder, EventFocusCard}
 
 // Emitter publishes an event to the page. In the window it is runtime.EventsEmit; tests pass
 // a recorder.
@@ -43,7 +43,7 @@ type Dialogs interface {
 	OpenFile(title string) (string, error)
 }
 
-// Services are the four small structs the window binds (Sessions, Chat, Settings, Workspace),
+// Services are the small structs the window binds (Sessions, Chat, Settings, Workspace, Window),
 // sharing one agent stack. Nothing here trusts the page: approvals are decided by the
 // Approver, which only accepts answers for calls it is waiting on.
 type Services struct {
@@ -51,6 +51,7 @@ type Services struct {
 	Chat      *Chat
 	Settings  *Settings
 	Workspace *Workspace
+	Window    *Window
 
 	c *core
 }
@@ -66,6 +67,8 @@ type core struct {
 	emit     Emitter
 	instance *Instance     // the launch's folder; nil in tests
 	sandbox  stack.Sandbox // detected once, in New
+	notices  *notices      // desktop notifications (notifications.go)
+	window   WindowControl
 	// instructionsDir holds the person's own AGENTS.md.
 	instructionsDir string
 
@@ -106,7 +109,8 @@ func NewWith(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string, sb
 		return nil, err
 	}
 	c.st = st
-	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, c: c}, nil
+	c.notices = newNotices(c)
+	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, Window: &Window{c}, c: c}, nil
 }
 
 // SetInstance gives the window the single-instance handle, through which a folder named on
@@ -114,7 +118,7 @@ func NewWith(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string, sb
 func (s *Services) SetInstance(in *Instance) { s.c.instance = in }
 
 // Bound lists the structs to bind, in the order of Services' fields.
-func (s *Services) Bound() []any { return []any{s.Sessions, s.Chat, s.Settings, s.Workspace} }
+func (s *Services) Bound() []any { return []any{s.Sessions, s.Chat, s.Settings, s.Workspace, s.Window} }
 
 // Startup starts forwarding loop and workspace events to the page.
 func (s *Services) Startup(ctx context.Context, emit Emitter) {

@@ -53,6 +53,9 @@ type SavedSettings struct {
 	Prices         []Price         `json:"prices"`
 	ContextWindows []ContextWindow `json:"context_windows"`
 	Theme          string          `json:"theme"` // "system", "light" or "dark"
+	// Notifications: desktop notifications when a call waits or a run ends while the window
+	// is not focused (notifications.go). On unless turned off.
+	Notifications bool `json:"notifications"`
 }
 
 // SettingsInput is what the settings screen saves. An empty APIKey keeps the
@@ -67,6 +70,8 @@ type SettingsInput struct {
 	Prices         []Price         `json:"prices"`
 	ContextWindows []ContextWindow `json:"context_windows"`
 	Theme          string          `json:"theme"`
+	// Notifications turns desktop notifications on or off; nil keeps the saved choice.
+	Notifications *bool `json:"notifications,omitempty"`
 }
 
 // Keys of the settings table. The API key is never one of them.
@@ -141,6 +146,12 @@ func (s SettingsStore) Load(ctx context.Context) (SavedSettings, error) {
 	}
 	if out.Theme != "light" && out.Theme != "dark" {
 		out.Theme = "system"
+	}
+	out.Notifications = true
+	if v, err := get(keyNotifications); err != nil {
+		return SavedSettings{}, err
+	} else if v == "off" {
+		out.Notifications = false
 	}
 	out.Budgets = DefaultBudgets
 	for _, j := range []struct {
@@ -237,9 +248,13 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSetting
 	bj, _ := json.Marshal(b)
 	pj, _ := json.Marshal(prices)
 	wj, _ := json.Marshal(windows)
+	kvs := [][2]string{{keyBaseURL, base}, {keyModel, model}, {keyApprovalMode, mode},
+		{keyTheme, theme}, {keyBudgets, string(bj)}, {keyPrices, string(pj)}, {keyContextWindows, string(wj)}}
+	if in.Notifications != nil {
+		kvs = append(kvs, [2]string{keyNotifications, map[bool]string{true: "on", false: "off"}[*in.Notifications]})
+	}
 	// One transaction: a failure leaves the previous settings whole.
-	if err := s.DB.SetSettings(ctx, [][2]string{{keyBaseURL, base}, {keyModel, model}, {keyApprovalMode, mode},
-		{keyTheme, theme}, {keyBudgets, string(bj)}, {keyPrices, string(pj)}, {keyContextWindows, string(wj)}}); err != nil {
+	if err := s.DB.SetSettings(ctx, kvs); err != nil {
 		return SavedSettings{}, err
 	}
 	return s.Load(ctx)

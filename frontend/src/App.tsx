@@ -1,20 +1,23 @@
-import { useCallback, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type CSSProperties } from 'react';
 import { api } from './api/backend';
 import type { Hit, Session, Theme } from './api/types';
 import { BudgetMeters } from './components/BudgetMeters';
 import { CheckpointProvider } from './components/CheckpointContext';
-import { ChunkTable } from './components/ChunkTable';
 import { Conversation, type Focus } from './components/Conversation';
 import { MessageBox } from './components/MessageBox';
 import { SessionBrowser } from './components/SessionBrowser';
 import { SandboxControl, SandboxNotice } from './components/SandboxControl';
 import { SessionHeader } from './components/SessionHeader';
 import { SteerBar } from './components/SteerBar';
-import { SettingsPanel } from './components/SettingsPanel';
 import { SidePanel, type Tab } from './components/SidePanel';
 import { StatusLine } from './components/StatusLine';
 import type { CardActions } from './components/ToolCard';
 import { WorkspacePanel } from './components/WorkspacePanel';
+import { PanelResizer } from './components/PanelResizer';
+import { Shortcuts } from './components/Shortcuts';
+import { useFocusCard, useLaunchFolders, useReportFocus } from './hooks/useDesktop';
+import { useShortcuts } from './hooks/useShortcuts';
+import { useWindowState } from './hooks/useWindowState';
 import { useSession } from './hooks/useSession';
 import { useSearch, useSessions } from './hooks/useSessions';
 import { useSandbox, useSandboxStatus } from './hooks/useSandbox';
@@ -22,6 +25,10 @@ import { useSettings, useTheme } from './hooks/useSettings';
 import { useMediaQuery } from './hooks/useMediaQuery';
 import { useWorkspace } from './hooks/useWorkspace';
 import { errorMessage } from './api/types';
+
+// Not needed for the first paint: loaded when first shown.
+const SettingsPanel = lazy(() => import('./components/SettingsPanel').then((m) => ({ default: m.SettingsPanel })));
+const ChunkTable = lazy(() => import('./components/ChunkTable').then((m) => ({ default: m.ChunkTable })));
 
 /** Below this width the side panel folds to its tabs and the session list narrows (style.css). */
 const NARROW = '(max-width: 1099px)';
@@ -75,6 +82,34 @@ export function App() {
     const s = await list.create(nextWorkspace);
     if (s) open(s.id);
   }, [list, nextWorkspace, open]);
+
+  // Desktop behaviour (docs/ui.md, "Desktop"): a folder from the command line, focus for
+  // notifications and their clicks, the remembered window, the keyboard.
+  const openFolder = useCallback(
+    async (path: string) => {
+      const s = await list.create(path);
+      if (s) open(s.id);
+    },
+    [list, open],
+  );
+  useLaunchFolders(openFolder);
+  useReportFocus();
+  const win = useWindowState(selected);
+  const [restored, setRestored] = useState(false);
+  useEffect(() => {
+    if (restored || !win.loaded || list.sessions.length === 0) return;
+    setRestored(true);
+    const last = win.loaded.last_session;
+    if (!selected && last && list.sessions.some((s) => s.id === last)) open(last);
+  }, [restored, win.loaded, list.sessions, selected, open]);
+  const [showShortcuts, setShowShortcuts] = useState(false);
+  useShortcuts({
+    newSession: () => void newSession(),
+    search: () => document.querySelector<HTMLInputElement>('input[aria-label="Search sessions"]')?.focus(),
+    settings: () => setShowSettings(true),
+    zoom: win.zoomBy,
+    help: () => setShowShortcuts(true),
+  });
 
   const send = useCallback(
     async (text: string) => {
@@ -170,13 +205,18 @@ export function App() {
   );
 
   const showRow = useCallback((seq: number) => selected && setFocus({ sessionID: selected, seq }), [selected]);
+  useFocusCard(open, selected, chat.rows, showRow);
   const lastRun = chat.runs.at(-1);
   const sandbox = useSandbox(selected, chat.runs.length);
   const sandboxStatus = useSandboxStatus();
   const banner = loadError || list.error || actionError;
 
   return (
-    <div className={`app${showSettings ? ' settings-open' : ''}${narrow ? ' narrow' : ''}`}>
+    <div
+      className={`app${showSettings ? ' settings-open' : ''}${narrow ? ' narrow' : ''}`}
+      style={{ '--side-width': `${win.panelWidth}px` } as CSSProperties}
+    >
+      {showShortcuts && <Shortcuts onClose={() => setShowShortcuts(false)} />}
       <CheckpointProvider sessionID={selected} rows={chat.rows} live={chat.changes} onForked={forkedWithFiles} onError={setActionError}>
       <SessionBrowser
         sessions={list.sessions}
@@ -199,19 +239,21 @@ export function App() {
               {banner}
             </div>
           )}
-          <SettingsPanel
-            settings={settings}
-            sessionID={selected}
-            onSaved={(s) => {
-              setSettings(s);
-              setPreviewTheme(null);
-            }}
-            onPreviewTheme={setPreviewTheme}
-            onClose={() => {
-              setShowSettings(false);
-              setPreviewTheme(null);
-            }}
-          />
+          <Suspense fallback={<p className="note">Loading settings…</p>}>
+            <SettingsPanel
+              settings={settings}
+              sessionID={selected}
+              onSaved={(s) => {
+                setSettings(s);
+                setPreviewTheme(null);
+              }}
+              onPreviewTheme={setPreviewTheme}
+              onClose={() => {
+                setShowSettings(false);
+                setPreviewTheme(null);
+              }}
+            />
+          </Suspense>
         </main>
       ) : (
         <>
@@ -288,7 +330,14 @@ export function App() {
               onRemoveQueued={(id) => void chat.removeQueued(id)}
             />
           </main>
-          <SidePanel tab={tab} onTab={chooseTab} collapsed={narrow} open={sideOpen} onClose={() => setSideOpen(false)}>
+          <SidePanel
+            tab={tab}
+            onTab={chooseTab}
+            collapsed={narrow}
+            open={sideOpen}
+            onClose={() => setSideOpen(false)}
+            edge={<PanelResizer width={win.panelWidth} onResize={win.resizePanel} zoom={win.zoom} />}
+          >
             {tab === 'budget' && (
               <BudgetMeters
                 meters={chat.meters}
@@ -300,15 +349,17 @@ export function App() {
               />
             )}
             {tab === 'chunks' && (
-              <ChunkTable
-                key={`chunks-${selected}`}
-                rows={chat.rows}
-                focus={focus}
-                onFork={(seq) => void fork(seq)}
-                onCompact={chat.phase === 'idle' ? (seq) => void chat.compactHere(seq) : undefined}
-                onUndoCompaction={chat.phase === 'idle' ? (seq) => void chat.undoCompaction(seq) : undefined}
-                onShowInConversation={showRow}
-              />
+              <Suspense fallback={<p className="note">Loading…</p>}>
+                <ChunkTable
+                  key={`chunks-${selected}`}
+                  rows={chat.rows}
+                  focus={focus}
+                  onFork={(seq) => void fork(seq)}
+                  onCompact={chat.phase === 'idle' ? (seq) => void chat.compactHere(seq) : undefined}
+                  onUndoCompaction={chat.phase === 'idle' ? (seq) => void chat.undoCompaction(seq) : undefined}
+                  onShowInConversation={showRow}
+                />
+              </Suspense>
             )}
             {tab === 'workspace' && (
               <WorkspacePanel

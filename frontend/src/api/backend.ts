@@ -6,6 +6,7 @@ import * as Chat from '../../wailsjs/go/desktop/Chat';
 import * as Sessions from '../../wailsjs/go/desktop/Sessions';
 import * as SettingsService from '../../wailsjs/go/desktop/Settings';
 import * as Workspace from '../../wailsjs/go/desktop/Workspace';
+import * as WindowService from '../../wailsjs/go/desktop/Window';
 import { BrowserOpenURL, EventsOn } from '../../wailsjs/runtime/runtime';
 import type { QueuedMessage } from './events';
 import type {
@@ -38,6 +39,9 @@ import type {
   SettingsInput,
   Totals,
   Touched,
+  UIState,
+  OpenFolder,
+  FocusCard,
   WorkspaceChanged,
   WorkspaceWarning,
 } from './types';
@@ -51,6 +55,10 @@ export const WORKSPACE_CHANGED = 'workspace:changed';
 export const WORKSPACE_WARNING = 'workspace:warning';
 /** An MCP server's status changed (Settings → MCP servers). */
 export const MCP_STATUS = 'mcp:status';
+/** A later `loopdesk FOLDER` launch: open a new session in {path}. */
+export const APP_OPEN_FOLDER = 'app:open-folder';
+/** A click on a desktop notification: show {session_id, run_id, call_id}. */
+export const APP_FOCUS_CARD = 'app:focus-card';
 
 /** A loop event as it arrives: "type" names it; see events.ts for each shape. */
 export interface WireEvent {
@@ -161,6 +169,16 @@ export const api = {
   /** Restores; conflicting files are overwritten only when listed in override. */
   restore: (sessionID: string, toSeq: number, path: string, override: string[]): Promise<RestorePlan> =>
     as<RestorePlan>(Workspace.Restore(sessionID, toSeq, path, override)),
+  /** The folder the window was launched with, once; "" when none. */
+  launchFolder: (): Promise<string> => Workspace.LaunchFolder(),
+
+  // Window
+  /** Tells Go whether the window has the focus (notifications only show while it does not). */
+  setFocused: (focused: boolean): Promise<void> => WindowService.SetFocused(focused),
+  uiState: (): Promise<UIState> => as<UIState>(WindowService.UIState()),
+  saveUIState: (s: UIState): Promise<void> => WindowService.SaveUIState(s as never),
+  /** Go reads the window's size, position and maximised state and saves them. */
+  saveGeometry: (): Promise<void> => WindowService.SaveGeometry(),
 
   openURL: (url: string): void => BrowserOpenURL(url),
   /** Subscribes to loop events; returns the unsubscribe function. */
@@ -170,6 +188,8 @@ export const api = {
   onWorkspaceWarning: (handler: (ev: WorkspaceWarning) => void): (() => void) =>
     EventsOn(WORKSPACE_WARNING, (ev: WorkspaceWarning) => handler(ev)),
   onMCPStatus: (handler: (st: McpStatus) => void): (() => void) => EventsOn(MCP_STATUS, (st: McpStatus) => handler(st)),
+  onOpenFolder: (handler: (ev: OpenFolder) => void): (() => void) => EventsOn(APP_OPEN_FOLDER, (ev: OpenFolder) => handler(ev)),
+  onFocusCard: (handler: (ev: FocusCard) => void): (() => void) => EventsOn(APP_FOCUS_CARD, (ev: FocusCard) => handler(ev)),
 };
 
 export type Api = typeof api;

@@ -236,6 +236,8 @@ export interface Settings {
   prices: Price[] | null;
   context_windows: ContextWindow[] | null;
   theme: Theme;
+  /** Desktop notifications while the window is not focused. */
+  notifications: boolean;
 }
 
 export interface SettingsInput {
@@ -249,6 +251,29 @@ export interface SettingsInput {
   prices: Price[];
   context_windows: ContextWindow[];
   theme: Theme;
+  /** Left out: the saved choice stays. */
+  notifications?: boolean;
+}
+
+/** What the page restores on the next start (desktop.UIState). */
+export interface UIState {
+  /** The side panel's width in CSS pixels; 0 for the default. */
+  panel_width: number;
+  last_session: string;
+  /** Page zoom, 1 = 100%. */
+  zoom: number;
+}
+
+/** app:open-folder: a later launch named a folder. */
+export interface OpenFolder {
+  path: string;
+}
+
+/** app:focus-card: a desktop notification was clicked. call_id is "" for a finished run. */
+export interface FocusCard {
+  session_id: string;
+  run_id: string;
+  call_id: string;
 }
 
 export interface Preset {

@@ -15,7 +15,7 @@ import { callKey, type PendingCall, type Phase, type RunningTool, type Sent } fr
 import { visible } from '../state/stream';
 import { STOP_TEXT } from '../lib/format';
 import { FileChanges, RestoreRow } from './FileChanges';
-import { Markdown } from './Markdown';
+import { Markdown } from './LazyMarkdown';
 import { StreamingMarkdown } from './StreamingMarkdown';
 import { ToolCard, type CardActions } from './ToolCard';
 

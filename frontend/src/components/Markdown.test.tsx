@@ -1,4 +1,4 @@
-import { fireEvent, render, screen } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 
 const openURL = vi.fn();
@@ -30,12 +30,20 @@ describe('Markdown', () => {
     expect(openURL).not.toHaveBeenCalled();
   });
 
-  it('highlights fenced code as spans, not HTML', () => {
+  it('highlights fenced code as spans, not HTML, once its grammar has loaded', async () => {
     const { container } = render(<Markdown text={'```go\nfunc main() { fmt.Println("<b>hi</b>") }\n```'} />);
+    // The code shows at once, as text; the Go grammar arrives on demand.
+    expect(container.querySelector('pre code')?.textContent).toContain('func main()');
+    await waitFor(() => expect(container.querySelector('pre code')?.className).toContain('hljs'));
     const code = container.querySelector('pre code')!;
-    expect(code.className).toContain('hljs');
     expect(code.querySelector('.hljs-keyword')?.textContent).toBe('func');
     expect(code.querySelector('b')).toBeNull();
     expect(code.textContent).toContain('"<b>hi</b>"');
+  });
+
+  it('leaves code in an unknown language as plain text', () => {
+    const { container } = render(<Markdown text={'```klingon\nqapla\n```'} />);
+    expect(container.querySelector('pre code')?.textContent).toBe('qapla\n');
+    expect(container.querySelector('pre code')?.className).not.toContain('hljs');
   });
 });

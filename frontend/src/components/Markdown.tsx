@@ -1,8 +1,8 @@
-import { memo } from 'react';
+import { memo, useEffect, useMemo, useState } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
-import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
 import { api } from '../api/backend';
+import { fenceLanguages, languagesReady, loadLanguages, onHighlightLoaded, rehypeLazyHighlight } from '../lib/highlight';
 
 // Links never navigate the app's own window: a click opens the system
 // browser, and only for http(s) and mailto addresses.
@@ -24,16 +24,32 @@ const components: Components = {
 };
 
 const remarkPlugins = [remarkGfm];
-// Highlighting builds hast nodes (class names on spans), never HTML strings.
-const rehypePlugins = [rehypeHighlight];
+// Highlighting builds hast nodes (class names on spans), never HTML strings; a language's
+// grammar is loaded the first time a fence names it (lib/highlight.ts).
+const rehypePlugins = [rehypeLazyHighlight];
+
+/** Loads the grammars text's fences need; re-renders (once each) as they arrive. */
+function useGrammars(text: string) {
+  const langs = useMemo(() => fenceLanguages(text), [text]);
+  const [, setLoaded] = useState(0);
+  const ready = languagesReady(langs);
+  useEffect(() => {
+    if (ready) return;
+    const off = onHighlightLoaded(() => languagesReady(langs) && setLoaded((n) => n + 1));
+    loadLanguages(langs);
+    return off;
+  }, [langs, ready]);
+  return ready;
+}
 
 /**
  * Model text rendered as markdown. Raw HTML in the text is dropped (skipHtml)
  * and never interpreted; react-markdown builds React elements, not HTML strings.
  */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
+  const ready = useGrammars(text);
   return (
-    <div className="markdown">
+    <div className="markdown" data-highlighted={ready || undefined}>
       <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} skipHtml components={components}>
         {text}
       </ReactMarkdown>

@@ -47,6 +47,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
   const [prices, setPrices] = useState<Price[]>(settings?.prices ?? []);
   const [windows, setWindows] = useState<ContextWindow[]>(settings?.context_windows ?? []);
   const [theme, setTheme] = useState<Theme>(settings?.theme ?? 'system');
+  const [notifications, setNotifications] = useState(settings?.notifications ?? true);
   const [models, setModels] = useState<string[]>([]);
   const [test, setTest] = useState<ConnectionResult | null>(null);
   const [testing, setTesting] = useState(false);
@@ -65,6 +66,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
     setPrices(settings.prices ?? []);
     setWindows(settings.context_windows ?? []);
     setTheme(settings.theme ?? 'system');
+    setNotifications(settings.notifications ?? true);
   }, [settings]);
 
   useEffect(() => {
@@ -103,6 +105,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
         prices: prices.filter((p) => p.model.trim()),
         context_windows: windows.filter((w) => w.model.trim()),
         theme,
+        notifications,
       });
       setApiKey('');
       setClearKey(false);
@@ -300,6 +303,10 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
           <option value="light">Light</option>
           <option value="dark">Dark</option>
         </select>
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={notifications} onChange={(e) => setNotifications(e.target.checked)} />
+        Desktop notifications when a call waits for approval or a run ends while the window is in the background
       </label>
 
       <div className="row sticky-actions">

@@ -16,6 +16,8 @@ interface Props {
   /** With collapsed: the panel is open. */
   open?: boolean;
   onClose?: () => void;
+  /** Drawn on the panel's left edge while it is not folded (the width handle). */
+  edge?: ReactNode;
   children: ReactNode;
 }
 
@@ -23,7 +25,7 @@ interface Props {
  * The side panel: tabs for the budget meters, the chunk table and the workspace. In a narrow
  * window it folds to a strip of its tabs; a tab opens it as a drawer, Escape or Close folds it.
  */
-export function SidePanel({ tab, onTab, collapsed = false, open = true, onClose, children }: Props) {
+export function SidePanel({ tab, onTab, collapsed = false, open = true, onClose, edge, children }: Props) {
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     const i = TABS.findIndex((t) => t.id === tab);
     const [next, prev] = collapsed ? ['ArrowDown', 'ArrowUp'] : ['ArrowRight', 'ArrowLeft'];
@@ -37,6 +39,7 @@ export function SidePanel({ tab, onTab, collapsed = false, open = true, onClose,
       aria-label="Side panel"
       onKeyDown={(e) => collapsed && open && e.key === 'Escape' && onClose?.()}
     >
+      {!collapsed && edge}
       <div role="tablist" aria-label="Side panel tabs" aria-orientation={collapsed ? 'vertical' : 'horizontal'} className="tabs" onKeyDown={onKeyDown}>
         {TABS.map((t) => (
           <button

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { Markdown } from './Markdown';
+import { Markdown } from './LazyMarkdown';
 
 /**
  * Splits text into blocks at blank lines that are outside code fences. Every

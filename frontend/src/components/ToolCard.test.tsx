@@ -39,10 +39,11 @@ describe('ToolCard', () => {
     expect(screen.getByText('Result · 2 lines')).toBeTruthy();
   });
 
-  it('diffs an edit_file call from its old and new strings, as text', () => {
+  it('diffs an edit_file call from its old and new strings, as text', async () => {
     const call = { id: 'c2', name: 'edit_file', arguments: JSON.stringify({ path: 'main.go', old_string: 'a := 1\n<b>x</b>\n', new_string: 'a := 2\n<b>x</b>\n' }) };
     const { container } = render(<ToolCard call={call} actions={actions()} />);
-    const diff = screen.getByRole('figure', { name: 'Change to main.go' });
+    // The diff view loads on first use (LazyDiffView).
+    const diff = await screen.findByRole('figure', { name: 'Change to main.go' });
     expect(within(diff).getByText('- a := 1')).toBeTruthy();
     expect(within(diff).getByText('+ a := 2')).toBeTruthy();
     expect(container.querySelector('b')).toBeNull();

@@ -4,7 +4,7 @@ import type { RunningTool } from '../state/session';
 import { useNow } from '../hooks/useNow';
 import { formatDuration, parseArgs, prettyJSON } from '../lib/format';
 import { useCheckpoints } from './CheckpointContext';
-import { DiffView } from './DiffView';
+import { DiffView } from './LazyDiffView';
 import { FileChanges } from './FileChanges';
 import { RuleDialog } from './RuleDialog';
 

@@ -32,6 +32,9 @@ import type {
   Settings,
   SettingsInput,
   Touched,
+  UIState,
+  OpenFolder,
+  FocusCard,
   WorkspaceChanged,
   WorkspaceWarning,
 } from '../api/types';
@@ -49,6 +52,7 @@ export const defaultSettings = (): Settings => ({
   prices: [{ model: 'gpt-4.1-mini', input_per_mtok: 0.4, output_per_mtok: 1.6 }],
   context_windows: [{ model: 'fake-model', tokens: 32000 }],
   theme: 'system',
+  notifications: true,
 });
 
 export function makeFakeApi() {
@@ -56,6 +60,8 @@ export function makeFakeApi() {
   const wsHandlers = new Set<(ev: WorkspaceChanged) => void>();
   const warnHandlers = new Set<(ev: WorkspaceWarning) => void>();
   const mcpHandlers = new Set<(st: McpStatus) => void>();
+  const folderHandlers = new Set<(ev: OpenFolder) => void>();
+  const focusHandlers = new Set<(ev: FocusCard) => void>();
   const state = {
     settings: defaultSettings(),
     sessions: [] as SessionSummary[],
@@ -82,6 +88,9 @@ export function makeFakeApi() {
       description: 'auto: bubblewrap 0.8.0 + Landlock ABI 7, no network',
       notice: '',
     } as SandboxView,
+    launchFolder: '',
+    ui: { panel_width: 0, last_session: '', zoom: 1 } as UIState,
+    focused: [] as boolean[],
     exportPath: '/home/me/session.jsonl',
     connection: { ok: true, models: ['fake-model', 'other-model'], error: '' } as ConnectionResult,
     sendError: null as null | { code: string; message: string },
@@ -318,6 +327,19 @@ export function makeFakeApi() {
       if (missing.length > 0) throw { code: 'error', message: `conflict: ${missing.map((c) => c.path).join(', ')}` };
       return plan;
     }),
+    launchFolder: vi.fn(async () => {
+      const f = state.launchFolder;
+      state.launchFolder = '';
+      return f;
+    }),
+    setFocused: vi.fn(async (focused: boolean) => {
+      state.focused.push(focused);
+    }),
+    uiState: vi.fn(async () => ({ ...state.ui })),
+    saveUIState: vi.fn(async (s: UIState) => {
+      state.ui = { ...s };
+    }),
+    saveGeometry: vi.fn(async () => {}),
 
     openURL: vi.fn((_url: string) => {}),
     onEvent: vi.fn((h: Handler) => {
@@ -342,6 +364,18 @@ export function makeFakeApi() {
       mcpHandlers.add(h);
       return () => {
         mcpHandlers.delete(h);
+      };
+    }),
+    onOpenFolder: vi.fn((h: (ev: OpenFolder) => void) => {
+      folderHandlers.add(h);
+      return () => {
+        folderHandlers.delete(h);
+      };
+    }),
+    onFocusCard: vi.fn((h: (ev: FocusCard) => void) => {
+      focusHandlers.add(h);
+      return () => {
+        focusHandlers.delete(h);
       };
     }),
   } satisfies Api;
@@ -369,7 +403,15 @@ export function makeFakeApi() {
     state.mcpStatuses = [...state.mcpStatuses.filter((x) => x.name !== st.name), st];
     for (const h of [...mcpHandlers]) h(st);
   };
-  return { api, state, emit, store, emitWorkspace, emitWarning, emitMcp, session, chunk, meter };
+  /** A later launch naming a folder (app:open-folder). */
+  const emitOpenFolder = (ev: OpenFolder) => {
+    for (const h of [...folderHandlers]) h(ev);
+  };
+  /** A click on a desktop notification (app:focus-card). */
+  const emitFocusCard = (ev: FocusCard) => {
+    for (const h of [...focusHandlers]) h(ev);
+  };
+  return { api, state, emit, store, emitWorkspace, emitWarning, emitMcp, emitOpenFolder, emitFocusCard, session, chunk, meter };
 }
 
 export type FakeApi = ReturnType<typeof makeFakeApi>;

@@ -514,6 +514,7 @@ export namespace desktop {
 	    prices: Price[];
 	    context_windows: ContextWindow[];
 	    theme: string;
+	    notifications: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new SavedSettings(source);
@@ -531,6 +532,7 @@ export namespace desktop {
 	        this.prices = this.convertValues(source["prices"], Price);
 	        this.context_windows = this.convertValues(source["context_windows"], ContextWindow);
 	        this.theme = source["theme"];
+	        this.notifications = source["notifications"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -707,6 +709,7 @@ export namespace desktop {
 	    prices: Price[];
 	    context_windows: ContextWindow[];
 	    theme: string;
+	    notifications?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsInput(source);
@@ -723,6 +726,7 @@ export namespace desktop {
 	        this.prices = this.convertValues(source["prices"], Price);
 	        this.context_windows = this.convertValues(source["context_windows"], ContextWindow);
 	        this.theme = source["theme"];
+	        this.notifications = source["notifications"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -759,6 +763,22 @@ export namespace desktop {
 	        this.seq = source["seq"];
 	        this.tool = source["tool"];
 	        this.changed = source["changed"];
+	    }
+	}
+	export class UIState {
+	    panel_width: number;
+	    last_session: string;
+	    zoom: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new UIState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.panel_width = source["panel_width"];
+	        this.last_session = source["last_session"];
+	        this.zoom = source["zoom"];
 	    }
 	}
 

@@ -1,0 +1,85 @@
+import { useEffect, useRef } from 'react';
+
+/** What the keyboard shortcuts do; App gives the actions. */
+export interface ShortcutActions {
+  newSession: () => void;
+  search: () => void;
+  settings: () => void;
+  zoom: (dir: 1 | -1 | 0) => void;
+  help: () => void;
+}
+
+/** The shortcuts, as the sheet lists them (keys as shown, what they do). */
+export const SHORTCUTS: { keys: string[]; does: string }[] = [
+  { keys: ['Ctrl', 'N'], does: 'New session' },
+  { keys: ['Ctrl', 'K'], does: 'Search sessions' },
+  { keys: ['Ctrl', ','], does: 'Settings' },
+  { keys: ['Ctrl', '='], does: 'Zoom in' },
+  { keys: ['Ctrl', '-'], does: 'Zoom out' },
+  { keys: ['Ctrl', '0'], does: 'Actual size' },
+  { keys: ['?'], does: 'This list of shortcuts' },
+  { keys: ['Enter'], does: 'Send the message (Shift+Enter: a new line)' },
+  { keys: ['y'], does: 'Approve the focused tool call' },
+  { keys: ['n'], does: 'Deny the focused tool call' },
+  { keys: ['Esc'], does: 'Close a dialog or the side panel drawer' },
+];
+
+/** True when keys typed at el are text: a text field, a text area, a select or an editable element. */
+export function isTyping(el: EventTarget | null): boolean {
+  if (!(el instanceof HTMLElement)) return false;
+  if (el.isContentEditable) return true;
+  if (el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) return true;
+  if (el instanceof HTMLInputElement) {
+    return !['checkbox', 'radio', 'button', 'submit', 'reset', 'range', 'color', 'file'].includes(el.type);
+  }
+  return false;
+}
+
+/** Which action a key press asks for, or null. */
+export function shortcutOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'target'>): keyof ShortcutActions | `zoom${'In' | 'Out' | 'Reset'}` | null {
+  const mod = e.ctrlKey || e.metaKey;
+  if (mod && !e.altKey) {
+    switch (e.key.toLowerCase()) {
+      case 'n':
+        return 'newSession';
+      case 'k':
+        return 'search';
+      case ',':
+        return 'settings';
+      case '=':
+      case '+':
+        return 'zoomIn';
+      case '-':
+      case '_':
+        return 'zoomOut';
+      case '0':
+        return 'zoomReset';
+    }
+    return null;
+  }
+  if (e.key === '?' && !mod && !e.altKey && !isTyping(e.target)) return 'help';
+  return null;
+}
+
+/**
+ * The window's keyboard shortcuts, on the document. Ctrl shortcuts work everywhere (also
+ * while typing a message); `?` only when the keys do not go to a text field.
+ */
+export function useShortcuts(actions: ShortcutActions) {
+  const latest = useRef(actions);
+  latest.current = actions;
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const which = shortcutOf(e);
+      if (!which) return;
+      e.preventDefault();
+      const a = latest.current;
+      if (which === 'zoomIn') a.zoom(1);
+      else if (which === 'zoomOut') a.zoom(-1);
+      else if (which === 'zoomReset') a.zoom(0);
+      else if (which !== 'zoom') a[which]();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+}
