@@ -17,6 +17,7 @@ interface Props {
 const APPROVALS: { value: ApprovalMode; label: string }[] = [
   { value: 'ask', label: 'Ask for every call' },
   { value: 'read-only', label: 'Read-only runs, ask for the rest' },
+  { value: 'sandboxed', label: 'File tools and sandboxed commands run, ask for the rest' },
   { value: 'auto', label: 'Run everything' },
 ];
 
