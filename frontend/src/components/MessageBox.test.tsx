@@ -1,4 +1,4 @@
-import { render, screen } from '@testing-library/react';
+import { act, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { MessageBox } from './MessageBox';
@@ -24,6 +24,19 @@ describe('MessageBox', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Send' }));
     expect(onSend).toHaveBeenCalledOnce();
     expect(box).toHaveProperty('value', 'do not lose me');
+  });
+
+  it('keeps what was typed while a send was on its way', async () => {
+    let answer: (ok: boolean) => void = () => {};
+    const onSend = vi.fn(() => new Promise<boolean>((resolve) => (answer = resolve)));
+    render(<MessageBox running={true} disabled={false} onSend={onSend} onStop={() => {}} />);
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await userEvent.type(box, 'first{Enter}');
+    expect(onSend).toHaveBeenCalledWith('first');
+    await userEvent.clear(box);
+    await userEvent.type(box, 'second, typed meanwhile');
+    await act(async () => answer(true)); // the first send is stored now
+    expect(box).toHaveProperty('value', 'second, typed meanwhile');
   });
 
   it('stays usable while a run is going: Queue sends, Stop stops, queued messages can be removed', async () => {

@@ -22,8 +22,9 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
   const submit = async () => {
     const t = text.trim();
     if (!t || disabled) return;
-    // Keep the text until Go has stored (or queued) it: a failed send loses nothing.
-    if (await onSend(t)) setText('');
+    // Keep the text until Go has stored (or queued) it: a failed send loses nothing. Clear only
+    // what was sent: text typed while the send was on its way stays in the box.
+    if (await onSend(t)) setText((cur) => (cur.trim() === t ? '' : cur));
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
