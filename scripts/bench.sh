@@ -17,7 +17,7 @@ run() {
 run -benchtime=1x -count=3 ./backend/store/
 run -benchtime=1x -count=3 ./backend/tools/
 run -benchtime=1x -count=3 ./backend/checkpoint/
-run -benchtime=500x -count=5 ./backend/loop/provider/
+run -benchtime=500x -count=5 ./backend/provider/
 run -benchtime=200x -count=5 ./backend/loop/
 run -benchtime=100x -count=3 ./backend/sandbox/
 # MCP (needs node and npm ci in backend/mcp/testdata/npm for the server-everything rows;

@@ -17,7 +17,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/loop"
-	"github.com/loopdesk/loopdesk/backend/loop/provider"
+	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/sandbox"
 	"github.com/loopdesk/loopdesk/backend/stack"

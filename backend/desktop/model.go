@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/loop"
-	"github.com/loopdesk/loopdesk/backend/loop/provider"
+	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 

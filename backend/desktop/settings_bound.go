@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/loop/provider"
+	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
-	"github.com/loopdesk/loopdesk/backend/loop/provider"
+	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
-	"github.com/loopdesk/loopdesk/backend/loop/provider"
+	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )

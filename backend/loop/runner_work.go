@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/loopdesk/loopdesk/backend/loop/provider"
+	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )

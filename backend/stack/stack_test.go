@@ -14,7 +14,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
-	"github.com/loopdesk/loopdesk/backend/loop/provider"
+	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"

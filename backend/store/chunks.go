@@ -24,6 +24,10 @@ const (
 	// KindRestore records that files of the session's folder were restored
 	// (backend/checkpoint). It is not sent to the model.
 	KindRestore Kind = "restore"
+	// KindNote is something the person did to the model's world (a reverted hunk, an edited
+	// plan, a hook's context) that the model must hear once, framed as Loopdesk's note and
+	// never as the person's words (Messages frames it).
+	KindNote Kind = "note"
 )
 
 // Chunk is one stored row of a session. Payload is the JSON of the payload
@@ -51,12 +55,51 @@ type ToolCall struct {
 	Arguments string `json:"arguments"`
 }
 
-// AssistantPayload is one model turn, stored unmodified so it can be re-sent
-// byte for byte.
+// AssistantPayload is one model turn. Text, Reasoning and ToolCalls are the portable
+// projection every provider understands (and the page shows); Raw is the provider's message
+// exactly as it was received (assembled from the stream, every field, known or not:
+// reasoning_content, reasoning_details, tool_calls[].extra_content, Anthropic thinking blocks
+// with their signatures), re-sent unmodified to the provider and model named by Origin. A
+// turn whose Origin differs from the request's goes in the portable form.
+//
+// Usage is what the model call that produced the row cost, written in the same transaction
+// as the row: run counters, meters and totals are derived from it (docs/journal.md).
 type AssistantPayload struct {
-	Text      string     `json:"text"`
-	Reasoning string     `json:"reasoning"`
-	ToolCalls []ToolCall `json:"tool_calls"`
+	Text      string          `json:"text"`
+	Reasoning string          `json:"reasoning"`
+	ToolCalls []ToolCall      `json:"tool_calls"`
+	Origin    *Origin         `json:"origin,omitempty"`
+	Raw       json.RawMessage `json:"raw,omitempty"`
+	Usage     *Usage          `json:"usage,omitempty"`
+}
+
+// Origin names what produced an assistant turn: the configured provider's name, its wire
+// kind ("openai" or "anthropic") and the model.
+type Origin struct {
+	Provider string `json:"provider"`
+	Kind     string `json:"kind"`
+	Model    string `json:"model"`
+}
+
+// Usage is the usage of one model call: tokens as the provider reported them (cache reads
+// and writes are part of the input, reported apart so they can be priced apart) and the cost
+// at the prices in force when the call was made. Unreported: the provider sent no usage, so
+// the zeros are unknown, not free.
+type Usage struct {
+	InputTokens      int64   `json:"input_tokens"`
+	OutputTokens     int64   `json:"output_tokens"`
+	CacheReadTokens  int64   `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64   `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int64   `json:"reasoning_tokens,omitempty"`
+	CostUSD          float64 `json:"cost_usd"`
+	Unreported       bool    `json:"unreported,omitempty"`
+}
+
+// NotePayload is Loopdesk's own note to the model (KindNote). Source says what made it
+// ("hunk_revert", "plan_edit", "hook", ...); Text is what the model reads inside the frame.
+type NotePayload struct {
+	Source string `json:"source"`
+	Text   string `json:"text"`
 }
 
 // ToolResultPayload answers the tool call CallID. IsError marks failures,
@@ -169,6 +212,8 @@ func canonical(kind Kind, p any) (json.RawMessage, any, error) {
 		v = &SystemPayload{}
 	case KindRestore:
 		v = &RestorePayload{}
+	case KindNote:
+		v = &NotePayload{}
 	default:
 		return nil, nil, fmt.Errorf("%w: unknown kind %q", ErrInvalid, kind)
 	}

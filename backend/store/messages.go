@@ -61,7 +61,7 @@ func Messages(chunks []Chunk) ([]json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	through, summary := f.Compaction.ThroughSeq, f.Compaction.Text
+	through, summary := f.Compaction.ThroughSeq, f.Compaction.Framed()
 	out := make([]json.RawMessage, 0, len(chunks))
 	summarized := false
 	asideDone := make([]bool, len(f.SetAside))
@@ -82,7 +82,7 @@ func Messages(chunks []Chunk) ([]json.RawMessage, error) {
 			}
 		case KindSummary:
 			// Folded in below at the position of the first replaced row.
-		case KindApproval, KindRestore:
+		case KindApproval:
 		default:
 			if c.Seq <= through {
 				if !summarized {
@@ -94,7 +94,7 @@ func Messages(chunks []Chunk) ([]json.RawMessage, error) {
 			if i := f.asideIndex(c.Seq); i >= 0 {
 				if !asideDone[i] {
 					asideDone[i] = true
-					err = emit(wireText{Role: "user", Content: f.SetAside[i].Text})
+					err = emit(wireText{Role: "user", Content: f.SetAside[i].Framed()})
 				}
 				break
 			}
@@ -194,6 +194,12 @@ func message(c Chunk, emit func(any) error) error {
 			return err
 		}
 		return emit(wireTool{Role: "tool", ToolCallID: p.CallID, Content: p.Content})
+	case KindRestore, KindNote:
+		text, err := NoteText(c)
+		if err != nil {
+			return err
+		}
+		return emit(wireText{Role: "user", Content: text})
 	}
 	return fmt.Errorf("unknown kind %q", c.Kind)
 }
