@@ -73,15 +73,28 @@ func (l Limits) keepTurns() int {
 	return DefaultKeepTurns
 }
 
-// Price is USD per million tokens.
+// Price is USD per million tokens. Cache reads and writes have their own prices (Anthropic
+// charges 0.1x and 1.25x input; OpenAI-style servers discount cached input); a zero cache
+// price charges those tokens at the input price, so an unset price never undercounts.
 type Price struct {
-	InputPerMTok  float64 `json:"input_per_mtok"`
-	OutputPerMTok float64 `json:"output_per_mtok"`
+	InputPerMTok      float64 `json:"input_per_mtok"`
+	OutputPerMTok     float64 `json:"output_per_mtok"`
+	CacheReadPerMTok  float64 `json:"cache_read_per_mtok,omitempty"`
+	CacheWritePerMTok float64 `json:"cache_write_per_mtok,omitempty"`
 }
 
 // Cost returns what u costs at p.
 func (p Price) Cost(u Usage) float64 {
-	return float64(u.InputTokens)*p.InputPerMTok/1e6 + float64(u.OutputTokens)*p.OutputPerMTok/1e6
+	read, write := p.CacheReadPerMTok, p.CacheWritePerMTok
+	if read == 0 {
+		read = p.InputPerMTok
+	}
+	if write == 0 {
+		write = p.InputPerMTok
+	}
+	plain := max(u.InputTokens-u.CacheReadTokens-u.CacheWriteTokens, 0)
+	return (float64(plain)*p.InputPerMTok + float64(u.CacheReadTokens)*read +
+		float64(u.CacheWriteTokens)*write + float64(u.OutputTokens)*p.OutputPerMTok) / 1e6
 }
 
 // PriceTable maps a model name to its price. Models not in the table cost nothing, which is

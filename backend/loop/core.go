@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"time"
@@ -86,10 +87,24 @@ var (
 	ErrBadInput        = errors.New("invalid input")
 )
 
-// Usage is token usage of one model call.
+// Usage is token usage of one model call. InputTokens is the whole input, cache reads and
+// writes included (they are reported apart so they can be priced apart); Unreported says the
+// provider sent no usage at all, so the zeros are unknown rather than free.
 type Usage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
+	Unreported       bool  `json:"unreported,omitempty"`
+}
+
+// Origin names what produced a model turn: the configured provider, its wire kind and the
+// model. The runner sends a stored turn back in its raw form only to the same origin.
+type Origin struct {
+	Provider string `json:"provider"`
+	Kind     string `json:"kind"`
+	Model    string `json:"model"`
 }
 
 // ModelResponse is a finished model stream. ToolCalls hold only complete calls whose arguments
@@ -102,6 +117,10 @@ type ModelResponse struct {
 	Status           ResponseStatus `json:"status"`
 	Err              string         `json:"err,omitempty"`
 	Usage            Usage          `json:"usage"`
+	// Raw is the provider's assistant message as received (every field, known or not);
+	// Origin what produced it. Both are stored on the turn's row and never read by the core.
+	Raw    json.RawMessage `json:"raw,omitempty"`
+	Origin Origin          `json:"origin"`
 }
 
 // Result is the structured outcome of a run: the audit row and the run_finished payload.
@@ -112,12 +131,16 @@ type Result struct {
 	ToolCalls    int        `json:"tool_calls"`
 	InputTokens  int64      `json:"input_tokens"`
 	OutputTokens int64      `json:"output_tokens"`
-	CostUSD      float64    `json:"cost_usd"`
-	StartedAt    time.Time  `json:"started_at"`
-	EndedAt      time.Time  `json:"ended_at"`
-	Error        string     `json:"error"`
-	SessionID    string     `json:"session_id"`
-	RunID        string     `json:"run_id"`
+	// CacheReadTokens and CacheWriteTokens are the parts of InputTokens read from and
+	// written to the provider's prompt cache.
+	CacheReadTokens  int64     `json:"cache_read_tokens"`
+	CacheWriteTokens int64     `json:"cache_write_tokens"`
+	CostUSD          float64   `json:"cost_usd"`
+	StartedAt        time.Time `json:"started_at"`
+	EndedAt          time.Time `json:"ended_at"`
+	Error            string    `json:"error"`
+	SessionID        string    `json:"session_id"`
+	RunID            string    `json:"run_id"`
 }
 
 // callStatus tracks one call of the current assistant turn.
@@ -146,13 +169,17 @@ type State struct {
 	StartedAt time.Time
 	Now       time.Time
 
-	Turns         int
-	ToolCalls     int
-	InputTokens   int64
-	OutputTokens  int64
-	CostUSD       float64
-	ContextTokens int64
-	Output        string
+	Turns        int
+	ToolCalls    int
+	InputTokens  int64
+	OutputTokens int64
+	// CacheReadTokens and CacheWriteTokens are the parts of InputTokens served from or
+	// written to the provider's prompt cache.
+	CacheReadTokens  int64
+	CacheWriteTokens int64
+	CostUSD          float64
+	ContextTokens    int64
+	Output           string
 
 	calls      []callState
 	seen       map[string]int // call signature -> times the model asked for it in this run

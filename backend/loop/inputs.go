@@ -1,6 +1,9 @@
 package loop
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Input is an event fed to Next: something that happened. Time and ids arrive here; the core
 // never makes them up.
@@ -100,8 +103,10 @@ type Compacted struct {
 	ThroughSeq int64
 	// ContextTokens is the estimated size of the next request once the summary is in place.
 	ContextTokens int64
-	Usage         Usage
-	Err           string
+	// Called: a summary call was made (Usage is its spend, stored even when it failed).
+	Called bool
+	Usage  Usage
+	Err    string
 }
 
 // CancelRequested asks the run to stop now.
@@ -183,6 +188,7 @@ const (
 	KindToolResult RowKind = "tool_result"
 	KindApproval   RowKind = "approval"
 	KindSummary    RowKind = "summary"
+	KindUsage      RowKind = "usage"
 )
 
 // Row is one chunk to append.
@@ -193,11 +199,28 @@ type UserRow struct {
 	Text string `json:"text"`
 }
 
-// AssistantRow is one model turn, stored exactly as received.
+// AssistantRow is one model turn, stored exactly as received, with the usage and cost of the
+// model call that produced it (the journal's record of spend: run counters are kept from it).
 type AssistantRow struct {
-	Text      string `json:"text"`
-	Reasoning string `json:"reasoning"`
-	ToolCalls []Call `json:"tool_calls"`
+	Text      string          `json:"text"`
+	Reasoning string          `json:"reasoning"`
+	ToolCalls []Call          `json:"tool_calls"`
+	Raw       json.RawMessage `json:"raw,omitempty"`
+	Origin    Origin          `json:"origin"`
+	Usage     RowUsage        `json:"usage"`
+}
+
+// RowUsage is one model call's usage and its cost at the prices in force.
+type RowUsage struct {
+	Usage
+	CostUSD float64 `json:"cost_usd"`
+}
+
+// UsageRow records a model call that left no assistant or summary row (the stream failed,
+// the server refused the request, the summary call failed): its spend still happened.
+type UsageRow struct {
+	Usage  RowUsage `json:"usage"`
+	Reason string   `json:"reason"`
 }
 
 // ToolResultRow is the single result of one call.
@@ -228,6 +251,8 @@ type SummaryRow struct {
 	Text       string `json:"text"`
 	ThroughSeq int64  `json:"through_seq"`
 	FromSeq    int64  `json:"from_seq,omitempty"`
+	// Usage of the summary call; nil for a set-aside, which calls no model.
+	Usage *RowUsage `json:"usage,omitempty"`
 }
 
 // Decision is an approval outcome as stored.
@@ -244,3 +269,4 @@ func (AssistantRow) Kind() RowKind  { return KindAssistant }
 func (ToolResultRow) Kind() RowKind { return KindToolResult }
 func (ApprovalRow) Kind() RowKind   { return KindApproval }
 func (SummaryRow) Kind() RowKind    { return KindSummary }
+func (UsageRow) Kind() RowKind      { return KindUsage }

@@ -171,11 +171,19 @@ func callModel(s State) (State, []Effect) {
 	return s, []Effect{CallModel{Turn: s.Turns, Wrapup: len(s.softWarnings()) > 0}}
 }
 
-func onModel(s State, r ModelResponse) (State, []Effect) {
-	s.InputTokens += r.Usage.InputTokens
-	s.OutputTokens += r.Usage.OutputTokens
-	cost := s.Limits.Price.Cost(r.Usage)
+// spend adds one model call's usage to the run and returns it priced, for its row.
+func spend(s State, u Usage) (State, RowUsage) {
+	s.InputTokens += u.InputTokens
+	s.OutputTokens += u.OutputTokens
+	s.CacheReadTokens += u.CacheReadTokens
+	s.CacheWriteTokens += u.CacheWriteTokens
+	cost := s.Limits.Price.Cost(u)
 	s.CostUSD += cost
+	return s, RowUsage{Usage: u, CostUSD: cost}
+}
+
+func onModel(s State, r ModelResponse) (State, []Effect) {
+	s, priced := spend(s, r.Usage)
 	if r.Usage.InputTokens > 0 {
 		s.ContextTokens = r.Usage.InputTokens + r.Usage.OutputTokens
 	} else {
@@ -186,16 +194,19 @@ func onModel(s State, r ModelResponse) (State, []Effect) {
 		TotalInputTokens: s.InputTokens, TotalOutputTokens: s.OutputTokens, CostUSD: s.CostUSD}}
 	if r.Status == ResponseContextExceeded {
 		s, more := onTooLong(s, r.Err)
-		return s, append([]Effect{usage}, more...)
+		return s, append([]Effect{Persist{[]Row{UsageRow{Usage: priced, Reason: "the server refused the request for its length"}}}, usage}, more...)
 	}
 
 	if r.Status != ResponseOK {
 		// A cut-off, refused or failed stream never has its tool calls executed; what text
-		// arrived is kept as a plain assistant turn so the person can read it.
+		// arrived is kept as a plain assistant turn so the person can read it. Either way
+		// the call's spend is stored: on that turn, or on a usage row.
 		var out []Effect
 		if r.Text != "" && r.Status != ResponseProviderError {
-			out = append(out, Persist{[]Row{AssistantRow{Text: r.Text, Reasoning: r.Reasoning}}},
+			out = append(out, Persist{[]Row{AssistantRow{Text: r.Text, Reasoning: r.Reasoning, Raw: r.Raw, Origin: r.Origin, Usage: priced}}},
 				Emit{AssistantMessagePayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: []ToolCallView{}}})
+		} else {
+			out = append(out, Persist{[]Row{UsageRow{Usage: priced, Reason: "model call ended as " + string(r.Status)}}})
 		}
 		out = append(out, usage, Emit{s.budget()})
 		reason := StopReason(r.Status)
@@ -216,7 +227,7 @@ func onModel(s State, r ModelResponse) (State, []Effect) {
 		views[i] = viewCall(c)
 	}
 	out := []Effect{
-		Persist{[]Row{AssistantRow{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: calls}}},
+		Persist{[]Row{AssistantRow{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: calls, Raw: r.Raw, Origin: r.Origin, Usage: priced}}},
 		Emit{AssistantMessagePayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: views}},
 	}
 	for _, v := range views {
@@ -390,14 +401,18 @@ func onToolFinished(s State, in ToolFinished) (State, []Effect, error) {
 }
 
 func onCompacted(s State, in Compacted) (State, []Effect) {
-	s.InputTokens += in.Usage.InputTokens
-	s.OutputTokens += in.Usage.OutputTokens
-	s.CostUSD += s.Limits.Price.Cost(in.Usage)
 	var out []Effect
+	var priced RowUsage
+	if in.Called {
+		s, priced = spend(s, in.Usage)
+		if !in.OK {
+			out = append(out, Persist{[]Row{UsageRow{Usage: priced, Reason: "the summary call failed"}}})
+		}
+	}
 	if in.OK {
 		s.ContextTokens = in.ContextTokens
 		out = append(out,
-			Persist{[]Row{SummaryRow{Text: in.Summary, ThroughSeq: in.ThroughSeq}}},
+			Persist{[]Row{SummaryRow{Text: in.Summary, ThroughSeq: in.ThroughSeq, Usage: &priced}}},
 			Emit{CompactedPayload{ThroughSeq: in.ThroughSeq, Summary: in.Summary, ContextTokens: in.ContextTokens,
 				Emergency: s.emergency}},
 			Emit{s.budget()})
@@ -456,7 +471,8 @@ func stop(s State, reason StopReason, detail string) (State, []Effect) {
 	}
 	res := Result{
 		Status: reason, Output: s.Output, Turns: s.Turns, ToolCalls: s.ToolCalls,
-		InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, CostUSD: s.CostUSD,
+		InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, CacheReadTokens: s.CacheReadTokens,
+		CacheWriteTokens: s.CacheWriteTokens, CostUSD: s.CostUSD,
 		StartedAt: s.StartedAt, EndedAt: s.Now, Error: errText, SessionID: s.SessionID, RunID: s.RunID,
 	}
 	s.result = &res

@@ -318,15 +318,34 @@ func storePayload(row Row) any {
 		for i, c := range r.ToolCalls {
 			calls[i] = store.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 		}
-		return store.AssistantPayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: calls}
+		return store.AssistantPayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: calls, Raw: r.Raw,
+			Origin: storeOrigin(r.Origin), Usage: storeUsage(r.Usage)}
 	case ToolResultRow:
 		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Sandboxed: r.Sandboxed}
 	case ApprovalRow:
 		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: string(r.Decision), By: r.By, Reason: r.Reason, Arguments: r.Arguments}
 	case SummaryRow:
-		return store.SummaryPayload{Text: r.Text, ThroughSeq: r.ThroughSeq, FromSeq: r.FromSeq}
+		p := store.SummaryPayload{Text: r.Text, ThroughSeq: r.ThroughSeq, FromSeq: r.FromSeq}
+		if r.Usage != nil {
+			p.Usage = storeUsage(*r.Usage)
+		}
+		return p
+	case UsageRow:
+		return store.UsagePayload{Usage: *storeUsage(r.Usage), Reason: r.Reason}
 	}
 	panic(fmt.Sprintf("loop: row type %T has no store payload", row)) // the Row set is closed
+}
+
+func storeUsage(u RowUsage) *store.Usage {
+	return &store.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens, CostUSD: u.CostUSD, Unreported: u.Unreported}
+}
+
+func storeOrigin(o Origin) *store.Origin {
+	if o == (Origin{}) {
+		return nil
+	}
+	return &store.Origin{Provider: o.Provider, Kind: o.Kind, Model: o.Model}
 }
 
 // finish stores the result, publishes run_finished and lets go of the session.

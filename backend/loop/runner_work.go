@@ -66,7 +66,7 @@ func (rn *run) toolSpecs() []provider.ToolSpec {
 // answered meaningfully and are dropped; the others are stored and answered with an error.
 func fromProvider(resp provider.Response) ModelResponse {
 	out := ModelResponse{Text: resp.Text, Reasoning: resp.Reasoning, Status: ResponseStatus(resp.Status),
-		Usage: Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}}
+		Usage: usageOf(resp.Usage)}
 	if resp.Err != nil {
 		out.Err = resp.Err.Error()
 	}
@@ -182,13 +182,13 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 	if rn.op.Err() != nil {
 		return
 	}
-	usage := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
+	usage := usageOf(resp.Usage)
 	if resp.Status != provider.StatusOK || resp.Text == "" {
 		msg := "the summary call failed"
 		if resp.Err != nil {
 			msg += ": " + resp.Err.Error()
 		}
-		rn.send(Compacted{Now: rn.now(), OK: false, Err: msg, Usage: usage})
+		rn.send(Compacted{Now: rn.now(), OK: false, Err: msg, Called: true, Usage: usage})
 		return
 	}
 	est, err := EstimateContext(tail, rn.system)
@@ -197,5 +197,11 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 		return
 	}
 	est += EstimateTokens(resp.Text) + resultTokenExtra
-	rn.send(Compacted{Now: rn.now(), OK: true, Summary: resp.Text, ThroughSeq: through, ContextTokens: est, Usage: usage})
+	rn.send(Compacted{Now: rn.now(), OK: true, Summary: resp.Text, ThroughSeq: through, ContextTokens: est, Called: true, Usage: usage})
+}
+
+// usageOf converts the provider's usage report (the one conversion between the two types).
+func usageOf(u provider.Usage) Usage {
+	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CachedTokens,
+		Unreported: u.InputTokens == 0 && u.OutputTokens == 0}
 }

@@ -28,6 +28,8 @@ const (
 	// plan, a hook's context) that the model must hear once, framed as Loopdesk's note and
 	// never as the person's words (Messages frames it).
 	KindNote Kind = "note"
+	// KindUsage is the spend of a model call that left no other row (UsagePayload).
+	KindUsage Kind = "usage"
 )
 
 // Chunk is one stored row of a session. Payload is the JSON of the payload
@@ -146,6 +148,16 @@ type SummaryPayload struct {
 	ThroughSeq int64  `json:"through_seq"`
 	FromSeq    int64  `json:"from_seq,omitempty"`
 	Undoes     int64  `json:"undoes,omitempty"`
+	// Usage is the summary call's spend (none for a set-aside or an undo).
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// UsagePayload (KindUsage) records a model call that left no assistant or summary row: a
+// stream that failed, a request the server refused, a summary call that failed. The spend
+// happened, so the journal keeps it. Not sent to the model.
+type UsagePayload struct {
+	Usage  Usage  `json:"usage"`
+	Reason string `json:"reason"`
 }
 
 // SystemPayload is a system message carried by the session itself (most
@@ -214,6 +226,8 @@ func canonical(kind Kind, p any) (json.RawMessage, any, error) {
 		v = &RestorePayload{}
 	case KindNote:
 		v = &NotePayload{}
+	case KindUsage:
+		v = &UsagePayload{}
 	default:
 		return nil, nil, fmt.Errorf("%w: unknown kind %q", ErrInvalid, kind)
 	}
