@@ -206,7 +206,7 @@ type AssistantRow struct {
 	Reasoning string          `json:"reasoning"`
 	ToolCalls []Call          `json:"tool_calls"`
 	Raw       json.RawMessage `json:"raw,omitempty"`
-	Origin    Origin          `json:"origin"`
+	Origin    Origin          `json:"origin,omitzero"`
 	Usage     RowUsage        `json:"usage"`
 }
 

@@ -358,9 +358,13 @@ func (rn *run) finish() {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
-	_, synthesized, err := rn.r.cfg.Store.FinishRun(ctx, rn.id, store.RunResult{
-		Status: store.RunStatus(res.Status), Output: res.Output, Turns: res.Turns, ToolCalls: res.ToolCalls,
-		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, CostUSD: res.CostUSD, Error: res.Error})
+	stored, synthesized, err := rn.r.cfg.Store.FinishRun(ctx, rn.id, store.RunResult{
+		Status: store.RunStatus(res.Status), Output: res.Output, Error: res.Error})
+	if err == nil {
+		// What run_finished reports is what the journal holds: the sum of the run's rows.
+		res.Turns, res.ToolCalls, res.InputTokens, res.OutputTokens = stored.Turns, stored.ToolCalls, stored.InputTokens, stored.OutputTokens
+		res.CacheReadTokens, res.CacheWriteTokens, res.CostUSD = stored.CacheReadTokens, stored.CacheWriteTokens, stored.CostUSD
+	}
 	if err != nil {
 		rn.r.log.Error("store run result", "session", rn.spec.SessionID, "run", rn.id, "err", err)
 		if res.Error == "" {

@@ -354,7 +354,9 @@ func (db *DB) Append(ctx context.Context, sessionID, runID string, chunks ...New
 			return err
 		}
 		defer stmt.Close()
+		var spent Counters
 		for i, c := range chunks {
+			spent = spent.plus(rowCounters(ps[i].v))
 			seq := last + int64(i) + 1
 			if pending, err = step(pending, c.Kind, ps[i].v, seq); err != nil {
 				return fmt.Errorf("row %d: %w", i+1, err)
@@ -366,6 +368,9 @@ func (db *DB) Append(ctx context.Context, sessionID, runID string, chunks ...New
 				return err
 			}
 			out = append(out, Chunk{SessionID: sessionID, Seq: seq, Kind: c.Kind, Payload: ps[i].raw, RunID: runID, CreatedAt: fromMS(now)})
+		}
+		if err := addCounters(ctx, tx, sessionID, runID, spent); err != nil {
+			return err
 		}
 		return setTail(ctx, tx, sessionID, last+int64(len(chunks)), pending, now)
 	})

@@ -17,7 +17,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	s := mustSession(t, db, "exported")
 	run, _ := db.StartRun(ctx, store.NewRun{SessionID: s.ID, Model: "m", Limits: json.RawMessage(`{"max_turns":3}`)})
 	conversation(t, db, s.ID)
-	db.FinishRun(ctx, run.ID, store.RunResult{Status: "completed", Output: "The module is example.com/x.", Turns: 2})
+	db.FinishRun(ctx, run.ID, store.RunResult{Status: "completed", Output: "The module is example.com/x."})
 	if err := db.SetSetting(ctx, "base_url", "http://localhost:1234/v1"); err != nil {
 		t.Fatal(err)
 	}

@@ -234,6 +234,9 @@ export interface RunFinishedPayload {
   tool_calls: number;
   input_tokens: number;
   output_tokens: number;
+  /** Parts of input_tokens read from and written to the provider's prompt cache. */
+  cache_read_tokens: number;
+  cache_write_tokens: number;
   cost_usd: number;
   started_at: string;
   ended_at: string;
