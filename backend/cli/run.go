@@ -23,6 +23,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
+	"golang.org/x/sys/unix"
 )
 
 // Exit statuses of `loopdesk run` (docs/cli.md).
@@ -70,14 +71,16 @@ Exit status: 0 completed, 2 usage, 3 stopped by a bound, 4 cancelled, 5 truncate
 error, 1 anything else.
 `
 
-// runIsTerminal reports whether r is an interactive terminal; tests replace it.
+// runIsTerminal reports whether r is an interactive terminal; tests replace it. Only a
+// terminal counts as a person: /dev/null is a character device too, so the test is whether
+// the descriptor answers a terminal's ioctl, not its file mode.
 var runIsTerminal = func(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 type runOptions struct {

@@ -137,6 +137,9 @@ func (p *runPrinter) text(e loop.Event) {
 	}
 }
 
+// ByNoTerminal is who denied a call that needed a person when stdin is not a terminal.
+const ByNoTerminal = "mode:no-terminal"
+
 // runAsker answers approval requests: on a terminal by asking the person (y/n/a/r), without
 // one by denying, since nobody is there to ask.
 type runAsker struct {
@@ -170,7 +173,7 @@ func (a *runAsker) onEvent(e loop.Event) {
 // ask queues a call for the prompt loop; it never blocks the run for long.
 func (a *runAsker) ask(p tools.Pending) {
 	if !a.terminal {
-		_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: "mode:ask",
+		_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: ByNoTerminal,
 			Reason: "no terminal to ask the person, so ask behaves as deny"})
 		return
 	}

@@ -40,7 +40,9 @@ commands:
   delete ID            delete a session (its forks are kept)
   changes ID           the files each row changed (created/modified/deleted/mode)
   restore ID --to SEQ  restore the files changed at or after row SEQ to their state
-                       before it (--path P for one file, --dry-run to preview)
+                       before it (--path P for one file, --dry-run to preview,
+                       --force PATH (repeatable) / --force-all to overwrite files
+                       changed outside the session since)
   totals ID            tokens, cost, turns and tool calls over all of a session's runs
 
 flags for every command:
@@ -461,6 +463,6 @@ func (c *sessCmd) totals(ctx context.Context, db *store.DB, id string) error {
 		return err
 	}
 	return c.emit(t, fmt.Sprintf("session      %s\nruns         %d\nturns        %d\ntool calls   %d\n"+
-		"input tokens %d\noutput tokens %d\ncost         $%.4f\n",
-		t.SessionID, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.OutputTokens, t.Cost))
+		"input tokens %d (cache read %d, cache write %d)\noutput tokens %d\ncost         $%.4f\n",
+		t.SessionID, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.CacheReadTokens, t.CacheWriteTokens, t.OutputTokens, t.Cost))
 }
