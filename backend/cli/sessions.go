@@ -286,7 +286,9 @@ func (c *sessCmd) list(ctx context.Context, db *store.DB) error {
 				InputTokens  int64   `json:"input_tokens"`
 				OutputTokens int64   `json:"output_tokens"`
 				Cost         float64 `json:"cost"`
-			}{s, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.OutputTokens, t.Cost}
+				CacheRead    int64   `json:"cache_read_tokens"`
+				CacheWrite   int64   `json:"cache_write_tokens"`
+			}{s, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.OutputTokens, t.Cost, t.CacheReadTokens, t.CacheWriteTokens}
 			if err := sessJSONLine(c.stdout, line); err != nil {
 				return err
 			}

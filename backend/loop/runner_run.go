@@ -44,11 +44,9 @@ type run struct {
 	cancelOnce sync.Once
 	inputs     chan Input
 	// requests carries queue changes from Runner.Queue/Withdraw to the owner goroutine;
-	// loopDone is closed when the owner stops reading it. queue is what the core holds
-	// queued, as last published (guarded by Runner.mu).
+	// loopDone is closed when the owner stops reading it.
 	requests chan queueRequest
 	loopDone chan struct{}
-	queue    []QueuedMessage
 
 	// op is the context of the outstanding work (model call, approvals, tools); it is
 	// cancelled when the run stops so workers return and their late answers are dropped.
@@ -121,6 +119,11 @@ func (rn *run) open(ctx context.Context) error {
 	if err == nil {
 		rn.recovery, err = rn.recoveryFor(ctx, chunks)
 	}
+	if err == nil && len(rn.spec.Queued) == 0 && rn.spec.CompactThrough == 0 {
+		// Messages left queued by a run that stopped (Stop, a bound, a crash) go with this
+		// run: stored as user rows right after its prompt, in the order they were sent.
+		rn.spec.Queued, err = rn.r.storedQueue(ctx, rn.spec.SessionID, rn.spec.PromptQueuedID)
+	}
 	if err != nil {
 		rn.ws.Release()
 		return err
@@ -153,7 +156,7 @@ func (rn *run) loop() {
 	defer close(rn.loopDone)
 	effects := rn.step(Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
-		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, Recover: rn.recovery, CompactThrough: rn.spec.CompactThrough})
+		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, Recover: rn.recovery, CompactThrough: rn.spec.CompactThrough})
 	for {
 		for len(effects) > 0 {
 			effects = rn.execute(effects) // a failed effect ends the run: more to do
@@ -234,11 +237,6 @@ func (rn *run) execute(effects []Effect) []Effect {
 		case Persist:
 			err = rn.persist(e.Rows)
 		case Emit:
-			if q, ok := e.Payload.(QueueChangedPayload); ok {
-				rn.r.mu.Lock()
-				rn.queue = q.Queued
-				rn.r.mu.Unlock()
-			}
 			rn.publish(e.Payload)
 		case CallModel:
 			rows := rn.snapshot()
@@ -312,7 +310,7 @@ func (rn *run) snapshot() []store.Chunk { return rn.chunks[:len(rn.chunks):len(r
 func storePayload(row Row) any {
 	switch r := row.(type) {
 	case UserRow:
-		return store.UserPayload{Text: r.Text}
+		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID}
 	case AssistantRow:
 		calls := make([]store.ToolCall, len(r.ToolCalls))
 		for i, c := range r.ToolCalls {
@@ -393,10 +391,12 @@ func (rn *run) finish() {
 	rn.ws.Release()
 	rn.r.mu.Lock()
 	delete(rn.r.bySession, rn.spec.SessionID)
-	rn.queue = nil
 	rn.r.mu.Unlock()
 	close(rn.done)
-	if len(leftover) > 0 {
-		rn.r.startNext(rn.spec, leftover)
+	// Only a run that completed goes on by itself: Stop stops, and a bound the person set is
+	// never bypassed by a fresh run with fresh budgets. Undelivered messages stay queued (in
+	// the store) for the person to send or remove.
+	if len(leftover) > 0 && res.Status == StopCompleted {
+		rn.r.startNext(rn.spec)
 	}
 }

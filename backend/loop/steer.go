@@ -56,7 +56,7 @@ func deliverQueued(s State) (State, []Effect) {
 	rows := make([]Row, len(s.queued))
 	ids := make([]string, len(s.queued))
 	for i, q := range s.queued {
-		rows[i], ids[i] = UserRow{Text: q.Text}, q.ID
+		rows[i], ids[i] = UserRow{Text: q.Text, QueuedID: q.ID}, q.ID
 		s.ContextTokens += EstimateTokens(q.Text) + resultTokenExtra
 	}
 	s.queued = nil

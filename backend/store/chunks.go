@@ -43,9 +43,12 @@ type Chunk struct {
 	CreatedAt time.Time       `json:"created_at"`
 }
 
-// UserPayload is a message the person typed.
+// UserPayload is a message the person typed. QueuedID names the queued message it
+// delivers, if it was queued (QueuedMessage): Append removes that message from the queue in
+// the same transaction.
 type UserPayload struct {
-	Text string `json:"text"`
+	Text     string `json:"text"`
+	QueuedID string `json:"queued_id,omitempty"`
 }
 
 // ToolCall is one call the model asked for. Arguments is the raw string
@@ -362,6 +365,9 @@ func (db *DB) Append(ctx context.Context, sessionID, runID string, chunks ...New
 				return fmt.Errorf("row %d: %w", i+1, err)
 			}
 			if err := checkSummary(ctx, tx, sessionID, ps[i].v); err != nil {
+				return fmt.Errorf("row %d: %w", i+1, err)
+			}
+			if err := delivered(ctx, tx, sessionID, ps[i].v); err != nil {
 				return fmt.Errorf("row %d: %w", i+1, err)
 			}
 			if _, err := stmt.ExecContext(ctx, sessionID, seq, string(c.Kind), string(ps[i].raw), runID, now); err != nil {

@@ -20,6 +20,8 @@ export function RemoveQueued(arg1:string,arg2:string):Promise<boolean>;
 
 export function SendMessage(arg1:string,arg2:string):Promise<string>;
 
+export function SendQueued(arg1:string,arg2:string):Promise<string>;
+
 export function SetMode(arg1:string,arg2:string,arg3:string):Promise<store.SessionMode>;
 
 export function SuggestRule(arg1:string,arg2:string):Promise<desktop.RuleInput>;

@@ -34,6 +34,10 @@ export function SendMessage(arg1, arg2) {
   return window['go']['desktop']['Chat']['SendMessage'](arg1, arg2);
 }
 
+export function SendQueued(arg1, arg2) {
+  return window['go']['desktop']['Chat']['SendQueued'](arg1, arg2);
+}
+
 export function SetMode(arg1, arg2, arg3) {
   return window['go']['desktop']['Chat']['SetMode'](arg1, arg2, arg3);
 }
