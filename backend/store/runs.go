@@ -29,13 +29,13 @@ type Run struct {
 	SystemPromptHash string `json:"system_prompt_hash"`
 	// Limits are the limits the run ran under, as loop.Limits marshals them (loop.ParseLimits
 	// reads them back). Their JSON name stays "budgets": exports and scripts rely on it.
-	Limits       json.RawMessage `json:"budgets"`
-	Status       RunStatus       `json:"status"`
-	Output       string          `json:"output"`
+	Limits json.RawMessage `json:"budgets"`
+	Status RunStatus       `json:"status"`
+	Output string          `json:"output"`
 	Counters
 	StartedAt time.Time `json:"started_at"`
-	EndedAt      time.Time       `json:"ended_at,omitzero"`
-	Error        string          `json:"error"`
+	EndedAt   time.Time `json:"ended_at,omitzero"`
+	Error     string    `json:"error"`
 	// Sandbox is the sandbox the run's shell commands ran with, in words
 	// (tools.ShellSandbox.Describe); "" for runs recorded before it was kept.
 	Sandbox string `json:"sandbox,omitempty"`
