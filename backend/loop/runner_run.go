@@ -392,11 +392,12 @@ func (rn *run) finish() {
 	rn.r.mu.Lock()
 	delete(rn.r.bySession, rn.spec.SessionID)
 	rn.r.mu.Unlock()
-	close(rn.done)
 	// Only a run that completed goes on by itself: Stop stops, and a bound the person set is
 	// never bypassed by a fresh run with fresh budgets. Undelivered messages stay queued (in
-	// the store) for the person to send or remove.
+	// the store) for the person to send or remove. The next run is recorded before this one
+	// is done, so whoever waits on this run sees the whole outcome.
 	if len(leftover) > 0 && res.Status == StopCompleted {
 		rn.r.startNext(rn.spec)
 	}
+	close(rn.done)
 }
