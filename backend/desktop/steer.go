@@ -178,3 +178,31 @@ func (s *Sessions) importFile(path string) (Session, error) {
 	}
 	return s.c.view(x), nil
 }
+
+// LiveView is what Go knows of a session right now that the page must never miss: the run
+// going on, the calls waiting for a person and the queued messages. The
+// page reconciles with it after opening a session, after a gap in the events and when a run
+// ends, so no ordering of events can leave any of them unshown.
+type LiveView struct {
+	// Seq is the session's latest event when the read began: the read reflects every event up
+	// to it (and maybe later ones).
+	Seq          uint64               `json:"seq"`
+	RunningRunID string               `json:"running_run_id"`
+	Pending      []PendingApproval    `json:"pending"`
+	Queued       []loop.QueuedMessage `json:"queued"`
+}
+
+// Live reads the session's LiveView. The run is read first: a call pending or a message
+// queued is never shown without the run it belongs to.
+func (h *Chat) Live(sessionID string) (LiveView, error) {
+	c := h.c
+	ctx := c.context()
+	v := LiveView{Seq: c.st.Runner.Bus().Seq(sessionID)}
+	v.RunningRunID, _ = c.st.Runner.Running(sessionID)
+	v.Pending = c.pending(sessionID)
+	var err error
+	if v.Queued, err = c.st.Runner.Queued(ctx, sessionID); err != nil {
+		return LiveView{}, err
+	}
+	return v, nil
+}

@@ -10,6 +10,7 @@ import * as WindowService from '../../wailsjs/go/desktop/Window';
 import { BrowserOpenURL, EventsOn } from '../../wailsjs/runtime/runtime';
 import type { QueuedMessage } from './events';
 import type {
+  LiveView,
   Change,
   ConnectionResult,
   DecisionInput,
@@ -122,7 +123,9 @@ export const api = {
       running_run_id: v.running_run_id ?? '',
       meters: v.meters ?? [],
       mode: v.mode ?? { mode: 'execute', approve: '' },
-      totals: v.totals ?? { session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0 },
+      totals: v.totals ?? {
+        session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0,
+      },
       queued: v.queued ?? [],
     };
   },
@@ -146,6 +149,10 @@ export const api = {
   queuedMessages: (sessionID: string): Promise<QueuedMessage[]> => list<QueuedMessage>(Chat.QueuedMessages(sessionID)),
   /** false when the message was delivered already. */
   removeQueued: (sessionID: string, id: string): Promise<boolean> => Chat.RemoveQueued(sessionID, id),
+  /** Sends a message left queued (after a Stop, a bound or a restart) as a new run's prompt. */
+  sendQueued: (sessionID: string, id: string): Promise<string> => Chat.SendQueued(sessionID, id),
+  /** What Go knows of the session right now: its run, pending calls and queued messages. */
+  live: (sessionID: string): Promise<LiveView> => as<LiveView>(Chat.Live(sessionID)),
   setMode: (sessionID: string, mode: string, approve: string): Promise<SessionMode> =>
     as<SessionMode>(Chat.SetMode(sessionID, mode, approve)),
   executePlan: (sessionID: string, approve: string): Promise<string> => Chat.ExecutePlan(sessionID, approve),

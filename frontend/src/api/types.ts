@@ -34,6 +34,8 @@ export interface ToolCall {
 
 export interface UserPayload {
   text: string;
+  /** The queued message this row delivered. */
+  queued_id?: string;
 }
 export interface AssistantPayload {
   text: string;
@@ -145,6 +147,15 @@ export interface SessionView {
   queued: QueuedMessage[];
 }
 
+/** What Go knows of a session right now (Chat.Live): the page reconciles with it. */
+export interface LiveView {
+  /** The session's latest event when Go began the read. */
+  seq: number;
+  running_run_id: string;
+  pending: Pending[] | null;
+  queued: QueuedMessage[] | null;
+}
+
 export type SandboxMode = 'auto' | 'on' | 'off';
 export interface SandboxSetting {
   mode: SandboxMode;
@@ -190,6 +201,9 @@ export interface Totals {
   input_tokens: number;
   output_tokens: number;
   cost: number;
+  /** Parts of input_tokens read from and written to the provider's prompt cache. */
+  cache_read_tokens: number;
+  cache_write_tokens: number;
 }
 
 /** An AGENTS.md the session's runs carry. */

@@ -248,10 +248,10 @@ export function makeFakeApi() {
       running_run_id: state.running.get(id) ?? '',
       meters: [...(state.meters.get(id) ?? [])],
       mode: state.modes.get(id) ?? { mode: 'execute' as const, approve: '' as const },
-      totals: { session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0 },
+      totals: { session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
       queued: [],
     })),
-    totals: vi.fn(async (id: string) => ({ session_id: id, runs: (state.runs.get(id) ?? []).length, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0 })),
+    totals: vi.fn(async (id: string) => ({ session_id: id, runs: (state.runs.get(id) ?? []).length, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0 })),
     instructions: vi.fn(async (_id: string) => [...state.instructions]),
     importSession: vi.fn(async () => {
       if (!state.importPath) return { id: '' } as Session;
@@ -282,6 +282,13 @@ export function makeFakeApi() {
     }),
     queuedMessages: vi.fn(async (_id: string) => []),
     removeQueued: vi.fn(async (_id: string, _q: string) => true),
+    sendQueued: vi.fn(async (_id: string, _q: string) => 'run-q'),
+    live: vi.fn(async (id: string) => ({
+      seq: 1_000_000,
+      running_run_id: state.running.get(id) ?? '',
+      pending: [...(state.pending.get(id) ?? [])],
+      queued: [],
+    })),
     setMode: vi.fn(async (id: string, mode: string, approve: string) => {
       const m = { mode, approve } as SessionMode;
       state.modes.set(id, m);

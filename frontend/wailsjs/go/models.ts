@@ -336,6 +336,62 @@ export namespace desktop {
 	        this.preview = source["preview"];
 	    }
 	}
+	export class PendingApproval {
+	    call_id: string;
+	    name: string;
+	    arguments: string;
+	    read_only: boolean;
+	    sandboxed: boolean;
+	    network: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingApproval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.call_id = source["call_id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	        this.read_only = source["read_only"];
+	        this.sandboxed = source["sandboxed"];
+	        this.network = source["network"];
+	    }
+	}
+	export class LiveView {
+	    running_run_id: string;
+	    pending: PendingApproval[];
+	    queued: loop.QueuedMessage[];
+	
+	    static createFrom(source: any = {}) {
+	        return new LiveView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.running_run_id = source["running_run_id"];
+	        this.pending = this.convertValues(source["pending"], PendingApproval);
+	        this.queued = this.convertValues(source["queued"], loop.QueuedMessage);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class MCPView {
 	    path: string;
 	    config: mcp.Config;
@@ -374,28 +430,7 @@ export namespace desktop {
 		    return a;
 		}
 	}
-	export class PendingApproval {
-	    call_id: string;
-	    name: string;
-	    arguments: string;
-	    read_only: boolean;
-	    sandboxed: boolean;
-	    network: boolean;
 	
-	    static createFrom(source: any = {}) {
-	        return new PendingApproval(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.call_id = source["call_id"];
-	        this.name = source["name"];
-	        this.arguments = source["arguments"];
-	        this.read_only = source["read_only"];
-	        this.sandboxed = source["sandboxed"];
-	        this.network = source["network"];
-	    }
-	}
 	export class Price {
 	    model: string;
 	    input_per_mtok: number;
@@ -1104,6 +1139,8 @@ export namespace store {
 	    tool_calls: number;
 	    input_tokens: number;
 	    output_tokens: number;
+	    cache_read_tokens: number;
+	    cache_write_tokens: number;
 	    cost_usd: number;
 	    // Go type: time
 	    started_at: any;
@@ -1131,6 +1168,8 @@ export namespace store {
 	        this.tool_calls = source["tool_calls"];
 	        this.input_tokens = source["input_tokens"];
 	        this.output_tokens = source["output_tokens"];
+	        this.cache_read_tokens = source["cache_read_tokens"];
+	        this.cache_write_tokens = source["cache_write_tokens"];
 	        this.cost_usd = source["cost_usd"];
 	        this.started_at = this.convertValues(source["started_at"], null);
 	        this.ended_at = this.convertValues(source["ended_at"], null);
@@ -1180,6 +1219,8 @@ export namespace store {
 	    input_tokens: number;
 	    output_tokens: number;
 	    cost: number;
+	    cache_read_tokens: number;
+	    cache_write_tokens: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Totals(source);
@@ -1194,6 +1235,8 @@ export namespace store {
 	        this.input_tokens = source["input_tokens"];
 	        this.output_tokens = source["output_tokens"];
 	        this.cost = source["cost"];
+	        this.cache_read_tokens = source["cache_read_tokens"];
+	        this.cache_write_tokens = source["cache_write_tokens"];
 	    }
 	}
 

@@ -12,6 +12,8 @@ export function Decide(arg1:string,arg2:string,arg3:desktop.DecisionInput):Promi
 
 export function ExecutePlan(arg1:string,arg2:string):Promise<string>;
 
+export function Live(arg1:string):Promise<desktop.LiveView>;
+
 export function PendingApprovals(arg1:string):Promise<Array<desktop.PendingApproval>>;
 
 export function QueuedMessages(arg1:string):Promise<Array<loop.QueuedMessage>>;

@@ -18,6 +18,10 @@ export function ExecutePlan(arg1, arg2) {
   return window['go']['desktop']['Chat']['ExecutePlan'](arg1, arg2);
 }
 
+export function Live(arg1) {
+  return window['go']['desktop']['Chat']['Live'](arg1);
+}
+
 export function PendingApprovals(arg1) {
   return window['go']['desktop']['Chat']['PendingApprovals'](arg1);
 }
