@@ -38,7 +38,11 @@ commands:
                        change records (--contents: and the file contents)
   import FILE          read an export (- for stdin) into a new session
   delete ID            delete a session (its forks are kept)
-  changes ID           the files each row changed (created/modified/deleted/mode)
+  changes ID           the files each row changed (created/modified/deleted/mode) and
+                       by whom (agent, outside, person); --hunks: one line per hunk
+  revert ID --seq SEQ --path PATH --hunk N
+                       revert one hunk of the change row SEQ made to PATH; the
+                       model is told which lines; refused if they changed since
   restore ID --to SEQ  restore the files changed at or after row SEQ to their state
                        before it (--path P for one file, --dry-run to preview)
   totals ID            tokens, cost, turns and tool calls over all of a session's runs
@@ -69,6 +73,7 @@ type sessCmd struct {
 	lit    bool
 	out    string
 	cp     cpFlags // changes, restore, export --contents
+	hk     hunkFlags
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer // notes besides the result (restore)
@@ -131,7 +136,11 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		c.cp.exportFlags(fs)
 	case "restore":
 		c.cp.restoreFlags(fs)
-	case "list", "show", "import", "delete", "changes", "totals":
+	case "changes":
+		c.hk.changesFlags(fs)
+	case "revert":
+		c.hk.revertFlags(fs)
+	case "list", "show", "import", "delete", "totals":
 	default:
 		return nil, sessUsagef("unknown command %q", c.name)
 	}
@@ -162,7 +171,7 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		}
 		c.at, c.atSet = n, true
 	}
-	want := map[string]int{"list": 0, "show": 1, "fork": 1, "export": 1, "import": 1, "delete": 1, "changes": 1, "restore": 1, "totals": 1}
+	want := map[string]int{"list": 0, "show": 1, "fork": 1, "export": 1, "import": 1, "delete": 1, "changes": 1, "restore": 1, "totals": 1, "revert": 1}
 	if n, ok := want[c.name]; ok && len(c.args) != n {
 		if n == 0 {
 			return nil, sessUsagef("%s takes no arguments, got %q", c.name, c.args)
@@ -177,6 +186,11 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 	}
 	if c.name == "restore" {
 		if err := c.cp.check(); err != nil {
+			return nil, err
+		}
+	}
+	if c.name == "revert" {
+		if err := c.hk.checkRevert(); err != nil {
 			return nil, err
 		}
 	}
@@ -229,7 +243,12 @@ func (c *sessCmd) run(ctx context.Context) error {
 	case "export":
 		return c.export(ctx, db, c.args[0])
 	case "changes":
+		if c.hk.hunks {
+			return c.hunks(ctx, db, c.args[0])
+		}
 		return c.changes(ctx, db, c.args[0])
+	case "revert":
+		return c.revert(ctx, db, c.args[0])
 	case "restore":
 		return c.restore(ctx, db, c.args[0])
 	case "import":
