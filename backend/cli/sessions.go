@@ -31,13 +31,16 @@ const sessUsage = `usage: loopdesk sessions COMMAND [flags]
 commands:
   list                 list sessions, most recently updated first
   show ID              print a session's rows
-  fork ID --at SEQ     copy rows 1..SEQ into a new session
+  fork ID --at SEQ     copy rows 1..SEQ into a new session; --with-files: and give it
+                       its own checkout (a git worktree on branch loopdesk/<fork id>
+                       with the session's changes up to SEQ, or a copy of the folder)
   search QUERY...      full-text search over every session (FTS5 syntax;
                        --literal for plain words, --limit N, default 50)
   export ID [-o FILE]  write a session as JSON Lines (stdout by default), with its
                        change records (--contents: and the file contents)
   import FILE          read an export (- for stdin) into a new session
-  delete ID            delete a session (its forks are kept)
+  delete ID            delete a session (its forks are kept); --remove-folder: and
+                       the fork folder Loopdesk made for it (worktree and branch too)
   changes ID           the files each row changed (created/modified/deleted/mode) and
                        by whom (agent, outside, person); --hunks: one line per hunk
   revert ID --seq SEQ --path PATH --hunk N
@@ -74,6 +77,7 @@ type sessCmd struct {
 	out    string
 	cp     cpFlags // changes, restore, export --contents
 	hk     hunkFlags
+	fk     forkFlags
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer // notes besides the result (restore)
@@ -128,6 +132,9 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 	switch c.name {
 	case "fork":
 		fs.StringVar(&at, "at", "", "fork after this seq")
+		fs.BoolVar(&c.fk.withFiles, "with-files", false, "give the fork its own checkout")
+	case "delete":
+		fs.BoolVar(&c.fk.removeFolder, "remove-folder", false, "remove the fork folder too")
 	case "search":
 		fs.IntVar(&c.limit, "limit", store.DefaultSearchLimit, "maximum hits")
 		fs.BoolVar(&c.lit, "literal", false, "match the words as typed, no FTS5 syntax")
@@ -140,7 +147,7 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		c.hk.changesFlags(fs)
 	case "revert":
 		c.hk.revertFlags(fs)
-	case "list", "show", "import", "delete", "totals":
+	case "list", "show", "import", "totals":
 	default:
 		return nil, sessUsagef("unknown command %q", c.name)
 	}
@@ -233,6 +240,9 @@ func (c *sessCmd) run(ctx context.Context) error {
 	case "show":
 		return c.show(ctx, db, c.args[0])
 	case "fork":
+		if c.fk.withFiles {
+			return c.forkWithFiles(ctx, db, path, c.args[0])
+		}
 		s, err := db.Fork(ctx, c.args[0], c.at)
 		if err != nil {
 			return err
@@ -258,10 +268,7 @@ func (c *sessCmd) run(ctx context.Context) error {
 		}
 		return c.emit(map[string]string{"session_id": s.ID}, fmt.Sprintf("imported %s as %s (%q)\n", c.args[0], s.ID, s.Title))
 	case "delete":
-		if err := db.DeleteSession(ctx, c.args[0]); err != nil {
-			return err
-		}
-		return c.emit(map[string]string{"deleted": c.args[0]}, fmt.Sprintf("deleted %s\n", c.args[0]))
+		return c.delete(ctx, db, path, c.args[0])
 	}
 	return sessUsagef("unknown command %q", c.name)
 }
