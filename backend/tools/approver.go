@@ -25,6 +25,9 @@ type Decision struct {
 	By        string // "person", "rule:<id>" or "mode:<mode>"
 	Reason    string // typed by the person, or why a rule or mode decided
 	Arguments string
+	// Hunks: in mode review, the person's choice for each hunk of a write_file or
+	// edit_file call (numbered as Propose numbers them; a hunk not named is kept).
+	Hunks []HunkChoice
 }
 
 // ByPerson is Decision.By for a person's answer.
