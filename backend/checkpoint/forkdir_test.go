@@ -1,6 +1,8 @@
 package checkpoint_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -141,5 +144,78 @@ func TestOrphanSweep(t *testing.T) {
 	}
 	if left, _ := checkpoint.Orphans(e.ctx, e.db, forks); len(left) != 0 {
 		t.Fatalf("after sweep: %+v", left)
+	}
+}
+
+// callAt runs fn as a tool call of sid in folder dir, as the runner does.
+func (e *env) callAt(sid, dir string, fn func()) int64 {
+	e.t.Helper()
+	e.n++
+	id := fmt.Sprintf("call_%d", e.n)
+	if _, err := e.db.Append(e.ctx, sid, "run", store.NewChunk{Kind: store.KindAssistant, Payload: store.AssistantPayload{
+		ToolCalls: []store.ToolCall{{ID: id, Name: "write_file", Arguments: "{}"}}}}); err != nil {
+		e.t.Fatal(err)
+	}
+	c, err := e.rec.Before(e.ctx, sid, "run", id, dir)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	fn()
+	rows, err := e.db.Append(e.ctx, sid, "run", store.NewChunk{Kind: store.KindToolResult, Payload: store.ToolResultPayload{CallID: id, Name: "write_file", Content: "ok"}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := c.After(e.ctx, rows[0].Seq); err != nil {
+		e.t.Fatal(err)
+	}
+	return rows[0].Seq
+}
+
+// Apply to parent folder: the fork's changes land in the parent's folder on
+// a note row, as unreviewed hunks; a path the parent changed since is refused.
+func TestApplyForkToParent(t *testing.T) {
+	e := newEnv(t, checkpoint.Options{}, map[string]string{"a.txt": "one\n", "b.txt": "bee\n"})
+	seq, _ := e.call(e.write("a.txt", []string{"one\n", "two\n"}))
+	forks := filepath.Join(t.TempDir(), "forks")
+	fork, _ := e.db.Fork(e.ctx, e.sid, seq)
+	ff, err := e.rec.MakeForkFolder(e.ctx, e.sid, seq, fork.ID, forks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.db.SetWorkspace(e.ctx, fork.ID, ff.Folder)
+	e.callAt(fork.ID, ff.Folder, func() {
+		os.WriteFile(filepath.Join(ff.Folder, "a.txt"), []byte("one\ntwo\nthree from the fork\n"), 0o644)
+		os.WriteFile(filepath.Join(ff.Folder, "c.txt"), []byte("new in the fork\n"), 0o644)
+	})
+	applied, err := e.rec.ApplyFork(e.ctx, fork.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(applied.Paths) != "[a.txt c.txt]" || e.read("a.txt") != "one\ntwo\nthree from the fork\n" || e.read("c.txt") != "new in the fork\n" {
+		t.Fatalf("applied %+v: a=%q", applied, e.read("a.txt"))
+	}
+	un, _ := e.rec.Unreviewed(e.ctx, e.sid)
+	var got []string
+	for _, h := range un {
+		if h.Seq == applied.Seq {
+			got = append(got, h.Path)
+		}
+	}
+	if fmt.Sprint(got) != "[a.txt c.txt]" {
+		t.Fatalf("unreviewed hunks of the applied row: %v (all: %+v)", got, un)
+	}
+	rows, _ := e.db.Chunks(e.ctx, e.sid)
+	if last := rows[len(rows)-1]; last.Kind != store.KindNote || !strings.Contains(string(last.Payload), "fork_apply") {
+		t.Fatalf("note row: %s", last.Payload)
+	}
+
+	// The fork changes b.txt, but the parent's b.txt changed since: refused.
+	e.callAt(fork.ID, ff.Folder, func() { os.WriteFile(filepath.Join(ff.Folder, "b.txt"), []byte("fork bee\n"), 0o644) })
+	e.write("b.txt", []string{"parent bee\n"})()
+	if _, err := e.rec.ApplyFork(e.ctx, fork.ID); !errors.Is(err, checkpoint.ErrConflict) || !strings.Contains(err.Error(), "b.txt") {
+		t.Fatalf("apply over a parent's change: %v", err)
+	}
+	if e.read("b.txt") != "parent bee\n" {
+		t.Fatal("a refused apply changed b.txt")
 	}
 }
