@@ -37,7 +37,7 @@ func RemoveForkFolder(ctx context.Context, forksDir, forkID string) (string, err
 	}
 	// A worktree: its .git file names the repository; git removes the
 	// worktree's registration, then the branch can go.
-	if common, err := gitOut(ctx, root, "rev-parse", "--path-format=absolute", "--git-common-dir"); err == nil && isWorktree(root) {
+	if common, err := gitOut(ctx, root, "rev-parse", "--path-format=absolute", "--git-common-dir"); err == nil && IsWorktree(root) {
 		repo := filepath.Dir(common)
 		if _, err := gitOut(ctx, repo, "worktree", "remove", "--force", "--force", root); err != nil {
 			return "", err
@@ -52,8 +52,8 @@ func RemoveForkFolder(ctx context.Context, forksDir, forkID string) (string, err
 	return root, nil
 }
 
-// isWorktree: root's .git is a file (a linked worktree), not a folder.
-func isWorktree(root string) bool {
+// IsWorktree: root's .git is a file (a linked git worktree), not a folder.
+func IsWorktree(root string) bool {
 	fi, err := os.Lstat(filepath.Join(root, ".git"))
 	return err == nil && fi.Mode().IsRegular()
 }
@@ -87,7 +87,7 @@ func Orphans(ctx context.Context, db *store.DB, forksDir string) ([]Orphan, erro
 			return nil, err
 		}
 		o := Orphan{ForkID: e.Name(), Folder: filepath.Join(forksDir, e.Name()), Bytes: DiskUse(filepath.Join(forksDir, e.Name()))}
-		if isWorktree(o.Folder) {
+		if IsWorktree(o.Folder) {
 			o.Branch = BranchOf(e.Name())
 		}
 		out = append(out, o)
