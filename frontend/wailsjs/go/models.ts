@@ -1,11 +1,28 @@
 export namespace checkpoint {
 	
+	export class Applied {
+	    parent_id: string;
+	    seq: number;
+	    paths: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Applied(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.parent_id = source["parent_id"];
+	        this.seq = source["seq"];
+	        this.paths = source["paths"];
+	    }
+	}
 	export class Change {
 	    seq: number;
 	    path: string;
 	    change: string;
 	    size: number;
 	    sha256: string;
+	    by: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Change(source);
@@ -18,6 +35,7 @@ export namespace checkpoint {
 	        this.change = source["change"];
 	        this.size = source["size"];
 	        this.sha256 = source["sha256"];
+	        this.by = source["by"];
 	    }
 	}
 	export class Conflict {
@@ -54,6 +72,52 @@ export namespace checkpoint {
 	        this.sha256 = source["sha256"];
 	        this.target = source["target"];
 	        this.stored = source["stored"];
+	    }
+	}
+	export class Hunk {
+	    seq: number;
+	    path: string;
+	    hunk: number;
+	    old_start: number;
+	    old_lines: number;
+	    new_start: number;
+	    new_lines: number;
+	    state: string;
+	    patch: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Hunk(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.path = source["path"];
+	        this.hunk = source["hunk"];
+	        this.old_start = source["old_start"];
+	        this.old_lines = source["old_lines"];
+	        this.new_start = source["new_start"];
+	        this.new_lines = source["new_lines"];
+	        this.state = source["state"];
+	        this.patch = source["patch"];
+	    }
+	}
+	export class Orphan {
+	    fork_id: string;
+	    folder: string;
+	    bytes: number;
+	    branch: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Orphan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.fork_id = source["fork_id"];
+	        this.folder = source["folder"];
+	        this.bytes = source["bytes"];
+	        this.branch = source["branch"];
 	    }
 	}
 	export class Other {
@@ -227,6 +291,7 @@ export namespace desktop {
 	    reason: string;
 	    arguments: string;
 	    always?: RuleInput;
+	    hunks: tools.HunkChoice[];
 	
 	    static createFrom(source: any = {}) {
 	        return new DecisionInput(source);
@@ -238,6 +303,7 @@ export namespace desktop {
 	        this.reason = source["reason"];
 	        this.arguments = source["arguments"];
 	        this.always = this.convertValues(source["always"], RuleInput);
+	        this.hunks = this.convertValues(source["hunks"], tools.HunkChoice);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -310,6 +376,22 @@ export namespace desktop {
 	        this.content = source["content"];
 	        this.truncated = source["truncated"];
 	        this.binary = source["binary"];
+	    }
+	}
+	export class ForkFolder {
+	    folder: string;
+	    branch: string;
+	    bytes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkFolder(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.folder = source["folder"];
+	        this.branch = source["branch"];
+	        this.bytes = source["bytes"];
 	    }
 	}
 	export class InstructionFile {
@@ -411,6 +493,42 @@ export namespace desktop {
 	        this.input_per_mtok = source["input_per_mtok"];
 	        this.output_per_mtok = source["output_per_mtok"];
 	    }
+	}
+	export class RevertedHunk {
+	    hunk: checkpoint.Hunk;
+	    note_seq: number;
+	    from_line: number;
+	    to_line: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RevertedHunk(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.hunk = this.convertValues(source["hunk"], checkpoint.Hunk);
+	        this.note_seq = source["note_seq"];
+	        this.from_line = source["from_line"];
+	        this.to_line = source["to_line"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	
 	export class SandboxInput {
@@ -1194,6 +1312,27 @@ export namespace store {
 	        this.input_tokens = source["input_tokens"];
 	        this.output_tokens = source["output_tokens"];
 	        this.cost = source["cost"];
+	    }
+	}
+
+}
+
+export namespace tools {
+	
+	export class HunkChoice {
+	    hunk: number;
+	    action: string;
+	    text?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HunkChoice(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.hunk = source["hunk"];
+	        this.action = source["action"];
+	        this.text = source["text"];
 	    }
 	}
 
