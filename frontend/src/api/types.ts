@@ -22,8 +22,8 @@ export interface SessionSummary extends Session {
   running: boolean;
 }
 
-export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore';
-export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore'];
+export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'note';
+export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'note'];
 
 export interface ToolCall {
   id: string;
