@@ -10,14 +10,20 @@ import (
 // recorded as outside edits of sessionID — a capture whose call id is
 // "outside:<tag>", on the session's last row — so its file history tells
 // them from the agent's. The first look at a folder records nothing: with
-// no earlier state, every file would look created.
-func (r *Recorder) catchUp(ctx context.Context, rs *rootState, sessionID, runID, tag string) error {
+// no earlier state, every file would look created. then, when set, runs in
+// the same transaction (Before records its capture there: one commit).
+func (r *Recorder) catchUp(ctx context.Context, rs *rootState, sessionID, runID, tag string, then ...func(*sql.Tx) error) error {
 	baseline := len(rs.cache) == 0
 	ds, err := r.refresh(ctx, rs)
 	if err != nil {
 		return err
 	}
 	return r.commit(ctx, rs, ds, func(tx *sql.Tx) error {
+		for _, fn := range then {
+			if err := fn(tx); err != nil {
+				return err
+			}
+		}
 		if baseline || !anyChange(ds) {
 			return nil
 		}

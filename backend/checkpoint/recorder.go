@@ -267,17 +267,15 @@ func (r *Recorder) Before(ctx context.Context, sessionID, runID, callID, root st
 		return nil, fmt.Errorf("checkpoint before call %s: %w", callID, err)
 	}
 	c := &Capture{r: r, rs: rs}
-	err = r.catchUp(ctx, rs, sessionID, runID, callID) // outside edits since the last capture
-	if err == nil {
-		err = r.commit(ctx, rs, nil, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, `INSERT INTO cp_captures(session_id, run_id, call_id, root, created_at) VALUES (?, ?, ?, ?, ?)`,
-				sessionID, runID, callID, rs.path, r.opts.Now().UnixMilli())
-			if err == nil {
-				c.id, err = res.LastInsertId()
-			}
-			return err
-		})
-	}
+	// Outside edits since the last capture are recorded in the same transaction.
+	err = r.catchUp(ctx, rs, sessionID, runID, callID, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO cp_captures(session_id, run_id, call_id, root, created_at) VALUES (?, ?, ?, ?, ?)`,
+			sessionID, runID, callID, rs.path, r.opts.Now().UnixMilli())
+		if err == nil {
+			c.id, err = res.LastInsertId()
+		}
+		return err
+	})
 	if err != nil {
 		rs.release()
 		return nil, fmt.Errorf("checkpoint before call %s: %w", callID, err)
