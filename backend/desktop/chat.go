@@ -107,7 +107,7 @@ func (c *core) pending(sessionID string) []PendingApproval {
 	out := make([]PendingApproval, len(ps))
 	for i, p := range ps {
 		out[i] = PendingApproval{CallID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, ReadOnly: p.ReadOnly,
-			Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(p.Call)}
+			Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(p.Call), Hunks: p.Proposal}
 	}
 	return out
 }

@@ -1,6 +1,8 @@
 package loop
 
 import (
+	"encoding/json"
+
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -12,21 +14,23 @@ import (
 // recorded on the approval row), and its result tells the model which hunks
 // were kept, dropped or edited, with line ranges.
 
-// proposal is the hunks of a reviewable call in mode review (nil otherwise,
-// or when the call would fail anyway: it then fails as it would have).
-func (rn *run) proposal(c Call) []ProposedHunk {
+// proposal is the hunks of a reviewable call in mode review, and their JSON
+// for the pending call (a page opened later shows them too); nil otherwise,
+// or when the call would fail anyway (it then fails as it would have).
+func (rn *run) proposal(c Call) ([]ProposedHunk, json.RawMessage) {
 	if rn.spec.Mode != tools.ModeReview || !tools.Reviewable(c.Name) {
-		return nil
+		return nil, nil
 	}
 	_, old, new, err := tools.Proposal(rn.ws, c)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var out []ProposedHunk
 	for _, h := range checkpoint.Propose(old, new) {
 		out = append(out, ProposedHunk(h))
 	}
-	return out
+	raw, _ := json.Marshal(out)
+	return out, raw
 }
 
 // applyReview turns an approval in mode review into one that writes only

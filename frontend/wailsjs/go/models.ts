@@ -463,6 +463,7 @@ export namespace desktop {
 	    read_only: boolean;
 	    sandboxed: boolean;
 	    network: boolean;
+	    hunks?: number[];
 	
 	    static createFrom(source: any = {}) {
 	        return new PendingApproval(source);
@@ -476,6 +477,7 @@ export namespace desktop {
 	        this.read_only = source["read_only"];
 	        this.sandboxed = source["sandboxed"];
 	        this.network = source["network"];
+	        this.hunks = source["hunks"];
 	    }
 	}
 	export class Price {
