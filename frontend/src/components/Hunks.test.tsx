@@ -1,4 +1,4 @@
-import { render, screen, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Hunk, ProposedHunk } from '../api/types';
@@ -13,6 +13,7 @@ vi.mock('../api/backend', () => ({
 
 import { ChangesPanel } from './ChangesPanel';
 import { CheckpointProvider } from './CheckpointContext';
+import { OrphanNotice } from './OrphanNotice';
 import { ReviewHunks } from './ReviewHunks';
 
 const hunk = (n: number, state: Hunk['state'] = 'unreviewed'): Hunk => ({
@@ -88,5 +89,25 @@ describe('the review card', () => {
       { hunk: 2, action: 'drop', text: undefined },
       { hunk: 3, action: 'edit', text: 'mine' },
     ]);
+  });
+});
+
+describe('fork folders without a session', () => {
+  it('are listed at start with their sizes and removed on request', async () => {
+    fake.state.orphans = [
+      { fork_id: 'f1', folder: '/data/forks/f1', bytes: 3 << 20, branch: 'loopdesk/f1' },
+      { fork_id: 'f2', folder: '/data/forks/f2', bytes: 1024, branch: '' },
+    ];
+    render(<OrphanNotice />);
+    const region = await screen.findByRole('region', { name: 'Fork folders without a session' });
+    expect(region.textContent).toContain('2 fork folders whose session is gone');
+    expect(region.textContent).toContain('/data/forks/f1');
+    expect(region.textContent).toContain('branch loopdesk/f1');
+    await userEvent.click(within(region).getAllByRole('button', { name: 'Remove' })[0]);
+    expect(fake.api.removeOrphanFork).toHaveBeenCalledWith('f1');
+    expect(await screen.findByText('1 fork folder whose session is gone (1.0 KiB)')).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Remove all' }));
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Fork folders without a session' })).toBeNull());
+    expect(fake.api.removeOrphanFork).toHaveBeenCalledWith('f2');
   });
 });
