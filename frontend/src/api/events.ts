@@ -167,6 +167,8 @@ export interface FileChange {
   path: string;
   change: 'created' | 'modified' | 'deleted' | 'mode';
   size: number;
+  /** agent (a call), outside (found between calls: the person's edit) or person (a restore, a hunk revert). */
+  by?: 'agent' | 'outside' | 'person';
 }
 
 /** What the call answered by row `row_seq` changed; sent right after that row's rows_stored. */

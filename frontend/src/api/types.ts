@@ -480,6 +480,8 @@ export interface Change {
   change: 'created' | 'modified' | 'deleted' | 'mode';
   size: number;
   sha256: string;
+  /** agent (a call), outside (found between calls: the person's edit) or person (a restore, a hunk revert). */
+  by?: 'agent' | 'outside' | 'person';
 }
 
 /** A file's content before and after a row changed it (desktop.FileDiff). */

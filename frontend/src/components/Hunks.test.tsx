@@ -13,6 +13,7 @@ vi.mock('../api/backend', () => ({
 
 import { ChangesPanel } from './ChangesPanel';
 import { CheckpointProvider } from './CheckpointContext';
+import { FileHistory } from './FileChanges';
 import { OrphanNotice } from './OrphanNotice';
 import { ReviewHunks } from './ReviewHunks';
 
@@ -109,5 +110,22 @@ describe('fork folders without a session', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Remove all' }));
     await waitFor(() => expect(screen.queryByRole('region', { name: 'Fork folders without a session' })).toBeNull());
     expect(fake.api.removeOrphanFork).toHaveBeenCalledWith('f2');
+  });
+});
+
+describe("a file's history", () => {
+  it("tells the person's edits from the agent's", async () => {
+    fake.state.changes.set('s1', [
+      { seq: 3, path: 'a.txt', change: 'modified', size: 4, sha256: 'x', by: 'agent' },
+      { seq: 4, path: 'a.txt', change: 'modified', size: 5, sha256: 'y', by: 'outside' },
+    ]);
+    render(
+      <CheckpointProvider sessionID="s1" rows={[]} live={{}} onForked={vi.fn()} onError={vi.fn()}>
+        <FileHistory path="a.txt" onShowRow={vi.fn()} />
+      </CheckpointProvider>,
+    );
+    const history = await screen.findByRole('region', { name: 'Rows that changed a.txt' });
+    await waitFor(() => expect(history.textContent).toContain('row #4 (modified, edited outside the agent)'));
+    expect(history.textContent).toContain('row #3 (modified)');
   });
 });
