@@ -17,9 +17,14 @@ type op struct {
 	a, b int
 }
 
-// maxDiffWork bounds the Myers search (N+M times D); past it the files are
-// treated as one replacement, which is still a correct (if coarse) diff.
-const maxDiffWork = 50_000_000
+// maxDiffWork bounds the Myers search (N+M times D) and maxTrace the
+// memory its backtrack keeps (about D² ints: 2M ints, 16 MB, D ≈ 1,400);
+// past either the files are treated as one replacement, which is still a
+// correct (if coarse) diff.
+const (
+	maxDiffWork = 50_000_000
+	maxTrace    = 2_000_000
+)
 
 // splitLines splits data into lines, each keeping its "\n".
 func splitLines(data []byte) []string {
@@ -74,8 +79,9 @@ func myers(a, b []string) []op {
 	v := make([]int, 2*max+3)
 	off := max + 1
 	var trace [][]int // trace[d]: v[k] for k in -d-1..d+1 before step d
+	kept := 0
 	for d := 0; d <= max; d++ {
-		if (n+m)*d > maxDiffWork {
+		if kept += 2*d + 3; (n+m)*d > maxDiffWork || kept > maxTrace {
 			return replaceAll(n, m)
 		}
 		trace = append(trace, append([]int(nil), v[off-d-1:off+d+2]...))

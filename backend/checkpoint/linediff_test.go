@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -61,5 +62,40 @@ func TestPatchText(t *testing.T) {
 	created := diffLines(nil, []string{"x\n"})
 	if s := spans(created, 3)[0]; s.oldStart != 0 || s.oldLines != 0 || s.newStart != 1 || s.newLines != 1 {
 		t.Fatalf("created file span: %+v", s)
+	}
+}
+
+// BenchmarkHunksOfABigEdit: a 5,000-line file with 100 scattered one-line edits, diffed
+// into hunks (what Hunks does per change; docs/checkpoints.md gives the figure).
+func BenchmarkHunksOfABigEdit(b *testing.B) {
+	a := make([]string, 5000)
+	for i := range a {
+		a[i] = strings.Repeat("x", i%70) + "\n"
+	}
+	n := append([]string{}, a...)
+	for i := 25; i < len(n); i += 50 {
+		n[i] = "changed\n"
+	}
+	b.ResetTimer()
+	for range b.N {
+		ops := diffLines(a, n)
+		for _, s := range spans(ops, HunkContext) {
+			_ = patch(ops, s, a, n)
+		}
+	}
+}
+
+// BenchmarkHunksOfARewrite: a 5,000-line file rewritten whole (the bounded worst case).
+func BenchmarkHunksOfARewrite(b *testing.B) {
+	a, n := make([]string, 5000), make([]string, 5000)
+	for i := range a {
+		a[i], n[i] = fmt.Sprintf("old %d\n", i), fmt.Sprintf("new %d\n", i)
+	}
+	b.ResetTimer()
+	for range b.N {
+		ops := diffLines(a, n)
+		for _, s := range spans(ops, HunkContext) {
+			_ = patch(ops, s, a, n)
+		}
 	}
 }
