@@ -118,6 +118,7 @@ func (c *core) publishRows(sessionID string, from int64) {
 // ForkSessionWithFiles forks the session at seq and gives the fork its own working copy
 // (checkpoint.MakeForkFolder, in the app's data folder): a git worktree on branch
 // loopdesk/<fork id> with the session's changes up to seq, or a full copy of the folder.
+// When the folder cannot be made the fork is deleted again: no fork without its folder.
 func (s *Sessions) ForkSessionWithFiles(id string, seq int64) (Session, error) {
 	c := s.c
 	ctx := c.context()
@@ -130,7 +131,9 @@ func (s *Sessions) ForkSessionWithFiles(id string, seq int64) (Session, error) {
 		err = c.db.SetWorkspace(ctx, fork.ID, ff.Folder)
 	}
 	if err != nil {
-		return c.view(fork), fmt.Errorf("the fork %s was made, but its folder was not: %w", fork.ID, err)
+		checkpoint.RemoveForkFolder(ctx, c.forksDir(), fork.ID)
+		c.db.DeleteSession(ctx, fork.ID)
+		return Session{}, fmt.Errorf("fork with files: %w", err)
 	}
 	fork.Workspace = ff.Folder
 	return c.view(fork), nil

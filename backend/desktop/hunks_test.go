@@ -138,3 +138,32 @@ func TestWindowHunksAndForkFolders(t *testing.T) {
 		t.Fatalf("orphans: %+v %v", os, err)
 	}
 }
+
+// A fork whose folder cannot be made is not left behind.
+func TestForkWithFilesFailureLeavesNoFork(t *testing.T) {
+	srv := startFake(t)
+	srv.Enqueue(fakeai.Text("hello"))
+	app := newTestApp(t, srv.URL())
+	ws := t.TempDir()
+	s, err := app.NewSession(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID, err := app.SendMessage(s.ID, "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.rec.runFinished(t, runID)
+	if f, err := app.ForkSession(s.ID, 1); err != nil || f.ID == "" { // rows 1..1 fork fine
+		t.Fatalf("plain fork: %v", err)
+	}
+	os.RemoveAll(ws) // the folder is gone: nothing to copy
+	_, err = app.ForkSessionWithFiles(s.ID, 1)
+	if err == nil || !strings.Contains(err.Error(), "moved or deleted") {
+		t.Fatalf("a fork of a missing folder: %v", err)
+	}
+	list, _ := app.ListSessions()
+	if len(list) != 2 { // the parent and the plain fork; no fork without its folder
+		t.Fatalf("sessions after a failed fork: %d", len(list))
+	}
+}
