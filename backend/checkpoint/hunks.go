@@ -102,11 +102,16 @@ func (r *Recorder) hunks(ctx context.Context, sessionID, where string, args ...a
 		return nil, err
 	}
 	out := []Hunk{}
+	// Two changes of one path on one row (outside edits found by two calls of one turn)
+	// number their hunks on from each other, so (seq, path, hunk) stays one hunk.
+	numbered := map[reviewKey]int{}
 	for _, row := range rows {
-		hs, err := r.hunksOf(ctx, row)
+		k := reviewKey{seq: row.Seq, path: row.Path}
+		hs, err := r.hunksOf(ctx, row, numbered[k])
 		if err != nil {
 			return nil, err
 		}
+		numbered[k] += len(hs)
 		for _, h := range hs {
 			h.State = Unreviewed
 			if h.By != ByAgent {
@@ -121,9 +126,9 @@ func (r *Recorder) hunks(ctx context.Context, sessionID, where string, args ...a
 	return out, nil
 }
 
-// hunksOf diffs one change. Sides that are not text files it can read
-// (absent counts as empty) give no hunks.
-func (r *Recorder) hunksOf(ctx context.Context, row changeRow) ([]Hunk, error) {
+// hunksOf diffs one change, numbering its hunks from from+1. Sides that are
+// not text files it can read (absent counts as empty) give no hunks.
+func (r *Recorder) hunksOf(ctx context.Context, row changeRow, from int) ([]Hunk, error) {
 	a, okA, err := r.text(ctx, row.Before)
 	if err != nil || !okA {
 		return nil, err
@@ -136,7 +141,7 @@ func (r *Recorder) hunksOf(ctx context.Context, row changeRow) ([]Hunk, error) {
 	var out []Hunk
 	for i, s := range spans(ops, HunkContext) {
 		old, new := sides(ops, s, a, b)
-		out = append(out, Hunk{Seq: row.Seq, Path: row.Path, Hunk: i + 1,
+		out = append(out, Hunk{Seq: row.Seq, Path: row.Path, Hunk: from + i + 1,
 			OldStart: s.oldStart, OldLines: s.oldLines, NewStart: s.newStart, NewLines: s.newLines,
 			Patch: patch(ops, s, a, b), By: byOf(row.callID), old: old, new: new, change: row})
 	}
