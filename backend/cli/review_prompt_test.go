@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
+	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 func reviewCall(e *runEnv) []string {
@@ -54,5 +55,31 @@ func TestRunApproveReviewWithoutATerminalWritesNothing(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(e.ws, "a.txt")); string(got) != strings.Join(before, "") {
 		t.Fatalf("written without a terminal:\n%s", got)
+	}
+}
+
+// A write an allow rule approves in mode review was not reviewed: it is written as asked,
+// and the model is not told a person reviewed it.
+func TestRunApproveReviewRuleAllowedCallIsNotReviewed(t *testing.T) {
+	e := runNewEnv(t)
+	db, err := store.Open(context.Background(), e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.AddRule(context.Background(), store.NewRule{Tool: "write_file", Effect: store.EffectAllow, Scope: store.ScopeWorkspace, ScopeID: e.ws})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviewCall(e)
+	if r := e.run(context.Background(), "", "--approve", "review", "edit"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(e.ws, "a.txt")); !strings.Contains(string(got), "TWENTY-SEVEN") || !strings.Contains(string(got), "THREE") {
+		t.Fatalf("a.txt:\n%s", got)
+	}
+	reqs := e.srv.Requests()
+	if body := string(reqs[1].Body); strings.Contains(body, "reviewed this change") {
+		t.Fatalf("the model was told of a review that did not happen:\n%s", body)
 	}
 }

@@ -98,3 +98,4 @@ func TestReviewModeDroppingEveryHunkWritesNothing(t *testing.T) {
 		t.Fatalf("tool result: %s", tool)
 	}
 }
+

@@ -33,11 +33,12 @@ func (rn *run) proposal(c Call) ([]ProposedHunk, json.RawMessage) {
 	return out, raw
 }
 
-// applyReview turns an approval in mode review into one that writes only
-// what the person kept. Dropping every hunk is a denial (nothing to write);
-// choices that do not fit the proposal deny too, saying why.
+// applyReview turns a person's approval in mode review into one that writes
+// only what they kept. Dropping every hunk is a denial (nothing to write);
+// choices that do not fit the proposal deny too, saying why. A call a rule
+// allowed was not reviewed: it runs as the model asked.
 func (rn *run) applyReview(c Call, d tools.Decision) tools.Decision {
-	if !d.Approved || rn.spec.Mode != tools.ModeReview || !tools.Reviewable(c.Name) {
+	if !d.Approved || d.By != tools.ByPerson || rn.spec.Mode != tools.ModeReview || !tools.Reviewable(c.Name) {
 		return d
 	}
 	if d.Arguments != "" {

@@ -17,7 +17,7 @@ const (
 	ModeDeny     Mode = "deny"      // nothing runs, whatever the rules say
 	// ModeReview: read-only tools run; every other call asks, and write_file and edit_file
 	// show their hunks first: the person keeps, drops or edits each (Decision.Hunks) and
-	// only what was kept is written (backend/loop, review.go).
+	// only what was kept is written (backend/loop, runner_review.go).
 	ModeReview Mode = "review"
 	// ModeSandboxed runs without asking what cannot reach past the folder: the
 	// built-in file tools (confined to the workspace), read-only tools, and shell
