@@ -98,4 +98,3 @@ func TestReviewModeDroppingEveryHunkWritesNothing(t *testing.T) {
 		t.Fatalf("tool result: %s", tool)
 	}
 }
-
