@@ -26,8 +26,11 @@ type Change struct {
 	Change ChangeKind `json:"change"`
 	Size   int64      `json:"size"`
 	SHA256 string     `json:"sha256"`
-	Before *Entry     `json:"-"`
-	After  *Entry     `json:"-"`
+	// By: "agent" (a tool call), "outside" (found between calls: the
+	// person's editor, a build...) or "person" (a restore or hunk revert).
+	By     string `json:"by"`
+	Before *Entry `json:"-"`
+	After  *Entry `json:"-"`
 }
 
 func (c *Change) fill() {
@@ -264,17 +267,15 @@ func (r *Recorder) Before(ctx context.Context, sessionID, runID, callID, root st
 		return nil, fmt.Errorf("checkpoint before call %s: %w", callID, err)
 	}
 	c := &Capture{r: r, rs: rs}
-	ds, err := r.refresh(ctx, rs)
-	if err == nil {
-		err = r.commit(ctx, rs, ds, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, `INSERT INTO cp_captures(session_id, run_id, call_id, root, created_at) VALUES (?, ?, ?, ?, ?)`,
-				sessionID, runID, callID, rs.path, r.opts.Now().UnixMilli())
-			if err == nil {
-				c.id, err = res.LastInsertId()
-			}
-			return err
-		})
-	}
+	// Outside edits since the last capture are recorded in the same transaction.
+	err = r.catchUp(ctx, rs, sessionID, runID, callID, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO cp_captures(session_id, run_id, call_id, root, created_at) VALUES (?, ?, ?, ?, ?)`,
+			sessionID, runID, callID, rs.path, r.opts.Now().UnixMilli())
+		if err == nil {
+			c.id, err = res.LastInsertId()
+		}
+		return err
+	})
 	if err != nil {
 		rs.release()
 		return nil, fmt.Errorf("checkpoint before call %s: %w", callID, err)
@@ -335,7 +336,7 @@ func changesOf(ds []delta, seq int64) []Change {
 	out := []Change{}
 	for _, d := range ds {
 		if d.change != "" {
-			c := Change{Seq: seq, Path: d.path, Change: d.change, Before: d.old, After: d.new}
+			c := Change{Seq: seq, Path: d.path, Change: d.change, Before: d.old, After: d.new, By: ByAgent}
 			c.fill()
 			out = append(out, c)
 		}

@@ -69,7 +69,7 @@ func TestSessionsChangesJSON(t *testing.T) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		if !reflect.DeepEqual(keys, []string{"change", "path", "seq", "sha256", "size"}) || l["seq"] != float64(seq) {
+		if !reflect.DeepEqual(keys, []string{"by", "change", "path", "seq", "sha256", "size"}) || l["seq"] != float64(seq) || l["by"] != "agent" {
 			t.Fatalf("line %v", l)
 		}
 		got = append(got, l["change"].(string)+" "+l["path"].(string))

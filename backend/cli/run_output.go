@@ -149,10 +149,13 @@ type runAsker struct {
 	terminal bool
 	approver *tools.Approver
 
-	queue    chan tools.Pending
-	quit     chan struct{}
-	stopOnce sync.Once
-	wg       sync.WaitGroup
+	queue chan tools.Pending
+	quit  chan struct{}
+	// proposals are the hunks of calls waiting in mode review, by call id (review_prompt.go).
+	propMu    sync.Mutex
+	proposals map[string][]loop.ProposedHunk
+	stopOnce  sync.Once
+	wg        sync.WaitGroup
 }
 
 func runNewAsker(in io.Reader, errw io.Writer, db *store.DB, approver *tools.Approver, terminal bool) *runAsker {
@@ -166,6 +169,7 @@ func (a *runAsker) onEvent(e loop.Event) {
 	if !ok {
 		return
 	}
+	a.propose(p)
 	a.ask(tools.Pending{SessionID: e.SessionID, Call: tools.Call{ID: p.CallID, Name: p.Name, Arguments: string(p.Arguments)},
 		ReadOnly: p.ReadOnly, Sandboxed: p.Sandboxed})
 }
@@ -225,6 +229,10 @@ func (a *runAsker) read(lines <-chan string) (string, bool) {
 }
 
 func (a *runAsker) prompt(p tools.Pending, lines <-chan string) {
+	if hs := a.takeProposal(p.Call.ID); len(hs) > 0 {
+		a.review(p, hs, lines)
+		return
+	}
 	for {
 		fmt.Fprintf(a.errw, "? allow %s %s%s\n  [y] yes  [n] no  [a] always allow %s in this session  [r] no, with a reason: ",
 			p.Call.Name, loop.Cut(p.Call.Arguments, 301), shellReach(p), p.Call.Name)

@@ -30,7 +30,10 @@ type run struct {
 	// result row is stored. Workers add; the owner goroutine finishes them in persist.
 	capMu    sync.Mutex
 	captures map[string]*checkpoint.Capture
-	ctxEst   int64
+	// reviews are the notes of calls the person reviewed hunk by hunk (mode review), by
+	// call id, added to their result (review.go). Guarded by capMu.
+	reviews map[string]string
+	ctxEst  int64
 	// system is the run's system prompt: the spec's, the AGENTS.md files, the plan notice.
 	system   string
 	files    []instructions.File

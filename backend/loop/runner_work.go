@@ -102,11 +102,12 @@ func (rn *run) requestApprovals(calls []Call) {
 				rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: false, By: ByPlanMode, Reason: PlanRefusal})
 				return
 			}
+			hunks, proposal := rn.proposal(c)
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: rn.spec.Mode, Call: c, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(c),
+				Mode: rn.spec.Mode, Call: c, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(c), Proposal: proposal,
 				OnPending: func(p tools.Pending) {
 					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(c.Arguments), ReadOnly: p.ReadOnly,
-						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(c)})
+						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(c), Hunks: hunks})
 				}})
 			if err != nil {
 				if rn.op.Err() != nil {
@@ -115,6 +116,7 @@ func (rn *run) requestApprovals(calls []Call) {
 				// Fail closed: a policy that cannot be evaluated denies.
 				d = tools.Decision{Approved: false, By: "error", Reason: err.Error()}
 			}
+			d = rn.applyReview(c, d)
 			args := ""
 			if d.Approved && d.Arguments != c.Arguments {
 				args = d.Arguments
@@ -159,7 +161,7 @@ func (rn *run) runTool(c Call) {
 	if rn.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
-	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note, IsError: res.IsError, Sandboxed: res.Meta.Sandboxed})
+	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note + rn.reviewNote(c.ID), IsError: res.IsError, Sandboxed: res.Meta.Sandboxed})
 }
 
 // compact summarises the rows up to the cut with one model call (no tools).

@@ -10,8 +10,13 @@ import * as WindowService from '../../wailsjs/go/desktop/Window';
 import { BrowserOpenURL, EventsOn } from '../../wailsjs/runtime/runtime';
 import type { QueuedMessage } from './events';
 import type {
+  Applied,
   LiveView,
   Change,
+  ForkFolder,
+  Hunk,
+  Orphan,
+  RevertedHunk,
   ConnectionResult,
   DecisionInput,
   FileEntry,
@@ -108,6 +113,13 @@ export const api = {
   forkSession: (id: string, seq: number): Promise<Session> => as<Session>(Sessions.ForkSession(id, seq)),
   /** A fork with its own copy of the folder as it was at row seq. */
   forkSessionWithFiles: (id: string, seq: number): Promise<Session> => as<Session>(Sessions.ForkSessionWithFiles(id, seq)),
+  /** The fork folder a session works in (folder "" when none), with its branch and size. */
+  forkFolderOf: (id: string): Promise<ForkFolder> => as<ForkFolder>(Sessions.ForkFolderOf(id)),
+  /** Deletes a fork session and the folder (worktree, branch) made for it; returns the folder. */
+  deleteSessionAndFolder: (id: string): Promise<string> => Sessions.DeleteSessionAndFolder(id),
+  /** Fork folders whose session is gone, largest first. */
+  orphanForks: (): Promise<Orphan[]> => list<Orphan>(Sessions.OrphanForks()),
+  removeOrphanFork: (forkID: string): Promise<string> => Sessions.RemoveOrphanFork(forkID),
   /** A full-text query (FTS5 syntax); rejects with code "invalid" when it does not parse. */
   searchSessions: (query: string): Promise<Hit[]> => list<Hit>(Sessions.SearchSessions(query)),
   /** Plain text, every word matched as typed (Go quotes it). */
@@ -176,6 +188,15 @@ export const api = {
   /** Restores; conflicting files are overwritten only when listed in override. */
   restore: (sessionID: string, toSeq: number, path: string, override: string[]): Promise<RestorePlan> =>
     as<RestorePlan>(Workspace.Restore(sessionID, toSeq, path, override)),
+  /** Every hunk of the session's text-file changes, with its review state. */
+  hunks: (sessionID: string): Promise<Hunk[]> => list<Hunk>(Workspace.Hunks(sessionID)),
+  keepHunk: (sessionID: string, seq: number, path: string, hunk: number): Promise<Hunk> =>
+    as<Hunk>(Workspace.KeepHunk(sessionID, seq, path, hunk)),
+  /** Rejects (code conflict) naming the lines when they changed since the row. */
+  revertHunk: (sessionID: string, seq: number, path: string, hunk: number): Promise<RevertedHunk> =>
+    as<RevertedHunk>(Workspace.RevertHunk(sessionID, seq, path, hunk)),
+  /** Brings a fork's changes into its parent's folder as hunks to review there. */
+  applyToParent: (forkID: string): Promise<Applied> => as<Applied>(Workspace.ApplyToParent(forkID)),
   /** The folder the window was launched with, once; "" when none. */
   launchFolder: (): Promise<string> => Workspace.LaunchFolder(),
 

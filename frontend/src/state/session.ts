@@ -332,6 +332,7 @@ function approvalRequested(s: SessionState, ev: ReceivedEvent & { type: 'approva
     read_only: ev.read_only,
     sandboxed: ev.sandboxed,
     network: ev.network,
+    hunks: ev.hunks,
   };
   return { ...s, pending: [...s.pending, p] };
 }
