@@ -340,6 +340,7 @@ export function App() {
               onSend={send}
               onStop={chat.stop}
               onRemoveQueued={(id) => void chat.removeQueued(id)}
+              onSendQueued={(id) => void chat.sendQueued(id)}
             />
           </main>
           <SidePanel
