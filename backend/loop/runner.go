@@ -57,6 +57,14 @@ type ToolSet interface {
 	ForRun() ToolRunner
 }
 
+// Settler is a ToolSet whose tools may still be on their way (MCP servers starting): a run
+// waits for them to settle before it fixes its tools, within the set's own bound, so it never
+// silently lacks a configured server's tools. Settle returns the servers that failed, each as
+// "name: why", for the run to say so in its first event.
+type Settler interface {
+	Settle(ctx context.Context) []string
+}
+
 // Checkpointer captures the folder around each call that may change files
 // (backend/checkpoint). Before returns once the "before" state is durable.
 type Checkpointer interface {
