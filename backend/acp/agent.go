@@ -1,0 +1,280 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/mcp"
+	"github.com/loopdesk/loopdesk/backend/stack"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+// Config is what `loopdesk acp` hands the agent: the shared stack and the resolved settings.
+type Config struct {
+	Stack *stack.Stack
+	// Spec is the run of one prompt as the settings make it (model, approval mode, limits,
+	// system prompt, sandbox); the agent sets Plan from the session's mode.
+	Spec func(sessionID, workspace, prompt string) loop.RunSpec
+	// Model names the model new sessions record.
+	Model   string
+	Version string
+	// MCP is the configured servers; a client's servers are merged over them.
+	MCP    mcp.Config
+	Logger *slog.Logger
+}
+
+// Serve speaks ACP on in/out until the client closes in or ctx ends. It then cancels every
+// prompt still running and returns once their runs have been told to stop; the caller closes
+// the stack, which waits for their last rows.
+func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
+	if cfg.Stack == nil || cfg.Spec == nil {
+		return errors.New("acp: a stack and a run spec are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	a := &Agent{cfg: cfg, log: cfg.Logger, sessions: map[string]*session{}, prompts: map[string]struct{}{}}
+	w := &lineWriter{w: out}
+	conn := sdk.NewAgentSideConnection(a, w, filterLines(in, w, cfg.Logger))
+	conn.SetLogger(cfg.Logger)
+	a.conn = conn
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+	}
+	a.stopAll()
+	return nil
+}
+
+// Agent implements the ACP agent side over a stack. Its methods are called by the SDK, each
+// request on its own goroutine.
+type Agent struct {
+	cfg  Config
+	log  *slog.Logger
+	conn *sdk.AgentSideConnection
+
+	mu       sync.Mutex
+	sessions map[string]*session // sessions this connection made or loaded
+	prompts  map[string]struct{} // sessions with a running prompt
+	clientMC mcp.Config          // the client's MCP servers so far
+	wg       sync.WaitGroup      // running prompts
+}
+
+// session is what the connection keeps of a session: the store holds the rest.
+type session struct {
+	id        string
+	workspace string
+	plan      bool
+}
+
+var (
+	_ sdk.Agent       = (*Agent)(nil)
+	_ sdk.AgentLoader = (*Agent)(nil)
+)
+
+// ACP error codes beyond JSON-RPC's own.
+const codeResourceNotFound = -32002
+
+func notFound(sessionID string) error {
+	return &sdk.RequestError{Code: codeResourceNotFound, Message: "Resource not found",
+		Data: map[string]string{"sessionId": sessionID, "details": "no Loopdesk session has this id"}}
+}
+
+func invalidParams(format string, args ...any) error {
+	return sdk.NewInvalidParams(map[string]string{"details": fmt.Sprintf(format, args...)})
+}
+
+// Initialize answers with Loopdesk's capabilities. There is no authentication step: the key
+// comes from Loopdesk's own configuration, never from the protocol.
+func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	title := "Loopdesk"
+	return sdk.InitializeResponse{
+		ProtocolVersion: sdk.ProtocolVersionNumber,
+		AgentInfo:       &sdk.Implementation{Name: "loopdesk", Title: &title, Version: a.cfg.Version},
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:        true,
+			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+		},
+		AuthMethods: []sdk.AuthMethod{},
+	}, nil
+}
+
+// Authenticate is never needed (no method is offered).
+func (a *Agent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodAuthenticate)
+}
+
+// NewSession makes a Loopdesk session in cwd; the client's MCP servers join the configured ones.
+func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	ws, err := checkCwd(p.Cwd)
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	if err := a.addMCP(ctx, p.McpServers); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	s, err := a.cfg.Stack.DB.CreateSession(ctx, store.NewSession{Workspace: ws, Model: a.cfg.Model})
+	if err != nil {
+		return sdk.NewSessionResponse{}, fmt.Errorf("create session in %s: %w", ws, err)
+	}
+	a.remember(&session{id: s.ID, workspace: ws})
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(s.ID), Modes: modes(false)}, nil
+}
+
+func checkCwd(cwd string) (string, error) {
+	if !filepath.IsAbs(cwd) {
+		return "", invalidParams("cwd %q is not an absolute path", cwd)
+	}
+	fi, err := os.Stat(cwd)
+	if err != nil {
+		return "", invalidParams("cwd: %v", err)
+	}
+	if !fi.IsDir() {
+		return "", invalidParams("cwd %s is not a folder", cwd)
+	}
+	return filepath.Clean(cwd), nil
+}
+
+// LoadSession replays any session of the database, then makes it ready for a prompt. The
+// session keeps its own folder: cwd is only checked to be a folder.
+func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	s, err := a.cfg.Stack.DB.GetSession(ctx, string(p.SessionId))
+	if errors.Is(err, store.ErrNotFound) {
+		return sdk.LoadSessionResponse{}, notFound(string(p.SessionId))
+	} else if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	if err := a.addMCP(ctx, p.McpServers); err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	plan := lastRunPlanned(ctx, a.cfg.Stack.DB, s.ID)
+	if err := a.replay(ctx, s); err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	a.remember(&session{id: s.ID, workspace: s.Workspace, plan: plan})
+	return sdk.LoadSessionResponse{Modes: modes(plan)}, nil
+}
+
+func lastRunPlanned(ctx context.Context, db *store.DB, sessionID string) bool {
+	runs, err := db.ListRuns(ctx, sessionID)
+	return err == nil && len(runs) > 0 && runs[len(runs)-1].Mode == store.ModePlan
+}
+
+func (a *Agent) remember(s *session) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.sessions[s.id] = s
+}
+
+// lookup finds a session: one this connection knows, else any of the database (a client
+// may prompt a session it made in an earlier connection without loading it again).
+func (a *Agent) lookup(ctx context.Context, id string) (*session, error) {
+	a.mu.Lock()
+	s := a.sessions[id]
+	a.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	row, err := a.cfg.Stack.DB.GetSession(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound(id)
+	} else if err != nil {
+		return nil, err
+	}
+	s = &session{id: row.ID, workspace: row.Workspace, plan: lastRunPlanned(ctx, a.cfg.Stack.DB, id)}
+	a.remember(s)
+	return s, nil
+}
+
+// Loopdesk's modes as ACP session modes.
+const (
+	modeExecute = "execute"
+	modePlan    = "plan"
+)
+
+func modes(plan bool) *sdk.SessionModeState {
+	exec := "Runs tools as the approval mode and rules allow."
+	planDesc := "Only read-only tools run (enforced by Loopdesk); the agent ends with a plan."
+	cur := sdk.SessionModeId(modeExecute)
+	if plan {
+		cur = modePlan
+	}
+	return &sdk.SessionModeState{CurrentModeId: cur, AvailableModes: []sdk.SessionMode{
+		{Id: modeExecute, Name: "Execute", Description: &exec},
+		{Id: modePlan, Name: "Plan", Description: &planDesc},
+	}}
+}
+
+// SetSessionMode switches between execute and plan for the session's next prompts.
+func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	s, err := a.lookup(ctx, string(p.SessionId))
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	switch p.ModeId {
+	case modeExecute, modePlan:
+	default:
+		return sdk.SetSessionModeResponse{}, invalidParams("unknown mode %q: Loopdesk's modes are execute and plan", p.ModeId)
+	}
+	a.mu.Lock()
+	s.plan = p.ModeId == modePlan
+	a.mu.Unlock()
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+// Cancel stops the session's running prompt, as Stop does in the window.
+func (a *Agent) Cancel(_ context.Context, p sdk.CancelNotification) error {
+	a.cfg.Stack.Runner.Cancel(string(p.SessionId))
+	return nil
+}
+
+// CloseSession cancels the session's run and forgets it on this connection.
+func (a *Agent) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	a.cfg.Stack.Runner.Cancel(string(p.SessionId))
+	a.mu.Lock()
+	delete(a.sessions, string(p.SessionId))
+	a.mu.Unlock()
+	return sdk.CloseSessionResponse{}, nil
+}
+
+// The methods below are not advertised; a client that calls them anyway learns so.
+
+func (a *Agent) ListSessions(context.Context, sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
+}
+
+func (a *Agent) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
+}
+
+func (a *Agent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+}
+
+// stopAll cancels every running prompt (the client is gone) and waits until each has
+// handed its run to the runner's cancellation.
+func (a *Agent) stopAll() {
+	a.mu.Lock()
+	for id := range a.prompts {
+		a.cfg.Stack.Runner.Cancel(id)
+	}
+	a.mu.Unlock()
+	done := make(chan struct{})
+	go func() { a.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		a.log.Error("prompts still running 30s after the client left; closing anyway")
+	}
+}
