@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os/signal"
+	"syscall"
 
 	"github.com/loopdesk/loopdesk/backend/acp"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
@@ -41,6 +43,10 @@ See docs/acp.md.
 // until the client closes stdin or ctx ends, then cancels what still runs and waits for
 // its rows.
 func ACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// A client that dies leaves stdout a broken pipe. Go's default is to kill the process on
+	// the next write to fd 1, before the run is cancelled and its rows written; ignored, the
+	// write fails with EPIPE and the agent shuts down as when stdin closes.
+	signal.Ignore(syscall.SIGPIPE)
 	fs := flag.NewFlagSet("loopdesk acp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	dbPath := fs.String("db", "", "")
