@@ -21,6 +21,9 @@ import (
 // loopdeskBin is the real binary built from this tree by TestMain (or $LOOPDESK_ACP_BIN).
 var loopdeskBin string
 
+// buildFlags are added to its go build (race_test.go adds -race).
+var buildFlags []string
+
 func TestMain(m *testing.M) {
 	code, err := buildAndRun(m)
 	if err != nil {
@@ -42,7 +45,8 @@ func buildAndRun(m *testing.M) (int, error) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
 	loopdeskBin = filepath.Join(dir, "loopdesk")
-	build := exec.Command("go", "build", "-tags", "desktop,production,webkit2_41,sqlite_fts5", "-o", loopdeskBin, ".")
+	args := append([]string{"build", "-tags", "desktop,production,webkit2_41,sqlite_fts5"}, buildFlags...)
+	build := exec.Command("go", append(args, "-o", loopdeskBin, ".")...)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("build loopdesk: %v\n%s", err, out)
