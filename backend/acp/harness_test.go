@@ -25,6 +25,10 @@ var loopdeskBin string
 var buildFlags []string
 
 func TestMain(m *testing.M) {
+	if os.Getenv("LOOPDESK_ACP_MCP_SERVER") == "1" {
+		serveEchoMCP() // this binary is a client's MCP server (modes_test.go)
+		return
+	}
 	code, err := buildAndRun(m)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -1,0 +1,110 @@
+package acp_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loopdesk/loopdesk/backend/fakeai"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+// serveEchoMCP is a stdio MCP server with one tool, echo {message}.
+func serveEchoMCP() {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "acp-test", Version: "1"}, nil)
+	type args struct {
+		Message string `json:"message"`
+	}
+	sdk.AddTool(srv, &sdk.Tool{Name: "echo"}, func(_ context.Context, _ *sdk.CallToolRequest, a args) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo: " + a.Message}}}, nil, nil
+	})
+	_ = srv.Run(context.Background(), &sdk.StdioTransport{})
+}
+
+// The client's MCP servers join the session: the model is offered their tools and a call
+// runs through the same pipeline as a built-in one.
+func TestClientMCPServers(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{Name: "mcp__editor__echo", Arguments: `{"message":"from the editor"}`}), fakeai.Text("Echoed."))
+	self, _ := os.Executable()
+	p := e.start(plan{Steps: []step{
+		{"op": "initialize"},
+		{"op": "new", "cwd": e.ws, "mcpServers": []any{map[string]any{"name": "editor", "command": self, "args": []string{},
+			"env": []any{map[string]string{"name": "LOOPDESK_ACP_MCP_SERVER", "value": "1"}}}}},
+		{"op": "prompt", "text": "echo something"},
+	}}, "--approve", "auto")
+	evs := p.finish()
+	res := results(evs)
+	if res[1].Ev != "result" || stopReason(t, res[2]) != "end_turn" {
+		t.Fatalf("steps: %s", dump(res))
+	}
+	var done bool
+	for _, u := range updatesOf(evs, 2) {
+		if u.SessionUpdate == "tool_call_update" && u.Status == "completed" {
+			done = strings.Contains(string(u.Content), "echo: from the editor")
+		}
+	}
+	if !done {
+		t.Errorf("the MCP call did not complete with the server's answer:\n%s", dump(evs))
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "mcp__editor__echo") {
+		t.Errorf("the first model request did not offer the client's MCP tool")
+	}
+}
+
+// session/set_mode plan: Loopdesk refuses file changes in Go (no permission is even asked),
+// the run is recorded as a plan run, and loading the session again reports plan mode.
+func TestPlanMode(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakeai.ToolCalls(write("plan.txt", "x")), fakeai.Text("Here is the plan."))
+	p := e.start(plan{Answers: []string{"allow_once"}, Steps: []step{
+		{"op": "initialize"}, {"op": "new", "cwd": e.ws}, {"op": "mode", "modeId": "plan"},
+		{"op": "prompt", "text": "plan the work"},
+	}}, "--approve", "ask")
+	evs := p.finish()
+	res := results(evs)
+	if res[2].Ev != "result" || stopReason(t, res[3]) != "end_turn" {
+		t.Fatalf("steps: %s", dump(res))
+	}
+	for _, ev := range evs {
+		if ev.Ev == "permission" {
+			t.Error("plan mode asked for a permission it must refuse by itself")
+		}
+	}
+	var status string
+	for _, u := range updatesOf(evs, 3) {
+		if u.SessionUpdate == "tool_call_update" && u.Status != "" {
+			status = u.Status
+		}
+	}
+	if status != "failed" {
+		t.Errorf("the refused write ended %q", status)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "plan.txt")); !os.IsNotExist(err) {
+		t.Errorf("plan mode wrote a file: %v", err)
+	}
+	var sid struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(res[1].Result, &sid)
+	runs, _ := e.openDB().ListRuns(context.Background(), sid.SessionID)
+	if len(runs) != 1 || runs[0].Mode != store.ModePlan {
+		t.Errorf("runs %+v", runs)
+	}
+	p2 := e.start(plan{Steps: []step{{"op": "initialize"}, {"op": "load", "sessionId": sid.SessionID, "cwd": e.ws}}})
+	var loaded struct {
+		Modes struct {
+			CurrentModeID string `json:"currentModeId"`
+		} `json:"modes"`
+	}
+	_ = json.Unmarshal(results(p2.finish())[1].Result, &loaded)
+	if loaded.Modes.CurrentModeID != "plan" {
+		t.Errorf("the loaded session's mode is %q", loaded.Modes.CurrentModeID)
+	}
+}
