@@ -75,6 +75,7 @@ type session struct {
 	id        string
 	workspace string
 	plan      bool
+	untitled  bool // made by session/new: its first prompt names it
 }
 
 var (
@@ -128,7 +129,7 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 	if err != nil {
 		return sdk.NewSessionResponse{}, fmt.Errorf("create session in %s: %w", ws, err)
 	}
-	a.remember(&session{id: s.ID, workspace: ws})
+	a.remember(&session{id: s.ID, workspace: ws, untitled: true})
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(s.ID), Modes: modes(false)}, nil
 }
 

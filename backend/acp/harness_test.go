@@ -60,14 +60,14 @@ func buildAndRun(m *testing.M) (int, error) {
 
 // env is one setup: a scripted fake model, a database, a workspace, private XDG folders.
 type env struct {
-	t   *testing.T
+	t   testing.TB
 	srv *fakeai.Server
 	dir string
 	db  string
 	ws  string
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	srv, err := fakeai.Start(fakeai.WithAPIKey("sk-acp-secret"))
 	if err != nil {
@@ -145,7 +145,7 @@ type step map[string]any
 // pair is `loopdesk acp` and the npm client talking over two pipes this test owns, so it can
 // kill either side and wait for the other.
 type pair struct {
-	t                     *testing.T
+	t                     testing.TB
 	agent                 *exec.Cmd
 	client                *exec.Cmd
 	log                   string
@@ -165,7 +165,7 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 }
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
-func clientScript(t *testing.T) string {
+func clientScript(t testing.TB) string {
 	t.Helper()
 	dir, _ := filepath.Abs("testdata")
 	if _, err := os.Stat(filepath.Join(dir, "npm", "node_modules", "@agentclientprotocol", "sdk")); err != nil {

@@ -27,6 +27,8 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	a.mu.Lock()
 	spec := a.cfg.Spec(s.id, s.workspace, text)
 	spec.Plan = s.plan
+	untitled := s.untitled
+	s.untitled = false
 	a.mu.Unlock()
 
 	events := make(chan loop.Event)
@@ -47,7 +49,9 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	} else if err != nil {
 		return sdk.PromptResponse{}, fmt.Errorf("start the run: %w", err)
 	}
-	a.titleFrom(s.id, text)
+	if untitled {
+		a.titleFrom(s.id, text)
+	}
 	t := newTurn(a, s)
 	res := t.follow(ctx, runID, events)
 	if msg := stopMessage(res); msg != "" {
@@ -74,11 +78,8 @@ func (a *Agent) track(sessionID string) (done func()) {
 func (a *Agent) titleFrom(sessionID, prompt string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	s, err := a.cfg.Stack.DB.GetSession(ctx, sessionID)
-	if err == nil && s.Title == "New session" {
-		if err := a.cfg.Stack.DB.RenameSession(ctx, sessionID, loop.Title(prompt)); err != nil {
-			a.log.Warn("session keeps its placeholder title", "session", sessionID, "err", err)
-		}
+	if err := a.cfg.Stack.DB.RenameSession(ctx, sessionID, loop.Title(prompt)); err != nil {
+		a.log.Warn("session keeps its placeholder title", "session", sessionID, "err", err)
 	}
 }
 

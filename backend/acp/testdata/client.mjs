@@ -76,6 +76,7 @@ async function step(agent, s) {
 await app.connectWith(stream, async (agent) => {
   state.agent = agent;
   for (const s of plan.steps) {
+    log('send', { op: s.op });
     try {
       log('result', { op: s.op, result: (await step(agent, s)) ?? null });
     } catch (err) {
