@@ -43,7 +43,7 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	a := &Agent{cfg: cfg, log: cfg.Logger, sessions: map[string]*session{}, prompts: map[string]struct{}{}}
+	a := &Agent{cfg: cfg, log: cfg.Logger, sessions: map[string]*session{}, prompts: map[string]chan struct{}{}}
 	w := &lineWriter{w: out}
 	conn := sdk.NewAgentSideConnection(a, w, filterLines(in, w, cfg.Logger))
 	conn.SetLogger(cfg.Logger)
@@ -64,10 +64,10 @@ type Agent struct {
 	conn *sdk.AgentSideConnection
 
 	mu       sync.Mutex
-	sessions map[string]*session // sessions this connection made or loaded
-	prompts  map[string]struct{} // sessions with a running prompt
-	clientMC mcp.Config          // the client's MCP servers so far
-	wg       sync.WaitGroup      // running prompts
+	sessions map[string]*session      // sessions this connection made or loaded
+	prompts  map[string]chan struct{} // the running prompt of each session, closed when it returns
+	clientMC mcp.Config               // the client's MCP servers so far
+	wg       sync.WaitGroup           // running prompts
 }
 
 // session is what the connection keeps of a session: the store holds the rest.

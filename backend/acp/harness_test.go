@@ -233,6 +233,7 @@ type event struct {
 	Ev        string          `json:"ev"`
 	MS        float64         `json:"ms"`
 	Op        string          `json:"op"`
+	Text      string          `json:"text"` // of an async prompt's outcome
 	Result    json.RawMessage `json:"result"`
 	Code      int             `json:"code"`
 	Message   string          `json:"message"`

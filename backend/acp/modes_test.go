@@ -108,3 +108,45 @@ func TestPlanMode(t *testing.T) {
 		t.Errorf("the loaded session's mode is %q", loaded.Modes.CurrentModeID)
 	}
 }
+
+// A second session/prompt while the first runs replaces it (the ACP SDK cancels the first
+// request): the first ends "cancelled" with its call answered, the second runs to the end.
+func TestSecondPromptReplacesRunning(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakeai.ToolCalls(shell("sleep 30")), fakeai.Text("Second answer."))
+	p := e.start(plan{Steps: []step{
+		{"op": "initialize"}, {"op": "new", "cwd": e.ws},
+		{"op": "prompt", "text": "first", "async": true},
+		{"op": "waitUpdate", "status": "in_progress"},
+		{"op": "prompt", "text": "second"},
+		{"op": "settle"},
+	}}, "--approve", "auto")
+	evs := p.finish()
+	var first, second event
+	var sid struct {
+		SessionID string `json:"sessionId"`
+	}
+	var message string
+	for _, ev := range evs {
+		switch {
+		case ev.Ev == "result" && ev.Op == "new":
+			_ = json.Unmarshal(ev.Result, &sid)
+		case ev.Ev == "result" && ev.Op == "prompt" && ev.Text == "first":
+			first = ev
+		case ev.Ev == "result" && ev.Op == "prompt":
+			second = ev
+		case ev.Ev == "update" && ev.Update.SessionUpdate == "agent_message_chunk":
+			message += ev.Update.text()
+		}
+	}
+	if first.Ev == "" || second.Ev == "" {
+		t.Fatalf("outcomes missing:\n%s", dump(evs))
+	}
+	if stopReason(t, first) != "cancelled" || stopReason(t, second) != "end_turn" || message != "Second answer." {
+		t.Errorf("first %s, second %s, message %q", first.Result, second.Result, message)
+	}
+	runs, _ := e.openDB().ListRuns(context.Background(), sid.SessionID)
+	if len(runs) != 2 || runs[0].Status != "cancelled" || runs[1].Status != "completed" {
+		t.Errorf("runs %+v", runs)
+	}
+}

@@ -31,17 +31,13 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	s.untitled = false
 	a.mu.Unlock()
 
-	events := make(chan loop.Event)
-	subCtx, unsubscribe := context.WithCancel(context.Background())
-	exited := a.cfg.Stack.Runner.Bus().Subscribe(subCtx, s.id, func(ev loop.Event) {
-		select {
-		case events <- ev:
-		case <-subCtx.Done():
-		}
-	})
-	defer func() { unsubscribe(); <-exited }()
-
-	defer a.track(s.id)()
+	prev, done := a.track(s.id)
+	defer done()
+	if err := a.await(ctx, s.id, prev); err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	events, unsubscribe := a.subscribe(s.id)
+	defer unsubscribe()
 	runID, err := a.cfg.Stack.Runner.Start(ctx, spec)
 	if errors.Is(err, loop.ErrBusy) {
 		return sdk.PromptResponse{}, sdk.NewInvalidRequest(map[string]string{
@@ -60,18 +56,55 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	return sdk.PromptResponse{StopReason: StopReason(res.Status)}, nil
 }
 
-// track counts a running prompt so stopAll can cancel its run and wait for it.
-func (a *Agent) track(sessionID string) (done func()) {
+// track records the session's running prompt so stopAll can cancel its run and wait for
+// it. prev is the running prompt this one replaces, if any (see await).
+func (a *Agent) track(sessionID string) (prev <-chan struct{}, done func()) {
+	mine := make(chan struct{})
 	a.wg.Add(1)
 	a.mu.Lock()
-	a.prompts[sessionID] = struct{}{}
+	prev = a.prompts[sessionID]
+	a.prompts[sessionID] = mine
 	a.mu.Unlock()
-	return func() {
+	return prev, func() {
 		a.mu.Lock()
-		delete(a.prompts, sessionID)
+		if a.prompts[sessionID] == mine {
+			delete(a.prompts, sessionID)
+		}
 		a.mu.Unlock()
+		close(mine)
 		a.wg.Done()
 	}
+}
+
+// await waits until the prompt this one replaces (prev) has returned: a second
+// session/prompt makes the SDK cancel the first request, whose run is then being cancelled,
+// and the runner takes one run per session.
+func (a *Agent) await(ctx context.Context, sessionID string, prev <-chan struct{}) error {
+	if prev == nil {
+		return nil
+	}
+	a.cfg.Stack.Runner.Cancel(sessionID)
+	select {
+	case <-prev:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// subscribe delivers the session's events to the returned channel until unsubscribe. The
+// channel is unbuffered: the bus queues for a reader that is busy (deltas merge, the rest
+// waits), so follow must read it until the run has finished.
+func (a *Agent) subscribe(sessionID string) (<-chan loop.Event, func()) {
+	events := make(chan loop.Event)
+	ctx, cancel := context.WithCancel(context.Background())
+	exited := a.cfg.Stack.Runner.Bus().Subscribe(ctx, sessionID, func(ev loop.Event) {
+		select {
+		case events <- ev:
+		case <-ctx.Done():
+		}
+	})
+	return events, func() { cancel(); <-exited }
 }
 
 // titleFrom names a session made over ACP after its first prompt, as the window does.

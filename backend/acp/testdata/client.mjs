@@ -13,6 +13,10 @@
 //   {"op": "load", "sessionId": ID, "cwd": DIR}
 //   {"op": "prompt", "text": T, "cancelOn": "in_progress"} cancelOn: send session/cancel
 //                                                        once a call reports that status
+//   {"op": "prompt", "text": T, "async": true}            sent without waiting: its outcome is
+//                                                        logged when it comes ("settle" waits)
+//   {"op": "waitUpdate", "status": "in_progress"}         until a call reports that status
+//   {"op": "settle"}                                     until every async prompt has its outcome
 //   {"op": "mode", "modeId": "plan"}
 //   {"op": "request", "method": M, "params": P}          any request; logs result or error
 //   {"op": "hang"}                                       wait to be killed
@@ -25,12 +29,16 @@ const plan = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const start = performance.now();
 const log = (ev, fields) => appendFileSync(plan.log, JSON.stringify({ ev, ms: performance.now() - start, ...fields }) + '\n');
 const answers = [...(plan.answers ?? [])];
-const state = { sessionId: '', cancelOn: '', cancelled: false, agent: null };
+const state = { sessionId: '', cancelOn: '', cancelled: false, agent: null, pending: [], statuses: [], waiters: [] };
 
 const app = client({ name: 'loopdesk-acp-test' })
   .onNotification('session/update', ({ params }) => {
     log('update', { sessionId: params.sessionId, update: params.update });
     const u = params.update;
+    if (u.sessionUpdate === 'tool_call_update' && u.status) {
+      state.statuses.push(u.status);
+      state.waiters = state.waiters.filter((w) => !w(u.status));
+    }
     if (state.cancelOn && !state.cancelled && u.sessionUpdate === 'tool_call_update' && u.status === state.cancelOn) {
       state.cancelled = true;
       log('cancel', {});
@@ -58,10 +66,20 @@ async function step(agent, s) {
     case 'load':
       state.sessionId = s.sessionId;
       return agent.request('session/load', { sessionId: s.sessionId, cwd: s.cwd, mcpServers: [] });
-    case 'prompt':
+    case 'prompt': {
       state.cancelOn = s.cancelOn ?? '';
       state.cancelled = false;
-      return agent.request('session/prompt', { sessionId: state.sessionId, prompt: [{ type: 'text', text: s.text }] });
+      const req = agent.request('session/prompt', { sessionId: state.sessionId, prompt: [{ type: 'text', text: s.text }] });
+      if (!s.async) return req;
+      state.pending.push(req.then((result) => log('result', { op: 'prompt', text: s.text, result }),
+        (err) => log('error', { op: 'prompt', text: s.text, code: err.code, message: err.message })));
+      return { sent: true };
+    }
+    case 'waitUpdate':
+      if (state.statuses.includes(s.status)) return null;
+      return new Promise((resolve) => state.waiters.push((st) => st === s.status && (resolve(null), true)));
+    case 'settle':
+      return Promise.all(state.pending);
     case 'mode':
       return agent.request('session/set_mode', { sessionId: state.sessionId, modeId: s.modeId });
     case 'request':
