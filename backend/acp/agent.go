@@ -148,7 +148,7 @@ func checkCwd(cwd string) (string, error) {
 }
 
 // LoadSession replays any session of the database, then makes it ready for a prompt. The
-// session keeps its own folder: cwd is only checked to be a folder.
+// session keeps its own folder: the request's cwd is not used.
 func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
 	s, err := a.cfg.Stack.DB.GetSession(ctx, string(p.SessionId))
 	if errors.Is(err, store.ErrNotFound) {

@@ -150,3 +150,33 @@ func TestSecondPromptReplacesRunning(t *testing.T) {
 		t.Errorf("runs %+v", runs)
 	}
 }
+
+// Two agents on one database at once (as the window and an editor would be): each session
+// gets its own rows, and each is visible to the other process's store.
+func TestTwoAgentsShareDatabase(t *testing.T) {
+	e := newEnv(t)
+	steps := func(text string) []step {
+		return []step{{"op": "initialize"}, {"op": "new", "cwd": e.ws}, {"op": "prompt", "text": text}, {"op": "prompt", "text": text + " again"}}
+	}
+	a := e.start(plan{Steps: steps("alpha")}, "--approve", "auto")
+	b := e.start(plan{Steps: steps("beta")}, "--approve", "auto")
+	for name, p := range map[string]*pair{"alpha": a, "beta": b} {
+		res := results(p.finish())
+		if len(res) != 4 || stopReason(t, res[2]) != "end_turn" || stopReason(t, res[3]) != "end_turn" {
+			t.Fatalf("%s: %s", name, dump(res))
+		}
+		var sid struct {
+			SessionID string `json:"sessionId"`
+		}
+		_ = json.Unmarshal(res[1].Result, &sid)
+		rows, err := e.openDB().Chunks(context.Background(), sid.SessionID)
+		if err != nil || len(rows) != 4 {
+			t.Fatalf("%s: %d rows (%v)", name, len(rows), err)
+		}
+		var last store.AssistantPayload
+		_ = json.Unmarshal(rows[3].Payload, &last)
+		if last.Text != "You said: "+name+" again" {
+			t.Errorf("%s's last answer is %q", name, last.Text)
+		}
+	}
+}
