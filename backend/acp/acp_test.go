@@ -75,6 +75,19 @@ func TestPromptsApprovalsAndDiffs(t *testing.T) {
 		if got := stopReason(t, res[i]); got != "end_turn" {
 			t.Errorf("prompt %d stopped with %q", i-1, got)
 		}
+		var meta struct {
+			Meta struct {
+				Loopdesk struct {
+					RunID     string `json:"runId"`
+					Status    string `json:"status"`
+					ToolCalls int    `json:"toolCalls"`
+				} `json:"loopdesk"`
+			} `json:"_meta"`
+		}
+		_ = json.Unmarshal(res[i].Result, &meta)
+		if m := meta.Meta.Loopdesk; m.RunID == "" || m.Status != "completed" || m.ToolCalls != 1 {
+			t.Errorf("prompt %d's _meta.loopdesk: %s", i-1, res[i].Result)
+		}
 	}
 	checkFirstPrompt(t, e, updatesOf(evs, 2))
 	checkSecondDiff(t, e, updatesOf(evs, 3))
@@ -219,14 +232,15 @@ func checkJournal(t *testing.T, e *env, sessionID string) {
 	}
 }
 
-// Cancel mid-tool: the shell command is stopped, the prompt ends "cancelled", and the journal
-// has the call's result and a cancelled run, as after Stop in the window.
+// Cancel mid-tool: the command's output shows while it runs; the command is stopped, the
+// prompt ends "cancelled", and the journal has the call's result and a cancelled run, as
+// after Stop in the window.
 func TestCancelMidTool(t *testing.T) {
 	e := newEnv(t)
-	e.srv.Enqueue(fakeai.ToolCalls(shell("sleep 30")))
+	e.srv.Enqueue(fakeai.ToolCalls(shell("echo warming up; sleep 30")))
 	p := e.start(plan{Steps: []step{
 		{"op": "initialize"}, {"op": "new", "cwd": e.ws},
-		{"op": "prompt", "text": "wait a while", "cancelOn": "in_progress"},
+		{"op": "prompt", "text": "wait a while", "cancelOn": "text:warming up"},
 	}}, "--approve", "auto")
 	began := time.Now()
 	evs := p.finish()

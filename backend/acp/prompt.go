@@ -53,7 +53,15 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	if msg := stopMessage(res); msg != "" {
 		t.send(sdk.UpdateAgentMessageText(msg))
 	}
-	return sdk.PromptResponse{StopReason: StopReason(res.Status)}, nil
+	return sdk.PromptResponse{StopReason: StopReason(res.Status), Meta: resultMeta(res)}, nil
+}
+
+// resultMeta is Loopdesk's own account of the run, under _meta.loopdesk: the run id (the
+// journal's key) and the exact status and totals ACP's stop reasons cannot carry.
+func resultMeta(r loop.Result) map[string]any {
+	return map[string]any{"loopdesk": map[string]any{"runId": r.RunID, "status": r.Status, "error": r.Error,
+		"turns": r.Turns, "toolCalls": r.ToolCalls, "inputTokens": r.InputTokens, "outputTokens": r.OutputTokens,
+		"costUsd": r.CostUSD}}
 }
 
 // track records the session's running prompt so stopAll can cancel its run and wait for

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -20,6 +21,7 @@ import (
 //	tool_call         -> tool_call (status pending, kind, title, locations, rawInput)
 //	approval_requested-> session/request_permission (permission.go)
 //	tool_started      -> tool_call_update in_progress
+//	tool_output       -> tool_call_update whose content is the output so far (its last 32 KiB)
 //	tool_finished     -> tool_call_update completed or failed, with the result as content
 //	files_changed     -> tool_call_update with a diff per changed file (from checkpoints)
 //	run_finished      -> the end of the prompt
@@ -36,6 +38,7 @@ type turn struct {
 // callView is what the client has been told about one call.
 type callView struct {
 	name      string
+	output    string // streamed so far (tool_output), tail only
 	args      map[string]any
 	content   []sdk.ToolCallContent
 	locations []sdk.ToolCallLocation
@@ -111,6 +114,8 @@ func (t *turn) relay(ev loop.Event) {
 		}()
 	case loop.ToolStartedPayload:
 		t.send(t.update(p.CallID, sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
+	case loop.ToolOutputPayload:
+		t.send(t.output(p.CallID, p.Text))
 	case loop.ToolFinishedPayload:
 		t.send(t.finish(p.CallID, p.Name, p.Content, p.IsError))
 	case loop.FilesChangedPayload:
@@ -146,6 +151,25 @@ func (t *turn) call(id string) *callView {
 
 func (t *turn) update(id string, opts ...sdk.ToolCallUpdateOpt) sdk.SessionUpdate {
 	return sdk.UpdateToolCall(sdk.ToolCallId(id), opts...)
+}
+
+// maxLiveOutput bounds the output a running call shows; the result has the whole (capped)
+// output anyway.
+const maxLiveOutput = 32 << 10
+
+// output shows a running call's output so far, after any diffs it already has.
+func (t *turn) output(id, text string) sdk.SessionUpdate {
+	c := t.call(id)
+	c.output += text
+	if n := len(c.output); n > maxLiveOutput {
+		cut := n - maxLiveOutput
+		for cut < n && !utf8.RuneStart(c.output[cut]) {
+			cut++
+		}
+		c.output = c.output[cut:]
+	}
+	content := append(append([]sdk.ToolCallContent(nil), c.content...), sdk.ToolContent(sdk.TextBlock(fence(c.name, c.output))))
+	return t.update(id, sdk.WithUpdateContent(content))
 }
 
 // finish reports a call's one result: its text as content, failed when it is an error

@@ -12,7 +12,8 @@
 //   {"op": "new", "cwd": DIR, "mcpServers": [...]}       remembers the session id
 //   {"op": "load", "sessionId": ID, "cwd": DIR}
 //   {"op": "prompt", "text": T, "cancelOn": "in_progress"} cancelOn: send session/cancel
-//                                                        once a call reports that status
+//                                                        once a call reports that status, or
+//                                                        ("text:S") shows content with S
 //   {"op": "prompt", "text": T, "async": true}            sent without waiting: its outcome is
 //                                                        logged when it comes ("settle" waits)
 //   {"op": "waitUpdate", "status": "in_progress"}         until a call reports that status
@@ -39,7 +40,10 @@ const app = client({ name: 'loopdesk-acp-test' })
       state.statuses.push(u.status);
       state.waiters = state.waiters.filter((w) => !w(u.status));
     }
-    if (state.cancelOn && !state.cancelled && u.sessionUpdate === 'tool_call_update' && u.status === state.cancelOn) {
+    const hit = state.cancelOn.startsWith('text:')
+      ? JSON.stringify(u.content ?? '').includes(state.cancelOn.slice(5))
+      : u.status === state.cancelOn;
+    if (state.cancelOn && !state.cancelled && u.sessionUpdate === 'tool_call_update' && hit) {
       state.cancelled = true;
       log('cancel', {});
       state.agent.notify('session/cancel', { sessionId: params.sessionId });
