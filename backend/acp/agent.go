@@ -28,9 +28,12 @@ type Config struct {
 	// Model names the model new sessions record.
 	Model   string
 	Version string
-	// MCP is the configured servers; a client's servers are merged over them.
-	MCP    mcp.Config
-	Logger *slog.Logger
+	// MCP is the configured servers (Stack's). NewStack, when not nil, builds a stack like
+	// Stack whose MCP manager runs the servers given: a session the client passes MCP servers
+	// for gets one of its own, with the configured servers and the client's.
+	MCP      mcp.Config
+	NewStack func(servers mcp.Config) (*stack.Stack, error)
+	Logger   *slog.Logger
 }
 
 // Serve speaks ACP on in/out until the client closes in or ctx ends. It then cancels every
@@ -66,7 +69,6 @@ type Agent struct {
 	mu       sync.Mutex
 	sessions map[string]*session      // sessions this connection made or loaded
 	prompts  map[string]chan struct{} // the running prompt of each session, closed when it returns
-	clientMC mcp.Config               // the client's MCP servers so far
 	wg       sync.WaitGroup           // running prompts
 }
 
@@ -76,6 +78,10 @@ type session struct {
 	workspace string
 	plan      bool
 	untitled  bool // made by session/new: its first prompt names it
+	// st runs the session: the shared stack, or its own (own) when the client gave it MCP
+	// servers; an own stack is closed with the session or the connection.
+	st  *stack.Stack
+	own bool
 }
 
 var (
@@ -122,14 +128,18 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	if err := a.addMCP(ctx, p.McpServers); err != nil {
+	st, own, err := a.stackFor(ctx, p.McpServers)
+	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
 	s, err := a.cfg.Stack.DB.CreateSession(ctx, store.NewSession{Workspace: ws, Model: a.cfg.Model})
 	if err != nil {
+		if own {
+			st.Close()
+		}
 		return sdk.NewSessionResponse{}, fmt.Errorf("create session in %s: %w", ws, err)
 	}
-	a.remember(&session{id: s.ID, workspace: ws, untitled: true})
+	a.remember(&session{id: s.ID, workspace: ws, untitled: true, st: st, own: own})
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(s.ID), Modes: modes(false)}, nil
 }
 
@@ -156,14 +166,15 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 	} else if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	if err := a.addMCP(ctx, p.McpServers); err != nil {
-		return sdk.LoadSessionResponse{}, err
-	}
 	plan := lastRunPlanned(ctx, a.cfg.Stack.DB, s.ID)
 	if err := a.replay(ctx, s); err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	a.remember(&session{id: s.ID, workspace: s.Workspace, plan: plan})
+	st, own, err := a.stackFor(ctx, p.McpServers)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	a.remember(&session{id: s.ID, workspace: s.Workspace, plan: plan, st: st, own: own})
 	return sdk.LoadSessionResponse{Modes: modes(plan)}, nil
 }
 
@@ -172,10 +183,26 @@ func lastRunPlanned(ctx context.Context, db *store.DB, sessionID string) bool {
 	return err == nil && len(runs) > 0 && runs[len(runs)-1].Mode == store.ModePlan
 }
 
+// remember keeps s for the connection. A session loaded again replaces what was kept; a
+// stack of its own it had is closed (cancelling what it still ran).
 func (a *Agent) remember(s *session) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	old := a.sessions[s.id]
 	a.sessions[s.id] = s
+	a.mu.Unlock()
+	if old != nil && old.own && old.st != s.st {
+		old.st.Close()
+	}
+}
+
+// runnerOf is the runner of a session this connection knows, else the shared one.
+func (a *Agent) runnerOf(sessionID string) *loop.Runner {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.sessions[sessionID]; s != nil {
+		return s.st.Runner
+	}
+	return a.cfg.Stack.Runner
 }
 
 // lookup finds a session: one this connection knows, else any of the database (a client
@@ -193,7 +220,7 @@ func (a *Agent) lookup(ctx context.Context, id string) (*session, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	s = &session{id: row.ID, workspace: row.Workspace, plan: lastRunPlanned(ctx, a.cfg.Stack.DB, id)}
+	s = &session{id: row.ID, workspace: row.Workspace, plan: lastRunPlanned(ctx, a.cfg.Stack.DB, id), st: a.cfg.Stack}
 	a.remember(s)
 	return s, nil
 }
@@ -236,16 +263,21 @@ func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest)
 
 // Cancel stops the session's running prompt, as Stop does in the window.
 func (a *Agent) Cancel(_ context.Context, p sdk.CancelNotification) error {
-	a.cfg.Stack.Runner.Cancel(string(p.SessionId))
+	a.runnerOf(string(p.SessionId)).Cancel(string(p.SessionId))
 	return nil
 }
 
 // CloseSession cancels the session's run and forgets it on this connection.
 func (a *Agent) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
-	a.cfg.Stack.Runner.Cancel(string(p.SessionId))
+	id := string(p.SessionId)
+	a.runnerOf(id).Cancel(id)
 	a.mu.Lock()
-	delete(a.sessions, string(p.SessionId))
+	s := a.sessions[id]
+	delete(a.sessions, id)
 	a.mu.Unlock()
+	if s != nil && s.own {
+		s.st.Close() // waits for the cancelled run's rows, then stops the session's MCP servers
+	}
 	return sdk.CloseSessionResponse{}, nil
 }
 
@@ -263,12 +295,18 @@ func (a *Agent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOpti
 	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
 }
 
-// stopAll cancels every running prompt (the client is gone) and waits until each has
-// handed its run to the runner's cancellation.
+// stopAll cancels every running prompt (the client is gone), waits until each has returned,
+// and closes the sessions' own stacks (their runs' rows written, their MCP servers stopped).
 func (a *Agent) stopAll() {
 	a.mu.Lock()
-	for id := range a.prompts {
-		a.cfg.Stack.Runner.Cancel(id)
+	var own []*stack.Stack
+	for _, s := range a.sessions {
+		if _, running := a.prompts[s.id]; running {
+			s.st.Runner.Cancel(s.id)
+		}
+		if s.own {
+			own = append(own, s.st)
+		}
 	}
 	a.mu.Unlock()
 	done := make(chan struct{})
@@ -277,5 +315,8 @@ func (a *Agent) stopAll() {
 	case <-done:
 	case <-time.After(30 * time.Second):
 		a.log.Error("prompts still running 30s after the client left; closing anyway")
+	}
+	for _, st := range own {
+		st.Close()
 	}
 }

@@ -35,8 +35,8 @@
 //
 // # Not done here
 //
-// Client MCP servers are added to this process's MCP manager (every session of the
-// connection sees them), not to one session alone: the stack's tool set is per process.
-// Prompt images are not offered (a run's prompt is text). The plan update needs an
+// A session the client gives MCP servers runs on a stack of its own (Config.NewStack: the
+// configured servers plus the client's), closed with the session or the connection; the
+// others share Config.Stack. Prompt images are not offered (a run's prompt is text). The plan update needs an
 // update_plan tool Loopdesk does not have yet.
 package acp

@@ -2,44 +2,47 @@ package acp
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/loopdesk/loopdesk/backend/mcp"
+	"github.com/loopdesk/loopdesk/backend/stack"
 )
 
 // mcpSettle bounds how long session/new waits for the client's servers to be ready or
 // failed before it answers (a failing server never blocks a session; its health says why).
 const mcpSettle = 30 * time.Second
 
-// addMCP adds the client's MCP servers to the process's manager, over the configured ones.
-// They then stay for the whole connection: the stack's tool set is per process, so every
-// session of this connection sees them (docs/acp.md).
-func (a *Agent) addMCP(ctx context.Context, servers []sdk.McpServer) error {
+// stackFor is the stack a new or loaded session runs on. Without client MCP servers it is the
+// shared one. With them, it is a stack of the session's own whose MCP manager runs the
+// configured servers and the client's (a client's server of the same name replaces the
+// configured one), so they are that session's alone; own says the caller must close it.
+func (a *Agent) stackFor(ctx context.Context, servers []sdk.McpServer) (st *stack.Stack, own bool, err error) {
 	if len(servers) == 0 {
-		return nil
+		return a.cfg.Stack, false, nil
 	}
 	add, err := mcpConfig(servers)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	if err := add.Validate(); err != nil {
-		return invalidParams("mcpServers: %v", err)
+		return nil, false, invalidParams("mcpServers: %v", err)
 	}
-	m := a.cfg.Stack.MCP
-	if m == nil {
-		return invalidParams("mcpServers: this agent was started without MCP")
+	if a.cfg.NewStack == nil {
+		return nil, false, invalidParams("mcpServers: this agent cannot start MCP servers")
 	}
-	a.mu.Lock()
-	a.clientMC = a.clientMC.Merge(add)
-	all := a.cfg.MCP.Merge(a.clientMC)
-	a.mu.Unlock()
-	m.Apply(all)
-	wctx, cancel := context.WithTimeout(ctx, mcpSettle)
-	defer cancel()
-	_ = m.WaitSettled(wctx) // a server still starting joins later runs once it is ready
-	return nil
+	st, err = a.cfg.NewStack(a.cfg.MCP.Merge(add))
+	if err != nil {
+		return nil, false, fmt.Errorf("start the session's MCP servers: %w", err)
+	}
+	if st.MCP != nil {
+		wctx, cancel := context.WithTimeout(ctx, mcpSettle)
+		defer cancel()
+		_ = st.MCP.WaitSettled(wctx) // a server still starting joins later runs once it is ready
+	}
+	return st, true, nil
 }
 
 // mcpConfig converts ACP's server list into the mcpServers format the manager reads.

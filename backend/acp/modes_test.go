@@ -26,8 +26,9 @@ func serveEchoMCP() {
 	_ = srv.Run(context.Background(), &sdk.StdioTransport{})
 }
 
-// The client's MCP servers join the session: the model is offered their tools and a call
-// runs through the same pipeline as a built-in one.
+// The client's MCP servers join that session, and only that one: the model is offered their
+// tools there and a call runs through the same pipeline as a built-in one; a second session
+// of the same connection, made without them, is not offered them.
 func TestClientMCPServers(t *testing.T) {
 	e := newEnv(t)
 	e.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{Name: "mcp__editor__echo", Arguments: `{"message":"from the editor"}`}), fakeai.Text("Echoed."))
@@ -37,10 +38,12 @@ func TestClientMCPServers(t *testing.T) {
 		{"op": "new", "cwd": e.ws, "mcpServers": []any{map[string]any{"name": "editor", "command": self, "args": []string{},
 			"env": []any{map[string]string{"name": "LOOPDESK_ACP_MCP_SERVER", "value": "1"}}}}},
 		{"op": "prompt", "text": "echo something"},
+		{"op": "new", "cwd": e.ws},
+		{"op": "prompt", "text": "plain session"},
 	}}, "--approve", "auto")
 	evs := p.finish()
 	res := results(evs)
-	if res[1].Ev != "result" || stopReason(t, res[2]) != "end_turn" {
+	if res[1].Ev != "result" || stopReason(t, res[2]) != "end_turn" || stopReason(t, res[4]) != "end_turn" {
 		t.Fatalf("steps: %s", dump(res))
 	}
 	var done bool
@@ -53,8 +56,11 @@ func TestClientMCPServers(t *testing.T) {
 		t.Errorf("the MCP call did not complete with the server's answer:\n%s", dump(evs))
 	}
 	reqs := e.srv.Requests()
-	if len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "mcp__editor__echo") {
-		t.Errorf("the first model request did not offer the client's MCP tool")
+	if len(reqs) != 3 || !strings.Contains(string(reqs[0].Body), "mcp__editor__echo") {
+		t.Fatalf("the first of %d model requests did not offer the client's MCP tool", len(reqs))
+	}
+	if body := string(reqs[2].Body); !strings.Contains(body, "plain session") || strings.Contains(body, "mcp__editor__") {
+		t.Errorf("the second session's request offers the first session's MCP tool (or is not its request)")
 	}
 }
 

@@ -87,7 +87,7 @@ func (t *turn) answer(call tools.Call, rule desktop.RuleInput, option string) {
 // have been cancelled meanwhile), then saves the rule, then answers: so the rule exists
 // before the call runs and the next call sees it.
 func (t *turn) decide(call tools.Call, d tools.Decision, rule *store.NewRule) {
-	ap := t.a.cfg.Stack.Approver
+	ap := t.s.st.Approver
 	answer, err := ap.Claim(t.s.id, call.ID)
 	if errors.Is(err, tools.ErrNotPending) {
 		return // cancelled or timed out meanwhile

@@ -33,12 +33,12 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 
 	prev, done := a.track(s.id)
 	defer done()
-	if err := a.await(ctx, s.id, prev); err != nil {
+	if err := await(ctx, s, prev); err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	events, unsubscribe := a.subscribe(s.id)
+	events, unsubscribe := subscribe(s)
 	defer unsubscribe()
-	runID, err := a.cfg.Stack.Runner.Start(ctx, spec)
+	runID, err := s.st.Runner.Start(ctx, spec)
 	if errors.Is(err, loop.ErrBusy) {
 		return sdk.PromptResponse{}, sdk.NewInvalidRequest(map[string]string{
 			"details": "this session is already running a prompt; cancel it or wait for it to end"})
@@ -87,11 +87,11 @@ func (a *Agent) track(sessionID string) (prev <-chan struct{}, done func()) {
 // await waits until the prompt this one replaces (prev) has returned: a second
 // session/prompt makes the SDK cancel the first request, whose run is then being cancelled,
 // and the runner takes one run per session.
-func (a *Agent) await(ctx context.Context, sessionID string, prev <-chan struct{}) error {
+func await(ctx context.Context, s *session, prev <-chan struct{}) error {
 	if prev == nil {
 		return nil
 	}
-	a.cfg.Stack.Runner.Cancel(sessionID)
+	s.st.Runner.Cancel(s.id)
 	select {
 	case <-prev:
 		return nil
@@ -103,10 +103,10 @@ func (a *Agent) await(ctx context.Context, sessionID string, prev <-chan struct{
 // subscribe delivers the session's events to the returned channel until unsubscribe. The
 // channel is unbuffered: the bus queues for a reader that is busy (deltas merge, the rest
 // waits), so follow must read it until the run has finished.
-func (a *Agent) subscribe(sessionID string) (<-chan loop.Event, func()) {
+func subscribe(s *session) (<-chan loop.Event, func()) {
 	events := make(chan loop.Event)
 	ctx, cancel := context.WithCancel(context.Background())
-	exited := a.cfg.Stack.Runner.Bus().Subscribe(ctx, sessionID, func(ev loop.Event) {
+	exited := s.st.Runner.Bus().Subscribe(ctx, s.id, func(ev loop.Event) {
 		select {
 		case events <- ev:
 		case <-ctx.Done():

@@ -66,7 +66,7 @@ func (t *turn) follow(ctx context.Context, runID string, events <-chan loop.Even
 	defer func() { t.stop(); t.wg.Wait() }()
 	waited := make(chan struct{})
 	go func() {
-		_, _ = t.a.cfg.Stack.Runner.Wait(context.Background(), runID)
+		_, _ = t.s.st.Runner.Wait(context.Background(), runID)
 		close(waited)
 	}()
 	done := ctx.Done()
@@ -83,7 +83,7 @@ func (t *turn) follow(ctx context.Context, runID string, events <-chan loop.Even
 			t.relay(ev)
 		case <-done:
 			done = nil
-			t.a.cfg.Stack.Runner.Cancel(t.s.id)
+			t.s.st.Runner.Cancel(t.s.id)
 		case <-waited:
 			// run_finished is must-deliver and comes first; this only guards a lost event.
 			waited, grace = nil, time.After(5*time.Second)

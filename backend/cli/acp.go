@@ -116,8 +116,14 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags des
 	if err != nil {
 		return err
 	}
-	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec, InstructionsDir: instr,
-		Logger: log, Model: provider.New(provider.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model})})
+	model := provider.New(provider.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model})
+	// One stack per set of MCP servers: the shared one with the configured servers, and one
+	// for each session the editor gives servers of its own (acp.Config.NewStack).
+	newStack := func(servers mcp.Config) (*stack.Stack, error) {
+		return stack.New(stack.Config{DB: db, MCP: mcp.Start(servers, mcp.Options{}), Checkpoints: rec,
+			InstructionsDir: instr, Logger: log, Model: model})
+	}
+	st, err := newStack(mcpCfg)
 	if err != nil {
 		return err
 	}
@@ -131,6 +137,6 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags des
 		s.Sandbox = shell
 		return s
 	}
-	return acp.Serve(ctx, acp.Config{Stack: st, Spec: spec, Model: cfg.Model, Version: Version, MCP: mcpCfg, Logger: log},
-		stdin, stdout)
+	return acp.Serve(ctx, acp.Config{Stack: st, NewStack: newStack, Spec: spec, Model: cfg.Model, Version: Version,
+		MCP: mcpCfg, Logger: log}, stdin, stdout)
 }
