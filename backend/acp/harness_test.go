@@ -237,6 +237,7 @@ type event struct {
 	Result    json.RawMessage `json:"result"`
 	Code      int             `json:"code"`
 	Message   string          `json:"message"`
+	Data      json.RawMessage `json:"data"`
 	SessionID string          `json:"sessionId"`
 	Update    update          `json:"update"`
 	ToolCall  update          `json:"toolCall"`

@@ -186,3 +186,36 @@ func TestTwoAgentsShareDatabase(t *testing.T) {
 		}
 	}
 }
+
+// A session running in one process (here another agent; the window or the CLI alike) is
+// refused to a second one with an error the editor can show, and its run goes on.
+func TestSessionBusyInAnotherProcess(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakeai.ToolCalls(shell("sleep 30")))
+	a := e.start(plan{Steps: []step{
+		{"op": "initialize"}, {"op": "new", "cwd": e.ws},
+		{"op": "prompt", "text": "long", "async": true}, {"op": "waitUpdate", "status": "in_progress"}, {"op": "hang"},
+	}}, "--approve", "auto")
+	evs := a.waitFor("hanging", func(ev event) bool { return ev.Ev == "hanging" })
+	var sid struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(results(evs)[1].Result, &sid)
+	b := e.start(plan{Steps: []step{
+		{"op": "initialize"}, {"op": "load", "sessionId": sid.SessionID, "cwd": e.ws}, {"op": "prompt", "text": "me too"},
+	}}, "--approve", "auto")
+	bevs := b.finish()
+	res := results(bevs)
+	if len(res) != 3 || res[2].Ev != "error" || res[2].Code != -32600 || !strings.Contains(string(mustJSON(res[2])), "another Loopdesk process") {
+		t.Fatalf("the second process's prompt: %s", dump(bevs))
+	}
+	runs, _ := e.openDB().ListRuns(context.Background(), sid.SessionID)
+	if len(runs) != 1 || runs[0].Status != store.RunRunning {
+		t.Errorf("the first process's run should still be running alone: %+v", runs)
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}

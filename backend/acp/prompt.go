@@ -39,10 +39,14 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	events, unsubscribe := subscribe(s)
 	defer unsubscribe()
 	runID, err := s.st.Runner.Start(ctx, spec)
-	if errors.Is(err, loop.ErrBusy) {
-		return sdk.PromptResponse{}, sdk.NewInvalidRequest(map[string]string{
-			"details": "this session is already running a prompt; cancel it or wait for it to end"})
-	} else if err != nil {
+	switch {
+	case errors.Is(err, loop.ErrBusy): // loop.ErrBusy is store.ErrSessionBusy: who runs it?
+		where := "in another Loopdesk process (the window or the CLI); stop it there or wait for it to end"
+		if _, here := s.st.Runner.Running(s.id); here {
+			where = "already; cancel it or wait for it to end"
+		}
+		return sdk.PromptResponse{}, sdk.NewInvalidRequest(map[string]string{"details": "this session is running " + where})
+	case err != nil:
 		return sdk.PromptResponse{}, fmt.Errorf("start the run: %w", err)
 	}
 	if untitled {
