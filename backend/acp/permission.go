@@ -53,9 +53,17 @@ func (t *turn) askPermission(p loop.ApprovalRequestedPayload, c callView) {
 			Kind: sdk.Ptr(Kind(p.Name)), Status: sdk.Ptr(sdk.ToolCallStatusPending), Locations: c.locations,
 			RawInput: c.args}}
 	resp, err := t.a.conn.RequestPermission(t.ask, req)
+	gone := false
+	select {
+	case <-t.a.conn.Done():
+		gone = true
+	default:
+	}
 	switch {
 	case t.ask.Err() != nil:
 		return // the run is over; the approver no longer waits
+	case gone:
+		return // the editor left: the run is being cancelled, which answers the call
 	case err != nil:
 		t.decide(call, tools.Decision{Approved: false, By: ByACP, Reason: "the editor could not ask: " + err.Error()}, nil)
 	case resp.Outcome.Selected == nil:

@@ -208,3 +208,32 @@ func next(t *testing.T, lines <-chan string) string {
 	}
 	return ""
 }
+
+// The client dies while a permission request waits: the run is cancelled (not denied in the
+// person's name) and the agent exits.
+func TestClientKilledDuringPermission(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakeai.ToolCalls(write("y.txt", "y")))
+	p := e.start(plan{Answers: []string{"never"}, Steps: []step{
+		{"op": "initialize"}, {"op": "new", "cwd": e.ws}, {"op": "prompt", "text": "write y"},
+	}}, "--approve", "ask")
+	evs := p.waitFor("the permission request", func(ev event) bool { return ev.Ev == "permission" })
+	_ = p.client.Process.Signal(syscall.SIGKILL)
+	select {
+	case err := <-p.agentDone:
+		p.agentDone <- err
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent kept running 30s after its client died")
+	}
+	var sid struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(results(evs)[1].Result, &sid)
+	checkCancelledRun(t, e, sid.SessionID)
+	rows, _ := e.openDB().Chunks(context.Background(), sid.SessionID)
+	for _, r := range rows {
+		if r.Kind == store.KindApproval && strings.Contains(string(r.Payload), "person:acp") {
+			t.Errorf("a call was decided in the person's name after the editor died: %s", r.Payload)
+		}
+	}
+}
