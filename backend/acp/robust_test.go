@@ -237,3 +237,40 @@ func TestClientKilledDuringPermission(t *testing.T) {
 		}
 	}
 }
+
+// Bounds and model errors reach the editor as the nearest stop reason plus a last message with
+// Loopdesk's own status (docs/acp.md's table), through the real process.
+func TestStopReasonsEndToEnd(t *testing.T) {
+	cases := []struct {
+		name, want, status string
+		replies            []fakeai.Reply
+		flags              []string
+	}{
+		{"max turns", "max_turn_requests", "max_turns",
+			[]fakeai.Reply{fakeai.ToolCalls(shell("true")), fakeai.Text("never sent")}, []string{"--max-turns", "1"}},
+		{"provider error", "end_turn", "provider_error",
+			[]fakeai.Reply{fakeai.HTTPError(400, `{"error":{"message":"model not found"}}`)}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.srv.Enqueue(c.replies...)
+			p := e.start(plan{Steps: []step{{"op": "initialize"}, {"op": "new", "cwd": e.ws}, {"op": "prompt", "text": "go"}}},
+				append([]string{"--approve", "auto"}, c.flags...)...)
+			evs := p.finish()
+			res := results(evs)
+			if got := stopReason(t, res[2]); got != c.want {
+				t.Errorf("stopReason %q, want %q", got, c.want)
+			}
+			var msg string
+			for _, u := range updatesOf(evs, 2) {
+				if u.SessionUpdate == "agent_message_chunk" {
+					msg += u.text()
+				}
+			}
+			if !strings.Contains(msg, "[Loopdesk stopped the run: "+c.status) {
+				t.Errorf("last message %q does not give the status %s", msg, c.status)
+			}
+		})
+	}
+}
