@@ -287,3 +287,61 @@ func checkCancelledRun(t *testing.T, e *env, sessionID string) {
 		t.Errorf("want the call's one result in the journal, got %d rows of results", results)
 	}
 }
+
+// reject_always saves the deny rule its name gives; the same call is then denied by that rule
+// without asking, and the model hears each denial.
+func TestRejectAlways(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakeai.ToolCalls(shell("rm -rf build")), fakeai.Text("Fine."),
+		fakeai.ToolCalls(shell("rm -rf build")), fakeai.Text("Still fine."))
+	p := e.start(plan{Answers: []string{"reject_always", "allow_once"}, Steps: []step{
+		{"op": "initialize"}, {"op": "new", "cwd": e.ws},
+		{"op": "prompt", "text": "clean up"}, {"op": "prompt", "text": "clean up again"},
+	}}, "--approve", "ask")
+	evs := p.finish()
+	var asked []string
+	for _, ev := range evs {
+		if ev.Ev == "permission" {
+			for _, o := range ev.Options {
+				if o.Kind == "reject_always" {
+					asked = append(asked, o.Name)
+				}
+			}
+		}
+	}
+	if len(asked) != 1 || asked[0] != `Always reject run_shell_command calls matching "rm -rf build" in this session` {
+		t.Fatalf("asked %q; want one request naming the rule", asked)
+	}
+	for _, n := range []int{2, 3} {
+		var status string
+		for _, u := range updatesOf(evs, n) {
+			if u.SessionUpdate == "tool_call_update" && u.Status != "" {
+				status = u.Status
+			}
+		}
+		if status != "failed" {
+			t.Errorf("prompt %d: the denied call ended %q", n-1, status)
+		}
+	}
+	var sid struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(results(evs)[1].Result, &sid)
+	db := e.openDB()
+	rules, _ := db.ListRules(context.Background(), sid.SessionID, e.ws)
+	if len(rules) != 1 || rules[0].Effect != store.EffectDeny || rules[0].Pattern != "rm -rf build" {
+		t.Errorf("rules %+v", rules)
+	}
+	rows, _ := db.Chunks(context.Background(), sid.SessionID)
+	var by []string
+	for _, r := range rows {
+		if r.Kind == store.KindApproval {
+			var a store.ApprovalPayload
+			_ = json.Unmarshal(r.Payload, &a)
+			by = append(by, a.Decision+" "+strings.SplitN(a.By, ":", 2)[0])
+		}
+	}
+	if strings.Join(by, ", ") != "denied person, denied rule" {
+		t.Errorf("approvals %q", by)
+	}
+}
