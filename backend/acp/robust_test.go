@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -272,5 +273,30 @@ func TestStopReasonsEndToEnd(t *testing.T) {
 				t.Errorf("last message %q does not give the status %s", msg, c.status)
 			}
 		})
+	}
+}
+
+// The API key never reaches the editor: not in any message, not in a shell command's
+// environment shown back, not on stderr.
+func TestKeyNeverReachesEditor(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakeai.ToolCalls(shell("env; cat /proc/self/environ | tr '\\0' '\\n'")), fakeai.Text("Listed."))
+	p := e.start(plan{Steps: []step{{"op": "initialize"}, {"op": "new", "cwd": e.ws}, {"op": "prompt", "text": "show env"}}},
+		"--approve", "auto")
+	evs := p.finish()
+	var shown string
+	for _, u := range updatesOf(evs, 2) {
+		if u.SessionUpdate == "tool_call_update" && u.Status == "completed" {
+			shown = string(u.Content)
+		}
+	}
+	if !strings.Contains(shown, "PATH=") {
+		t.Fatalf("the command's output did not come back: %q", shown)
+	}
+	log, _ := os.ReadFile(p.log)
+	for where, s := range map[string]string{"the client's log": string(log), "stderr": p.stderr.String()} {
+		if strings.Contains(s, "sk-acp-secret") {
+			t.Errorf("the API key appears in %s", where)
+		}
 	}
 }
