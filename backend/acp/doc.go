@@ -25,6 +25,11 @@
 //   - Bad input never hangs or crashes the agent: a line that is not JSON is answered with a
 //     JSON-RPC parse error (-32700), a JSON value that is not a request with an invalid
 //     request (-32600), an unknown method with -32601, an unknown session with -32002.
+//   - A session the client gives MCP servers runs on a stack of its own (Config.NewStack:
+//     the configured servers plus the client's), closed with the session or the connection;
+//     the others share Config.Stack.
+//   - A second session/prompt on a session replaces the one in flight (the SDK cancels the
+//     first request; the new run starts once the old one has ended).
 //
 // # Where the Go SDK falls short
 //
@@ -35,8 +40,6 @@
 //
 // # Not done here
 //
-// A session the client gives MCP servers runs on a stack of its own (Config.NewStack: the
-// configured servers plus the client's), closed with the session or the connection; the
-// others share Config.Stack. Prompt images are not offered (a run's prompt is text). The plan update needs an
-// update_plan tool Loopdesk does not have yet.
+// Prompt images are not offered (a run's prompt is text). The plan update needs an
+// update_plan tool Loopdesk does not have yet. docs/acp.md lists the rest.
 package acp
