@@ -25,10 +25,11 @@ const benchReply = "The quick brown fox jumps over the lazy dog, then rests."
 func BenchmarkFirstChunk(b *testing.B) {
 	e := newEnv(b)
 	n := b.N
-	steps := []step{{"op": "initialize"}, {"op": "new", "cwd": e.ws}}
+	// A new session per prompt, as each `loopdesk run` below makes one.
+	steps := []step{{"op": "initialize"}}
 	for i := 0; i < n; i++ {
 		e.srv.Enqueue(fakeai.Text(benchReply))
-		steps = append(steps, step{"op": "prompt", "text": fmt.Sprintf("say it %d", i)})
+		steps = append(steps, step{"op": "new", "cwd": e.ws}, step{"op": "prompt", "text": fmt.Sprintf("say it %d", i)})
 	}
 	b.ResetTimer()
 	p := e.start(plan{Steps: steps}, "--approve", "auto")

@@ -49,9 +49,14 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	case err != nil:
 		return sdk.PromptResponse{}, fmt.Errorf("start the run: %w", err)
 	}
-	if untitled {
-		a.titleFrom(s.id, text)
-	}
+	titled := make(chan struct{})
+	go func() { // off the path to the first chunk: a rename is a database write
+		defer close(titled)
+		if untitled {
+			a.titleFrom(s.id, text)
+		}
+	}()
+	defer func() { <-titled }()
 	t := newTurn(a, s)
 	res := t.follow(ctx, runID, events)
 	if msg := stopMessage(res); msg != "" {
