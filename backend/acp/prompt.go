@@ -28,7 +28,6 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	spec := a.cfg.Spec(s.id, s.workspace, text)
 	spec.Plan = s.plan
 	untitled := s.untitled
-	s.untitled = false
 	a.mu.Unlock()
 
 	prev, done := a.track(s.id)
@@ -49,14 +48,17 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	case err != nil:
 		return sdk.PromptResponse{}, fmt.Errorf("start the run: %w", err)
 	}
-	titled := make(chan struct{})
-	go func() { // off the path to the first chunk: a rename is a database write
-		defer close(titled)
-		if untitled {
+	if untitled {
+		a.mu.Lock()
+		s.untitled = false
+		a.mu.Unlock()
+		titled := make(chan struct{})
+		go func() { // off the path to the first chunk: a rename is a database write
+			defer close(titled)
 			a.titleFrom(s.id, text)
-		}
-	}()
-	defer func() { <-titled }()
+		}()
+		defer func() { <-titled }()
+	}
 	t := newTurn(a, s)
 	res := t.follow(ctx, runID, events)
 	if msg := stopMessage(res); msg != "" {
