@@ -345,3 +345,37 @@ func TestRejectAlways(t *testing.T) {
 		t.Errorf("approvals %q", by)
 	}
 }
+
+// A client that answers the permission request with an error: the call is denied (fail
+// closed), recorded as an error rather than as the person's answer, and the run goes on.
+func TestPermissionAnsweredWithError(t *testing.T) {
+	e := newEnv(t)
+	e.srv.Enqueue(fakeai.ToolCalls(write("z.txt", "z")), fakeai.Text("Could not write."))
+	p := e.start(plan{Answers: []string{"throw"}, Steps: []step{
+		{"op": "initialize"}, {"op": "new", "cwd": e.ws}, {"op": "prompt", "text": "write z"},
+	}}, "--approve", "ask")
+	evs := p.finish()
+	res := results(evs)
+	if got := stopReason(t, res[2]); got != "end_turn" {
+		t.Fatalf("stopReason %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "z.txt")); !os.IsNotExist(err) {
+		t.Errorf("the call ran though nobody approved it: %v", err)
+	}
+	var sid struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(res[1].Result, &sid)
+	rows, _ := e.openDB().Chunks(context.Background(), sid.SessionID)
+	var found bool
+	for _, r := range rows {
+		if r.Kind == store.KindApproval {
+			var a store.ApprovalPayload
+			_ = json.Unmarshal(r.Payload, &a)
+			found = a.Decision == store.DecisionDenied && a.By == "error" && strings.Contains(a.Reason, "could not ask")
+		}
+	}
+	if !found {
+		t.Errorf("no denial by error in the journal")
+	}
+}

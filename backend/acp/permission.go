@@ -42,9 +42,8 @@ func permissionOptions(rule desktop.RuleInput) []sdk.PermissionOption {
 
 // askPermission asks the client about a call the policy sent to a person, and answers the
 // approver with what the person chose. It gives up when the run ends (t.ask): the approver
-// has then withdrawn the call, so no answer is owed.
-// c is a copy of what the client was told about the call (askPermission runs on its own
-// goroutine; the turn's map belongs to follow's).
+// has then withdrawn the call, so no answer is owed. c is a copy of what the client was told
+// about the call (this runs on its own goroutine; the turn's map belongs to follow).
 func (t *turn) askPermission(p loop.ApprovalRequestedPayload, c callView) {
 	call := tools.Call{ID: p.CallID, Name: p.Name, Arguments: string(p.Arguments)}
 	rule := desktop.SuggestRule(t.s.id, call)
@@ -65,7 +64,8 @@ func (t *turn) askPermission(p loop.ApprovalRequestedPayload, c callView) {
 	case gone:
 		return // the editor left: the run is being cancelled, which answers the call
 	case err != nil:
-		t.decide(call, tools.Decision{Approved: false, By: ByACP, Reason: "the editor could not ask: " + err.Error()}, nil)
+		// Fail closed, and not in the person's name: nobody was asked.
+		t.decide(call, tools.Decision{Approved: false, By: "error", Reason: "the editor could not ask: " + err.Error()}, nil)
 	case resp.Outcome.Selected == nil:
 		t.decide(call, tools.Decision{Approved: false, By: ByACP, Reason: "the editor cancelled the request"}, nil)
 	default:

@@ -21,7 +21,8 @@
 //   {"op": "mode", "modeId": "plan"}
 //   {"op": "request", "method": M, "params": P}          any request; logs result or error
 //   {"op": "hang"}                                       wait to be killed
-// Permission requests take the next of "answers"; "never" (or none left) never answers.
+// Permission requests take the next of "answers"; "never" (or none left) never answers,
+// "throw" answers with a JSON-RPC error.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { client, ndJsonStream } from './npm/node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js';
@@ -53,6 +54,7 @@ const app = client({ name: 'loopdesk-acp-test' })
     const answer = answers.shift() ?? 'never';
     log('permission', { toolCall: params.toolCall, options: params.options, answer });
     if (answer === 'never') return new Promise(() => {});
+    if (answer === 'throw') throw new Error('this client cannot show a dialog');
     return { outcome: { outcome: 'selected', optionId: answer } };
   });
 
