@@ -112,6 +112,8 @@ func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 			LoadSession:        true,
 			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			SessionCapabilities: sdk.SessionCapabilities{List: &sdk.SessionListCapabilities{},
+				Resume: &sdk.SessionResumeCapabilities{}},
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}, nil
@@ -155,27 +157,6 @@ func checkCwd(cwd string) (string, error) {
 		return "", invalidParams("cwd %s is not a folder", cwd)
 	}
 	return filepath.Clean(cwd), nil
-}
-
-// LoadSession replays any session of the database, then makes it ready for a prompt. The
-// session keeps its own folder: the request's cwd is not used.
-func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
-	s, err := a.cfg.Stack.DB.GetSession(ctx, string(p.SessionId))
-	if errors.Is(err, store.ErrNotFound) {
-		return sdk.LoadSessionResponse{}, notFound(string(p.SessionId))
-	} else if err != nil {
-		return sdk.LoadSessionResponse{}, err
-	}
-	plan := lastRunPlanned(ctx, a.cfg.Stack.DB, s.ID)
-	if err := a.replay(ctx, s); err != nil {
-		return sdk.LoadSessionResponse{}, err
-	}
-	st, own, err := a.stackFor(ctx, p.McpServers)
-	if err != nil {
-		return sdk.LoadSessionResponse{}, err
-	}
-	a.remember(&session{id: s.ID, workspace: s.Workspace, plan: plan, st: st, own: own})
-	return sdk.LoadSessionResponse{Modes: modes(plan)}, nil
 }
 
 func lastRunPlanned(ctx context.Context, db *store.DB, sessionID string) bool {
@@ -281,16 +262,7 @@ func (a *Agent) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.
 	return sdk.CloseSessionResponse{}, nil
 }
 
-// The methods below are not advertised; a client that calls them anyway learns so.
-
-func (a *Agent) ListSessions(context.Context, sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
-	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
-}
-
-func (a *Agent) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
-}
-
+// SetSessionConfigOption is not advertised; a client that calls it anyway learns so.
 func (a *Agent) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
 	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -298,5 +299,69 @@ func TestKeyNeverReachesEditor(t *testing.T) {
 		if strings.Contains(s, "sk-acp-secret") {
 			t.Errorf("the API key appears in %s", where)
 		}
+	}
+}
+
+// session/list shows every session of the database (made in the CLI here), newest first,
+// by folder and a page at a time; session/resume takes one up without replaying it.
+func TestListAndResume(t *testing.T) {
+	e := newEnv(t)
+	db := e.openDB()
+	other := t.TempDir()
+	for i := 0; i < 51; i++ {
+		if _, err := db.CreateSession(context.Background(), store.NewSession{Title: fmt.Sprintf("old %d", i), Workspace: other}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.srv.Enqueue(fakeai.Text("Made by the CLI."))
+	out, code := e.runCLI(append(e.flags("--approve", "auto", "--json", "--workspace", e.ws), "from the terminal")...)
+	var first struct {
+		SessionID string `json:"session_id"`
+	}
+	_ = json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &first)
+	if code != 0 || first.SessionID == "" {
+		t.Fatalf("loopdesk run: exit %d, %q", code, out)
+	}
+	e.srv.Enqueue(fakeai.Text("Resumed."))
+	p := e.start(plan{Steps: []step{
+		{"op": "initialize"},
+		{"op": "request", "method": "session/list", "params": map[string]any{"cwd": e.ws}},
+		{"op": "request", "method": "session/list", "params": map[string]any{}},
+		{"op": "request", "method": "session/list", "params": map[string]any{"cursor": "50"}},
+		{"op": "request", "method": "session/list", "params": map[string]any{"cursor": "nope"}},
+		{"op": "resume", "sessionId": first.SessionID, "cwd": e.ws},
+		{"op": "prompt", "text": "and now?"},
+	}})
+	evs := p.finish()
+	res := results(evs)
+	type list struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+			Cwd       string `json:"cwd"`
+			Title     string `json:"title"`
+		} `json:"sessions"`
+		NextCursor *string `json:"nextCursor"`
+	}
+	var byCwd, page1, page2 list
+	_ = json.Unmarshal(res[1].Result, &byCwd)
+	_ = json.Unmarshal(res[2].Result, &page1)
+	_ = json.Unmarshal(res[3].Result, &page2)
+	if len(byCwd.Sessions) != 1 || byCwd.Sessions[0].SessionID != first.SessionID || byCwd.Sessions[0].Title != "from the terminal" || byCwd.NextCursor != nil {
+		t.Errorf("list by cwd: %s", res[1].Result)
+	}
+	if len(page1.Sessions) != 50 || page1.Sessions[0].SessionID != first.SessionID || page1.NextCursor == nil || *page1.NextCursor != "50" {
+		t.Errorf("first page: %d sessions, first %+v, next %v", len(page1.Sessions), page1.Sessions[0], page1.NextCursor)
+	}
+	if len(page2.Sessions) != 2 || page2.NextCursor != nil || page2.Sessions[1].Title != "old 0" {
+		t.Errorf("second page: %s", res[3].Result)
+	}
+	if res[4].Ev != "error" || res[4].Code != -32602 {
+		t.Errorf("a bad cursor: %+v", res[4])
+	}
+	if res[5].Ev != "result" || len(updatesOf(evs, 5)) != 0 {
+		t.Errorf("resume: %+v with %d updates (it replays nothing)", res[5], len(updatesOf(evs, 5)))
+	}
+	if stopReason(t, res[6]) != "end_turn" {
+		t.Errorf("the resumed session's prompt: %s", res[6].Result)
 	}
 }

@@ -10,7 +10,7 @@
 // along while this runs. Steps:
 //   {"op": "initialize"}
 //   {"op": "new", "cwd": DIR, "mcpServers": [...]}       remembers the session id
-//   {"op": "load", "sessionId": ID, "cwd": DIR}
+//   {"op": "load", "sessionId": ID, "cwd": DIR}             (and "resume", the same way)
 //   {"op": "prompt", "text": T, "cancelOn": "in_progress"} cancelOn: send session/cancel
 //                                                        once a call reports that status, or
 //                                                        ("text:S") shows content with S
@@ -72,6 +72,9 @@ async function step(agent, s) {
     case 'load':
       state.sessionId = s.sessionId;
       return agent.request('session/load', { sessionId: s.sessionId, cwd: s.cwd, mcpServers: [] });
+    case 'resume':
+      state.sessionId = s.sessionId;
+      return agent.request('session/resume', { sessionId: s.sessionId, cwd: s.cwd });
     case 'prompt': {
       state.cancelOn = s.cancelOn ?? '';
       state.cancelled = false;
