@@ -24,6 +24,9 @@ run -benchtime=100x -count=3 ./backend/sandbox/
 # the later -bench flag overrides run's -bench .)
 run -bench '^BenchmarkCall$' -benchtime=50x -count=3 ./backend/mcp/
 run -bench '^BenchmarkStart$' -benchtime=5x -count=3 ./backend/mcp/
+# ACP: first agent_message_chunk over `loopdesk acp` against the first delta of `loopdesk run
+# --json` (needs node and npm ci in backend/acp/testdata/npm; measures build/bin/loopdesk).
+LOOPDESK_ACP_BIN="$PWD/build/bin/loopdesk" run -bench '^BenchmarkFirstChunk$' -benchtime=20x -count=3 ./backend/acp/
 # The window against a bare Wails window: first paint and idle memory (needs build/bin/loopdesk).
 echo "== scripts/bench-window.sh 3" | tee -a "$out"
 scripts/bench-window.sh 3 2>&1 | tee -a "$out"
