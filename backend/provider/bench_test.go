@@ -22,7 +22,11 @@ func BenchmarkStreamTurn(b *testing.B) {
 	c, _ := newClient(b, srv.URL(), nil)
 	reply := fakeai.Text(strings.Repeat("word ", 60)).WithUsage(100, 60, 0)
 	req := Request{Messages: userMsg("benchmark me")}
-	body, err := buildBody("fake-model", req)
+	msgs, err := EncodeOpenAI(req.Messages, Origin{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	body, err := buildBody("fake-model", msgs, req)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -92,7 +92,7 @@ func (c *Client) send(ctx, actx context.Context, wd *watchdog, method, path stri
 }
 
 // attempt makes one request and reads its stream to the end.
-func (c *Client) attempt(ctx context.Context, body []byte, h Handler) (Response, error) {
+func (c *Client) attempt(ctx context.Context, body []byte, origin Origin, h Handler) (Response, error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	wd := &watchdog{cancel: cancel}
@@ -105,7 +105,7 @@ func (c *Client) attempt(ctx context.Context, body []byte, h Handler) (Response,
 	defer res.Body.Close()
 	wd.arm(c.cfg.IdleTimeout, errIdleTimeout)
 	br := bufio.NewReader(&idleReader{r: res.Body, c: res.Body, wd: wd})
-	acc := &accumulator{h: h}
+	acc := &accumulator{h: h, origin: origin}
 
 	ct := res.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)

@@ -1,0 +1,298 @@
+package provider
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// DefaultMaxTokens is the output budget of an Anthropic request that names none (the
+// Messages API requires one); with thinking on, max_tokens is the thinking budget plus this.
+const DefaultMaxTokens = 8192
+
+// minThinkingBudget is the smallest budget_tokens the Messages API accepts.
+const minThinkingBudget = 1024
+
+// cacheControl marks a cache breakpoint. Anthropic allows four per request; EncodeAnthropic
+// places them on the last tool, the system prompt and the last two user messages.
+const cacheControl = `"cache_control":{"type":"ephemeral"}`
+
+// CacheMarker is the exact text of a cache breakpoint in an encoded request, so a measure of
+// prefix stability can leave it out: the marker is an instruction, not cached content, and
+// moving it forward never invalidates what was cached before it.
+const CacheMarker = `,` + cacheControl
+
+// anthropicBody writes a Messages API request. Field order puts everything that never changes
+// first and the messages last, so each request's bytes extend the previous one's.
+func anthropicBody(model string, req Request, o Origin, budget int) ([]byte, error) {
+	if model == "" {
+		return nil, errors.New("provider: no model configured")
+	}
+	system, msgs := splitSystem(req.Messages)
+	if budget > 0 && foreignToolLoop(msgs, o) {
+		// A tool loop whose last assistant turn came from elsewhere has no thinking block to
+		// open it, which the API requires while thinking is on: this request thinks not.
+		budget = 0
+	}
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"model":`)
+	writeString(&b, model)
+	if budget > 0 {
+		budget = max(budget, minThinkingBudget)
+		maxTokens = max(maxTokens, budget+DefaultMaxTokens)
+		fmt.Fprintf(&b, `,"max_tokens":%d,"stream":true,"thinking":{"type":"enabled","budget_tokens":%d}`, maxTokens, budget)
+	} else {
+		fmt.Fprintf(&b, `,"max_tokens":%d,"stream":true`, maxTokens)
+	}
+	if err := anthropicTools(&b, req.Tools); err != nil {
+		return nil, err
+	}
+	if len(system) > 0 {
+		b.WriteString(`,"system":[`)
+		for i, s := range system {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`{"type":"text","text":`)
+			writeString(&b, s)
+			if i == len(system)-1 {
+				b.WriteString(CacheMarker)
+			}
+			b.WriteByte('}')
+		}
+		b.WriteByte(']')
+	}
+	b.WriteString(`,"messages":[`)
+	if err := anthropicMessages(&b, msgs, o); err != nil {
+		return nil, err
+	}
+	b.WriteString(`]}`)
+	return b.Bytes(), nil
+}
+
+func anthropicTools(b *bytes.Buffer, tools []ToolSpec) error {
+	if len(tools) == 0 {
+		return nil
+	}
+	b.WriteString(`,"tools":[`)
+	for i, t := range tools {
+		params := t.Parameters
+		if len(bytes.TrimSpace(params)) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		} else if !json.Valid(params) {
+			return fmt.Errorf("provider: parameters of tool %q are not valid JSON", t.Name)
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"name":`)
+		writeString(b, t.Name)
+		if t.Description != "" {
+			b.WriteString(`,"description":`)
+			writeString(b, t.Description)
+		}
+		b.WriteString(`,"input_schema":`)
+		b.Write(params)
+		if i == len(tools)-1 {
+			b.WriteString(CacheMarker)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+	return nil
+}
+
+// splitSystem takes the system messages out (the Messages API has a system parameter, no
+// system role); the rest keep their order.
+func splitSystem(msgs []Message) ([]string, []Message) {
+	var system []string
+	rest := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Role == RoleSystem {
+			system = append(system, m.Text)
+			continue
+		}
+		rest = append(rest, m)
+	}
+	return system, rest
+}
+
+// foreignToolLoop reports whether the conversation ends in a tool loop (the last assistant
+// turn called tools and only their results follow) whose assistant turn another origin made.
+func foreignToolLoop(msgs []Message, o Origin) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		switch msgs[i].Role {
+		case RoleTool:
+			continue
+		case RoleAssistant:
+			return len(msgs[i].ToolCalls) > 0 && msgs[i].rawFor(o) == nil
+		}
+		return false
+	}
+	return false
+}
+
+// anthropicMessages writes the messages: consecutive tool results become one user message of
+// tool_result blocks; the last two user messages carry the cache breakpoints.
+func anthropicMessages(b *bytes.Buffer, msgs []Message, o Origin) error {
+	users := 0 // user messages written so far
+	total := countUserMessages(msgs)
+	first := true
+	for i := 0; i < len(msgs); i++ {
+		m := &msgs[i]
+		start := b.Len()
+		if !first {
+			b.WriteByte(',')
+		}
+		switch m.Role {
+		case RoleUser:
+			users++
+			b.WriteString(`{"role":"user","content":[{"type":"text","text":`)
+			writeString(b, nonEmpty(m.Text))
+			markIf(b, users > total-2)
+			b.WriteString(`}]}`)
+		case RoleTool:
+			users++
+			j := i
+			for j < len(msgs) && msgs[j].Role == RoleTool {
+				j++
+			}
+			writeToolResults(b, msgs[i:j], users > total-2)
+			i = j - 1
+		case RoleAssistant:
+			ok, err := writeAssistant(b, m, o)
+			if err != nil {
+				return fmt.Errorf("provider: message %d (assistant): %w", i, err)
+			}
+			if !ok {
+				b.Truncate(start) // an empty foreign turn: nothing to send
+				continue
+			}
+		default:
+			return fmt.Errorf("provider: message %d: unknown role %q", i, m.Role)
+		}
+		first = false
+	}
+	return nil
+}
+
+func countUserMessages(msgs []Message) int {
+	n := 0
+	for i, m := range msgs {
+		if m.Role == RoleUser || (m.Role == RoleTool && (i == 0 || msgs[i-1].Role != RoleTool)) {
+			n++
+		}
+	}
+	return n
+}
+
+func markIf(b *bytes.Buffer, mark bool) {
+	if mark {
+		b.WriteString(CacheMarker)
+	}
+}
+
+// nonEmpty stands in for empty text, which the Messages API refuses in a text block.
+func nonEmpty(s string) string {
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}
+
+func writeToolResults(b *bytes.Buffer, results []Message, mark bool) {
+	b.WriteString(`{"role":"user","content":[`)
+	for k, r := range results {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"type":"tool_result","tool_use_id":`)
+		writeString(b, anthropicID(r.CallID))
+		b.WriteString(`,"content":`)
+		writeString(b, r.Text)
+		if r.IsError {
+			b.WriteString(`,"is_error":true`)
+		}
+		markIf(b, mark && k == len(results)-1)
+		b.WriteByte('}')
+	}
+	b.WriteString(`]}`)
+}
+
+// writeAssistant writes an assistant turn: its raw message when o made it, else text and
+// tool_use blocks (another model's thinking cannot be verified here and is not sent). It
+// reports false when there was nothing to write.
+func writeAssistant(b *bytes.Buffer, m *Message, o Origin) (bool, error) {
+	if raw := m.rawFor(o); raw != nil {
+		if !json.Valid(raw) {
+			return false, errors.New("the stored raw message is not valid JSON")
+		}
+		b.Write(raw)
+		return true, nil
+	}
+	if m.Text == "" && len(m.ToolCalls) == 0 {
+		return false, nil
+	}
+	b.WriteString(`{"role":"assistant","content":[`)
+	n := 0
+	if m.Text != "" {
+		b.WriteString(`{"type":"text","text":`)
+		writeString(b, m.Text)
+		b.WriteByte('}')
+		n++
+	}
+	for _, tc := range m.ToolCalls {
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		b.WriteString(`{"type":"tool_use","id":`)
+		writeString(b, anthropicID(tc.ID))
+		b.WriteString(`,"name":`)
+		writeString(b, tc.Name)
+		b.WriteString(`,"input":`)
+		if isJSONObject(tc.Arguments) {
+			b.WriteString(strings.TrimSpace(tc.Arguments))
+		} else {
+			b.WriteString(`{}`) // arguments that never parsed; their result says so
+		}
+		b.WriteByte('}')
+	}
+	b.WriteString(`]}`)
+	return true, nil
+}
+
+// anthropicID makes a call id from another provider fit the Messages API's pattern
+// ^[a-zA-Z0-9_-]+$ (Kimi's look like "functions.read_file:0"). The same id always maps to
+// the same result, so a call and its result stay paired; a valid id is unchanged.
+func anthropicID(id string) string {
+	ok := id != ""
+	for i := 0; i < len(id) && ok; i++ {
+		ok = isIDByte(id[i])
+	}
+	if ok {
+		return id
+	}
+	var s strings.Builder
+	for i := 0; i < len(id); i++ {
+		if isIDByte(id[i]) {
+			s.WriteByte(id[i])
+		} else {
+			s.WriteByte('_')
+		}
+	}
+	if s.Len() == 0 {
+		return "call_"
+	}
+	return s.String()
+}
+
+func isIDByte(c byte) bool {
+	return c == '_' || c == '-' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
