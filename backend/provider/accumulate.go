@@ -343,6 +343,9 @@ func (a *accumulator) response() Response {
 	} else {
 		r.InvalidToolCalls = append(valid, r.InvalidToolCalls...)
 	}
+	if r.Status != StatusOK {
+		calls = nil // never run, never stored: the next request must not carry them
+	}
 	r.Raw = a.raw(calls)
 	return r
 }

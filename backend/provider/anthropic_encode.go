@@ -233,6 +233,9 @@ func writeAssistant(b *bytes.Buffer, m *Message, o Origin) (bool, error) {
 		if !json.Valid(raw) {
 			return false, errors.New("the stored raw message is not valid JSON")
 		}
+		if bytes.HasSuffix(raw, []byte(`"content":[]}`)) {
+			return false, nil // a cut turn that kept nothing: the API refuses empty content
+		}
 		b.Write(raw)
 		return true, nil
 	}

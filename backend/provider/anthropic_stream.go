@@ -219,7 +219,7 @@ func (a *antAcc) response() Response {
 			r.InvalidToolCalls = append(r.InvalidToolCalls, tc)
 		}
 	}
-	r.Raw = a.raw()
+	r.Raw = a.raw(r.Status == StatusOK)
 	return r
 }
 
@@ -230,14 +230,21 @@ var antWritten = map[string]map[string]bool{
 	"tool_use": {"type": true, "id": true, "name": true, "input": true},
 }
 
-// raw is the assistant message: {"role":"assistant","content":[blocks as received]}.
-func (a *antAcc) raw() json.RawMessage {
+// raw is the assistant message: {"role":"assistant","content":[blocks as received]}. The
+// tool_use blocks of a turn that did not end ok are left out: they never run, and a tool_use
+// without its result would make the next request invalid.
+func (a *antAcc) raw(withCalls bool) json.RawMessage {
 	var w bytes.Buffer
 	w.WriteString(`{"role":"assistant","content":[`)
-	for i, b := range a.blocks {
-		if i > 0 {
+	n := 0
+	for _, b := range a.blocks {
+		if b.typ == "tool_use" && !withCalls {
+			continue
+		}
+		if n > 0 {
 			w.WriteByte(',')
 		}
+		n++
 		w.WriteString(`{"type":`)
 		writeString(&w, b.typ)
 		switch b.typ {
