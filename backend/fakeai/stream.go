@@ -63,12 +63,12 @@ type choice struct {
 }
 
 type delta struct {
-	Role             string           `json:"role,omitempty"`
-	Content          json.RawMessage  `json:"content,omitempty"` // a string, or null (DeepSeek beside reasoning)
-	ReasoningContent string           `json:"reasoning_content,omitempty"`
-	Reasoning        string           `json:"reasoning,omitempty"`
-	ReasoningDetails []map[string]any `json:"reasoning_details,omitempty"`
-	ToolCalls        []toolDelta      `json:"tool_calls,omitempty"`
+	Role             string          `json:"role,omitempty"`
+	Content          json.RawMessage `json:"content,omitempty"` // a string, or null (DeepSeek beside reasoning)
+	ReasoningContent string          `json:"reasoning_content,omitempty"`
+	Reasoning        string          `json:"reasoning,omitempty"`
+	ReasoningDetails []orDetail      `json:"reasoning_details,omitempty"`
+	ToolCalls        []toolDelta     `json:"tool_calls,omitempty"`
 }
 
 type toolDelta struct {
@@ -77,6 +77,15 @@ type toolDelta struct {
 	Type         string         `json:"type,omitempty"`
 	Function     fnDelta        `json:"function"`
 	ExtraContent map[string]any `json:"extra_content,omitempty"`
+}
+
+// orDetail is one reasoning_details fragment, in OpenRouter's field order.
+type orDetail struct {
+	Type      string  `json:"type"`
+	Text      *string `json:"text,omitempty"`
+	Signature *string `json:"signature"`
+	Format    string  `json:"format"`
+	Index     int     `json:"index"`
 }
 
 // jsonText is s as a JSON string.
@@ -313,15 +322,16 @@ func reasoningDeltas(r Reply, n int) []*delta {
 		case DialectDeepSeek:
 			out = append(out, &delta{Content: json.RawMessage("null"), ReasoningContent: p})
 		case DialectOpenRouter:
-			out = append(out, &delta{Content: jsonText(""), Reasoning: p, ReasoningDetails: []map[string]any{{
-				"type": "reasoning.text", "text": p, "signature": nil, "format": "anthropic-claude-v1", "index": 0}}})
+			out = append(out, &delta{Content: jsonText(""), Reasoning: p, ReasoningDetails: []orDetail{{
+				Type: "reasoning.text", Text: &p, Format: "anthropic-claude-v1"}}})
 		default:
 			out = append(out, &delta{ReasoningContent: p})
 		}
 	}
 	if r.Dialect == DialectOpenRouter && r.Reasoning != "" {
-		out = append(out, &delta{Content: jsonText(""), ReasoningDetails: []map[string]any{{
-			"type": "reasoning.text", "signature": openRouterSignature(n), "format": "anthropic-claude-v1", "index": 0}}})
+		sig := openRouterSignature(n)
+		out = append(out, &delta{Content: jsonText(""), ReasoningDetails: []orDetail{{
+			Type: "reasoning.text", Signature: &sig, Format: "anthropic-claude-v1"}}})
 	}
 	return out
 }
