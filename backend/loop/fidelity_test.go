@@ -215,11 +215,12 @@ func TestGemini3ParallelCallsWithSignatures(t *testing.T) {
 	sw.set(openaiAs(h, "gemini"))
 	g := fakeai.DialectGemini
 	h.srv.Enqueue(
-		fakeai.ToolCalls(call("g1", "read_file", `{"path":"a.txt"}`), call("g2", "read_file", `{"path":"b.txt"}`)).WithDialect(g),
+		// A read and a write: they run one after the other, so the results' order is fixed.
+		fakeai.ToolCalls(call("g1", "read_file", `{"path":"a.txt"}`), call("g2", "write_file", `{"path":"d.txt","content":"delta"}`)).WithDialect(g),
 		fakeai.ToolCalls(call("g3", "list_dir", `{"path":"sub"}`)).WithDialect(g),
 		fakeai.Text("done").WithDialect(g),
 	)
-	runOK(t, h, loop.RunSpec{Prompt: "read a and b", Model: "gemini-3-pro-preview"})
+	runOK(t, h, loop.RunSpec{Prompt: "read a, write d", Model: "gemini-3-pro-preview"})
 	last := string(h.srv.Requests()[2].Body)
 	for _, want := range []string{`"id":"g1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.txt\"}"},"extra_content":{"google":{"thought_signature":"EjQKMgEMOdbHJChLX75QUCJjyYlm0001ZmFrZQ=="}}`,
 		`"extra_content":{"google":{"thought_signature":"EjQKMgEMOdbHJChLX75QUCJjyYlm0002ZmFrZQ=="}}`} {
