@@ -41,6 +41,7 @@ const (
 
 // sentTurn is what the server sent with one tool call, to check later requests against.
 type sentTurn struct {
+	model     string // the model asked: another model's server never sees this turn's rules
 	dialect   Dialect
 	reasoning string
 	signature string // gemini: the call's thought signature ("" for a parallel call without one)
@@ -66,7 +67,7 @@ type thinkingMessage struct {
 }
 
 // remember records what a dialect reply sends with its calls.
-func (s *Server) remember(r Reply, n int) {
+func (s *Server) remember(r Reply, n int, model string) {
 	if r.Dialect == "" || len(r.Calls) == 0 {
 		return
 	}
@@ -76,7 +77,7 @@ func (s *Server) remember(r Reply, n int) {
 		s.sent = map[string]sentTurn{}
 	}
 	for i, c := range r.Calls {
-		t := sentTurn{dialect: r.Dialect, reasoning: r.Reasoning}
+		t := sentTurn{model: model, dialect: r.Dialect, reasoning: r.Reasoning}
 		if r.Dialect == DialectGemini && i == 0 {
 			t.signature = geminiSignature(n)
 		}
@@ -109,7 +110,7 @@ func (s *Server) refuseThinking(w http.ResponseWriter, model string, body []byte
 		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
 			continue
 		}
-		if msg, d := checkTurn(m, i, sent, i > lastUser && strings.HasPrefix(model, "gemini-3")); msg != "" {
+		if msg, d := checkTurn(m, i, sent, model, i > lastUser && strings.HasPrefix(model, "gemini-3")); msg != "" {
 			writeDialectError(w, d, msg)
 			return true
 		}
@@ -120,13 +121,14 @@ func (s *Server) refuseThinking(w http.ResponseWriter, model string, body []byte
 // checkTurn checks one assistant tool-call message (index i). currentGemini: the message is
 // in the current turn of a request to a Gemini 3 model, where every first call needs a
 // signature whoever made it.
-func checkTurn(m thinkingMessage, i int, sent map[string]sentTurn, currentGemini bool) (string, Dialect) {
+func checkTurn(m thinkingMessage, i int, sent map[string]sentTurn, model string, currentGemini bool) (string, Dialect) {
 	for k, c := range m.ToolCalls {
 		sig := ""
 		if c.ExtraContent != nil && c.ExtraContent.Google != nil {
 			sig = c.ExtraContent.Google.ThoughtSignature
 		}
 		t, ours := sent[c.ID]
+		ours = ours && t.model == model
 		switch {
 		case currentGemini && k == 0 && sig == "":
 			return fmt.Sprintf(GeminiMissingSignature, c.Function.Name, i+1), DialectGemini

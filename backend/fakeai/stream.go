@@ -122,7 +122,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 		echo := Text("You said: " + req.lastUserText())
 		rep = &echo
 	}
-	s.remember(*rep, n)
+	s.remember(*rep, n, req.Model)
 	delay := s.delay
 	if rep.DelayMS > 0 {
 		delay = time.Duration(rep.DelayMS) * time.Millisecond
