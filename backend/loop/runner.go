@@ -159,6 +159,8 @@ type Runner struct {
 	byRun     map[string]*run
 	closed    bool
 	wg        sync.WaitGroup
+
+	requests requestCaches // per session: the next request is built from what changed
 }
 
 // New makes a Runner; it does no I/O.

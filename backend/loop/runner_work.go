@@ -25,7 +25,10 @@ func (rn *run) withSystem(msgs []provider.Message) []provider.Message {
 }
 
 func (rn *run) callModel(e CallModel, rows []store.Chunk) {
-	msgs, err := store.Turns(rows)
+	// The session's cache: only the rows appended since the last call are decoded, and only
+	// the messages that changed are encoded (provider.Cache).
+	rc := rn.r.requests.take(rn.spec.SessionID)
+	msgs, err := rc.turnsOf(rows)
 	if err != nil {
 		rn.send(Failed{Now: rn.now(), Err: err.Error()})
 		return
@@ -39,7 +42,7 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 		OnReasoning: func(d string) { rn.publish(ReasoningDelta(d)) },
 	}
 	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs(),
-		MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget}, h)
+		MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.enc}, h)
 	if resp.Err != nil && rn.op.Err() != nil {
 		return // cancelled: the core already answered for this turn
 	}

@@ -51,17 +51,22 @@ func NewAnthropic(cfg Config) *Anthropic {
 // Stream sends req to POST /v1/messages and streams the answer; the contract is
 // Client.Stream's. Tool calls of a turn cut by an error event never reach ToolCalls.
 func (c *Anthropic) Stream(ctx context.Context, req Request, h Handler) Response {
-	model := c.model(req)
-	origin := Origin{Provider: c.cfg.Name, Kind: KindAnthropic, Model: model}
-	budget := req.ThinkingBudget
-	if budget == 0 {
-		budget = c.cfg.ThinkingBudget
-	}
-	body, err := anthropicBody(model, req, origin, budget)
+	origin := Origin{Provider: c.cfg.Name, Kind: KindAnthropic, Model: c.model(req)}
+	body, err := c.Body(req)
 	if err != nil {
 		return Response{Status: StatusProviderError, Err: err, Origin: origin}
 	}
 	return c.retry(ctx, origin, h, func() (Response, error) { return c.attempt(ctx, body, origin, h) })
+}
+
+// Body is the request body Stream sends for req, byte for byte.
+func (c *Anthropic) Body(req Request) ([]byte, error) {
+	model := c.model(req)
+	budget := req.ThinkingBudget
+	if budget == 0 {
+		budget = c.cfg.ThinkingBudget
+	}
+	return anthropicBody(model, req, Origin{Provider: c.cfg.Name, Kind: KindAnthropic, Model: model}, budget)
 }
 
 // send makes one request; the watchdog guards the wait for headers, then the body.

@@ -15,7 +15,7 @@ const DefaultMaxTokens = 8192
 // minThinkingBudget is the smallest budget_tokens the Messages API accepts.
 const minThinkingBudget = 1024
 
-// cacheControl marks a cache breakpoint. Anthropic allows four per request; EncodeAnthropic
+// cacheControl marks a cache breakpoint. Anthropic allows four per request; anthropicBody
 // places them on the last tool, the system prompt and the last two user messages.
 const cacheControl = `"cache_control":{"type":"ephemeral"}`
 
@@ -30,17 +30,25 @@ func anthropicBody(model string, req Request, o Origin, budget int) ([]byte, err
 	if model == "" {
 		return nil, errors.New("provider: no model configured")
 	}
-	system, msgs := splitSystem(req.Messages)
-	if budget > 0 && foreignToolLoop(msgs, o) {
+	if budget > 0 && foreignToolLoop(req.Messages, o) {
 		// A tool loop whose last assistant turn came from elsewhere has no thinking block to
 		// open it, which the API requires while thinking is on: this request thinks not.
 		budget = 0
+	}
+	units, err := req.Cache.encode(o, req.Messages, anthropicUnits(o))
+	if err != nil {
+		return nil, err
 	}
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
+	size := 1024
+	for _, u := range units {
+		size += len(u.b) + len(CacheMarker) + 1
+	}
 	var b bytes.Buffer
+	b.Grow(size)
 	b.WriteString(`{"model":`)
 	writeString(&b, model)
 	if budget > 0 {
@@ -53,27 +61,68 @@ func anthropicBody(model string, req Request, o Origin, budget int) ([]byte, err
 	if err := anthropicTools(&b, req.Tools); err != nil {
 		return nil, err
 	}
-	if len(system) > 0 {
-		b.WriteString(`,"system":[`)
-		for i, s := range system {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(`{"type":"text","text":`)
-			writeString(&b, s)
-			if i == len(system)-1 {
-				b.WriteString(CacheMarker)
-			}
-			b.WriteByte('}')
-		}
-		b.WriteByte(']')
-	}
+	anthropicSystem(&b, req.Messages)
 	b.WriteString(`,"messages":[`)
-	if err := anthropicMessages(&b, msgs, o); err != nil {
-		return nil, err
-	}
+	writeUnits(&b, units)
 	b.WriteString(`]}`)
 	return b.Bytes(), nil
+}
+
+// anthropicSystem writes the system messages as the system parameter (the Messages API has
+// no system role), the last block a cache breakpoint.
+func anthropicSystem(b *bytes.Buffer, msgs []Message) {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == RoleSystem {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	b.WriteString(`,"system":[`)
+	k := 0
+	for _, m := range msgs {
+		if m.Role != RoleSystem {
+			continue
+		}
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		k++
+		b.WriteString(`{"type":"text","text":`)
+		writeString(b, m.Text)
+		markIf(b, k == n)
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+}
+
+// writeUnits writes the messages, the last two user messages each with a cache breakpoint on
+// their last block: the newest one is where the next request reads the cache up to, the one
+// before is where this request finds what the last one cached.
+func writeUnits(b *bytes.Buffer, units []unit) {
+	marks := 0
+	mark := make([]bool, len(units))
+	for i := len(units) - 1; i >= 0 && marks < 2; i-- {
+		if units[i].user {
+			mark[i] = true
+			marks++
+		}
+	}
+	for i, u := range units {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if mark[i] {
+			// Every user unit ends with the last block's "}" and then "]}".
+			b.Write(u.b[:len(u.b)-3])
+			b.WriteString(CacheMarker)
+			b.Write(u.b[len(u.b)-3:])
+			continue
+		}
+		b.Write(u.b)
+	}
 }
 
 func anthropicTools(b *bytes.Buffer, tools []ToolSpec) error {
@@ -108,21 +157,6 @@ func anthropicTools(b *bytes.Buffer, tools []ToolSpec) error {
 	return nil
 }
 
-// splitSystem takes the system messages out (the Messages API has a system parameter, no
-// system role); the rest keep their order.
-func splitSystem(msgs []Message) ([]string, []Message) {
-	var system []string
-	rest := make([]Message, 0, len(msgs))
-	for _, m := range msgs {
-		if m.Role == RoleSystem {
-			system = append(system, m.Text)
-			continue
-		}
-		rest = append(rest, m)
-	}
-	return system, rest
-}
-
 // foreignToolLoop reports whether the conversation ends in a tool loop (the last assistant
 // turn called tools and only their results follow) whose assistant turn another origin made.
 func foreignToolLoop(msgs []Message, o Origin) bool {
@@ -138,58 +172,47 @@ func foreignToolLoop(msgs []Message, o Origin) bool {
 	return false
 }
 
-// anthropicMessages writes the messages: consecutive tool results become one user message of
-// tool_result blocks; the last two user messages carry the cache breakpoints.
-func anthropicMessages(b *bytes.Buffer, msgs []Message, o Origin) error {
-	users := 0 // user messages written so far
-	total := countUserMessages(msgs)
-	first := true
-	for i := 0; i < len(msgs); i++ {
-		m := &msgs[i]
-		start := b.Len()
-		if !first {
-			b.WriteByte(',')
-		}
-		switch m.Role {
-		case RoleUser:
-			users++
-			b.WriteString(`{"role":"user","content":[{"type":"text","text":`)
-			writeString(b, nonEmpty(m.Text))
-			markIf(b, users > total-2)
-			b.WriteString(`}]}`)
-		case RoleTool:
-			users++
-			j := i
-			for j < len(msgs) && msgs[j].Role == RoleTool {
-				j++
-			}
-			writeToolResults(b, msgs[i:j], users > total-2)
-			i = j - 1
-		case RoleAssistant:
-			ok, err := writeAssistant(b, m, o)
-			if err != nil {
-				return fmt.Errorf("provider: message %d (assistant): %w", i, err)
-			}
-			if !ok {
-				b.Truncate(start) // an empty foreign turn: nothing to send
+// anthropicUnits encodes the messages other than system ones: consecutive tool results make
+// one user message of tool_result blocks; an assistant turn goes raw to its own origin.
+func anthropicUnits(o Origin) encodeFunc {
+	return func(msgs []Message, from int) ([]unit, error) {
+		var out []unit
+		for i := from; i < len(msgs); i++ {
+			m := &msgs[i]
+			var b bytes.Buffer
+			u := unit{from: i, to: i + 1}
+			switch m.Role {
+			case RoleSystem:
 				continue
+			case RoleUser:
+				u.user = true
+				b.WriteString(`{"role":"user","content":[{"type":"text","text":`)
+				writeString(&b, nonEmpty(m.Text))
+				b.WriteString(`}]}`)
+			case RoleTool:
+				u.user = true
+				j := i
+				for j < len(msgs) && msgs[j].Role == RoleTool {
+					j++
+				}
+				writeToolResults(&b, msgs[i:j])
+				u.to, i = j, j-1
+			case RoleAssistant:
+				ok, err := writeAssistant(&b, m, o)
+				if err != nil {
+					return nil, fmt.Errorf("provider: message %d (assistant): %w", i, err)
+				}
+				if !ok {
+					continue // an empty turn: nothing to send
+				}
+			default:
+				return nil, fmt.Errorf("provider: message %d: unknown role %q", i, m.Role)
 			}
-		default:
-			return fmt.Errorf("provider: message %d: unknown role %q", i, m.Role)
+			u.b = b.Bytes()
+			out = append(out, u)
 		}
-		first = false
+		return out, nil
 	}
-	return nil
-}
-
-func countUserMessages(msgs []Message) int {
-	n := 0
-	for i, m := range msgs {
-		if m.Role == RoleUser || (m.Role == RoleTool && (i == 0 || msgs[i-1].Role != RoleTool)) {
-			n++
-		}
-	}
-	return n
 }
 
 func markIf(b *bytes.Buffer, mark bool) {
@@ -206,7 +229,7 @@ func nonEmpty(s string) string {
 	return s
 }
 
-func writeToolResults(b *bytes.Buffer, results []Message, mark bool) {
+func writeToolResults(b *bytes.Buffer, results []Message) {
 	b.WriteString(`{"role":"user","content":[`)
 	for k, r := range results {
 		if k > 0 {
@@ -219,7 +242,6 @@ func writeToolResults(b *bytes.Buffer, results []Message, mark bool) {
 		if r.IsError {
 			b.WriteString(`,"is_error":true`)
 		}
-		markIf(b, mark && k == len(results)-1)
 		b.WriteByte('}')
 	}
 	b.WriteString(`]}`)

@@ -22,11 +22,7 @@ func BenchmarkStreamTurn(b *testing.B) {
 	c, _ := newClient(b, srv.URL(), nil)
 	reply := fakeai.Text(strings.Repeat("word ", 60)).WithUsage(100, 60, 0)
 	req := Request{Messages: userMsg("benchmark me")}
-	msgs, err := EncodeOpenAI(req.Messages, Origin{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	body, err := buildBody("fake-model", msgs, req)
+	body, err := c.Body(req)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -52,15 +52,30 @@ type (
 // call carries Google's documented "skip_thought_signature_validator" signature, without which
 // Gemini refuses the request.
 func EncodeOpenAI(msgs []Message, o Origin) ([]json.RawMessage, error) {
-	out := make([]json.RawMessage, 0, len(msgs))
-	for i := range msgs {
-		b, err := encodeOpenAIMessage(&msgs[i], o)
-		if err != nil {
-			return nil, fmt.Errorf("provider: message %d (%s): %w", i, msgs[i].Role, err)
-		}
-		out = append(out, b)
+	units, err := openAIUnits(o)(msgs, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]json.RawMessage, len(units))
+	for i, u := range units {
+		out[i] = u.b
 	}
 	return out, nil
+}
+
+// openAIUnits encodes each message as one unit.
+func openAIUnits(o Origin) encodeFunc {
+	return func(msgs []Message, from int) ([]unit, error) {
+		out := make([]unit, 0, len(msgs)-from)
+		for i := from; i < len(msgs); i++ {
+			b, err := encodeOpenAIMessage(&msgs[i], o)
+			if err != nil {
+				return nil, fmt.Errorf("provider: message %d (%s): %w", i, msgs[i].Role, err)
+			}
+			out = append(out, unit{from: i, to: i + 1, b: b})
+		}
+		return out, nil
+	}
 }
 
 func encodeOpenAIMessage(m *Message, o Origin) (json.RawMessage, error) {

@@ -75,6 +75,9 @@ type Request struct {
 	// ThinkingBudget > 0 asks for extended thinking with that many tokens (anthropic), < 0
 	// turns it off, 0 takes Config.ThinkingBudget.
 	ThinkingBudget int
+	// Cache, when set, keeps this conversation's encoded messages between requests, so the
+	// next request encodes only what changed (see Cache).
+	Cache *Cache
 }
 
 // ToolCall is one complete tool call of an assistant turn.
@@ -236,11 +239,7 @@ func New(cfg Config) *Client {
 func (c *Client) Stream(ctx context.Context, req Request, h Handler) Response {
 	model := c.model(req)
 	origin := Origin{Provider: c.cfg.Name, Kind: KindOpenAI, Model: model}
-	msgs, err := EncodeOpenAI(req.Messages, origin)
-	if err != nil {
-		return Response{Status: StatusProviderError, Err: err, Origin: origin}
-	}
-	body, err := buildBody(model, msgs, req)
+	body, err := c.Body(req)
 	if err != nil {
 		return Response{Status: StatusProviderError, Err: err, Origin: origin}
 	}
@@ -268,6 +267,17 @@ func (c *conn) retry(ctx context.Context, origin Origin, h Handler, attempt func
 			return Response{Status: StatusProviderError, Err: c.ctxError(ctx), Origin: origin}
 		}
 	}
+}
+
+// Body is the request body Stream sends for req, byte for byte.
+func (c *Client) Body(req Request) ([]byte, error) {
+	model := c.model(req)
+	origin := Origin{Provider: c.cfg.Name, Kind: KindOpenAI, Model: model}
+	units, err := req.Cache.encode(origin, req.Messages, openAIUnits(origin))
+	if err != nil {
+		return nil, err
+	}
+	return buildBody(model, units, req)
 }
 
 func (c *conn) model(req Request) string {
@@ -302,22 +312,24 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // buildBody writes the request JSON by hand so that every message goes out
 // exactly as given.
-func buildBody(model string, msgs []json.RawMessage, req Request) ([]byte, error) {
+func buildBody(model string, units []unit, req Request) ([]byte, error) {
 	if model == "" {
 		return nil, errors.New("provider: no model configured")
 	}
+	size := 256
+	for _, u := range units {
+		size += len(u.b) + 1
+	}
 	var b bytes.Buffer
+	b.Grow(size)
 	b.WriteString(`{"model":`)
 	writeJSON(&b, model)
 	b.WriteString(`,"messages":[`)
-	for i, m := range msgs {
-		if !json.Valid(m) {
-			return nil, fmt.Errorf("provider: message %d is not valid JSON", i)
-		}
+	for i, u := range units {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(m)
+		b.Write(u.b) // encoded here, raw turns validated by the encoder
 	}
 	b.WriteString(`],"stream":true,"stream_options":{"include_usage":true}`)
 	if len(req.Tools) > 0 {
