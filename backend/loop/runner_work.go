@@ -17,13 +17,6 @@ const summaryPrompt = "[loopdesk] Summarise the conversation so far for your own
 	"decisions made, facts learned (file names, commands, results), what is done and what remains. " +
 	"Be complete but concise; this summary replaces the earlier messages."
 
-func (rn *run) withSystem(msgs []provider.Message) []provider.Message {
-	if rn.system == "" {
-		return msgs
-	}
-	return append([]provider.Message{{Role: provider.RoleSystem, Text: rn.system}}, msgs...)
-}
-
 func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 	// The session's cache: only the rows appended since the last call are decoded, and only
 	// the messages that changed are encoded (provider.Cache).
@@ -33,7 +26,6 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 		rn.send(Failed{Now: rn.now(), Err: err.Error()})
 		return
 	}
-	msgs = rn.withSystem(msgs)
 	if e.Wrapup {
 		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: wrapupNote}) // never stored
 	}
@@ -41,7 +33,7 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 		OnText:      func(d string) { rn.publish(TextDelta(d)) },
 		OnReasoning: func(d string) { rn.publish(ReasoningDelta(d)) },
 	}
-	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs(),
+	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
 		MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.enc}, h)
 	if resp.Err != nil && rn.op.Err() != nil {
 		return // cancelled: the core already answered for this turn
@@ -171,10 +163,10 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 		fail(err.Error())
 		return
 	}
-	msgs = append(rn.withSystem(msgs), provider.Message{Role: provider.RoleUser, Text: summaryPrompt})
+	msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: summaryPrompt})
 	// The same tools as every turn: they are part of the prompt prefix servers cache, and some
 	// servers refuse tool messages in a request that offers no tools.
-	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs()}, provider.Handler{})
+	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs()}, provider.Handler{})
 	if rn.op.Err() != nil {
 		return
 	}

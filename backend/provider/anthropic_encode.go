@@ -43,56 +43,49 @@ func anthropicBody(model string, req Request, o Origin, budget int) ([]byte, err
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
-	size := 1024
-	for _, u := range units {
-		size += len(u.b) + len(CacheMarker) + 1
-	}
-	var b bytes.Buffer
-	b.Grow(size)
+	b := bytes.NewBuffer(make([]byte, 0, bodySize(req, units)))
 	b.WriteString(`{"model":`)
-	writeString(&b, model)
+	writeString(b, model)
 	if budget > 0 {
 		budget = max(budget, minThinkingBudget)
 		maxTokens = max(maxTokens, budget+DefaultMaxTokens)
-		fmt.Fprintf(&b, `,"max_tokens":%d,"stream":true,"thinking":{"type":"enabled","budget_tokens":%d}`, maxTokens, budget)
+		fmt.Fprintf(b, `,"max_tokens":%d,"stream":true,"thinking":{"type":"enabled","budget_tokens":%d}`, maxTokens, budget)
 	} else {
-		fmt.Fprintf(&b, `,"max_tokens":%d,"stream":true`, maxTokens)
+		fmt.Fprintf(b, `,"max_tokens":%d,"stream":true`, maxTokens)
 	}
-	if err := anthropicTools(&b, req.Tools); err != nil {
+	if err := anthropicTools(b, req.Tools); err != nil {
 		return nil, err
 	}
-	anthropicSystem(&b, req.Messages)
+	anthropicSystem(b, req.System, req.Messages)
 	b.WriteString(`,"messages":[`)
-	writeUnits(&b, units)
+	writeUnits(b, units)
 	b.WriteString(`]}`)
 	return b.Bytes(), nil
 }
 
-// anthropicSystem writes the system messages as the system parameter (the Messages API has
-// no system role), the last block a cache breakpoint.
-func anthropicSystem(b *bytes.Buffer, msgs []Message) {
-	n := 0
+// anthropicSystem writes the system prompt and the system messages as the system parameter
+// (the Messages API has no system role), the last block a cache breakpoint.
+func anthropicSystem(b *bytes.Buffer, system string, msgs []Message) {
+	var texts []string
+	if system != "" {
+		texts = append(texts, system)
+	}
 	for _, m := range msgs {
 		if m.Role == RoleSystem {
-			n++
+			texts = append(texts, m.Text)
 		}
 	}
-	if n == 0 {
+	if len(texts) == 0 {
 		return
 	}
 	b.WriteString(`,"system":[`)
-	k := 0
-	for _, m := range msgs {
-		if m.Role != RoleSystem {
-			continue
-		}
+	for k, t := range texts {
 		if k > 0 {
 			b.WriteByte(',')
 		}
-		k++
 		b.WriteString(`{"type":"text","text":`)
-		writeString(b, m.Text)
-		markIf(b, k == n)
+		writeString(b, t)
+		markIf(b, k == len(texts)-1)
 		b.WriteByte('}')
 	}
 	b.WriteByte(']')

@@ -66,6 +66,11 @@ func (c *Cache) encode(o Origin, msgs []Message, enc encodeFunc) ([]unit, error)
 // commonPrefix is how many leading messages a and b share. Messages that came from the same
 // rows share their strings and bytes, so each comparison is a pointer check.
 func commonPrefix(a, b []Message) int {
+	if len(a) > 0 && len(b) >= len(a) && &a[0] == &b[0] {
+		// The same array grown at its end (store.TurnCache appends in place): messages already
+		// sent are never changed.
+		return len(a)
+	}
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
 		if !sameMessage(&a[i], &b[i]) {
@@ -86,4 +91,18 @@ func sameMessage(a, b *Message) bool {
 		}
 	}
 	return true
+}
+
+// bodySize is about the size of a request body of req with these units, so the body is
+// allocated once: at 10,000 rows it is megabytes, and growing it by doubling cost as much
+// as the rest of a tool round.
+func bodySize(req Request, units []unit) int {
+	n := 1024 + len(req.System) + len(req.Model)
+	for _, t := range req.Tools {
+		n += len(t.Name) + len(t.Description) + len(t.Parameters) + 128
+	}
+	for _, u := range units {
+		n += len(u.b) + len(CacheMarker) + 1
+	}
+	return n
 }

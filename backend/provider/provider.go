@@ -66,6 +66,9 @@ type ToolSpec struct {
 // Request is one model call.
 type Request struct {
 	Model string // overrides Config.Model when set
+	// System is the system prompt, sent before Messages (which may hold system messages
+	// too); apart so that the conversation's messages can be passed on without a copy.
+	System string
 	// Messages are the conversation, encoded by the adapter of Config.Kind: a turn this
 	// provider and model made goes back as its raw bytes, so thinking models' tool loops stay
 	// valid and prompt caches keep matching earlier turns.
@@ -316,15 +319,20 @@ func buildBody(model string, units []unit, req Request) ([]byte, error) {
 	if model == "" {
 		return nil, errors.New("provider: no model configured")
 	}
-	size := 256
-	for _, u := range units {
-		size += len(u.b) + 1
-	}
-	var b bytes.Buffer
-	b.Grow(size)
+	b := bytes.NewBuffer(make([]byte, 0, bodySize(req, units)))
 	b.WriteString(`{"model":`)
-	writeJSON(&b, model)
+	writeJSON(b, model)
 	b.WriteString(`,"messages":[`)
+	if req.System != "" {
+		sys, err := marshalJSON(oaText{Role: "system", Content: req.System})
+		if err != nil {
+			return nil, err
+		}
+		b.Write(sys)
+		if len(units) > 0 {
+			b.WriteByte(',')
+		}
+	}
 	for i, u := range units {
 		if i > 0 {
 			b.WriteByte(',')
@@ -345,10 +353,10 @@ func buildBody(model string, units []unit, req Request) ([]byte, error) {
 				b.WriteByte(',')
 			}
 			b.WriteString(`{"type":"function","function":{"name":`)
-			writeJSON(&b, t.Name)
+			writeJSON(b, t.Name)
 			if t.Description != "" {
 				b.WriteString(`,"description":`)
-				writeJSON(&b, t.Description)
+				writeJSON(b, t.Description)
 			}
 			b.WriteString(`,"parameters":`)
 			b.Write(params)
@@ -357,7 +365,7 @@ func buildBody(model string, units []unit, req Request) ([]byte, error) {
 		b.WriteByte(']')
 	}
 	if req.MaxTokens > 0 {
-		fmt.Fprintf(&b, `,"max_tokens":%d`, req.MaxTokens)
+		fmt.Fprintf(b, `,"max_tokens":%d`, req.MaxTokens)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil

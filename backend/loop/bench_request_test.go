@@ -1,0 +1,150 @@
+package loop_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/provider"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// bodyModel builds each request's body with the real adapter (Body: the bytes Stream would
+// send) and answers from a script without a network or a server, so a benchmark times the Go
+// work of a tool round: the runner, the core, the store's durable writes, the tool, and the
+// request built for the next call. It records, per call, the time since the last call
+// returned plus the time the body took.
+type bodyModel struct {
+	c      interface{ Body(provider.Request) ([]byte, error) }
+	origin provider.Origin
+	calls  int // tool rounds before the final answer
+
+	mu       sync.Mutex
+	n        int
+	returned time.Time
+	rounds   []time.Duration
+	bytes    int
+}
+
+func (m *bodyModel) Stream(ctx context.Context, req provider.Request, h provider.Handler) provider.Response {
+	start := time.Now()
+	body, err := m.c.Body(req)
+	built := time.Since(start)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil {
+		return provider.Response{Status: provider.StatusProviderError, Err: err}
+	}
+	if !m.returned.IsZero() {
+		m.rounds = append(m.rounds, start.Sub(m.returned)+built)
+	}
+	m.bytes = len(body)
+	m.n++
+	defer func() { m.returned = time.Now() }()
+	u := provider.Usage{InputTokens: int64(len(body) / 4), OutputTokens: 20}
+	if m.n > m.calls {
+		return provider.Response{Text: "done", Status: provider.StatusOK, Usage: u, Origin: m.origin,
+			Raw: json.RawMessage(`{"role":"assistant","content":"done","reasoning_content":"finished"}`)}
+	}
+	id := fmt.Sprintf("call_b%d", m.n)
+	args := fmt.Sprintf(`{"path":"d%d"}`, m.n) // a new folder each time: no loop detected
+	raw, _ := json.Marshal(map[string]any{"role": "assistant", "content": "", "reasoning_content": "look again",
+		"tool_calls": []any{map[string]any{"id": id, "type": "function", "function": map[string]string{"name": "list_dir", "arguments": args}}}})
+	return provider.Response{Reasoning: "look again", Status: provider.StatusOK, Usage: u, Origin: m.origin, Raw: raw,
+		ToolCalls: []provider.ToolCall{{ID: id, Name: "list_dir", Arguments: args}}}
+}
+
+// seedSession appends n rows of a thinking tool loop: a user row, then rounds of an assistant
+// row (text, reasoning, a call, its raw message and origin), its approval and its result.
+func seedSession(b *testing.B, db *store.DB, ws string, n int, origin provider.Origin) string {
+	ctx := context.Background()
+	s, err := db.CreateSession(ctx, store.NewSession{Title: "big", Workspace: ws})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows := []store.NewChunk{{Kind: store.KindUser, Payload: store.UserPayload{Text: "Go through the project and report."}}}
+	o := &store.Origin{Provider: origin.Provider, Kind: origin.Kind, Model: origin.Model}
+	for k := 0; len(rows) < n; k++ {
+		id := fmt.Sprintf("call_s%d", k)
+		args := fmt.Sprintf(`{"path":"src/pkg%d/file%d.go"}`, k%50, k)
+		reasoning := fmt.Sprintf("Step %d: the next file should explain how the parser handles this case.", k)
+		raw, _ := json.Marshal(map[string]any{"role": "assistant", "content": "Reading it.", "reasoning_content": reasoning,
+			"tool_calls": []any{map[string]any{"id": id, "type": "function", "function": map[string]string{"name": "read_file", "arguments": args}}}})
+		rows = append(rows,
+			store.NewChunk{Kind: store.KindAssistant, Payload: store.AssistantPayload{Text: "Reading it.", Reasoning: reasoning,
+				ToolCalls: []store.ToolCall{{ID: id, Name: "read_file", Arguments: args}}, Origin: o, Raw: raw}},
+			store.NewChunk{Kind: store.KindApproval, Payload: store.ApprovalPayload{CallID: id, Tool: "read_file", Decision: "approved", By: "mode:auto"}},
+			store.NewChunk{Kind: store.KindToolResult, Payload: store.ToolResultPayload{CallID: id, Name: "read_file",
+				Content: strings.Repeat(fmt.Sprintf("line of file %d with some code in it\n", k), 6)}})
+	}
+	if _, err := db.Append(ctx, s.ID, "", rows[:n]...); err != nil {
+		b.Fatal(err)
+	}
+	return s.ID
+}
+
+// roundTimes are the times of the tool rounds of a run of 41 model calls on a session that
+// already holds n rows, and the size of the last request.
+func roundTimes(b *testing.B, n int) ([]float64, int) {
+	dir := b.TempDir()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(dir, "b.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ws := filepath.Join(dir, "ws")
+	for k := range 30 {
+		if err := os.MkdirAll(filepath.Join(ws, fmt.Sprintf("d%d", k)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	origin := provider.Origin{Provider: "deepseek", Kind: provider.KindOpenAI, Model: "deepseek-v4-pro"}
+	sid := seedSession(b, db, ws, n, origin)
+	reg, err := tools.NewRegistry(tools.Builtins()...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := &bodyModel{c: provider.New(provider.Config{Name: "deepseek", Model: "deepseek-v4-pro"}), origin: origin, calls: 40}
+	runner := loop.New(loop.Config{Store: db, Approver: tools.NewApprover(nil), Tools: reg, Workspaces: tools.NewManager(), Model: m})
+	defer runner.Close()
+	id, err := runner.Start(ctx, loop.RunSpec{SessionID: sid, Prompt: "one more look", Model: "deepseek-v4-pro", Mode: tools.ModeAuto,
+		Limits: loop.Limits{MaxTurns: 100, MaxToolCalls: 100}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res, err := runner.Wait(ctx, id); err != nil || res.Status != loop.StopCompleted {
+		b.Fatalf("run: %+v %v", res, err)
+	}
+	ms := make([]float64, len(m.rounds))
+	for i, d := range m.rounds {
+		ms[i] = float64(d)
+	}
+	return ms, m.bytes
+}
+
+// BenchmarkToolRound10k: one tool round (the model's tool call stored, approved, run, its
+// result stored, the next request built) in a session of 10,000 rows against the same round
+// in a session of 10 rows: the medians of every round of runs of 40 rounds, the two sizes
+// alternating so a busy machine weighs on both alike. Goal (issue 19): x_10k_vs_10 ≤ 1.5.
+func BenchmarkToolRound10k(b *testing.B) {
+	var small, big []float64
+	var bytes10k int
+	for i := 0; i < b.N; i++ {
+		s, _ := roundTimes(b, 10)
+		l, n := roundTimes(b, 10_000)
+		small, big, bytes10k = append(small, s...), append(big, l...), n
+	}
+	b.ReportMetric(median(small)/1e6, "ms/round_10")
+	b.ReportMetric(median(big)/1e6, "ms/round_10k")
+	b.ReportMetric(median(big)/median(small), "x_10k_vs_10")
+	b.ReportMetric(float64(bytes10k)/1e6, "MB/request_10k")
+}
