@@ -23,7 +23,9 @@ import (
 // request built for the next call. It records, per call, the time since the last call
 // returned plus the time the body took.
 type bodyModel struct {
-	c      interface{ Body(provider.Request) ([]byte, error) }
+	c interface {
+		Body(provider.Request) ([]byte, error)
+	}
 	origin provider.Origin
 	calls  int // tool rounds before the final answer
 
