@@ -230,8 +230,10 @@ func writeToolResults(b *bytes.Buffer, results []Message) {
 		}
 		b.WriteString(`{"type":"tool_result","tool_use_id":`)
 		writeString(b, anthropicID(r.CallID))
-		b.WriteString(`,"content":`)
-		writeString(b, r.Text)
+		if r.Text != "" { // an empty result goes without content, which the API takes
+			b.WriteString(`,"content":`)
+			writeString(b, r.Text)
+		}
 		if r.IsError {
 			b.WriteString(`,"is_error":true`)
 		}
