@@ -150,3 +150,59 @@ func BenchmarkToolRound10k(b *testing.B) {
 	b.ReportMetric(median(big)/median(small), "x_10k_vs_10")
 	b.ReportMetric(float64(bytes10k)/1e6, "MB/request_10k")
 }
+
+// BenchmarkRequestBuild10k: building the next request of a 10,000-row session from its rows,
+// afresh (store.Turns and the adapter's encoding of every message: what each model call did
+// before issue 19) against through the session's caches after one tool round's rows were
+// appended (store.TurnCache and provider.Cache: what the runner does now).
+func BenchmarkRequestBuild10k(b *testing.B) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(b.TempDir(), "r.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	origin := provider.Origin{Provider: "deepseek", Kind: provider.KindOpenAI, Model: "deepseek-v4-pro"}
+	sid := seedSession(b, db, b.TempDir(), 10_000, origin)
+	rows, err := db.Chunks(ctx, sid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := provider.New(provider.Config{Name: "deepseek", Model: "deepseek-v4-pro"})
+	var tc store.TurnCache
+	cache := &provider.Cache{}
+	build := func(rows []store.Chunk, tc *store.TurnCache, cache *provider.Cache) {
+		var msgs []provider.Message
+		if tc == nil {
+			msgs, err = store.Turns(rows)
+		} else {
+			msgs, err = tc.Turns(rows)
+		}
+		if err == nil {
+			_, err = c.Body(provider.Request{System: "sys", Messages: msgs, Cache: cache})
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	// A tool round's rows, appended to the mirror as the runner's Append returns them.
+	round := func(k int) []store.Chunk {
+		id := fmt.Sprintf("call_r%d", k)
+		a, _ := json.Marshal(store.AssistantPayload{ToolCalls: []store.ToolCall{{ID: id, Name: "list_dir", Arguments: "{}"}}})
+		r, _ := json.Marshal(store.ToolResultPayload{CallID: id, Name: "list_dir", Content: "a\nb\n"})
+		last := rows[len(rows)-1].Seq
+		return []store.Chunk{{Seq: last + 1, Kind: store.KindAssistant, Payload: a}, {Seq: last + 2, Kind: store.KindToolResult, Payload: r}}
+	}
+	build(rows, &tc, cache)
+	var fresh, cached []float64
+	for i := 0; i < b.N; i++ {
+		rows = append(rows[:len(rows):len(rows)], round(i)...)
+		t0 := time.Now()
+		build(rows, nil, nil)
+		t1 := time.Now()
+		build(rows, &tc, cache)
+		fresh, cached = append(fresh, float64(t1.Sub(t0))), append(cached, float64(time.Since(t1)))
+	}
+	b.ReportMetric(median(fresh)/1e6, "ms/fresh")
+	b.ReportMetric(median(cached)/1e6, "ms/cached")
+}
