@@ -132,6 +132,10 @@ func checkTurn(m thinkingMessage, i int, sent map[string]sentTurn, model string,
 		switch {
 		case currentGemini && k == 0 && sig == "":
 			return fmt.Sprintf(GeminiMissingSignature, c.Function.Name, i+1), DialectGemini
+		case !ours && k == 0 && m.ReasoningContent == nil && strictAbout(sent, model, DialectDeepSeek):
+			return DeepSeekMissingReasoning, DialectDeepSeek // any tool-call turn, whoever made it
+		case !ours && k == 0 && m.ReasoningContent == nil && strictAbout(sent, model, DialectKimi):
+			return fmt.Sprintf(kimiMissingReasoning, i), DialectKimi
 		case !ours:
 		case t.dialect == DialectGemini && t.signature != "" && sig != t.signature:
 			return fmt.Sprintf(GeminiMissingSignature, c.Function.Name, i+1), DialectGemini
@@ -144,6 +148,17 @@ func checkTurn(m thinkingMessage, i int, sent map[string]sentTurn, model string,
 		}
 	}
 	return "", ""
+}
+
+// strictAbout reports whether model has answered in dialect d on this server: DeepSeek and
+// Kimi then refuse every tool-call turn without reasoning_content, not only their own.
+func strictAbout(sent map[string]sentTurn, model string, d Dialect) bool {
+	for _, t := range sent {
+		if t.model == model && t.dialect == d {
+			return true
+		}
+	}
+	return false
 }
 
 // writeDialectError writes the 400 body each server sends.

@@ -3,6 +3,7 @@ package fakeai
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -132,5 +133,27 @@ func TestMessagesAPIReportsCacheReadsOfARepeatedPrefix(t *testing.T) {
 	}
 	if u2["cache_read_input_tokens"] != u1["cache_creation_input_tokens"] || u2["cache_creation_input_tokens"] == 0 {
 		t.Errorf("second %v (first %v)", u2, u1)
+	}
+}
+
+// DeepSeek and Kimi refuse a tool-call turn without reasoning_content whoever made it; an
+// empty one is what clients send for another model's turn.
+func TestDeepSeekRefusesForeignToolTurnsWithoutReasoning(t *testing.T) {
+	s, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.Enqueue(ToolCalls(Call{ID: "c1", Name: "ls", Arguments: "{}"}).WithReasoning("r").WithDialect(DialectDeepSeek))
+	url := s.URL() + "/chat/completions"
+	postJSON(t, url, nil, `{"model":"deepseek-v4-pro","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	foreign := `{"model":"deepseek-v4-pro","messages":[{"role":"user","content":"hi"},` +
+		`{"role":"assistant","content":""%s,"tool_calls":[{"id":"toolu_x","type":"function","function":{"name":"ls","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"toolu_x","content":"x"}]}`
+	if code, body := postJSON(t, url, nil, fmt.Sprintf(foreign, "")); code != 400 || !strings.Contains(body, DeepSeekMissingReasoning) {
+		t.Fatalf("without reasoning_content: %d %s", code, body)
+	}
+	if code, body := postJSON(t, url, nil, fmt.Sprintf(foreign, `,"reasoning_content":""`)); code != 200 {
+		t.Fatalf("with an empty one: %d %s", code, body)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Wire shapes of OpenAI Chat Completions request messages. Field order is fixed by these
@@ -14,9 +15,10 @@ type (
 		Content string `json:"content"`
 	}
 	oaAssistant struct {
-		Role      string       `json:"role"`
-		Content   string       `json:"content"`
-		ToolCalls []oaToolCall `json:"tool_calls,omitempty"`
+		Role             string       `json:"role"`
+		Content          string       `json:"content"`
+		ReasoningContent *string      `json:"reasoning_content,omitempty"`
+		ToolCalls        []oaToolCall `json:"tool_calls,omitempty"`
 	}
 	oaToolCall struct {
 		ID           string         `json:"id"`
@@ -50,7 +52,10 @@ type (
 // reject null). Reasoning from another model is not sent: OpenAI rejects or ignores it and
 // local servers re-render it inconsistently. For a Gemini 3 model, each foreign turn's first
 // call carries Google's documented "skip_thought_signature_validator" signature, without which
-// Gemini refuses the request.
+// Gemini refuses the request. DeepSeek V4 and Kimi refuse any tool-call turn without a
+// reasoning_content, theirs or not, and document nothing for another model's turns: a foreign
+// tool-call turn gets an empty one, the workaround clients use (an assumption, not a rule
+// either vendor wrote down).
 func EncodeOpenAI(msgs []Message, o Origin) ([]json.RawMessage, error) {
 	units, err := openAIUnits(o)(msgs, 0)
 	if err != nil {
@@ -92,6 +97,9 @@ func encodeOpenAIMessage(m *Message, o Origin) (json.RawMessage, error) {
 			return raw, nil
 		}
 		a := oaAssistant{Role: "assistant", Content: m.Text}
+		if len(m.ToolCalls) > 0 && needsReasoningBack(o.Model) {
+			a.ReasoningContent = new(string)
+		}
 		for i, tc := range m.ToolCalls {
 			c := oaToolCall{ID: tc.ID, Type: "function", Function: oaFunction{Name: tc.Name, Arguments: tc.Arguments}}
 			if i == 0 && isGemini3(o.Model) {
@@ -103,6 +111,14 @@ func encodeOpenAIMessage(m *Message, o Origin) (json.RawMessage, error) {
 		return marshalJSON(a)
 	}
 	return nil, fmt.Errorf("unknown role %q", m.Role)
+}
+
+// needsReasoningBack reports whether model's server refuses a tool-call turn without
+// reasoning_content (DeepSeek V4 in thinking mode, on by default; Kimi's thinking models). Not
+// the older deepseek-reasoner, which refuses reasoning_content in a request.
+func needsReasoningBack(model string) bool {
+	m := strings.ToLower(model)
+	return strings.Contains(m, "deepseek-v4") || strings.Contains(m, "kimi")
 }
 
 // marshalJSON encodes v without HTML escaping (text goes to a model, not a page) and without

@@ -53,7 +53,9 @@ func TestEncodeOpenAISendsRawOnlyToItsOrigin(t *testing.T) {
 		want string
 	}{
 		{"same origin", own, string(raw)},
-		{"another model", Origin{Provider: "ds", Kind: KindOpenAI, Model: "deepseek-v4-flash"},
+		{"another model, whose server wants reasoning_content on every tool-call turn", Origin{Provider: "ds", Kind: KindOpenAI, Model: "deepseek-v4-flash"},
+			`{"role":"assistant","content":"","reasoning_content":"","tool_calls":[{"id":"c","type":"function","function":{"name":"ls","arguments":"{}"}}]}`},
+		{"another provider", Origin{Provider: "oa", Kind: KindOpenAI, Model: "gpt-5"},
 			`{"role":"assistant","content":"","tool_calls":[{"id":"c","type":"function","function":{"name":"ls","arguments":"{}"}}]}`},
 		{"gemini 3 gets the documented skip signature", Origin{Provider: "g", Kind: KindOpenAI, Model: "google/gemini-3-pro-preview"},
 			`{"role":"assistant","content":"","tool_calls":[{"id":"c","type":"function","function":{"name":"ls","arguments":"{}"},"extra_content":{"google":{"thought_signature":"skip_thought_signature_validator"}}}]}`},
