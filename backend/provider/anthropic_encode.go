@@ -250,8 +250,11 @@ func writeAssistant(b *bytes.Buffer, m *Message, o Origin) (bool, error) {
 		if !json.Valid(raw) {
 			return false, errors.New("the stored raw message is not valid JSON")
 		}
-		if bytes.HasSuffix(raw, []byte(`"content":[]}`)) {
-			return false, nil // a cut turn that kept nothing: the API refuses empty content
+		if !bytes.Contains(raw, []byte(`"type":"text"`)) && !bytes.Contains(raw, []byte(`"type":"tool_use"`)) {
+			// A cut turn that kept no text and no call (nothing, or thinking alone): the API
+			// refuses an empty assistant message. Inside JSON strings these words are escaped,
+			// so only a block's own type matches.
+			return false, nil
 		}
 		b.Write(raw)
 		return true, nil

@@ -238,8 +238,8 @@ func (a *antAcc) raw(withCalls bool) json.RawMessage {
 	w.WriteString(`{"role":"assistant","content":[`)
 	n := 0
 	for _, b := range a.blocks {
-		if b.typ == "tool_use" && !withCalls {
-			continue
+		if (b.typ == "tool_use" && !withCalls) || (b.typ == "text" && b.text.Len() == 0) {
+			continue // the API refuses an empty text block when it comes back
 		}
 		if n > 0 {
 			w.WriteByte(',')
