@@ -150,3 +150,15 @@ func TestAnthropicPortableTurnsAndBreakpoints(t *testing.T) {
 		t.Errorf("body\n%s\nwant suffix\n%s", body, want)
 	}
 }
+
+func TestAnthropicListModels(t *testing.T) {
+	srv := startFake(t, fakeai.WithAPIKey(testKey))
+	c, _ := newAnthropic(t, srv, nil)
+	ids, err := c.ListModels(context.Background())
+	if err != nil || len(ids) != 1 || ids[0] != "fake-model" {
+		t.Fatalf("%v %v", ids, err)
+	}
+	if r := srv.Requests()[0]; r.Path != "/v1/models" || r.Header.Get("x-api-key") != testKey || r.Header.Get("Authorization") != "" {
+		t.Errorf("%s %v", r.Path, r.Header)
+	}
+}

@@ -76,3 +76,29 @@ func TestRawOfACutTurnHasNoCalls(t *testing.T) {
 		t.Fatalf("%s %s", resp.Status, resp.Raw)
 	}
 }
+
+// DeepSeek V4's shape: content null beside reasoning_content, the call's first fragment with
+// an empty arguments string, logprobs null, usage with its cache hit and miss counts.
+func TestDeepSeekShapeRaw(t *testing.T) {
+	srv := startFake(t)
+	chunk := func(delta, finish string) string {
+		return `data: {"id":"5f1e","object":"chat.completion.chunk","created":1766000000,"model":"deepseek-v4-pro","system_fingerprint":"fp_ds4_prod",` +
+			`"choices":[{"index":0,"delta":` + delta + `,"logprobs":null,"finish_reason":` + finish + `}]}` + "\n\n"
+	}
+	srv.Enqueue(fakeai.Raw(chunk(`{"role":"assistant","content":null,"reasoning_content":""}`, "null") +
+		chunk(`{"content":null,"reasoning_content":"Need the file."}`, "null") +
+		chunk(`{"tool_calls":[{"index":0,"id":"call_00_Xk2","type":"function","function":{"name":"read_file","arguments":""}}]}`, "null") +
+		chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"path\":\"a\"}"}}]}`, "null") +
+		chunk(`{"content":"","reasoning_content":null}`, `"tool_calls"`) +
+		`data: {"id":"5f1e","object":"chat.completion.chunk","created":1766000000,"model":"deepseek-v4-pro","choices":[],"usage":{"prompt_tokens":120,"completion_tokens":30,"total_tokens":150,"prompt_tokens_details":{"cached_tokens":64},"completion_tokens_details":{"reasoning_tokens":12},"prompt_cache_hit_tokens":64,"prompt_cache_miss_tokens":56}}` + "\n\n" +
+		"data: [DONE]\n\n"))
+	c, _ := newClient(t, srv.URL(), nil)
+	resp := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{})
+	want := `{"role":"assistant","content":"","reasoning_content":"Need the file.","tool_calls":[{"id":"call_00_Xk2","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a\"}"}}]}`
+	if resp.Err != nil || string(resp.Raw) != want {
+		t.Fatalf("%v\n%s\nwant\n%s", resp.Err, resp.Raw, want)
+	}
+	if resp.Usage != (Usage{InputTokens: 120, OutputTokens: 30, CacheReadTokens: 64, ReasoningTokens: 12}) {
+		t.Errorf("usage %+v", resp.Usage)
+	}
+}
