@@ -50,30 +50,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, body []byte) {
 		echo := Text("You said: " + lastAnthropicUserText(&req))
 		rep = &echo
 	}
-	switch rep.Kind {
-	case KindHTTPError:
-		if rep.RetryAfter != "" {
-			w.Header().Set("Retry-After", rep.RetryAfter)
-		}
-		if rep.Body != "" {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(rep.Status)
-			_, _ = io.WriteString(w, rep.Body)
-			return
-		}
-		typ := map[int]string{429: "rate_limit_error", 529: "overloaded_error", 401: "authentication_error"}[rep.Status]
-		if typ == "" {
-			typ = "api_error"
-		}
-		writeAnthropicError(w, rep.Status, typ, fmt.Sprintf("fakeai scripted error %d", rep.Status))
-		return
-	case KindRaw:
-		startSSE(w)
-		s.raw(r.Context(), w, rep, s.delay)
-		return
-	case KindStall:
-		startSSE(w)
-		s.pause(r.Context(), time.Duration(rep.StallMS)*time.Millisecond, true)
+	if s.scriptedOther(w, r, rep) {
 		return
 	}
 	s.mu.Lock()
@@ -90,6 +67,38 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	startSSE(w)
 	s.streamMessage(r.Context(), w, *rep, n, req.Model, [3]int64{input, write, read})
+}
+
+// scriptedOther answers a reply that is not a message (an HTTP error, raw bytes, a stall);
+// it reports whether it did.
+func (s *Server) scriptedOther(w http.ResponseWriter, r *http.Request, rep *Reply) bool {
+	switch rep.Kind {
+	case KindHTTPError:
+		if rep.RetryAfter != "" {
+			w.Header().Set("Retry-After", rep.RetryAfter)
+		}
+		if rep.Body != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(rep.Status)
+			_, _ = io.WriteString(w, rep.Body)
+			return true
+		}
+		typ := map[int]string{429: "rate_limit_error", 529: "overloaded_error", 401: "authentication_error"}[rep.Status]
+		if typ == "" {
+			typ = "api_error"
+		}
+		writeAnthropicError(w, rep.Status, typ, fmt.Sprintf("fakeai scripted error %d", rep.Status))
+		return true
+	case KindRaw:
+		startSSE(w)
+		s.raw(r.Context(), w, rep, s.delay)
+		return true
+	case KindStall:
+		startSSE(w)
+		s.pause(r.Context(), time.Duration(rep.StallMS)*time.Millisecond, true)
+		return true
+	}
+	return false
 }
 
 // streamMessage writes the events of a scripted reply.
@@ -142,6 +151,29 @@ func anthropicEvents(r Reply, n int, model string, in [3]int64) []string {
 		ev("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
 		idx++
 	}
+	contentBlocks(r, n, block)
+	stop := r.Finish
+	if stop == "" {
+		stop = "end_turn"
+		if len(r.Calls) > 0 {
+			stop = "tool_use"
+		}
+	}
+	outTokens := int64(len(r.Text)+len(r.Reasoning))/4 + 1
+	for _, c := range r.Calls {
+		outTokens += int64(len(c.Arguments))/4 + 1
+	}
+	if r.Usage != nil {
+		outTokens = r.Usage.CompletionTokens
+	}
+	ev("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": outTokens}})
+	ev("message_stop", map[string]any{"type": "message_stop"})
+	return out
+}
+
+// contentBlocks emits the reply's blocks: thinking (signed), redacted thinking, text, tool_use.
+func contentBlocks(r Reply, n int, block func(start map[string]any, deltas []map[string]any)) {
 	if r.Reasoning != "" {
 		var ds []map[string]any
 		for _, p := range splitWords(r.Reasoning) {
@@ -171,24 +203,6 @@ func anthropicEvents(r Reply, n int, model string, in [3]int64) []string {
 		}
 		block(map[string]any{"type": "tool_use", "id": id, "name": c.Name, "input": map[string]any{}}, ds)
 	}
-	stop := r.Finish
-	if stop == "" {
-		stop = "end_turn"
-		if len(r.Calls) > 0 {
-			stop = "tool_use"
-		}
-	}
-	outTokens := int64(len(r.Text)+len(r.Reasoning))/4 + 1
-	for _, c := range r.Calls {
-		outTokens += int64(len(c.Arguments))/4 + 1
-	}
-	if r.Usage != nil {
-		outTokens = r.Usage.CompletionTokens
-	}
-	ev("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": outTokens}})
-	ev("message_stop", map[string]any{"type": "message_stop"})
-	return out
 }
 
 func redactedData(n int) string {
