@@ -17,14 +17,14 @@ import (
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
-// bodyModel builds each request's body with the real adapter (Body: the bytes Stream would
-// send) and answers from a script without a network or a server, so a benchmark times the Go
+// bodyModel builds each request's body with the real adapter (Prepare: the parts Stream
+// sends) and answers from a script without a network or a server, so a benchmark times the Go
 // work of a tool round: the runner, the core, the store's durable writes, the tool, and the
 // request built for the next call. It records, per call, the time since the last call
 // returned plus the time the body took.
 type bodyModel struct {
 	c interface {
-		Body(provider.Request) ([]byte, error)
+		Prepare(provider.Request) (*provider.WireBody, error)
 	}
 	origin provider.Origin
 	calls  int // tool rounds before the final answer
@@ -38,7 +38,7 @@ type bodyModel struct {
 
 func (m *bodyModel) Stream(ctx context.Context, req provider.Request, h provider.Handler) provider.Response {
 	start := time.Now()
-	body, err := m.c.Body(req)
+	body, err := m.c.Prepare(req)
 	built := time.Since(start)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -48,10 +48,10 @@ func (m *bodyModel) Stream(ctx context.Context, req provider.Request, h provider
 	if !m.returned.IsZero() {
 		m.rounds = append(m.rounds, start.Sub(m.returned)+built)
 	}
-	m.bytes = len(body)
+	m.bytes = body.Len()
 	m.n++
 	defer func() { m.returned = time.Now() }()
-	u := provider.Usage{InputTokens: int64(len(body) / 4), OutputTokens: 20}
+	u := provider.Usage{InputTokens: int64(body.Len() / 4), OutputTokens: 20}
 	if m.n > m.calls {
 		return provider.Response{Text: "done", Status: provider.StatusOK, Usage: u, Origin: m.origin,
 			Raw: json.RawMessage(`{"role":"assistant","content":"done","reasoning_content":"finished"}`)}
@@ -179,7 +179,7 @@ func BenchmarkRequestBuild10k(b *testing.B) {
 			msgs, err = tc.Turns(rows)
 		}
 		if err == nil {
-			_, err = c.Body(provider.Request{System: "sys", Messages: msgs, Cache: cache})
+			_, err = c.Prepare(provider.Request{System: "sys", Messages: msgs, Cache: cache})
 		}
 		if err != nil {
 			b.Fatal(err)

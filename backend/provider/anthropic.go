@@ -52,7 +52,7 @@ func NewAnthropic(cfg Config) *Anthropic {
 // Client.Stream's. Tool calls of a turn cut by an error event never reach ToolCalls.
 func (c *Anthropic) Stream(ctx context.Context, req Request, h Handler) Response {
 	origin := Origin{Provider: c.cfg.Name, Kind: KindAnthropic, Model: c.model(req)}
-	body, err := c.Body(req)
+	body, err := c.Prepare(req)
 	if err != nil {
 		return Response{Status: StatusProviderError, Err: err, Origin: origin}
 	}
@@ -61,6 +61,15 @@ func (c *Anthropic) Stream(ctx context.Context, req Request, h Handler) Response
 
 // Body is the request body Stream sends for req, byte for byte.
 func (c *Anthropic) Body(req Request) ([]byte, error) {
+	w, err := c.Prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	return w.Bytes(), nil
+}
+
+// Prepare builds the body Stream sends for req, as its parts.
+func (c *Anthropic) Prepare(req Request) (*WireBody, error) {
 	model := c.model(req)
 	budget := req.ThinkingBudget
 	if budget == 0 {
@@ -70,14 +79,16 @@ func (c *Anthropic) Body(req Request) ([]byte, error) {
 }
 
 // send makes one request; the watchdog guards the wait for headers, then the body.
-func (c *Anthropic) send(ctx, actx context.Context, wd *watchdog, method, path string, body []byte) (*http.Response, error) {
+func (c *Anthropic) send(ctx, actx context.Context, wd *watchdog, method, path string, body *WireBody) (*http.Response, error) {
 	wd.arm(c.cfg.RequestTimeout, errRequestTimeout)
 	var res *http.Response
 	var params any
+	opts := []aoption.RequestOption{aoption.WithHeader("Accept", "text/event-stream")}
 	if body != nil {
-		params = body
+		params = body.Reader()
+		opts = append(opts, aoption.WithMiddleware(body.withLength))
 	}
-	err := c.ac.Execute(actx, method, path, params, &res, aoption.WithHeader("Accept", "text/event-stream"))
+	err := c.ac.Execute(actx, method, path, params, &res, opts...)
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) && apiErr.Response != nil {
 		return nil, c.statusError(apiErr.Response, []byte(apiErr.RawJSON()))
@@ -96,7 +107,7 @@ func (c *Anthropic) send(ctx, actx context.Context, wd *watchdog, method, path s
 	return res, nil
 }
 
-func (c *Anthropic) attempt(ctx context.Context, body []byte, origin Origin, h Handler) (Response, error) {
+func (c *Anthropic) attempt(ctx context.Context, body *WireBody, origin Origin, h Handler) (Response, error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	wd := &watchdog{cancel: cancel}

@@ -26,7 +26,7 @@ const CacheMarker = `,` + cacheControl
 
 // anthropicBody writes a Messages API request. Field order puts everything that never changes
 // first and the messages last, so each request's bytes extend the previous one's.
-func anthropicBody(model string, req Request, o Origin, budget int) ([]byte, error) {
+func anthropicBody(model string, req Request, o Origin, budget int) (*WireBody, error) {
 	if model == "" {
 		return nil, errors.New("provider: no model configured")
 	}
@@ -43,7 +43,7 @@ func anthropicBody(model string, req Request, o Origin, budget int) ([]byte, err
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
-	b := bytes.NewBuffer(make([]byte, 0, bodySize(req, units)))
+	b := &bytes.Buffer{}
 	b.WriteString(`{"model":`)
 	writeString(b, model)
 	if budget > 0 {
@@ -58,9 +58,11 @@ func anthropicBody(model string, req Request, o Origin, budget int) ([]byte, err
 	}
 	anthropicSystem(b, req.System, req.Messages)
 	b.WriteString(`,"messages":[`)
-	writeUnits(b, units)
-	b.WriteString(`]}`)
-	return b.Bytes(), nil
+	w := &WireBody{parts: make([][]byte, 0, 2*len(units)+2)}
+	w.add(b.Bytes())
+	addUnits(w, units)
+	w.add([]byte(`]}`))
+	return w, nil
 }
 
 // anthropicSystem writes the system prompt and the system messages as the system parameter
@@ -91,10 +93,11 @@ func anthropicSystem(b *bytes.Buffer, system string, msgs []Message) {
 	b.WriteByte(']')
 }
 
-// writeUnits writes the messages, the last two user messages each with a cache breakpoint on
+// addUnits adds the messages, the last two user messages each with a cache breakpoint on
 // their last block: the newest one is where the next request reads the cache up to, the one
-// before is where this request finds what the last one cached.
-func writeUnits(b *bytes.Buffer, units []unit) {
+// before is where this request finds what the last one cached. The units themselves are never
+// changed: a marked one is written as a copy.
+func addUnits(w *WireBody, units []unit) {
 	marks := 0
 	mark := make([]bool, len(units))
 	for i := len(units) - 1; i >= 0 && marks < 2; i-- {
@@ -105,16 +108,16 @@ func writeUnits(b *bytes.Buffer, units []unit) {
 	}
 	for i, u := range units {
 		if i > 0 {
-			b.WriteByte(',')
+			w.add(comma)
 		}
-		if mark[i] {
-			// Every user unit ends with the last block's "}" and then "]}".
-			b.Write(u.b[:len(u.b)-3])
-			b.WriteString(CacheMarker)
-			b.Write(u.b[len(u.b)-3:])
+		if !mark[i] {
+			w.add(u.b)
 			continue
 		}
-		b.Write(u.b)
+		// Every user unit ends with the last block's "}" and then "]}".
+		m := make([]byte, 0, len(u.b)+len(CacheMarker))
+		m = append(append(append(m, u.b[:len(u.b)-3]...), CacheMarker...), u.b[len(u.b)-3:]...)
+		w.add(m)
 	}
 }
 

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,9 @@ func TestAnthropicStreamsThinkingTextAndToolUse(t *testing.T) {
 	if req.Path != "/v1/messages" || req.Header.Get("x-api-key") != testKey || req.Header.Get("Authorization") != "" ||
 		req.Header.Get("anthropic-version") == "" {
 		t.Errorf("request %s %v", req.Path, req.Header)
+	}
+	if req.Header.Get("Content-Length") != strconv.Itoa(len(req.Body)) {
+		t.Errorf("sent without its length (chunked?): %v", req.Header)
 	}
 	body := string(req.Body)
 	for _, want := range []string{`"thinking":{"type":"enabled","budget_tokens":1500}`, `"max_tokens":9692`,
@@ -146,8 +150,8 @@ func TestAnthropicPortableTurnsAndBreakpoints(t *testing.T) {
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"functions_ls_0","content":"a","is_error":true}]},` +
 		`{"role":"user","content":[{"type":"text","text":"two"` + CacheMarker + `}]},` +
 		`{"role":"user","content":[{"type":"text","text":"three"` + CacheMarker + `}]}]}`
-	if !strings.HasSuffix(string(body), want) {
-		t.Errorf("body\n%s\nwant suffix\n%s", body, want)
+	if !strings.HasSuffix(string(body.Bytes()), want) {
+		t.Errorf("body\n%s\nwant suffix\n%s", body.Bytes(), want)
 	}
 }
 

@@ -92,17 +92,3 @@ func sameMessage(a, b *Message) bool {
 	}
 	return true
 }
-
-// bodySize is about the size of a request body of req with these units, so the body is
-// allocated once: at 10,000 rows it is megabytes, and growing it by doubling cost as much
-// as the rest of a tool round.
-func bodySize(req Request, units []unit) int {
-	n := 1024 + len(req.System) + len(req.Model)
-	for _, t := range req.Tools {
-		n += len(t.Name) + len(t.Description) + len(t.Parameters) + 128
-	}
-	for _, u := range units {
-		n += len(u.b) + len(CacheMarker) + 1
-	}
-	return n
-}

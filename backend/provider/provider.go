@@ -242,7 +242,7 @@ func New(cfg Config) *Client {
 func (c *Client) Stream(ctx context.Context, req Request, h Handler) Response {
 	model := c.model(req)
 	origin := Origin{Provider: c.cfg.Name, Kind: KindOpenAI, Model: model}
-	body, err := c.Body(req)
+	body, err := c.Prepare(req)
 	if err != nil {
 		return Response{Status: StatusProviderError, Err: err, Origin: origin}
 	}
@@ -274,6 +274,15 @@ func (c *conn) retry(ctx context.Context, origin Origin, h Handler, attempt func
 
 // Body is the request body Stream sends for req, byte for byte.
 func (c *Client) Body(req Request) ([]byte, error) {
+	w, err := c.Prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	return w.Bytes(), nil
+}
+
+// Prepare builds the body Stream sends for req, as its parts.
+func (c *Client) Prepare(req Request) (*WireBody, error) {
 	model := c.model(req)
 	origin := Origin{Provider: c.cfg.Name, Kind: KindOpenAI, Model: model}
 	units, err := req.Cache.encode(origin, req.Messages, openAIUnits(origin))
@@ -315,60 +324,72 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // buildBody writes the request JSON by hand so that every message goes out
 // exactly as given.
-func buildBody(model string, units []unit, req Request) ([]byte, error) {
+func buildBody(model string, units []unit, req Request) (*WireBody, error) {
 	if model == "" {
 		return nil, errors.New("provider: no model configured")
 	}
-	b := bytes.NewBuffer(make([]byte, 0, bodySize(req, units)))
-	b.WriteString(`{"model":`)
-	writeJSON(b, model)
-	b.WriteString(`,"messages":[`)
+	var head bytes.Buffer
+	head.WriteString(`{"model":`)
+	writeJSON(&head, model)
+	head.WriteString(`,"messages":[`)
 	if req.System != "" {
 		sys, err := marshalJSON(oaText{Role: "system", Content: req.System})
 		if err != nil {
 			return nil, err
 		}
-		b.Write(sys)
+		head.Write(sys)
 		if len(units) > 0 {
-			b.WriteByte(',')
+			head.WriteByte(',')
 		}
 	}
+	w := &WireBody{parts: make([][]byte, 0, 2*len(units)+2)}
+	w.add(head.Bytes())
 	for i, u := range units {
+		if i > 0 {
+			w.add(comma)
+		}
+		w.add(u.b) // encoded once and kept by the Cache; raw turns validated by the encoder
+	}
+	var tail bytes.Buffer
+	tail.WriteString(`],"stream":true,"stream_options":{"include_usage":true}`)
+	if err := openAITools(&tail, req.Tools); err != nil {
+		return nil, err
+	}
+	if req.MaxTokens > 0 {
+		fmt.Fprintf(&tail, `,"max_tokens":%d`, req.MaxTokens)
+	}
+	tail.WriteByte('}')
+	w.add(tail.Bytes())
+	return w, nil
+}
+
+func openAITools(b *bytes.Buffer, tools []ToolSpec) error {
+	if len(tools) == 0 {
+		return nil
+	}
+	b.WriteString(`,"tools":[`)
+	for i, t := range tools {
+		params := t.Parameters
+		if len(bytes.TrimSpace(params)) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		} else if !json.Valid(params) {
+			return fmt.Errorf("provider: parameters of tool %q are not valid JSON", t.Name)
+		}
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(u.b) // encoded here, raw turns validated by the encoder
-	}
-	b.WriteString(`],"stream":true,"stream_options":{"include_usage":true}`)
-	if len(req.Tools) > 0 {
-		b.WriteString(`,"tools":[`)
-		for i, t := range req.Tools {
-			params := t.Parameters
-			if len(bytes.TrimSpace(params)) == 0 {
-				params = json.RawMessage(`{"type":"object","properties":{}}`)
-			} else if !json.Valid(params) {
-				return nil, fmt.Errorf("provider: parameters of tool %q are not valid JSON", t.Name)
-			}
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(`{"type":"function","function":{"name":`)
-			writeJSON(b, t.Name)
-			if t.Description != "" {
-				b.WriteString(`,"description":`)
-				writeJSON(b, t.Description)
-			}
-			b.WriteString(`,"parameters":`)
-			b.Write(params)
-			b.WriteString(`}}`)
+		b.WriteString(`{"type":"function","function":{"name":`)
+		writeJSON(b, t.Name)
+		if t.Description != "" {
+			b.WriteString(`,"description":`)
+			writeJSON(b, t.Description)
 		}
-		b.WriteByte(']')
+		b.WriteString(`,"parameters":`)
+		b.Write(params)
+		b.WriteString(`}}`)
 	}
-	if req.MaxTokens > 0 {
-		fmt.Fprintf(b, `,"max_tokens":%d`, req.MaxTokens)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	b.WriteByte(']')
+	return nil
 }
 
 func writeJSON(b *bytes.Buffer, s string) {

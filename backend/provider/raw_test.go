@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,6 +41,9 @@ func TestRawTurnKeepsEveryField(t *testing.T) {
 	}
 	if resp.Origin != (Origin{Provider: "p", Kind: KindOpenAI, Model: "fake-model"}) {
 		t.Errorf("origin %+v", resp.Origin)
+	}
+	if r := srv.Requests()[0]; r.Header.Get("Content-Length") != strconv.Itoa(len(r.Body)) {
+		t.Errorf("sent without its length (chunked?): %v", r.Header)
 	}
 }
 
