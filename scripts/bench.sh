@@ -20,7 +20,7 @@ run -benchtime=1x -count=3 ./backend/checkpoint/
 run -benchtime=500x -count=5 ./backend/provider/
 run -bench '^BenchmarkRunnerTurn$' -benchtime=200x -count=5 ./backend/loop/
 # Issue 19: a tool round at 10,000 rows vs 10 rows, and prefix stability / cache reads over 30 turns.
-run -bench '^BenchmarkToolRound10k$' -benchtime=3x -count=3 ./backend/loop/
+run -bench '^BenchmarkToolRound10k$' -benchtime=1x -count=3 ./backend/loop/
 run -bench '^BenchmarkRequestBuild10k$' -benchtime=20x -count=3 ./backend/loop/
 run -bench '^BenchmarkPrefixStability$' -benchtime=1x -count=3 ./backend/loop/
 run -benchtime=100x -count=3 ./backend/sandbox/
