@@ -98,6 +98,16 @@ func TestAnthropicRetriesOverloadedAndRateLimitsHonouringRetryAfter(t *testing.T
 	}
 }
 
+func TestAnthropicOverloadedAfterRetriesSaysSo(t *testing.T) {
+	srv := startFake(t)
+	srv.Enqueue(fakeai.HTTPError(529, ""), fakeai.HTTPError(529, ""))
+	c, _ := newAnthropic(t, srv, func(c *Config) { c.MaxRetries = 1 })
+	err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{}).Err
+	if err == nil || err.Error() != "529 overloaded: fakeai scripted error 529" || len(srv.Requests()) != 2 {
+		t.Fatalf("%v after %d requests", err, len(srv.Requests()))
+	}
+}
+
 func TestAnthropicPromptTooLongIsContextExceeded(t *testing.T) {
 	srv := startFake(t, fakeai.WithContextLimit(10))
 	c, _ := newAnthropic(t, srv, nil)

@@ -101,7 +101,11 @@ func (c *conn) newError(kind Kind, status int, message string, err error) *Error
 		e.text = "429 rate limited" + suffix(e.Message)
 		e.retryable = true
 	case KindHTTPStatus:
-		e.text = fmt.Sprintf("%d %s%s", status, strings.ToLower(http.StatusText(status)), suffix(e.Message))
+		text := strings.ToLower(http.StatusText(status))
+		if status == 529 {
+			text = "overloaded" // Anthropic's status, unknown to net/http
+		}
+		e.text = fmt.Sprintf("%d %s%s", status, text, suffix(e.Message))
 		e.retryable = status >= 500
 	case KindStream:
 		e.text = "the server reported an error in the stream" + suffix(e.Message)
