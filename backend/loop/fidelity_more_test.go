@@ -12,6 +12,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
 const claude = "claude-sonnet-4-5"
@@ -183,4 +184,33 @@ func TestExportImportThenContinue(t *testing.T) {
 		fakeai.Text("c.txt").WithReasoning("Done.").WithDialect(fakeai.DialectDeepSeek))
 	runOK(t, h, loop.RunSpec{SessionID: imported.ID, Prompt: "and sub?", Model: "deepseek-v4-pro"})
 	h.checkPairing()
+}
+
+func TestCompactionKeepsTheThinkingTurnsItKeeps(t *testing.T) {
+	h, sw := newFidelity(t)
+	sw.set(openaiAs(h, "deepseek"))
+	sid := deepSeekLoop(t, h)
+	var through int64
+	for _, c := range h.rows(sid) {
+		if c.Kind == store.KindToolResult {
+			through = c.Seq // fold the first round; the second stays verbatim
+			break
+		}
+	}
+	h.srv.Enqueue(fakeai.Text("We read a.txt: alpha."))
+	id, err := h.runner.CompactThrough(context.Background(), loop.RunSpec{SessionID: sid, Model: "deepseek-v4-pro", Mode: tools.ModeAuto}, through)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := h.wait(id); res.Status != loop.StopCompleted {
+		t.Fatalf("compaction: %s %s", res.Status, res.Error)
+	}
+	n := len(h.srv.Requests())
+	h.srv.Enqueue(fakeai.Text("beta it was.").WithReasoning("Recall.").WithDialect(fakeai.DialectDeepSeek))
+	runOK(t, h, loop.RunSpec{SessionID: sid, Prompt: "what did b say?", Model: "deepseek-v4-pro"})
+	body := string(h.srv.Requests()[n].Body)
+	if !strings.Contains(body, "We read a.txt: alpha.") || strings.Contains(body, `"reasoning_content":"First a."`) ||
+		!strings.Contains(body, `"reasoning_content":"Then b.","tool_calls":[{"id":"call_00_fake2"`) {
+		t.Errorf("after compaction the kept thinking turn did not go back raw: %s", body)
+	}
 }
