@@ -85,7 +85,9 @@ type callAcc struct {
 
 // Fields of a delta and of a tool-call fragment that Response.Raw writes itself.
 var (
-	skipDeltaRaw = map[string]bool{"role": true, "content": true, "tool_calls": true}
+	// annotations (OpenAI's URL citations) is documented as response-only: OpenAI's request
+	// schema has no such field on an assistant message.
+	skipDeltaRaw = map[string]bool{"role": true, "content": true, "tool_calls": true, "annotations": true}
 	skipCallRaw  = map[string]bool{"index": true}
 	writtenCall  = map[string]bool{"id": true, "type": true, "function": true}
 )
