@@ -91,15 +91,18 @@ func (s *Server) remember(r Reply, n int, model string) {
 // refuseThinking answers 400 the way the dialect's server does when a request drops what a
 // thinking turn must carry back; it reports whether it did.
 func (s *Server) refuseThinking(w http.ResponseWriter, model string, body []byte) bool {
+	s.mu.Lock()
+	sent := s.sent
+	s.mu.Unlock()
+	if len(sent) == 0 {
+		return false // no dialect reply yet: nothing to hold a request to (and no second parse)
+	}
 	var req struct {
 		Messages []thinkingMessage `json:"messages"`
 	}
 	if json.Unmarshal(body, &req) != nil {
 		return false
 	}
-	s.mu.Lock()
-	sent := s.sent
-	s.mu.Unlock()
 	lastUser := -1
 	for i, m := range req.Messages {
 		if m.Role == "user" {
