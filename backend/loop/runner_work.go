@@ -166,7 +166,9 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 	msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: summaryPrompt})
 	// The same tools as every turn: they are part of the prompt prefix servers cache, and some
 	// servers refuse tool messages in a request that offers no tools.
-	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs()}, provider.Handler{})
+	// And the same thinking budget: Anthropic drops cached message prefixes when it changes.
+	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
+		ThinkingBudget: rn.spec.ThinkingBudget}, provider.Handler{})
 	if rn.op.Err() != nil {
 		return
 	}
