@@ -176,3 +176,20 @@ func TestAnthropicListModels(t *testing.T) {
 		t.Errorf("%s %v", r.Path, r.Header)
 	}
 }
+
+// The environment's ANTHROPIC_* variables never reach a request: the key is the configured one.
+func TestAnthropicIgnoresTheEnvironment(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "env-key-leak")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "env-token-leak")
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
+	srv := startFake(t)
+	c, _ := newAnthropic(t, srv, nil)
+	if err := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{}).Err; err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range srv.Requests()[0].Header {
+		if strings.Contains(strings.Join(v, " "), "leak") || strings.EqualFold(k, "Authorization") {
+			t.Errorf("header %s: %v", k, v)
+		}
+	}
+}
