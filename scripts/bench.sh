@@ -18,7 +18,11 @@ run -benchtime=1x -count=3 ./backend/store/
 run -benchtime=1x -count=3 ./backend/tools/
 run -benchtime=1x -count=3 ./backend/checkpoint/
 run -benchtime=500x -count=5 ./backend/provider/
-run -benchtime=200x -count=5 ./backend/loop/
+run -bench '^BenchmarkRunnerTurn$' -benchtime=200x -count=5 ./backend/loop/
+# Issue 19: a tool round at 10,000 rows vs 10 rows, and prefix stability / cache reads over 30 turns.
+run -bench '^BenchmarkToolRound10k$' -benchtime=1x -count=3 ./backend/loop/
+run -bench '^BenchmarkRequestBuild10k$' -benchtime=20x -count=3 ./backend/loop/
+run -bench '^BenchmarkPrefixStability$' -benchtime=1x -count=3 ./backend/loop/
 run -benchtime=100x -count=3 ./backend/sandbox/
 # MCP (needs node and npm ci in backend/mcp/testdata/npm for the server-everything rows;
 # the later -bench flag overrides run's -bench .)

@@ -107,6 +107,9 @@ type RunSpec struct {
 	Limits       Limits // Price is filled from the price table when zero
 	Mode         tools.Mode
 	MaxTokens    int // per model call; 0: the server's default
+	// ThinkingBudget is this run's thinking budget in tokens (anthropic): > 0 on, < 0 off,
+	// 0 the provider's configured default.
+	ThinkingBudget int
 	// Sandbox confines this run's shell commands (the session's mode and network over what
 	// was detected at start-up); the zero value runs them unconfined. It applies when Tools
 	// is a *tools.Registry; any other ToolRunner (a test's wrapper) runs as it is.
@@ -171,6 +174,8 @@ type Runner struct {
 	byRun     map[string]*run
 	closed    bool
 	wg        sync.WaitGroup
+
+	requests requestCaches // per session: the next request is built from what changed
 }
 
 // New makes a Runner; it does no I/O.
