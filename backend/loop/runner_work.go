@@ -47,11 +47,11 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 		OnText:      func(d string) { rn.publish(TextDelta(d)) },
 		OnReasoning: func(d string) { rn.publish(ReasoningDelta(d)) },
 	}
-	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs(), MaxTokens: rn.spec.MaxTokens}, h)
+	resp := rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs(), MaxTokens: rn.spec.MaxTokens}, h)
 	if resp.Err != nil && rn.op.Err() != nil {
 		return // cancelled: the core already answered for this turn
 	}
-	rn.send(ModelResponded{Now: rn.now(), Response: fromProvider(resp)})
+	rn.send(ModelResponded{Now: rn.now(), Response: fromProvider(resp, rn.spec.origin)})
 }
 
 func (rn *run) toolSpecs() []provider.ToolSpec {
@@ -64,9 +64,9 @@ func (rn *run) toolSpecs() []provider.ToolSpec {
 
 // fromProvider converts a provider response. Invalid calls without a name or id cannot be
 // answered meaningfully and are dropped; the others are stored and answered with an error.
-func fromProvider(resp provider.Response) ModelResponse {
+func fromProvider(resp provider.Response, origin Origin) ModelResponse {
 	out := ModelResponse{Text: resp.Text, Reasoning: resp.Reasoning, Status: ResponseStatus(resp.Status),
-		Usage: usageOf(resp.Usage)}
+		Usage: usageOf(resp.Usage), Origin: origin}
 	if resp.Err != nil {
 		out.Err = resp.Err.Error()
 	}
@@ -178,7 +178,7 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 	msgs = append(rn.withSystem(msgs), wireMessage("user", summaryPrompt))
 	// The same tools as every turn: they are part of the prompt prefix servers cache, and some
 	// servers refuse tool messages in a request that offers no tools.
-	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs()}, provider.Handler{})
+	resp := rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs()}, provider.Handler{})
 	if rn.op.Err() != nil {
 		return
 	}

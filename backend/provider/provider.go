@@ -42,6 +42,11 @@ type Config struct {
 	// (with jitter); MaxBackoff caps every wait, Retry-After included.
 	BackoffBase, MaxBackoff time.Duration
 	HTTPClient              *http.Client // optional
+	// Name is the configured provider's name and Kind its wire format ("openai", the
+	// default, or "anthropic"), for Open; ThinkingBudget the extended-thinking budget in
+	// tokens (0: off) where the kind has one.
+	Name, Kind     string
+	ThinkingBudget int
 }
 
 // ToolSpec describes one tool offered to the model.
