@@ -1,10 +1,12 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -169,4 +171,79 @@ func info(e Endpoint, errText string) ProviderInfo {
 	models := append([]string{}, e.Models...)
 	return ProviderInfo{Name: e.Name, Kind: e.Kind, BaseURL: e.BaseURL, Models: models,
 		ThinkingBudget: e.ThinkingBudget, Key: e.KeyFrom, Error: errText}
+}
+
+// Choice is a provider and a model: a session's, a run's, or the saved default.
+type Choice struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+}
+
+// Choose picks a run's provider and model. The provider: flag, else the session's (nil for
+// a new session; "" is "default"), else the saved default. The model: flag, else the
+// session's when the provider is the session's, else the saved default's when the provider
+// is that one, else the provider's first listed model. The provider must be configured.
+func (ps Providers) Choose(flag Choice, session *Choice, saved Choice) (Choice, error) {
+	norm := func(name string) string {
+		if name == "" {
+			return DefaultProvider
+		}
+		return name
+	}
+	c := Choice{Provider: norm(saved.Provider)}
+	if session != nil {
+		c.Provider = norm(session.Provider)
+	}
+	if flag.Provider != "" {
+		c.Provider = flag.Provider
+	}
+	e, err := ps.Endpoint(c.Provider)
+	if err != nil {
+		return Choice{}, err
+	}
+	switch {
+	case flag.Model != "":
+		c.Model = flag.Model
+	case session != nil && norm(session.Provider) == c.Provider && session.Model != "":
+		c.Model = session.Model
+	case norm(saved.Provider) == c.Provider && saved.Model != "":
+		c.Model = saved.Model
+	case len(e.Models) > 0:
+		c.Model = e.Models[0]
+	case c.Provider == DefaultProvider:
+		return Choice{}, errors.New("no model: pass --model, set LOOPDESK_MODEL, or choose one in the window's Settings")
+	default:
+		return Choice{}, fmt.Errorf("no model for provider %q: pass --model, or list its models in %s", c.Provider, ps.Path)
+	}
+	return c, nil
+}
+
+// KeyEnvNames lists OPENAI_API_KEY and every api_key_env that providers.json names, for
+// main to take out of the environment before anything starts, so no child process (a
+// shell command, an MCP server, a hook) can read a key. It is best effort: a file that
+// cannot be read names nothing here, and loading it later says why.
+func KeyEnvNames() []string {
+	names := []string{"OPENAI_API_KEY"}
+	path, err := ProvidersPath()
+	if err != nil {
+		return names
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return names
+	}
+	var raw struct {
+		Providers []struct {
+			APIKeyEnv string `json:"api_key_env"`
+		} `json:"providers"`
+	}
+	if json.Unmarshal(data, &raw) != nil {
+		return names
+	}
+	for _, p := range raw.Providers {
+		if envName.MatchString(p.APIKeyEnv) && !slices.Contains(names, p.APIKeyEnv) {
+			names = append(names, p.APIKeyEnv)
+		}
+	}
+	return names
 }

@@ -176,3 +176,46 @@ func TestProvidersEndpointAndInfos(t *testing.T) {
 		t.Fatalf("a loose key file is not reported: %+v", infos[2])
 	}
 }
+
+func TestChooseProviderAndModel(t *testing.T) {
+	ps := Providers{
+		Default: DefaultEndpoint("http://d/v1", "m-saved", "", KeyOrigin{From: "none"}),
+		File: ProvidersFile{Providers: []Provider{
+			{Name: "claude", Kind: KindAnthropic, BaseURL: "https://api.anthropic.com", Models: []string{"sonnet", "opus"}},
+			{Name: "bare", Kind: KindOpenAI, BaseURL: "http://b/v1"},
+		}},
+		Path: "/cfg/providers.json",
+	}
+	saved := Choice{Provider: "default", Model: "m-saved"}
+	cases := []struct {
+		name    string
+		flag    Choice
+		session *Choice
+		want    Choice
+		err     string
+	}{
+		{"new session, saved default", Choice{}, nil, Choice{"default", "m-saved"}, ""},
+		{"new session, a provider flag takes its first model", Choice{Provider: "claude"}, nil, Choice{"claude", "sonnet"}, ""},
+		{"both flags", Choice{Provider: "claude", Model: "opus"}, nil, Choice{"claude", "opus"}, ""},
+		{"the session's own", Choice{}, &Choice{"claude", "opus"}, Choice{"claude", "opus"}, ""},
+		{"an old session is on default", Choice{}, &Choice{"", "old-model"}, Choice{"default", "old-model"}, ""},
+		{"a model flag keeps the session's provider", Choice{Model: "sonnet"}, &Choice{"claude", "opus"}, Choice{"claude", "sonnet"}, ""},
+		{"a provider flag away from the session", Choice{Provider: "default"}, &Choice{"claude", "opus"}, Choice{"default", "m-saved"}, ""},
+		{"unknown provider", Choice{Provider: "gone"}, nil, Choice{}, `unknown provider "gone"`},
+		{"no model anywhere", Choice{Provider: "bare"}, nil, Choice{}, `no model for provider "bare"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ps.Choose(c.flag, c.session, saved)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err = %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("Choose = %+v, %v; want %+v", got, err, c.want)
+			}
+		})
+	}
+}

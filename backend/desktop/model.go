@@ -70,7 +70,7 @@ func (s SavedSettings) RunSpec(sessionID, workspace, prompt string) loop.RunSpec
 			MaxCostUSD:    s.Budgets.MaxCostUSD,
 			Timeout:       time.Duration(s.Budgets.TimeoutSeconds) * time.Second,
 			ContextWindow: s.ContextWindow(s.Model),
-			Price:         loop.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok},
+			Price:         p.Loop(),
 		},
 	}
 }

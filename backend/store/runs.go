@@ -23,9 +23,9 @@ const (
 // (model, system prompt hash, budgets) and its structured result.
 // EndedAt is zero while running. Compaction never touches runs.
 type Run struct {
-	ID               string `json:"run_id"`
-	SessionID        string `json:"session_id"`
-	Model            string `json:"model"`
+	ID        string `json:"run_id"`
+	SessionID string `json:"session_id"`
+	Model     string `json:"model"`
 	// Provider names the provider the run's model calls went to ("" before providers existed).
 	Provider         string `json:"provider"`
 	SystemPromptHash string `json:"system_prompt_hash"`

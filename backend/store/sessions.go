@@ -14,10 +14,10 @@ import (
 // session started as a copy of ParentID's rows 1..ForkSeq. The parent may
 // since have been deleted.
 type Session struct {
-	ID        string    `json:"id"`
-	Title     string    `json:"title"`
-	Workspace string    `json:"workspace"`
-	Model     string    `json:"model"`
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Workspace string `json:"workspace"`
+	Model     string `json:"model"`
 	// Provider names the provider (config.Providers) the session's next run uses with
 	// Model; "" is the provider named "default" (sessions made before providers existed).
 	Provider  string    `json:"provider"`
