@@ -50,10 +50,19 @@ func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if !set.Configured {
-		return "", ErrNotConfigured
-	}
 	s, err := c.db.GetSession(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	choice, err := c.runChoice(s, set)
+	if err != nil {
+		return "", err
+	}
+	ps, err := c.settings.Providers(ctx)
+	if err != nil {
+		return "", err
+	}
+	e, err := ps.Endpoint(choice.Provider)
 	if err != nil {
 		return "", err
 	}
@@ -75,6 +84,8 @@ func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error)
 		return "", err
 	}
 	spec := set.RunSpec(sessionID, s.Workspace, "")
+	spec.Provider, spec.Model, spec.ThinkingBudget = choice.Provider, choice.Model, e.ThinkingBudget
+	spec.Limits.Price, spec.Limits.ContextWindow = set.Price(choice.Model).Loop(), set.ContextWindow(choice.Model)
 	spec.Sandbox = c.shellSandbox(sb.Effective)
 	spec.Plan = mode.Mode == store.ModePlan
 	if tools.Mode(mode.Approve).Valid() {

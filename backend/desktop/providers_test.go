@@ -1,0 +1,110 @@
+package desktop_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/desktop"
+	"github.com/loopdesk/loopdesk/backend/fakeai"
+)
+
+// The window edits providers.json, tests a provider, and each session runs on the provider
+// and model its header shows; a change applies from the next run.
+func TestWindowProvidersAndSessionModel(t *testing.T) {
+	def := startFake(t)
+	local := startFake(t, fakeai.WithAPIKey("sk-local-file-secret"))
+	app := newTestApp(t, def.URL())
+	keyFile := filepath.Join(t.TempDir(), "local.key")
+	if err := os.WriteFile(keyFile, []byte("sk-local-file-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	entry := config.Provider{Name: "local", Kind: config.KindOpenAI, BaseURL: local.URL(), APIKeyFile: keyFile,
+		Models: []string{"m-local"}}
+
+	if r := app.TestProvider(entry); !r.OK || len(r.Models) == 0 {
+		t.Fatalf("test connection of an unsaved entry: %+v", r)
+	}
+	if _, err := app.SaveProviders([]config.Provider{{Name: "bad", Kind: "nope", BaseURL: "http://x"}}); !errors.Is(err, desktop.ErrInvalidInput) ||
+		!strings.Contains(err.Error(), `provider "bad": unknown kind "nope"`) {
+		t.Fatalf("bad entry: %v", err)
+	}
+	v, err := app.SaveProviders([]config.Provider{entry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Error != "" || len(v.Providers) != 1 || len(v.Infos) != 2 || v.Infos[0].Name != "default" ||
+		v.Infos[1].Key != (config.KeyOrigin{From: "file", Name: keyFile, Found: true}) {
+		t.Fatalf("after saving: %+v", v)
+	}
+
+	s, err := app.NewSession("")
+	if err != nil || s.Provider != "default" || s.Model != "fake-model" {
+		t.Fatalf("new session: %+v %v", s, err)
+	}
+	if _, err := app.SetSessionModel(s.ID, "nobody", "x"); !errors.Is(err, config.ErrUnknownProvider) {
+		t.Fatalf("unknown provider: %v", err)
+	}
+	def.Enqueue(fakeai.Text("from default"))
+	runID, err := app.SendMessage(s.ID, "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.rec.runFinished(t, runID)
+
+	s, err = app.SetSessionModel(s.ID, "local", "m-local")
+	if err != nil || s.Provider != "local" || s.Model != "m-local" {
+		t.Fatalf("set: %+v %v", s, err)
+	}
+	local.Enqueue(fakeai.Text("from local"))
+	runID, err = app.SendMessage(s.ID, "second")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := app.rec.runFinished(t, runID); end["status"] != "completed" {
+		t.Fatalf("second run: %v", end)
+	}
+	if chats(def) != 1 || chats(local) != 1 {
+		t.Fatalf("chat requests: default %d, local %d; want one each", chats(def), chats(local))
+	}
+	runs, err := app.Runs(s.ID)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs: %+v %v", runs, err)
+	}
+	got := map[string]string{}
+	for _, r := range runs {
+		got[r.Provider] = r.Model
+	}
+	if got["default"] != "fake-model" || got["local"] != "m-local" {
+		t.Fatalf("run rows: %+v", runs)
+	}
+	view, err := app.OpenSession(s.ID)
+	if err != nil || view.Session.Provider != "local" || view.Session.Model != "m-local" {
+		t.Fatalf("the header's session: %+v %v", view.Session, err)
+	}
+
+	// No key in the database or providers.json.
+	b, _ := os.ReadFile(app.dbPath)
+	w, _ := os.ReadFile(app.dbPath + "-wal")
+	p, _ := os.ReadFile(v.Path)
+	for _, data := range [][]byte{b, w, p} {
+		if bytes.Contains(data, []byte("sk-local-file-secret")) || bytes.Contains(data, []byte("sk-test-secret")) {
+			t.Fatal("a key reached the database or providers.json")
+		}
+	}
+}
+
+// chats counts the chat requests s received (Test connection's model list is not one).
+func chats(s *fakeai.Server) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if r.Method == "POST" {
+			n++
+		}
+	}
+	return n
+}
