@@ -131,6 +131,22 @@ export namespace checkpoint {
 
 export namespace config {
 	
+	export class KeyOrigin {
+	    from: string;
+	    name?: string;
+	    found: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new KeyOrigin(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.from = source["from"];
+	        this.name = source["name"];
+	        this.found = source["found"];
+	    }
+	}
 	export class Preset {
 	    name: string;
 	    base_url: string;
@@ -146,6 +162,72 @@ export namespace config {
 	        this.base_url = source["base_url"];
 	        this.needs_key = source["needs_key"];
 	    }
+	}
+	export class Provider {
+	    name: string;
+	    kind: string;
+	    base_url: string;
+	    api_key_env?: string;
+	    api_key_file?: string;
+	    models: string[];
+	    thinking_budget?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Provider(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.base_url = source["base_url"];
+	        this.api_key_env = source["api_key_env"];
+	        this.api_key_file = source["api_key_file"];
+	        this.models = source["models"];
+	        this.thinking_budget = source["thinking_budget"];
+	    }
+	}
+	export class ProviderInfo {
+	    name: string;
+	    kind: string;
+	    base_url: string;
+	    models: string[];
+	    thinking_budget: number;
+	    key: KeyOrigin;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProviderInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.base_url = source["base_url"];
+	        this.models = source["models"];
+	        this.thinking_budget = source["thinking_budget"];
+	        this.key = this.convertValues(source["key"], KeyOrigin);
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
@@ -400,6 +482,8 @@ export namespace desktop {
 	    model: string;
 	    input_per_mtok: number;
 	    output_per_mtok: number;
+	    cache_read_per_mtok: number;
+	    cache_write_per_mtok: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Price(source);
@@ -410,7 +494,45 @@ export namespace desktop {
 	        this.model = source["model"];
 	        this.input_per_mtok = source["input_per_mtok"];
 	        this.output_per_mtok = source["output_per_mtok"];
+	        this.cache_read_per_mtok = source["cache_read_per_mtok"];
+	        this.cache_write_per_mtok = source["cache_write_per_mtok"];
 	    }
+	}
+	export class ProvidersView {
+	    path: string;
+	    providers: config.Provider[];
+	    infos: config.ProviderInfo[];
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProvidersView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.providers = this.convertValues(source["providers"], config.Provider);
+	        this.infos = this.convertValues(source["infos"], config.ProviderInfo);
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	
 	export class SandboxInput {
@@ -504,6 +626,7 @@ export namespace desktop {
 		}
 	}
 	export class SavedSettings {
+	    provider: string;
 	    base_url: string;
 	    model: string;
 	    has_key: boolean;
@@ -522,6 +645,7 @@ export namespace desktop {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
 	        this.base_url = source["base_url"];
 	        this.model = source["model"];
 	        this.has_key = source["has_key"];
@@ -558,6 +682,7 @@ export namespace desktop {
 	    title: string;
 	    workspace: string;
 	    model: string;
+	    provider: string;
 	    parent_id: string;
 	    fork_seq: number;
 	    // Go type: time
@@ -576,6 +701,7 @@ export namespace desktop {
 	        this.title = source["title"];
 	        this.workspace = source["workspace"];
 	        this.model = source["model"];
+	        this.provider = source["provider"];
 	        this.parent_id = source["parent_id"];
 	        this.fork_seq = source["fork_seq"];
 	        this.created_at = this.convertValues(source["created_at"], null);
@@ -606,6 +732,7 @@ export namespace desktop {
 	    title: string;
 	    workspace: string;
 	    model: string;
+	    provider: string;
 	    parent_id: string;
 	    fork_seq: number;
 	    // Go type: time
@@ -625,6 +752,7 @@ export namespace desktop {
 	        this.title = source["title"];
 	        this.workspace = source["workspace"];
 	        this.model = source["model"];
+	        this.provider = source["provider"];
 	        this.parent_id = source["parent_id"];
 	        this.fork_seq = source["fork_seq"];
 	        this.created_at = this.convertValues(source["created_at"], null);
@@ -700,6 +828,7 @@ export namespace desktop {
 		}
 	}
 	export class SettingsInput {
+	    provider: string;
 	    base_url: string;
 	    model: string;
 	    api_key: string;
@@ -717,6 +846,7 @@ export namespace desktop {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
 	        this.base_url = source["base_url"];
 	        this.model = source["model"];
 	        this.api_key = source["api_key"];
@@ -1096,6 +1226,7 @@ export namespace store {
 	    run_id: string;
 	    session_id: string;
 	    model: string;
+	    provider: string;
 	    system_prompt_hash: string;
 	    budgets: number[];
 	    status: string;
@@ -1123,6 +1254,7 @@ export namespace store {
 	        this.run_id = source["run_id"];
 	        this.session_id = source["session_id"];
 	        this.model = source["model"];
+	        this.provider = source["provider"];
 	        this.system_prompt_hash = source["system_prompt_hash"];
 	        this.budgets = source["budgets"];
 	        this.status = source["status"];
