@@ -33,7 +33,7 @@ describe('ProvidersSettings', () => {
 
     const item = screen.getByRole('listitem', { name: 'Provider claude' });
     expect(item.textContent).toContain('key from $ANTHROPIC_API_KEY');
-    await userEvent.click(within(item).getByRole('button', { name: 'Test connection of claude' }));
+    await userEvent.click(within(item).getByRole('button', { name: 'Test claude connection' }));
     expect(await within(item).findByText('Connected: 2 model(s).')).toBeTruthy();
     // An empty model list is filled from the server's.
     expect(within(screen.getByRole('listitem', { name: 'Provider claude' })).getByText(/Models: fake-model, other-model/)).toBeTruthy();

@@ -139,7 +139,7 @@ function keySpec(x: Provider): string {
 function TestButton({ name, result, onTest }: { name: string; result: ConnectionResult | 'testing' | undefined; onTest: () => void }) {
   return (
     <>
-      <button type="button" className="small" aria-label={`Test connection of ${name}`} disabled={result === 'testing'} onClick={onTest}>
+      <button type="button" className="small" aria-label={`Test ${name} connection`} disabled={result === 'testing'} onClick={onTest}>
         {result === 'testing' ? 'Testing…' : 'Test connection'}
       </button>
       {result && result !== 'testing' && (
