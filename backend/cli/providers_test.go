@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -279,5 +280,29 @@ func TestSettingsJSONListsProvidersWithoutKeys(t *testing.T) {
 		!strings.Contains(out.String(), "claude (anthropic https://api.anthropic.com, models claude-sonnet-4-5, key file "+keyFile+")") ||
 		strings.Contains(out.String(), "sk-ant-file-secret") {
 		t.Fatalf("table (exit %d):\n%s", code, out.String())
+	}
+}
+
+// --thinking-budget is for one run; without it the provider's thinking_budget applies.
+func TestThinkingBudgetFlagOverProvider(t *testing.T) {
+	e := newProvidersEnv(t)
+	e.writeProviders(`{"providers": [{"name": "c", "kind": "anthropic", "base_url": "https://api.anthropic.com", "thinking_budget": 4096}]}`)
+	cfg, srcs, err := resolve(context.Background(), e.db, os.Getenv, desktop.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := loadProviders(cfg, srcs, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, big := 0, 8192
+	for _, c := range []struct {
+		provider string
+		flag     *int
+		want     int
+	}{{"c", nil, 4096}, {"c", &zero, 0}, {"c", &big, 8192}, {"default", nil, 0}, {"default", &big, 8192}} {
+		if got, err := thinkingBudget(ps, c.provider, c.flag); err != nil || got != c.want {
+			t.Errorf("provider %s, flag %v: %d %v; want %d", c.provider, c.flag, got, err, c.want)
+		}
 	}
 }

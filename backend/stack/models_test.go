@@ -41,9 +41,13 @@ func TestModelsSendEachRunToItsProvider(t *testing.T) {
 		File: config.ProvidersFile{Providers: []config.Provider{
 			{Name: "local", Kind: config.KindOpenAI, BaseURL: local.URL(), Models: []string{"m-local"}}}},
 	}
+	var budgets []int // the thinking budget each client was made with
 	models := stack.Models{
 		Providers: func(context.Context) (config.Providers, error) { return ps, nil },
-		Configure: func(c *provider.Config) { c.MaxRetries, c.RequestTimeout = -1, 20*time.Second },
+		Configure: func(c *provider.Config) {
+			c.MaxRetries, c.RequestTimeout = -1, 20*time.Second
+			budgets = append(budgets, c.ThinkingBudget)
+		},
 	}
 	st, err := stack.New(stack.Config{DB: db, Models: models})
 	if err != nil {
@@ -56,7 +60,12 @@ func TestModelsSendEachRunToItsProvider(t *testing.T) {
 	}
 	run := func(providerName, model string) loop.Result {
 		t.Helper()
-		id, err := st.Runner.Start(ctx, loop.RunSpec{SessionID: s.ID, Prompt: "hi", Model: model, Provider: providerName, Mode: tools.ModeAuto})
+		budget := 0
+		if providerName == "local" {
+			budget = 2048
+		}
+		id, err := st.Runner.Start(ctx, loop.RunSpec{SessionID: s.ID, Prompt: "hi", Model: model, Provider: providerName,
+			ThinkingBudget: budget, Mode: tools.ModeAuto})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,6 +79,9 @@ func TestModelsSendEachRunToItsProvider(t *testing.T) {
 	run("local", "m-local")
 	def.Enqueue(fakeai.Text("from default"))
 	run("", "m-default")
+	if len(budgets) != 2 || budgets[0] != 2048 || budgets[1] != 0 {
+		t.Fatalf("thinking budgets the clients were made with: %v, want the runs' [2048 0]", budgets)
+	}
 	if len(local.Requests()) != 1 || len(def.Requests()) != 1 {
 		t.Fatalf("requests: local %d, default %d; want 1 each", len(local.Requests()), len(def.Requests()))
 	}
