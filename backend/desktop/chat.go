@@ -54,17 +54,8 @@ func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error)
 	if err != nil {
 		return "", err
 	}
-	choice, err := c.runChoice(s, set)
-	if err != nil {
-		return "", err
-	}
-	ps, err := c.settings.Providers(ctx)
-	if err != nil {
-		return "", err
-	}
-	e, err := ps.Endpoint(choice.Provider)
-	if err != nil {
-		return "", err
+	if _, err := c.runChoice(s, set); err != nil {
+		return "", err // before a scratch folder is made for a run that cannot start
 	}
 	if s.Workspace == "" {
 		// A session whose person chose no folder works in an empty scratch folder of its
@@ -83,9 +74,7 @@ func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error)
 	if err != nil {
 		return "", err
 	}
-	spec := set.RunSpec(sessionID, s.Workspace, "")
-	spec.Provider, spec.Model, spec.ThinkingBudget = choice.Provider, choice.Model, e.ThinkingBudget
-	spec.Limits.Price, spec.Limits.ContextWindow = set.Price(choice.Model).Loop(), set.ContextWindow(choice.Model)
+	spec := set.RunSpec(sessionID, s.Workspace, "") // the provider and model: respec, as the run starts
 	spec.Sandbox = c.shellSandbox(sb.Effective)
 	spec.Plan = mode.Mode == store.ModePlan
 	if tools.Mode(mode.Approve).Valid() {

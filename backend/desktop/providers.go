@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -224,4 +225,34 @@ func (c *core) runChoice(s store.Session, set SavedSettings) (config.Choice, err
 		return config.Choice{}, ErrNotConfigured
 	}
 	return config.Choice{Provider: set.Provider, Model: set.Model}, nil
+}
+
+// respec gives a run the session's provider and model as they are when it starts, with
+// that model's price and context window and the provider's thinking budget. It runs for
+// every start (loop.Config.Respec), so a run the runner starts for queued messages uses a
+// choice made during the run before it, as the header said.
+func (c *core) respec(ctx context.Context, spec *loop.RunSpec) error {
+	set, err := c.settings.Load(ctx)
+	if err != nil {
+		return err
+	}
+	s, err := c.db.GetSession(ctx, spec.SessionID)
+	if err != nil {
+		return err
+	}
+	choice, err := c.runChoice(s, set)
+	if err != nil {
+		return err
+	}
+	ps, err := c.settings.Providers(ctx)
+	if err != nil {
+		return err
+	}
+	e, err := ps.Endpoint(choice.Provider)
+	if err != nil {
+		return err
+	}
+	spec.Provider, spec.Model, spec.ThinkingBudget = choice.Provider, choice.Model, e.ThinkingBudget
+	spec.Limits.Price, spec.Limits.ContextWindow = set.Price(choice.Model).Loop(), set.ContextWindow(choice.Model)
+	return nil
 }

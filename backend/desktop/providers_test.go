@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
@@ -107,4 +108,51 @@ func chats(s *fakeai.Server) int {
 		}
 	}
 	return n
+}
+
+// A change made while a run works applies to the next run, also when the runner starts that
+// run itself for a message queued meanwhile.
+func TestModelChangedDuringARunAppliesToTheQueuedNextRun(t *testing.T) {
+	def := startFake(t)
+	local := startFake(t)
+	app := newTestApp(t, def.URL())
+	if _, err := app.SaveProviders([]config.Provider{{Name: "local", Kind: config.KindOpenAI, BaseURL: local.URL(),
+		Models: []string{"m-local"}}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := app.NewSession("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def.Enqueue(fakeai.Text("a slow answer that takes a while").WithDelay(60 * time.Millisecond))
+	first, err := app.SendMessage(s.ID, "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.rec.waitFor(t, "text_delta", func(ev map[string]any) bool { return ev["type"] == "text_delta" && ev["run_id"] == first })
+	if _, err := app.SetSessionModel(s.ID, "local", "m-local"); err != nil {
+		t.Fatal(err)
+	}
+	local.Enqueue(fakeai.Text("from local"))
+	if id, err := app.SendMessage(s.ID, "queued while running"); err != nil || id != first {
+		t.Fatalf("the message was not queued on the running run: %q %v", id, err)
+	}
+	app.rec.runFinished(t, first)
+	next := app.rec.waitFor(t, "the next run's run_finished", func(ev map[string]any) bool {
+		return ev["type"] == "run_finished" && ev["run_id"] != first
+	})
+	if next["status"] != "completed" || chats(local) != 1 || chats(def) != 1 {
+		t.Fatalf("next run %v; chat requests: default %d, local %d", next["status"], chats(def), chats(local))
+	}
+	runs, err := app.Runs(s.ID)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs %+v %v", runs, err)
+	}
+	byID := map[string]string{}
+	for _, r := range runs {
+		byID[r.ID] = r.Provider + "/" + r.Model
+	}
+	if byID[first] != "default/fake-model" || byID[next["run_id"].(string)] != "local/m-local" {
+		t.Fatalf("run rows: %v", byID)
+	}
 }

@@ -107,7 +107,7 @@ func NewWith(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string, sb
 	models := stack.Models{Providers: settings.Providers, Configure: func(c *provider.Config) {
 		c.RequestTimeout, c.IdleTimeout, c.MaxRetries = 10*time.Minute, 2*time.Minute, 3
 	}}
-	st, err := stack.New(stack.Config{DB: db, Models: models, MCP: manager,
+	st, err := stack.New(stack.Config{DB: db, Models: models, Respec: c.respec, MCP: manager,
 		Checkpoints: checkpoint.New(db, checkpoint.Options{}), InstructionsDir: instr})
 	if err != nil {
 		_ = manager.Close()

@@ -93,6 +93,10 @@ type Config struct {
 	PersistTimeout time.Duration
 	// InstructionsDir holds the person's own AGENTS.md ($XDG_CONFIG_HOME/loopdesk); "" for none.
 	InstructionsDir string
+	// Respec, when set, completes every run's spec as Start begins — the runs the runner
+	// starts itself for queued messages included — so each run takes the session's provider
+	// and model as they are then: a change made during a run applies from the next one.
+	Respec func(ctx context.Context, spec *RunSpec) error
 }
 
 // RunSpec is one run: the prompt plus the agent chosen for it.
@@ -223,6 +227,11 @@ func (r *Runner) Bus() *Bus { return r.bus }
 func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
 	if spec.Prompt == "" && len(spec.Queued) == 0 && spec.CompactThrough == 0 {
 		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrNoPrompt)
+	}
+	if r.cfg.Respec != nil {
+		if err := r.cfg.Respec(ctx, &spec); err != nil {
+			return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, err)
+		}
 	}
 	if err := r.openModel(ctx, &spec); err != nil {
 		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, err)

@@ -34,6 +34,8 @@ type Config struct {
 	Logger      *slog.Logger
 	// InstructionsDir holds the person's own AGENTS.md (config.ConfigDir()); "" for none.
 	InstructionsDir string
+	// Respec completes each run's spec as it starts (loop.Config.Respec); nil for none.
+	Respec func(ctx context.Context, spec *loop.RunSpec) error
 }
 
 // Stack is the wired agent. Close stops every run and the MCP servers; the caller closes
@@ -64,7 +66,8 @@ func New(cfg Config) (*Stack, error) {
 	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB}),
 		MCP: cfg.MCP, Checkpoints: cfg.Checkpoints}
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
-		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir}
+		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
+		Respec: cfg.Respec}
 	if cfg.Checkpoints != nil {
 		lc.Checkpoints = cfg.Checkpoints
 	}
