@@ -165,6 +165,11 @@ func TestRunSessionKeepsItsOwnProviderAndModel(t *testing.T) {
 		t.Fatalf("run rows: %s\nwant       %s", strings.Join(got, " "), want)
 	}
 	db.Close()
+	var out, errb bytes.Buffer
+	if code := Sessions(context.Background(), []string{"show", "--db", e.db, sid}, &out, &errb); code != 0 ||
+		!strings.Contains(out.String(), "provider default  model m-default") {
+		t.Fatalf("sessions show (exit %d):\n%s%s", code, out.String(), errb.String())
+	}
 	assertNoKeyInFiles(t, filepath.Dir(e.db), defaultKey, localKey)
 }
 
