@@ -51,6 +51,7 @@ test('a provider added in Settings serves the session whose header chose it', { 
   await choice.click();
   await page.getByRole('combobox', { name: 'Session provider' }).selectOption('local');
   await page.getByRole('combobox', { name: 'Session model' }).fill('local-model');
+  await shot(page, 'providers-session-chooser');
   await page.getByRole('button', { name: 'Use for the next run' }).click();
   await page.getByRole('button', { name: /Provider and model of the next run: local · local-model/ }).waitFor();
   await shot(page, 'providers-session-header');
