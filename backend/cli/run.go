@@ -302,7 +302,14 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	}
 	defer db.Close()
 
-	sessionID, choice, err := runSession(ctx, db, o, ps, cfg)
+	models := stack.Models{Providers: func(context.Context) (config.Providers, error) { return ps, nil }}
+	// The client is made (no I/O) before the session is written: a provider this build
+	// cannot open leaves nothing behind.
+	canOpen := func(c config.Choice) error {
+		_, _, err := models.Model(ctx, c.Provider, 0)
+		return err
+	}
+	sessionID, choice, err := runSession(ctx, db, o, ps, cfg, canOpen)
 	if err != nil {
 		return runExitOther, err
 	}
@@ -321,7 +328,6 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	if err != nil {
 		return runExitOther, err
 	}
-	models := stack.Models{Providers: func(context.Context) (config.Providers, error) { return ps, nil }}
 	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec, InstructionsDir: instr,
 		Models: models})
 	if err != nil {
@@ -390,7 +396,8 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 // runSession opens the session to continue, or creates one for the workspace, with the
 // run's provider and model (config.Providers.Choose). A continued session whose provider
 // or model the flags change keeps the new ones for its next runs.
-func runSession(ctx context.Context, db *store.DB, o *runOptions, ps config.Providers, cfg desktop.Resolved) (string, config.Choice, error) {
+func runSession(ctx context.Context, db *store.DB, o *runOptions, ps config.Providers, cfg desktop.Resolved,
+	canOpen func(config.Choice) error) (string, config.Choice, error) {
 	flags, saved := config.Choice{}, config.Choice{Provider: cfg.Provider, Model: cfg.Model}
 	if o.provider != nil {
 		flags.Provider = *o.provider
@@ -412,6 +419,9 @@ func runSession(ctx context.Context, db *store.DB, o *runOptions, ps config.Prov
 		own := config.Choice{Provider: s.Provider, Model: s.Model}
 		c, err := ps.Choose(flags, &own, saved)
 		if err == nil {
+			err = canOpen(c)
+		}
+		if err == nil {
 			err = runCheckDir(o)
 		}
 		if err == nil && c != own && (c.Model != own.Model || own.Provider != "" || c.Provider != config.DefaultProvider) {
@@ -420,6 +430,9 @@ func runSession(ctx context.Context, db *store.DB, o *runOptions, ps config.Prov
 		return s.ID, c, err
 	}
 	c, err := ps.Choose(flags, nil, saved)
+	if err == nil {
+		err = canOpen(c)
+	}
 	if err != nil {
 		return "", config.Choice{}, err
 	}
