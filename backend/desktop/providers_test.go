@@ -156,3 +156,42 @@ func TestModelChangedDuringARunAppliesToTheQueuedNextRun(t *testing.T) {
 		t.Fatalf("run rows: %v", byID)
 	}
 }
+
+// The provider for new sessions is saved with Settings (a name providers.json does not
+// have is refused); a broken providers.json is reported in Settings and refuses runs on the
+// file's providers with the file and entry named, while "default" is still listed.
+func TestSavedProviderAndABrokenProvidersFile(t *testing.T) {
+	def := startFake(t)
+	local := startFake(t)
+	app := newTestApp(t, def.URL())
+	in := desktop.SettingsInput{Provider: "local", BaseURL: def.URL(), Model: "m-local"}
+	if _, err := app.SaveSettings(in); !errors.Is(err, desktop.ErrInvalidInput) || !strings.Contains(err.Error(), `no provider "local"`) {
+		t.Fatalf("an unknown saved provider: %v", err)
+	}
+	v, err := app.SaveProviders([]config.Provider{{Name: "local", Kind: config.KindOpenAI, BaseURL: local.URL(), Models: []string{"m-local"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := app.SaveSettings(in)
+	if err != nil || set.Provider != "local" || !set.Configured {
+		t.Fatalf("saved: %+v %v", set, err)
+	}
+	s, err := app.NewSession("")
+	if err != nil || s.Provider != "local" || s.Model != "m-local" {
+		t.Fatalf("a new session gets the saved provider: %+v %v", s, err)
+	}
+
+	if err := os.WriteFile(v.Path, []byte(`{"providers": [{"name": "local", "kind": "openai", "base_url": "nope"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v = app.ListProviders()
+	if !strings.Contains(v.Error, `provider "local": base_url "nope"`) || len(v.Infos) != 1 || v.Infos[0].Name != "default" {
+		t.Fatalf("broken file: %+v", v)
+	}
+	if _, err := app.SendMessage(s.ID, "hi"); err == nil || !strings.Contains(err.Error(), "providers file "+v.Path) {
+		t.Fatalf("a run on a broken file: %v", err)
+	}
+	if chats(local) != 0 {
+		t.Fatal("a request was sent")
+	}
+}

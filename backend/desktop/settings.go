@@ -122,8 +122,8 @@ type SettingsStore struct {
 	DB     *store.DB
 	Keys   config.Keys
 	Getenv func(string) string
-	// ProvidersPath is providers.json, where a saved provider other than "default" must be
-	// configured; "" is config.ProvidersPath().
+	// ProvidersPath is providers.json; "" is providers.json next to the key file (Keys.Dir),
+	// else config.ProvidersPath().
 	ProvidersPath string
 }
 
@@ -338,12 +338,9 @@ func (s SettingsStore) checkProvider(name string) (string, error) {
 	if name == "" || name == config.DefaultProvider {
 		return config.DefaultProvider, nil
 	}
-	path := s.ProvidersPath
-	if path == "" {
-		var err error
-		if path, err = config.ProvidersPath(); err != nil {
-			return "", err
-		}
+	path, err := s.providersPath()
+	if err != nil {
+		return "", err
 	}
 	f, err := config.LoadProviders(path)
 	if err != nil {
