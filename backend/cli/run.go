@@ -302,22 +302,11 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	}
 	defer db.Close()
 
-	models := stack.Models{Providers: func(context.Context) (config.Providers, error) { return ps, nil }}
-	// The client is made (no I/O) before the session is written: a provider this build
-	// cannot open leaves nothing behind.
-	canOpen := func(c config.Choice) error {
-		_, _, err := models.Model(ctx, c.Provider, 0)
-		return err
-	}
-	sessionID, choice, err := runSession(ctx, db, o, ps, cfg, canOpen)
+	target, err := runTargetOf(ctx, db, o, ps, &cfg)
 	if err != nil {
 		return runExitOther, err
 	}
-	cfg.UseModel(choice.Model, o.flags)
-	budget, err := thinkingBudget(ps, choice.Provider, o.thinking)
-	if err != nil {
-		return runExitOther, err
-	}
+	sessionID := target.sessionID
 	// A one-shot process: no inotify watcher, each capture walks the folder (stat only).
 	rec := checkpoint.New(db, checkpoint.Options{NoWatch: true})
 	defer rec.Close()
@@ -329,7 +318,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		return runExitOther, err
 	}
 	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec, InstructionsDir: instr,
-		Models: models})
+		Models: target.models})
 	if err != nil {
 		return runExitOther, err
 	}
@@ -354,7 +343,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	spec := cfg.RunSpec(sessionID, o.workspace, o.prompt, o.system)
 	spec.Sandbox = shell
 	spec.Plan = o.plan
-	spec.Provider, spec.ThinkingBudget = choice.Provider, budget
+	spec.Provider, spec.ThinkingBudget = target.choice.Provider, target.budget
 	runID, err := runner.Start(ctx, spec)
 	if err != nil {
 		return runExitOther, err
@@ -447,6 +436,33 @@ func runSession(ctx context.Context, db *store.DB, o *runOptions, ps config.Prov
 		return "", config.Choice{}, err
 	}
 	return s.ID, c, nil
+}
+
+// runTarget is what a run works on and with: its session, provider and model, thinking
+// budget, and the clients of the configured providers.
+type runTarget struct {
+	sessionID string
+	choice    config.Choice
+	budget    int
+	models    stack.Models
+}
+
+// runTargetOf picks the session and the run's provider and model (cfg then prices the
+// model). The client is made (no I/O) before the session is written, so a provider this
+// build cannot open leaves nothing behind.
+func runTargetOf(ctx context.Context, db *store.DB, o *runOptions, ps config.Providers, cfg *desktop.Resolved) (runTarget, error) {
+	t := runTarget{models: stack.Models{Providers: func(context.Context) (config.Providers, error) { return ps, nil }}}
+	canOpen := func(c config.Choice) error {
+		_, _, err := t.models.Model(ctx, c.Provider, 0)
+		return err
+	}
+	var err error
+	if t.sessionID, t.choice, err = runSession(ctx, db, o, ps, *cfg, canOpen); err != nil {
+		return runTarget{}, err
+	}
+	cfg.UseModel(t.choice.Model, o.flags)
+	t.budget, err = thinkingBudget(ps, t.choice.Provider, o.thinking)
+	return t, err
 }
 
 // thinkingBudget is the run's thinking budget: the flag, else the provider's.
