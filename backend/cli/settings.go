@@ -244,7 +244,11 @@ func loadProviders(cfg desktop.Resolved, srcs []desktop.Source, getenv func(stri
 			from = config.KeyOrigin{From: "file", Name: s.Detail, Found: true}
 		}
 	}
-	return config.LoadAll(config.DefaultEndpoint(cfg.BaseURL, cfg.Model, cfg.APIKey, from), getenv)
+	model := cfg.Model
+	if cfg.Provider != config.DefaultProvider {
+		model = "" // the saved model belongs to the saved provider
+	}
+	return config.LoadAll(config.DefaultEndpoint(cfg.BaseURL, model, cfg.APIKey, from), getenv)
 }
 
 // providersRow is the last row: every provider, never a key. Its source is providers.json
