@@ -3,6 +3,9 @@ package desktop_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -193,5 +196,45 @@ func TestSavedProviderAndABrokenProvidersFile(t *testing.T) {
 	}
 	if chats(local) != 0 {
 		t.Fatal("a request was sent")
+	}
+}
+
+// Test connection of an anthropic provider asks GET /v1/models with the key in x-api-key and
+// lists the models; a refusal is reported with the server's message and never the key.
+func TestTestProviderAnthropicListsModels(t *testing.T) {
+	const key = "sk-ant-test-key-93f1"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" || r.Header.Get("anthropic-version") == "" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Header.Get("x-api-key") != key {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprintf(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key %s"}}`, r.Header.Get("x-api-key"))
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"type":"model","id":"claude-sonnet-4-5"},{"type":"model","id":"claude-opus-4-1"}],"has_more":false}`)
+	}))
+	defer srv.Close()
+	app := newTestApp(t, "")
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.key"), filepath.Join(dir, "bad.key")
+	for path, k := range map[string]string{good: key, bad: "sk-ant-wrong-5521"} {
+		if err := os.WriteFile(path, []byte(k+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := config.Provider{Name: "claude", Kind: config.KindAnthropic, BaseURL: srv.URL, APIKeyFile: good}
+	if r := app.TestProvider(p); !r.OK || strings.Join(r.Models, ",") != "claude-sonnet-4-5,claude-opus-4-1" {
+		t.Fatalf("good key: %+v", r)
+	}
+	p.APIKeyFile = bad
+	r := app.TestProvider(p)
+	if r.OK || !strings.Contains(r.Error, "401") || !strings.Contains(r.Error, "invalid x-api-key") || strings.Contains(r.Error, "sk-ant-wrong-5521") {
+		t.Fatalf("bad key: %+v", r)
+	}
+	p.BaseURL = srv.URL + "/v1"
+	if r := app.TestProvider(p); r.OK || !strings.Contains(r.Error, "without /v1") {
+		t.Fatalf("a /v1 base URL: %+v", r)
 	}
 }
