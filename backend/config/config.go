@@ -9,7 +9,8 @@
 // environment variable (api_key_env) or a 0600 file (api_key_file).
 //
 // Contract: LoadProviders never writes; SaveProviders validates first and writes
-// nothing invalid; Providers.Endpoint is the only place a key is read for a run,
+// nothing invalid; a providers.json key is read only by Provider.Key (through
+// Providers.Endpoint, when a client is made or a screen asks whether it is there),
 // and ProviderInfo (what screens and `loopdesk settings` show) never holds one.
 package config
 
