@@ -20,7 +20,10 @@ import (
 
 // Config is what differs between the window and the CLI.
 type Config struct {
-	DB     *store.DB
+	DB *store.DB
+	// Models gives each run the client of its provider (Models); without it every run uses
+	// Model. One of the two is required.
+	Models loop.Models
 	Model  loop.Model
 	Prices loop.PriceTable
 	// MCP, when not nil, offers its servers' tools after the built-in ones; each run gets
@@ -31,6 +34,8 @@ type Config struct {
 	Logger      *slog.Logger
 	// InstructionsDir holds the person's own AGENTS.md (config.ConfigDir()); "" for none.
 	InstructionsDir string
+	// Respec completes each run's spec as it starts (loop.Config.Respec); nil for none.
+	Respec func(ctx context.Context, spec *loop.RunSpec) error
 }
 
 // Stack is the wired agent. Close stops every run and the MCP servers; the caller closes
@@ -47,7 +52,7 @@ type Stack struct {
 
 // New wires a Stack. It does no I/O.
 func New(cfg Config) (*Stack, error) {
-	if cfg.DB == nil || cfg.Model == nil {
+	if cfg.DB == nil || (cfg.Model == nil && cfg.Models == nil) {
 		return nil, fmt.Errorf("build the agent stack: a database and a model are required")
 	}
 	ts := &Tools{mcp: cfg.MCP, log: cfg.Logger}
@@ -60,8 +65,9 @@ func New(cfg Config) (*Stack, error) {
 	}
 	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB}),
 		MCP: cfg.MCP, Checkpoints: cfg.Checkpoints}
-	lc := loop.Config{Store: cfg.DB, Model: cfg.Model, Approver: s.Approver, Tools: ts,
-		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir}
+	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
+		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
+		Respec: cfg.Respec}
 	if cfg.Checkpoints != nil {
 		lc.Checkpoints = cfg.Checkpoints
 	}

@@ -195,6 +195,22 @@ export namespace checkpoint {
 
 export namespace config {
 	
+	export class KeyOrigin {
+	    from: string;
+	    name?: string;
+	    found: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new KeyOrigin(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.from = source["from"];
+	        this.name = source["name"];
+	        this.found = source["found"];
+	    }
+	}
 	export class Preset {
 	    name: string;
 	    base_url: string;
@@ -210,6 +226,72 @@ export namespace config {
 	        this.base_url = source["base_url"];
 	        this.needs_key = source["needs_key"];
 	    }
+	}
+	export class Provider {
+	    name: string;
+	    kind: string;
+	    base_url: string;
+	    api_key_env?: string;
+	    api_key_file?: string;
+	    models: string[];
+	    thinking_budget?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Provider(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.base_url = source["base_url"];
+	        this.api_key_env = source["api_key_env"];
+	        this.api_key_file = source["api_key_file"];
+	        this.models = source["models"];
+	        this.thinking_budget = source["thinking_budget"];
+	    }
+	}
+	export class ProviderInfo {
+	    name: string;
+	    kind: string;
+	    base_url: string;
+	    models: string[];
+	    thinking_budget: number;
+	    key: KeyOrigin;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProviderInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.base_url = source["base_url"];
+	        this.models = source["models"];
+	        this.thinking_budget = source["thinking_budget"];
+	        this.key = this.convertValues(source["key"], KeyOrigin);
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
@@ -418,6 +500,66 @@ export namespace desktop {
 	        this.preview = source["preview"];
 	    }
 	}
+	export class PendingApproval {
+	    call_id: string;
+	    name: string;
+	    arguments: string;
+	    read_only: boolean;
+	    sandboxed: boolean;
+	    network: boolean;
+	    hunks?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingApproval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.call_id = source["call_id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	        this.read_only = source["read_only"];
+	        this.sandboxed = source["sandboxed"];
+	        this.network = source["network"];
+	        this.hunks = source["hunks"];
+	    }
+	}
+	export class LiveView {
+	    seq: number;
+	    running_run_id: string;
+	    pending: PendingApproval[];
+	    queued: loop.QueuedMessage[];
+	
+	    static createFrom(source: any = {}) {
+	        return new LiveView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.running_run_id = source["running_run_id"];
+	        this.pending = this.convertValues(source["pending"], PendingApproval);
+	        this.queued = this.convertValues(source["queued"], loop.QueuedMessage);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class MCPView {
 	    path: string;
 	    config: mcp.Config;
@@ -456,34 +598,13 @@ export namespace desktop {
 		    return a;
 		}
 	}
-	export class PendingApproval {
-	    call_id: string;
-	    name: string;
-	    arguments: string;
-	    read_only: boolean;
-	    sandboxed: boolean;
-	    network: boolean;
-	    hunks?: number[];
 	
-	    static createFrom(source: any = {}) {
-	        return new PendingApproval(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.call_id = source["call_id"];
-	        this.name = source["name"];
-	        this.arguments = source["arguments"];
-	        this.read_only = source["read_only"];
-	        this.sandboxed = source["sandboxed"];
-	        this.network = source["network"];
-	        this.hunks = source["hunks"];
-	    }
-	}
 	export class Price {
 	    model: string;
 	    input_per_mtok: number;
 	    output_per_mtok: number;
+	    cache_read_per_mtok: number;
+	    cache_write_per_mtok: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Price(source);
@@ -494,7 +615,45 @@ export namespace desktop {
 	        this.model = source["model"];
 	        this.input_per_mtok = source["input_per_mtok"];
 	        this.output_per_mtok = source["output_per_mtok"];
+	        this.cache_read_per_mtok = source["cache_read_per_mtok"];
+	        this.cache_write_per_mtok = source["cache_write_per_mtok"];
 	    }
+	}
+	export class ProvidersView {
+	    path: string;
+	    providers: config.Provider[];
+	    infos: config.ProviderInfo[];
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProvidersView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.providers = this.convertValues(source["providers"], config.Provider);
+	        this.infos = this.convertValues(source["infos"], config.ProviderInfo);
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class RevertedHunk {
 	    hunk: checkpoint.Hunk;
@@ -624,6 +783,7 @@ export namespace desktop {
 		}
 	}
 	export class SavedSettings {
+	    provider: string;
 	    base_url: string;
 	    model: string;
 	    has_key: boolean;
@@ -642,6 +802,7 @@ export namespace desktop {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
 	        this.base_url = source["base_url"];
 	        this.model = source["model"];
 	        this.has_key = source["has_key"];
@@ -678,6 +839,7 @@ export namespace desktop {
 	    title: string;
 	    workspace: string;
 	    model: string;
+	    provider: string;
 	    parent_id: string;
 	    fork_seq: number;
 	    // Go type: time
@@ -696,6 +858,7 @@ export namespace desktop {
 	        this.title = source["title"];
 	        this.workspace = source["workspace"];
 	        this.model = source["model"];
+	        this.provider = source["provider"];
 	        this.parent_id = source["parent_id"];
 	        this.fork_seq = source["fork_seq"];
 	        this.created_at = this.convertValues(source["created_at"], null);
@@ -726,6 +889,7 @@ export namespace desktop {
 	    title: string;
 	    workspace: string;
 	    model: string;
+	    provider: string;
 	    parent_id: string;
 	    fork_seq: number;
 	    // Go type: time
@@ -745,6 +909,7 @@ export namespace desktop {
 	        this.title = source["title"];
 	        this.workspace = source["workspace"];
 	        this.model = source["model"];
+	        this.provider = source["provider"];
 	        this.parent_id = source["parent_id"];
 	        this.fork_seq = source["fork_seq"];
 	        this.created_at = this.convertValues(source["created_at"], null);
@@ -820,6 +985,7 @@ export namespace desktop {
 		}
 	}
 	export class SettingsInput {
+	    provider: string;
 	    base_url: string;
 	    model: string;
 	    api_key: string;
@@ -837,6 +1003,7 @@ export namespace desktop {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
 	        this.base_url = source["base_url"];
 	        this.model = source["model"];
 	        this.api_key = source["api_key"];
@@ -1216,6 +1383,7 @@ export namespace store {
 	    run_id: string;
 	    session_id: string;
 	    model: string;
+	    provider: string;
 	    system_prompt_hash: string;
 	    budgets: number[];
 	    status: string;
@@ -1224,6 +1392,8 @@ export namespace store {
 	    tool_calls: number;
 	    input_tokens: number;
 	    output_tokens: number;
+	    cache_read_tokens: number;
+	    cache_write_tokens: number;
 	    cost_usd: number;
 	    // Go type: time
 	    started_at: any;
@@ -1243,6 +1413,7 @@ export namespace store {
 	        this.run_id = source["run_id"];
 	        this.session_id = source["session_id"];
 	        this.model = source["model"];
+	        this.provider = source["provider"];
 	        this.system_prompt_hash = source["system_prompt_hash"];
 	        this.budgets = source["budgets"];
 	        this.status = source["status"];
@@ -1251,6 +1422,8 @@ export namespace store {
 	        this.tool_calls = source["tool_calls"];
 	        this.input_tokens = source["input_tokens"];
 	        this.output_tokens = source["output_tokens"];
+	        this.cache_read_tokens = source["cache_read_tokens"];
+	        this.cache_write_tokens = source["cache_write_tokens"];
 	        this.cost_usd = source["cost_usd"];
 	        this.started_at = this.convertValues(source["started_at"], null);
 	        this.ended_at = this.convertValues(source["ended_at"], null);
@@ -1300,6 +1473,8 @@ export namespace store {
 	    input_tokens: number;
 	    output_tokens: number;
 	    cost: number;
+	    cache_read_tokens: number;
+	    cache_write_tokens: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Totals(source);
@@ -1314,6 +1489,8 @@ export namespace store {
 	        this.input_tokens = source["input_tokens"];
 	        this.output_tokens = source["output_tokens"];
 	        this.cost = source["cost"];
+	        this.cache_read_tokens = source["cache_read_tokens"];
+	        this.cache_write_tokens = source["cache_write_tokens"];
 	    }
 	}
 
