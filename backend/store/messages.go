@@ -82,7 +82,7 @@ func Messages(chunks []Chunk) ([]json.RawMessage, error) {
 			}
 		case KindSummary:
 			// Folded in below at the position of the first replaced row.
-		case KindApproval, KindUsage:
+		case KindApproval, KindUsage, KindHook:
 		default:
 			if c.Seq <= through {
 				if !summarized {
