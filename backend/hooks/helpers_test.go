@@ -86,7 +86,9 @@ func (f *fixture) writeJSON(path string, v any) {
 func (f *fixture) personalHooks(v any) { f.writeJSON(filepath.Join(f.personal, "hooks.json"), v) }
 
 // projectHooks writes <folder>/.loopdesk/hooks.json.
-func (f *fixture) projectHooks(v any) { f.writeJSON(filepath.Join(f.folder, ".loopdesk", "hooks.json"), v) }
+func (f *fixture) projectHooks(v any) {
+	f.writeJSON(filepath.Join(f.folder, ".loopdesk", "hooks.json"), v)
+}
 
 func (f *fixture) fire(in hooks.Input) hooks.Outcome {
 	f.t.Helper()
