@@ -82,6 +82,8 @@ type Config struct {
 	PersistTimeout time.Duration
 	// InstructionsDir holds the person's own AGENTS.md ($XDG_CONFIG_HOME/loopdesk); "" for none.
 	InstructionsDir string
+	// Hooks, when not nil, fires the person's hooks (runner_hooks.go).
+	Hooks Hooks
 }
 
 // RunSpec is one run: the prompt plus the agent chosen for it.
@@ -156,6 +158,7 @@ type Runner struct {
 	byRun     map[string]*run
 	closed    bool
 	wg        sync.WaitGroup
+	hookSeen  sync.Map // session ids whose SessionStart hooks have fired in this process
 }
 
 // New makes a Runner; it does no I/O.

@@ -102,11 +102,14 @@ func (rn *run) requestApprovals(calls []Call) {
 				rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: false, By: ByPlanMode, Reason: PlanRefusal})
 				return
 			}
+			call, hook, hookReason := rn.preToolUse(c) // updatedInput and the hooks' decision
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: rn.spec.Mode, Call: c, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(c),
+				Mode: rn.spec.Mode, Call: call, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(call),
+				Hook: hook, HookReason: hookReason,
 				OnPending: func(p tools.Pending) {
-					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(c.Arguments), ReadOnly: p.ReadOnly,
-						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(c)})
+					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(call.Arguments), ReadOnly: p.ReadOnly,
+						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(call)})
+					rn.notifyHooks("Loopdesk needs your permission to use " + c.Name)
 				}})
 			if err != nil {
 				if rn.op.Err() != nil {
@@ -159,6 +162,7 @@ func (rn *run) runTool(c Call) {
 	if rn.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
+	res = rn.postToolUse(c, res)
 	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note, IsError: res.IsError, Sandboxed: res.Meta.Sandboxed})
 }
 
