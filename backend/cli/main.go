@@ -34,6 +34,8 @@ const Usage = `usage: loopdesk [FOLDER]                open the window (a new se
                                          the MCP servers and their health
        loopdesk settings [--json] [--db PATH]
                                          the effective settings and where each comes from
+       loopdesk hooks list|trust [--json] [--workspace DIR] [--db PATH]
+                                         the hooks of a folder; trust its project hooks
        loopdesk --version                the version and commit
        loopdesk --help                   this text
 
@@ -75,6 +77,8 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return Launch{Code: MCP(ctx, args[1:], stdout, stderr)}
+		case "hooks":
+			return Launch{Code: Hooks(context.Background(), args[1:], getenv, stdout, stderr)}
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, Usage)
 			return Launch{Code: ExitOK}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -28,8 +29,24 @@ type TrustKeeper interface {
 	TrustHooks(ctx context.Context, workspace, sha256, config string) (store.HookTrust, error)
 }
 
+// Folder is the form of a folder path trust is kept under: absolute, symbolic links
+// resolved (as the runner's workspace root), so "." and the real path share one trust.
+func Folder(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return "", fmt.Errorf("hooks of folder %s: %w", dir, err)
+	}
+	return abs, nil
+}
+
 // State reads the folder's project hooks and compares them with the trust recorded.
 func State(ctx context.Context, db TrustStore, workspace string) (TrustState, []error) {
+	if f, err := Folder(workspace); err == nil {
+		workspace = f
+	}
 	cfg, errs := Load("", workspace)
 	st := TrustState{Workspace: workspace, SHA256: cfg.SHA256, Config: cfg.Text, Hooks: cfg.ProjectHooks()}
 	if cfg.SHA256 == "" {
@@ -52,6 +69,10 @@ func State(ctx context.Context, db TrustStore, workspace string) (TrustState, []
 // not "", must be the hash the person was shown: if the files changed since, nothing is
 // trusted and the error says so (the person trusts what they saw, never what came after).
 func Trust(ctx context.Context, db TrustKeeper, workspace, sha256 string) (TrustState, error) {
+	workspace, err := Folder(workspace)
+	if err != nil {
+		return TrustState{}, err
+	}
 	cfg, errs := Load("", workspace)
 	if len(errs) > 0 {
 		return TrustState{}, fmt.Errorf("trust the hooks of %s: %w", workspace, errors.Join(errs...))

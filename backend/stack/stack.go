@@ -12,6 +12,7 @@ import (
 	"log/slog"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -31,6 +32,10 @@ type Config struct {
 	Logger      *slog.Logger
 	// InstructionsDir holds the person's own AGENTS.md (config.ConfigDir()); "" for none.
 	InstructionsDir string
+	// Hooks fires the person's hooks; nil: an engine reading the personal hooks.json from
+	// InstructionsDir. New sets its Trust and Rows to DB, so project hooks run only while
+	// trusted in this database.
+	Hooks *hooks.Engine
 }
 
 // Stack is the wired agent. Close stops every run and the MCP servers; the caller closes
@@ -43,6 +48,7 @@ type Stack struct {
 	Runner      *loop.Runner
 	MCP         *mcp.Manager         // nil without MCP
 	Checkpoints *checkpoint.Recorder // nil without checkpoints
+	Hooks       *hooks.Engine
 }
 
 // New wires a Stack. It does no I/O.
@@ -65,6 +71,12 @@ func New(cfg Config) (*Stack, error) {
 	if cfg.Checkpoints != nil {
 		lc.Checkpoints = cfg.Checkpoints
 	}
+	s.Hooks = cfg.Hooks
+	if s.Hooks == nil {
+		s.Hooks = &hooks.Engine{PersonalDir: cfg.InstructionsDir}
+	}
+	s.Hooks.Trust, s.Hooks.Rows, s.Hooks.Logger = cfg.DB, cfg.DB, cfg.Logger
+	lc.Hooks = s.Hooks
 	s.Runner = loop.New(lc)
 	return s, nil
 }
