@@ -1,0 +1,133 @@
+package agents
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The command template folders, in the order they are read: a name found twice keeps the first.
+var projectCommandDirs = []string{".loopdesk/commands", ".claude/commands"}
+
+// Command is a slash command template: <name>.md whose body is sent as the message, with
+// $ARGUMENTS replaced by what the person typed after /<name>. A template whose front matter
+// cannot be read is kept with Error, so the palette can say why it is not offered.
+type Command struct {
+	Name         string
+	Description  string
+	ArgumentHint string
+	Body         string
+	Path         string
+	Error        string
+}
+
+type commandFrontMatter struct {
+	Description  string    `yaml:"description"`
+	ArgumentHint yaml.Node `yaml:"argument-hint"`
+}
+
+// hint reads argument-hint as written: Claude Code's own examples write it unquoted as
+// "[pr-number]", which YAML reads as a list.
+func hint(n yaml.Node) string {
+	if n.Kind != yaml.SequenceNode {
+		return n.Value
+	}
+	parts := make([]string, len(n.Content))
+	for i, c := range n.Content {
+		parts[i] = c.Value
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// Commands reads the command templates of folder (.loopdesk/commands, .claude/commands) and
+// of the personal config folder's commands/, in that order, each list sorted by name.
+func Commands(personalDir, folder string) []Command {
+	var roots []string
+	if folder != "" {
+		for _, d := range projectCommandDirs {
+			roots = append(roots, filepath.Join(folder, d))
+		}
+	}
+	if personalDir != "" {
+		roots = append(roots, filepath.Join(personalDir, "commands"))
+	}
+	var out []Command
+	seen := map[string]string{}
+	for _, root := range roots {
+		paths, _ := filepath.Glob(filepath.Join(root, "*.md")) // the pattern is valid
+		sort.Strings(paths)
+		for _, p := range paths {
+			c := readCommand(p)
+			if c.Error == "" {
+				if first, dup := seen[c.Name]; dup {
+					c.Error = "a command named " + c.Name + " is already defined in " + first
+				} else {
+					seen[c.Name] = p
+				}
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func readCommand(path string) Command {
+	c := Command{Name: strings.TrimSuffix(filepath.Base(path), ".md"), Path: path}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.Error = err.Error()
+		}
+		return c
+	}
+	head, body, err := splitFrontMatter(b)
+	switch {
+	case errors.Is(err, errNoFrontMatter):
+		c.Body = body
+		return c
+	case err != nil:
+		c.Error = err.Error()
+		return c
+	}
+	var fm commandFrontMatter
+	if err := yaml.Unmarshal(head, &fm); err != nil {
+		c.Error = "front matter is not valid YAML: " + err.Error()
+		return c
+	}
+	c.Description, c.ArgumentHint, c.Body = fm.Description, hint(fm.ArgumentHint), body
+	return c
+}
+
+// placeholder matches $ARGUMENTS and $1 ... $9 (Claude Code's positional arguments).
+var placeholder = regexp.MustCompile(`\$ARGUMENTS|\$[1-9]`)
+
+// Expand is the message a command sends: its body with $ARGUMENTS replaced by args, and $1
+// ... $9 by the words of args (a missing word becomes ""). A body that mentions neither gets
+// args appended on a line of their own, so nothing the person typed is lost.
+func (c Command) Expand(args string) string {
+	args = strings.TrimSpace(args)
+	body := strings.TrimSpace(c.Body)
+	if !placeholder.MatchString(body) {
+		if args == "" {
+			return body
+		}
+		return body + "\n\n" + args
+	}
+	words := strings.Fields(args)
+	// One pass, so text the person typed is never itself expanded.
+	return placeholder.ReplaceAllStringFunc(body, func(m string) string {
+		if m == "$ARGUMENTS" {
+			return args
+		}
+		if i := int(m[1] - '1'); i < len(words) {
+			return words[i]
+		}
+		return ""
+	})
+}
