@@ -202,3 +202,11 @@ func Prompt(skills []Skill) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// Catalog lists a folder's skills for the runner's system prompt (loop.Skills).
+type Catalog struct {
+	PersonalDir string // the loopdesk config folder holding skills/; "" for none
+}
+
+// Prompt implements loop.Skills.
+func (c Catalog) Prompt(folder string) string { return Prompt(Skills(c.PersonalDir, folder)) }

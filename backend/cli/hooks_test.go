@@ -117,3 +117,51 @@ func TestRunSkipsUntrustedProjectHooks(t *testing.T) {
 		t.Fatal("the trusted project hook did not run")
 	}
 }
+
+// `skills list --json` prints {"name","description","source","error"} for valid and
+// invalid skills alike.
+func TestSkillsList(t *testing.T) {
+	ws := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for path, text := range map[string]string{
+		".claude/skills/release/SKILL.md": "---\nname: release\ndescription: Cut a release.\n---\nsteps\n",
+		".agents/skills/Oops/SKILL.md":    "---\nname: Oops\ndescription: x\n---\n",
+	} {
+		p := filepath.Join(ws, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := Skills([]string{"list", "--json", "--workspace", ws}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	var valid, invalid map[string]any
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil || len(m) != 4 {
+			t.Fatalf("line %s: %v", l, err)
+		}
+		if m["error"] == "" {
+			valid = m
+		} else {
+			invalid = m
+		}
+	}
+	if valid["name"] != "release" || valid["description"] != "Cut a release." || !strings.HasSuffix(valid["source"].(string), ".claude/skills/release/SKILL.md") {
+		t.Fatalf("valid: %v", valid)
+	}
+	if invalid == nil || !strings.HasSuffix(invalid["source"].(string), ".agents/skills/Oops/SKILL.md") || !strings.Contains(invalid["error"].(string), "lowercase") {
+		t.Fatalf("invalid: %v", invalid)
+	}
+	if code := Skills([]string{"show"}, &out, &errb); code != ExitUsage {
+		t.Fatalf("skills show: exit %d", code)
+	}
+}

@@ -36,6 +36,8 @@ const Usage = `usage: loopdesk [FOLDER]                open the window (a new se
                                          the effective settings and where each comes from
        loopdesk hooks list|trust [--json] [--workspace DIR] [--db PATH]
                                          the hooks of a folder; trust its project hooks
+       loopdesk skills list [--json] [--workspace DIR]
+                                         the skills of a folder, valid or not
        loopdesk --version                the version and commit
        loopdesk --help                   this text
 
@@ -79,6 +81,8 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 			return Launch{Code: MCP(ctx, args[1:], stdout, stderr)}
 		case "hooks":
 			return Launch{Code: Hooks(context.Background(), args[1:], getenv, stdout, stderr)}
+		case "skills":
+			return Launch{Code: Skills(args[1:], stdout, stderr)}
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, Usage)
 			return Launch{Code: ExitOK}

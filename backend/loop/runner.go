@@ -84,6 +84,8 @@ type Config struct {
 	InstructionsDir string
 	// Hooks, when not nil, fires the person's hooks (runner_hooks.go).
 	Hooks Hooks
+	// Skills, when not nil, lists the folder's skills in the system prompt (runner_skills.go).
+	Skills Skills
 }
 
 // RunSpec is one run: the prompt plus the agent chosen for it.
@@ -109,6 +111,9 @@ type RunSpec struct {
 	// CompactThrough > 0: instead of a prompt, summarise the rows through this seq
 	// ("Compact up to here"). See Runner.CompactThrough.
 	CompactThrough int64
+	// Command names the slash command or skill Prompt was expanded from ("/review"); the
+	// prompt's row records it.
+	Command string
 }
 
 // RunMode is the mode recorded on the run row.

@@ -112,13 +112,17 @@ func (rn *run) sessionSource(ctx context.Context) string {
 // hook rows of prepare and the hooks' context as note rows, so the first request carries
 // them; it returns the effects still to run.
 func (rn *run) afterPrompt(effects []Effect) []Effect {
-	if len(rn.hooks.rows) == 0 && len(rn.hooks.notes) == 0 {
+	if len(rn.hooks.rows) == 0 && len(rn.hooks.notes) == 0 && rn.spec.Command == "" {
 		return effects
 	}
 	cut := 0
 	for i, e := range effects {
 		if p, ok := e.(Persist); ok && len(p.Rows) > 0 && p.Rows[0].Kind() == KindUser {
 			cut = i + 1
+			if u, ok := p.Rows[0].(UserRow); ok && rn.spec.Command != "" {
+				rows := append([]Row{commandRow{UserRow: u, Command: rn.spec.Command}}, p.Rows[1:]...)
+				effects = append(append(effects[:i:i], Persist{Rows: rows}), effects[i+1:]...)
+			}
 			break
 		}
 	}

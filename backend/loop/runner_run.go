@@ -69,6 +69,7 @@ func (rn *run) prepare(ctx context.Context) error {
 	if err := rn.open(ctx); err != nil {
 		return fmt.Errorf("start run on session %s: %w", rn.spec.SessionID, err)
 	}
+	rn.withSkills()
 	if err := rn.promptHooks(ctx); err != nil {
 		rn.ws.Release()
 		return fmt.Errorf("start run on session %s: %w", rn.spec.SessionID, err)
@@ -326,6 +327,8 @@ func storePayload(row Row) any {
 	switch r := row.(type) {
 	case UserRow:
 		return store.UserPayload{Text: r.Text}
+	case commandRow:
+		return store.UserPayload{Text: r.Text, Command: r.Command}
 	case AssistantRow:
 		calls := make([]store.ToolCall, len(r.ToolCalls))
 		for i, c := range r.ToolCalls {

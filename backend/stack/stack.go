@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
@@ -56,18 +57,20 @@ func New(cfg Config) (*Stack, error) {
 	if cfg.DB == nil || cfg.Model == nil {
 		return nil, fmt.Errorf("build the agent stack: a database and a model are required")
 	}
-	ts := &Tools{mcp: cfg.MCP, log: cfg.Logger}
+	// load_skill reads the skills of each run's folder and of the person's own (backend/agents).
+	ts := &Tools{mcp: cfg.MCP, log: cfg.Logger, more: []tools.Tool{agents.LoadSkill{PersonalDir: cfg.InstructionsDir}}}
 	if ts.log == nil {
 		ts.log = slog.Default()
 	}
 	var err error
-	if ts.builtins, err = tools.NewRegistry(tools.Builtins()...); err != nil {
+	if ts.builtins, err = tools.NewRegistry(append(tools.Builtins(), ts.more...)...); err != nil {
 		return nil, fmt.Errorf("build the agent stack: %w", err)
 	}
 	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB}),
 		MCP: cfg.MCP, Checkpoints: cfg.Checkpoints}
 	lc := loop.Config{Store: cfg.DB, Model: cfg.Model, Approver: s.Approver, Tools: ts,
-		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir}
+		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
+		Skills: agents.Catalog{PersonalDir: cfg.InstructionsDir}}
 	if cfg.Checkpoints != nil {
 		lc.Checkpoints = cfg.Checkpoints
 	}
@@ -92,7 +95,8 @@ func (s *Stack) Close() {
 // Tools is the tool set runs use: the built-in tools plus the tools of the MCP servers that
 // are ready. It implements loop.ToolSet: a run keeps the set it started with.
 type Tools struct {
-	builtins *tools.Registry
+	builtins *tools.Registry // the built-in tools and more
+	more     []tools.Tool    // Loopdesk's own tools beside the built-in ones (load_skill)
 	mcp      *mcp.Manager
 	log      *slog.Logger
 }
@@ -104,7 +108,7 @@ func (t *Tools) ForRun() loop.ToolRunner {
 	if t.mcp == nil {
 		return t.builtins
 	}
-	reg, err := tools.NewRegistry(append(tools.Builtins(), t.mcp.Tools()...)...)
+	reg, err := tools.NewRegistry(append(append(tools.Builtins(), t.more...), t.mcp.Tools()...)...)
 	if err != nil {
 		// The manager hands out unique names and schemas it has compiled; if that ever fails,
 		// the run goes on with the built-in tools rather than none.

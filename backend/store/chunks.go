@@ -50,6 +50,9 @@ type Chunk struct {
 // UserPayload is a message the person typed.
 type UserPayload struct {
 	Text string `json:"text"`
+	// Command names the slash command or skill the text was expanded from ("/review"), ""
+	// for a message the person typed (backend/agents).
+	Command string `json:"command,omitempty"`
 }
 
 // ToolCall is one call the model asked for. Arguments is the raw string
