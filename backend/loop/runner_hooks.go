@@ -217,6 +217,18 @@ func (rn *run) postToolUse(c Call, res tools.Result) tools.Result {
 	return res
 }
 
+// preCompact fires PreCompact before a summary call ("manual" when the person asked for it).
+// Its hooks cannot stop the compaction; their runs are recorded.
+func (rn *run) preCompact() {
+	trigger := "auto"
+	if rn.spec.CompactThrough > 0 {
+		trigger = "manual"
+	}
+	if out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.PreCompact, Trigger: trigger}); ran {
+		rn.storeHookRows(context.WithoutCancel(rn.op), rn.id, out.Runs)
+	}
+}
+
 // notifyHooks fires Notification (the person is asked to approve a call) without making
 // anyone wait for it.
 func (rn *run) notifyHooks(message string) {

@@ -168,6 +168,7 @@ func (rn *run) runTool(c Call) {
 
 // compact summarises the rows up to the cut with one model call (no tools).
 func (rn *run) compact(e Compact, chunks []store.Chunk) {
+	rn.preCompact()
 	fail := func(msg string) { rn.send(Compacted{Now: rn.now(), OK: false, Err: msg}) }
 	through, head, tail, err := compactionRows(chunks, e)
 	if err != nil {
