@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -87,4 +88,38 @@ func (db *DB) UntrustHooks(ctx context.Context, workspace string) error {
 		return fmt.Errorf("untrust hooks of %s: %w", workspace, classify(err))
 	}
 	return nil
+}
+
+// HookRun is one stored hook row with where and when it ran (Settings → Hooks).
+type HookRun struct {
+	SessionID string      `json:"session_id"`
+	Seq       int64       `json:"seq"`
+	At        time.Time   `json:"at"`
+	Hook      HookPayload `json:"hook"`
+}
+
+// RecentHookRuns returns the latest hook rows of the sessions in workspace, newest first.
+func (db *DB) RecentHookRuns(ctx context.Context, workspace string, limit int) ([]HookRun, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT c.session_id, c.seq, c.created_at, c.payload FROM chunks c
+		JOIN sessions s ON s.id = c.session_id
+		WHERE c.kind = 'hook' AND s.workspace = ? ORDER BY c.created_at DESC, c.id DESC LIMIT ?`, workspace, limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent hook runs: %w", classify(err))
+	}
+	defer rows.Close()
+	out := []HookRun{}
+	for rows.Next() {
+		var r HookRun
+		var at int64
+		var payload string
+		if err := rows.Scan(&r.SessionID, &r.Seq, &at, &payload); err != nil {
+			return nil, fmt.Errorf("recent hook runs: %w", err)
+		}
+		if err := json.Unmarshal([]byte(payload), &r.Hook); err != nil {
+			return nil, fmt.Errorf("recent hook runs: row %d: %w", r.Seq, err)
+		}
+		r.At = fromMS(at)
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }

@@ -38,6 +38,10 @@ func TestHookRowsAreStoredSearchableAndNotSent(t *testing.T) {
 	if err != nil || len(hits) == 0 {
 		t.Fatalf("search for the hook's reason: %v %v", hits, err)
 	}
+	recent, err := db.RecentHookRuns(context.Background(), "/w", 10)
+	if err != nil || len(recent) != 1 || recent[0].Hook.Reason != "refusing destructive deletions" || recent[0].SessionID != s.ID || recent[0].Seq != 3 {
+		t.Fatalf("recent hook runs %+v %v", recent, err)
+	}
 	if _, err := db.Append(context.Background(), s.ID, "", store.NewChunk{Kind: store.KindHook, Payload: store.HookPayload{Event: "Stop"}}); !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("a hook row without a command: %v", err)
 	}
