@@ -112,7 +112,7 @@ export function App() {
   });
 
   const send = useCallback(
-    async (text: string) => {
+    async (text: string, command?: { name: string; args: string }) => {
       let id = selected;
       if (!id) {
         const s = await list.create(nextWorkspace);
@@ -120,10 +120,12 @@ export function App() {
         id = s.id;
         setSelected(id);
       }
-      return chat.send(text, id);
+      return chat.send(text, id, command);
     },
     [selected, list, nextWorkspace, chat],
   );
+  const sendCommand = useCallback((name: string, args: string) => send(`/${name} ${args}`.trim(), { name, args }), [send]);
+  const loadPalette = useCallback(() => (selected ? api.palette(selected) : Promise.resolve([])), [selected]);
 
   const importSession = useCallback(async () => {
     try {
@@ -326,6 +328,8 @@ export function App() {
               disabled={!settings?.configured}
               queued={chat.queued}
               onSend={send}
+              onCommand={sendCommand}
+              loadPalette={loadPalette}
               onStop={chat.stop}
               onRemoveQueued={(id) => void chat.removeQueued(id)}
             />

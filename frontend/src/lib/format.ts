@@ -1,5 +1,6 @@
 // Pure helpers for showing rows, arguments and numbers. No React, no Go.
 import type {
+  HookPayload,
   ApprovalPayload,
   AssistantPayload,
   RestorePayload,
@@ -56,6 +57,12 @@ export function summarize(row: Row, max = 140): string {
       const p = row.payload as RestorePayload;
       const n = p.restored?.length ?? 0;
       s = `restored ${p.path || `${n} file${n === 1 ? '' : 's'}`} to before #${p.to_seq}: ${(p.restored ?? []).map((r) => r.path).join(', ')}`;
+      break;
+    }
+    case 'hook': {
+      const p = row.payload as HookPayload;
+      const decided = p.decision ? ` → ${p.decision}` : '';
+      s = `${p.event}${p.tool ? ` ${p.tool}` : ''} hook ${p.command} exit ${p.exit_code}${decided}${p.reason ? `: ${p.reason}` : ''}`;
       break;
     }
     case 'summary':

@@ -18,6 +18,10 @@ export function ExecutePlan(arg1, arg2) {
   return window['go']['desktop']['Chat']['ExecutePlan'](arg1, arg2);
 }
 
+export function Palette(arg1) {
+  return window['go']['desktop']['Chat']['Palette'](arg1);
+}
+
 export function PendingApprovals(arg1) {
   return window['go']['desktop']['Chat']['PendingApprovals'](arg1);
 }
@@ -28,6 +32,10 @@ export function QueuedMessages(arg1) {
 
 export function RemoveQueued(arg1, arg2) {
   return window['go']['desktop']['Chat']['RemoveQueued'](arg1, arg2);
+}
+
+export function SendCommand(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['SendCommand'](arg1, arg2, arg3);
 }
 
 export function SendMessage(arg1, arg2) {

@@ -11,6 +11,8 @@ export function DeleteRule(arg1:string):Promise<void>;
 
 export function GetSettings():Promise<desktop.SavedSettings>;
 
+export function Hooks(arg1:string):Promise<desktop.HooksView>;
+
 export function ImportClaudeDesktop():Promise<mcp.Config>;
 
 export function ListRules():Promise<Array<store.Rule>>;
@@ -34,5 +36,7 @@ export function SaveSettings(arg1:desktop.SettingsInput):Promise<desktop.SavedSe
 export function SessionSandbox(arg1:string):Promise<desktop.SandboxView>;
 
 export function TestConnection(arg1:string,arg2:string):Promise<desktop.ConnectionResult>;
+
+export function TrustHooks(arg1:string,arg2:string):Promise<desktop.HooksView>;
 
 export function UpdateRule(arg1:string,arg2:desktop.RuleInput):Promise<store.Rule>;

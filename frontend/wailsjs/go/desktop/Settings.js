@@ -14,6 +14,10 @@ export function GetSettings() {
   return window['go']['desktop']['Settings']['GetSettings']();
 }
 
+export function Hooks(arg1) {
+  return window['go']['desktop']['Settings']['Hooks'](arg1);
+}
+
 export function ImportClaudeDesktop() {
   return window['go']['desktop']['Settings']['ImportClaudeDesktop']();
 }
@@ -60,6 +64,10 @@ export function SessionSandbox(arg1) {
 
 export function TestConnection(arg1, arg2) {
   return window['go']['desktop']['Settings']['TestConnection'](arg1, arg2);
+}
+
+export function TrustHooks(arg1, arg2) {
+  return window['go']['desktop']['Settings']['TrustHooks'](arg1, arg2);
 }
 
 export function UpdateRule(arg1, arg2) {
