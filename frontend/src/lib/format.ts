@@ -150,3 +150,10 @@ export const STOP_TEXT: Record<string, string> = {
   interrupted: 'The run was interrupted.',
   error: 'The run failed.',
 };
+
+/** One line for a hook's run: event, command, how it ended, what it decided and why. */
+export function describeHook(p: HookPayload): string {
+  const ended = p.exit_code === -1 ? 'did not finish' : `exit ${p.exit_code}`;
+  const decided = p.decision ? `: ${p.decision}` : '';
+  return `${p.event} hook ${p.command} (${ended}, ${p.duration_ms} ms)${decided}${p.reason ? ` — ${p.reason}` : ''}`;
+}
