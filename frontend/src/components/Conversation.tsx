@@ -323,6 +323,7 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions }: 
       const p = row.payload as UserPayload;
       return (
         <article className={`msg user${cls}`} aria-label="You" data-seq={row.seq}>
+          {p.command && <p className="from-command muted">{p.command}</p>}
           <p className="plain">{p.text}</p>
         </article>
       );

@@ -73,7 +73,7 @@ export function HooksSettings({ sessionID }: { sessionID: string | null }) {
               {v.diff}
             </pre>
           )}
-          <button type="button" disabled={busy} onClick={() => void trust()}>
+          <button type="button" className="primary" disabled={busy} onClick={() => void trust()}>
             Trust
           </button>
         </div>
