@@ -139,6 +139,12 @@ func (rn *run) afterPrompt(effects []Effect) []Effect {
 	return effects[cut:]
 }
 
+// writeCtx bounds a write made on the way out of a hook event: not cancelled with the run's
+// work (the rows of a hook that ran are kept), but bounded like every write.
+func (rn *run) writeCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
+}
+
 // storeHookRows appends hook rows and publishes them. Any goroutine may call it: the rows
 // are not sent to the model, so the owner's mirror of the rows does not need them.
 func (rn *run) storeHookRows(ctx context.Context, runID string, rows []store.HookPayload) []store.Chunk {
@@ -180,7 +186,9 @@ func (rn *run) preToolUse(c Call) (Call, tools.Effect, string) {
 	if !ran {
 		return c, "", ""
 	}
-	rn.storeHookRows(context.WithoutCancel(rn.op), rn.id, out.Runs)
+	ctx, cancel := rn.writeCtx()
+	defer cancel()
+	rn.storeHookRows(ctx, rn.id, out.Runs)
 	if len(out.Context) > 0 {
 		rn.hooks.mu.Lock()
 		if rn.hooks.callContext == nil {
@@ -205,7 +213,9 @@ func (rn *run) postToolUse(c Call, res tools.Result) tools.Result {
 	out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.PostToolUse, Tool: c.Name, Arguments: c.Arguments, CallID: c.ID,
 		Result: &hooks.ToolResponse{Content: res.Content, IsError: res.IsError}})
 	if ran {
-		rn.storeHookRows(context.WithoutCancel(rn.op), rn.id, out.Runs)
+		ctx, cancel := rn.writeCtx()
+		defer cancel()
+		rn.storeHookRows(ctx, rn.id, out.Runs)
 		if out.Decision == hooks.Block {
 			notes = append(notes, "A PostToolUse hook flagged this result: "+out.Reason)
 		}
@@ -225,7 +235,9 @@ func (rn *run) preCompact() {
 		trigger = "manual"
 	}
 	if out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.PreCompact, Trigger: trigger}); ran {
-		rn.storeHookRows(context.WithoutCancel(rn.op), rn.id, out.Runs)
+		ctx, cancel := rn.writeCtx()
+		defer cancel()
+		rn.storeHookRows(ctx, rn.id, out.Runs)
 	}
 }
 
@@ -238,7 +250,9 @@ func (rn *run) notifyHooks(message string) {
 	rn.goWork(func() {
 		out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.Notification, Message: message})
 		if ran {
-			rn.storeHookRows(context.WithoutCancel(rn.op), rn.id, out.Runs)
+			ctx, cancel := rn.writeCtx()
+			defer cancel()
+			rn.storeHookRows(ctx, rn.id, out.Runs)
 		}
 	})
 }
@@ -264,8 +278,10 @@ func (rn *run) stopHooks() []Effect {
 		}
 	}()
 	out, ran := rn.fire(ctx, hooks.Input{Event: hooks.Stop, Active: rn.hooks.continued > 0})
+	wctx, wcancel := rn.writeCtx()
+	defer wcancel()
 	if ran {
-		rn.storeHookRows(context.WithoutCancel(ctx), rn.id, out.Runs)
+		rn.storeHookRows(wctx, rn.id, out.Runs)
 	}
 	limits, left := remaining(rn.spec.Limits, total, rn.now())
 	if out.Decision != hooks.Block || out.Stop || ctx.Err() != nil || rn.hooks.continued >= MaxStopContinuations || !left {
@@ -274,7 +290,7 @@ func (rn *run) stopHooks() []Effect {
 	}
 	rn.hooks.continued++
 	rn.hooks.prior = total
-	rn.chunks = append(rn.chunks, rn.storeNote(context.WithoutCancel(ctx),
+	rn.chunks = append(rn.chunks, rn.storeNote(wctx,
 		"A Stop hook did not let the run end yet. Its reason:\n"+out.Reason)...)
 	est, err := EstimateContext(rn.chunks, rn.system)
 	if err != nil {

@@ -27,8 +27,7 @@ var _ loop.Hooks = (*hooks.Engine)(nil)
 func newHookHarness(t *testing.T) *hookHarness {
 	t.Helper()
 	config := t.TempDir()
-	var h *harness
-	h = newHarnessWith(t, func(c *loop.Config) {
+	h := newHarnessWith(t, func(c *loop.Config) {
 		c.Hooks = &hooks.Engine{PersonalDir: config, Rows: c.Store.(*store.DB)}
 	})
 	return &hookHarness{harness: h, config: config}
@@ -254,5 +253,38 @@ func TestPostToolUseReasonReachesTheModel(t *testing.T) {
 	r := toolResult(t, h.rows(sid), "c1")
 	if !strings.Contains(r.Content, store.NotePrefix) || !strings.Contains(r.Content, "lint: missing newline at end of file") {
 		t.Fatalf("result %q", r.Content)
+	}
+}
+
+// rulesOf is a fixed rule source.
+type rulesOf []tools.Rule
+
+func (r rulesOf) ListRules(context.Context, string, string) ([]tools.Rule, error) { return r, nil }
+
+// A hook's allow never overrides a deny rule: the rule denies, the hook's run is recorded,
+// and nothing runs.
+func TestHookAllowNeverOverridesADenyRule(t *testing.T) {
+	config := t.TempDir()
+	base := newHarnessWith(t, func(c *loop.Config) {
+		c.Hooks = &hooks.Engine{PersonalDir: config}
+		c.Approver = tools.NewApprover(rulesOf{{ID: "no-rm", Tool: "run_shell_command", Pattern: "rm *", Effect: tools.EffectDeny,
+			Scope: tools.ScopeWorkspace}})
+	})
+	h := &hookHarness{harness: base, config: config}
+	allow := h.script("allow.sh", "#!/bin/bash\necho '{\"hookSpecificOutput\":{\"permissionDecision\":\"allow\"}}'\n")
+	h.setHooks("PreToolUse", "Bash", allow)
+	h.write("keep.txt", "keep\n")
+	h.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "run_shell_command", Arguments: `{"command":"rm keep.txt"}`}), fakeai.Text("ok"))
+	sid := h.session()
+	h.run(loop.RunSpec{SessionID: sid, Prompt: "clean", Mode: tools.ModeAuto})
+	if _, err := os.Stat(filepath.Join(h.ws, "keep.txt")); err != nil {
+		t.Fatal("the hook's allow ran a call a deny rule refuses")
+	}
+	rows := h.rows(sid)
+	if r := toolResult(t, rows, "c1"); !r.IsError || !strings.Contains(r.Content, "denied by rule:no-rm") {
+		t.Fatalf("result %+v", r)
+	}
+	if hr := hookRows(t, rows); len(hr) != 1 || hr[0].Decision != "allow" {
+		t.Fatalf("hook rows %+v", hr)
 	}
 }
