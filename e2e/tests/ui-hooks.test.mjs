@@ -47,6 +47,11 @@ test('project hooks wait for trust; the / palette sends a command; a trusted hoo
   }
   await runFinished(page);
 
+  // The window says so above the conversation, with the command.
+  const banner = page.locator('.hooks-banner').getByRole('region', { name: 'This folder has hooks' });
+  await banner.getByText(GUARD, { exact: true }).waitFor();
+  await shot(page, 'ui-hooks-banner');
+
   // Settings → Hooks: the project hook is shown, untrusted, with a Trust button.
   await openSettings(page);
   const prompt = page.getByRole('region', { name: 'This folder has hooks' });
@@ -58,6 +63,8 @@ test('project hooks wait for trust; the / palette sends a command; a trusted hoo
   await page.getByRole('heading', { name: 'Project hooks (trusted)' }).waitFor();
   assert.equal(await prompt.count(), 0);
   await page.getByRole('button', { name: 'Close', exact: true }).click();
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  assert.equal(await page.getByRole('region', { name: 'This folder has hooks' }).count(), 0, 'the banner is gone once trusted');
 
   // The / palette lists the command; choosing it and sending sends the expanded template.
   await env.fake.enqueue(

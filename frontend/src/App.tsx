@@ -4,6 +4,7 @@ import type { Hit, Session, Theme } from './api/types';
 import { BudgetMeters } from './components/BudgetMeters';
 import { CheckpointProvider } from './components/CheckpointContext';
 import { Conversation, type Focus } from './components/Conversation';
+import { HooksBanner } from './components/HooksBanner';
 import { MessageBox } from './components/MessageBox';
 import { SessionBrowser } from './components/SessionBrowser';
 import { SandboxControl, SandboxNotice } from './components/SandboxControl';
@@ -261,6 +262,7 @@ export function App() {
         <>
           <main className="main" data-session-id={selected ?? undefined}>
             <SandboxNotice notice={sandboxStatus.notice} onDismiss={sandboxStatus.dismiss} />
+            <HooksBanner sessionID={selected} refreshKey={`${chat.runs.length}:${chat.phase === 'idle'}`} />
             {banner && (
               <div className="banner" role="alert">
                 {banner}

@@ -60,24 +60,7 @@ export function HooksSettings({ sessionID }: { sessionID: string | null }) {
           {e}
         </p>
       ))}
-      {v.sha256 && !v.trusted && (
-        <div className="hooks-trust" role="region" aria-label="This folder has hooks">
-          <strong>This folder has hooks</strong>
-          <p>
-            {v.changed ? 'Its hooks changed since you trusted them. ' : ''}
-            These commands run on your machine at the events shown, as you, once you trust them. Until then they do not run.
-          </p>
-          <HookTable hooks={project} />
-          {v.changed && v.diff && (
-            <pre className="hooks-diff" aria-label="What changed">
-              {v.diff}
-            </pre>
-          )}
-          <button type="button" className="primary" disabled={busy} onClick={() => void trust()}>
-            Trust
-          </button>
-        </div>
-      )}
+      {v.sha256 && !v.trusted && <HookTrustPrompt view={v} busy={busy} onTrust={() => void trust()} />}
       {v.trusted && project.length > 0 && (
         <>
           <h3>Project hooks (trusted)</h3>
@@ -89,6 +72,38 @@ export function HooksSettings({ sessionID }: { sessionID: string | null }) {
       <h3>Recent hook runs</h3>
       {v.recent.length === 0 ? <p className="muted">No hook has run in this folder yet.</p> : <RunTable runs={v.recent} />}
     </section>
+  );
+}
+
+/**
+ * "This folder has hooks": the folder's untrusted project hooks, what changed since they were
+ * last trusted, and Trust. Shown in Settings → Hooks and above the conversation.
+ */
+export function HookTrustPrompt({ view, busy, onTrust, onDismiss }: { view: HooksView; busy: boolean; onTrust: () => void; onDismiss?: () => void }) {
+  return (
+    <div className="hooks-trust" role="region" aria-label="This folder has hooks">
+      <strong>This folder has hooks</strong>
+      <p>
+        {view.changed ? 'Its hooks changed since you trusted them. ' : ''}
+        These commands run on your machine at the events shown, as you, once you trust them. Until then they do not run.
+      </p>
+      <HookTable hooks={view.hooks.filter((x) => x.source === 'project')} />
+      {view.changed && view.diff && (
+        <pre className="hooks-diff" aria-label="What changed">
+          {view.diff}
+        </pre>
+      )}
+      <div className="row">
+        <button type="button" className="primary" disabled={busy} onClick={onTrust}>
+          Trust
+        </button>
+        {onDismiss && (
+          <button type="button" onClick={onDismiss}>
+            Not now
+          </button>
+        )}
+      </div>
+    </div>
   );
 }
 
