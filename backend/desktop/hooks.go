@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
@@ -157,4 +158,26 @@ func (h *Chat) expand(sessionID, name, args string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%w: no command or skill named /%s", ErrInvalidInput, name)
+}
+
+// ImportClaudeCodeHooks copies the hooks of the person's ~/.claude/settings.json into their
+// personal hooks.json (the only way those reach Loopdesk) and returns the view of the
+// session's folder with how many were added.
+func (h *Settings) ImportClaudeCodeHooks(sessionID string) (ImportedHooks, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ImportedHooks{}, err
+	}
+	n, err := hooks.ImportClaudeCode(home, h.c.instructionsDir)
+	if err != nil {
+		return ImportedHooks{}, err
+	}
+	v, err := h.Hooks(sessionID)
+	return ImportedHooks{Added: n, View: v}, err
+}
+
+// ImportedHooks is what ImportClaudeCodeHooks did.
+type ImportedHooks struct {
+	Added int       `json:"added"`
+	View  HooksView `json:"view"`
 }

@@ -104,3 +104,22 @@ func TestPaletteAndSendCommand(t *testing.T) {
 		t.Fatalf("unknown command: %v", err)
 	}
 }
+
+// "Import from Claude Code" brings the person's own Claude Code hooks into the personal file;
+// they then apply (personal hooks need no trust).
+func TestImportClaudeCodeHooks(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"),
+		`{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]}}`)
+	app := newTestApp(t, "")
+	s, err := app.NewSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := app.ImportClaudeCodeHooks(s.ID)
+	if err != nil || got.Added != 1 || len(got.View.Hooks) != 1 || got.View.Hooks[0].Source != "personal" || !got.View.Hooks[0].Trusted {
+		t.Fatalf("import: %+v %v", got, err)
+	}
+}

@@ -116,3 +116,28 @@ func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// Import from Claude Code copies the person's ~/.claude/settings.json hooks into the personal
+// file once: a second import adds nothing, and what was there stays.
+func TestImportClaudeCode(t *testing.T) {
+	f := newFixture(t)
+	home := t.TempDir()
+	cfg := hooksConfig("PostToolUse", "Edit|Write", cmd("prettier --write ."))
+	cfg["model"] = "opus"
+	f.writeJSON(filepath.Join(home, ".claude", "settings.json"), cfg)
+	f.personalHooks(hooksConfig("Stop", "", cmd("notify-send done")))
+	n, err := hooks.ImportClaudeCode(home, f.personal)
+	if err != nil || n != 1 {
+		t.Fatalf("import: %d %v", n, err)
+	}
+	c, errs := hooks.Load(f.personal, "")
+	if len(errs) > 0 || len(c.Hooks) != 2 {
+		t.Fatalf("after import: %+v %v", c.Hooks, errs)
+	}
+	if n, err := hooks.ImportClaudeCode(home, f.personal); err != nil || n != 0 {
+		t.Fatalf("second import: %d %v", n, err)
+	}
+	if _, err := hooks.ImportClaudeCode(t.TempDir(), f.personal); err == nil {
+		t.Fatal("importing from a home without Claude Code settings succeeded")
+	}
+}

@@ -102,6 +102,9 @@ export const api = {
   hooks: (sessionID: string): Promise<HooksView> => as<HooksView>(SettingsService.Hooks(sessionID)),
   /** Trusts the project hooks whose hash the person saw; refused if they changed since. */
   trustHooks: (sessionID: string, sha256: string): Promise<HooksView> => as<HooksView>(SettingsService.TrustHooks(sessionID, sha256)),
+  /** Copies ~/.claude/settings.json's hooks into the personal hooks.json. */
+  importClaudeCodeHooks: (sessionID: string): Promise<{ added: number; view: HooksView }> =>
+    as<{ added: number; view: HooksView }>(SettingsService.ImportClaudeCodeHooks(sessionID)),
 
   // Sessions
   listSessions: (): Promise<SessionSummary[]> => list<SessionSummary>(Sessions.ListSessions()),

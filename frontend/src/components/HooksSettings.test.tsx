@@ -51,3 +51,13 @@ describe('Settings → Hooks', () => {
     expect((await screen.findAllByRole('alert'))[0].textContent).toContain('review them again');
   });
 });
+
+describe('Import from Claude Code', () => {
+  it('says how many hooks it brought in', async () => {
+    fake.api.importClaudeCodeHooks.mockResolvedValueOnce({ added: 2, view: fake.state.hooks });
+    render(<HooksSettings sessionID="s1" />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Import from Claude Code' }));
+    expect((await screen.findByRole('status')).textContent).toBe('Imported 2 hooks from Claude Code.');
+    expect(fake.api.importClaudeCodeHooks).toHaveBeenCalledWith('s1');
+  });
+});

@@ -17,6 +17,7 @@ export function HooksSettings({ sessionID }: { sessionID: string | null }) {
   const h = useLoaded<HooksView>(load, EMPTY);
   const [busy, setBusy] = useState(false);
   const [trustError, setTrustError] = useState('');
+  const [imported, setImported] = useState('');
   const v = h.value;
   const project = v.hooks.filter((x) => x.source === 'project');
   const personal = v.hooks.filter((x) => x.source === 'personal');
@@ -34,6 +35,19 @@ export function HooksSettings({ sessionID }: { sessionID: string | null }) {
       await h.refresh();
     } finally {
       setBusy(false);
+    }
+  };
+
+  const importClaude = async () => {
+    if (!sessionID) return;
+    setImported('');
+    setTrustError('');
+    try {
+      const r = await api.importClaudeCodeHooks(sessionID);
+      setImported(r.added === 0 ? 'Nothing new to import from Claude Code.' : `Imported ${r.added} hook${r.added === 1 ? '' : 's'} from Claude Code.`);
+      await h.refresh();
+    } catch (e) {
+      setTrustError(errorMessage(e));
     }
   };
 
@@ -69,6 +83,12 @@ export function HooksSettings({ sessionID }: { sessionID: string | null }) {
       )}
       <h3>Personal hooks</h3>
       {personal.length === 0 ? <p className="muted">None.</p> : <HookTable hooks={personal} />}
+      <div className="row">
+        <button type="button" disabled={!sessionID} onClick={() => void importClaude()} title="Copies the hooks of ~/.claude/settings.json into your personal hooks.json">
+          Import from Claude Code
+        </button>
+        {imported && <span role="status">{imported}</span>}
+      </div>
       <h3>Recent hook runs</h3>
       {v.recent.length === 0 ? <p className="muted">No hook has run in this folder yet.</p> : <RunTable runs={v.recent} />}
     </section>

@@ -209,6 +209,7 @@ export function makeFakeApi() {
       return log;
     }),
     hooks: vi.fn(async (_sessionID: string) => ({ ...state.hooks })),
+    importClaudeCodeHooks: vi.fn(async (_sessionID: string) => ({ added: 0, view: { ...state.hooks } })),
     trustHooks: vi.fn(async (_sessionID: string, sha256: string) => {
       if (sha256 !== state.hooks.sha256) throw { code: 'invalid', message: 'the hooks changed since they were shown; review them again' };
       state.hooks = { ...state.hooks, trusted: true, changed: false, diff: '', hooks: state.hooks.hooks.map((h) => ({ ...h, trusted: true })) };

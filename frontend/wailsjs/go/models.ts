@@ -382,6 +382,38 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class ImportedHooks {
+	    added: number;
+	    view: HooksView;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportedHooks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.added = source["added"];
+	        this.view = this.convertValues(source["view"], HooksView);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class InstructionFile {
 	    scope: string;
 	    path: string;

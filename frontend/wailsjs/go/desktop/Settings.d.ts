@@ -13,6 +13,8 @@ export function GetSettings():Promise<desktop.SavedSettings>;
 
 export function Hooks(arg1:string):Promise<desktop.HooksView>;
 
+export function ImportClaudeCodeHooks(arg1:string):Promise<desktop.ImportedHooks>;
+
 export function ImportClaudeDesktop():Promise<mcp.Config>;
 
 export function ListRules():Promise<Array<store.Rule>>;

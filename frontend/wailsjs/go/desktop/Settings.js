@@ -18,6 +18,10 @@ export function Hooks(arg1) {
   return window['go']['desktop']['Settings']['Hooks'](arg1);
 }
 
+export function ImportClaudeCodeHooks(arg1) {
+  return window['go']['desktop']['Settings']['ImportClaudeCodeHooks'](arg1);
+}
+
 export function ImportClaudeDesktop() {
   return window['go']['desktop']['Settings']['ImportClaudeDesktop']();
 }
