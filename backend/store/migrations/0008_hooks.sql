@@ -1,37 +1,13 @@
--- 0008: hooks (backend/hooks). Every hook run is a `hook` row of its session, and the
--- person's trust in a folder's project hooks is kept by the sha256 of their configuration.
+-- 0008: hooks (backend/hooks). Every hook run is a `hook` row of its session (the kind set is
+-- closed in Go since 0005, so the table needs no change), searchable by its event, command,
+-- decision and reason; and the person's trust in a folder's project hooks is kept by the
+-- sha256 of their configuration.
 
--- chunks gains the kinds 'hook' (and 'note' and 'usage', which the store already writes).
--- As in 0002: SQLite cannot alter a CHECK constraint, so the table is rebuilt with the same
--- ids (the full-text index keys on them and stays valid) and its view and triggers recreated.
+-- As in 0005, plus hook rows.
 DROP TRIGGER chunks_fts_insert;
 DROP TRIGGER chunks_fts_delete;
-DROP TRIGGER chunks_append_only;
 DROP VIEW chunk_text;
 
-CREATE TABLE chunks_new (
-  id         INTEGER PRIMARY KEY,
-  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-  seq        INTEGER NOT NULL,
-  kind       TEXT NOT NULL CHECK (kind IN ('user','assistant','tool_result','approval','summary','system',
-                                           'restore','note','usage','hook')),
-  payload    TEXT NOT NULL,
-  run_id     TEXT NOT NULL DEFAULT '',
-  created_at INTEGER NOT NULL,
-  UNIQUE (session_id, seq)
-);
-INSERT INTO chunks_new(id, session_id, seq, kind, payload, run_id, created_at)
-  SELECT id, session_id, seq, kind, payload, run_id, created_at FROM chunks;
-DROP TABLE chunks;
-ALTER TABLE chunks_new RENAME TO chunks;
-
-CREATE TRIGGER chunks_append_only BEFORE UPDATE ON chunks
-BEGIN
-  SELECT RAISE(ABORT, 'chunks are append-only');
-END;
-
--- As in 0002, plus hook rows: searchable by event, command, decision and reason, so
--- "why was this blocked" finds the row.
 CREATE VIEW chunk_text AS
 SELECT id, CASE kind
   WHEN 'assistant' THEN concat_ws(char(10),
@@ -42,9 +18,9 @@ SELECT id, CASE kind
   WHEN 'approval' THEN nullif(json_extract(payload, '$.reason'), '')
   WHEN 'restore' THEN concat_ws(char(10), 'restore',
       (SELECT group_concat(json_extract(value, '$.path'), char(10)) FROM json_each(payload, '$.restored')))
+  WHEN 'usage' THEN NULL
   WHEN 'hook' THEN concat_ws(char(10), 'hook', json_extract(payload, '$.event'), json_extract(payload, '$.command'),
       nullif(json_extract(payload, '$.decision'), ''), nullif(json_extract(payload, '$.reason'), ''))
-  WHEN 'usage' THEN NULL
   ELSE json_extract(payload, '$.text')
 END AS body
 FROM chunks;
