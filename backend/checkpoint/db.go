@@ -131,6 +131,7 @@ func queryChanges(ctx context.Context, q queryer, where string, args ...any) ([]
 			return nil, err
 		}
 		r.Before, r.After = entryOf(bk, bm, bz, bs, bt, bst), entryOf(ak, am, az, as, at, ast)
+		r.By = byOf(r.callID)
 		r.Change.fill()
 		out = append(out, r)
 	}

@@ -36,6 +36,12 @@
 //     never deletes a file the session did not record.
 //   - Every file write goes through an os.Root on the folder: no path, even
 //     with folders swapped for symlinks, leads outside it.
+//   - What changed between captures that no call made is recorded as outside
+//     edits (Change.By "outside"); restores and fork copies never undo them.
+//   - A change's hunks (Hunks) are computed from its stored contents, the same
+//     way every time, so (seq, path, hunk) names one for good; review state
+//     lives in cp_reviews. A hunk revert never overwrites lines changed since
+//     (*HunkConflictError) and is recorded as a note row the model reads.
 //
 // # Driver duties, in order
 //
@@ -58,9 +64,15 @@
 //     the conflicting files the person chose to overwrite. The restore
 //     appends its own row (store.KindRestore); do not run it while the
 //     session has a tool call in flight (ErrBusy).
-//  5. Fork with files: store.Fork, then rec.CopyAt(ctx, parentID, seq,
-//     newFolder), then store.SetWorkspace(fork.ID, newFolder).
-//  6. Export/import: checkpoint.Export(ctx, db, id, w, contents) and
+//  5. Fork with files: store.Fork, then rec.MakeForkFolder(ctx, parentID,
+//     seq, fork.ID, ForksDir(dbPath)) (a git worktree on loopdesk/<fork id>,
+//     or a full copy), then store.SetWorkspace(fork.ID, folder.Folder).
+//     Deleting a fork: RemoveForkFolder; at start, Orphans lists folders whose
+//     session is gone. ApplyFork brings a fork's changes into its parent's
+//     folder as hunks to review there.
+//  6. Review: rec.Hunks / Unreviewed, rec.Keep, rec.RevertHunk (refuse while
+//     a tool call is in flight, as for a restore).
+//  7. Export/import: checkpoint.Export(ctx, db, id, w, contents) and
 //     checkpoint.Import(ctx, db, r) in place of the store's. Deleting a
 //     session (store.DeleteSession) frees its blobs by itself (triggers).
 package checkpoint

@@ -50,7 +50,7 @@ func (r *Recorder) copyAt(ctx context.Context, sessionID string, seq int64, dest
 	for p, e := range rs.cache {
 		state[p] = e
 	}
-	rows, err := queryChanges(ctx, r.sql, `c.session_id = ? AND c.seq > ? AND c.root = ?`, sessionID, seq, rs.path)
+	rows, err := queryChanges(ctx, r.sql, `c.session_id = ? AND c.seq > ? AND c.root = ?`+notOutside, sessionID, seq, rs.path)
 	if err != nil {
 		return nil, err
 	}

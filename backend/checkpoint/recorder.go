@@ -26,8 +26,11 @@ type Change struct {
 	Change ChangeKind `json:"change"`
 	Size   int64      `json:"size"`
 	SHA256 string     `json:"sha256"`
-	Before *Entry     `json:"-"`
-	After  *Entry     `json:"-"`
+	// By: "agent" (a tool call), "outside" (found between calls: the
+	// person's editor, a build...) or "person" (a restore or hunk revert).
+	By     string `json:"by"`
+	Before *Entry `json:"-"`
+	After  *Entry `json:"-"`
 }
 
 func (c *Change) fill() {
@@ -264,17 +267,15 @@ func (r *Recorder) Before(ctx context.Context, sessionID, runID, callID, root st
 		return nil, fmt.Errorf("checkpoint before call %s: %w", callID, err)
 	}
 	c := &Capture{r: r, rs: rs}
-	ds, err := r.refresh(ctx, rs)
-	if err == nil {
-		err = r.commit(ctx, rs, ds, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, `INSERT INTO cp_captures(session_id, run_id, call_id, root, created_at) VALUES (?, ?, ?, ?, ?)`,
-				sessionID, runID, callID, rs.path, r.opts.Now().UnixMilli())
-			if err == nil {
-				c.id, err = res.LastInsertId()
-			}
-			return err
-		})
-	}
+	// Outside edits since the last capture are recorded in the same transaction.
+	err = r.catchUp(ctx, rs, sessionID, runID, callID, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO cp_captures(session_id, run_id, call_id, root, created_at) VALUES (?, ?, ?, ?, ?)`,
+			sessionID, runID, callID, rs.path, r.opts.Now().UnixMilli())
+		if err == nil {
+			c.id, err = res.LastInsertId()
+		}
+		return err
+	})
 	if err != nil {
 		rs.release()
 		return nil, fmt.Errorf("checkpoint before call %s: %w", callID, err)
@@ -335,7 +336,7 @@ func changesOf(ds []delta, seq int64) []Change {
 	out := []Change{}
 	for _, d := range ds {
 		if d.change != "" {
-			c := Change{Seq: seq, Path: d.path, Change: d.change, Before: d.old, After: d.new}
+			c := Change{Seq: seq, Path: d.path, Change: d.change, Before: d.old, After: d.new, By: ByAgent}
 			c.fill()
 			out = append(out, c)
 		}
@@ -347,8 +348,13 @@ func changesOf(ds []delta, seq int64) []Change {
 // ended without After to their call's result row, when there is one.
 // Called with rs locked and its cache freshly loaded.
 func (r *Recorder) linkPending(ctx context.Context, rs *rootState) error {
+	// A call is known by (run_id, call_id): call ids repeat across runs (llama.cpp, Ollama and
+	// TGI number them per response), and even across the turns of one run. A capture is
+	// pending only for the call that was running when the process died, the run's last, so
+	// its result is the latest row of that run answering that id, stored after the capture.
 	rows, err := r.sql.QueryContext(ctx, `SELECT c.id, coalesce((SELECT k.seq FROM chunks k WHERE k.session_id = c.session_id
-			AND k.kind = 'tool_result' AND json_extract(k.payload, '$.call_id') = c.call_id ORDER BY k.seq LIMIT 1), 0)
+			AND k.run_id = c.run_id AND k.kind = 'tool_result' AND json_extract(k.payload, '$.call_id') = c.call_id
+			AND k.created_at >= c.created_at ORDER BY k.seq DESC LIMIT 1), 0)
 		FROM cp_captures c WHERE c.root = ? AND c.seq = 0 ORDER BY c.id`, rs.path)
 	if err != nil {
 		return err
@@ -377,15 +383,15 @@ func (r *Recorder) linkPending(ctx context.Context, rs *rootState) error {
 	return nil
 }
 
-// LinkInterrupted links the pending capture of call callID in sessionID to
+// LinkInterrupted links the pending capture of call (runID, callID) in sessionID to
 // seq (the interrupted result row repair added) and records what changed
 // since its Before. Opening the folder does the same for every such
 // capture whose result row exists; this is for a caller that knows the row.
-func (r *Recorder) LinkInterrupted(ctx context.Context, sessionID, callID string, seq int64) ([]Change, error) {
+func (r *Recorder) LinkInterrupted(ctx context.Context, sessionID, runID, callID string, seq int64) ([]Change, error) {
 	var id int64
 	var root string
-	err := r.sql.QueryRowContext(ctx, `SELECT id, root FROM cp_captures WHERE session_id = ? AND call_id = ? AND seq = 0
-		ORDER BY id LIMIT 1`, sessionID, callID).Scan(&id, &root)
+	err := r.sql.QueryRowContext(ctx, `SELECT id, root FROM cp_captures WHERE session_id = ? AND run_id = ? AND call_id = ? AND seq = 0
+		ORDER BY id DESC LIMIT 1`, sessionID, runID, callID).Scan(&id, &root)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("link call %s to row %d: %w: no pending capture", callID, seq, ErrNotFound)
 	}

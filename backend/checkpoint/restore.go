@@ -93,11 +93,8 @@ func (r *Recorder) restore(ctx context.Context, sessionID string, opts RestoreOp
 		return Plan{}, err
 	}
 	defer rs.release()
-	ds, err := r.refresh(ctx, rs)
-	if err == nil {
-		err = r.commit(ctx, rs, ds, nil) // outside changes, so conflicts are seen
-	}
-	if err != nil {
+	// Outside changes first (recorded as such), so conflicts are seen.
+	if err := r.catchUp(ctx, rs, sessionID, opts.RunID, "restore"); err != nil {
 		return Plan{}, err
 	}
 	p, err := r.plan(ctx, rs, sessionID, opts)
@@ -126,7 +123,7 @@ func (r *Recorder) restore(ctx context.Context, sessionID string, opts RestoreOp
 	// What the restore changed, on its row, in one transaction with the
 	// capture: a kill before it leaves these changes to show up as outside
 	// changes of the folder (a later restore then asks before touching them).
-	ds, err = r.refresh(ctx, rs, touched...)
+	ds, err := r.refresh(ctx, rs, touched...)
 	if err != nil {
 		return p, err
 	}
@@ -142,7 +139,7 @@ func (r *Recorder) restore(ctx context.Context, sessionID string, opts RestoreOp
 		}
 		return insertChanges(ctx, tx, id, ds)
 	})
-	p.Changes = changesOf(ds, p.Seq)
+	p.Changes = personal(changesOf(ds, p.Seq))
 	return p, err
 }
 
@@ -169,7 +166,7 @@ func conflictsLeft(cs []Conflict, override []string) error {
 // to go back to (before its first such change) and whether the file is
 // still as the session last left it.
 func (r *Recorder) plan(ctx context.Context, rs *rootState, sessionID string, opts RestoreOptions) (Plan, error) {
-	where, args := `c.session_id = ? AND c.seq >= ? AND c.root = ?`, []any{sessionID, opts.ToSeq, rs.path}
+	where, args := `c.session_id = ? AND c.seq >= ? AND c.root = ?`+notOutside, []any{sessionID, opts.ToSeq, rs.path}
 	if opts.Path != "" {
 		pp := path.Clean(strings.TrimPrefix(opts.Path, "./"))
 		where += ` AND (ch.path = ? OR substr(ch.path, 1, ?) = ?)`
@@ -228,7 +225,7 @@ func undone(f changeRow, cur *Entry) ChangeKind {
 // whoChanged says who changed pth after the session's capture: another
 // session sharing the folder (also added to p.Others) or "outside".
 func (r *Recorder) whoChanged(ctx context.Context, rs *rootState, sessionID, pth string, after int64, cur *Entry, p *Plan) (string, error) {
-	rows, err := queryChanges(ctx, r.sql, `c.root = ? AND c.id > ? AND c.session_id <> ? AND c.seq > 0 AND ch.path = ?`,
+	rows, err := queryChanges(ctx, r.sql, `c.root = ? AND c.id > ? AND c.session_id <> ? AND c.seq > 0 AND ch.path = ?`+notOutside,
 		rs.path, after, sessionID, pth)
 	if err != nil {
 		return "", err

@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -21,12 +23,19 @@ type cpFlags struct {
 	dryRun   bool
 	contents bool
 	seq      int64
+	force    []string // restore: conflicting files to overwrite
+	forceAll bool     // restore: overwrite every conflicting file
 }
 
 func (f *cpFlags) restoreFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.to, "to", "", "restore to before this row")
 	fs.StringVar(&f.path, "path", "", "restore only this path")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "list what would be restored, change nothing")
+	fs.Func("force", "overwrite this conflicting file (repeatable)", func(p string) error {
+		f.force = append(f.force, p)
+		return nil
+	})
+	fs.BoolVar(&f.forceAll, "force-all", false, "overwrite every conflicting file")
 }
 
 func (f *cpFlags) exportFlags(fs *flag.FlagSet) {
@@ -93,15 +102,31 @@ func (c *sessCmd) restore(ctx context.Context, db *store.DB, id string) error {
 		return err
 	}
 	defer rec.Close()
-	p, err := rec.Restore(ctx, id, checkpoint.RestoreOptions{ToSeq: c.cp.seq, Path: c.cp.path, DryRun: c.cp.dryRun})
+	opts := checkpoint.RestoreOptions{ToSeq: c.cp.seq, Path: c.cp.path, DryRun: c.cp.dryRun, Override: c.cp.force}
+	if c.cp.forceAll {
+		preview, err := rec.Restore(ctx, id, checkpoint.RestoreOptions{ToSeq: c.cp.seq, Path: c.cp.path, DryRun: true})
+		if err != nil {
+			return err
+		}
+		for _, cf := range preview.Conflicts {
+			opts.Override = append(opts.Override, cf.Path)
+		}
+	}
+	p, err := rec.Restore(ctx, id, opts)
+	var conflict *checkpoint.ConflictError
+	if errors.As(err, &conflict) {
+		return restoreConflict{conflict}
+	}
 	if err != nil {
 		return err
 	}
+	overwritten := overwrittenOf(p, opts.Override)
 	if c.json {
 		if err := sessJSONLine(c.stdout, struct {
-			Restored []checkpoint.Restored `json:"restored"`
-			DryRun   bool                  `json:"dry_run"`
-		}{p.Restored, p.DryRun}); err != nil {
+			Restored    []checkpoint.Restored `json:"restored"`
+			DryRun      bool                  `json:"dry_run"`
+			Overwritten []string              `json:"overwritten"`
+		}{p.Restored, p.DryRun, overwritten}); err != nil {
 			return err
 		}
 	} else {
@@ -120,11 +145,45 @@ func (c *sessCmd) restore(ctx context.Context, db *store.DB, id string) error {
 	for _, u := range p.Unrestorable {
 		fmt.Fprintf(c.stderr, "cannot bring back %s: its earlier content was not kept (over 10 MiB, or exported without contents); left as it is\n", sessClean(u))
 	}
-	if len(p.Conflicts) > 0 { // a dry run: the real restore would refuse
-		return &checkpoint.ConflictError{Files: p.Conflicts}
+	for _, o := range overwritten {
+		fmt.Fprintf(c.stderr, "overwrote %s, which had changed since the session last recorded it\n", sessClean(o))
+	}
+	if len(p.Conflicts) > 0 && len(overwritten) < len(p.Conflicts) { // a dry run: the real restore would refuse
+		return restoreConflict{&checkpoint.ConflictError{Files: p.Conflicts}}
 	}
 	return nil
 }
+
+// overwrittenOf lists the conflicting files the restore overwrote (or, in a dry run, would):
+// those named to overwrite. Never nil, so the JSON says [].
+func overwrittenOf(p checkpoint.Plan, override []string) []string {
+	out := []string{}
+	for _, c := range p.Conflicts {
+		if slices.Contains(override, c.Path) {
+			out = append(out, c.Path)
+		}
+	}
+	return out
+}
+
+// restoreConflict is a refused restore, worded for the command line: it names the flags that
+// overwrite the conflicting files.
+type restoreConflict struct{ err *checkpoint.ConflictError }
+
+func (e restoreConflict) Error() string {
+	var b strings.Builder
+	b.WriteString("conflict: changed outside this session since it last recorded them: ")
+	for i, c := range e.err.Files {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (changed by %s)", c.Path, c.By)
+	}
+	b.WriteString("; nothing was restored (overwrite them with --force PATH, repeatable, or --force-all)")
+	return b.String()
+}
+
+func (e restoreConflict) Unwrap() error { return e.err }
 
 // restoreSummary is the one-line view of a restore row for `sessions show`.
 func restoreSummary(raw json.RawMessage) string {

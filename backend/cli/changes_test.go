@@ -69,7 +69,7 @@ func TestSessionsChangesJSON(t *testing.T) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		if !reflect.DeepEqual(keys, []string{"change", "path", "seq", "sha256", "size"}) || l["seq"] != float64(seq) {
+		if !reflect.DeepEqual(keys, []string{"by", "change", "path", "seq", "sha256", "size"}) || l["seq"] != float64(seq) || l["by"] != "agent" {
 			t.Fatalf("line %v", l)
 		}
 		got = append(got, l["change"].(string)+" "+l["path"].(string))
@@ -90,7 +90,7 @@ func TestSessionsRestore(t *testing.T) {
 	path, dir, id, seq := cpFixture(t)
 	to := strconv.FormatInt(seq, 10)
 	r := sessRun(t, "restore", "--to", to, "--dry-run", "--json", "--db", path, id)
-	if r.code != 0 || strings.TrimSpace(r.stdout) != `{"restored":[{"path":"a.txt","change":"modified"},{"path":"b.txt","change":"deleted"},{"path":"c.txt","change":"modified"},{"path":"d.txt","change":"created"}],"dry_run":true}` {
+	if r.code != 0 || strings.TrimSpace(r.stdout) != `{"restored":[{"path":"a.txt","change":"modified"},{"path":"b.txt","change":"deleted"},{"path":"c.txt","change":"modified"},{"path":"d.txt","change":"created"}],"dry_run":true,"overwritten":[]}` {
 		t.Fatalf("dry run: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "d.txt")); err != nil {
@@ -99,14 +99,15 @@ func TestSessionsRestore(t *testing.T) {
 	// The person edits a.txt: a restore refuses, names it, changes nothing.
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("mine\n"), 0o644)
 	r = sessRun(t, "restore", "--to", to, "--db", path, id)
-	if r.code != 1 || !strings.Contains(r.stderr, "a.txt") || strings.Contains(r.stderr, "c.txt") {
+	if r.code != 1 || !strings.Contains(r.stderr, "a.txt") || strings.Contains(r.stderr, "c.txt") ||
+		!strings.Contains(r.stderr, "--force PATH") || !strings.Contains(r.stderr, "--force-all") {
 		t.Fatalf("conflict: %d %q", r.code, r.stderr)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "c.txt")); string(b) != "C\n" {
 		t.Fatal("a refused restore changed a file")
 	}
 	r = sessRun(t, "restore", "--to", to, "--path", "c.txt", "--json", "--db", path, id)
-	if r.code != 0 || strings.TrimSpace(r.stdout) != `{"restored":[{"path":"c.txt","change":"modified"}],"dry_run":false}` {
+	if r.code != 0 || strings.TrimSpace(r.stdout) != `{"restored":[{"path":"c.txt","change":"modified"}],"dry_run":false,"overwritten":[]}` {
 		t.Fatalf("one file: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "c.txt")); string(b) != "gamma\n" {
@@ -118,6 +119,40 @@ func TestSessionsRestore(t *testing.T) {
 	}
 	if r := sessRun(t, "restore", "--db", path, id); r.code != 2 {
 		t.Fatalf("restore without --to: exit %d", r.code)
+	}
+}
+
+// --force PATH overwrites only the named conflicting file; --force-all every one.
+func TestSessionsRestoreForce(t *testing.T) {
+	path, dir, id, seq := cpFixture(t)
+	to := strconv.FormatInt(seq, 10)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("mine\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "c.txt"), []byte("mine too\n"), 0o644)
+	r := sessRun(t, "restore", "--to", to, "--force", "a.txt", "--json", "--db", path, id)
+	if r.code != 1 || !strings.Contains(r.stderr, "c.txt") || strings.Contains(r.stderr, "a.txt (") {
+		t.Fatalf("--force naming one of two conflicts: %d %q", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "mine\n" {
+		t.Fatal("a refused restore overwrote a.txt")
+	}
+	r = sessRun(t, "restore", "--to", to, "--path", "a.txt", "--force", "a.txt", "--json", "--db", path, id)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != `{"restored":[{"path":"a.txt","change":"modified"}],"dry_run":false,"overwritten":["a.txt"]}` {
+		t.Fatalf("--force a.txt: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "alpha\n" {
+		t.Fatalf("a.txt = %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "c.txt")); string(b) != "mine too\n" {
+		t.Fatalf("--force a.txt touched c.txt: %q", b)
+	}
+	r = sessRun(t, "restore", "--to", to, "--force-all", "--json", "--db", path, id)
+	if r.code != 0 || !strings.Contains(r.stdout, `"overwritten":["c.txt"]`) {
+		t.Fatalf("--force-all: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	for p, want := range map[string]string{"c.txt": "gamma\n", "b.txt": "beta\n"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, p)); string(b) != want {
+			t.Fatalf("after --force-all %s = %q", p, b)
+		}
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
+	"golang.org/x/sys/unix"
 )
 
 // Exit statuses of `loopdesk run` (docs/cli.md).
@@ -47,8 +48,9 @@ Runs the agent headless in a workspace and prints what it does.
                         else https://api.openai.com/v1)
   --model NAME          model (default $LOOPDESK_MODEL, else the saved one)
   --system TEXT         system prompt for this run (default: the built-in agent instructions)
-  --approve MODE        ask | read-only | sandboxed | auto | deny (default: saved, else ask; ask without
-                        a terminal denies)
+  --approve MODE        ask | read-only | sandboxed | review | auto | deny (default: saved, else ask; ask
+                        without a terminal denies; review shows write_file/edit_file hunks to keep or
+                        drop one by one, and without a terminal behaves like ask: nothing is written)
   --sandbox MODE        on | off | auto: run shell commands in the sandbox (default auto: when one can be made)
   --sandbox-network     let sandboxed shell commands use the network
   --mode MODE           plan | execute (default execute); plan runs only read-only tools and ends with a plan
@@ -71,14 +73,16 @@ Exit status: 0 completed, 2 usage, 3 stopped by a bound, 4 cancelled, 5 truncate
 error, 1 anything else.
 `
 
-// runIsTerminal reports whether r is an interactive terminal; tests replace it.
+// runIsTerminal reports whether r is an interactive terminal; tests replace it. Only a
+// terminal counts as a person: /dev/null is a character device too, so the test is whether
+// the descriptor answers a terminal's ioctl, not its file mode.
 var runIsTerminal = func(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 type runOptions struct {
@@ -223,7 +227,7 @@ func (c *runConfigFlags) overrides(fs *flag.FlagSet) (desktop.Overrides, error) 
 	})
 	switch {
 	case ov.ApprovalMode != nil && !tools.Mode(c.approve).Valid():
-		return ov, fmt.Errorf("--approve %q: want ask, read-only, auto or deny", c.approve)
+		return ov, fmt.Errorf("--approve %q: want ask, read-only, sandboxed, review, auto or deny", c.approve)
 	case c.turns < 0 || c.toolCalls < 0 || c.tokens < 0 || c.cost < 0 || c.timeout < 0 || c.window < 0 || c.priceIn < 0 || c.priceOut < 0:
 		return ov, errors.New("limits and prices cannot be negative")
 	}

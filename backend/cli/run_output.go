@@ -137,6 +137,9 @@ func (p *runPrinter) text(e loop.Event) {
 	}
 }
 
+// ByNoTerminal is who denied a call that needed a person when stdin is not a terminal.
+const ByNoTerminal = "mode:no-terminal"
+
 // runAsker answers approval requests: on a terminal by asking the person (y/n/a/r), without
 // one by denying, since nobody is there to ask.
 type runAsker struct {
@@ -146,10 +149,13 @@ type runAsker struct {
 	terminal bool
 	approver *tools.Approver
 
-	queue    chan tools.Pending
-	quit     chan struct{}
-	stopOnce sync.Once
-	wg       sync.WaitGroup
+	queue chan tools.Pending
+	quit  chan struct{}
+	// proposals are the hunks of calls waiting in mode review, by call id (review_prompt.go).
+	propMu    sync.Mutex
+	proposals map[string][]loop.ProposedHunk
+	stopOnce  sync.Once
+	wg        sync.WaitGroup
 }
 
 func runNewAsker(in io.Reader, errw io.Writer, db *store.DB, approver *tools.Approver, terminal bool) *runAsker {
@@ -163,6 +169,7 @@ func (a *runAsker) onEvent(e loop.Event) {
 	if !ok {
 		return
 	}
+	a.propose(p)
 	a.ask(tools.Pending{SessionID: e.SessionID, Call: tools.Call{ID: p.CallID, Name: p.Name, Arguments: string(p.Arguments)},
 		ReadOnly: p.ReadOnly, Sandboxed: p.Sandboxed})
 }
@@ -170,7 +177,7 @@ func (a *runAsker) onEvent(e loop.Event) {
 // ask queues a call for the prompt loop; it never blocks the run for long.
 func (a *runAsker) ask(p tools.Pending) {
 	if !a.terminal {
-		_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: "mode:ask",
+		_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: ByNoTerminal,
 			Reason: "no terminal to ask the person, so ask behaves as deny"})
 		return
 	}
@@ -222,6 +229,10 @@ func (a *runAsker) read(lines <-chan string) (string, bool) {
 }
 
 func (a *runAsker) prompt(p tools.Pending, lines <-chan string) {
+	if hs := a.takeProposal(p.Call.ID); len(hs) > 0 {
+		a.review(p, hs, lines)
+		return
+	}
 	for {
 		fmt.Fprintf(a.errw, "? allow %s %s%s\n  [y] yes  [n] no  [a] always allow %s in this session  [r] no, with a reason: ",
 			p.Call.Name, loop.Cut(p.Call.Arguments, 301), shellReach(p), p.Call.Name)

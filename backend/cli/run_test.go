@@ -226,6 +226,42 @@ func TestRunAskWithoutTerminalDenies(t *testing.T) {
 	}
 }
 
+// stdin from /dev/null (a character device, not a terminal): no prompt is printed, the call
+// is denied, and the journal says no terminal decided it, never a person.
+func TestRunAskWithDevNullStdinRecordsNoTerminal(t *testing.T) {
+	e := runNewEnv(t)
+	e.srv.Enqueue(
+		fakeai.ToolCalls(fakeai.Call{Name: "write_file", Arguments: `{"path":"x.txt","content":"x"}`}),
+		fakeai.Text("I was not allowed."),
+	)
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	var out, errb notifyBuffer
+	code := Run(context.Background(), []string{"--db", e.db, "--workspace", e.ws, "--base-url", e.srv.URL(), "--model", "fake-model",
+		"--approve", "ask", "--json", "write x"}, null, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if strings.Contains(errb.String(), "? allow") {
+		t.Errorf("a prompt was printed with nobody to answer it: %q", errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "x.txt")); err == nil {
+		t.Error("the write happened")
+	}
+	var by string
+	for _, l := range runLines(t, out.String()) {
+		if l["type"] == "approval_decided" {
+			by, _ = l["by"].(string)
+		}
+	}
+	if by != ByNoTerminal {
+		t.Fatalf("decided by %q, want %q:\n%s", by, ByNoTerminal, out.String())
+	}
+}
+
 func TestRunTerminalPrompt(t *testing.T) {
 	old := runIsTerminal
 	runIsTerminal = func(io.Reader) bool { return true }

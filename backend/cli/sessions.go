@@ -31,16 +31,25 @@ const sessUsage = `usage: loopdesk sessions COMMAND [flags]
 commands:
   list                 list sessions, most recently updated first
   show ID              print a session's rows
-  fork ID --at SEQ     copy rows 1..SEQ into a new session
+  fork ID --at SEQ     copy rows 1..SEQ into a new session; --with-files: and give it
+                       its own checkout (a git worktree on branch loopdesk/<fork id>
+                       with the session's changes up to SEQ, or a copy of the folder)
   search QUERY...      full-text search over every session (FTS5 syntax;
                        --literal for plain words, --limit N, default 50)
   export ID [-o FILE]  write a session as JSON Lines (stdout by default), with its
                        change records (--contents: and the file contents)
   import FILE          read an export (- for stdin) into a new session
-  delete ID            delete a session (its forks are kept)
-  changes ID           the files each row changed (created/modified/deleted/mode)
+  delete ID            delete a session (its forks are kept); --remove-folder: and
+                       the fork folder Loopdesk made for it (worktree and branch too)
+  changes ID           the files each row changed (created/modified/deleted/mode) and
+                       by whom (agent, outside, person); --hunks: one line per hunk
+  revert ID --seq SEQ --path PATH --hunk N
+                       revert one hunk of the change row SEQ made to PATH; the
+                       model is told which lines; refused if they changed since
   restore ID --to SEQ  restore the files changed at or after row SEQ to their state
-                       before it (--path P for one file, --dry-run to preview)
+                       before it (--path P for one file, --dry-run to preview,
+                       --force PATH (repeatable) / --force-all to overwrite files
+                       changed outside the session since)
   totals ID            tokens, cost, turns and tool calls over all of a session's runs
 
 flags for every command:
@@ -69,6 +78,8 @@ type sessCmd struct {
 	lit    bool
 	out    string
 	cp     cpFlags // changes, restore, export --contents
+	hk     hunkFlags
+	fk     forkFlags
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer // notes besides the result (restore)
@@ -123,6 +134,9 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 	switch c.name {
 	case "fork":
 		fs.StringVar(&at, "at", "", "fork after this seq")
+		fs.BoolVar(&c.fk.withFiles, "with-files", false, "give the fork its own checkout")
+	case "delete":
+		fs.BoolVar(&c.fk.removeFolder, "remove-folder", false, "remove the fork folder too")
 	case "search":
 		fs.IntVar(&c.limit, "limit", store.DefaultSearchLimit, "maximum hits")
 		fs.BoolVar(&c.lit, "literal", false, "match the words as typed, no FTS5 syntax")
@@ -131,7 +145,11 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		c.cp.exportFlags(fs)
 	case "restore":
 		c.cp.restoreFlags(fs)
-	case "list", "show", "import", "delete", "changes", "totals":
+	case "changes":
+		c.hk.changesFlags(fs)
+	case "revert":
+		c.hk.revertFlags(fs)
+	case "list", "show", "import", "totals":
 	default:
 		return nil, sessUsagef("unknown command %q", c.name)
 	}
@@ -162,7 +180,7 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		}
 		c.at, c.atSet = n, true
 	}
-	want := map[string]int{"list": 0, "show": 1, "fork": 1, "export": 1, "import": 1, "delete": 1, "changes": 1, "restore": 1, "totals": 1}
+	want := map[string]int{"list": 0, "show": 1, "fork": 1, "export": 1, "import": 1, "delete": 1, "changes": 1, "restore": 1, "totals": 1, "revert": 1}
 	if n, ok := want[c.name]; ok && len(c.args) != n {
 		if n == 0 {
 			return nil, sessUsagef("%s takes no arguments, got %q", c.name, c.args)
@@ -177,6 +195,11 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 	}
 	if c.name == "restore" {
 		if err := c.cp.check(); err != nil {
+			return nil, err
+		}
+	}
+	if c.name == "revert" {
+		if err := c.hk.checkRevert(); err != nil {
 			return nil, err
 		}
 	}
@@ -219,6 +242,9 @@ func (c *sessCmd) run(ctx context.Context) error {
 	case "show":
 		return c.show(ctx, db, c.args[0])
 	case "fork":
+		if c.fk.withFiles {
+			return c.forkWithFiles(ctx, db, path, c.args[0])
+		}
 		s, err := db.Fork(ctx, c.args[0], c.at)
 		if err != nil {
 			return err
@@ -229,7 +255,12 @@ func (c *sessCmd) run(ctx context.Context) error {
 	case "export":
 		return c.export(ctx, db, c.args[0])
 	case "changes":
+		if c.hk.hunks {
+			return c.hunks(ctx, db, c.args[0])
+		}
 		return c.changes(ctx, db, c.args[0])
+	case "revert":
+		return c.revert(ctx, db, c.args[0])
 	case "restore":
 		return c.restore(ctx, db, c.args[0])
 	case "import":
@@ -239,10 +270,7 @@ func (c *sessCmd) run(ctx context.Context) error {
 		}
 		return c.emit(map[string]string{"session_id": s.ID}, fmt.Sprintf("imported %s as %s (%q)\n", c.args[0], s.ID, s.Title))
 	case "delete":
-		if err := db.DeleteSession(ctx, c.args[0]); err != nil {
-			return err
-		}
-		return c.emit(map[string]string{"deleted": c.args[0]}, fmt.Sprintf("deleted %s\n", c.args[0]))
+		return c.delete(ctx, db, path, c.args[0])
 	}
 	return sessUsagef("unknown command %q", c.name)
 }
@@ -284,7 +312,9 @@ func (c *sessCmd) list(ctx context.Context, db *store.DB) error {
 				InputTokens  int64   `json:"input_tokens"`
 				OutputTokens int64   `json:"output_tokens"`
 				Cost         float64 `json:"cost"`
-			}{s, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.OutputTokens, t.Cost}
+				CacheRead    int64   `json:"cache_read_tokens"`
+				CacheWrite   int64   `json:"cache_write_tokens"`
+			}{s, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.OutputTokens, t.Cost, t.CacheReadTokens, t.CacheWriteTokens}
 			if err := sessJSONLine(c.stdout, line); err != nil {
 				return err
 			}
@@ -474,6 +504,6 @@ func (c *sessCmd) totals(ctx context.Context, db *store.DB, id string) error {
 		return err
 	}
 	return c.emit(t, fmt.Sprintf("session      %s\nruns         %d\nturns        %d\ntool calls   %d\n"+
-		"input tokens %d\noutput tokens %d\ncost         $%.4f\n",
-		t.SessionID, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.OutputTokens, t.Cost))
+		"input tokens %d (cache read %d, cache write %d)\noutput tokens %d\ncost         $%.4f\n",
+		t.SessionID, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.CacheReadTokens, t.CacheWriteTokens, t.OutputTokens, t.Cost))
 }

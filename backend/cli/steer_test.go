@@ -58,7 +58,7 @@ func TestRunPlanModeAndSessionTotals(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	want := []string{"cost", "input_tokens", "output_tokens", "runs", "session_id", "tool_calls", "turns"}
+	want := []string{"cache_read_tokens", "cache_write_tokens", "cost", "input_tokens", "output_tokens", "runs", "session_id", "tool_calls", "turns"}
 	if !reflect.DeepEqual(keys, want) {
 		t.Fatalf("fields %v, want %v", keys, want)
 	}

@@ -3,8 +3,6 @@ package desktop
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"unicode/utf8"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
@@ -117,8 +115,10 @@ func (c *core) publishRows(sessionID string, from int64) {
 	_, _ = c.st.Runner.Bus().Publish(c.context(), loop.Event{SessionID: sessionID, Payload: loop.RowsStoredPayload{Rows: loop.RowsOf(rows)}})
 }
 
-// ForkSessionWithFiles forks the session at seq and gives the fork its own copy of the folder
-// as it was at that row (in the app's data folder, beside the scratch folders).
+// ForkSessionWithFiles forks the session at seq and gives the fork its own working copy
+// (checkpoint.MakeForkFolder, in the app's data folder): a git worktree on branch
+// loopdesk/<fork id> with the session's changes up to seq, or a full copy of the folder.
+// When the folder cannot be made the fork is deleted again: no fork without its folder.
 func (s *Sessions) ForkSessionWithFiles(id string, seq int64) (Session, error) {
 	c := s.c
 	ctx := c.context()
@@ -126,19 +126,15 @@ func (s *Sessions) ForkSessionWithFiles(id string, seq int64) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	dir, err := filepath.Abs(filepath.Join(filepath.Dir(c.db.Path()), "forks", fork.ID))
+	ff, err := c.st.Checkpoints.MakeForkFolder(ctx, id, seq, fork.ID, c.forksDir())
 	if err == nil {
-		err = os.MkdirAll(filepath.Dir(dir), 0o700)
-	}
-	if err == nil {
-		_, err = c.st.Checkpoints.CopyAt(ctx, id, seq, dir)
-	}
-	if err == nil {
-		err = c.db.SetWorkspace(ctx, fork.ID, dir)
+		err = c.db.SetWorkspace(ctx, fork.ID, ff.Folder)
 	}
 	if err != nil {
-		return c.view(fork), fmt.Errorf("the fork %s was made, but its folder was not copied: %w", fork.ID, err)
+		checkpoint.RemoveForkFolder(ctx, c.forksDir(), fork.ID)
+		c.db.DeleteSession(ctx, fork.ID)
+		return Session{}, fmt.Errorf("fork with files: %w", err)
 	}
-	fork.Workspace = dir
+	fork.Workspace = ff.Folder
 	return c.view(fork), nil
 }

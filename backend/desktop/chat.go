@@ -107,7 +107,7 @@ func (c *core) pending(sessionID string) []PendingApproval {
 	out := make([]PendingApproval, len(ps))
 	for i, p := range ps {
 		out[i] = PendingApproval{CallID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, ReadOnly: p.ReadOnly,
-			Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(p.Call)}
+			Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(p.Call), Hunks: p.Proposal}
 	}
 	return out
 }
@@ -131,6 +131,9 @@ type DecisionInput struct {
 	// Always, when set, is saved as a rule once this answer has been accepted: an allow rule
 	// with an approval ("Always allow"), a deny rule with a denial ("Always deny").
 	Always *RuleInput `json:"always"`
+	// Hunks (approval mode review): the person's choice for each proposed hunk of a
+	// write_file or edit_file call; a hunk not named is kept.
+	Hunks []tools.HunkChoice `json:"hunks"`
 }
 
 // Decide answers a pending call. It is refused unless that exact call of that session is
@@ -141,7 +144,8 @@ func (h *Chat) Decide(sessionID, callID string, in DecisionInput) error {
 	if !ok {
 		return fmt.Errorf("decide call %s: %w", callID, tools.ErrNotPending)
 	}
-	d := tools.Decision{Approved: in.Approved, By: tools.ByPerson, Reason: strings.TrimSpace(in.Reason), Arguments: p.Call.Arguments}
+	d := tools.Decision{Approved: in.Approved, By: tools.ByPerson, Reason: strings.TrimSpace(in.Reason), Arguments: p.Call.Arguments,
+		Hunks: in.Hunks}
 	if args := strings.TrimSpace(in.Arguments); args != "" && in.Approved {
 		if err := checkArguments(args); err != nil {
 			return err

@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -182,6 +183,9 @@ type PendingApproval struct {
 	ReadOnly  bool   `json:"read_only"`
 	Sandboxed bool   `json:"sandboxed"` // as approval_requested: will run in the sandbox
 	Network   bool   `json:"network"`   // asks for network
+	// Hunks (approval mode review): what the call would write, hunk by hunk
+	// (loop.ProposedHunk), so a page opened while it waits shows them too.
+	Hunks json.RawMessage `json:"hunks,omitempty"`
 }
 
 // SessionView is one session with everything the window shows of it when it opens. Meters

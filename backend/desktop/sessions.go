@@ -151,7 +151,9 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 	if v.Sandbox, err = s.c.sandboxView(ctx, x); err != nil {
 		return SessionView{}, err
 	}
-	v.Queued = s.c.st.Runner.Queued(id)
+	if v.Queued, err = s.c.st.Runner.Queued(ctx, id); err != nil {
+		return SessionView{}, err
+	}
 	if v.Mode, err = s.c.db.GetSessionMode(ctx, id); err != nil {
 		return SessionView{}, err
 	}

@@ -18,15 +18,34 @@ import (
 // ExecutePrompt is the message "Execute plan" sends: the plan is the session's last answer.
 const ExecutePrompt = "Execute the plan above, step by step."
 
-// QueuedMessages lists the messages waiting for the running run's next tool boundary.
-func (h *Chat) QueuedMessages(sessionID string) []loop.QueuedMessage {
-	return h.c.st.Runner.Queued(sessionID)
+// QueuedMessages lists the session's queued messages: those waiting for the running run's
+// next tool boundary, or, with no run going, those a stopped run left (they are stored, so
+// a crash or a restart shows them again).
+func (h *Chat) QueuedMessages(sessionID string) ([]loop.QueuedMessage, error) {
+	return h.c.st.Runner.Queued(h.c.context(), sessionID)
 }
 
 // RemoveQueued takes back a queued message. It reports false when the message was already
-// delivered (or the run ended): then it is a row, or the prompt of the next run.
+// delivered: then it is a row.
 func (h *Chat) RemoveQueued(sessionID, id string) (bool, error) {
-	return h.c.st.Runner.Withdraw(h.c.context(), sessionID, id)
+	return h.c.st.Runner.Unqueue(h.c.context(), sessionID, id)
+}
+
+// SendQueued sends a message left queued (after a Stop, a bound or a restart) now: it starts
+// a run whose prompt it is; the other queued messages follow it in order. While a run is
+// going the queue is delivered at its next tool boundary, so this is refused as busy.
+func (h *Chat) SendQueued(sessionID, id string) (string, error) {
+	c := h.c
+	queued, err := c.st.Runner.Queued(c.context(), sessionID)
+	if err != nil {
+		return "", err
+	}
+	for _, m := range queued {
+		if m.ID == id {
+			return c.start(sessionID, func(spec *loop.RunSpec) { spec.Prompt, spec.PromptQueuedID = m.Text, m.ID })
+		}
+	}
+	return "", fmt.Errorf("%w: message %s is not queued on session %s", ErrInvalidInput, id, sessionID)
 }
 
 // SetMode sets the mode the session's next runs use: "plan" or "execute", and the approval
@@ -158,4 +177,32 @@ func (s *Sessions) importFile(path string) (Session, error) {
 		return Session{}, fmt.Errorf("import %s: %w", path, err)
 	}
 	return s.c.view(x), nil
+}
+
+// LiveView is what Go knows of a session right now that the page must never miss: the run
+// going on, the calls waiting for a person and the queued messages. The
+// page reconciles with it after opening a session, after a gap in the events and when a run
+// ends, so no ordering of events can leave any of them unshown.
+type LiveView struct {
+	// Seq is the session's latest event when the read began: the read reflects every event up
+	// to it (and maybe later ones).
+	Seq          uint64               `json:"seq"`
+	RunningRunID string               `json:"running_run_id"`
+	Pending      []PendingApproval    `json:"pending"`
+	Queued       []loop.QueuedMessage `json:"queued"`
+}
+
+// Live reads the session's LiveView. The run is read first: a call pending or a message
+// queued is never shown without the run it belongs to.
+func (h *Chat) Live(sessionID string) (LiveView, error) {
+	c := h.c
+	ctx := c.context()
+	v := LiveView{Seq: c.st.Runner.Bus().Seq(sessionID)}
+	v.RunningRunID, _ = c.st.Runner.Running(sessionID)
+	v.Pending = c.pending(sessionID)
+	var err error
+	if v.Queued, err = c.st.Runner.Queued(ctx, sessionID); err != nil {
+		return LiveView{}, err
+	}
+	return v, nil
 }

@@ -44,7 +44,7 @@ func TestSendWhileRunningQueues(t *testing.T) {
 	if _, err := app.SendMessage(s.ID, "forget it"); err != nil {
 		t.Fatal(err)
 	}
-	q := app.QueuedMessages(s.ID)
+	q, _ := app.QueuedMessages(s.ID)
 	if len(q) != 2 {
 		t.Fatalf("queue %+v", q)
 	}

@@ -162,6 +162,21 @@ func signal(c chan struct{}) {
 	}
 }
 
+// Seq is the sequence number of the session's latest must-deliver event (0: none yet).
+// Whatever state is read after Seq returns reflects at least every event up to it, which is
+// how a page tells a fresh read from one older than an event it already applied.
+func (b *Bus) Seq(sessionID string) uint64 {
+	b.mu.Lock()
+	ss := b.sessions[sessionID]
+	b.mu.Unlock()
+	if ss == nil {
+		return 0
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.seq
+}
+
 // Publish stamps ev with the session's next sequence number (deltas: the current one) and
 // queues it for every matching subscriber. For a must-deliver event it waits while a
 // subscriber's queue is full, until ctx ends (then it returns ctx's error; subscribers already

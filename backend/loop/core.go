@@ -120,7 +120,7 @@ type ModelResponse struct {
 	// Raw is the provider's assistant message as received (every field, known or not);
 	// Origin what produced it. Both are stored on the turn's row and never read by the core.
 	Raw    json.RawMessage `json:"raw,omitempty"`
-	Origin Origin          `json:"origin"`
+	Origin Origin          `json:"origin,omitzero"`
 }
 
 // Result is the structured outcome of a run: the audit row and the run_finished payload.

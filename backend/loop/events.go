@@ -90,6 +90,22 @@ type ApprovalRequestedPayload struct {
 	// it asks for network ("network": true).
 	Sandboxed bool `json:"sandboxed"`
 	Network   bool `json:"network"`
+	// Hunks: in approval mode review, the hunks a write_file or edit_file call would write.
+	Hunks []ProposedHunk `json:"hunks,omitempty"`
+}
+
+// ProposedHunk is one hunk of a change not yet written (checkpoint.Proposed, as the card
+// shows it): its ranges, its unified-diff text, and its lines before and after (context
+// included; "new" is what an edit starts from).
+type ProposedHunk struct {
+	Hunk     int    `json:"hunk"`
+	OldStart int    `json:"old_start"`
+	OldLines int    `json:"old_lines"`
+	NewStart int    `json:"new_start"`
+	NewLines int    `json:"new_lines"`
+	Patch    string `json:"patch"`
+	Old      string `json:"old"`
+	New      string `json:"new"`
 }
 
 // ApprovalDecidedPayload records the answer.

@@ -17,7 +17,10 @@ type Started struct {
 	Model     string
 	Workspace string
 	Prompt    string
-	Limits    Limits
+	// PromptQueuedID names the queued message Prompt delivers ("Send now" on a message left
+	// queued), so the prompt's row takes it off the queue.
+	PromptQueuedID string
+	Limits         Limits
 	// Sandbox says how the run's shell commands are confined (tools.ShellSandbox.Describe).
 	Sandbox string
 	// ContextTokens estimates the size of the history already in the session (system prompt
@@ -194,9 +197,10 @@ const (
 // Row is one chunk to append.
 type Row interface{ Kind() RowKind }
 
-// UserRow is the person's prompt.
+// UserRow is the person's prompt. QueuedID names the queued message it delivers, if any.
 type UserRow struct {
-	Text string `json:"text"`
+	Text     string `json:"text"`
+	QueuedID string `json:"queued_id,omitempty"`
 }
 
 // AssistantRow is one model turn, stored exactly as received, with the usage and cost of the
@@ -206,7 +210,7 @@ type AssistantRow struct {
 	Reasoning string          `json:"reasoning"`
 	ToolCalls []Call          `json:"tool_calls"`
 	Raw       json.RawMessage `json:"raw,omitempty"`
-	Origin    Origin          `json:"origin"`
+	Origin    Origin          `json:"origin,omitzero"`
 	Usage     RowUsage        `json:"usage"`
 }
 

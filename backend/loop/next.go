@@ -125,7 +125,7 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 		return s, append(out, Compact{ThroughSeq: in.CompactThrough, KeepTurns: s.Limits.keepTurns()}), nil
 	}
 	if in.Prompt != "" {
-		out = append(out, Persist{[]Row{UserRow{Text: in.Prompt}}})
+		out = append(out, Persist{[]Row{UserRow{Text: in.Prompt, QueuedID: in.PromptQueuedID}}})
 		s.ContextTokens += EstimateTokens(in.Prompt) + resultTokenExtra
 	}
 	// The meters from the first moment: the limits and the context the first request fills.

@@ -22,6 +22,11 @@ import (
 // Store is where rows and runs are kept.
 type Store interface {
 	GetSession(ctx context.Context, id string) (store.Session, error)
+	// The durable queue (store.QueuedMessage): written before the core hears of a message,
+	// removed by the user row that delivers it, in that row's transaction.
+	Enqueue(ctx context.Context, sessionID string, m store.QueuedMessage) error
+	Dequeue(ctx context.Context, sessionID, id string) (bool, error)
+	Queued(ctx context.Context, sessionID string) ([]store.QueuedMessage, error)
 	Chunks(ctx context.Context, sessionID string) ([]store.Chunk, error)
 	Append(ctx context.Context, sessionID, runID string, chunks ...store.NewChunk) ([]store.Chunk, error)
 	StartRun(ctx context.Context, n store.NewRun) (store.Run, error)
@@ -108,6 +113,8 @@ type RunSpec struct {
 	// Queued are messages stored as user rows after the prompt (the runner fills it when it
 	// starts the next run with the messages the last one did not deliver).
 	Queued []QueuedMessage
+	// PromptQueuedID names the stored queued message Prompt delivers (see Started).
+	PromptQueuedID string
 	// CompactThrough > 0: instead of a prompt, summarise the rows through this seq
 	// ("Compact up to here"). See Runner.CompactThrough.
 	CompactThrough int64

@@ -78,6 +78,8 @@ type FileChange struct {
 	Path   string `json:"path"`
 	Change string `json:"change"` // created, modified, deleted or mode
 	Size   int64  `json:"size"`
+	// By: agent (a call), outside (found between calls) or person (a restore, a hunk revert).
+	By string `json:"by,omitempty"`
 }
 
 // FilesChangedPayload lists what the call answered by row RowSeq changed in the folder. (Not
@@ -93,7 +95,7 @@ func (FilesChangedPayload) Type() EventType { return EventFilesChanged }
 func changeViews(cs []checkpoint.Change) []FileChange {
 	out := make([]FileChange, len(cs))
 	for i, c := range cs {
-		out[i] = FileChange{Path: c.Path, Change: string(c.Change), Size: c.Size}
+		out[i] = FileChange{Path: c.Path, Change: string(c.Change), Size: c.Size, By: c.By}
 	}
 	return out
 }

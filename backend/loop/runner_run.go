@@ -30,7 +30,10 @@ type run struct {
 	// result row is stored. Workers add; the owner goroutine finishes them in persist.
 	capMu    sync.Mutex
 	captures map[string]*checkpoint.Capture
-	ctxEst   int64
+	// reviews are the notes of calls the person reviewed hunk by hunk (mode review), by
+	// call id, added to their result (review.go). Guarded by capMu.
+	reviews map[string]string
+	ctxEst  int64
 	// system is the run's system prompt: the spec's, the AGENTS.md files, the plan notice.
 	system   string
 	files    []instructions.File
@@ -44,11 +47,9 @@ type run struct {
 	cancelOnce sync.Once
 	inputs     chan Input
 	// requests carries queue changes from Runner.Queue/Withdraw to the owner goroutine;
-	// loopDone is closed when the owner stops reading it. queue is what the core holds
-	// queued, as last published (guarded by Runner.mu).
+	// loopDone is closed when the owner stops reading it.
 	requests chan queueRequest
 	loopDone chan struct{}
-	queue    []QueuedMessage
 
 	// op is the context of the outstanding work (model call, approvals, tools); it is
 	// cancelled when the run stops so workers return and their late answers are dropped.
@@ -127,6 +128,11 @@ func (rn *run) open(ctx context.Context) error {
 	if err == nil {
 		rn.recovery, err = rn.recoveryFor(ctx, chunks)
 	}
+	if err == nil && len(rn.spec.Queued) == 0 && rn.spec.CompactThrough == 0 {
+		// Messages left queued by a run that stopped (Stop, a bound, a crash) go with this
+		// run: stored as user rows right after its prompt, in the order they were sent.
+		rn.spec.Queued, err = rn.r.storedQueue(ctx, rn.spec.SessionID, rn.spec.PromptQueuedID)
+	}
 	if err != nil {
 		rn.ws.Release()
 		return err
@@ -176,7 +182,8 @@ func (rn *run) loop() {
 func (rn *run) started() Started {
 	return Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
-		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, Recover: rn.recovery, CompactThrough: rn.spec.CompactThrough}
+		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, Recover: rn.recovery,
+		CompactThrough: rn.spec.CompactThrough}
 }
 
 // wait blocks for the next input: an answer from a worker, a cancel, or the deadline.
@@ -248,11 +255,6 @@ func (rn *run) execute(effects []Effect) []Effect {
 		case Persist:
 			err = rn.persist(e.Rows)
 		case Emit:
-			if q, ok := e.Payload.(QueueChangedPayload); ok {
-				rn.r.mu.Lock()
-				rn.queue = q.Queued
-				rn.r.mu.Unlock()
-			}
 			rn.publish(e.Payload)
 		case CallModel:
 			rows := rn.snapshot()
@@ -326,9 +328,9 @@ func (rn *run) snapshot() []store.Chunk { return rn.chunks[:len(rn.chunks):len(r
 func storePayload(row Row) any {
 	switch r := row.(type) {
 	case UserRow:
-		return store.UserPayload{Text: r.Text}
+		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID}
 	case commandRow:
-		return store.UserPayload{Text: r.Text, Command: r.Command}
+		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Command: r.Command}
 	case AssistantRow:
 		calls := make([]store.ToolCall, len(r.ToolCalls))
 		for i, c := range r.ToolCalls {
@@ -374,9 +376,13 @@ func (rn *run) finish() {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
-	_, synthesized, err := rn.r.cfg.Store.FinishRun(ctx, rn.id, store.RunResult{
-		Status: store.RunStatus(res.Status), Output: res.Output, Turns: res.Turns, ToolCalls: res.ToolCalls,
-		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, CostUSD: res.CostUSD, Error: res.Error})
+	stored, synthesized, err := rn.r.cfg.Store.FinishRun(ctx, rn.id, store.RunResult{
+		Status: store.RunStatus(res.Status), Output: res.Output, Error: res.Error})
+	if err == nil {
+		// What run_finished reports is what the journal holds: the sum of the run's rows.
+		res.Turns, res.ToolCalls, res.InputTokens, res.OutputTokens = stored.Turns, stored.ToolCalls, stored.InputTokens, stored.OutputTokens
+		res.CacheReadTokens, res.CacheWriteTokens, res.CostUSD = stored.CacheReadTokens, stored.CacheWriteTokens, stored.CostUSD
+	}
 	if err != nil {
 		rn.r.log.Error("store run result", "session", rn.spec.SessionID, "run", rn.id, "err", err)
 		if res.Error == "" {
@@ -405,10 +411,13 @@ func (rn *run) finish() {
 	rn.ws.Release()
 	rn.r.mu.Lock()
 	delete(rn.r.bySession, rn.spec.SessionID)
-	rn.queue = nil
 	rn.r.mu.Unlock()
-	close(rn.done)
-	if len(leftover) > 0 {
-		rn.r.startNext(rn.spec, leftover)
+	// Only a run that completed goes on by itself: Stop stops, and a bound the person set is
+	// never bypassed by a fresh run with fresh budgets. Undelivered messages stay queued (in
+	// the store) for the person to send or remove. The next run is recorded before this one
+	// is done, so whoever waits on this run sees the whole outcome.
+	if len(leftover) > 0 && res.Status == StopCompleted {
+		rn.r.startNext(rn.spec)
 	}
+	close(rn.done)
 }

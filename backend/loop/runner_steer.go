@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/loopdesk/loopdesk/backend/instructions"
@@ -163,7 +164,12 @@ func (r *Runner) CompactThrough(ctx context.Context, spec RunSpec, seq int64) (s
 type queueRequest struct {
 	add      *QueuedMessage
 	withdraw string
-	reply    chan bool
+	reply    chan queueReply
+}
+
+type queueReply struct {
+	ok  bool
+	err error
 }
 
 // Queue adds a message to the session's running run, to be delivered at its next tool
@@ -173,7 +179,10 @@ func (r *Runner) Queue(ctx context.Context, sessionID, text string) (QueuedMessa
 		return QueuedMessage{}, fmt.Errorf("queue a message on session %s: %w", sessionID, ErrNoPrompt)
 	}
 	m := QueuedMessage{ID: newQueueID(), Text: text, QueuedAt: r.cfg.Now()}
-	if _, err := r.request(ctx, sessionID, queueRequest{add: &m}); err != nil {
+	if ok, err := r.request(ctx, sessionID, queueRequest{add: &m}); err != nil || !ok {
+		if err == nil {
+			err = ErrNotRunning
+		}
 		return QueuedMessage{}, fmt.Errorf("queue a message on session %s: %w", sessionID, err)
 	}
 	return m, nil
@@ -189,15 +198,36 @@ func (r *Runner) Withdraw(ctx context.Context, sessionID, id string) (bool, erro
 	return ok, nil
 }
 
-// Queued lists the messages waiting in the session's running run.
-func (r *Runner) Queued(sessionID string) []QueuedMessage {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := []QueuedMessage{}
-	if rn := r.bySession[sessionID]; rn != nil {
-		out = append(out, rn.queue...)
+// Queued lists the session's queued messages: the running run's, or, with no run going, the
+// ones a stopped run left in the store (shown again after a crash or a restart).
+// The store is the truth for both: a message is stored before Queue returns, and removed
+// before Withdraw returns or in the transaction of the row that delivers it.
+func (r *Runner) Queued(ctx context.Context, sessionID string) ([]QueuedMessage, error) {
+	return r.storedQueue(ctx, sessionID, "")
+}
+
+// storedQueue reads the session's durable queue, without the message skip.
+func (r *Runner) storedQueue(ctx context.Context, sessionID, skip string) ([]QueuedMessage, error) {
+	stored, err := r.cfg.Store.Queued(ctx, sessionID)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	out := []QueuedMessage{}
+	for _, m := range stored {
+		if m.ID != skip {
+			out = append(out, QueuedMessage{ID: m.ID, Text: m.Text, QueuedAt: m.QueuedAt})
+		}
+	}
+	return out, nil
+}
+
+// Unqueue removes a message left queued in the store while no run is going ("Remove" beside
+// the message box after a Stop or a restart). It reports false when it was not queued.
+func (r *Runner) Unqueue(ctx context.Context, sessionID, id string) (bool, error) {
+	if ok, err := r.Withdraw(ctx, sessionID, id); err != nil || ok {
+		return ok, err
+	}
+	return r.cfg.Store.Dequeue(ctx, sessionID, id)
 }
 
 func (r *Runner) request(ctx context.Context, sessionID string, req queueRequest) (bool, error) {
@@ -207,7 +237,7 @@ func (r *Runner) request(ctx context.Context, sessionID string, req queueRequest
 	if rn == nil {
 		return false, ErrNotRunning
 	}
-	req.reply = make(chan bool, 1)
+	req.reply = make(chan queueReply, 1)
 	select {
 	case rn.requests <- req:
 	case <-rn.loopDone:
@@ -215,39 +245,60 @@ func (r *Runner) request(ctx context.Context, sessionID string, req queueRequest
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
-	return <-req.reply, nil // the owner answers every request it takes
+	rep := <-req.reply // the owner answers every request it takes
+	return rep.ok, rep.err
 }
 
-// handleQueue applies a queue request on the owner goroutine.
+// handleQueue applies a queue request on the owner goroutine. A message is stored before the
+// core hears of it, so a crash after the person saw it queued cannot lose it; a run already
+// done (Done returned) refuses it, and the caller starts the next run with it instead.
 func (rn *run) handleQueue(req queueRequest) []Effect {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
+	defer cancel()
 	if req.add != nil {
-		effects := rn.step(MessageQueued{Now: rn.now(), Message: *req.add})
-		req.reply <- true
+		if rn.state.Phase == PhaseDone {
+			req.reply <- queueReply{}
+			return nil
+		}
+		m := *req.add
+		if err := rn.r.cfg.Store.Enqueue(ctx, rn.spec.SessionID, store.QueuedMessage{ID: m.ID, Text: m.Text, QueuedAt: m.QueuedAt}); err != nil {
+			req.reply <- queueReply{err: err}
+			return nil
+		}
+		effects := rn.step(MessageQueued{Now: rn.now(), Message: m})
+		req.reply <- queueReply{ok: true}
 		return effects
 	}
 	queued := false
 	for _, q := range rn.state.queued {
 		queued = queued || q.ID == req.withdraw
 	}
+	if queued {
+		if _, err := rn.r.cfg.Store.Dequeue(ctx, rn.spec.SessionID, req.withdraw); err != nil {
+			req.reply <- queueReply{err: err}
+			return nil
+		}
+	}
 	effects := rn.step(QueueWithdrawn{Now: rn.now(), ID: req.withdraw})
-	req.reply <- queued
+	req.reply <- queueReply{ok: queued}
 	return effects
 }
 
-// startNext starts the session's next run with the messages the last one did not deliver,
-// under the same agent. If the person started a run meanwhile, they are queued on it.
-func (r *Runner) startNext(prev RunSpec, msgs []QueuedMessage) {
-	spec := prev
-	spec.Prompt, spec.Queued, spec.CompactThrough = "", msgs, 0
-	_, err := r.Start(r.base, spec)
-	if err == nil {
+// startNext starts the session's next run with the messages the last (completed) one did not
+// deliver, read from the store, under the same agent. If the person started a run meanwhile,
+// that run took them.
+func (r *Runner) startNext(prev RunSpec) {
+	msgs, err := r.storedQueue(r.base, prev.SessionID, "")
+	if err != nil || len(msgs) == 0 {
+		if err != nil {
+			r.log.Error("read the queued messages", "session", prev.SessionID, "err", err)
+		}
 		return
 	}
-	for _, m := range msgs {
-		if _, qerr := r.Queue(r.base, prev.SessionID, m.Text); qerr != nil {
-			r.log.Error("a queued message could not be delivered", "session", prev.SessionID, "start", err, "queue", qerr)
-			return
-		}
+	spec := prev
+	spec.Prompt, spec.PromptQueuedID, spec.Queued, spec.CompactThrough = "", "", msgs, 0
+	if _, err := r.Start(r.base, spec); err != nil && !errors.Is(err, ErrBusy) {
+		r.log.Error("start the run for the queued messages", "session", prev.SessionID, "err", err)
 	}
 }
 

@@ -40,7 +40,7 @@ func TestQueuedMessageDuringFiveCallTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := h.runner.Queued(sid); len(q) != 2 || q[0].Text != "also count the lines" {
+	if q, _ := h.runner.Queued(context.Background(), sid); len(q) != 2 || q[0].Text != "also count the lines" {
 		t.Fatalf("queue while waiting: %+v", q)
 	}
 	if ok, err := h.runner.Withdraw(context.Background(), sid, drop.ID); !ok || err != nil {

@@ -370,8 +370,9 @@ func TestCompactionOverTheWire(t *testing.T) {
 	h.rec.waitFor(t, "compacted", ofType(loop.EventCompacted, res.RunID))
 	reqs := h.requests()
 	final := reqs[len(reqs)-1]
-	if final[0].Role != "user" || final[0].Content != "The file repeats lorem ipsum." {
-		t.Errorf("final request starts with %+v, want the summary", final[0])
+	if final[0].Role != "user" || !strings.HasPrefix(final[0].Content, store.NotePrefix) ||
+		!strings.HasSuffix(final[0].Content, "\n\nThe file repeats lorem ipsum.") {
+		t.Errorf("final request starts with %+v, want the summary framed as Loopdesk's note", final[0])
 	}
 	for _, m := range final {
 		if strings.Contains(m.Content, "lorem ipsum dolor") {

@@ -103,12 +103,13 @@ func (rn *run) requestApprovals(calls []Call) {
 				return
 			}
 			call, hook, hookReason := rn.preToolUse(c) // updatedInput and the hooks' decision
+			hunks, proposal := rn.proposal(call)
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: rn.spec.Mode, Call: call, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(call),
+				Mode: rn.spec.Mode, Call: call, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(call), Proposal: proposal,
 				Hook: hook, HookReason: hookReason,
 				OnPending: func(p tools.Pending) {
 					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(call.Arguments), ReadOnly: p.ReadOnly,
-						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(call)})
+						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(call), Hunks: hunks})
 					rn.notifyHooks("Loopdesk needs your permission to use " + c.Name)
 				}})
 			if err != nil {
@@ -118,6 +119,7 @@ func (rn *run) requestApprovals(calls []Call) {
 				// Fail closed: a policy that cannot be evaluated denies.
 				d = tools.Decision{Approved: false, By: "error", Reason: err.Error()}
 			}
+			d = rn.applyReview(call, d)
 			args := ""
 			if d.Approved && d.Arguments != c.Arguments {
 				args = d.Arguments
@@ -163,7 +165,7 @@ func (rn *run) runTool(c Call) {
 		return // the core has answered this call "cancelled"
 	}
 	res = rn.postToolUse(c, res)
-	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note, IsError: res.IsError, Sandboxed: res.Meta.Sandboxed})
+	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note + rn.reviewNote(c.ID), IsError: res.IsError, Sandboxed: res.Meta.Sandboxed})
 }
 
 // compact summarises the rows up to the cut with one model call (no tools).

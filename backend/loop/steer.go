@@ -8,7 +8,7 @@ import "fmt"
 // SetAsideNote is what the model reads in place of an exchange set aside after the session
 // hit the context limit. The rows stay stored; the person sees the note as a row.
 func SetAsideNote(from, through int64) string {
-	return fmt.Sprintf("[loopdesk] The exchange in rows %d-%d was set aside: it did not fit in the model's "+
+	return fmt.Sprintf("The exchange in rows %d-%d was set aside: it did not fit in the model's "+
 		"context window. It is still stored and the person can read it; continue from the request that follows.", from, through)
 }
 
@@ -56,7 +56,7 @@ func deliverQueued(s State) (State, []Effect) {
 	rows := make([]Row, len(s.queued))
 	ids := make([]string, len(s.queued))
 	for i, q := range s.queued {
-		rows[i], ids[i] = UserRow{Text: q.Text}, q.ID
+		rows[i], ids[i] = UserRow{Text: q.Text, QueuedID: q.ID}, q.ID
 		s.ContextTokens += EstimateTokens(q.Text) + resultTokenExtra
 	}
 	s.queued = nil

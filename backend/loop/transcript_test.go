@@ -60,6 +60,7 @@ type step struct {
 		ThroughSeq    int64  `json:"through_seq"`
 		ContextTokens int64  `json:"context_tokens"`
 		Usage         Usage  `json:"usage"`
+		Called        *bool  `json:"called"` // a summary call was made; absent means true
 		Err           string `json:"err"`
 	} `json:"compacted"`
 	Cancel *struct{} `json:"cancel"`
@@ -100,7 +101,8 @@ func (st step) input(now time.Time) (Input, error) {
 		return ToolFinished{Now: now, CallID: st.Tool.CallID, Content: st.Tool.Content, IsError: st.Tool.IsError, Sandboxed: st.Tool.Sandboxed}, nil
 	case st.Compacted != nil:
 		c := st.Compacted
-		return Compacted{Now: now, OK: c.OK, Summary: c.Summary, ThroughSeq: c.ThroughSeq, ContextTokens: c.ContextTokens, Usage: c.Usage, Err: c.Err}, nil
+		return Compacted{Now: now, OK: c.OK, Summary: c.Summary, ThroughSeq: c.ThroughSeq, ContextTokens: c.ContextTokens, Usage: c.Usage, Err: c.Err,
+			Called: c.Called == nil || *c.Called}, nil
 	case st.Cancel != nil:
 		return CancelRequested{Now: now}, nil
 	case st.Tick != nil:

@@ -3,6 +3,7 @@ package stack_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -200,6 +201,51 @@ func TestShellChangesAreRecordedAndRestoredAfterARestart(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "new.txt")); !os.IsNotExist(err) {
 		t.Errorf("new.txt still there: %v", err)
 	}
+
+	// Continued, the model hears of the restore: once, framed as Loopdesk's note, naming the
+	// paths and the row, before the person's next message; and still once a turn later.
+	for i, prompt := range []string{"go on", "and again"} {
+		e2.srv.Enqueue(fakeai.Text("noted"))
+		if res := e2.cont(sid, prompt); res.Status != loop.StopCompleted {
+			t.Fatalf("continue: %+v", res)
+		}
+		reqs := e2.srv.Requests()
+		body := string(reqs[len(reqs)-1].Body)
+		if n := strings.Count(body, "The person restored"); n != 1 {
+			t.Fatalf("request %d carries the restore note %d times:\n%s", i+1, n, body)
+		}
+		note := body[strings.Index(body, "The person restored"):]
+		for _, p := range []string{"notes.txt", "old.txt", "new.txt", fmt.Sprintf("before row %d", row.Seq)} {
+			if !strings.Contains(note[:strings.Index(note, `"}`)], p) {
+				t.Fatalf("the restore note does not name %s: %s", p, note)
+			}
+		}
+		if !strings.Contains(body, jsonString(store.NotePrefix)) || strings.Index(body, "The person restored") > strings.Index(body, `"go on"`) {
+			t.Fatalf("the note is not framed as Loopdesk's, or comes after the person's message:\n%s", body)
+		}
+	}
+}
+
+// cont continues session sid with prompt and waits for the run.
+func (e *env) cont(sid, prompt string) loop.Result {
+	e.t.Helper()
+	ctx := context.Background()
+	id, err := e.st.Runner.Start(ctx, loop.RunSpec{SessionID: sid, Prompt: prompt, Model: "m", Mode: tools.ModeAuto})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	res, err := e.st.Runner.Wait(wctx, id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return res
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
 }
 
 // everything is the real npm server-everything, or a skip when it is not installed (make

@@ -47,9 +47,12 @@ type Chunk struct {
 	CreatedAt time.Time       `json:"created_at"`
 }
 
-// UserPayload is a message the person typed.
+// UserPayload is a message the person typed. QueuedID names the queued message it
+// delivers, if it was queued (QueuedMessage): Append removes that message from the queue in
+// the same transaction.
 type UserPayload struct {
-	Text string `json:"text"`
+	Text     string `json:"text"`
+	QueuedID string `json:"queued_id,omitempty"`
 	// Command names the slash command or skill the text was expanded from ("/review"), ""
 	// for a message the person typed (backend/agents).
 	Command string `json:"command,omitempty"`
@@ -368,7 +371,9 @@ func (db *DB) Append(ctx context.Context, sessionID, runID string, chunks ...New
 			return err
 		}
 		defer stmt.Close()
+		var spent Counters
 		for i, c := range chunks {
+			spent = spent.plus(rowCounters(ps[i].v))
 			seq := last + int64(i) + 1
 			if pending, err = step(pending, c.Kind, ps[i].v, seq); err != nil {
 				return fmt.Errorf("row %d: %w", i+1, err)
@@ -376,10 +381,16 @@ func (db *DB) Append(ctx context.Context, sessionID, runID string, chunks ...New
 			if err := checkSummary(ctx, tx, sessionID, ps[i].v); err != nil {
 				return fmt.Errorf("row %d: %w", i+1, err)
 			}
+			if err := delivered(ctx, tx, sessionID, ps[i].v); err != nil {
+				return fmt.Errorf("row %d: %w", i+1, err)
+			}
 			if _, err := stmt.ExecContext(ctx, sessionID, seq, string(c.Kind), string(ps[i].raw), runID, now); err != nil {
 				return err
 			}
 			out = append(out, Chunk{SessionID: sessionID, Seq: seq, Kind: c.Kind, Payload: ps[i].raw, RunID: runID, CreatedAt: fromMS(now)})
+		}
+		if err := addCounters(ctx, tx, sessionID, runID, spent); err != nil {
+			return err
 		}
 		return setTail(ctx, tx, sessionID, last+int64(len(chunks)), pending, now)
 	})

@@ -205,10 +205,11 @@ func (db *DB) ImportWith(ctx context.Context, r io.Reader, opt ImportOptions) (S
 				return fmt.Errorf("%w: run %s: %v", ErrBadImport, run.ID, err)
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, output,
-				turns, tool_calls, input_tokens, output_tokens, cost_usd, started_at, ended_at, error, sandbox, mode, instructions)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, s.ID, run.Model, run.SystemPromptHash, string(budgets),
-				status, run.Output, run.Turns, run.ToolCalls, run.InputTokens, run.OutputTokens, run.CostUSD,
-				run.StartedAt.UnixMilli(), endedMS, run.Error, run.Sandbox, mode, instr); err != nil {
+				turns, tool_calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, started_at, ended_at, error,
+				sandbox, mode, instructions)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, s.ID, run.Model, run.SystemPromptHash, string(budgets),
+				status, run.Output, run.Turns, run.ToolCalls, run.InputTokens, run.OutputTokens, run.CacheReadTokens, run.CacheWriteTokens,
+				run.CostUSD, run.StartedAt.UnixMilli(), endedMS, run.Error, run.Sandbox, mode, instr); err != nil {
 				return err
 			}
 		}

@@ -17,7 +17,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	s := mustSession(t, db, "exported")
 	run, _ := db.StartRun(ctx, store.NewRun{SessionID: s.ID, Model: "m", Limits: json.RawMessage(`{"max_turns":3}`)})
 	conversation(t, db, s.ID)
-	db.FinishRun(ctx, run.ID, store.RunResult{Status: "completed", Output: "The module is example.com/x.", Turns: 2})
+	db.FinishRun(ctx, run.ID, store.RunResult{Status: "completed", Output: "The module is example.com/x."})
 	if err := db.SetSetting(ctx, "base_url", "http://localhost:1234/v1"); err != nil {
 		t.Fatal(err)
 	}
@@ -157,5 +157,35 @@ func TestExportDoesNotWaitForWriters(t *testing.T) {
 	}
 	if _, err := db.PendingCalls(ctx, s.ID); err != nil {
 		t.Fatalf("pending calls while a writer holds the lock: %v", err)
+	}
+}
+
+// Spend survives an export and an import: the totals are equal, cache tokens included, and
+// the imported runs still equal the sum of their rows.
+func TestExportImportKeepsSpend(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	s := mustSession(t, db, "spend")
+	run, _ := db.StartRun(ctx, store.NewRun{SessionID: s.ID, Model: "m"})
+	mustAppend(t, db, s.ID, run.ID, user("go"))
+	spend(t, db, s.ID, run.ID, store.Counters{Turns: 3, ToolCalls: 2, InputTokens: 9000, OutputTokens: 300,
+		CacheReadTokens: 4000, CacheWriteTokens: 1000, CostUSD: 0.071})
+	db.FinishRun(ctx, run.ID, store.RunResult{Status: "completed"})
+	before := totalsJSON(t, db, s.ID)
+	var buf bytes.Buffer
+	if err := db.Export(ctx, s.ID, &buf); err != nil {
+		t.Fatal(err)
+	}
+	imp, err := db.Import(ctx, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := strings.Replace(totalsJSON(t, db, imp.ID), imp.ID, s.ID, 1)
+	if after != before || !strings.Contains(before, `"cache_read_tokens":4000`) {
+		t.Fatalf("totals before %s, after the round trip %s", before, after)
+	}
+	runs, _ := db.ListRuns(ctx, imp.ID)
+	if derived, _ := db.RunCounters(ctx, imp.ID, runs[0].ID); derived != runs[0].Counters {
+		t.Fatalf("imported run %+v, its rows %+v", runs[0].Counters, derived)
 	}
 }

@@ -83,12 +83,15 @@ func TestReplayIsByteIdentical(t *testing.T) {
 func finishedRuns(t *testing.T, db *store.DB, id string) {
 	t.Helper()
 	ctx := context.Background()
-	results := []store.RunResult{
-		{Status: "completed", Turns: 2, ToolCalls: 2, InputTokens: 1200, OutputTokens: 80, CostUSD: 0.0125},
-		{Status: "max_turns", Turns: 5, ToolCalls: 7, InputTokens: 9000, OutputTokens: 400, CostUSD: 0.1},
-		{Status: "cancelled", Turns: 1, InputTokens: 300, OutputTokens: 3, CostUSD: 0.003},
+	results := []struct {
+		res   store.RunResult
+		spent store.Counters
+	}{
+		{store.RunResult{Status: "completed"}, store.Counters{Turns: 2, ToolCalls: 2, InputTokens: 1200, OutputTokens: 80, CostUSD: 0.0125}},
+		{store.RunResult{Status: "max_turns"}, store.Counters{Turns: 5, ToolCalls: 7, InputTokens: 9000, OutputTokens: 400, CostUSD: 0.1}},
+		{store.RunResult{Status: "cancelled"}, store.Counters{Turns: 1, InputTokens: 300, OutputTokens: 3, CostUSD: 0.003}},
 	}
-	for i, res := range results {
+	for i, r := range results {
 		mode := store.ModeExecute
 		if i == 0 {
 			mode = store.ModePlan
@@ -98,7 +101,8 @@ func finishedRuns(t *testing.T, db *store.DB, id string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := db.FinishRun(ctx, run.ID, res); err != nil {
+		spend(t, db, id, run.ID, r.spent)
+		if _, _, err := db.FinishRun(ctx, run.ID, r.res); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -84,4 +85,29 @@ func messagesOf(t *testing.T, db *store.DB, id string) []json.RawMessage {
 		t.Fatal(err)
 	}
 	return ms
+}
+
+// spend appends rows whose usage adds up to c, as a run would: c.Turns-1 failed model calls
+// (usage rows) and one tool turn with c.ToolCalls calls and their results carrying the tokens.
+func spend(t *testing.T, db *store.DB, id, run string, c store.Counters) {
+	t.Helper()
+	for range c.Turns - 1 {
+		mustAppend(t, db, id, run, store.NewChunk{Kind: store.KindUsage, Payload: store.UsagePayload{Reason: "failed"}})
+	}
+	var calls []store.ToolCall
+	for i := range c.ToolCalls {
+		calls = append(calls, call(fmt.Sprintf("%s-c%d", run, i), "read_file", `{"path":"a"}`))
+	}
+	mustAppend(t, db, id, run, store.NewChunk{Kind: store.KindAssistant, Payload: store.AssistantPayload{ToolCalls: calls,
+		Usage: &store.Usage{InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, CacheReadTokens: c.CacheReadTokens,
+			CacheWriteTokens: c.CacheWriteTokens, CostUSD: c.CostUSD}}})
+	for _, cl := range calls {
+		mustAppend(t, db, id, run, result(cl.ID, cl.Name, "ok"))
+	}
+}
+
+// jsonText is s as it appears inside a JSON string (without the quotes).
+func jsonText(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
 }

@@ -21,11 +21,11 @@ func (f Fold) Framed() string {
 	if from == 0 {
 		from = 1
 	}
-	what := "A summary of rows %d–%d of this conversation, which it replaces to save context:"
 	if f.FromSeq > 0 {
-		what = "Rows %d–%d of this conversation were set aside to save context:"
+		return Frame(f.Text) // a set-aside's text is the note itself (loop.SetAsideNote)
 	}
-	return Frame(fmt.Sprintf(what, from, f.ThroughSeq) + "\n\n" + f.Text)
+	return Frame(fmt.Sprintf("A summary of rows %d–%d of this conversation, which it replaces to save context:", from, f.ThroughSeq) +
+		"\n\n" + f.Text)
 }
 
 // NoteText is the framed text the model reads for a restore or note row.

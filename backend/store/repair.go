@@ -43,6 +43,10 @@ func (db *DB) Repair(ctx context.Context) (RepairReport, error) {
 				error = 'interrupted: Loopdesk stopped before the run finished' WHERE id = ?`, RunInterrupted, now, r.id); err != nil {
 				return err
 			}
+			// The spend the run's rows record, whatever the process managed to count.
+			if _, err := rebuildCounters(ctx, tx, r.session, r.id); err != nil {
+				return err
+			}
 			rep.Runs = append(rep.Runs, r.id)
 			lastRun[r.session] = r.id
 		}

@@ -27,8 +27,14 @@ func TestRestoreRowIsNotSentToTheModel(t *testing.T) {
 		t.Fatalf("stored %s %s", rows[0].Kind, rows[0].Payload)
 	}
 	after := messagesOf(t, db, s.ID)
-	if len(after) != len(before) {
-		t.Fatalf("a restore row reached the model: %d messages, want %d", len(after), len(before))
+	if len(after) != len(before)+1 {
+		t.Fatalf("the restore did not reach the model once: %d messages, want %d", len(after), len(before)+1)
+	}
+	var note struct{ Role, Content string }
+	json.Unmarshal(after[len(after)-1], &note)
+	if note.Role != "user" || !strings.HasPrefix(note.Content, store.NotePrefix) ||
+		!strings.Contains(note.Content, "notes/plan.md") || !strings.Contains(note.Content, "before row 2") {
+		t.Fatalf("the restore note: %s", after[len(after)-1])
 	}
 	hits, err := db.Search(ctx, `"plan.md"`, 10)
 	if err != nil || len(hits) != 1 || hits[0].Seq != rows[0].Seq {

@@ -29,17 +29,13 @@ type Run struct {
 	SystemPromptHash string `json:"system_prompt_hash"`
 	// Limits are the limits the run ran under, as loop.Limits marshals them (loop.ParseLimits
 	// reads them back). Their JSON name stays "budgets": exports and scripts rely on it.
-	Limits       json.RawMessage `json:"budgets"`
-	Status       RunStatus       `json:"status"`
-	Output       string          `json:"output"`
-	Turns        int             `json:"turns"`
-	ToolCalls    int             `json:"tool_calls"`
-	InputTokens  int64           `json:"input_tokens"`
-	OutputTokens int64           `json:"output_tokens"`
-	CostUSD      float64         `json:"cost_usd"`
-	StartedAt    time.Time       `json:"started_at"`
-	EndedAt      time.Time       `json:"ended_at,omitzero"`
-	Error        string          `json:"error"`
+	Limits json.RawMessage `json:"budgets"`
+	Status RunStatus       `json:"status"`
+	Output string          `json:"output"`
+	Counters
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at,omitzero"`
+	Error     string    `json:"error"`
 	// Sandbox is the sandbox the run's shell commands ran with, in words
 	// (tools.ShellSandbox.Describe); "" for runs recorded before it was kept.
 	Sandbox string `json:"sandbox,omitempty"`
@@ -81,27 +77,25 @@ type NewRun struct {
 	Instructions     []Instruction
 }
 
-// RunResult is how a run ended. Status must not be empty or "running".
+// RunResult is how a run ended. Status must not be empty or "running". It carries no
+// counters: a run's turns, tool calls, tokens and cost are the sum of its rows (RunCounters).
 type RunResult struct {
-	Status       RunStatus `json:"status"`
-	Output       string    `json:"output"`
-	Turns        int       `json:"turns"`
-	ToolCalls    int       `json:"tool_calls"`
-	InputTokens  int64     `json:"input_tokens"`
-	OutputTokens int64     `json:"output_tokens"`
-	CostUSD      float64   `json:"cost_usd"`
-	Error        string    `json:"error"`
+	Status RunStatus `json:"status"`
+	Output string    `json:"output"`
+	Error  string    `json:"error"`
 }
 
 const runCols = `id, session_id, model, system_prompt_hash, budgets, status, output, turns, tool_calls,
-	input_tokens, output_tokens, cost_usd, started_at, coalesce(ended_at, 0), error, sandbox, mode, instructions`
+	input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, started_at, coalesce(ended_at, 0), error,
+	sandbox, mode, instructions`
 
 func scanRun(r scanner) (Run, error) {
 	var run Run
 	var budgets, instructions string
 	var started, ended int64
 	err := r.Scan(&run.ID, &run.SessionID, &run.Model, &run.SystemPromptHash, &budgets, &run.Status, &run.Output,
-		&run.Turns, &run.ToolCalls, &run.InputTokens, &run.OutputTokens, &run.CostUSD, &started, &ended, &run.Error,
+		&run.Turns, &run.ToolCalls, &run.InputTokens, &run.OutputTokens, &run.CacheReadTokens, &run.CacheWriteTokens,
+		&run.CostUSD, &started, &ended, &run.Error,
 		&run.Sandbox, &run.Mode, &instructions)
 	if err == nil {
 		err = json.Unmarshal([]byte(instructions), &run.Instructions)
@@ -185,12 +179,12 @@ func (db *DB) FinishRun(ctx context.Context, runID string, res RunResult) (Run, 
 			"interrupted: the run ended ("+string(res.Status)+") before this tool call returned a result", now); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, output = ?, turns = ?, tool_calls = ?, input_tokens = ?,
-			output_tokens = ?, cost_usd = ?, ended_at = ?, error = ? WHERE id = ?`,
-			res.Status, res.Output, res.Turns, res.ToolCalls, res.InputTokens, res.OutputTokens, res.CostUSD, now, res.Error, runID)
-		run.Status, run.Output, run.Turns, run.ToolCalls = res.Status, res.Output, res.Turns, res.ToolCalls
-		run.InputTokens, run.OutputTokens, run.CostUSD, run.Error = res.InputTokens, res.OutputTokens, res.CostUSD, res.Error
-		run.EndedAt = fromMS(now)
+		if run.Counters, err = rebuildCounters(ctx, tx, run.SessionID, runID); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, output = ?, ended_at = ?, error = ? WHERE id = ?`,
+			res.Status, res.Output, now, res.Error, runID)
+		run.Status, run.Output, run.Error, run.EndedAt = res.Status, res.Output, res.Error, fromMS(now)
 		return err
 	})
 	if err != nil {
@@ -253,4 +247,107 @@ func runMeta(mode RunMode, files []Instruction) (RunMode, string, error) {
 	}
 	b, err := json.Marshal(files)
 	return mode, string(b), err
+}
+
+// Counters are what a run (or a session) used: model calls (turns), tool calls, tokens as the
+// provider reported them (cache reads and writes are parts of the input) and cost. A run's
+// counters are the sum of its rows' usage: Append adds each row's share in the same
+// transaction as the row, so a kill loses nothing; FinishRun and Repair recompute them from
+// the rows (RunCounters), so they equal the journal by construction.
+type Counters struct {
+	Turns            int     `json:"turns"`
+	ToolCalls        int     `json:"tool_calls"`
+	InputTokens      int64   `json:"input_tokens"`
+	OutputTokens     int64   `json:"output_tokens"`
+	CacheReadTokens  int64   `json:"cache_read_tokens"`
+	CacheWriteTokens int64   `json:"cache_write_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+}
+
+func (c Counters) zero() bool { return c == Counters{} }
+
+// rowCounters is one row's share of its run's counters: an assistant row is a model call
+// with its tool calls; a usage row a model call that left no other row; a summary row the
+// spend of its summary call (not a turn).
+func rowCounters(v any) Counters {
+	var c Counters
+	var u *Usage
+	switch p := v.(type) {
+	case *AssistantPayload:
+		c.Turns, c.ToolCalls, u = 1, len(p.ToolCalls), p.Usage
+	case *UsagePayload:
+		c.Turns, u = 1, &p.Usage
+	case *SummaryPayload:
+		u = p.Usage
+	}
+	if u != nil {
+		c.InputTokens, c.OutputTokens, c.CostUSD = u.InputTokens, u.OutputTokens, u.CostUSD
+		c.CacheReadTokens, c.CacheWriteTokens = u.CacheReadTokens, u.CacheWriteTokens
+	}
+	return c
+}
+
+func (c Counters) plus(d Counters) Counters {
+	return Counters{Turns: c.Turns + d.Turns, ToolCalls: c.ToolCalls + d.ToolCalls, InputTokens: c.InputTokens + d.InputTokens,
+		OutputTokens: c.OutputTokens + d.OutputTokens, CacheReadTokens: c.CacheReadTokens + d.CacheReadTokens,
+		CacheWriteTokens: c.CacheWriteTokens + d.CacheWriteTokens, CostUSD: c.CostUSD + d.CostUSD}
+}
+
+// addCounters adds d to the run's counters (Append, in the rows' transaction).
+func addCounters(ctx context.Context, tx execer, sessionID, runID string, d Counters) error {
+	if runID == "" || d.zero() {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE runs SET turns = turns + ?, tool_calls = tool_calls + ?, input_tokens = input_tokens + ?,
+		output_tokens = output_tokens + ?, cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
+		cost_usd = cost_usd + ? WHERE id = ? AND session_id = ?`, d.Turns, d.ToolCalls, d.InputTokens, d.OutputTokens,
+		d.CacheReadTokens, d.CacheWriteTokens, d.CostUSD, runID, sessionID)
+	return err
+}
+
+// RunCounters sums the rows of a run: what its counters must equal.
+func (db *DB) RunCounters(ctx context.Context, sessionID, runID string) (Counters, error) {
+	var c Counters
+	err := db.read(ctx, func(tx execer) error {
+		var err error
+		c, err = countRows(ctx, tx, sessionID, runID)
+		return err
+	})
+	return c, err
+}
+
+func countRows(ctx context.Context, tx execer, sessionID, runID string) (Counters, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT seq, kind, payload FROM chunks INDEXED BY chunks_run
+		WHERE run_id = ? AND session_id = ? AND kind IN ('assistant', 'usage', 'summary')`, runID, sessionID)
+	if err != nil {
+		return Counters{}, err
+	}
+	defer rows.Close()
+	var c Counters
+	for rows.Next() {
+		var seq int64
+		var kind Kind
+		var payload string
+		if err := rows.Scan(&seq, &kind, &payload); err != nil {
+			return Counters{}, err
+		}
+		_, v, err := canonical(kind, json.RawMessage(payload))
+		if err != nil {
+			return Counters{}, fmt.Errorf("session %s row %d: %w", sessionID, seq, err)
+		}
+		c = c.plus(rowCounters(v))
+	}
+	return c, rows.Err()
+}
+
+// rebuildCounters sets the run's counters to the sum of its rows and returns them.
+func rebuildCounters(ctx context.Context, tx execer, sessionID, runID string) (Counters, error) {
+	c, err := countRows(ctx, tx, sessionID, runID)
+	if err != nil {
+		return Counters{}, err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE runs SET turns = ?, tool_calls = ?, input_tokens = ?, output_tokens = ?,
+		cache_read_tokens = ?, cache_write_tokens = ?, cost_usd = ? WHERE id = ?`, c.Turns, c.ToolCalls, c.InputTokens,
+		c.OutputTokens, c.CacheReadTokens, c.CacheWriteTokens, c.CostUSD, runID)
+	return c, err
 }

@@ -26,9 +26,14 @@ func TestRunsAudit(t *testing.T) {
 	if _, err := db.StartRun(ctx, store.NewRun{SessionID: s.ID}); !errors.Is(err, store.ErrSessionBusy) {
 		t.Fatalf("second concurrent run: want ErrSessionBusy, got %v", err)
 	}
-	mustAppend(t, db, s.ID, run.ID, user("go"), assistant("", call("c1", "run_shell_command", `{"command":"make"}`)))
-	fin, added, err := db.FinishRun(ctx, run.ID, store.RunResult{Status: "cancelled", Output: "partial", Turns: 1, ToolCalls: 1,
-		InputTokens: 100, OutputTokens: 20, CostUSD: 0.01})
+	turn := store.AssistantPayload{ToolCalls: []store.ToolCall{call("c1", "run_shell_command", `{"command":"make"}`)},
+		Usage: &store.Usage{InputTokens: 100, OutputTokens: 20, CostUSD: 0.01}}
+	mustAppend(t, db, s.ID, run.ID, user("go"), store.NewChunk{Kind: store.KindAssistant, Payload: turn})
+	// The spend is on the run the moment the row is: a kill here loses nothing.
+	if runs, _ := db.ListRuns(ctx, s.ID); runs[0].Turns != 1 || runs[0].InputTokens != 100 || runs[0].CostUSD != 0.01 {
+		t.Fatalf("running run's counters after its first turn: %+v", runs[0].Counters)
+	}
+	fin, added, err := db.FinishRun(ctx, run.ID, store.RunResult{Status: "cancelled", Output: "partial"})
 	if err != nil {
 		t.Fatal(err)
 	}

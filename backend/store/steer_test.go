@@ -40,7 +40,7 @@ func TestUndoCompaction(t *testing.T) {
 	mustAppend(t, db, s.ID, "", summaryRow(store.SummaryPayload{Text: "second", ThroughSeq: 9}))
 	mustAppend(t, db, s.ID, "", summaryRow(store.SummaryPayload{Text: "undone", ThroughSeq: 9, Undoes: 11}))
 	ms := messagesOf(t, db, s.ID)
-	if !strings.Contains(string(ms[0]), `"first"`) || len(ms) != 3 {
+	if !strings.Contains(string(ms[0]), `\n\nfirst"`) || len(ms) != 3 {
 		t.Fatalf("after undoing the second compaction: %s", ms)
 	}
 	// Rows stay stored and searchable whatever is folded.
@@ -69,7 +69,7 @@ func TestSetAsideExchange(t *testing.T) {
 	mustAppend(t, db, s.ID, "", user("next"))
 	ms := messagesOf(t, db, s.ID)
 	want := []string{`{"role":"user","content":"hello"}`, `{"role":"assistant","content":"hi"}`,
-		`{"role":"user","content":"[set aside]"}`, `{"role":"user","content":"next"}`}
+		`{"role":"user","content":"` + jsonText(store.Frame("[set aside]")) + `"}`, `{"role":"user","content":"next"}`}
 	if len(ms) != len(want) {
 		t.Fatalf("got %s", ms)
 	}

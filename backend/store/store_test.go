@@ -154,7 +154,7 @@ func TestMessagesSummaryAndSystem(t *testing.T) {
 	ms := messagesOf(t, db, s.ID)
 	want := []string{
 		`{"role":"system","content":"be brief"}`,
-		`{"role":"user","content":"We read go.mod."}`,
+		`{"role":"user","content":"` + jsonText(store.Frame("A summary of rows 1–6 of this conversation, which it replaces to save context:\n\nWe read go.mod.")) + `"}`,
 		`{"role":"assistant","content":"The module is example.com/x."}`,
 		`{"role":"user","content":"next"}`,
 	}

@@ -19,10 +19,14 @@ type Totals struct {
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`
 	Cost         float64 `json:"cost"`
+	// Parts of InputTokens read from and written to the provider's prompt cache.
+	CacheReadTokens  int64 `json:"cache_read_tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
 }
 
 const totalsCols = `count(*), coalesce(sum(turns), 0), coalesce(sum(tool_calls), 0), coalesce(sum(input_tokens), 0),
-	coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0)`
+	coalesce(sum(output_tokens), 0), coalesce(sum(cost_usd), 0), coalesce(sum(cache_read_tokens), 0),
+	coalesce(sum(cache_write_tokens), 0)`
 
 // SessionTotals sums the session's runs. An unknown session is ErrNotFound.
 func (db *DB) SessionTotals(ctx context.Context, id string) (Totals, error) {
@@ -36,7 +40,7 @@ func (db *DB) SessionTotals(ctx context.Context, id string) (Totals, error) {
 			return err
 		}
 		return tx.QueryRowContext(ctx, `SELECT `+totalsCols+` FROM runs WHERE session_id = ?`, id).
-			Scan(&t.Runs, &t.Turns, &t.ToolCalls, &t.InputTokens, &t.OutputTokens, &t.Cost)
+			Scan(&t.Runs, &t.Turns, &t.ToolCalls, &t.InputTokens, &t.OutputTokens, &t.Cost, &t.CacheReadTokens, &t.CacheWriteTokens)
 	})
 	if err != nil {
 		return Totals{}, fmt.Errorf("totals of session %s: %w", id, err)
@@ -56,7 +60,8 @@ func (db *DB) AllTotals(ctx context.Context) (map[string]Totals, error) {
 		defer rows.Close()
 		for rows.Next() {
 			var t Totals
-			if err := rows.Scan(&t.SessionID, &t.Runs, &t.Turns, &t.ToolCalls, &t.InputTokens, &t.OutputTokens, &t.Cost); err != nil {
+			if err := rows.Scan(&t.SessionID, &t.Runs, &t.Turns, &t.ToolCalls, &t.InputTokens, &t.OutputTokens, &t.Cost,
+				&t.CacheReadTokens, &t.CacheWriteTokens); err != nil {
 				return err
 			}
 			out[t.SessionID] = t

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -26,6 +27,9 @@ type Decision struct {
 	By        string // "person", "rule:<id>" or "mode:<mode>"
 	Reason    string // typed by the person, or why a rule or mode decided
 	Arguments string
+	// Hunks: in mode review, the person's choice for each hunk of a write_file or
+	// edit_file call (numbered as Propose numbers them; a hunk not named is kept).
+	Hunks []HunkChoice
 }
 
 // ByPerson is Decision.By for a person's answer.
@@ -47,6 +51,9 @@ type Request struct {
 	// Sandboxed: the call would run in the sandbox with no more reach than the
 	// session grants (ShellSandbox.Sandboxed); mode sandboxed runs it unasked.
 	Sandboxed bool
+	// Proposal (approval mode review): the hunks the call would write, as the card shows
+	// them; opaque to the Approver, kept with the pending call (Pending.Proposal).
+	Proposal json.RawMessage
 	// Hook is what the call's PreToolUse hooks decided (allow, ask, deny; "" for nothing) and
 	// HookReason their reason. A hook makes a call stricter than the rules, never looser:
 	// see withHook.
@@ -65,6 +72,7 @@ type Pending struct {
 	Call        Call
 	ReadOnly    bool
 	Sandboxed   bool // as in Request: the card says whether the command will run sandboxed
+	Proposal    json.RawMessage
 	By          string
 	RequestedAt time.Time
 }
@@ -121,7 +129,7 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 	key := pendingKey{req.SessionID, req.Call.ID}
 	w := &waiter{ch: make(chan Decision, 1), p: Pending{
 		SessionID: req.SessionID, Workspace: req.Workspace, Call: req.Call,
-		ReadOnly: req.ReadOnly, Sandboxed: req.Sandboxed, By: by, RequestedAt: time.Now(),
+		ReadOnly: req.ReadOnly, Sandboxed: req.Sandboxed, Proposal: req.Proposal, By: by, RequestedAt: time.Now(),
 	}}
 	a.mu.Lock()
 	if _, dup := a.pending[key]; dup {

@@ -15,6 +15,10 @@ const (
 	ModeReadOnly Mode = "read-only" // read-only tools run, others ask
 	ModeAuto     Mode = "auto"      // everything runs
 	ModeDeny     Mode = "deny"      // nothing runs, whatever the rules say
+	// ModeReview: read-only tools run; every other call asks, and write_file and edit_file
+	// show their hunks first: the person keeps, drops or edits each (Decision.Hunks) and
+	// only what was kept is written (backend/loop, runner_review.go).
+	ModeReview Mode = "review"
 	// ModeSandboxed runs without asking what cannot reach past the folder: the
 	// built-in file tools (confined to the workspace), read-only tools, and shell
 	// commands that run in the sandbox (Request.Sandboxed); everything else asks.
@@ -24,7 +28,7 @@ const (
 // Valid reports whether m is one of the modes.
 func (m Mode) Valid() bool {
 	switch m {
-	case ModeAsk, ModeReadOnly, ModeAuto, ModeDeny, ModeSandboxed:
+	case ModeAsk, ModeReadOnly, ModeAuto, ModeDeny, ModeSandboxed, ModeReview:
 		return true
 	}
 	return false
@@ -106,7 +110,7 @@ func evaluate(mode Mode, rules []Rule, call Call, readOnly, sandboxed bool, root
 	switch mode {
 	case ModeAuto:
 		return EffectAllow, "mode:" + string(mode)
-	case ModeReadOnly:
+	case ModeReadOnly, ModeReview:
 		if readOnly {
 			return EffectAllow, "mode:" + string(mode)
 		}

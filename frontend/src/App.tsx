@@ -2,6 +2,9 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type CSSProp
 import { api } from './api/backend';
 import type { Hit, Session, Theme } from './api/types';
 import { BudgetMeters } from './components/BudgetMeters';
+import { ChangesPanel } from './components/ChangesPanel';
+import { OrphanNotice } from './components/OrphanNotice';
+import { useForkFolder } from './hooks/useForkFolder';
 import { CheckpointProvider } from './components/CheckpointContext';
 import { Conversation, type Focus } from './components/Conversation';
 import { HooksBanner } from './components/HooksBanner';
@@ -56,6 +59,7 @@ export function App() {
   const search = useSearch();
   const chat = useSession(selected, list.refresh);
   const current = list.sessions.find((s) => s.id === selected);
+  const forkFolder = useForkFolder(selected, Boolean(current?.parent_id));
   // The list is read again after every send and run, so it knows the scratch
   // folder Go gives a session on its first message; OpenSession's copy may not.
   const record = current ?? chat.session;
@@ -262,6 +266,7 @@ export function App() {
         <>
           <main className="main" data-session-id={selected ?? undefined}>
             <SandboxNotice notice={sandboxStatus.notice} onDismiss={sandboxStatus.dismiss} />
+            <OrphanNotice />
             <HooksBanner sessionID={selected} refreshKey={`${chat.runs.length}:${chat.phase === 'idle'}`} />
             {banner && (
               <div className="banner" role="alert">
@@ -281,6 +286,13 @@ export function App() {
               onDelete={async () => {
                 if (!selected) return false;
                 const ok = await list.remove(selected);
+                if (ok) setSelected(null);
+                return ok;
+              }}
+              forkFolder={forkFolder?.folder}
+              onDeleteWithFolder={async () => {
+                if (!selected) return false;
+                const ok = await list.removeWithFolder(selected);
                 if (ok) setSelected(null);
                 return ok;
               }}
@@ -366,6 +378,14 @@ export function App() {
                   onShowInConversation={showRow}
                 />
               </Suspense>
+            )}
+            {tab === 'changes' && selected && (
+              <ChangesPanel
+                key={`changes-${selected}`}
+                sessionID={selected}
+                version={`${chat.rows.length}:${chat.rows[chat.rows.length - 1]?.seq ?? 0}:${Object.keys(chat.changes).length}`}
+                onOpenSession={open}
+              />
             )}
             {tab === 'workspace' && (
               <WorkspacePanel

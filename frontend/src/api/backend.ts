@@ -10,7 +10,13 @@ import * as WindowService from '../../wailsjs/go/desktop/Window';
 import { BrowserOpenURL, EventsOn } from '../../wailsjs/runtime/runtime';
 import type { QueuedMessage } from './events';
 import type {
+  Applied,
+  LiveView,
   Change,
+  ForkFolder,
+  Hunk,
+  Orphan,
+  RevertedHunk,
   ConnectionResult,
   DecisionInput,
   FileEntry,
@@ -116,6 +122,13 @@ export const api = {
   forkSession: (id: string, seq: number): Promise<Session> => as<Session>(Sessions.ForkSession(id, seq)),
   /** A fork with its own copy of the folder as it was at row seq. */
   forkSessionWithFiles: (id: string, seq: number): Promise<Session> => as<Session>(Sessions.ForkSessionWithFiles(id, seq)),
+  /** The fork folder a session works in (folder "" when none), with its branch and size. */
+  forkFolderOf: (id: string): Promise<ForkFolder> => as<ForkFolder>(Sessions.ForkFolderOf(id)),
+  /** Deletes a fork session and the folder (worktree, branch) made for it; returns the folder. */
+  deleteSessionAndFolder: (id: string): Promise<string> => Sessions.DeleteSessionAndFolder(id),
+  /** Fork folders whose session is gone, largest first. */
+  orphanForks: (): Promise<Orphan[]> => list<Orphan>(Sessions.OrphanForks()),
+  removeOrphanFork: (forkID: string): Promise<string> => Sessions.RemoveOrphanFork(forkID),
   /** A full-text query (FTS5 syntax); rejects with code "invalid" when it does not parse. */
   searchSessions: (query: string): Promise<Hit[]> => list<Hit>(Sessions.SearchSessions(query)),
   /** Plain text, every word matched as typed (Go quotes it). */
@@ -131,7 +144,9 @@ export const api = {
       running_run_id: v.running_run_id ?? '',
       meters: v.meters ?? [],
       mode: v.mode ?? { mode: 'execute', approve: '' },
-      totals: v.totals ?? { session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0 },
+      totals: v.totals ?? {
+        session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0,
+      },
       queued: v.queued ?? [],
     };
   },
@@ -159,6 +174,10 @@ export const api = {
   queuedMessages: (sessionID: string): Promise<QueuedMessage[]> => list<QueuedMessage>(Chat.QueuedMessages(sessionID)),
   /** false when the message was delivered already. */
   removeQueued: (sessionID: string, id: string): Promise<boolean> => Chat.RemoveQueued(sessionID, id),
+  /** Sends a message left queued (after a Stop, a bound or a restart) as a new run's prompt. */
+  sendQueued: (sessionID: string, id: string): Promise<string> => Chat.SendQueued(sessionID, id),
+  /** What Go knows of the session right now: its run, pending calls and queued messages. */
+  live: (sessionID: string): Promise<LiveView> => as<LiveView>(Chat.Live(sessionID)),
   setMode: (sessionID: string, mode: string, approve: string): Promise<SessionMode> =>
     as<SessionMode>(Chat.SetMode(sessionID, mode, approve)),
   executePlan: (sessionID: string, approve: string): Promise<string> => Chat.ExecutePlan(sessionID, approve),
@@ -182,6 +201,15 @@ export const api = {
   /** Restores; conflicting files are overwritten only when listed in override. */
   restore: (sessionID: string, toSeq: number, path: string, override: string[]): Promise<RestorePlan> =>
     as<RestorePlan>(Workspace.Restore(sessionID, toSeq, path, override)),
+  /** Every hunk of the session's text-file changes, with its review state. */
+  hunks: (sessionID: string): Promise<Hunk[]> => list<Hunk>(Workspace.Hunks(sessionID)),
+  keepHunk: (sessionID: string, seq: number, path: string, hunk: number): Promise<Hunk> =>
+    as<Hunk>(Workspace.KeepHunk(sessionID, seq, path, hunk)),
+  /** Rejects (code conflict) naming the lines when they changed since the row. */
+  revertHunk: (sessionID: string, seq: number, path: string, hunk: number): Promise<RevertedHunk> =>
+    as<RevertedHunk>(Workspace.RevertHunk(sessionID, seq, path, hunk)),
+  /** Brings a fork's changes into its parent's folder as hunks to review there. */
+  applyToParent: (forkID: string): Promise<Applied> => as<Applied>(Workspace.ApplyToParent(forkID)),
   /** The folder the window was launched with, once; "" when none. */
   launchFolder: (): Promise<string> => Workspace.LaunchFolder(),
 

@@ -119,6 +119,20 @@ export interface ApprovalRequestedPayload {
   sandboxed: boolean;
   /** The command asks for network (`"network": true`). */
   network: boolean;
+  /** Approval mode `review`: the hunks a write_file or edit_file call would write. */
+  hunks?: ProposedHunk[];
+}
+
+/** One hunk of a change not yet written (mode `review`); `new` is what an edit starts from. */
+export interface ProposedHunk {
+  hunk: number;
+  old_start: number;
+  old_lines: number;
+  new_start: number;
+  new_lines: number;
+  patch: string;
+  old: string;
+  new: string;
 }
 
 export interface ApprovalDecidedPayload {
@@ -153,6 +167,8 @@ export interface FileChange {
   path: string;
   change: 'created' | 'modified' | 'deleted' | 'mode';
   size: number;
+  /** agent (a call), outside (found between calls: the person's edit) or person (a restore, a hunk revert). */
+  by?: 'agent' | 'outside' | 'person';
 }
 
 /** What the call answered by row `row_seq` changed; sent right after that row's rows_stored. */
@@ -234,6 +250,9 @@ export interface RunFinishedPayload {
   tool_calls: number;
   input_tokens: number;
   output_tokens: number;
+  /** Parts of input_tokens read from and written to the provider's prompt cache. */
+  cache_read_tokens: number;
+  cache_write_tokens: number;
   cost_usd: number;
   started_at: string;
   ended_at: string;

@@ -2,7 +2,7 @@
 // models describe json.RawMessage payloads as number[]; these say what
 // actually arrives over the bridge.
 
-import type { Meter, QueuedMessage } from './events';
+import type { Meter, ProposedHunk, QueuedMessage } from './events';
 
 export interface Session {
   id: string;
@@ -22,8 +22,8 @@ export interface SessionSummary extends Session {
   running: boolean;
 }
 
-export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'hook';
-export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'hook'];
+export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'note' | 'hook';
+export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'note', 'hook'];
 
 export interface ToolCall {
   id: string;
@@ -34,6 +34,8 @@ export interface ToolCall {
 
 export interface UserPayload {
   text: string;
+  /** The queued message this row delivered. */
+  queued_id?: string;
   /** The slash command or skill the text was expanded from ("/review"). */
   command?: string;
 }
@@ -195,6 +197,8 @@ export interface Pending {
   sandboxed?: boolean;
   /** The command asks for network. */
   network?: boolean;
+  /** Approval mode review: the hunks the call would write (from the live event). */
+  hunks?: ProposedHunk[];
 }
 
 export interface SessionView {
@@ -210,6 +214,15 @@ export interface SessionView {
   mode: SessionMode;
   totals: Totals;
   queued: QueuedMessage[];
+}
+
+/** What Go knows of a session right now (Chat.Live): the page reconciles with it. */
+export interface LiveView {
+  /** The session's latest event when Go began the read. */
+  seq: number;
+  running_run_id: string;
+  pending: Pending[] | null;
+  queued: QueuedMessage[] | null;
 }
 
 export type SandboxMode = 'auto' | 'on' | 'off';
@@ -257,6 +270,9 @@ export interface Totals {
   input_tokens: number;
   output_tokens: number;
   cost: number;
+  /** Parts of input_tokens read from and written to the provider's prompt cache. */
+  cache_read_tokens: number;
+  cache_write_tokens: number;
 }
 
 /** An AGENTS.md the session's runs carry. */
@@ -278,7 +294,7 @@ export interface Budgets {
   timeout_seconds: number;
 }
 
-export type ApprovalMode = 'ask' | 'read-only' | 'sandboxed' | 'auto' | 'deny';
+export type ApprovalMode = 'ask' | 'read-only' | 'sandboxed' | 'review' | 'auto' | 'deny';
 export type Theme = 'system' | 'light' | 'dark';
 
 export interface Price {
@@ -383,6 +399,62 @@ export interface DecisionInput {
   arguments: string;
   /** Saved first, then the call is approved. */
   always: RuleInput | null;
+  /** Approval mode review: the choice for each proposed hunk (a hunk not named is kept). */
+  hunks?: HunkChoice[];
+}
+
+/** The person's answer about one proposed hunk (mode review). */
+export interface HunkChoice {
+  hunk: number;
+  action: 'keep' | 'drop' | 'edit';
+  /** edit: what the hunk's new side (context included) becomes. */
+  text?: string;
+}
+
+export type { ProposedHunk };
+
+/** One hunk of a row's change to a text file (backend checkpoint.Hunk). */
+export interface Hunk {
+  seq: number;
+  path: string;
+  /** From 1 within seq and path. */
+  hunk: number;
+  old_start: number;
+  old_lines: number;
+  new_start: number;
+  new_lines: number;
+  state: 'unreviewed' | 'kept' | 'reverted';
+  patch: string;
+}
+
+/** What a hunk revert did. */
+export interface RevertedHunk {
+  hunk: Hunk;
+  note_seq: number;
+  from_line: number;
+  to_line: number;
+}
+
+/** A fork's changes brought into its parent's folder, on the parent's note row seq. */
+export interface Applied {
+  parent_id: string;
+  seq: number;
+  paths: string[];
+}
+
+/** Where a fork with files works; folder "" when the session has no fork folder. */
+export interface ForkFolder {
+  folder: string;
+  branch: string;
+  bytes: number;
+}
+
+/** A fork folder whose session is gone. */
+export interface Orphan {
+  fork_id: string;
+  folder: string;
+  bytes: number;
+  branch: string;
 }
 
 /** A search hit; snippet marks matches with \u0001 (start) and \u0002 (end). */
@@ -489,6 +561,8 @@ export interface Change {
   change: 'created' | 'modified' | 'deleted' | 'mode';
   size: number;
   sha256: string;
+  /** agent (a call), outside (found between calls: the person's edit) or person (a restore, a hunk revert). */
+  by?: 'agent' | 'outside' | 'person';
 }
 
 /** A file's content before and after a row changed it (desktop.FileDiff). */

@@ -316,6 +316,11 @@ interface RowProps {
 const sameRow = (a: RowProps, b: RowProps) =>
   a.row === b.row && a.focused === b.focused && a.folded === b.folded && a.actions === b.actions && sameCards(a.cards, b.cards);
 
+const NOTE_TITLES: Record<string, string> = {
+  hunk_revert: 'You reverted a hunk; the model is told',
+  fork_apply: "A fork's changes were applied here; the model is told",
+};
+
 const RowView = memo(function RowView({ row, focused, folded, cards, actions }: RowProps) {
   const cls = focused ? ' focused' : '';
   switch (row.kind) {
@@ -376,6 +381,20 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions }: 
     }
     case 'restore':
       return <RestoreRow seq={row.seq} payload={row.payload as RestorePayload} className={cls} />;
+    case 'note': {
+      // Loopdesk's note to the model (a reverted hunk, a fork applied...), with the file
+      // change recorded on it.
+      const p = row.payload as { source: string; text: string };
+      return (
+        <article className={`msg note-row${cls}`} aria-label="Loopdesk note" data-seq={row.seq}>
+          <details>
+            <summary>{NOTE_TITLES[p.source] ?? 'Note to the model'}</summary>
+            <p className="plain">{p.text}</p>
+          </details>
+          <FileChanges seq={row.seq} />
+        </article>
+      );
+    }
     case 'approval': {
       const p = row.payload as ApprovalPayload;
       if (folded) return null;

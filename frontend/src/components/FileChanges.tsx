@@ -118,7 +118,10 @@ export function FileHistory({ path, onShowRow }: { path: string; onShowRow: (seq
           <button type="button" className="link" onClick={() => onShowRow(r.seq)}>
             row #{r.seq}
           </button>{' '}
-          <span className="muted">({r.change})</span>
+          <span className="muted">
+            ({r.change}
+            {r.by === 'outside' ? ', edited outside the agent' : r.by === 'person' ? ', by you' : ''})
+          </span>
         </span>
       ))}
     </section>

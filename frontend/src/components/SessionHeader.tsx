@@ -7,6 +7,9 @@ interface Props {
   model: string;
   onRename: (title: string) => Promise<boolean>;
   onDelete: () => Promise<boolean>;
+  /** A fork with files: its folder, which deleting keeps unless the person removes it too. */
+  forkFolder?: string;
+  onDeleteWithFolder?: () => Promise<boolean>;
   onExport: () => Promise<string | null>;
   onOpenParent: () => void;
   /** The session's sandbox control (SandboxControl). */
@@ -14,7 +17,7 @@ interface Props {
 }
 
 /** The open session's title and its actions: rename, export, delete (confirmed). */
-export function SessionHeader({ session, parentTitle, model, onRename, onDelete, onExport, onOpenParent, sandbox }: Props) {
+export function SessionHeader({ session, parentTitle, model, onRename, onDelete, onExport, onOpenParent, sandbox, forkFolder, onDeleteWithFolder }: Props) {
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState('');
   const [confirming, setConfirming] = useState(false);
@@ -102,6 +105,11 @@ export function SessionHeader({ session, parentTitle, model, onRename, onDelete,
           <p>
             Delete “{session.title || 'Untitled'}” and all its rows? This cannot be undone.
           </p>
+          {forkFolder && (
+            <p>
+              Its folder <code>{forkFolder}</code> is kept unless you remove it too (with its git worktree and branch).
+            </p>
+          )}
           <div className="row">
             <button
               type="button"
@@ -113,6 +121,18 @@ export function SessionHeader({ session, parentTitle, model, onRename, onDelete,
             >
               Delete permanently
             </button>
+            {forkFolder && onDeleteWithFolder && (
+              <button
+                type="button"
+                className="danger"
+                onClick={async () => {
+                  setConfirming(false);
+                  await onDeleteWithFolder();
+                }}
+              >
+                Delete and remove its folder
+              </button>
+            )}
             <button type="button" autoFocus onClick={() => setConfirming(false)}>
               Cancel
             </button>

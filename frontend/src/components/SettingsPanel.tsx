@@ -190,6 +190,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
           <option value="ask">Ask for every call</option>
           <option value="read-only">Run read-only tools, ask for the rest</option>
           <option value="sandboxed">Run file tools and sandboxed commands, ask for the rest</option>
+          <option value="review">Review each hunk before a file is written; ask for the rest</option>
           <option value="auto">Run everything without asking</option>
           <option value="deny">Deny every call</option>
         </select>

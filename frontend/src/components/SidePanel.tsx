@@ -1,11 +1,12 @@
 import type { KeyboardEvent, ReactNode } from 'react';
 
-export type Tab = 'budget' | 'chunks' | 'workspace';
+export type Tab = 'budget' | 'chunks' | 'workspace' | 'changes';
 
 const TABS: { id: Tab; label: string }[] = [
   { id: 'budget', label: 'Budget' },
   { id: 'chunks', label: 'Chunks' },
   { id: 'workspace', label: 'Workspace' },
+  { id: 'changes', label: 'Changes' },
 ];
 
 interface Props {

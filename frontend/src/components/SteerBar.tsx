@@ -18,6 +18,7 @@ const APPROVALS: { value: ApprovalMode; label: string }[] = [
   { value: 'ask', label: 'Ask for every call' },
   { value: 'read-only', label: 'Read-only runs, ask for the rest' },
   { value: 'sandboxed', label: 'File tools and sandboxed commands run, ask for the rest' },
+  { value: 'review', label: 'Review each hunk before a file is written' },
   { value: 'auto', label: 'Run everything' },
 ];
 

@@ -1,3 +1,4 @@
+import { ReviewHunks } from './ReviewHunks';
 import { memo, useEffect, useState, type KeyboardEvent } from 'react';
 import type { ApprovalPayload, DecisionInput, HookPayload, Pending, RuleInput, ToolResultPayload } from '../api/types';
 import type { RunningTool } from '../state/session';
@@ -151,6 +152,9 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
       {result && <FileChanges seq={result.seq} />}
       {pending && (
         <div className="approval" role="group" aria-label="Approval">
+          {pending.hunks && pending.hunks.length > 0 && (
+            <ReviewHunks hunks={pending.hunks} busy={busy} onApprove={(hunks) => void decide({ approved: true, hunks })} />
+          )}
           <div className="row">
             <button type="button" className="primary" disabled={busy} onClick={() => void decide({ approved: true })}>
               Approve

@@ -27,9 +27,10 @@ export function useChanges(sessionID: string | null, rows: Row[], live: ChangesB
     };
   }, [sessionID, wanted]);
 
-  // A restore row (ours, the CLI's) carries changes no files_changed event announced.
+  // A restore or note row (a hunk revert, a fork applied: ours, the CLI's) carries changes no
+  // files_changed event announced.
   const last = rows.at(-1);
-  const restoreSeq = last?.kind === 'restore' ? last.seq : 0;
+  const restoreSeq = last?.kind === 'restore' || last?.kind === 'note' ? last.seq : 0;
   const seenRestore = useRef(0);
   useEffect(() => {
     if (restoreSeq > seenRestore.current) {

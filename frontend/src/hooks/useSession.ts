@@ -33,13 +33,23 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   const io = useRef(new Intake());
   const current = useRef<string | null>(null);
 
-  /** Applies the events held while the session was being opened. */
-  const replay = useCallback((events: SessionInput[]) => {
-    for (const ev of events) {
-      dispatch(ev);
-      if (ev.type === 'run_finished') changed.current?.();
-    }
+  /** Reconciles with what Go knows right now: run, pending calls, queued messages. */
+  const reconcile = useCallback((id: string) => {
+    api.live(id).then((live) => current.current === id && dispatch({ type: 'live_loaded', live }), () => {});
   }, []);
+
+  /** Applies the events held while the session was being opened. */
+  const replay = useCallback(
+    (id: string, events: SessionInput[]) => {
+      for (const ev of events) {
+        dispatch(ev);
+        if (ev.type === 'run_finished') changed.current?.();
+      }
+      // Whatever happened between the read and the subscription, Go's state is the truth.
+      reconcile(id);
+    },
+    [reconcile],
+  );
 
   /** Makes id the session the hook follows, and opens it. */
   const adopt = useCallback(
@@ -54,12 +64,12 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
           if (current.current !== id) return;
           dispatch({ type: 'opened', view });
           // Events that came while OpenSession was in flight apply on top of what it read.
-          replay(io.current.open());
+          replay(id, io.current.open());
         },
         (e) => {
           if (current.current !== id) return;
           dispatch({ type: 'failed', error: errorMessage(e) });
-          replay(io.current.open());
+          replay(id, io.current.open());
         },
       );
     },
@@ -71,11 +81,14 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   }, [sessionID, adopt]);
 
   // After a lost event: the rows after the last one held, the pending calls and the runs.
-  const resync = useCallback((id: string) => {
-    void api.rowsAfter(id, lastSeq(stateRef.current)).then((rows) => current.current === id && dispatch({ type: 'rows_loaded', rows }), () => {});
-    void api.pendingApprovals(id).then((pending) => current.current === id && dispatch({ type: 'pending_loaded', pending }), () => {});
-    void api.runs(id).then((runs) => current.current === id && dispatch({ type: 'runs_loaded', runs }), () => {});
-  }, []);
+  const resync = useCallback(
+    (id: string) => {
+      void api.rowsAfter(id, lastSeq(stateRef.current)).then((rows) => current.current === id && dispatch({ type: 'rows_loaded', rows }), () => {});
+      void api.runs(id).then((runs) => current.current === id && dispatch({ type: 'runs_loaded', runs }), () => {});
+      reconcile(id);
+    },
+    [reconcile],
+  );
 
   useEffect(() => {
     const intake = io.current;
@@ -83,7 +96,11 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
       if (intake.gated(ev)) return;
       for (const out of intake.takeOutputs()) dispatch(out);
       dispatch(ev);
-      if (ev.type === 'run_finished') changed.current?.();
+      if (ev.type === 'run_finished') {
+        changed.current?.();
+        // What the run left: messages still queued after a Stop or a bound, a next run.
+        if (current.current) reconcile(current.current);
+      }
     };
     const flush = () => {
       intake.frame = null;
@@ -127,7 +144,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
       off();
       intake.stop();
     };
-  }, [stream, resync]);
+  }, [stream, resync, reconcile]);
 
   // Rows after a gap, read once per gap.
   const { id, missingAfter, runsWanted } = state;
@@ -211,7 +228,24 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     }
   }, []);
 
-  const removeQueued = useCallback((qid: string) => steer((id) => api.removeQueued(id, qid)), [steer]);
+  const removeQueued = useCallback(
+    async (qid: string) => {
+      const ok = await steer((id) => api.removeQueued(id, qid));
+      const id = current.current;
+      if (id) api.queuedMessages(id).then((queued) => current.current === id && dispatch({ type: 'queued_loaded', queued }), () => {});
+      return ok;
+    },
+    [steer],
+  );
+  /** Sends a message left queued now, as the prompt of a new run. */
+  const sendQueued = useCallback(
+    async (qid: string) => {
+      const run = await steer((id) => api.sendQueued(id, qid));
+      changed.current?.();
+      return run;
+    },
+    [steer],
+  );
   const setMode = useCallback(
     async (mode: string, approve: string) => {
       const m = await steer((id) => api.setMode(id, mode, approve));
@@ -233,7 +267,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   /** The session's record changed by another call (a folder chosen). */
   const updateSession = useCallback((session: Session) => dispatch({ type: 'session_loaded', session }), []);
 
-  return { ...state, stream, send, stop, decide, updateSession, removeQueued, setMode, executePlan, compactHere, undoCompaction };
+  return { ...state, stream, send, stop, decide, updateSession, removeQueued, sendQueued, setMode, executePlan, compactHere, undoCompaction };
 }
 
 export type SessionHook = ReturnType<typeof useSession>;

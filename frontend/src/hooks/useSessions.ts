@@ -26,10 +26,15 @@ export function useSessions() {
   const create = useCallback((workspace = ''): Promise<Session | null> => act(() => api.newSession(workspace)), [act]);
   const rename = useCallback(async (id: string, title: string) => (await act(() => api.renameSession(id, title).then(() => true))) ?? false, [act]);
   const remove = useCallback(async (id: string) => (await act(() => api.deleteSession(id).then(() => true))) ?? false, [act]);
+  /** A fork with files, and the folder (worktree, branch) made for it. */
+  const removeWithFolder = useCallback(
+    async (id: string) => (await act(() => api.deleteSessionAndFolder(id).then(() => true))) ?? false,
+    [act],
+  );
   const exportTo = useCallback((id: string): Promise<string | null> => act(() => api.exportSession(id)), [act]);
   const fork = useCallback((id: string, seq: number): Promise<Session | null> => act(() => api.forkSession(id, seq)), [act]);
 
-  return { sessions, error, setError, refresh, create, rename, remove, exportTo, fork };
+  return { sessions, error, setError, refresh, create, rename, remove, removeWithFolder, exportTo, fork };
 }
 
 /** Debounced full-text search: hits for the latest query only. */

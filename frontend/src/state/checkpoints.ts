@@ -8,15 +8,15 @@ export type ChangesBySeq = Record<number, FileChange[]>;
 /** Groups Workspace.Changes (oldest first) by the row that made them. */
 export function groupChanges(list: Change[]): ChangesBySeq {
   const out: ChangesBySeq = {};
-  for (const c of list) (out[c.seq] ??= []).push({ path: c.path, change: c.change, size: c.size });
+  for (const c of list) (out[c.seq] ??= []).push({ path: c.path, change: c.change, size: c.size, by: c.by });
   return out;
 }
 
 /** The rows that changed path (or a path below it), oldest first. */
-export function changesOfPath(bySeq: ChangesBySeq, path: string): { seq: number; change: FileChange['change'] }[] {
-  const out: { seq: number; change: FileChange['change'] }[] = [];
+export function changesOfPath(bySeq: ChangesBySeq, path: string): { seq: number; change: FileChange['change']; by?: FileChange['by'] }[] {
+  const out: { seq: number; change: FileChange['change']; by?: FileChange['by'] }[] = [];
   for (const [seq, list] of Object.entries(bySeq)) {
-    for (const c of list) if (c.path === path || c.path.startsWith(`${path}/`)) out.push({ seq: Number(seq), change: c.change });
+    for (const c of list) if (c.path === path || c.path.startsWith(`${path}/`)) out.push({ seq: Number(seq), change: c.change, by: c.by });
   }
   return out.sort((a, b) => a.seq - b.seq);
 }

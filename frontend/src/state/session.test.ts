@@ -45,7 +45,7 @@ function view(over: Partial<SessionView> = {}): SessionView {
     running_run_id: '',
     meters: [],
     mode: { mode: 'execute', approve: '' },
-    totals: { session_id: S, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0 },
+    totals: { session_id: S, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
     queued: [],
     ...over,
   };
@@ -70,9 +70,9 @@ describe('reduceSession', () => {
     expect(s.mode.mode).toBe('plan');
     s = reduceSession(s, { type: 'mode_set', mode: { mode: 'execute', approve: 'auto' } });
     expect(s.mode.mode).toBe('execute');
-    s = reduceSession(s, { type: 'totals_loaded', totals: { session_id: S, runs: 2, turns: 5, tool_calls: 3, input_tokens: 10, output_tokens: 2, cost: 0 } });
+    s = reduceSession(s, { type: 'totals_loaded', totals: { session_id: S, runs: 2, turns: 5, tool_calls: 3, input_tokens: 10, output_tokens: 2, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0 } });
     expect(s.totals?.turns).toBe(5);
-    s = reduceSession(s, { type: 'totals_loaded', totals: { session_id: 'other', runs: 9, turns: 9, tool_calls: 9, input_tokens: 9, output_tokens: 9, cost: 9 } });
+    s = reduceSession(s, { type: 'totals_loaded', totals: { session_id: 'other', runs: 9, turns: 9, tool_calls: 9, input_tokens: 9, output_tokens: 9, cost: 9, cache_read_tokens: 0, cache_write_tokens: 0 } });
     expect(s.totals?.turns).toBe(5);
   });
 
@@ -298,6 +298,78 @@ describe('reduceSession', () => {
         { type: 'pending_loaded', pending: ['c1', 'c2'].map((id) => ({ call_id: id, name: 'write_file', arguments: '{}', read_only: false })) },
         (s) => expect(pendingIDs(s)).toEqual(['r1/c2']),
       ],
+    ]);
+  });
+});
+
+// The page never misses what Go knows: whatever order events and reads arrive in, a pending
+// approval, a queued message and the run state end up shown (Chat.Live, reconciled).
+describe('reconciling with what Go knows (live_loaded)', () => {
+  const pendingCall = { call_id: 'c1', name: 'write_file', arguments: '{"path":"a"}', read_only: false };
+  const live = (over: Partial<{ seq: number; running_run_id: string; pending: typeof pendingCall[]; queued: { id: string; text: string; queued_at: string }[] }>) =>
+    ({ type: 'live_loaded', live: { seq: 0, running_run_id: '', pending: [], queued: [], ...over } }) as SessionInput;
+
+  it('shows an approval whose events arrived before the page switched to a just-created session', () => {
+    // The page opened the new session before the run registered; run_started and
+    // approval_requested went by while it still showed the previous session.
+    transcript([
+      [opened(), { run: '', phase: 'idle' }],
+      [{ type: 'send_started', text: 'write a', at: 1 }, { phase: 'waiting' }],
+      [live({ seq: 3, running_run_id: 'r9', pending: [pendingCall] }), (s) => {
+        expect(s.run).toBe('r9');
+        expect(pendingIDs(s)).toEqual(['r9/c1']);
+        expect(s.phase).not.toBe('idle');
+      }],
+    ]);
+  });
+
+  it('an answer read before the run ended never revives it', () => {
+    seq = 0;
+    transcript([
+      [opened({ running_run_id: 'r1' }), { run: 'r1' }],
+      [ev('run_finished', { status: 'cancelled' }), { run: '', phase: 'idle' }],
+      [live({ seq: 0, running_run_id: 'r1', pending: [pendingCall] }), { run: '', phase: 'idle', pending: [] }],
+    ]);
+  });
+
+  it('an answer read before a run started never ends it', () => {
+    seq = 0;
+    transcript([
+      [opened(), { run: '' }],
+      [ev('run_started', { prompt: 'go', model: 'm', workspace: '', sandbox: '', started_at: '2026-01-01T00:00:00Z', mode: 'execute' }), { run: 'r1' }],
+      [asked('c1'), (s) => expect(pendingIDs(s)).toEqual(['r1/c1'])],
+      // Go read "no run" before run_started (seq 0 < 2): the run and its card stay.
+      [live({ seq: 0 }), (s) => {
+        expect(s.run).toBe('r1');
+        expect(pendingIDs(s)).toEqual(['r1/c1']);
+      }],
+      // A fresh read that finds no run: the run ended and its run_finished was lost.
+      [live({ seq: 9 }), { run: '', phase: 'idle', pending: [] }],
+    ]);
+  });
+
+  it('an answer older than an approval event keeps the card; a resolved call goes', () => {
+    seq = 0;
+    transcript([
+      [opened({ running_run_id: 'r1' }), { run: 'r1' }],
+      [stored(calls(1, ['c1', 'c2'])), { seenSeq: 1 }],
+      [asked('c2'), (s) => expect(pendingIDs(s)).toEqual(['r1/c2'])],
+      // Read before c2 was asked about, while c1 was pending; c1 was since decided (its row is in).
+      [stored(approval(2, 'c1')), {}],
+      [live({ seq: 1, running_run_id: 'r1', pending: [pendingCall] }), (s) => expect(pendingIDs(s)).toEqual(['r1/c2'])],
+    ]);
+  });
+
+  it('shows messages a Stop left queued, and drops one a row delivered', () => {
+    seq = 0;
+    const q1 = { id: 'q1', text: 'then b', queued_at: '' };
+    const q2 = { id: 'q2', text: 'then c', queued_at: '' };
+    transcript([
+      [opened({ running_run_id: 'r1' }), { run: 'r1' }],
+      [ev('run_finished', { status: 'cancelled' }), { run: '' }],
+      [live({ seq: 5, queued: [q1, q2] }), (s) => expect(s.queued.map((q) => q.id)).toEqual(['q1', 'q2'])],
+      [stored({ ...user(1, 'then b', 'r2'), payload: { text: 'then b', queued_id: 'q1' } }), {}],
+      [live({ seq: 5, queued: [q1, q2] }), (s) => expect(s.queued.map((q) => q.id)).toEqual(['q2'])],
     ]);
   });
 });

@@ -15,7 +15,19 @@
 // after its turn's assistant row is never shown as pending.
 
 import type { FileChange, LoopEvent, Meter, QueuedMessage, Repeats, RunFinishedPayload } from '../api/events';
-import type { ApprovalPayload, AssistantPayload, Pending, Row, Run, Session, SessionMode, SessionView, ToolResultPayload, Totals } from '../api/types';
+import type {
+  ApprovalPayload,
+  AssistantPayload,
+  LiveView,
+  Pending,
+  Row,
+  Run,
+  Session,
+  SessionMode,
+  SessionView,
+  ToolResultPayload,
+  Totals,
+} from '../api/types';
 
 /** What the run is doing now, for the status line and the Send/Stop button. */
 export type Phase = 'idle' | 'waiting' | 'streaming' | 'tools';
@@ -81,6 +93,10 @@ export interface SessionState {
   mode: SessionMode;
   /** What all the session's runs used, as Go summed it. */
   totals: Totals | null;
+  /** Runs the page saw finish (the latest few): an older answer of Go's never revives one. */
+  ended: string[];
+  /** The seq of the latest must-deliver event applied. */
+  eventSeq: number;
 }
 
 /** Inputs that are not loop events: what the page's own calls answered or did. */
@@ -97,6 +113,7 @@ export type PageInput =
   | { type: 'mode_set'; mode: SessionMode }
   | { type: 'totals_loaded'; totals: Totals }
   | { type: 'queued_loaded'; queued: QueuedMessage[] }
+  | { type: 'live_loaded'; live: LiveView }
   | { type: 'failed'; error: string };
 
 /** A loop event as received: `at` is when the page got it (ms since epoch). */
@@ -132,6 +149,8 @@ export function initialSession(id: string | null = null): SessionState {
     queued: [],
     mode: { mode: 'execute', approve: '' },
     totals: null,
+    ended: [],
+    eventSeq: 0,
   };
 }
 
@@ -166,8 +185,14 @@ export function reduceSession(s: SessionState, input: SessionInput): SessionStat
       return input.totals.session_id === s.id ? { ...s, totals: input.totals } : s;
     case 'queued_loaded':
       return { ...s, queued: input.queued };
-    default:
-      return onEvent(s, input);
+    case 'live_loaded':
+      return reconcile(s, input.live);
+    default: {
+      const out = onEvent(s, input);
+      return input.type === 'text_delta' || input.type === 'reasoning_delta' || input.type === 'tool_output' || !(input.seq > out.eventSeq)
+        ? out
+        : { ...out, eventSeq: input.seq };
+    }
   }
 }
 
@@ -218,8 +243,11 @@ function onEvent(s: SessionState, ev: ReceivedEvent): SessionState {
     case 'budget':
       return { ...s, meters: ev.meters ?? s.meters, repeats: ev.repeats };
     case 'run_finished':
+      // A late run_finished of an earlier run never ends the run now going.
+      if (s.run && ev.run_id !== s.run) return { ...s, ended: [...s.ended, ev.run_id].slice(-20), runsWanted: s.runsWanted + 1 };
       return {
         ...s,
+        ended: [...s.ended, ev.run_id].slice(-20),
         run: '',
         phase: 'idle',
         pending: s.pending.filter((p) => p.run_id !== ev.run_id),
@@ -304,6 +332,7 @@ function approvalRequested(s: SessionState, ev: ReceivedEvent & { type: 'approva
     read_only: ev.read_only,
     sandboxed: ev.sandboxed,
     network: ev.network,
+    hunks: ev.hunks,
   };
   return { ...s, pending: [...s.pending, p] };
 }
@@ -325,4 +354,39 @@ export function isResolved(rows: Row[], run: string, call: string): boolean {
     if (r.kind === 'approval' && (r.payload as ApprovalPayload).call_id === call) return true;
   }
   return false;
+}
+
+/**
+ * Reconciles the page with what Go knows right now (Chat.Live): the run going on, the calls
+ * waiting for a person, the queued messages. Events may arrive in any order around the read,
+ * so nothing the page already holds is dropped for an older answer: calls and messages are
+ * merged, and only what the rows show as resolved or delivered goes. A run Go no longer has
+ * ended (its run_finished was missed or is late); a run Go has that the page does not show is
+ * shown, with its pending calls, so an approval can never stay hidden behind "Waiting for the
+ * model…".
+ */
+function reconcile(s: SessionState, v: LiveView): SessionState {
+  // Go read the run as going before the page heard it end: the answer is older than the event.
+  const run = s.ended.includes(v.running_run_id ?? '') ? '' : (v.running_run_id ?? '');
+  const queued = mergeBy(s.queued, v.queued ?? [], (q) => q.id).filter((q) => !isDelivered(s.rows, q.id));
+  // Only a read that began after every event the page applied may end what the page shows.
+  const fresh = v.seq >= s.eventSeq;
+  if (!run) {
+    if (!s.run || !fresh) return { ...s, queued };
+    return { ...s, queued, run: '', phase: s.sent ? s.phase : 'idle', pending: [], running: {}, outputs: {}, runsWanted: s.runsWanted + 1 };
+  }
+  const mine = s.run === run ? s.pending : [];
+  const pending = mergeBy(mine, withRun(v.pending ?? [], run), (p) => p.call_id).filter((p) => !isResolved(s.rows, run, p.call_id));
+  if (s.run === run) return { ...s, queued, pending };
+  return { ...s, queued, pending, run, phase: s.phase === 'idle' ? 'waiting' : s.phase, runsWanted: s.runsWanted + 1 };
+}
+
+function mergeBy<T>(held: T[], fresh: T[], key: (t: T) => string): T[] {
+  const seen = new Set(held.map(key));
+  return [...held, ...fresh.filter((t) => !seen.has(key(t)))];
+}
+
+/** Whether a user row delivered the queued message id. */
+function isDelivered(rows: Row[], id: string): boolean {
+  return rows.some((r) => r.kind === 'user' && (r.payload as { queued_id?: string }).queued_id === id);
 }

@@ -5,6 +5,9 @@ import { vi } from 'vitest';
 import type { Api, WireEvent } from '../api/backend';
 import type { Meter } from '../api/events';
 import type {
+  ForkFolder,
+  Hunk,
+  Orphan,
   Change,
   FileDiff,
   McpConfig,
@@ -65,6 +68,10 @@ export function makeFakeApi() {
   const folderHandlers = new Set<(ev: OpenFolder) => void>();
   const focusHandlers = new Set<(ev: FocusCard) => void>();
   const state = {
+    hunks: new Map<string, Hunk[]>(),
+    revertError: null as unknown,
+    forkFolders: new Map<string, ForkFolder>(),
+    orphans: [] as Orphan[],
     settings: defaultSettings(),
     sessions: [] as SessionSummary[],
     rows: new Map<string, Row[]>(),
@@ -141,6 +148,13 @@ export function makeFakeApi() {
     const s = state.sessions.find((x) => x.id === id);
     if (!s) throw { code: 'not_found', message: `session ${id} not found` };
     return s;
+  };
+  const setHunkState = (id: string, seq: number, path: string, n: number, st: Hunk['state']): Hunk => {
+    const list = state.hunks.get(id) ?? [];
+    const i = list.findIndex((h) => h.seq === seq && h.path === path && h.hunk === n);
+    if (i < 0) throw { code: 'not_found', message: `no hunk ${n} of ${path} at row ${seq}` };
+    list[i] = { ...list[i], state: st };
+    return list[i];
   };
   const api = {
     presets: vi.fn(async () => [
@@ -259,10 +273,10 @@ export function makeFakeApi() {
       running_run_id: state.running.get(id) ?? '',
       meters: [...(state.meters.get(id) ?? [])],
       mode: state.modes.get(id) ?? { mode: 'execute' as const, approve: '' as const },
-      totals: { session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0 },
+      totals: { session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
       queued: [],
     })),
-    totals: vi.fn(async (id: string) => ({ session_id: id, runs: (state.runs.get(id) ?? []).length, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0 })),
+    totals: vi.fn(async (id: string) => ({ session_id: id, runs: (state.runs.get(id) ?? []).length, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0 })),
     instructions: vi.fn(async (_id: string) => [...state.instructions]),
     importSession: vi.fn(async () => {
       if (!state.importPath) return { id: '' } as Session;
@@ -300,6 +314,13 @@ export function makeFakeApi() {
     }),
     queuedMessages: vi.fn(async (_id: string) => []),
     removeQueued: vi.fn(async (_id: string, _q: string) => true),
+    sendQueued: vi.fn(async (_id: string, _q: string) => 'run-q'),
+    live: vi.fn(async (id: string) => ({
+      seq: 1_000_000,
+      running_run_id: state.running.get(id) ?? '',
+      pending: [...(state.pending.get(id) ?? [])],
+      queued: [],
+    })),
     setMode: vi.fn(async (id: string, mode: string, approve: string) => {
       const m = { mode, approve } as SessionMode;
       state.modes.set(id, m);
@@ -344,6 +365,25 @@ export function makeFakeApi() {
       const missing = (plan.conflicts ?? []).filter((c) => !override.includes(c.path));
       if (missing.length > 0) throw { code: 'error', message: `conflict: ${missing.map((c) => c.path).join(', ')}` };
       return plan;
+    }),
+    hunks: vi.fn(async (id: string) => [...(state.hunks.get(id) ?? [])]),
+    keepHunk: vi.fn(async (id: string, seq: number, path: string, hunk: number) => setHunkState(id, seq, path, hunk, 'kept')),
+    revertHunk: vi.fn(async (id: string, seq: number, path: string, hunk: number) => {
+      if (state.revertError) throw state.revertError;
+      const h = setHunkState(id, seq, path, hunk, 'reverted');
+      return { hunk: h, note_seq: seq + 1, from_line: h.new_start, to_line: h.new_start + h.old_lines - 1 };
+    }),
+    applyToParent: vi.fn(async (forkID: string) => ({ parent_id: `parent-of-${forkID}`, seq: 9, paths: ['a.txt'] })),
+    forkFolderOf: vi.fn(async (id: string) => state.forkFolders.get(id) ?? { folder: '', branch: '', bytes: 0 }),
+    deleteSessionAndFolder: vi.fn(async (id: string) => {
+      state.sessions = state.sessions.filter((s) => s.id !== id);
+      return state.forkFolders.get(id)?.folder ?? '';
+    }),
+    orphanForks: vi.fn(async () => [...state.orphans]),
+    removeOrphanFork: vi.fn(async (forkID: string) => {
+      const o = state.orphans.find((x) => x.fork_id === forkID);
+      state.orphans = state.orphans.filter((x) => x.fork_id !== forkID);
+      return o?.folder ?? '';
     }),
     launchFolder: vi.fn(async () => {
       const f = state.launchFolder;

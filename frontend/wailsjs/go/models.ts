@@ -1,11 +1,28 @@
 export namespace checkpoint {
 	
+	export class Applied {
+	    parent_id: string;
+	    seq: number;
+	    paths: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Applied(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.parent_id = source["parent_id"];
+	        this.seq = source["seq"];
+	        this.paths = source["paths"];
+	    }
+	}
 	export class Change {
 	    seq: number;
 	    path: string;
 	    change: string;
 	    size: number;
 	    sha256: string;
+	    by: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Change(source);
@@ -18,6 +35,7 @@ export namespace checkpoint {
 	        this.change = source["change"];
 	        this.size = source["size"];
 	        this.sha256 = source["sha256"];
+	        this.by = source["by"];
 	    }
 	}
 	export class Conflict {
@@ -54,6 +72,52 @@ export namespace checkpoint {
 	        this.sha256 = source["sha256"];
 	        this.target = source["target"];
 	        this.stored = source["stored"];
+	    }
+	}
+	export class Hunk {
+	    seq: number;
+	    path: string;
+	    hunk: number;
+	    old_start: number;
+	    old_lines: number;
+	    new_start: number;
+	    new_lines: number;
+	    state: string;
+	    patch: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Hunk(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.path = source["path"];
+	        this.hunk = source["hunk"];
+	        this.old_start = source["old_start"];
+	        this.old_lines = source["old_lines"];
+	        this.new_start = source["new_start"];
+	        this.new_lines = source["new_lines"];
+	        this.state = source["state"];
+	        this.patch = source["patch"];
+	    }
+	}
+	export class Orphan {
+	    fork_id: string;
+	    folder: string;
+	    bytes: number;
+	    branch: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Orphan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.fork_id = source["fork_id"];
+	        this.folder = source["folder"];
+	        this.bytes = source["bytes"];
+	        this.branch = source["branch"];
 	    }
 	}
 	export class Other {
@@ -227,6 +291,7 @@ export namespace desktop {
 	    reason: string;
 	    arguments: string;
 	    always?: RuleInput;
+	    hunks: tools.HunkChoice[];
 	
 	    static createFrom(source: any = {}) {
 	        return new DecisionInput(source);
@@ -238,6 +303,7 @@ export namespace desktop {
 	        this.reason = source["reason"];
 	        this.arguments = source["arguments"];
 	        this.always = this.convertValues(source["always"], RuleInput);
+	        this.hunks = this.convertValues(source["hunks"], tools.HunkChoice);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -310,6 +376,22 @@ export namespace desktop {
 	        this.content = source["content"];
 	        this.truncated = source["truncated"];
 	        this.binary = source["binary"];
+	    }
+	}
+	export class ForkFolder {
+	    folder: string;
+	    branch: string;
+	    bytes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkFolder(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.folder = source["folder"];
+	        this.branch = source["branch"];
+	        this.bytes = source["bytes"];
 	    }
 	}
 	export class HookView {
@@ -438,6 +520,66 @@ export namespace desktop {
 	        this.preview = source["preview"];
 	    }
 	}
+	export class PendingApproval {
+	    call_id: string;
+	    name: string;
+	    arguments: string;
+	    read_only: boolean;
+	    sandboxed: boolean;
+	    network: boolean;
+	    hunks?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingApproval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.call_id = source["call_id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	        this.read_only = source["read_only"];
+	        this.sandboxed = source["sandboxed"];
+	        this.network = source["network"];
+	        this.hunks = source["hunks"];
+	    }
+	}
+	export class LiveView {
+	    seq: number;
+	    running_run_id: string;
+	    pending: PendingApproval[];
+	    queued: loop.QueuedMessage[];
+	
+	    static createFrom(source: any = {}) {
+	        return new LiveView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.running_run_id = source["running_run_id"];
+	        this.pending = this.convertValues(source["pending"], PendingApproval);
+	        this.queued = this.convertValues(source["queued"], loop.QueuedMessage);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class MCPView {
 	    path: string;
 	    config: mcp.Config;
@@ -498,28 +640,7 @@ export namespace desktop {
 	        this.error = source["error"];
 	    }
 	}
-	export class PendingApproval {
-	    call_id: string;
-	    name: string;
-	    arguments: string;
-	    read_only: boolean;
-	    sandboxed: boolean;
-	    network: boolean;
 	
-	    static createFrom(source: any = {}) {
-	        return new PendingApproval(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.call_id = source["call_id"];
-	        this.name = source["name"];
-	        this.arguments = source["arguments"];
-	        this.read_only = source["read_only"];
-	        this.sandboxed = source["sandboxed"];
-	        this.network = source["network"];
-	    }
-	}
 	export class Price {
 	    model: string;
 	    input_per_mtok: number;
@@ -535,6 +656,42 @@ export namespace desktop {
 	        this.input_per_mtok = source["input_per_mtok"];
 	        this.output_per_mtok = source["output_per_mtok"];
 	    }
+	}
+	export class RevertedHunk {
+	    hunk: checkpoint.Hunk;
+	    note_seq: number;
+	    from_line: number;
+	    to_line: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RevertedHunk(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.hunk = this.convertValues(source["hunk"], checkpoint.Hunk);
+	        this.note_seq = source["note_seq"];
+	        this.from_line = source["from_line"];
+	        this.to_line = source["to_line"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	
 	export class SandboxInput {
@@ -1301,6 +1458,8 @@ export namespace store {
 	    tool_calls: number;
 	    input_tokens: number;
 	    output_tokens: number;
+	    cache_read_tokens: number;
+	    cache_write_tokens: number;
 	    cost_usd: number;
 	    // Go type: time
 	    started_at: any;
@@ -1328,6 +1487,8 @@ export namespace store {
 	        this.tool_calls = source["tool_calls"];
 	        this.input_tokens = source["input_tokens"];
 	        this.output_tokens = source["output_tokens"];
+	        this.cache_read_tokens = source["cache_read_tokens"];
+	        this.cache_write_tokens = source["cache_write_tokens"];
 	        this.cost_usd = source["cost_usd"];
 	        this.started_at = this.convertValues(source["started_at"], null);
 	        this.ended_at = this.convertValues(source["ended_at"], null);
@@ -1377,6 +1538,8 @@ export namespace store {
 	    input_tokens: number;
 	    output_tokens: number;
 	    cost: number;
+	    cache_read_tokens: number;
+	    cache_write_tokens: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Totals(source);
@@ -1391,6 +1554,29 @@ export namespace store {
 	        this.input_tokens = source["input_tokens"];
 	        this.output_tokens = source["output_tokens"];
 	        this.cost = source["cost"];
+	        this.cache_read_tokens = source["cache_read_tokens"];
+	        this.cache_write_tokens = source["cache_write_tokens"];
+	    }
+	}
+
+}
+
+export namespace tools {
+	
+	export class HunkChoice {
+	    hunk: number;
+	    action: string;
+	    text?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HunkChoice(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.hunk = source["hunk"];
+	        this.action = source["action"];
+	        this.text = source["text"];
 	    }
 	}
 

@@ -12,6 +12,8 @@ export function Decide(arg1:string,arg2:string,arg3:desktop.DecisionInput):Promi
 
 export function ExecutePlan(arg1:string,arg2:string):Promise<string>;
 
+export function Live(arg1:string):Promise<desktop.LiveView>;
+
 export function Palette(arg1:string):Promise<Array<desktop.PaletteEntry>>;
 
 export function PendingApprovals(arg1:string):Promise<Array<desktop.PendingApproval>>;
@@ -23,6 +25,8 @@ export function RemoveQueued(arg1:string,arg2:string):Promise<boolean>;
 export function SendCommand(arg1:string,arg2:string,arg3:string):Promise<string>;
 
 export function SendMessage(arg1:string,arg2:string):Promise<string>;
+
+export function SendQueued(arg1:string,arg2:string):Promise<string>;
 
 export function SetMode(arg1:string,arg2:string,arg3:string):Promise<store.SessionMode>;
 

@@ -18,6 +18,10 @@ export function ExecutePlan(arg1, arg2) {
   return window['go']['desktop']['Chat']['ExecutePlan'](arg1, arg2);
 }
 
+export function Live(arg1) {
+  return window['go']['desktop']['Chat']['Live'](arg1);
+}
+
 export function Palette(arg1) {
   return window['go']['desktop']['Chat']['Palette'](arg1);
 }
@@ -40,6 +44,10 @@ export function SendCommand(arg1, arg2, arg3) {
 
 export function SendMessage(arg1, arg2) {
   return window['go']['desktop']['Chat']['SendMessage'](arg1, arg2);
+}
+
+export function SendQueued(arg1, arg2) {
+  return window['go']['desktop']['Chat']['SendQueued'](arg1, arg2);
 }
 
 export function SetMode(arg1, arg2, arg3) {

@@ -6,8 +6,16 @@ export function DeleteSession(arg1) {
   return window['go']['desktop']['Sessions']['DeleteSession'](arg1);
 }
 
+export function DeleteSessionAndFolder(arg1) {
+  return window['go']['desktop']['Sessions']['DeleteSessionAndFolder'](arg1);
+}
+
 export function ExportSession(arg1) {
   return window['go']['desktop']['Sessions']['ExportSession'](arg1);
+}
+
+export function ForkFolderOf(arg1) {
+  return window['go']['desktop']['Sessions']['ForkFolderOf'](arg1);
 }
 
 export function ForkSession(arg1, arg2) {
@@ -36,6 +44,14 @@ export function NewSession(arg1) {
 
 export function OpenSession(arg1) {
   return window['go']['desktop']['Sessions']['OpenSession'](arg1);
+}
+
+export function OrphanForks() {
+  return window['go']['desktop']['Sessions']['OrphanForks']();
+}
+
+export function RemoveOrphanFork(arg1) {
+  return window['go']['desktop']['Sessions']['RemoveOrphanFork'](arg1);
 }
 
 export function RenameSession(arg1, arg2) {

@@ -3,11 +3,17 @@
 import {checkpoint} from '../models';
 import {desktop} from '../models';
 
+export function ApplyToParent(arg1:string):Promise<checkpoint.Applied>;
+
 export function Changes(arg1:string):Promise<Array<checkpoint.Change>>;
 
 export function ChooseFolder():Promise<string>;
 
 export function FileDiff(arg1:string,arg2:number,arg3:string):Promise<desktop.FileDiff>;
+
+export function Hunks(arg1:string):Promise<Array<checkpoint.Hunk>>;
+
+export function KeepHunk(arg1:string,arg2:number,arg3:string,arg4:number):Promise<checkpoint.Hunk>;
 
 export function LaunchFolder():Promise<string>;
 
@@ -18,6 +24,8 @@ export function ReadFile(arg1:string,arg2:string):Promise<desktop.FilePreview>;
 export function Restore(arg1:string,arg2:number,arg3:string,arg4:Array<string>):Promise<checkpoint.Plan>;
 
 export function RestorePreview(arg1:string,arg2:number,arg3:string):Promise<checkpoint.Plan>;
+
+export function RevertHunk(arg1:string,arg2:number,arg3:string,arg4:number):Promise<desktop.RevertedHunk>;
 
 export function SetWorkspace(arg1:string,arg2:string):Promise<desktop.Session>;
 

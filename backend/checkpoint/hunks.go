@@ -1,0 +1,241 @@
+package checkpoint
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// HunkContext is the number of unchanged lines shown around each hunk.
+const HunkContext = 3
+
+// ReviewState is where a hunk stands in the person's review.
+type ReviewState string
+
+const (
+	Unreviewed ReviewState = "unreviewed"
+	Kept       ReviewState = "kept"
+	Reverted   ReviewState = "reverted"
+)
+
+// Who made a change (Change.By).
+const (
+	ByAgent   = "agent"   // a tool call
+	ByOutside = "outside" // the person or another program, between calls
+	ByPerson  = "person"  // a restore or a hunk revert the person asked for
+)
+
+// Hunk is one hunk (unified diff, HunkContext lines of context) of the
+// change a row made to a text file. Its name — (Seq, Path, Hunk) — is
+// stable: the hunks of a change are computed from its stored before and
+// after contents, the same way every time. The JSON is the contract of
+// `loopdesk sessions changes ID --hunks --json`.
+type Hunk struct {
+	Seq      int64       `json:"seq"`
+	Path     string      `json:"path"`
+	Hunk     int         `json:"hunk"` // from 1 within Seq and Path
+	OldStart int         `json:"old_start"`
+	OldLines int         `json:"old_lines"`
+	NewStart int         `json:"new_start"`
+	NewLines int         `json:"new_lines"`
+	State    ReviewState `json:"state"`
+	Patch    string      `json:"patch"`
+	By       string      `json:"-"`
+
+	old, new []string // the hunk's lines before and after, context included
+	change   changeRow
+}
+
+// byOf says who made the changes of a capture, from its call id: captures
+// the app makes for itself carry a prefix ("outside:", "restore:", "hunk:").
+func byOf(callID string) string {
+	switch {
+	case strings.HasPrefix(callID, "outside:"):
+		return ByOutside
+	case strings.HasPrefix(callID, "restore:"), strings.HasPrefix(callID, "hunk:"):
+		return ByPerson
+	}
+	return ByAgent
+}
+
+// Hunks returns the hunks of every text-file change recorded on sessionID's
+// rows, by seq, path and number, each with its review state. Changes made by
+// the person (restores, hunk reverts, outside edits) count as kept: only the
+// agent's hunks wait for review. Binary files, folders, links, mode-only
+// changes and contents not kept (over MaxContent) have no hunks.
+func (r *Recorder) Hunks(ctx context.Context, sessionID string) ([]Hunk, error) {
+	out, err := r.hunks(ctx, sessionID, `c.session_id = ? AND c.seq > 0`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("hunks of session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// Unreviewed returns the agent's hunks of sessionID nobody kept or reverted yet.
+func (r *Recorder) Unreviewed(ctx context.Context, sessionID string) ([]Hunk, error) {
+	all, err := r.Hunks(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	out := []Hunk{}
+	for _, h := range all {
+		if h.State == Unreviewed {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+func (r *Recorder) hunks(ctx context.Context, sessionID, where string, args ...any) ([]Hunk, error) {
+	if _, err := r.db.GetSession(ctx, sessionID); err != nil {
+		return nil, err
+	}
+	rows, err := queryChanges(ctx, r.sql, where, args...)
+	if err != nil {
+		return nil, err
+	}
+	states, err := r.reviews(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	out := []Hunk{}
+	// Two changes of one path on one row (outside edits found by two calls of one turn)
+	// number their hunks on from each other, so (seq, path, hunk) stays one hunk.
+	numbered := map[reviewKey]int{}
+	for _, row := range rows {
+		k := reviewKey{seq: row.Seq, path: row.Path}
+		hs, err := r.hunksOf(ctx, row, numbered[k])
+		if err != nil {
+			return nil, err
+		}
+		numbered[k] += len(hs)
+		for _, h := range hs {
+			h.State = Unreviewed
+			if h.By != ByAgent {
+				h.State = Kept
+			}
+			if s, ok := states[reviewKey{h.Seq, h.Path, h.Hunk}]; ok {
+				h.State = s
+			}
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// hunksOf diffs one change, numbering its hunks from from+1. Sides that are
+// not text files it can read (absent counts as empty) give no hunks.
+func (r *Recorder) hunksOf(ctx context.Context, row changeRow, from int) ([]Hunk, error) {
+	a, okA, err := r.text(ctx, row.Before)
+	if err != nil || !okA {
+		return nil, err
+	}
+	b, okB, err := r.text(ctx, row.After)
+	if err != nil || !okB {
+		return nil, err
+	}
+	ops := diffLines(a, b)
+	var out []Hunk
+	for i, s := range spans(ops, HunkContext) {
+		old, new := sides(ops, s, a, b)
+		out = append(out, Hunk{Seq: row.Seq, Path: row.Path, Hunk: from + i + 1,
+			OldStart: s.oldStart, OldLines: s.oldLines, NewStart: s.newStart, NewLines: s.newLines,
+			Patch: patch(ops, s, a, b), By: byOf(row.callID), old: old, new: new, change: row})
+	}
+	return out, nil
+}
+
+// text reads a state as lines: absent is no lines; ok is false for what has
+// no line diff (folders, links, binary, content not kept).
+func (r *Recorder) text(ctx context.Context, e *Entry) ([]string, bool, error) {
+	if e == nil {
+		return nil, true, nil
+	}
+	if e.Kind != KindFile || !e.Stored {
+		return nil, false, nil
+	}
+	data, err := getBlob(ctx, r.sql, e.SHA256, r.opts.MaxContent)
+	if err != nil {
+		return nil, false, err
+	}
+	if isBinary(data) {
+		return nil, false, nil
+	}
+	return splitLines(data), true, nil
+}
+
+type reviewKey struct {
+	seq  int64
+	path string
+	hunk int
+}
+
+func (r *Recorder) reviews(ctx context.Context, sessionID string) (map[reviewKey]ReviewState, error) {
+	rows, err := r.sql.QueryContext(ctx, `SELECT seq, path, hunk, state FROM cp_reviews WHERE session_id = ?`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[reviewKey]ReviewState{}
+	for rows.Next() {
+		var k reviewKey
+		var s ReviewState
+		if err := rows.Scan(&k.seq, &k.path, &k.hunk, &s); err != nil {
+			return nil, err
+		}
+		out[k] = s
+	}
+	return out, rows.Err()
+}
+
+// findHunk returns hunk n of the change row seq made to pth.
+func (r *Recorder) findHunk(ctx context.Context, sessionID string, seq int64, pth string, n int) (Hunk, error) {
+	pth = path.Clean(strings.TrimPrefix(pth, "./"))
+	hs, err := r.hunks(ctx, sessionID, `c.session_id = ? AND c.seq = ? AND ch.path = ?`, sessionID, seq, pth)
+	if err != nil {
+		return Hunk{}, err
+	}
+	if len(hs) == 0 {
+		return Hunk{}, fmt.Errorf("%w: row %d changed no text file %s", ErrNotFound, seq, pth)
+	}
+	for _, h := range hs {
+		if h.Hunk == n {
+			return h, nil
+		}
+	}
+	return Hunk{}, fmt.Errorf("%w: row %d changed %s in %d hunk(s), not %d", ErrNotFound, seq, pth, len(hs), n)
+}
+
+// Keep marks hunk n of the change row seq made to pth as reviewed and kept.
+// Keeping a hunk already reverted is refused (ErrReviewed): the revert is a
+// row of its own; undo it with a restore.
+func (r *Recorder) Keep(ctx context.Context, sessionID string, seq int64, pth string, n int) (Hunk, error) {
+	h, err := r.findHunk(ctx, sessionID, seq, pth, n)
+	if err == nil && h.State == Reverted {
+		err = fmt.Errorf("%w: it was reverted", ErrReviewed)
+	}
+	if err == nil {
+		err = setReview(ctx, r.sql, sessionID, h, Kept, 0, r.opts.Now().UnixMilli())
+	}
+	if err != nil {
+		return Hunk{}, fmt.Errorf("keep hunk %d of %s at row %d: %w", n, pth, seq, err)
+	}
+	h.State = Kept
+	return h, nil
+}
+
+// ErrReviewed: the hunk was already reverted.
+var ErrReviewed = errors.New("hunk already reviewed")
+
+func setReview(ctx context.Context, q queryer, sessionID string, h Hunk, s ReviewState, noteSeq, now int64) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO cp_reviews(session_id, seq, path, hunk, state, note_seq, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session_id, seq, path, hunk) DO UPDATE SET
+		state = excluded.state, note_seq = excluded.note_seq, created_at = excluded.created_at`,
+		sessionID, h.Seq, h.Path, h.Hunk, string(s), noteSeq, now)
+	return err
+}
+
+var _ queryer = (*sql.Tx)(nil)

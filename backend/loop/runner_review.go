@@ -1,0 +1,76 @@
+package loop
+
+import (
+	"encoding/json"
+
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// Approval mode review (tools.ModeReview): a write_file or edit_file call
+// shows its hunks on the approval card before anything is written; the
+// person keeps, drops or edits each (tools.Decision.Hunks) and approves; the
+// call then writes only that (its arguments become the reviewed content,
+// recorded on the approval row), and its result tells the model which hunks
+// were kept, dropped or edited, with line ranges.
+
+// proposal is the hunks of a reviewable call in mode review, and their JSON
+// for the pending call (a page opened later shows them too); nil otherwise,
+// or when the call would fail anyway (it then fails as it would have).
+func (rn *run) proposal(c Call) ([]ProposedHunk, json.RawMessage) {
+	if rn.spec.Mode != tools.ModeReview || !tools.Reviewable(c.Name) {
+		return nil, nil
+	}
+	_, old, new, err := tools.Proposal(rn.ws, c)
+	if err != nil {
+		return nil, nil
+	}
+	var out []ProposedHunk
+	for _, h := range checkpoint.Propose(old, new) {
+		out = append(out, ProposedHunk(h))
+	}
+	raw, _ := json.Marshal(out)
+	return out, raw
+}
+
+// applyReview turns a person's approval in mode review into one that writes
+// only what they kept. Dropping every hunk is a denial (nothing to write);
+// choices that do not fit the proposal deny too, saying why. A call a rule
+// allowed was not reviewed: it runs as the model asked.
+func (rn *run) applyReview(c Call, d tools.Decision) tools.Decision {
+	if !d.Approved || d.By != tools.ByPerson || rn.spec.Mode != tools.ModeReview || !tools.Reviewable(c.Name) {
+		return d
+	}
+	if d.Arguments != "" {
+		c.Arguments = d.Arguments // the person's own edit of the arguments, if any
+	}
+	path, old, new, err := tools.Proposal(rn.ws, c)
+	if err != nil {
+		return d // the tool reports the same problem when it runs
+	}
+	final, note, err := checkpoint.ApplyChoices(path, old, new, d.Hunks)
+	if err != nil {
+		return tools.Decision{Approved: false, By: d.By, Reason: err.Error()}
+	}
+	if final == old {
+		return tools.Decision{Approved: false, By: d.By, Reason: "the person reviewed the change to " + path +
+			" and dropped every hunk: nothing was written"}
+	}
+	d.Arguments = tools.ReviewedArguments(c.Name, path, old, final)
+	rn.capMu.Lock()
+	if rn.reviews == nil {
+		rn.reviews = map[string]string{}
+	}
+	rn.reviews[c.ID] = "\n" + note
+	rn.capMu.Unlock()
+	return d
+}
+
+// reviewNote is the review note of call id ("" when it was not reviewed).
+func (rn *run) reviewNote(id string) string {
+	rn.capMu.Lock()
+	defer rn.capMu.Unlock()
+	n := rn.reviews[id]
+	delete(rn.reviews, id)
+	return n
+}

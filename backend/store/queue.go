@@ -1,0 +1,92 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// QueuedMessage is a message the person sent while a run worked, waiting to be delivered:
+// at the run's next tool boundary, or as the message of the session's next run. It is not a
+// conversation row until delivered; the user row that delivers it names it (UserPayload.QueuedID)
+// and Append removes it from the queue in the same transaction, so a crash can neither lose
+// it nor deliver it twice.
+type QueuedMessage struct {
+	ID       string    `json:"id"`
+	Text     string    `json:"text"`
+	QueuedAt time.Time `json:"queued_at"`
+}
+
+// Enqueue stores m at the end of the session's queue. An unknown session is ErrNotFound.
+func (db *DB) Enqueue(ctx context.Context, sessionID string, m QueuedMessage) error {
+	if m.ID == "" || m.Text == "" {
+		return fmt.Errorf("queue a message on session %s: %w: no id or text", sessionID, ErrInvalid)
+	}
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if _, _, err := sessionTail(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO queued_messages(id, session_id, pos, text, created_at)
+			VALUES (?, ?, (SELECT coalesce(max(pos), 0) + 1 FROM queued_messages WHERE session_id = ?), ?, ?)`,
+			m.ID, sessionID, sessionID, m.Text, m.QueuedAt.UnixMilli())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("queue a message on session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// Queued lists the session's queued messages in the order they were sent.
+func (db *DB) Queued(ctx context.Context, sessionID string) ([]QueuedMessage, error) {
+	out := []QueuedMessage{}
+	err := db.read(ctx, func(tx execer) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id, text, created_at FROM queued_messages WHERE session_id = ? ORDER BY pos`, sessionID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var m QueuedMessage
+			var at int64
+			if err := rows.Scan(&m.ID, &m.Text, &at); err != nil {
+				return err
+			}
+			m.QueuedAt = fromMS(at)
+			out = append(out, m)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("queued messages of session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// Dequeue removes a queued message; it reports false when it was not queued (delivered or
+// removed already).
+func (db *DB) Dequeue(ctx context.Context, sessionID, id string) (bool, error) {
+	var n int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM queued_messages WHERE id = ? AND session_id = ?`, id, sessionID)
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("remove queued message %s: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+// delivered removes the queued message a user row delivers (Append, in the row's transaction).
+func delivered(ctx context.Context, tx execer, sessionID string, v any) error {
+	u, ok := v.(*UserPayload)
+	if !ok || u.QueuedID == "" {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM queued_messages WHERE id = ? AND session_id = ?`, u.QueuedID, sessionID)
+	return err
+}

@@ -1,0 +1,60 @@
+import { useState } from 'react';
+import type { HunkChoice, ProposedHunk } from '../api/types';
+import { PatchView } from './ChangesPanel';
+
+/**
+ * Approval mode review: the hunks a write_file or edit_file call would write, each kept,
+ * dropped or edited before anything is written; Go writes only that and tells the model.
+ */
+export function ReviewHunks({ hunks, busy, onApprove }: { hunks: ProposedHunk[]; busy: boolean; onApprove: (choices: HunkChoice[]) => void }) {
+  const [choices, setChoices] = useState<Record<number, HunkChoice>>(() =>
+    Object.fromEntries(hunks.map((h) => [h.hunk, { hunk: h.hunk, action: 'keep' } as HunkChoice])),
+  );
+  const set = (c: HunkChoice) => setChoices((cs) => ({ ...cs, [c.hunk]: c }));
+  const kept = Object.values(choices).filter((c) => c.action !== 'drop').length;
+  return (
+    <div className="review-hunks" role="group" aria-label="Review hunks">
+      <ul className="hunks">
+        {hunks.map((h) => {
+          const c = choices[h.hunk];
+          const name = `Hunk ${h.hunk}`;
+          return (
+            <li key={h.hunk} className={`hunk ${c.action === 'drop' ? 'reverted' : ''}`} aria-label={name}>
+              <div className="row" role="radiogroup" aria-label={`${name}: keep, drop or edit`}>
+                <strong>
+                  {name} · lines {h.new_start}–{h.new_start + Math.max(h.new_lines, 1) - 1}
+                </strong>
+                {(['keep', 'drop', 'edit'] as const).map((a) => (
+                  <label key={a} className="small">
+                    <input
+                      type="radio"
+                      name={`hunk-${h.hunk}`}
+                      aria-label={`${a[0].toUpperCase()}${a.slice(1)} hunk ${h.hunk}`}
+                      checked={c.action === a}
+                      onChange={() => set({ hunk: h.hunk, action: a, text: a === 'edit' ? (c.text ?? h.new) : undefined })}
+                    />{' '}
+                    {a}
+                  </label>
+                ))}
+              </div>
+              {c.action === 'edit' ? (
+                <textarea
+                  aria-label={`Text of hunk ${h.hunk}`}
+                  value={c.text ?? h.new}
+                  rows={Math.min(16, (c.text ?? h.new).split('\n').length + 1)}
+                  spellCheck={false}
+                  onChange={(e) => set({ ...c, text: e.target.value })}
+                />
+              ) : (
+                <PatchView patch={h.patch} />
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      <button type="button" className="primary" disabled={busy} onClick={() => onApprove(Object.values(choices))}>
+        Approve {kept} of {hunks.length} hunk{hunks.length === 1 ? '' : 's'}
+      </button>
+    </div>
+  );
+}
