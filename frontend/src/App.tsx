@@ -346,6 +346,7 @@ export function App() {
               loadPalette={loadPalette}
               onStop={chat.stop}
               onRemoveQueued={(id) => void chat.removeQueued(id)}
+              onSendQueued={(id) => void chat.sendQueued(id)}
             />
           </main>
           <SidePanel

@@ -22,8 +22,26 @@ export interface SessionSummary extends Session {
   running: boolean;
 }
 
-export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'note' | 'hook';
-export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'note', 'hook'];
+export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'note' | 'usage' | 'hook';
+export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'note', 'usage', 'hook'];
+
+/** One model call's spend, as its row keeps it (assistant, summary and usage rows). */
+export interface RowUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
+  reasoning_tokens?: number;
+  cost_usd: number;
+  /** The provider reported no usage: the zeros are unknown, not free. */
+  unreported?: boolean;
+}
+
+/** A model call that left no other row (the stream failed, the request was refused). */
+export interface UsagePayload {
+  usage: RowUsage;
+  reason: string;
+}
 
 export interface ToolCall {
   id: string;

@@ -9,12 +9,13 @@ import type {
   SummaryPayload,
   ToolCall,
   ToolResultPayload,
+  UsagePayload,
   UserPayload,
 } from '../api/types';
 import type { StreamStore } from '../hooks/useSession';
 import { callKey, type PendingCall, type Phase, type RunningTool, type Sent } from '../state/session';
 import { visible } from '../state/stream';
-import { describeHook, STOP_TEXT } from '../lib/format';
+import { describeHook, spendText, STOP_TEXT } from '../lib/format';
 import { FileChanges, RestoreRow } from './FileChanges';
 import { Markdown } from './LazyMarkdown';
 import { StreamingMarkdown } from './StreamingMarkdown';
@@ -393,6 +394,16 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions }: 
           </details>
           <FileChanges seq={row.seq} />
         </article>
+      );
+    }
+    case 'usage': {
+      // A model call that left no answer still cost what it cost (or is unknown).
+      const p = row.payload as UsagePayload;
+      if (folded) return null;
+      return (
+        <p className={`note usage-row${cls}`} data-seq={row.seq} aria-label="Model call without an answer">
+          {p.reason} — {spendText(p.usage)}
+        </p>
       );
     }
     case 'approval': {

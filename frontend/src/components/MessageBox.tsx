@@ -11,6 +11,8 @@ interface Props {
   onSend: (text: string) => Promise<boolean>;
   onStop: () => void;
   onRemoveQueued?: (id: string) => void;
+  /** Sends a message left queued (no run going: after a Stop, a bound or a restart). */
+  onSendQueued?: (id: string) => void;
   /** Loads the "/" palette (command templates and skills of the session's folder). */
   loadPalette?: () => Promise<PaletteEntry[]>;
   /** Sends "/name args" as a command: Go expands it and records it on the row. */
@@ -20,9 +22,11 @@ interface Props {
 /**
  * The message box: Enter sends, Shift+Enter adds a line. While a run goes on it stays usable:
  * Send queues the message (Go delivers it at the run's next tool boundary), shown above the
- * box, removable until delivered; Stop still stops.
+ * box, removable until delivered; Stop still stops, and leaves what is queued queued. With no
+ * run going, a message left queued (by a Stop, a bound, a crash or a restart) can be sent now
+ * (it starts a run; the rest follow in order) or removed.
  */
-export function MessageBox({ running, disabled, queued = [], onSend, onStop, onRemoveQueued, loadPalette, onCommand }: Props) {
+export function MessageBox({ running, disabled, queued = [], onSend, onStop, onRemoveQueued, onSendQueued, loadPalette, onCommand }: Props) {
   const [text, setText] = useState('');
   const palette = usePalette(text, loadPalette);
 
@@ -61,6 +65,11 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
             <li key={q.id} className="queued-item">
               <span className="queued-tag">queued</span>
               <span className="queued-text">{q.text}</span>
+              {!running && onSendQueued && (
+                <button type="button" className="small" disabled={disabled} aria-label={`Send now: ${q.text}`} onClick={() => onSendQueued(q.id)}>
+                  Send now
+                </button>
+              )}
               {onRemoveQueued && (
                 <button type="button" className="small" aria-label={`Remove queued message: ${q.text}`} onClick={() => onRemoveQueued(q.id)}>
                   Remove

@@ -4,9 +4,11 @@ import type {
   ApprovalPayload,
   AssistantPayload,
   RestorePayload,
+  RowUsage,
   Row,
   SummaryPayload,
   ToolResultPayload,
+  UsagePayload,
   UserPayload,
 } from '../api/types';
 
@@ -68,6 +70,14 @@ export function summarize(row: Row, max = 140): string {
     case 'summary':
       s = `summary through #${(row.payload as SummaryPayload).through_seq}: ${(row.payload as SummaryPayload).text ?? ''}`;
       break;
+    case 'note':
+      s = `note to the model: ${(row.payload as { text?: string }).text ?? ''}`;
+      break;
+    case 'usage': {
+      const p = row.payload as UsagePayload;
+      s = `${p.reason}: ${spendText(p.usage)}`;
+      break;
+    }
   }
   // Cut before collapsing whitespace: a 1 MB tool result costs what 400 characters do.
   s = s.slice(0, max * 3).replace(/\s+/g, ' ').trim();
@@ -150,6 +160,13 @@ export const STOP_TEXT: Record<string, string> = {
   interrupted: 'The run was interrupted.',
   error: 'The run failed.',
 };
+
+/** A model call's spend in words: "1.2k in (300 cached) / 40 out · $0.0012", or "usage unreported". */
+export function spendText(u: RowUsage | undefined): string {
+  if (!u || u.unreported) return 'usage unreported';
+  const cached = u.cache_read_tokens ? ` (${formatTokens(u.cache_read_tokens)} cached)` : '';
+  return `${formatTokens(u.input_tokens)} in${cached} / ${formatTokens(u.output_tokens)} out · $${u.cost_usd.toFixed(4)}`;
+}
 
 /** One line for a hook's run: event, command, how it ended, what it decided and why. */
 export function describeHook(p: HookPayload): string {
