@@ -13,7 +13,7 @@ import (
 
 // fixture is a folder with hooks and a real database.
 type fixture struct {
-	t        *testing.T
+	t        testing.TB
 	db       *store.DB
 	folder   string
 	personal string
@@ -21,7 +21,7 @@ type fixture struct {
 	session  string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "loopdesk.db"))
