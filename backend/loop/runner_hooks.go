@@ -148,21 +148,50 @@ func (rn *run) writeCtx() (context.Context, context.CancelFunc) {
 // storeHookRows appends hook rows and publishes them. Any goroutine may call it: the rows
 // are not sent to the model, so the owner's mirror of the rows does not need them.
 func (rn *run) storeHookRows(ctx context.Context, runID string, rows []store.HookPayload) []store.Chunk {
+	return rn.r.storeHookRows(ctx, rn.spec.SessionID, runID, rows)
+}
+
+func (r *Runner) storeHookRows(ctx context.Context, sessionID, runID string, rows []store.HookPayload) []store.Chunk {
 	if len(rows) == 0 {
 		return nil
 	}
 	chunks := make([]store.NewChunk, len(rows))
-	for i, r := range rows {
-		chunks[i] = store.NewChunk{Kind: store.KindHook, Payload: r}
+	for i, h := range rows {
+		chunks[i] = store.NewChunk{Kind: store.KindHook, Payload: h}
 	}
-	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, runID, chunks...)
+	added, err := r.cfg.Store.Append(ctx, sessionID, runID, chunks...)
 	if err != nil {
-		rn.r.log.Error("hook rows not stored", "session", rn.spec.SessionID, "err", err)
+		r.log.Error("hook rows not stored", "session", sessionID, "err", err)
 	}
 	if len(added) > 0 {
-		rn.publish(RowsStoredPayload{Rows: RowsOf(added)})
+		if _, err := r.bus.Publish(ctx, Event{SessionID: sessionID, RunID: runID, Payload: RowsStoredPayload{Rows: RowsOf(added)}}); err != nil {
+			r.log.Warn("event not delivered to every subscriber", "err", err)
+		}
 	}
 	return added
+}
+
+// CheckQueued fires UserPromptSubmit for a message about to be queued on the session's
+// running run (a run's own prompt is checked by Start). A blocking hook returns
+// ErrHookBlocked with its reason, and the caller queues nothing. Context the hooks add is not
+// delivered with a queued message (it cannot sit between a call and its result); their runs
+// are recorded either way. No run going: nothing to check here (Start checks the prompt).
+func (r *Runner) CheckQueued(ctx context.Context, sessionID, text string) error {
+	r.mu.Lock()
+	rn := r.bySession[sessionID]
+	r.mu.Unlock()
+	if r.cfg.Hooks == nil || rn == nil || rn.id == "" {
+		return nil
+	}
+	out := r.cfg.Hooks.Fire(ctx, hooks.Input{Event: hooks.UserPromptSubmit, SessionID: sessionID, Workspace: rn.root,
+		PermissionMode: rn.permissionMode(), Prompt: text})
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.PersistTimeout)
+	defer cancel()
+	r.storeHookRows(wctx, sessionID, rn.id, out.Runs)
+	if out.Decision == hooks.Block || out.Stop {
+		return fmt.Errorf("%w: %s", ErrHookBlocked, orDefault(out.Reason, out.StopReason))
+	}
+	return nil
 }
 
 // storeNote appends one note row for the model (owner goroutine only, between turns).

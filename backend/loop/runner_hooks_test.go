@@ -288,3 +288,35 @@ func TestHookAllowNeverOverridesADenyRule(t *testing.T) {
 		t.Fatalf("hook rows %+v", hr)
 	}
 }
+
+// A message queued while a run works passes the UserPromptSubmit hooks too: a blocked one is
+// refused (and recorded), another passes.
+func TestQueuedMessagesPassUserPromptSubmit(t *testing.T) {
+	h := newHookHarness(t)
+	hook := h.script("prompt.sh", "#!/bin/bash\nif grep -q 'password'; then echo 'do not paste passwords' >&2; exit 2; fi\n")
+	h.setHooks("UserPromptSubmit", "", hook)
+	h.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "run_shell_command", Arguments: `{"command":"echo hi"}`}), fakeai.Text("done"))
+	sid := h.session()
+	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "say hi", Mode: tools.ModeAsk})
+	<-h.pending // the run is going, waiting for the person
+	err := h.runner.CheckQueued(context.Background(), sid, "my password is hunter2")
+	if !errors.Is(err, loop.ErrHookBlocked) || !strings.Contains(err.Error(), "do not paste passwords") {
+		t.Fatalf("check: %v", err)
+	}
+	if err := h.runner.CheckQueued(context.Background(), sid, "also say bye"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.approver.Decide(sid, "c1", tools.Decision{Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	h.wait(id)
+	var blocked int
+	for _, r := range hookRows(t, h.rows(sid)) {
+		if r.Event == "UserPromptSubmit" && r.Decision == "block" {
+			blocked++
+		}
+	}
+	if blocked != 1 {
+		t.Fatalf("%d blocked UserPromptSubmit rows, want 1", blocked)
+	}
+}
