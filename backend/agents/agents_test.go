@@ -3,6 +3,7 @@ package agents_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,5 +147,27 @@ func TestCommandTemplates(t *testing.T) {
 	}
 	if c := byPath[filepath.Join(folder, ".claude/commands/bad.md")]; !strings.Contains(c.Error, "YAML") {
 		t.Fatalf("bad: %+v", c)
+	}
+}
+
+// Expand: a command, a skill (sent as written), a path-like text and an unknown name.
+func TestExpand(t *testing.T) {
+	folder := t.TempDir()
+	write(t, filepath.Join(folder, ".loopdesk/commands/fix.md"), "Fix issue #$1: $ARGUMENTS\n")
+	write(t, filepath.Join(folder, ".agents/skills/shell-tips/SKILL.md"), skillMD("shell-tips", "Shell tips.", "Quote \"$1\" always.\n"))
+	cases := []struct{ in, prompt, command string }{
+		{"/fix 12 the crash", "Fix issue #12: 12 the crash", "/fix"},
+		{"/shell-tips for the deploy script", "Quote \"$1\" always.\n\nfor the deploy script", "/shell-tips"},
+	}
+	for _, c := range cases {
+		p, cmd, err := agents.Expand("", folder, c.in)
+		if err != nil || p != c.prompt || cmd != c.command {
+			t.Errorf("%q: %q %q %v", c.in, p, cmd, err)
+		}
+	}
+	for _, in := range []string{"/usr/bin is missing", "fix it", "/"} {
+		if _, _, err := agents.Expand("", folder, in); !errors.Is(err, agents.ErrNoCommand) {
+			t.Errorf("%q: %v, want ErrNoCommand", in, err)
+		}
 	}
 }

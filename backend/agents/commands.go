@@ -2,6 +2,7 @@ package agents
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -130,4 +131,37 @@ func (c Command) Expand(args string) string {
 		}
 		return ""
 	})
+}
+
+// ErrNoCommand: the text names no command template or valid skill.
+var ErrNoCommand = errors.New("no command or skill of that name")
+
+// Expand turns "/name args" into the message it sends: a command template's body with its
+// arguments, or a valid skill's instructions followed by them (a skill's text is sent as
+// written, so "$1" in its examples stays). command is "/name". Text that is not "/name ..."
+// or names nothing returns an error wrapping ErrNoCommand.
+func Expand(personalDir, folder, text string) (prompt, command string, err error) {
+	name, args, _ := strings.Cut(strings.TrimSpace(text), " ")
+	if !strings.HasPrefix(name, "/") || len(name) < 2 {
+		return "", "", ErrNoCommand
+	}
+	name = name[1:]
+	for _, c := range Commands(personalDir, folder) {
+		if c.Name == name && c.Error == "" {
+			if p := c.Expand(args); p != "" {
+				return p, "/" + name, nil
+			}
+			return "", "", fmt.Errorf("command /%s has no text (%s)", name, c.Path)
+		}
+	}
+	for _, s := range Skills(personalDir, folder) {
+		if s.Name == name && s.Valid() {
+			p := strings.TrimSpace(s.Body)
+			if args = strings.TrimSpace(args); args != "" {
+				p += "\n\n" + args
+			}
+			return p, "/" + name, nil
+		}
+	}
+	return "", "", fmt.Errorf("/%s: %w", name, ErrNoCommand)
 }

@@ -165,3 +165,30 @@ func TestSkillsList(t *testing.T) {
 		t.Fatalf("skills show: exit %d", code)
 	}
 }
+
+// `loopdesk run "/review 42"` sends the command template expanded, as the window does; the
+// row records the command.
+func TestRunExpandsASlashCommand(t *testing.T) {
+	e := runNewEnv(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	p := filepath.Join(e.ws, ".claude", "commands", "review.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("---\ndescription: Review\n---\nReview pull request $ARGUMENTS.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Enqueue(fakeai.Text("reviewed"))
+	if r := e.run(context.Background(), "", "/review 42"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var body struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	if err := json.Unmarshal(e.srv.Requests()[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if last := body.Messages[len(body.Messages)-1]["content"]; last != "Review pull request 42." {
+		t.Fatalf("sent %q", last)
+	}
+}

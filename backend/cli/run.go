@@ -320,6 +320,9 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "loopdesk run: %s\n", n) // once, before anything runs: never silently unconfined
 	}
 	spec := cfg.RunSpec(sessionID, o.workspace, o.prompt, o.system)
+	if err := runCommand(&spec, instr); err != nil {
+		return runExitOther, err
+	}
 	spec.Sandbox = shell
 	spec.Plan = o.plan
 	runID, err := runner.Start(ctx, spec)

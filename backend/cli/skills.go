@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/hooks"
+	"github.com/loopdesk/loopdesk/backend/loop"
 )
 
 const skillsUsage = `usage: loopdesk skills list [--json] [--workspace DIR]
@@ -105,4 +108,26 @@ func skillsList(dir string, asJSON bool, w io.Writer) error {
 func firstLineOf(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
+}
+
+// runCommand expands a prompt written as a slash command ("/review 42") the way the window
+// does: a command template or skill of the run's folder (docs/skills.md). A prompt that
+// starts with "/" but names neither runs as typed (it may be a path).
+func runCommand(spec *loop.RunSpec, personalDir string) error {
+	if !strings.HasPrefix(spec.Prompt, "/") {
+		return nil
+	}
+	folder := spec.Workspace
+	if f, err := hooks.Folder(folder); err == nil {
+		folder = f
+	}
+	text, command, err := agents.Expand(personalDir, folder, spec.Prompt)
+	if errors.Is(err, agents.ErrNoCommand) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	spec.Prompt, spec.Command = text, command
+	return nil
 }

@@ -139,25 +139,11 @@ func (h *Chat) expand(sessionID, name, args string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, c := range agents.Commands(h.c.instructionsDir, s.Workspace) {
-		if c.Name == name && c.Error == "" {
-			if text := c.Expand(args); strings.TrimSpace(text) != "" {
-				return text, nil
-			}
-			return "", fmt.Errorf("%w: command /%s has no text (%s)", ErrInvalidInput, name, c.Path)
-		}
+	text, _, err := agents.Expand(h.c.instructionsDir, s.Workspace, "/"+name+" "+args)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInvalidInput, err)
 	}
-	for _, k := range agents.Skills(h.c.instructionsDir, s.Workspace) {
-		if k.Name == name && k.Valid() {
-			// A skill's text is sent as written ("$1" in its examples stays), the request after it.
-			text := strings.TrimSpace(k.Body)
-			if args = strings.TrimSpace(args); args != "" {
-				text += "\n\n" + args
-			}
-			return text, nil
-		}
-	}
-	return "", fmt.Errorf("%w: no command or skill named /%s", ErrInvalidInput, name)
+	return text, nil
 }
 
 // ImportClaudeCodeHooks copies the hooks of the person's ~/.claude/settings.json into their
