@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
+	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 func writeHooksFile(t *testing.T, path, command string) {
@@ -190,5 +191,22 @@ func TestRunExpandsASlashCommand(t *testing.T) {
 	}
 	if last := body.Messages[len(body.Messages)-1]["content"]; last != "Review pull request 42." {
 		t.Fatalf("sent %q", last)
+	}
+	db, err := store.Open(context.Background(), e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sessions, err := db.ListSessions(context.Background())
+	if err != nil || len(sessions) != 1 {
+		t.Fatalf("sessions %v %v", sessions, err)
+	}
+	rows, err := db.Chunks(context.Background(), sessions[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u store.UserPayload
+	if err := json.Unmarshal(rows[0].Payload, &u); err != nil || u.Command != "/review" {
+		t.Fatalf("user row %s", rows[0].Payload)
 	}
 }
