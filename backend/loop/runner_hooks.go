@@ -129,7 +129,7 @@ func (rn *run) afterPrompt(effects []Effect) []Effect {
 	if more := rn.execute(effects[:cut]); len(more) > 0 {
 		return more
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
+	ctx, cancel := rn.writeCtx()
 	defer cancel()
 	rn.chunks = append(rn.chunks, rn.storeHookRows(ctx, rn.id, rn.hooks.rows)...)
 	for _, n := range rn.hooks.notes {
@@ -178,16 +178,19 @@ func (r *Runner) storeHookRows(ctx context.Context, sessionID, runID string, row
 // are recorded either way. No run going: nothing to check here (Start checks the prompt).
 func (r *Runner) CheckQueued(ctx context.Context, sessionID, text string) error {
 	r.mu.Lock()
-	rn := r.bySession[sessionID]
+	rn, runID := r.bySession[sessionID], ""
+	if rn != nil {
+		runID = rn.id // set under r.mu once the run exists; its root is set before
+	}
 	r.mu.Unlock()
-	if r.cfg.Hooks == nil || rn == nil || rn.id == "" {
+	if r.cfg.Hooks == nil || runID == "" {
 		return nil
 	}
 	out := r.cfg.Hooks.Fire(ctx, hooks.Input{Event: hooks.UserPromptSubmit, SessionID: sessionID, Workspace: rn.root,
 		PermissionMode: rn.permissionMode(), Prompt: text})
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.PersistTimeout)
 	defer cancel()
-	r.storeHookRows(wctx, sessionID, rn.id, out.Runs)
+	r.storeHookRows(wctx, sessionID, runID, out.Runs)
 	if out.Decision == hooks.Block || out.Stop {
 		return fmt.Errorf("%w: %s", ErrHookBlocked, orDefault(out.Reason, out.StopReason))
 	}
