@@ -320,3 +320,49 @@ func TestQueuedMessagesPassUserPromptSubmit(t *testing.T) {
 		t.Fatalf("%d blocked UserPromptSubmit rows, want 1", blocked)
 	}
 }
+
+// SessionStart fires once per session and process, with source "new" for a session without
+// rows; its output reaches the first request as Loopdesk's note. PostToolUse hooks read the
+// tool's response.
+func TestSessionStartAndToolResponse(t *testing.T) {
+	h := newHookHarness(t)
+	seen := filepath.Join(h.config, "post.json")
+	start := h.script("start.sh", "#!/bin/bash\npython3 -c 'import json,sys; print(\"session source: \" + json.load(sys.stdin)[\"source\"])'\n")
+	post := h.script("post.sh", "#!/bin/bash\ncat > "+seen+"\n")
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{
+		"SessionStart": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": start}}}},
+		"PostToolUse":  []any{map[string]any{"matcher": "LS", "hooks": []any{map[string]any{"type": "command", "command": post}}}},
+	}})
+	if err := os.WriteFile(filepath.Join(h.config, "hooks.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.write("a.txt", "x")
+	h.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "list_dir", Arguments: `{}`}), fakeai.Text("one file"), fakeai.Text("again"))
+	sid := h.session()
+	h.run(loop.RunSpec{SessionID: sid, Prompt: "what is here?", Mode: tools.ModeAuto})
+	h.run(loop.RunSpec{SessionID: sid, Prompt: "and now?", Mode: tools.ModeAuto})
+	reqs := h.requests()
+	first := reqs[0][len(reqs[0])-1]
+	if !strings.HasPrefix(first.Content, store.NotePrefix) || !strings.Contains(first.Content, "session source: new") {
+		t.Fatalf("first request ends with %+v", first)
+	}
+	starts := 0
+	for _, r := range hookRows(t, h.rows(sid)) {
+		if r.Event == "SessionStart" {
+			starts++
+		}
+	}
+	if starts != 1 {
+		t.Fatalf("SessionStart ran %d times, want once", starts)
+	}
+	var in struct {
+		ToolName     string `json:"tool_name"`
+		ToolResponse struct {
+			Content string `json:"content"`
+		} `json:"tool_response"`
+	}
+	raw, err := os.ReadFile(seen)
+	if err != nil || json.Unmarshal(raw, &in) != nil || in.ToolName != "LS" || !strings.Contains(in.ToolResponse.Content, "a.txt") {
+		t.Fatalf("PostToolUse stdin %s (%v)", raw, err)
+	}
+}
