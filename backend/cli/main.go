@@ -32,6 +32,7 @@ const Usage = `usage: loopdesk [FOLDER]                open the window (a new se
        loopdesk sessions list|show|fork|search|export|import|delete|changes|restore|totals ...
        loopdesk mcp list [--json] [--mcp-config FILE]...
                                          the MCP servers and their health
+       loopdesk acp [flags]              the agent for editors over ACP on stdin/stdout (docs/acp.md)
        loopdesk settings [--json] [--db PATH]
                                          the effective settings and where each comes from
        loopdesk hooks list|trust [--json] [--workspace DIR] [--db PATH]
@@ -73,6 +74,11 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return Launch{Code: Sessions(ctx, args[1:], stdout, stderr)}
+		case "acp":
+			// The editor ends the agent by closing stdin; a signal stops it the same way.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return Launch{Code: ACP(ctx, args[1:], stdin, stdout, stderr)}
 		case "settings":
 			return Launch{Code: SettingsCommand(context.Background(), args[1:], getenv, stdout, stderr)}
 		case "mcp":

@@ -57,6 +57,14 @@ type ToolSet interface {
 	ForRun() ToolRunner
 }
 
+// Settler is a ToolSet whose tools may still be on their way (MCP servers starting): a run
+// waits for them to settle before it fixes its tools, within the set's own bound, so it never
+// silently lacks a configured server's tools. Settle returns the servers that failed, each as
+// "name: why", for the run to say so in its first event.
+type Settler interface {
+	Settle(ctx context.Context) []string
+}
+
 // Checkpointer captures the folder around each call that may change files
 // (backend/checkpoint). Before returns once the "before" state is durable.
 type Checkpointer interface {
@@ -103,6 +111,9 @@ type RunSpec struct {
 	Limits       Limits // Price is filled from the price table when zero
 	Mode         tools.Mode
 	MaxTokens    int // per model call; 0: the server's default
+	// ThinkingBudget is this run's thinking budget in tokens (anthropic): > 0 on, < 0 off,
+	// 0 the provider's configured default.
+	ThinkingBudget int
 	// Sandbox confines this run's shell commands (the session's mode and network over what
 	// was detected at start-up); the zero value runs them unconfined. It applies when Tools
 	// is a *tools.Registry; any other ToolRunner (a test's wrapper) runs as it is.
@@ -171,6 +182,8 @@ type Runner struct {
 	closed    bool
 	wg        sync.WaitGroup
 	hookSeen  sync.Map // session ids whose SessionStart hooks have fired in this process
+
+	requests requestCaches // per session: the next request is built from what changed
 }
 
 // New makes a Runner; it does no I/O.

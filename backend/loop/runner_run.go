@@ -89,13 +89,33 @@ func (rn *run) prepare(ctx context.Context) error {
 		rn.ws.Release()
 		return err // StartRun names the session already
 	}
+	return nil
+}
+
+// fixTools waits for the tools still on their way (MCP servers starting) to settle, unless
+// the run is cancelled meanwhile, then fixes the run's tools. It returns the servers that
+// failed, for run_started.
+func (rn *run) fixTools() []string {
+	var failed []string
+	if s, ok := rn.r.cfg.Tools.(Settler); ok {
+		ctx, stop := context.WithCancel(rn.op)
+		go func() {
+			select {
+			case <-rn.cancel:
+				stop()
+			case <-ctx.Done():
+			}
+		}()
+		failed = s.Settle(ctx)
+		stop()
+	}
 	rn.tools = rn.r.toolsFor(rn.spec)
 	rn.specs = rn.tools.Specs()
 	rn.readOnly = make(map[string]bool, len(rn.specs))
 	for _, s := range rn.specs {
 		rn.readOnly[s.Name] = s.ReadOnly
 	}
-	return nil
+	return failed
 }
 
 // open finds the session, acquires its workspace and loads its rows.
@@ -163,7 +183,10 @@ func (rn *run) loop() {
 	defer rn.finish()
 	rn.op, rn.opStop = context.WithCancel(rn.r.base)
 	defer close(rn.loopDone)
-	effects := rn.afterPrompt(rn.step(rn.started()))
+	failed := rn.fixTools()
+	in := rn.started()
+	in.MCPFailed = failed
+	effects := rn.afterPrompt(rn.step(in))
 	for {
 		for len(effects) > 0 {
 			effects = rn.execute(effects) // a failed effect ends the run: more to do

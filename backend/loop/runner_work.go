@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"encoding/json"
 	"sync"
 
 	"github.com/loopdesk/loopdesk/backend/provider"
@@ -18,36 +17,24 @@ const summaryPrompt = "[loopdesk] Summarise the conversation so far for your own
 	"decisions made, facts learned (file names, commands, results), what is done and what remains. " +
 	"Be complete but concise; this summary replaces the earlier messages."
 
-func (rn *run) withSystem(msgs []json.RawMessage) []json.RawMessage {
-	if rn.system == "" {
-		return msgs
-	}
-	return append([]json.RawMessage{wireMessage("system", rn.system)}, msgs...)
-}
-
-func wireMessage(role, content string) json.RawMessage {
-	b, _ := json.Marshal(struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	}{role, content}) // two strings always marshal
-	return b
-}
-
 func (rn *run) callModel(e CallModel, rows []store.Chunk) {
-	msgs, err := store.Messages(rows)
+	// The session's cache: only the rows appended since the last call are decoded, and only
+	// the messages that changed are encoded (provider.Cache).
+	rc := rn.r.requests.take(rn.spec.SessionID)
+	msgs, err := rc.turnsOf(rows)
 	if err != nil {
 		rn.send(Failed{Now: rn.now(), Err: err.Error()})
 		return
 	}
-	msgs = rn.withSystem(msgs)
 	if e.Wrapup {
-		msgs = append(msgs, wireMessage("user", wrapupNote)) // never stored
+		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: wrapupNote}) // never stored
 	}
 	h := provider.Handler{
 		OnText:      func(d string) { rn.publish(TextDelta(d)) },
 		OnReasoning: func(d string) { rn.publish(ReasoningDelta(d)) },
 	}
-	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs(), MaxTokens: rn.spec.MaxTokens}, h)
+	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
+		MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.enc}, h)
 	if resp.Err != nil && rn.op.Err() != nil {
 		return // cancelled: the core already answered for this turn
 	}
@@ -66,7 +53,8 @@ func (rn *run) toolSpecs() []provider.ToolSpec {
 // answered meaningfully and are dropped; the others are stored and answered with an error.
 func fromProvider(resp provider.Response) ModelResponse {
 	out := ModelResponse{Text: resp.Text, Reasoning: resp.Reasoning, Status: ResponseStatus(resp.Status),
-		Usage: usageOf(resp.Usage)}
+		Usage: usageOf(resp.Usage), Raw: resp.Raw,
+		Origin: Origin{Provider: resp.Origin.Provider, Kind: resp.Origin.Kind, Model: resp.Origin.Model}}
 	if resp.Err != nil {
 		out.Err = resp.Err.Error()
 	}
@@ -177,15 +165,17 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 		fail(err.Error())
 		return
 	}
-	msgs, err := store.Messages(head)
+	msgs, err := store.Turns(head)
 	if err != nil {
 		fail(err.Error())
 		return
 	}
-	msgs = append(rn.withSystem(msgs), wireMessage("user", summaryPrompt))
+	msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: summaryPrompt})
 	// The same tools as every turn: they are part of the prompt prefix servers cache, and some
 	// servers refuse tool messages in a request that offers no tools.
-	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs()}, provider.Handler{})
+	// And the same thinking budget: Anthropic drops cached message prefixes when it changes.
+	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
+		ThinkingBudget: rn.spec.ThinkingBudget}, provider.Handler{})
 	if rn.op.Err() != nil {
 		return
 	}
@@ -209,6 +199,7 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 
 // usageOf converts the provider's usage report (the one conversion between the two types).
 func usageOf(u provider.Usage) Usage {
-	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CachedTokens,
+	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
 		Unreported: u.InputTokens == 0 && u.OutputTokens == 0}
 }

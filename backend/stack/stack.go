@@ -118,6 +118,31 @@ func (t *Tools) ForRun() loop.ToolRunner {
 	return reg
 }
 
+var _ loop.Settler = (*Tools)(nil)
+
+// Settle waits until every configured MCP server is ready, failed or disabled (at most about
+// the manager's start bound, 10 s) or ctx ends, and names the servers a run started now
+// lacks: failed ones and ones still not ready, each with why.
+func (t *Tools) Settle(ctx context.Context) []string {
+	if t.mcp == nil {
+		return nil
+	}
+	_ = t.mcp.WaitSettled(ctx) // ctx ended: the run was cancelled, or the wait is over; say what is missing
+	var out []string
+	for _, s := range t.mcp.Statuses() {
+		switch s.State {
+		case mcp.StateReady, mcp.StateDisabled:
+		default:
+			why := s.Reason
+			if why == "" {
+				why = string(s.State)
+			}
+			out = append(out, s.Name+": "+why)
+		}
+	}
+	return out
+}
+
 // Specs lists the tools available now.
 func (t *Tools) Specs() []tools.Spec { return t.ForRun().Specs() }
 

@@ -28,6 +28,7 @@ import { useSandbox, useSandboxStatus } from './hooks/useSandbox';
 import { useSettings, useTheme } from './hooks/useSettings';
 import { useMediaQuery } from './hooks/useMediaQuery';
 import { useWorkspace } from './hooks/useWorkspace';
+import { useMcpStarting } from './hooks/useMcpStarting';
 import { errorMessage } from './api/types';
 
 // Not needed for the first paint: loaded when first shown.
@@ -57,6 +58,7 @@ export function App() {
   const [actionError, setActionError] = useState('');
   const list = useSessions();
   const search = useSearch();
+  const mcpStarting = useMcpStarting();
   const chat = useSession(selected, list.refresh);
   const current = list.sessions.find((s) => s.id === selected);
   const forkFolder = useForkFolder(selected, Boolean(current?.parent_id));
@@ -336,7 +338,15 @@ export function App() {
               focus={focus}
               actions={actions}
             />
-            <StatusLine phase={chat.phase} pending={chat.pending} running={chat.running} runStartedAt={chat.runStartedAt} onDecideAll={(a) => void decideAll(a)} />
+            <StatusLine
+              phase={chat.phase}
+              pending={chat.pending}
+              running={chat.running}
+              runStartedAt={chat.runStartedAt}
+              onDecideAll={(a) => void decideAll(a)}
+              mcpStarting={mcpStarting}
+              mcpFailed={chat.mcpFailed}
+            />
             <MessageBox
               running={chat.phase !== 'idle'}
               disabled={!settings?.configured}
