@@ -107,6 +107,15 @@ func hooksDB(ctx context.Context, path string, getenv func(string) string, creat
 	return db, func() { db.Close() }, nil
 }
 
+// hooksEngine is the hooks engine of a command-line front end: untrusted project hooks are
+// skipped, and it says so on stderr once per folder and configuration.
+func hooksEngine(personalDir string, stderr io.Writer, cmd string) *hooks.Engine {
+	return &hooks.Engine{PersonalDir: personalDir, OnSkipped: func(ws string, skipped []hooks.Hook) {
+		fmt.Fprintf(stderr, "%s: %d project hook(s) of %s skipped: not trusted (review them with "+
+			"`loopdesk hooks list`, then `loopdesk hooks trust`)\n", cmd, len(skipped), ws)
+	}}
+}
+
 // noTrust is the trust of a database that does not exist yet: none.
 type noTrust struct{}
 

@@ -16,7 +16,6 @@ import (
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
-	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/provider"
@@ -293,10 +292,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		return runExitOther, err
 	}
 	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec, InstructionsDir: instr,
-		Hooks: &hooks.Engine{PersonalDir: instr, OnSkipped: func(ws string, skipped []hooks.Hook) {
-			fmt.Fprintf(stderr, "loopdesk run: %d project hook(s) of %s skipped: not trusted (review them with "+
-				"`loopdesk hooks list`, then `loopdesk hooks trust`)\n", len(skipped), ws)
-		}},
+		Hooks: hooksEngine(instr, stderr, "loopdesk run"),
 		Model: provider.New(provider.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model})})
 	if err != nil {
 		return runExitOther, err
