@@ -366,3 +366,22 @@ func TestSessionStartAndToolResponse(t *testing.T) {
 		t.Fatalf("PostToolUse stdin %s (%v)", raw, err)
 	}
 }
+
+// Hook rows never reach the model, run after run: a session whose every prompt passes a
+// UserPromptSubmit hook keeps working (the request cache skips hook rows like approvals).
+func TestHookRowsAcrossRuns(t *testing.T) {
+	h := newHookHarness(t)
+	h.setHooks("UserPromptSubmit", "", "echo context")
+	h.srv.Enqueue(fakeai.Text("one"), fakeai.Text("two"), fakeai.Text("three"))
+	sid := h.session()
+	for _, p := range []string{"first", "second", "third"} {
+		if res := h.run(loop.RunSpec{SessionID: sid, Prompt: p}); res.Status != loop.StopCompleted {
+			t.Fatalf("%s: %+v", p, res)
+		}
+	}
+	reqs := h.requests()
+	last := reqs[len(reqs)-1]
+	if len(reqs) != 3 || last[len(last)-2].Content != "third" || !strings.Contains(last[len(last)-1].Content, "context") {
+		t.Fatalf("requests %d, last %+v", len(reqs), last)
+	}
+}
