@@ -385,3 +385,20 @@ func TestHookRowsAcrossRuns(t *testing.T) {
 		t.Fatalf("requests %d, last %+v", len(reqs), last)
 	}
 }
+
+// A PreToolUse hook that crashes denies the call even in auto mode, and the model reads why.
+func TestCrashingPreToolUseHookDeniesTheCall(t *testing.T) {
+	h := newHookHarness(t)
+	crash := h.script("crash.py", "#!/usr/bin/env python3\nraise SystemExit('policy server unreachable')\n")
+	h.setHooks("PreToolUse", "*", crash)
+	h.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "write_file", Arguments: `{"path":"a.txt","content":"x"}`}), fakeai.Text("ok"))
+	sid := h.session()
+	h.run(loop.RunSpec{SessionID: sid, Prompt: "write", Mode: tools.ModeAuto})
+	if _, err := os.Stat(filepath.Join(h.ws, "a.txt")); err == nil {
+		t.Fatal("the call ran although its PreToolUse hook crashed")
+	}
+	r := toolResult(t, h.rows(sid), "c1")
+	if !r.IsError || !strings.HasPrefix(r.Content, "denied by hook: hook failed: "+crash+": exit code 1: policy server unreachable") {
+		t.Fatalf("result %q", r.Content)
+	}
+}
