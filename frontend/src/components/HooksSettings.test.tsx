@@ -10,6 +10,7 @@ vi.mock('../api/backend', () => ({
   },
 }));
 
+import { HooksBanner } from './HooksBanner';
 import { HooksSettings } from './HooksSettings';
 
 const guard = { event: 'PreToolUse', matcher: 'Bash', command: './guard.sh', source: 'project' as const, file: '/w/.claude/settings.json', timeout_seconds: 60, ignore_failure: false, trusted: false };
@@ -59,5 +60,23 @@ describe('Import from Claude Code', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Import from Claude Code' }));
     expect((await screen.findByRole('status')).textContent).toBe('Imported 2 hooks from Claude Code.');
     expect(fake.api.importClaudeCodeHooks).toHaveBeenCalledWith('s1');
+  });
+});
+
+
+describe('the banner above the conversation', () => {
+  it('asks about untrusted hooks, trusts the hash shown, and Not now hides it', async () => {
+    const { unmount } = render(<HooksBanner sessionID="s1" refreshKey="0" />);
+    const prompt = await screen.findByRole('region', { name: 'This folder has hooks' });
+    await userEvent.click(within(prompt).getByRole('button', { name: 'Trust' }));
+    expect(fake.api.trustHooks).toHaveBeenCalledWith('s1', 'a'.repeat(64));
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'This folder has hooks' })).toBeNull());
+    unmount();
+
+    fake.state.hooks = { ...fake.state.hooks, trusted: false, sha256: 'c'.repeat(64) };
+    render(<HooksBanner sessionID="s1" refreshKey="1" />);
+    const again = await screen.findByRole('region', { name: 'This folder has hooks' });
+    await userEvent.click(within(again).getByRole('button', { name: 'Not now' }));
+    expect(screen.queryByRole('region', { name: 'This folder has hooks' })).toBeNull();
   });
 });
