@@ -171,3 +171,17 @@ func TestExpand(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code's namespaced commands (a subfolder of commands/) are read by their file name.
+func TestNamespacedCommands(t *testing.T) {
+	folder := t.TempDir()
+	write(t, filepath.Join(folder, ".claude/commands/git/commit.md"), "---\ndescription: Commit\n---\nCommit: $ARGUMENTS\n")
+	write(t, filepath.Join(folder, ".claude/commands/notes.txt"), "not a command\n")
+	cs := agents.Commands("", folder)
+	if len(cs) != 1 || cs[0].Name != "commit" || cs[0].Description != "Commit" {
+		t.Fatalf("commands %+v", cs)
+	}
+	if p, cmd, err := agents.Expand("", folder, "/commit fix the build"); err != nil || p != "Commit: fix the build" || cmd != "/commit" {
+		t.Fatalf("expand %q %q %v", p, cmd, err)
+	}
+}

@@ -61,9 +61,7 @@ func Commands(personalDir, folder string) []Command {
 	var out []Command
 	seen := map[string]string{}
 	for _, root := range roots {
-		paths, _ := filepath.Glob(filepath.Join(root, "*.md")) // the pattern is valid
-		sort.Strings(paths)
-		for _, p := range paths {
+		for _, p := range commandFiles(root) {
 			c := readCommand(p)
 			if c.Error == "" {
 				if first, dup := seen[c.Name]; dup {
@@ -76,6 +74,28 @@ func Commands(personalDir, folder string) []Command {
 		}
 	}
 	return out
+}
+
+// commandFiles lists root's *.md files, its subfolders' too (Claude Code's namespaces:
+// commands/git/commit.md is /commit), top level first, each level by name.
+func commandFiles(root string) []string {
+	var top, nested []string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil // a missing or unreadable folder has no commands
+		case d.IsDir() || !strings.HasSuffix(d.Name(), ".md"):
+			return nil
+		case filepath.Dir(p) == root:
+			top = append(top, p)
+		default:
+			nested = append(nested, p)
+		}
+		return nil
+	})
+	sort.Strings(top)
+	sort.Strings(nested)
+	return append(top, nested...)
 }
 
 func readCommand(path string) Command {

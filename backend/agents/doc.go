@@ -15,7 +15,8 @@
 //     load_skill tool ({"name", "file"?}) returns a skill's body, or a file of its folder (never
 //     one outside it); it reads the folders afresh on every call. Its call and result are rows.
 //   - Command templates are <folder>/.loopdesk/commands/*.md, <folder>/.claude/commands/*.md and
-//     $XDG_CONFIG_HOME/loopdesk/commands/*.md; optional front matter description and
+//     $XDG_CONFIG_HOME/loopdesk/commands/*.md (subfolders too, named by the file: Claude Code's
+//     namespaces); a name defined twice keeps the first; optional front matter description and
 //     argument-hint. /<name> ARGS sends Expand(ARGS): the body with $ARGUMENTS replaced by
 //     ARGS and $1..$9 by its words; a body without placeholders gets ARGS appended.
 //
