@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -359,7 +360,12 @@ func (c *sessCmd) show(ctx context.Context, db *store.DB, id string) error {
 		return nil
 	}
 	fmt.Fprintf(c.stdout, "%s  %s\n", s.ID, sessClean(s.Title))
-	fmt.Fprintf(c.stdout, "workspace %s  model %s  updated %s\n", sessClean(s.Workspace), sessClean(s.Model), s.UpdatedAt.Local().Format(time.DateTime))
+	prov := s.Provider
+	if prov == "" {
+		prov = config.DefaultProvider // sessions made before providers existed
+	}
+	fmt.Fprintf(c.stdout, "workspace %s  provider %s  model %s  updated %s\n", sessClean(s.Workspace), sessClean(prov),
+		sessClean(s.Model), s.UpdatedAt.Local().Format(time.DateTime))
 	if s.ParentID != "" {
 		fmt.Fprintf(c.stdout, "fork of %s at row %d\n", s.ParentID, s.ForkSeq)
 	}

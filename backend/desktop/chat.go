@@ -55,12 +55,12 @@ func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if !set.Configured {
-		return "", ErrNotConfigured
-	}
 	s, err := c.db.GetSession(ctx, sessionID)
 	if err != nil {
 		return "", err
+	}
+	if _, err := c.runChoice(s, set); err != nil {
+		return "", err // before a scratch folder is made for a run that cannot start
 	}
 	if s.Workspace == "" {
 		// A session whose person chose no folder works in an empty scratch folder of its
@@ -79,7 +79,7 @@ func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error)
 	if err != nil {
 		return "", err
 	}
-	spec := set.RunSpec(sessionID, s.Workspace, "")
+	spec := set.RunSpec(sessionID, s.Workspace, "") // the provider and model: respec, as the run starts
 	spec.Sandbox = c.shellSandbox(sb.Effective)
 	spec.Plan = mode.Mode == store.ModePlan
 	if tools.Mode(mode.Approve).Valid() {

@@ -39,6 +39,14 @@ type Model interface {
 	Stream(ctx context.Context, req provider.Request, h provider.Handler) provider.Response
 }
 
+// Models opens the model client of one run by the configured provider's name ("" is the
+// provider named "default"), with the run's thinking budget (0: off). Origin names the
+// provider and its kind; the runner fills in the model. An unknown provider or an unreadable
+// key is an error that refuses the run before anything is written.
+type Models interface {
+	Model(ctx context.Context, provider string, thinkingBudget int) (Model, Origin, error)
+}
+
 // Approver decides a tool call, waiting for a person when the policy says ask.
 type Approver interface {
 	Request(ctx context.Context, req tools.Request) (tools.Decision, error)
@@ -79,7 +87,10 @@ type Workspaces interface {
 // Config wires a Runner. Store, Model, Approver, Tools and Workspaces are required. Tools may
 // also implement ToolSet.
 type Config struct {
-	Store      Store
+	Store Store
+	// Models, when set, gives each run its client by RunSpec.Provider; else every run uses
+	// Model, as the provider named "default".
+	Models     Models
 	Model      Model
 	Approver   Approver
 	Tools      ToolRunner
@@ -99,6 +110,10 @@ type Config struct {
 	Hooks Hooks
 	// Skills, when not nil, lists the folder's skills in the system prompt (runner_skills.go).
 	Skills Skills
+	// Respec, when set, completes every run's spec as Start begins — the runs the runner
+	// starts itself for queued messages included — so each run takes the session's provider
+	// and model as they are then: a change made during a run applies from the next one.
+	Respec func(ctx context.Context, spec *RunSpec) error
 }
 
 // RunSpec is one run: the prompt plus the agent chosen for it.
@@ -111,9 +126,6 @@ type RunSpec struct {
 	Limits       Limits // Price is filled from the price table when zero
 	Mode         tools.Mode
 	MaxTokens    int // per model call; 0: the server's default
-	// ThinkingBudget is this run's thinking budget in tokens (anthropic): > 0 on, < 0 off,
-	// 0 the provider's configured default.
-	ThinkingBudget int
 	// Sandbox confines this run's shell commands (the session's mode and network over what
 	// was detected at start-up); the zero value runs them unconfined. It applies when Tools
 	// is a *tools.Registry; any other ToolRunner (a test's wrapper) runs as it is.
@@ -132,6 +144,34 @@ type RunSpec struct {
 	// Command names the slash command or skill Prompt was expanded from ("/review"); the
 	// prompt's row records it.
 	Command string
+	// Provider names the configured provider the run's model calls go to ("" is "default").
+	// ThinkingBudget is the run's extended-thinking budget in tokens (anthropic): > 0 on,
+	// < 0 off, 0 the client's configured default (stack.Models opens each run's client with
+	// the budget the run resolved, so there 0 is off).
+	Provider       string
+	ThinkingBudget int
+	// client and origin are the run's model client and what it tags turns with (Start).
+	client Model
+	origin Origin
+}
+
+// openModel picks the run's model client: from Models by provider name, else Model.
+func (r *Runner) openModel(ctx context.Context, spec *RunSpec) error {
+	if r.cfg.Models == nil {
+		name := spec.Provider
+		if name == "" {
+			name = "default"
+		}
+		spec.client, spec.origin = r.cfg.Model, Origin{Provider: name, Kind: provider.KindOpenAI}
+	} else {
+		m, o, err := r.cfg.Models.Model(ctx, spec.Provider, spec.ThinkingBudget)
+		if err != nil {
+			return err
+		}
+		spec.client, spec.origin = m, o
+	}
+	spec.origin.Model = spec.Model
+	return nil
 }
 
 // RunMode is the mode recorded on the run row.
@@ -214,6 +254,14 @@ func (r *Runner) Bus() *Bus { return r.bus }
 func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
 	if spec.Prompt == "" && len(spec.Queued) == 0 && spec.CompactThrough == 0 {
 		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrNoPrompt)
+	}
+	if r.cfg.Respec != nil {
+		if err := r.cfg.Respec(ctx, &spec); err != nil {
+			return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, err)
+		}
+	}
+	if err := r.openModel(ctx, &spec); err != nil {
+		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, err)
 	}
 	for {
 		r.mu.Lock()

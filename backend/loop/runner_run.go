@@ -78,7 +78,7 @@ func (rn *run) prepare(ctx context.Context) error {
 	limits, err := json.Marshal(rn.spec.Limits)
 	if err == nil {
 		var run store.Run
-		run, err = rn.r.cfg.Store.StartRun(ctx, store.NewRun{SessionID: rn.spec.SessionID, Model: rn.spec.Model,
+		run, err = rn.r.cfg.Store.StartRun(ctx, store.NewRun{SessionID: rn.spec.SessionID, Model: rn.spec.Model, Provider: rn.spec.origin.Provider,
 			SystemPromptHash: hashPrompt(rn.system), Limits: limits, Mode: rn.spec.RunMode(), Instructions: recorded(rn.files),
 			Sandbox: rn.spec.Sandbox.Describe()})
 		rn.r.mu.Lock()

@@ -33,12 +33,12 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 		OnText:      func(d string) { rn.publish(TextDelta(d)) },
 		OnReasoning: func(d string) { rn.publish(ReasoningDelta(d)) },
 	}
-	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
+	resp := rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
 		MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.enc}, h)
 	if resp.Err != nil && rn.op.Err() != nil {
 		return // cancelled: the core already answered for this turn
 	}
-	rn.send(ModelResponded{Now: rn.now(), Response: fromProvider(resp)})
+	rn.send(ModelResponded{Now: rn.now(), Response: fromProvider(resp, rn.spec.origin)})
 }
 
 func (rn *run) toolSpecs() []provider.ToolSpec {
@@ -51,10 +51,16 @@ func (rn *run) toolSpecs() []provider.ToolSpec {
 
 // fromProvider converts a provider response. Invalid calls without a name or id cannot be
 // answered meaningfully and are dropped; the others are stored and answered with an error.
-func fromProvider(resp provider.Response) ModelResponse {
+func fromProvider(resp provider.Response, origin Origin) ModelResponse {
 	out := ModelResponse{Text: resp.Text, Reasoning: resp.Reasoning, Status: ResponseStatus(resp.Status),
-		Usage: usageOf(resp.Usage), Raw: resp.Raw,
-		Origin: Origin{Provider: resp.Origin.Provider, Kind: resp.Origin.Kind, Model: resp.Origin.Model}}
+		Usage: usageOf(resp.Usage), Raw: resp.Raw, Origin: origin}
+	if resp.Origin.Kind != "" {
+		// The client names what answered (its configured name, wire kind and the model).
+		out.Origin = Origin{Provider: resp.Origin.Provider, Kind: resp.Origin.Kind, Model: resp.Origin.Model}
+		if out.Origin.Provider == "" {
+			out.Origin.Provider = origin.Provider
+		}
+	}
 	if resp.Err != nil {
 		out.Err = resp.Err.Error()
 	}
@@ -174,7 +180,7 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 	// The same tools as every turn: they are part of the prompt prefix servers cache, and some
 	// servers refuse tool messages in a request that offers no tools.
 	// And the same thinking budget: Anthropic drops cached message prefixes when it changes.
-	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
+	resp := rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
 		ThinkingBudget: rn.spec.ThinkingBudget}, provider.Handler{})
 	if rn.op.Err() != nil {
 		return

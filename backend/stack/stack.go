@@ -22,7 +22,10 @@ import (
 
 // Config is what differs between the window and the CLI.
 type Config struct {
-	DB     *store.DB
+	DB *store.DB
+	// Models gives each run the client of its provider (Models); without it every run uses
+	// Model. One of the two is required.
+	Models loop.Models
 	Model  loop.Model
 	Prices loop.PriceTable
 	// MCP, when not nil, offers its servers' tools after the built-in ones; each run gets
@@ -37,6 +40,8 @@ type Config struct {
 	// InstructionsDir. New sets its Trust and Rows to DB, so project hooks run only while
 	// trusted in this database.
 	Hooks *hooks.Engine
+	// Respec completes each run's spec as it starts (loop.Config.Respec); nil for none.
+	Respec func(ctx context.Context, spec *loop.RunSpec) error
 }
 
 // Stack is the wired agent. Close stops every run and the MCP servers; the caller closes
@@ -54,7 +59,7 @@ type Stack struct {
 
 // New wires a Stack. It does no I/O.
 func New(cfg Config) (*Stack, error) {
-	if cfg.DB == nil || cfg.Model == nil {
+	if cfg.DB == nil || (cfg.Model == nil && cfg.Models == nil) {
 		return nil, fmt.Errorf("build the agent stack: a database and a model are required")
 	}
 	// load_skill reads the skills of each run's folder and of the person's own (backend/agents).
@@ -68,9 +73,9 @@ func New(cfg Config) (*Stack, error) {
 	}
 	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB}),
 		MCP: cfg.MCP, Checkpoints: cfg.Checkpoints}
-	lc := loop.Config{Store: cfg.DB, Model: cfg.Model, Approver: s.Approver, Tools: ts,
+	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
-		Skills: agents.Catalog{PersonalDir: cfg.InstructionsDir}}
+		Respec: cfg.Respec, Skills: agents.Catalog{PersonalDir: cfg.InstructionsDir}}
 	if cfg.Checkpoints != nil {
 		lc.Checkpoints = cfg.Checkpoints
 	}

@@ -282,7 +282,9 @@ export function App() {
               key={`head-${selected}`}
               session={current}
               parentTitle={list.sessions.find((s) => s.id === current?.parent_id)?.title}
+              provider={settings?.provider || 'default'}
               model={settings?.model ?? ''}
+              onSetModel={(p, m) => (selected ? list.setModel(selected, p, m) : Promise.resolve('no session is open'))}
               onRename={(title) => (selected ? list.rename(selected, title) : Promise.resolve(false))}
               onExport={() => (selected ? list.exportTo(selected) : Promise.resolve(null))}
               onDelete={async () => {

@@ -30,6 +30,8 @@ import type {
   McpStatus,
   McpView,
   Pending,
+  Provider,
+  ProvidersView,
   Preset,
   RestorePlan,
   Row,
@@ -97,6 +99,12 @@ export const api = {
   sandboxStatus: (): Promise<SandboxStatus> => as<SandboxStatus>(SettingsService.SandboxStatus()),
   sessionSandbox: (sessionID: string): Promise<SandboxView> => as<SandboxView>(SettingsService.SessionSandbox(sessionID)),
   saveSandbox: (in_: SandboxInput): Promise<SandboxView> => as<SandboxView>(SettingsService.SaveSandbox(in_ as never)),
+  /** providers.json and every provider ("default" first), never a key. */
+  listProviders: (): Promise<ProvidersView> => as<ProvidersView>(SettingsService.ListProviders()),
+  /** Validates and writes providers.json; rejects naming the bad entry, writing nothing. */
+  saveProviders: (ps: Provider[]): Promise<ProvidersView> => as<ProvidersView>(SettingsService.SaveProviders(ps as never)),
+  /** Asks a provider (as edited, saved or not) for its model list. */
+  testProvider: (p: Provider): Promise<ConnectionResult> => as<ConnectionResult>(SettingsService.TestProvider(p as never)),
   mcpServers: (): Promise<McpView> => as<McpView>(SettingsService.MCPServers()),
   /** Writes the file (the only call that does), then starts, stops or restarts what changed. */
   saveMCPConfig: (c: McpConfig): Promise<McpView> => as<McpView>(SettingsService.SaveMCPConfig(c as never)),
@@ -116,6 +124,9 @@ export const api = {
   listSessions: (): Promise<SessionSummary[]> => list<SessionSummary>(Sessions.ListSessions()),
   newSession: (workspace = ''): Promise<Session> => as<Session>(Sessions.NewSession(workspace)),
   renameSession: (id: string, title: string): Promise<void> => Sessions.RenameSession(id, title),
+  /** The provider and model the session's next run uses. */
+  setSessionModel: (id: string, provider: string, model: string): Promise<Session> =>
+    as<Session>(Sessions.SetSessionModel(id, provider, model)),
   deleteSession: (id: string): Promise<void> => Sessions.DeleteSession(id),
   /** Writes the export through the native save dialog; "" when cancelled. */
   exportSession: (id: string): Promise<string> => Sessions.ExportSession(id),

@@ -8,7 +8,10 @@ export interface Session {
   id: string;
   title: string;
   workspace: string;
+  /** The model the session's next run uses, with provider. */
   model: string;
+  /** "default" or a name in providers.json. */
+  provider: string;
   parent_id: string;
   fork_seq: number;
   created_at: string;
@@ -319,6 +322,50 @@ export interface Price {
   model: string;
   input_per_mtok: number;
   output_per_mtok: number;
+  /** Cache reads and writes are parts of the input priced apart; 0 prices them as input. */
+  cache_read_per_mtok: number;
+  cache_write_per_mtok: number;
+}
+
+export type ProviderKind = 'openai' | 'anthropic';
+
+/** One entry of providers.json as written (config.Provider); a key is never part of it. */
+export interface Provider {
+  name: string;
+  kind: ProviderKind;
+  base_url: string;
+  api_key_env?: string;
+  api_key_file?: string;
+  models: string[];
+  thinking_budget?: number;
+}
+
+/** Where a provider's key comes from (config.KeyOrigin), never the key. */
+export interface KeyOrigin {
+  from: 'env' | 'file' | 'none' | '';
+  name?: string;
+  found: boolean;
+}
+
+/** A provider as runs see it (config.ProviderInfo); "default" first. */
+export interface ProviderInfo {
+  name: string;
+  kind: ProviderKind;
+  base_url: string;
+  models: string[] | null;
+  thinking_budget: number;
+  key: KeyOrigin;
+  /** Why the key cannot be read (e.g. a key file others can read). */
+  error?: string;
+}
+
+/** The providers part of Settings (desktop.ProvidersView). */
+export interface ProvidersView {
+  path: string;
+  providers: Provider[] | null;
+  infos: ProviderInfo[] | null;
+  /** Why providers.json could not be read; "" when fine. */
+  error: string;
 }
 
 export interface ContextWindow {
@@ -327,6 +374,8 @@ export interface ContextWindow {
 }
 
 export interface Settings {
+  /** The provider new sessions use with model. */
+  provider: string;
   base_url: string;
   model: string;
   has_key: boolean;
@@ -342,6 +391,8 @@ export interface Settings {
 }
 
 export interface SettingsInput {
+  /** "" is "default". */
+  provider?: string;
   base_url: string;
   model: string;
   /** "" keeps the saved key. */

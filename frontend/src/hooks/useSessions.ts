@@ -34,7 +34,21 @@ export function useSessions() {
   const exportTo = useCallback((id: string): Promise<string | null> => act(() => api.exportSession(id)), [act]);
   const fork = useCallback((id: string, seq: number): Promise<Session | null> => act(() => api.forkSession(id, seq)), [act]);
 
-  return { sessions, error, setError, refresh, create, rename, remove, removeWithFolder, exportTo, fork };
+  /** Sets the provider and model of the session's next run; the error text, or "" when set. */
+  const setModel = useCallback(
+    async (id: string, provider: string, model: string): Promise<string> => {
+      try {
+        await api.setSessionModel(id, provider, model);
+        await refresh();
+        return '';
+      } catch (e) {
+        return errorMessage(e);
+      }
+    },
+    [refresh],
+  );
+
+  return { sessions, error, setError, refresh, create, rename, remove, removeWithFolder, exportTo, fork, setModel };
 }
 
 /** Debounced full-text search: hits for the latest query only. */

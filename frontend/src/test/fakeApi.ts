@@ -34,6 +34,8 @@ import type {
   SandboxInput,
   SandboxStatus,
   SandboxView,
+  Provider,
+  ProvidersView,
   Settings,
   SettingsInput,
   Touched,
@@ -47,6 +49,7 @@ import type {
 type Handler = (ev: WireEvent) => void;
 
 export const defaultSettings = (): Settings => ({
+  provider: 'default',
   base_url: 'http://127.0.0.1:9/v1',
   model: 'fake-model',
   has_key: false,
@@ -54,7 +57,7 @@ export const defaultSettings = (): Settings => ({
   configured: true,
   approval_mode: 'ask',
   budgets: { max_turns: 20, max_tool_calls: 50, max_tokens: 0, max_cost_usd: 0, timeout_seconds: 600 },
-  prices: [{ model: 'gpt-4.1-mini', input_per_mtok: 0.4, output_per_mtok: 1.6 }],
+  prices: [{ model: 'gpt-4.1-mini', input_per_mtok: 0.4, output_per_mtok: 1.6, cache_read_per_mtok: 0, cache_write_per_mtok: 0 }],
   context_windows: [{ model: 'fake-model', tokens: 32000 }],
   theme: 'system',
   notifications: true,
@@ -113,6 +116,8 @@ export function makeFakeApi() {
     hooks: { workspace: '', hooks: [], sha256: '', trusted: false, changed: false, diff: '', errors: [], recent: [] } as HooksView,
     palette: [] as PaletteEntry[],
     claudeDesktop: { mcpServers: {} } as McpConfig,
+    providers: [] as Provider[],
+    providersError: '',
     changes: new Map<string, Change[]>(),
     diffs: new Map<string, FileDiff>(),
     /** What RestorePreview answers (conflicts, others…); Restore answers it without dry_run. */
@@ -126,6 +131,22 @@ export function makeFakeApi() {
     servers: [...state.mcpStatuses],
     names: [...state.mcpNames],
   });
+  const providersView = (): ProvidersView => ({
+    path: '/home/me/.config/loopdesk/providers.json',
+    providers: state.providers.map((p) => ({ ...p })),
+    infos: [
+      { name: 'default', kind: 'openai', base_url: state.settings.base_url, models: [state.settings.model], thinking_budget: 0, key: { from: 'none', found: false } },
+      ...state.providers.map((p) => ({
+        name: p.name,
+        kind: p.kind,
+        base_url: p.base_url,
+        models: p.models,
+        thinking_budget: p.thinking_budget ?? 0,
+        key: p.api_key_env ? { from: 'env' as const, name: p.api_key_env, found: true } : { from: 'none' as const, found: false },
+      })),
+    ],
+    error: state.providersError,
+  });
   let n = 0;
   const session = (title: string, extra: Partial<SessionSummary> = {}): SessionSummary => {
     n++;
@@ -135,6 +156,7 @@ export function makeFakeApi() {
       title,
       workspace: '',
       model: 'fake-model',
+      provider: 'default',
       parent_id: '',
       fork_seq: 0,
       created_at: now,
@@ -210,6 +232,12 @@ export function makeFakeApi() {
       state.rules = state.rules.filter((r) => r.id !== id);
     }),
     mcpServers: vi.fn(async () => mcpView()),
+    listProviders: vi.fn(async () => providersView()),
+    saveProviders: vi.fn(async (ps: Provider[]) => {
+      state.providers = ps.map((p) => ({ ...p }));
+      return providersView();
+    }),
+    testProvider: vi.fn(async (_p: Provider) => state.connection),
     saveMCPConfig: vi.fn(async (c: McpConfig) => {
       state.mcpConfig = JSON.parse(JSON.stringify(c));
       state.mcpError = '';
@@ -236,6 +264,13 @@ export function makeFakeApi() {
       state.sessions.unshift(s);
       state.rows.set(s.id, []);
       return s as Session;
+    }),
+    setSessionModel: vi.fn(async (id: string, provider: string, model: string) => {
+      const s = find(id);
+      if (!providersView().infos?.some((i) => i.name === provider)) throw { code: 'invalid', message: `unknown provider "${provider}"` };
+      s.provider = provider;
+      s.model = model;
+      return { ...s };
     }),
     renameSession: vi.fn(async (id: string, title: string) => {
       find(id).title = title;

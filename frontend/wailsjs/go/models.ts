@@ -195,6 +195,22 @@ export namespace checkpoint {
 
 export namespace config {
 	
+	export class KeyOrigin {
+	    from: string;
+	    name?: string;
+	    found: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new KeyOrigin(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.from = source["from"];
+	        this.name = source["name"];
+	        this.found = source["found"];
+	    }
+	}
 	export class Preset {
 	    name: string;
 	    base_url: string;
@@ -210,6 +226,72 @@ export namespace config {
 	        this.base_url = source["base_url"];
 	        this.needs_key = source["needs_key"];
 	    }
+	}
+	export class Provider {
+	    name: string;
+	    kind: string;
+	    base_url: string;
+	    api_key_env?: string;
+	    api_key_file?: string;
+	    models: string[];
+	    thinking_budget?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Provider(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.base_url = source["base_url"];
+	        this.api_key_env = source["api_key_env"];
+	        this.api_key_file = source["api_key_file"];
+	        this.models = source["models"];
+	        this.thinking_budget = source["thinking_budget"];
+	    }
+	}
+	export class ProviderInfo {
+	    name: string;
+	    kind: string;
+	    base_url: string;
+	    models: string[];
+	    thinking_budget: number;
+	    key: KeyOrigin;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProviderInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.base_url = source["base_url"];
+	        this.models = source["models"];
+	        this.thinking_budget = source["thinking_budget"];
+	        this.key = this.convertValues(source["key"], KeyOrigin);
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
@@ -645,6 +727,8 @@ export namespace desktop {
 	    model: string;
 	    input_per_mtok: number;
 	    output_per_mtok: number;
+	    cache_read_per_mtok: number;
+	    cache_write_per_mtok: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Price(source);
@@ -655,7 +739,45 @@ export namespace desktop {
 	        this.model = source["model"];
 	        this.input_per_mtok = source["input_per_mtok"];
 	        this.output_per_mtok = source["output_per_mtok"];
+	        this.cache_read_per_mtok = source["cache_read_per_mtok"];
+	        this.cache_write_per_mtok = source["cache_write_per_mtok"];
 	    }
+	}
+	export class ProvidersView {
+	    path: string;
+	    providers: config.Provider[];
+	    infos: config.ProviderInfo[];
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProvidersView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.providers = this.convertValues(source["providers"], config.Provider);
+	        this.infos = this.convertValues(source["infos"], config.ProviderInfo);
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class RevertedHunk {
 	    hunk: checkpoint.Hunk;
@@ -785,6 +907,7 @@ export namespace desktop {
 		}
 	}
 	export class SavedSettings {
+	    provider: string;
 	    base_url: string;
 	    model: string;
 	    has_key: boolean;
@@ -803,6 +926,7 @@ export namespace desktop {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
 	        this.base_url = source["base_url"];
 	        this.model = source["model"];
 	        this.has_key = source["has_key"];
@@ -839,6 +963,7 @@ export namespace desktop {
 	    title: string;
 	    workspace: string;
 	    model: string;
+	    provider: string;
 	    parent_id: string;
 	    fork_seq: number;
 	    // Go type: time
@@ -857,6 +982,7 @@ export namespace desktop {
 	        this.title = source["title"];
 	        this.workspace = source["workspace"];
 	        this.model = source["model"];
+	        this.provider = source["provider"];
 	        this.parent_id = source["parent_id"];
 	        this.fork_seq = source["fork_seq"];
 	        this.created_at = this.convertValues(source["created_at"], null);
@@ -887,6 +1013,7 @@ export namespace desktop {
 	    title: string;
 	    workspace: string;
 	    model: string;
+	    provider: string;
 	    parent_id: string;
 	    fork_seq: number;
 	    // Go type: time
@@ -906,6 +1033,7 @@ export namespace desktop {
 	        this.title = source["title"];
 	        this.workspace = source["workspace"];
 	        this.model = source["model"];
+	        this.provider = source["provider"];
 	        this.parent_id = source["parent_id"];
 	        this.fork_seq = source["fork_seq"];
 	        this.created_at = this.convertValues(source["created_at"], null);
@@ -981,6 +1109,7 @@ export namespace desktop {
 		}
 	}
 	export class SettingsInput {
+	    provider: string;
 	    base_url: string;
 	    model: string;
 	    api_key: string;
@@ -998,6 +1127,7 @@ export namespace desktop {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
 	        this.base_url = source["base_url"];
 	        this.model = source["model"];
 	        this.api_key = source["api_key"];
@@ -1450,6 +1580,7 @@ export namespace store {
 	    run_id: string;
 	    session_id: string;
 	    model: string;
+	    provider: string;
 	    system_prompt_hash: string;
 	    budgets: number[];
 	    status: string;
@@ -1479,6 +1610,7 @@ export namespace store {
 	        this.run_id = source["run_id"];
 	        this.session_id = source["session_id"];
 	        this.model = source["model"];
+	        this.provider = source["provider"];
 	        this.system_prompt_hash = source["system_prompt_hash"];
 	        this.budgets = source["budgets"];
 	        this.status = source["status"];
