@@ -35,6 +35,10 @@ const Usage = `usage: loopdesk [FOLDER]                open the window (a new se
        loopdesk acp [flags]              the agent for editors over ACP on stdin/stdout (docs/acp.md)
        loopdesk settings [--json] [--db PATH]
                                          the effective settings and where each comes from
+       loopdesk hooks list|trust [--json] [--workspace DIR] [--db PATH]
+                                         the hooks of a folder; trust its project hooks
+       loopdesk skills list [--json] [--workspace DIR]
+                                         the skills of a folder, valid or not
        loopdesk --version                the version and commit
        loopdesk --help                   this text
 
@@ -81,6 +85,10 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return Launch{Code: MCP(ctx, args[1:], stdout, stderr)}
+		case "hooks":
+			return Launch{Code: Hooks(context.Background(), args[1:], getenv, stdout, stderr)}
+		case "skills":
+			return Launch{Code: Skills(args[1:], stdout, stderr)}
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, Usage)
 			return Launch{Code: ExitOK}

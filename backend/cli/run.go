@@ -322,6 +322,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		return runExitOther, err
 	}
 	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec, InstructionsDir: instr,
+		Hooks:  hooksEngine(instr, stderr, "loopdesk run"),
 		Models: target.models})
 	if err != nil {
 		return runExitOther, err
@@ -345,6 +346,9 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "loopdesk run: %s\n", n) // once, before anything runs: never silently unconfined
 	}
 	spec := cfg.RunSpec(sessionID, o.workspace, o.prompt, o.system)
+	if err := runCommand(&spec, instr); err != nil {
+		return runExitOther, err
+	}
 	spec.Sandbox = shell
 	spec.Plan = o.plan
 	spec.Provider, spec.ThinkingBudget = target.choice.Provider, target.budget

@@ -417,6 +417,19 @@ func sessSummary(r store.Chunk) string {
 		line = fmt.Sprintf("(rows 1..%d) %s", p.ThroughSeq, p.Text)
 	case store.KindRestore:
 		line = restoreSummary(r.Payload)
+	case store.KindHook:
+		var p store.HookPayload
+		json.Unmarshal(r.Payload, &p)
+		line = fmt.Sprintf("%s hook %s exit %d", p.Event, p.Command, p.ExitCode)
+		if p.CallID != "" {
+			line = "[" + p.CallID + "] " + line
+		}
+		if p.Decision != "" {
+			line += " -> " + p.Decision
+		}
+		if p.Reason != "" {
+			line += ": " + p.Reason
+		}
 	}
 	return loop.Cut(sessClean(line), 160)
 }

@@ -106,6 +106,10 @@ type Config struct {
 	PersistTimeout time.Duration
 	// InstructionsDir holds the person's own AGENTS.md ($XDG_CONFIG_HOME/loopdesk); "" for none.
 	InstructionsDir string
+	// Hooks, when not nil, fires the person's hooks (runner_hooks.go).
+	Hooks Hooks
+	// Skills, when not nil, lists the folder's skills in the system prompt (runner_skills.go).
+	Skills Skills
 	// Respec, when set, completes every run's spec as Start begins — the runs the runner
 	// starts itself for queued messages included — so each run takes the session's provider
 	// and model as they are then: a change made during a run applies from the next one.
@@ -137,6 +141,9 @@ type RunSpec struct {
 	// CompactThrough > 0: instead of a prompt, summarise the rows through this seq
 	// ("Compact up to here"). See Runner.CompactThrough.
 	CompactThrough int64
+	// Command names the slash command or skill Prompt was expanded from ("/review"); the
+	// prompt's row records it.
+	Command string
 	// Provider names the configured provider the run's model calls go to ("" is "default").
 	// ThinkingBudget is the run's extended-thinking budget in tokens (anthropic): > 0 on,
 	// < 0 off, 0 the client's configured default (stack.Models opens each run's client with
@@ -214,6 +221,7 @@ type Runner struct {
 	byRun     map[string]*run
 	closed    bool
 	wg        sync.WaitGroup
+	hookSeen  sync.Map // session ids whose SessionStart hooks have fired in this process
 
 	requests requestCaches // per session: the next request is built from what changed
 }

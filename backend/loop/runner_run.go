@@ -57,6 +57,7 @@ type run struct {
 	opStop context.CancelFunc
 	work   sync.WaitGroup
 
+	hooks     hookState // see runner_hooks.go
 	state     State
 	result    Result
 	done      chan struct{}
@@ -67,6 +68,11 @@ type run struct {
 // workspace, and the run row. Its errors say "start run on session S" once.
 func (rn *run) prepare(ctx context.Context) error {
 	if err := rn.open(ctx); err != nil {
+		return fmt.Errorf("start run on session %s: %w", rn.spec.SessionID, err)
+	}
+	rn.withSkills()
+	if err := rn.promptHooks(ctx); err != nil {
+		rn.ws.Release()
 		return fmt.Errorf("start run on session %s: %w", rn.spec.SessionID, err)
 	}
 	limits, err := json.Marshal(rn.spec.Limits)
@@ -178,18 +184,29 @@ func (rn *run) loop() {
 	rn.op, rn.opStop = context.WithCancel(rn.r.base)
 	defer close(rn.loopDone)
 	failed := rn.fixTools()
-	effects := rn.step(Started{MCPFailed: failed, Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
-		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
-		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, Recover: rn.recovery, CompactThrough: rn.spec.CompactThrough})
+	in := rn.started()
+	in.MCPFailed = failed
+	effects := rn.afterPrompt(rn.step(in))
 	for {
 		for len(effects) > 0 {
 			effects = rn.execute(effects) // a failed effect ends the run: more to do
 		}
 		if rn.state.Phase == PhaseDone {
-			return
+			if effects = rn.stopHooks(); len(effects) == 0 {
+				return
+			}
+			continue
 		}
 		effects = rn.wait()
 	}
+}
+
+// started is the input that opens the run in the core.
+func (rn *run) started() Started {
+	return Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
+		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
+		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, Recover: rn.recovery,
+		CompactThrough: rn.spec.CompactThrough}
 }
 
 // wait blocks for the next input: an answer from a worker, a cancel, or the deadline.
@@ -335,6 +352,8 @@ func storePayload(row Row) any {
 	switch r := row.(type) {
 	case UserRow:
 		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID}
+	case commandRow:
+		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Command: r.Command}
 	case AssistantRow:
 		calls := make([]store.ToolCall, len(r.ToolCalls))
 		for i, c := range r.ToolCalls {

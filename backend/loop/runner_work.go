@@ -96,12 +96,15 @@ func (rn *run) requestApprovals(calls []Call) {
 				rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: false, By: ByPlanMode, Reason: PlanRefusal})
 				return
 			}
-			hunks, proposal := rn.proposal(c)
+			call, hook, hookReason := rn.preToolUse(c) // updatedInput and the hooks' decision
+			hunks, proposal := rn.proposal(call)
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: rn.spec.Mode, Call: c, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(c), Proposal: proposal,
+				Mode: rn.spec.Mode, Call: call, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(call), Proposal: proposal,
+				Hook: hook, HookReason: hookReason,
 				OnPending: func(p tools.Pending) {
-					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(c.Arguments), ReadOnly: p.ReadOnly,
-						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(c), Hunks: hunks})
+					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(call.Arguments), ReadOnly: p.ReadOnly,
+						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(call), Hunks: hunks})
+					rn.notifyHooks("Loopdesk needs your permission to use " + c.Name)
 				}})
 			if err != nil {
 				if rn.op.Err() != nil {
@@ -110,7 +113,7 @@ func (rn *run) requestApprovals(calls []Call) {
 				// Fail closed: a policy that cannot be evaluated denies.
 				d = tools.Decision{Approved: false, By: "error", Reason: err.Error()}
 			}
-			d = rn.applyReview(c, d)
+			d = rn.applyReview(call, d)
 			args := ""
 			if d.Approved && d.Arguments != c.Arguments {
 				args = d.Arguments
@@ -155,11 +158,13 @@ func (rn *run) runTool(c Call) {
 	if rn.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
+	res = rn.postToolUse(c, res)
 	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note + rn.reviewNote(c.ID), IsError: res.IsError, Sandboxed: res.Meta.Sandboxed})
 }
 
 // compact summarises the rows up to the cut with one model call (no tools).
 func (rn *run) compact(e Compact, chunks []store.Chunk) {
+	rn.preCompact()
 	fail := func(msg string) { rn.send(Compacted{Now: rn.now(), OK: false, Err: msg}) }
 	through, head, tail, err := compactionRows(chunks, e)
 	if err != nil {

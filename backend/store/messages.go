@@ -57,7 +57,7 @@ func Turns(chunks []Chunk) ([]provider.Message, error) {
 			}
 		case KindSummary:
 			// Folded in below at the position of the first replaced row.
-		case KindApproval, KindUsage:
+		case KindApproval, KindUsage, KindHook:
 		default:
 			if c.Seq <= through {
 				if !summarized {

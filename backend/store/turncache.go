@@ -31,7 +31,7 @@ func (tc *TurnCache) Turns(chunks []Chunk) ([]provider.Message, error) {
 	}
 	msgs := tc.msgs
 	for _, c := range chunks[tc.n:] {
-		if c.Kind == KindApproval || c.Kind == KindUsage {
+		if c.Kind == KindApproval || c.Kind == KindUsage || c.Kind == KindHook {
 			continue
 		}
 		m, err := rowTurn(c)

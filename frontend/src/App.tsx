@@ -7,6 +7,7 @@ import { OrphanNotice } from './components/OrphanNotice';
 import { useForkFolder } from './hooks/useForkFolder';
 import { CheckpointProvider } from './components/CheckpointContext';
 import { Conversation, type Focus } from './components/Conversation';
+import { HooksBanner } from './components/HooksBanner';
 import { MessageBox } from './components/MessageBox';
 import { SessionBrowser } from './components/SessionBrowser';
 import { SandboxControl, SandboxNotice } from './components/SandboxControl';
@@ -118,7 +119,7 @@ export function App() {
   });
 
   const send = useCallback(
-    async (text: string) => {
+    async (text: string, command?: { name: string; args: string }) => {
       let id = selected;
       if (!id) {
         const s = await list.create(nextWorkspace);
@@ -126,10 +127,12 @@ export function App() {
         id = s.id;
         setSelected(id);
       }
-      return chat.send(text, id);
+      return chat.send(text, id, command);
     },
     [selected, list, nextWorkspace, chat],
   );
+  const sendCommand = useCallback((name: string, args: string) => send(`/${name} ${args}`.trim(), { name, args }), [send]);
+  const loadPalette = useCallback(() => (selected ? api.palette(selected) : Promise.resolve([])), [selected]);
 
   const importSession = useCallback(async () => {
     try {
@@ -266,6 +269,7 @@ export function App() {
           <main className="main" data-session-id={selected ?? undefined}>
             <SandboxNotice notice={sandboxStatus.notice} onDismiss={sandboxStatus.dismiss} />
             <OrphanNotice />
+            <HooksBanner sessionID={selected} refreshKey={`${chat.runs.length}:${chat.phase === 'idle'}`} />
             {banner && (
               <div className="banner" role="alert">
                 {banner}
@@ -350,6 +354,8 @@ export function App() {
               disabled={!settings?.configured}
               queued={chat.queued}
               onSend={send}
+              onCommand={sendCommand}
+              loadPalette={loadPalette}
               onStop={chat.stop}
               onRemoveQueued={(id) => void chat.removeQueued(id)}
               onSendQueued={(id) => void chat.sendQueued(id)}

@@ -23,6 +23,8 @@ import type {
   FilePreview,
   FileDiff,
   Hit,
+  HooksView,
+  PaletteEntry,
   InstructionFile,
   McpConfig,
   McpStatus,
@@ -110,6 +112,13 @@ export const api = {
   importClaudeDesktop: (): Promise<McpConfig> => as<McpConfig>(SettingsService.ImportClaudeDesktop()),
   restartMCPServer: (name: string): Promise<void> => SettingsService.RestartMCPServer(name),
   mcpServerLog: (name: string): Promise<string> => SettingsService.MCPServerLog(name),
+  /** Every hook of the session's folder, the project hooks' trust and the latest runs. */
+  hooks: (sessionID: string): Promise<HooksView> => as<HooksView>(SettingsService.Hooks(sessionID)),
+  /** Trusts the project hooks whose hash the person saw; refused if they changed since. */
+  trustHooks: (sessionID: string, sha256: string): Promise<HooksView> => as<HooksView>(SettingsService.TrustHooks(sessionID, sha256)),
+  /** Copies ~/.claude/settings.json's hooks into the personal hooks.json. */
+  importClaudeCodeHooks: (sessionID: string): Promise<{ added: number; view: HooksView }> =>
+    as<{ added: number; view: HooksView }>(SettingsService.ImportClaudeCodeHooks(sessionID)),
 
   // Sessions
   listSessions: (): Promise<SessionSummary[]> => list<SessionSummary>(Sessions.ListSessions()),
@@ -163,6 +172,10 @@ export const api = {
 
   // Chat
   sendMessage: (sessionID: string, text: string): Promise<string> => Chat.SendMessage(sessionID, text),
+  /** The command templates and skills of the session's folder and the person's own. */
+  palette: (sessionID: string): Promise<PaletteEntry[]> => list<PaletteEntry>(Chat.Palette(sessionID)),
+  /** Sends /name args: the template (or skill) expanded in Go; the row records the command. */
+  sendCommand: (sessionID: string, name: string, args: string): Promise<string> => Chat.SendCommand(sessionID, name, args),
   cancel: (sessionID: string): Promise<void> => Chat.Cancel(sessionID),
   pendingApprovals: (sessionID: string): Promise<Pending[]> => list<Pending>(Chat.PendingApprovals(sessionID)),
   decide: (sessionID: string, callID: string, d: DecisionInput): Promise<void> =>

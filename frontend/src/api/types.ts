@@ -25,8 +25,8 @@ export interface SessionSummary extends Session {
   running: boolean;
 }
 
-export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'note' | 'usage';
-export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'note', 'usage'];
+export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'note' | 'usage' | 'hook';
+export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'note', 'usage', 'hook'];
 
 /** One model call's spend, as its row keeps it (assistant, summary and usage rows). */
 export interface RowUsage {
@@ -57,6 +57,73 @@ export interface UserPayload {
   text: string;
   /** The queued message this row delivered. */
   queued_id?: string;
+  /** The slash command or skill the text was expanded from ("/review"). */
+  command?: string;
+}
+
+/** One run of a user hook (store.HookPayload): why a call was blocked, or a run went on. */
+export interface HookPayload {
+  event: string;
+  matcher?: string;
+  command: string;
+  source: string;
+  call_id?: string;
+  tool?: string;
+  /** -1 when the hook was killed (timeout) or could not start. */
+  exit_code: number;
+  duration_ms: number;
+  /** allow, deny, ask, block, or '' when it decided nothing. */
+  decision: string;
+  reason: string;
+  /** The first 4 KB. */
+  stderr: string;
+  system_message?: string;
+  failed?: boolean;
+}
+
+/** One configured hook (desktop.HookView). */
+export interface HookView {
+  event: string;
+  matcher: string;
+  command: string;
+  source: 'personal' | 'project';
+  file: string;
+  timeout_seconds: number;
+  ignore_failure: boolean;
+  trusted: boolean;
+}
+
+/** A stored hook run with where and when it ran. */
+export interface HookRun {
+  session_id: string;
+  seq: number;
+  at: string;
+  hook: HookPayload;
+}
+
+/** Settings → Hooks for the open session's folder (desktop.HooksView). */
+export interface HooksView {
+  workspace: string;
+  hooks: HookView[];
+  /** Hash of the project hook configuration; '' when the folder has none. */
+  sha256: string;
+  trusted: boolean;
+  /** An earlier configuration was trusted; diff shows what changed ("+ ", "- ", "  " lines). */
+  changed: boolean;
+  diff: string;
+  errors: string[];
+  recent: HookRun[];
+}
+
+/** One entry of the "/" palette (desktop.PaletteEntry). */
+export interface PaletteEntry {
+  kind: 'command' | 'skill';
+  name: string;
+  description: string;
+  argument_hint: string;
+  path: string;
+  /** Why it cannot be sent; '' when it can. */
+  error: string;
 }
 export interface AssistantPayload {
   text: string;

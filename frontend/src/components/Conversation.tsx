@@ -1,6 +1,7 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { RunFinishedPayload } from '../api/events';
 import type {
+  HookPayload,
   ApprovalPayload,
   AssistantPayload,
   RestorePayload,
@@ -14,7 +15,7 @@ import type {
 import type { StreamStore } from '../hooks/useSession';
 import { callKey, type PendingCall, type Phase, type RunningTool, type Sent } from '../state/session';
 import { visible } from '../state/stream';
-import { spendText, STOP_TEXT } from '../lib/format';
+import { describeHook, spendText, STOP_TEXT } from '../lib/format';
 import { FileChanges, RestoreRow } from './FileChanges';
 import { Markdown } from './LazyMarkdown';
 import { StreamingMarkdown } from './StreamingMarkdown';
@@ -75,7 +76,7 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
   const start = Math.max(0, rows.length - limit);
   const shown = useMemo(() => rows.slice(start), [rows, start]);
 
-  const { results, approvals, folded, open } = useMemo(() => pairCalls(shown), [shown]);
+  const { results, approvals, hooks, folded, open } = useMemo(() => pairCalls(shown), [shown]);
   const pendingByKey = useMemo(() => new Map(pending.map((p) => [callKey(p.run_id, p.call_id), p])), [pending]);
   const orphanPending = pending.filter((p) => !open.has(callKey(p.run_id, p.call_id)));
 
@@ -127,7 +128,7 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
           row={r}
           focused={r.seq === focusSeq}
           folded={folded.has(r.seq)}
-          cards={r.kind === 'assistant' ? cardsOf(r, results, approvals, pendingByKey, outputs, running) : NO_CARDS}
+          cards={r.kind === 'assistant' ? cardsOf(r, results, approvals, hooks, pendingByKey, outputs, running) : NO_CARDS}
           actions={actions}
         />
       ))}
@@ -207,10 +208,21 @@ function pairCalls(shown: Row[]) {
   const turnOf = new Map<string, Row>();
   const results = new Map<string, Indexed<ToolResultPayload>>();
   const approvals = new Map<string, Indexed<ApprovalPayload>>();
+  const hooks = new Map<string, Indexed<HookPayload>[]>();
   const folded = new Set<number>();
   for (const r of shown) {
     if (r.kind === 'assistant') {
       for (const c of (r.payload as AssistantPayload).tool_calls ?? []) turnOf.set(c.id, r);
+      continue;
+    }
+    if (r.kind === 'hook') {
+      // A tool hook's run shows on its call's card (why a call was blocked); the rest stand alone.
+      const id = (r.payload as HookPayload).call_id;
+      const turn = id ? turnOf.get(id) : undefined;
+      if (!id || !turn) continue;
+      folded.add(r.seq);
+      const k = cardKey(turn.seq, id);
+      hooks.set(k, [...(hooks.get(k) ?? []), indexed<HookPayload>(r)]);
       continue;
     }
     if (r.kind !== 'tool_result' && r.kind !== 'approval') continue;
@@ -226,7 +238,7 @@ function pairCalls(shown: Row[]) {
     const k = cardKey(turn.seq, call);
     if (!results.has(k) && !approvals.has(k)) open.add(callKey(turn.run_id, call));
   }
-  return { results, approvals, folded, open };
+  return { results, approvals, hooks, folded, open };
 }
 
 /** What one tool-call card of an assistant row shows. */
@@ -234,12 +246,15 @@ interface Card {
   call: ToolCall;
   result?: Indexed<ToolResultPayload>;
   approval?: Indexed<ApprovalPayload>;
+  hooks?: Indexed<HookPayload>[];
   pending?: PendingCall;
   output?: string;
   running?: RunningTool;
 }
 
 const NO_CARDS: Card[] = [];
+
+const sameList = <T,>(a?: T[], b?: T[]) => a === b || (a !== undefined && b !== undefined && a.length === b.length && a.every((x, i) => x === b[i]));
 
 /**
  * The cards of an assistant row. A result or decision row belongs to the card of the latest
@@ -250,6 +265,7 @@ function cardsOf(
   row: Row,
   results: Map<string, Indexed<ToolResultPayload>>,
   approvals: Map<string, Indexed<ApprovalPayload>>,
+  hooks: Map<string, Indexed<HookPayload>[]>,
   pending: Map<string, PendingCall>,
   outputs: Record<string, string>,
   running: Record<string, RunningTool>,
@@ -264,6 +280,7 @@ function cardsOf(
       call,
       result,
       approval,
+      hooks: hooks.get(cardKey(row.seq, call.id)),
       pending: !result && !approval ? pending.get(live) : undefined,
       output: outputs[live],
       running: result ? undefined : running[live],
@@ -276,7 +293,15 @@ const sameCards = (a: Card[], b: Card[]) =>
   (a.length === b.length &&
     a.every((x, i) => {
       const y = b[i];
-      return x.call === y.call && x.result === y.result && x.approval === y.approval && x.pending === y.pending && x.output === y.output && x.running === y.running;
+      return (
+        x.call === y.call &&
+        x.result === y.result &&
+        x.approval === y.approval &&
+        sameList(x.hooks, y.hooks) &&
+        x.pending === y.pending &&
+        x.output === y.output &&
+        x.running === y.running
+      );
     }));
 
 interface RowProps {
@@ -304,6 +329,7 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions }: 
       const p = row.payload as UserPayload;
       return (
         <article className={`msg user${cls}`} aria-label="You" data-seq={row.seq}>
+          {p.command && <p className="from-command muted">{p.command}</p>}
           <p className="plain">{p.text}</p>
         </article>
       );
@@ -326,7 +352,16 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions }: 
           )}
           {cards.map((c, i) => (
             <div key={c.call.id} className={`card-slot${cls}`} data-seq={!p.text && !p.reasoning && i === 0 ? row.seq : undefined}>
-              <ToolCard call={c.call} result={c.result} approval={c.approval} pending={c.pending} output={c.output} running={c.running} actions={actions} />
+              <ToolCard
+                call={c.call}
+                result={c.result}
+                approval={c.approval}
+                hooks={c.hooks}
+                pending={c.pending}
+                output={c.output}
+                running={c.running}
+                actions={actions}
+              />
             </div>
           ))}
         </>
@@ -398,6 +433,15 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions }: 
           <summary>{label}</summary>
           <p className="plain">{p.text}</p>
         </details>
+      );
+    }
+    case 'hook': {
+      const p = row.payload as HookPayload;
+      if (folded) return null;
+      return (
+        <p className={`note hook${p.failed ? ' bad' : ''}${cls}`} data-seq={row.seq}>
+          {describeHook(p)}
+        </p>
       );
     }
     case 'system':

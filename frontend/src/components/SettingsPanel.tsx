@@ -4,6 +4,7 @@ import type { ApprovalMode, Budgets, ConnectionResult, ContextWindow, Preset, Pr
 import { errorMessage } from '../api/types';
 import { useRules } from '../hooks/useSettings';
 import { RulesTable } from './RulesTable';
+import { HooksSettings } from './HooksSettings';
 import { McpSettings } from './McpSettings';
 import { ProvidersSettings } from './ProvidersSettings';
 
@@ -322,6 +323,8 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
       <ProvidersSettings onSaved={() => void loadProviderNames()} />
 
       <McpSettings />
+
+      <HooksSettings sessionID={sessionID ?? null} />
 
       <h2>Appearance</h2>
       <label>

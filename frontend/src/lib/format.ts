@@ -1,5 +1,6 @@
 // Pure helpers for showing rows, arguments and numbers. No React, no Go.
 import type {
+  HookPayload,
   ApprovalPayload,
   AssistantPayload,
   RestorePayload,
@@ -58,6 +59,12 @@ export function summarize(row: Row, max = 140): string {
       const p = row.payload as RestorePayload;
       const n = p.restored?.length ?? 0;
       s = `restored ${p.path || `${n} file${n === 1 ? '' : 's'}`} to before #${p.to_seq}: ${(p.restored ?? []).map((r) => r.path).join(', ')}`;
+      break;
+    }
+    case 'hook': {
+      const p = row.payload as HookPayload;
+      const decided = p.decision ? ` → ${p.decision}` : '';
+      s = `${p.event}${p.tool ? ` ${p.tool}` : ''} hook ${p.command} exit ${p.exit_code}${decided}${p.reason ? `: ${p.reason}` : ''}`;
       break;
     }
     case 'summary':
@@ -159,4 +166,11 @@ export function spendText(u: RowUsage | undefined): string {
   if (!u || u.unreported) return 'usage unreported';
   const cached = u.cache_read_tokens ? ` (${formatTokens(u.cache_read_tokens)} cached)` : '';
   return `${formatTokens(u.input_tokens)} in${cached} / ${formatTokens(u.output_tokens)} out · $${u.cost_usd.toFixed(4)}`;
+}
+
+/** One line for a hook's run: event, command, how it ended, what it decided and why. */
+export function describeHook(p: HookPayload): string {
+  const ended = p.exit_code === -1 ? 'did not finish' : `exit ${p.exit_code}`;
+  const decided = p.decision ? `: ${p.decision}` : '';
+  return `${p.event} hook ${p.command} (${ended}, ${p.duration_ms} ms)${decided}${p.reason ? ` — ${p.reason}` : ''}`;
 }

@@ -23,6 +23,8 @@ import type {
   FileEntry,
   FilePreview,
   Hit,
+  HooksView,
+  PaletteEntry,
   Pending,
   Rule,
   RuleInput,
@@ -111,6 +113,8 @@ export function makeFakeApi() {
     mcpStatuses: [] as McpStatus[],
     mcpNames: [] as McpName[],
     mcpLogs: new Map<string, string>(),
+    hooks: { workspace: '', hooks: [], sha256: '', trusted: false, changed: false, diff: '', errors: [], recent: [] } as HooksView,
+    palette: [] as PaletteEntry[],
     claudeDesktop: { mcpServers: {} } as McpConfig,
     providers: [] as Provider[],
     providersError: '',
@@ -246,6 +250,13 @@ export function makeFakeApi() {
       if (log === undefined) throw { code: 'invalid', message: `MCP server "${name}": invalid input` };
       return log;
     }),
+    hooks: vi.fn(async (_sessionID: string) => ({ ...state.hooks })),
+    importClaudeCodeHooks: vi.fn(async (_sessionID: string) => ({ added: 0, view: { ...state.hooks } })),
+    trustHooks: vi.fn(async (_sessionID: string, sha256: string) => {
+      if (sha256 !== state.hooks.sha256) throw { code: 'invalid', message: 'the hooks changed since they were shown; review them again' };
+      state.hooks = { ...state.hooks, trusted: true, changed: false, diff: '', hooks: state.hooks.hooks.map((h) => ({ ...h, trusted: true })) };
+      return { ...state.hooks };
+    }),
 
     listSessions: vi.fn(async () => state.sessions.map((s) => ({ ...s }))),
     newSession: vi.fn(async (workspace = '') => {
@@ -328,6 +339,13 @@ export function makeFakeApi() {
         id,
         list.filter((p) => p.call_id !== callID),
       );
+    }),
+    palette: vi.fn(async (_id: string) => [...state.palette]),
+    sendCommand: vi.fn(async (id: string, name: string, args: string) => {
+      const rows = state.rows.get(id) ?? [];
+      rows.push(chunk(id, rows.length + 1, 'user', { text: `${name} ${args}`.trim(), command: `/${name}` }));
+      state.rows.set(id, rows);
+      return 'run1';
     }),
     queuedMessages: vi.fn(async (_id: string) => []),
     removeQueued: vi.fn(async (_id: string, _q: string) => true),

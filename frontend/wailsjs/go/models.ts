@@ -476,6 +476,108 @@ export namespace desktop {
 	        this.bytes = source["bytes"];
 	    }
 	}
+	export class HookView {
+	    event: string;
+	    matcher: string;
+	    command: string;
+	    source: string;
+	    file: string;
+	    timeout_seconds: number;
+	    ignore_failure: boolean;
+	    trusted: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new HookView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.event = source["event"];
+	        this.matcher = source["matcher"];
+	        this.command = source["command"];
+	        this.source = source["source"];
+	        this.file = source["file"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	        this.ignore_failure = source["ignore_failure"];
+	        this.trusted = source["trusted"];
+	    }
+	}
+	export class HooksView {
+	    workspace: string;
+	    hooks: HookView[];
+	    sha256: string;
+	    trusted: boolean;
+	    changed: boolean;
+	    diff: string;
+	    errors: string[];
+	    recent: store.HookRun[];
+	
+	    static createFrom(source: any = {}) {
+	        return new HooksView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.workspace = source["workspace"];
+	        this.hooks = this.convertValues(source["hooks"], HookView);
+	        this.sha256 = source["sha256"];
+	        this.trusted = source["trusted"];
+	        this.changed = source["changed"];
+	        this.diff = source["diff"];
+	        this.errors = source["errors"];
+	        this.recent = this.convertValues(source["recent"], store.HookRun);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ImportedHooks {
+	    added: number;
+	    view: HooksView;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportedHooks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.added = source["added"];
+	        this.view = this.convertValues(source["view"], HooksView);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class InstructionFile {
 	    scope: string;
 	    path: string;
@@ -597,6 +699,28 @@ export namespace desktop {
 		    }
 		    return a;
 		}
+	}
+	export class PaletteEntry {
+	    kind: string;
+	    name: string;
+	    description: string;
+	    argument_hint: string;
+	    path: string;
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PaletteEntry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.argument_hint = source["argument_hint"];
+	        this.path = source["path"];
+	        this.error = source["error"];
+	    }
 	}
 	
 	export class Price {
@@ -1317,6 +1441,79 @@ export namespace store {
 	        this.snippet = source["snippet"];
 	        this.rank = source["rank"];
 	    }
+	}
+	export class HookPayload {
+	    event: string;
+	    matcher?: string;
+	    command: string;
+	    source: string;
+	    call_id?: string;
+	    tool?: string;
+	    exit_code: number;
+	    duration_ms: number;
+	    decision: string;
+	    reason: string;
+	    stderr: string;
+	    system_message?: string;
+	    failed?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new HookPayload(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.event = source["event"];
+	        this.matcher = source["matcher"];
+	        this.command = source["command"];
+	        this.source = source["source"];
+	        this.call_id = source["call_id"];
+	        this.tool = source["tool"];
+	        this.exit_code = source["exit_code"];
+	        this.duration_ms = source["duration_ms"];
+	        this.decision = source["decision"];
+	        this.reason = source["reason"];
+	        this.stderr = source["stderr"];
+	        this.system_message = source["system_message"];
+	        this.failed = source["failed"];
+	    }
+	}
+	export class HookRun {
+	    session_id: string;
+	    seq: number;
+	    // Go type: time
+	    at: any;
+	    hook: HookPayload;
+	
+	    static createFrom(source: any = {}) {
+	        return new HookRun(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.seq = source["seq"];
+	        this.at = this.convertValues(source["at"], null);
+	        this.hook = this.convertValues(source["hook"], HookPayload);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class Instruction {
 	    path: string;

@@ -22,6 +22,10 @@ export function Live(arg1) {
   return window['go']['desktop']['Chat']['Live'](arg1);
 }
 
+export function Palette(arg1) {
+  return window['go']['desktop']['Chat']['Palette'](arg1);
+}
+
 export function PendingApprovals(arg1) {
   return window['go']['desktop']['Chat']['PendingApprovals'](arg1);
 }
@@ -32,6 +36,10 @@ export function QueuedMessages(arg1) {
 
 export function RemoveQueued(arg1, arg2) {
   return window['go']['desktop']['Chat']['RemoveQueued'](arg1, arg2);
+}
+
+export function SendCommand(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['SendCommand'](arg1, arg2, arg3);
 }
 
 export function SendMessage(arg1, arg2) {

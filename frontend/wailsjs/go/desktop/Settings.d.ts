@@ -11,6 +11,10 @@ export function DeleteRule(arg1:string):Promise<void>;
 
 export function GetSettings():Promise<desktop.SavedSettings>;
 
+export function Hooks(arg1:string):Promise<desktop.HooksView>;
+
+export function ImportClaudeCodeHooks(arg1:string):Promise<desktop.ImportedHooks>;
+
 export function ImportClaudeDesktop():Promise<mcp.Config>;
 
 export function ListProviders():Promise<desktop.ProvidersView>;
@@ -40,5 +44,7 @@ export function SessionSandbox(arg1:string):Promise<desktop.SandboxView>;
 export function TestConnection(arg1:string,arg2:string):Promise<desktop.ConnectionResult>;
 
 export function TestProvider(arg1:config.Provider):Promise<desktop.ConnectionResult>;
+
+export function TrustHooks(arg1:string,arg2:string):Promise<desktop.HooksView>;
 
 export function UpdateRule(arg1:string,arg2:desktop.RuleInput):Promise<store.Rule>;

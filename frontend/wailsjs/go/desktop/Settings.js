@@ -14,6 +14,14 @@ export function GetSettings() {
   return window['go']['desktop']['Settings']['GetSettings']();
 }
 
+export function Hooks(arg1) {
+  return window['go']['desktop']['Settings']['Hooks'](arg1);
+}
+
+export function ImportClaudeCodeHooks(arg1) {
+  return window['go']['desktop']['Settings']['ImportClaudeCodeHooks'](arg1);
+}
+
 export function ImportClaudeDesktop() {
   return window['go']['desktop']['Settings']['ImportClaudeDesktop']();
 }
@@ -72,6 +80,10 @@ export function TestConnection(arg1, arg2) {
 
 export function TestProvider(arg1) {
   return window['go']['desktop']['Settings']['TestProvider'](arg1);
+}
+
+export function TrustHooks(arg1, arg2) {
+  return window['go']['desktop']['Settings']['TrustHooks'](arg1, arg2);
 }
 
 export function UpdateRule(arg1, arg2) {
