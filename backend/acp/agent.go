@@ -48,9 +48,14 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	}
 	a := &Agent{cfg: cfg, log: cfg.Logger, sessions: map[string]*session{}, prompts: map[string]chan struct{}{}}
 	w := &lineWriter{w: out}
-	conn := sdk.NewAgentSideConnection(a, w, filterLines(in, w, cfg.Logger))
+	// The SDK starts reading (and handling requests, which use the connection) inside
+	// NewAgentSideConnection, before it has stored its own connection field and before a.conn
+	// is set: a request arriving at once raced with both. Nothing is read until they are set.
+	gate := &gatedReader{r: filterLines(in, w, cfg.Logger), open: make(chan struct{})}
+	conn := sdk.NewAgentSideConnection(a, w, gate)
 	conn.SetLogger(cfg.Logger)
 	a.conn = conn
+	close(gate.open)
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
@@ -291,4 +296,16 @@ func (a *Agent) stopAll() {
 	for _, st := range own {
 		st.Close()
 	}
+}
+
+// gatedReader blocks every Read until open is closed: the channel close orders the
+// connection's construction before anything it reads is handled.
+type gatedReader struct {
+	r    io.Reader
+	open chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
