@@ -22,6 +22,16 @@ type (
 		Before *Entry     `json:"before"`
 		After  *Entry     `json:"after"`
 	}
+	// exportReview is a hunk's review state (cp_reviews): kept or reverted, and the note row
+	// a revert added.
+	exportReview struct {
+		Type    string `json:"type"` // "review"
+		Seq     int64  `json:"seq"`
+		Path    string `json:"path"`
+		Hunk    int    `json:"hunk"`
+		State   string `json:"state"`
+		NoteSeq int64  `json:"note_seq"`
+	}
 	exportBlob struct {
 		Type    string `json:"type"` // "blob"
 		SHA256  string `json:"sha256"`
@@ -37,6 +47,9 @@ func Export(ctx context.Context, db *store.DB, sessionID string, w io.Writer, co
 	return db.ExportWith(ctx, sessionID, w, store.ExportOptions{Extra: func(ctx context.Context, q store.Querier, id string, emit func(any) error) error {
 		rows, err := queryChanges(ctx, q, `c.session_id = ? AND c.seq > 0`, id)
 		if err != nil {
+			return err
+		}
+		if err := exportReviews(ctx, q, id, emit); err != nil {
 			return err
 		}
 		shas := map[string]bool{}
@@ -79,7 +92,7 @@ func Export(ctx context.Context, db *store.DB, sessionID string, w io.Writer, co
 // content the file did not carry, or that does not match its hash, is
 // marked not stored, so a restore says it cannot bring it back.
 func Import(ctx context.Context, db *store.DB, r io.Reader) (store.Session, error) {
-	return db.ImportWith(ctx, r, store.ImportOptions{Types: []string{"change", "blob"},
+	return db.ImportWith(ctx, r, store.ImportOptions{Types: []string{"change", "blob", "review"},
 		Extra: func(ctx context.Context, q store.Querier, s store.Session, lines []json.RawMessage) error {
 			return importLines(ctx, q, s, lines)
 		}})
@@ -91,6 +104,12 @@ func importLines(ctx context.Context, q store.Querier, s store.Session, lines []
 	for i, l := range lines {
 		var probe struct{ Type string }
 		json.Unmarshal(l, &probe)
+		if probe.Type == "review" {
+			if err := importReview(ctx, q, s, l); err != nil {
+				return fmt.Errorf("%w: review line %d: %v", store.ErrBadImport, i+1, err)
+			}
+			continue
+		}
 		if probe.Type == "blob" {
 			var b exportBlob
 			if err := json.Unmarshal(l, &b); err != nil {
@@ -146,4 +165,46 @@ func importLines(ctx context.Context, q store.Querier, s store.Session, lines []
 		}
 	}
 	return nil
+}
+
+// exportReviews emits the session's hunk review states, so a kept or reverted hunk is still
+// marked so after an export and an import.
+func exportReviews(ctx context.Context, q store.Querier, sessionID string, emit func(any) error) error {
+	rows, err := q.QueryContext(ctx, `SELECT seq, path, hunk, state, note_seq FROM cp_reviews WHERE session_id = ?
+		ORDER BY seq, path, hunk`, sessionID)
+	if err != nil {
+		return err
+	}
+	var all []exportReview
+	for rows.Next() {
+		r := exportReview{Type: "review"}
+		if err := rows.Scan(&r.Seq, &r.Path, &r.Hunk, &r.State, &r.NoteSeq); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range all {
+		if err := emit(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func importReview(ctx context.Context, q store.Querier, s store.Session, line json.RawMessage) error {
+	var r exportReview
+	if err := json.Unmarshal(line, &r); err != nil {
+		return err
+	}
+	if r.Seq < 1 || r.Path == "" || r.Hunk < 1 || (r.State != "kept" && r.State != "reverted") {
+		return fmt.Errorf("%s", line)
+	}
+	_, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO cp_reviews(session_id, seq, path, hunk, state, note_seq, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, 0)`, s.ID, r.Seq, r.Path, r.Hunk, r.State, r.NoteSeq)
+	return err
 }

@@ -1,6 +1,7 @@
 package checkpoint_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -192,6 +193,19 @@ func TestKeepAndUnreviewed(t *testing.T) {
 	un, err := e.rec.Unreviewed(e.ctx, e.sid)
 	if err != nil || len(un) != 2 || un[0].Hunk != 2 || un[1].Hunk != 3 {
 		t.Fatalf("unreviewed: %+v %v", un, err)
+	}
+	// And an export and an import keep it too.
+	var buf bytes.Buffer
+	if err := checkpoint.Export(e.ctx, e.db, e.sid, &buf, true); err != nil {
+		t.Fatal(err)
+	}
+	imp, err := checkpoint.Import(e.ctx, e.db, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	un, err = e.rec.Unreviewed(e.ctx, imp.ID)
+	if err != nil || len(un) != 2 || un[0].Hunk != 2 || un[1].Hunk != 3 {
+		t.Fatalf("unreviewed after export and import: %+v %v", un, err)
 	}
 }
 
