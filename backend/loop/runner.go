@@ -114,6 +114,10 @@ type RunSpec struct {
 	// CompactThrough > 0: instead of a prompt, summarise the rows through this seq
 	// ("Compact up to here"). See Runner.CompactThrough.
 	CompactThrough int64
+	// Resume runs again from the journal as it is, with no new prompt: Retry after a provider
+	// error or an interruption, and Regenerate in a fork that ends on the person's message.
+	// The model is called on the stored rows; nothing is added before the first call.
+	Resume bool
 }
 
 // RunMode is the mode recorded on the run row.
@@ -191,7 +195,7 @@ func (r *Runner) Bus() *Bus { return r.bus }
 // the run row exists; the outcome arrives as run_finished on the bus, in the run row, and
 // from Wait. ctx bounds only the start itself, not the run.
 func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
-	if spec.Prompt == "" && len(spec.Queued) == 0 && spec.CompactThrough == 0 {
+	if spec.Prompt == "" && len(spec.Queued) == 0 && spec.CompactThrough == 0 && !spec.Resume {
 		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrNoPrompt)
 	}
 	for {

@@ -16,6 +16,18 @@ import (
 // run and may make it again, through approval again). seq outside 1..last
 // is ErrSeqOutOfRange.
 func (db *DB) Fork(ctx context.Context, id string, seq int64) (Session, error) {
+	return db.fork(ctx, id, seq, 1)
+}
+
+// ForkBefore creates a fork holding the rows before seq (1..seq-1; none when seq is 1), with
+// ForkSeq = seq-1: "edit and resend" of the person's message at seq branches there, so the
+// first message of a session can be edited too. seq outside 1..last+1 is ErrSeqOutOfRange.
+func (db *DB) ForkBefore(ctx context.Context, id string, seq int64) (Session, error) {
+	return db.fork(ctx, id, seq-1, 0)
+}
+
+// fork is Fork with the lowest fork point allowed (0: a fork with no rows).
+func (db *DB) fork(ctx context.Context, id string, seq, lowest int64) (Session, error) {
 	var child Session
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		parent, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
@@ -29,7 +41,7 @@ func (db *DB) Fork(ctx context.Context, id string, seq int64) (Session, error) {
 		if err != nil {
 			return err
 		}
-		if seq < 1 || seq > last {
+		if seq < lowest || seq > last {
 			return fmt.Errorf("%w: seq %d, session has rows 1..%d", ErrSeqOutOfRange, seq, last)
 		}
 		pending, err := pendingAt(ctx, tx, id, seq)

@@ -225,3 +225,21 @@ func TestForkMidTurnAnswersPendingCalls(t *testing.T) {
 		t.Fatalf("parent has pending calls: %+v", p)
 	}
 }
+
+func TestForkBeforeTheFirstRowIsAnEmptyChild(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	s := mustSession(t, db, "s")
+	conversation(t, db, s.ID)
+	f, err := db.ForkBefore(ctx, s.ID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Chunks(ctx, f.ID)
+	if err != nil || len(rows) != 0 || f.ParentID != s.ID || f.ForkSeq != 0 {
+		t.Fatalf("fork before row 1: %d rows, parent %q at %d, %v", len(rows), f.ParentID, f.ForkSeq, err)
+	}
+	if _, err := db.ForkBefore(ctx, s.ID, 0); !errors.Is(err, store.ErrSeqOutOfRange) {
+		t.Fatalf("fork before row 0: %v", err)
+	}
+}
