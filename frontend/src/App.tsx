@@ -20,6 +20,8 @@ import { PanelResizer } from './components/PanelResizer';
 import { Shortcuts } from './components/Shortcuts';
 import { useFocusCard, useLaunchFolders, useReportFocus } from './hooks/useDesktop';
 import { useShortcuts } from './hooks/useShortcuts';
+import { RETRYABLE, useControls } from './hooks/useControls';
+import { FindBar } from './components/FindBar';
 import { useWindowState } from './hooks/useWindowState';
 import { useSession } from './hooks/useSession';
 import { useSearch, useSessions } from './hooks/useSessions';
@@ -35,6 +37,9 @@ const ChunkTable = lazy(() => import('./components/ChunkTable').then((m) => ({ d
 
 /** Below this width the side panel folds to its tabs and the session list narrows (style.css). */
 const NARROW = '(max-width: 1099px)';
+
+/** What the find bar searches: the conversation on screen. */
+const conversationEl = () => document.querySelector<HTMLElement>('section.conversation');
 
 export function App() {
   const { settings, setSettings, error: loadError } = useSettings();
@@ -107,7 +112,21 @@ export function App() {
     if (!selected && last && list.sessions.some((s) => s.id === last)) open(last);
   }, [restored, win.loaded, list.sessions, selected, open]);
   const [showShortcuts, setShowShortcuts] = useState(false);
+  const [finding, setFinding] = useState(false);
+  const stepSession = (by: number) => {
+    const ids = list.sessions.map((s) => s.id);
+    const next = ids[selected ? ids.indexOf(selected) + by : 0];
+    if (next) open(next);
+  };
   useShortcuts({
+    find: () => {
+      if (!selected) return;
+      setFinding(true);
+      document.querySelector<HTMLInputElement>('input[aria-label="Find in session"]')?.focus();
+    },
+    stop: () => chat.phase !== 'idle' && chat.stop(),
+    prevSession: () => stepSession(-1),
+    nextSession: () => stepSession(1),
     newSession: () => void newSession(),
     search: () => document.querySelector<HTMLInputElement>('input[aria-label="Search sessions"]')?.focus(),
     settings: () => setShowSettings(true),
@@ -211,6 +230,9 @@ export function App() {
   const showRow = useCallback((seq: number) => selected && setFocus({ sessionID: selected, seq }), [selected]);
   useFocusCard(open, selected, chat.rows, showRow);
   const lastRun = chat.runs.at(-1);
+  const ctl = useControls(selected, `${chat.rows.length}:${list.sessions.length}`, open, list.refresh, setActionError);
+  const lastStatus = chat.outcome?.status ?? lastRun?.status ?? '';
+  const canRetry = Boolean(selected) && chat.phase === 'idle' && RETRYABLE.includes(lastStatus);
   const sandbox = useSandbox(selected, chat.runs.length);
   const sandboxStatus = useSandboxStatus();
   const banner = loadError || list.error || actionError;
@@ -316,6 +338,7 @@ export function App() {
                 }}
               />
             )}
+            {finding && selected && <FindBar root={conversationEl} version={`${selected}:${chat.rows.length}`} onClose={() => setFinding(false)} />}
             <Conversation
               key={`conv-${selected}`}
               rows={chat.rows}
@@ -331,6 +354,9 @@ export function App() {
               error={chat.error}
               focus={focus}
               actions={actions}
+              controls={ctl.controls}
+              branches={ctl.branches}
+              onRetry={canRetry ? () => void ctl.retry() : undefined}
             />
             <StatusLine phase={chat.phase} pending={chat.pending} running={chat.running} runStartedAt={chat.runStartedAt} onDecideAll={(a) => void decideAll(a)} />
             <MessageBox

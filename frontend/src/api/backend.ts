@@ -7,13 +7,15 @@ import * as Sessions from '../../wailsjs/go/desktop/Sessions';
 import * as SettingsService from '../../wailsjs/go/desktop/Settings';
 import * as Workspace from '../../wailsjs/go/desktop/Workspace';
 import * as WindowService from '../../wailsjs/go/desktop/Window';
-import { BrowserOpenURL, EventsOn } from '../../wailsjs/runtime/runtime';
+import { BrowserOpenURL, ClipboardSetText, EventsOn } from '../../wailsjs/runtime/runtime';
 import type { QueuedMessage } from './events';
 import type {
   Applied,
   LiveView,
   Change,
   ForkFolder,
+  ForkedRun,
+  Branch,
   Hunk,
   Orphan,
   RevertedHunk,
@@ -149,10 +151,36 @@ export const api = {
   /** The rows with seq > afterSeq (after a gap). */
   rowsAfter: (id: string, afterSeq: number): Promise<Row[]> => list<Row>(Sessions.RowsAfter(id, afterSeq)),
   runs: (id: string): Promise<Run[]> => list<Run>(Sessions.Runs(id)),
+  /** The sets of versions (edits, regenerations) the session belongs to. */
+  branches: (id: string): Promise<Branch[]> => list<Branch>(Sessions.Branches(id)),
+
+  /**
+   * Puts text on the clipboard: the page's clipboard where it is allowed, else the window's
+   * (Wails' runtime, for a WebKitGTK view that refuses the page). false when neither took it.
+   */
+  copyText: async (text: string): Promise<boolean> => {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch {
+      try {
+        return await ClipboardSetText(text);
+      } catch {
+        return false;
+      }
+    }
+  },
 
   // Chat
   sendMessage: (sessionID: string, text: string): Promise<string> => Chat.SendMessage(sessionID, text),
   cancel: (sessionID: string): Promise<void> => Chat.Cancel(sessionID),
+  /** Forks before the person's message at seq and sends text there; the original is untouched. */
+  editAndResend: (sessionID: string, seq: number, text: string): Promise<ForkedRun> =>
+    as<ForkedRun>(Chat.EditAndResend(sessionID, seq, text)),
+  /** Forks before the run that made the reply at seq and runs again from its message. */
+  regenerate: (sessionID: string, seq: number): Promise<ForkedRun> => as<ForkedRun>(Chat.Regenerate(sessionID, seq)),
+  /** Runs again from the last complete row after a failed or interrupted run; returns the run id. */
+  retry: (sessionID: string): Promise<string> => Chat.Retry(sessionID),
   pendingApprovals: (sessionID: string): Promise<Pending[]> => list<Pending>(Chat.PendingApprovals(sessionID)),
   decide: (sessionID: string, callID: string, d: DecisionInput): Promise<void> =>
     Chat.Decide(sessionID, callID, d as never),

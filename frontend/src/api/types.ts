@@ -576,3 +576,21 @@ export interface McpView {
   servers: McpStatus[] | null;
   names: McpName[] | null;
 }
+
+/** A fork made by Edit message or Regenerate, and the run started in it. */
+export interface ForkedRun {
+  session: Session;
+  run_id: string;
+}
+
+/**
+ * Sessions that are versions of one another: they share rows 1..at and differ from at+1 on
+ * (edits of the message at+1, or regenerations of the reply to the message at at).
+ */
+export interface Branch {
+  at: number;
+  /** Oldest first; the original first. */
+  sessions: string[];
+  /** This session's place in sessions. */
+  index: number;
+}

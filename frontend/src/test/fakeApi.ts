@@ -5,6 +5,8 @@ import { vi } from 'vitest';
 import type { Api, WireEvent } from '../api/backend';
 import type { Meter } from '../api/events';
 import type {
+  Branch,
+  ForkedRun,
   ForkFolder,
   Hunk,
   Orphan,
@@ -74,6 +76,8 @@ export function makeFakeApi() {
     sessions: [] as SessionSummary[],
     rows: new Map<string, Row[]>(),
     runs: new Map<string, Run[]>(),
+    branches: new Map<string, Branch[]>(),
+    clipboard: '',
     meters: new Map<string, Meter[]>(),
     pending: new Map<string, Pending[]>(),
     running: new Map<string, string>(),
@@ -284,6 +288,26 @@ export function makeFakeApi() {
       return 'run1';
     }),
     cancel: vi.fn(async (_id: string) => {}),
+    // Edit and Regenerate fork as Go does (rows before the edited message; through the
+    // regenerated reply's message) and start a run in the fork.
+    editAndResend: vi.fn(async (id: string, seq: number, text: string): Promise<ForkedRun> => {
+      const s: Session = await api.forkSession(id, seq - 1);
+      await api.sendMessage(s.id, text);
+      return { session: s, run_id: 'run-edit' };
+    }),
+    regenerate: vi.fn(async (id: string, seq: number): Promise<ForkedRun> => {
+      const rows = state.rows.get(id) ?? [];
+      const run = rows.find((r) => r.seq === seq)?.run_id;
+      const first = rows.find((r) => r.run_id === run);
+      const at = first ? (first.kind === 'user' ? first.seq : first.seq - 1) : seq - 1;
+      return { session: await api.forkSession(id, at), run_id: 'run-regen' };
+    }),
+    retry: vi.fn(async (_id: string) => 'run-retry'),
+    branches: vi.fn(async (id: string) => [...(state.branches.get(id) ?? [])]),
+    copyText: vi.fn(async (text: string) => {
+      state.clipboard = text;
+      return true;
+    }),
     pendingApprovals: vi.fn(async (id: string) => [...(state.pending.get(id) ?? [])]),
     decide: vi.fn(async (id: string, callID: string, d: DecisionInput) => {
       const list = state.pending.get(id) ?? [];

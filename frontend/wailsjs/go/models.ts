@@ -216,6 +216,22 @@ export namespace config {
 
 export namespace desktop {
 	
+	export class Branch {
+	    at: number;
+	    sessions: string[];
+	    index: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Branch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.at = source["at"];
+	        this.sessions = source["sessions"];
+	        this.index = source["index"];
+	    }
+	}
 	export class Budgets {
 	    max_turns: number;
 	    max_tool_calls: number;
@@ -394,6 +410,86 @@ export namespace desktop {
 	        this.bytes = source["bytes"];
 	    }
 	}
+	export class Session {
+	    id: string;
+	    title: string;
+	    workspace: string;
+	    model: string;
+	    parent_id: string;
+	    fork_seq: number;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    scratch: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Session(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.workspace = source["workspace"];
+	        this.model = source["model"];
+	        this.parent_id = source["parent_id"];
+	        this.fork_seq = source["fork_seq"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.scratch = source["scratch"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ForkedRun {
+	    session: Session;
+	    run_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkedRun(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = this.convertValues(source["session"], Session);
+	        this.run_id = source["run_id"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class InstructionFile {
 	    scope: string;
 	    path: string;
@@ -417,6 +513,66 @@ export namespace desktop {
 	        this.warning = source["warning"];
 	        this.preview = source["preview"];
 	    }
+	}
+	export class PendingApproval {
+	    call_id: string;
+	    name: string;
+	    arguments: string;
+	    read_only: boolean;
+	    sandboxed: boolean;
+	    network: boolean;
+	    hunks?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingApproval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.call_id = source["call_id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	        this.read_only = source["read_only"];
+	        this.sandboxed = source["sandboxed"];
+	        this.network = source["network"];
+	        this.hunks = source["hunks"];
+	    }
+	}
+	export class LiveView {
+	    seq: number;
+	    running_run_id: string;
+	    pending: PendingApproval[];
+	    queued: loop.QueuedMessage[];
+	
+	    static createFrom(source: any = {}) {
+	        return new LiveView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.running_run_id = source["running_run_id"];
+	        this.pending = this.convertValues(source["pending"], PendingApproval);
+	        this.queued = this.convertValues(source["queued"], loop.QueuedMessage);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class MCPView {
 	    path: string;
@@ -456,30 +612,7 @@ export namespace desktop {
 		    return a;
 		}
 	}
-	export class PendingApproval {
-	    call_id: string;
-	    name: string;
-	    arguments: string;
-	    read_only: boolean;
-	    sandboxed: boolean;
-	    network: boolean;
-	    hunks?: number[];
 	
-	    static createFrom(source: any = {}) {
-	        return new PendingApproval(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.call_id = source["call_id"];
-	        this.name = source["name"];
-	        this.arguments = source["arguments"];
-	        this.read_only = source["read_only"];
-	        this.sandboxed = source["sandboxed"];
-	        this.network = source["network"];
-	        this.hunks = source["hunks"];
-	    }
-	}
 	export class Price {
 	    model: string;
 	    input_per_mtok: number;
@@ -673,54 +806,7 @@ export namespace desktop {
 		    return a;
 		}
 	}
-	export class Session {
-	    id: string;
-	    title: string;
-	    workspace: string;
-	    model: string;
-	    parent_id: string;
-	    fork_seq: number;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	    scratch: boolean;
 	
-	    static createFrom(source: any = {}) {
-	        return new Session(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.title = source["title"];
-	        this.workspace = source["workspace"];
-	        this.model = source["model"];
-	        this.parent_id = source["parent_id"];
-	        this.fork_seq = source["fork_seq"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.scratch = source["scratch"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class SessionSummary {
 	    id: string;
 	    title: string;
@@ -1224,6 +1310,8 @@ export namespace store {
 	    tool_calls: number;
 	    input_tokens: number;
 	    output_tokens: number;
+	    cache_read_tokens: number;
+	    cache_write_tokens: number;
 	    cost_usd: number;
 	    // Go type: time
 	    started_at: any;
@@ -1251,6 +1339,8 @@ export namespace store {
 	        this.tool_calls = source["tool_calls"];
 	        this.input_tokens = source["input_tokens"];
 	        this.output_tokens = source["output_tokens"];
+	        this.cache_read_tokens = source["cache_read_tokens"];
+	        this.cache_write_tokens = source["cache_write_tokens"];
 	        this.cost_usd = source["cost_usd"];
 	        this.started_at = this.convertValues(source["started_at"], null);
 	        this.ended_at = this.convertValues(source["ended_at"], null);
@@ -1300,6 +1390,8 @@ export namespace store {
 	    input_tokens: number;
 	    output_tokens: number;
 	    cost: number;
+	    cache_read_tokens: number;
+	    cache_write_tokens: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Totals(source);
@@ -1314,6 +1406,8 @@ export namespace store {
 	        this.input_tokens = source["input_tokens"];
 	        this.output_tokens = source["output_tokens"];
 	        this.cost = source["cost"];
+	        this.cache_read_tokens = source["cache_read_tokens"];
+	        this.cache_write_tokens = source["cache_write_tokens"];
 	    }
 	}
 

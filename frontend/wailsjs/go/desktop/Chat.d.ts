@@ -10,6 +10,8 @@ export function CompactHere(arg1:string,arg2:number):Promise<string>;
 
 export function Decide(arg1:string,arg2:string,arg3:desktop.DecisionInput):Promise<void>;
 
+export function EditAndResend(arg1:string,arg2:number,arg3:string):Promise<desktop.ForkedRun>;
+
 export function ExecutePlan(arg1:string,arg2:string):Promise<string>;
 
 export function Live(arg1:string):Promise<desktop.LiveView>;
@@ -18,7 +20,11 @@ export function PendingApprovals(arg1:string):Promise<Array<desktop.PendingAppro
 
 export function QueuedMessages(arg1:string):Promise<Array<loop.QueuedMessage>>;
 
+export function Regenerate(arg1:string,arg2:number):Promise<desktop.ForkedRun>;
+
 export function RemoveQueued(arg1:string,arg2:string):Promise<boolean>;
+
+export function Retry(arg1:string):Promise<string>;
 
 export function SendMessage(arg1:string,arg2:string):Promise<string>;
 

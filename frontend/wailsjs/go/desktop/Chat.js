@@ -14,6 +14,10 @@ export function Decide(arg1, arg2, arg3) {
   return window['go']['desktop']['Chat']['Decide'](arg1, arg2, arg3);
 }
 
+export function EditAndResend(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['EditAndResend'](arg1, arg2, arg3);
+}
+
 export function ExecutePlan(arg1, arg2) {
   return window['go']['desktop']['Chat']['ExecutePlan'](arg1, arg2);
 }
@@ -30,8 +34,16 @@ export function QueuedMessages(arg1) {
   return window['go']['desktop']['Chat']['QueuedMessages'](arg1);
 }
 
+export function Regenerate(arg1, arg2) {
+  return window['go']['desktop']['Chat']['Regenerate'](arg1, arg2);
+}
+
 export function RemoveQueued(arg1, arg2) {
   return window['go']['desktop']['Chat']['RemoveQueued'](arg1, arg2);
+}
+
+export function Retry(arg1) {
+  return window['go']['desktop']['Chat']['Retry'](arg1);
 }
 
 export function SendMessage(arg1, arg2) {

@@ -5,6 +5,8 @@ import {checkpoint} from '../models';
 import {loop} from '../models';
 import {store} from '../models';
 
+export function Branches(arg1:string):Promise<Array<desktop.Branch>>;
+
 export function DeleteSession(arg1:string):Promise<void>;
 
 export function DeleteSessionAndFolder(arg1:string):Promise<string>;
