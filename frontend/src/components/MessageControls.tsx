@@ -110,15 +110,17 @@ export function UserMessage({ seq, text, className, versions, controls }: UserPr
           </span>
         </form>
       )}
-      <div className="msg-actions">
-        {versions && controls && <VersionSwitcher versions={versions} seq={seq} onShow={controls.showVersion} />}
-        {controls && draft === null && (
-          <button type="button" className="small" aria-label="Edit message" onClick={() => setDraft(text)}>
-            Edit
-          </button>
-        )}
-        <CopyButton label="Copy message" text={() => text} />
-      </div>
+      {draft === null && (
+        <div className="msg-actions">
+          {versions && controls && <VersionSwitcher versions={versions} seq={seq} onShow={controls.showVersion} />}
+          {controls && (
+            <button type="button" className="small" aria-label="Edit message" onClick={() => setDraft(text)}>
+              Edit
+            </button>
+          )}
+          <CopyButton label="Copy message" text={() => text} />
+        </div>
+      )}
     </article>
   );
 }
