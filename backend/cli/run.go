@@ -40,7 +40,8 @@ const runUsage = `usage: loopdesk run [flags] PROMPT
 
 Runs the agent headless in a workspace and prints what it does.
 
-  --session ID          continue this session (default: a new one)
+  --session ID          continue this session (default: a new one); its own approval mode and
+                        budgets (set in the window's header) apply unless a flag below names them
   --workspace DIR       the folder the agent works in (default: the session's, else the current dir)
   --db PATH             database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
   --base-url URL        OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else the saved one,
@@ -317,6 +318,13 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	spec := cfg.RunSpec(sessionID, o.workspace, o.prompt, o.system)
 	spec.Sandbox = shell
 	spec.Plan = o.plan
+	if o.session != "" {
+		// Continuing a session: its own approval mode and budgets (set in the window's
+		// header) apply, unless a flag names the value.
+		if err := runSessionSettings(ctx, db, sessionID, &spec, o.flags); err != nil {
+			return runExitOther, err
+		}
+	}
 	runID, err := runner.Start(ctx, spec)
 	if err != nil {
 		return runExitOther, err
@@ -381,6 +389,20 @@ func runSession(ctx context.Context, db *store.DB, o *runOptions, model string) 
 		return "", err
 	}
 	return s.ID, nil
+}
+
+// runSessionSettings puts the session's own approval mode and budgets over spec, flags first.
+func runSessionSettings(ctx context.Context, db *store.DB, sessionID string, spec *loop.RunSpec, flags desktop.Overrides) error {
+	mode, err := db.GetSessionMode(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	b, err := db.GetSessionBudgets(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	desktop.ApplySession(spec, mode.Approve, b, flags)
+	return nil
 }
 
 func runCheckDir(o *runOptions) error {

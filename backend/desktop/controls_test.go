@@ -7,6 +7,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
+	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // converse sends each message and waits for its run to complete.
@@ -215,3 +216,34 @@ func TestRetryRunsAgainWithoutSendingTheMessageTwice(t *testing.T) {
 		t.Fatalf("a refused retry changed the session: %q", got)
 	}
 }
+
+func TestSessionBudgetsSetInTheHeaderBoundTheNextRun(t *testing.T) {
+	srv := startFake(t)
+	srv.Enqueue(fakeai.ToolCalls(fakeai.Call{Name: "list_dir", Arguments: `{"path":"."}`}), fakeai.Text("never reached"))
+	app := newTestApp(t, srv.URL())
+	s, _ := app.NewSession(t.TempDir())
+	one := 1
+	if _, err := app.SetSessionBudgets(s.ID, store.SessionBudgets{MaxTurns: &one}); err != nil {
+		t.Fatal(err)
+	}
+	bad := -5
+	if _, err := app.SetSessionBudgets(s.ID, store.SessionBudgets{MaxTokens: ptr(int64(bad))}); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("a negative budget: %v", err)
+	}
+	if _, err := app.SetMode(s.ID, "execute", "auto"); err != nil {
+		t.Fatal(err)
+	}
+	runID, err := app.SendMessage(s.ID, "look")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := app.rec.runFinished(t, runID); end["status"] != "max_turns" {
+		t.Fatalf("run ended %v; want max_turns from the session's own limit of 1", end["status"])
+	}
+	v, err := app.OpenSession(s.ID)
+	if err != nil || v.Budgets.MaxTurns == nil || *v.Budgets.MaxTurns != 1 || v.Budgets.MaxTokens != nil {
+		t.Fatalf("the session view's budgets = %+v, %v", v.Budgets, err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

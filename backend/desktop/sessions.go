@@ -157,6 +157,9 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 	if v.Mode, err = s.c.db.GetSessionMode(ctx, id); err != nil {
 		return SessionView{}, err
 	}
+	if v.Budgets, err = s.c.db.GetSessionBudgets(ctx, id); err != nil {
+		return SessionView{}, err
+	}
 	if v.Totals, err = s.c.db.SessionTotals(ctx, id); err != nil {
 		return SessionView{}, err
 	}

@@ -64,6 +64,11 @@ func (db *DB) fork(ctx context.Context, id string, seq, lowest int64) (Session, 
 			child.ID, id, seq); err != nil {
 			return err
 		}
+		// A version (an edit, a regeneration) runs as its parent did: same approval mode and budgets.
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET approve = p.approve, budgets = p.budgets
+			FROM (SELECT approve, budgets FROM sessions WHERE id = ?) AS p WHERE id = ?`, id, child.ID); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO rules(id, tool, pattern, effect, scope, scope_id, created_at)
 			SELECT lower(hex(randomblob(12))), tool, pattern, effect, scope, ?, created_at FROM rules
 			WHERE scope = 'session' AND scope_id = ?`, child.ID, id); err != nil {
