@@ -117,4 +117,22 @@ describe('conversation controls', () => {
     expect(screen.queryByRole('textbox', { name: 'Find in session' })).toBeNull();
     expect(fake.api.cancel).not.toHaveBeenCalled();
   });
+
+  it("sets the session's own budgets in the header; a bad number is refused and nothing saved", async () => {
+    const s = seed('geo');
+    render(<App />);
+    await open(/geo/);
+    await userEvent.click(await screen.findByText(/Budgets: the saved defaults/));
+    const form = screen.getByRole('form', { name: 'Session budgets' });
+    await userEvent.type(within(form).getByLabelText('Max turns'), '3');
+    await userEvent.type(within(form).getByLabelText('Max cost (USD)'), '-1');
+    await userEvent.click(within(form).getByRole('button', { name: 'Save budgets' }));
+    expect(within(form).getByRole('status').textContent).toMatch(/Max cost \(USD\) must be/);
+    expect(fake.api.setSessionBudgets).not.toHaveBeenCalled();
+    await userEvent.clear(within(form).getByLabelText('Max cost (USD)'));
+    await userEvent.click(within(form).getByRole('button', { name: 'Save budgets' }));
+    await waitFor(() => expect(within(form).getByRole('status').textContent).toBe('Saved.'));
+    expect(fake.state.budgets.get(s.id)).toEqual({ max_turns: 3, max_tool_calls: null, max_tokens: null, max_cost_usd: null, timeout_seconds: null });
+    expect(screen.getByText(/Budgets: this session’s own/)).toBeTruthy();
+  });
 });

@@ -22,6 +22,7 @@ import { useFocusCard, useLaunchFolders, useReportFocus } from './hooks/useDeskt
 import { useShortcuts } from './hooks/useShortcuts';
 import { RETRYABLE, useControls } from './hooks/useControls';
 import { FindBar } from './components/FindBar';
+import { SessionBudgets } from './components/SessionBudgets';
 import { useWindowState } from './hooks/useWindowState';
 import { useSession } from './hooks/useSession';
 import { useSearch, useSessions } from './hooks/useSessions';
@@ -338,6 +339,7 @@ export function App() {
                 }}
               />
             )}
+            {current && selected && <SessionBudgets key={`budgets-${selected}`} sessionID={selected} defaults={settings?.budgets} />}
             {finding && selected && <FindBar root={conversationEl} version={`${selected}:${chat.rows.length}`} onClose={() => setFinding(false)} />}
             <Conversation
               key={`conv-${selected}`}

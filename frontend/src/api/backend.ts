@@ -15,6 +15,7 @@ import type {
   Change,
   ForkFolder,
   ForkedRun,
+  SessionBudgets,
   Branch,
   Hunk,
   Orphan,
@@ -181,6 +182,11 @@ export const api = {
   regenerate: (sessionID: string, seq: number): Promise<ForkedRun> => as<ForkedRun>(Chat.Regenerate(sessionID, seq)),
   /** Runs again from the last complete row after a failed or interrupted run; returns the run id. */
   retry: (sessionID: string): Promise<string> => Chat.Retry(sessionID),
+  /** The session's own budgets (null: the saved default). */
+  sessionBudgets: (sessionID: string): Promise<SessionBudgets> => as<SessionBudgets>(Chat.SessionBudgets(sessionID)),
+  /** Saves the session's own budgets; the next run of it (window or CLI) uses them. */
+  setSessionBudgets: (sessionID: string, b: SessionBudgets): Promise<SessionBudgets> =>
+    as<SessionBudgets>(Chat.SetSessionBudgets(sessionID, b as never)),
   pendingApprovals: (sessionID: string): Promise<Pending[]> => list<Pending>(Chat.PendingApprovals(sessionID)),
   decide: (sessionID: string, callID: string, d: DecisionInput): Promise<void> =>
     Chat.Decide(sessionID, callID, d as never),

@@ -594,3 +594,12 @@ export interface Branch {
   /** This session's place in sessions. */
   index: number;
 }
+
+/** A session's own budgets, set in its header; null takes the saved default (Settings). */
+export interface SessionBudgets {
+  max_turns: number | null;
+  max_tool_calls: number | null;
+  max_tokens: number | null;
+  max_cost_usd: number | null;
+  timeout_seconds: number | null;
+}

@@ -8,6 +8,7 @@ import type {
   Branch,
   ForkedRun,
   ForkFolder,
+  SessionBudgets,
   Hunk,
   Orphan,
   Change,
@@ -46,6 +47,8 @@ import type {
 
 type Handler = (ev: WireEvent) => void;
 
+const NO_BUDGETS: SessionBudgets = { max_turns: null, max_tool_calls: null, max_tokens: null, max_cost_usd: null, timeout_seconds: null };
+
 export const defaultSettings = (): Settings => ({
   base_url: 'http://127.0.0.1:9/v1',
   model: 'fake-model',
@@ -77,6 +80,7 @@ export function makeFakeApi() {
     rows: new Map<string, Row[]>(),
     runs: new Map<string, Run[]>(),
     branches: new Map<string, Branch[]>(),
+    budgets: new Map<string, SessionBudgets>(),
     clipboard: '',
     meters: new Map<string, Meter[]>(),
     pending: new Map<string, Pending[]>(),
@@ -303,6 +307,12 @@ export function makeFakeApi() {
       return { session: await api.forkSession(id, at), run_id: 'run-regen' };
     }),
     retry: vi.fn(async (_id: string) => 'run-retry'),
+    sessionBudgets: vi.fn(async (id: string): Promise<SessionBudgets> => ({ ...NO_BUDGETS, ...state.budgets.get(id) })),
+    setSessionBudgets: vi.fn(async (id: string, b: SessionBudgets) => {
+      if (Object.values(b).some((v) => v !== null && v < 0)) throw { code: 'invalid_input', message: 'budgets cannot be negative' };
+      state.budgets.set(id, b);
+      return b;
+    }),
     branches: vi.fn(async (id: string) => [...(state.branches.get(id) ?? [])]),
     copyText: vi.fn(async (text: string) => {
       state.clipboard = text;

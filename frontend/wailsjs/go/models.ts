@@ -868,6 +868,7 @@ export namespace desktop {
 	    mode: store.SessionMode;
 	    totals: store.Totals;
 	    queued: loop.QueuedMessage[];
+	    budgets: store.SessionBudgets;
 	
 	    static createFrom(source: any = {}) {
 	        return new SessionView(source);
@@ -885,6 +886,7 @@ export namespace desktop {
 	        this.mode = this.convertValues(source["mode"], store.SessionMode);
 	        this.totals = this.convertValues(source["totals"], store.Totals);
 	        this.queued = this.convertValues(source["queued"], loop.QueuedMessage);
+	        this.budgets = this.convertValues(source["budgets"], store.SessionBudgets);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1367,6 +1369,26 @@ export namespace store {
 		    }
 		    return a;
 		}
+	}
+	export class SessionBudgets {
+	    max_turns?: number;
+	    max_tool_calls?: number;
+	    max_tokens?: number;
+	    max_cost_usd?: number;
+	    timeout_seconds?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionBudgets(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.max_turns = source["max_turns"];
+	        this.max_tool_calls = source["max_tool_calls"];
+	        this.max_tokens = source["max_tokens"];
+	        this.max_cost_usd = source["max_cost_usd"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	    }
 	}
 	export class SessionMode {
 	    mode: string;

@@ -30,7 +30,11 @@ export function SendMessage(arg1:string,arg2:string):Promise<string>;
 
 export function SendQueued(arg1:string,arg2:string):Promise<string>;
 
+export function SessionBudgets(arg1:string):Promise<store.SessionBudgets>;
+
 export function SetMode(arg1:string,arg2:string,arg3:string):Promise<store.SessionMode>;
+
+export function SetSessionBudgets(arg1:string,arg2:store.SessionBudgets):Promise<store.SessionBudgets>;
 
 export function SuggestRule(arg1:string,arg2:string):Promise<desktop.RuleInput>;
 

@@ -54,8 +54,16 @@ export function SendQueued(arg1, arg2) {
   return window['go']['desktop']['Chat']['SendQueued'](arg1, arg2);
 }
 
+export function SessionBudgets(arg1) {
+  return window['go']['desktop']['Chat']['SessionBudgets'](arg1);
+}
+
 export function SetMode(arg1, arg2, arg3) {
   return window['go']['desktop']['Chat']['SetMode'](arg1, arg2, arg3);
+}
+
+export function SetSessionBudgets(arg1, arg2) {
+  return window['go']['desktop']['Chat']['SetSessionBudgets'](arg1, arg2);
 }
 
 export function SuggestRule(arg1, arg2) {
