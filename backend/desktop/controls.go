@@ -3,11 +3,15 @@ package desktop
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/transcript"
 )
 
 // The conversation controls (issue 20): edit and resend, regenerate, retry, and the versions
@@ -211,4 +215,41 @@ func branchAt(id string, at int64, byID map[string]store.Session, children map[s
 		ids[i] = m.ID
 	}
 	return ids
+}
+
+// ExportMarkdown writes the session as a readable Markdown transcript (package transcript)
+// to a file the person picks. It returns the path written, or "" when the dialog was
+// cancelled; a failed export leaves no partial file.
+func (s *Sessions) ExportMarkdown(id string) (string, error) {
+	ctx := s.c.context()
+	x, err := s.c.db.GetSession(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	path, err := s.c.dialogs.SaveFile("Export session as Markdown", strings.TrimSuffix(exportName(x), ".jsonl")+".md")
+	if err != nil || path == "" {
+		return "", err
+	}
+	err = writeAtomic(path, func(w io.Writer) error { return transcript.Export(ctx, s.c.db, id, w) })
+	if err != nil {
+		return "", fmt.Errorf("export session %s as Markdown: %w", id, err)
+	}
+	return path, nil
+}
+
+// writeAtomic writes beside path and renames, so a failed write leaves no partial file.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".loopdesk-export-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -3,6 +3,9 @@ package desktop_test
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loopdesk/loopdesk/backend/desktop"
@@ -247,3 +250,24 @@ func TestSessionBudgetsSetInTheHeaderBoundTheNextRun(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestExportMarkdownWritesTheTranscriptThePersonPicked(t *testing.T) {
+	srv := startFake(t)
+	srv.Enqueue(fakeai.Text("Paris."))
+	app := newTestApp(t, srv.URL())
+	s, _ := app.NewSession("")
+	converse(t, app, s.ID, "capital of France?")
+	app.dialogs.save = filepath.Join(t.TempDir(), "t.md")
+	path, err := app.ExportMarkdown(s.ID)
+	if err != nil || path != app.dialogs.save {
+		t.Fatalf("export = %q, %v", path, err)
+	}
+	b, _ := os.ReadFile(path)
+	if md := string(b); !strings.Contains(md, "## You (#1)\n\ncapital of France?") || !strings.Contains(md, "Paris.") || strings.Contains(md, "sk-test-secret") {
+		t.Fatalf("transcript:\n%s", md)
+	}
+	app.dialogs.save = ""
+	if path, err := app.ExportMarkdown(s.ID); path != "" || err != nil {
+		t.Fatalf("a cancelled dialog: %q, %v", path, err)
+	}
+}

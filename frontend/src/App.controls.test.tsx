@@ -135,4 +135,13 @@ describe('conversation controls', () => {
     expect(fake.state.budgets.get(s.id)).toEqual({ max_turns: 3, max_tool_calls: null, max_tokens: null, max_cost_usd: null, timeout_seconds: null });
     expect(screen.getByText(/Budgets: this session’s own/)).toBeTruthy();
   });
+
+  it('Export → Markdown writes the transcript and says where', async () => {
+    const s = seed('geo');
+    render(<App />);
+    await open(/geo/);
+    await userEvent.click(await screen.findByRole('button', { name: 'Export as Markdown' }));
+    await waitFor(() => expect(fake.api.exportMarkdown).toHaveBeenCalledWith(s.id));
+    expect(await screen.findByText('Exported to /home/me/session.md')).toBeTruthy();
+  });
 });

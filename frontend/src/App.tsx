@@ -302,6 +302,7 @@ export function App() {
               model={settings?.model ?? ''}
               onRename={(title) => (selected ? list.rename(selected, title) : Promise.resolve(false))}
               onExport={() => (selected ? list.exportTo(selected) : Promise.resolve(null))}
+              onExportMarkdown={() => (selected ? list.exportMarkdown(selected) : Promise.resolve(null))}
               onDelete={async () => {
                 if (!selected) return false;
                 const ok = await list.remove(selected);

@@ -113,6 +113,8 @@ export const api = {
   deleteSession: (id: string): Promise<void> => Sessions.DeleteSession(id),
   /** Writes the export through the native save dialog; "" when cancelled. */
   exportSession: (id: string): Promise<string> => Sessions.ExportSession(id),
+  /** Writes a Markdown transcript through the native save dialog; "" when cancelled. */
+  exportMarkdown: (id: string): Promise<string> => Sessions.ExportMarkdown(id),
   forkSession: (id: string, seq: number): Promise<Session> => as<Session>(Sessions.ForkSession(id, seq)),
   /** A fork with its own copy of the folder as it was at row seq. */
   forkSessionWithFiles: (id: string, seq: number): Promise<Session> => as<Session>(Sessions.ForkSessionWithFiles(id, seq)),

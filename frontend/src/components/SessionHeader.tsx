@@ -11,13 +11,15 @@ interface Props {
   forkFolder?: string;
   onDeleteWithFolder?: () => Promise<boolean>;
   onExport: () => Promise<string | null>;
+  /** Export → Markdown: a readable transcript; the path written, or null. */
+  onExportMarkdown?: () => Promise<string | null>;
   onOpenParent: () => void;
   /** The session's sandbox control (SandboxControl). */
   sandbox?: ReactNode;
 }
 
 /** The open session's title and its actions: rename, export, delete (confirmed). */
-export function SessionHeader({ session, parentTitle, model, onRename, onDelete, onExport, onOpenParent, sandbox, forkFolder, onDeleteWithFolder }: Props) {
+export function SessionHeader({ session, parentTitle, model, onRename, onDelete, onExport, onExportMarkdown, onOpenParent, sandbox, forkFolder, onDeleteWithFolder }: Props) {
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState('');
   const [confirming, setConfirming] = useState(false);
@@ -80,6 +82,20 @@ export function SessionHeader({ session, parentTitle, model, onRename, onDelete,
           >
             Export
           </button>
+          {onExportMarkdown && (
+            <button
+              type="button"
+              className="small"
+              aria-label="Export as Markdown"
+              title="Export → Markdown: a readable transcript"
+              onClick={async () => {
+                const path = await onExportMarkdown();
+                setNote(path ? `Exported to ${path}` : '');
+              }}
+            >
+              Markdown
+            </button>
+          )}
           <button type="button" className="small danger" onClick={() => setConfirming(true)}>
             Delete
           </button>

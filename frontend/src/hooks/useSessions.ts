@@ -32,9 +32,10 @@ export function useSessions() {
     [act],
   );
   const exportTo = useCallback((id: string): Promise<string | null> => act(() => api.exportSession(id)), [act]);
+  const exportMarkdown = useCallback((id: string): Promise<string | null> => act(() => api.exportMarkdown(id)), [act]);
   const fork = useCallback((id: string, seq: number): Promise<Session | null> => act(() => api.forkSession(id, seq)), [act]);
 
-  return { sessions, error, setError, refresh, create, rename, remove, removeWithFolder, exportTo, fork };
+  return { sessions, error, setError, refresh, create, rename, remove, removeWithFolder, exportTo, exportMarkdown, fork };
 }
 
 /** Debounced full-text search: hits for the latest query only. */

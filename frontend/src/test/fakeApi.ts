@@ -245,6 +245,10 @@ export function makeFakeApi() {
       find(id);
       return state.exportPath;
     }),
+    exportMarkdown: vi.fn(async (id: string) => {
+      find(id);
+      return state.exportPath.replace(/\.jsonl$/, '') + '.md';
+    }),
     forkSession: vi.fn(async (id: string, seq: number) => {
       const parent = find(id);
       const s = session(`${parent.title} (fork)`, { parent_id: id, fork_seq: seq, workspace: parent.workspace });

@@ -11,6 +11,8 @@ export function DeleteSession(arg1:string):Promise<void>;
 
 export function DeleteSessionAndFolder(arg1:string):Promise<string>;
 
+export function ExportMarkdown(arg1:string):Promise<string>;
+
 export function ExportSession(arg1:string):Promise<string>;
 
 export function ForkFolderOf(arg1:string):Promise<desktop.ForkFolder>;

@@ -14,6 +14,10 @@ export function DeleteSessionAndFolder(arg1) {
   return window['go']['desktop']['Sessions']['DeleteSessionAndFolder'](arg1);
 }
 
+export function ExportMarkdown(arg1) {
+  return window['go']['desktop']['Sessions']['ExportMarkdown'](arg1);
+}
+
 export function ExportSession(arg1) {
   return window['go']['desktop']['Sessions']['ExportSession'](arg1);
 }
