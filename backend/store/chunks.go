@@ -49,6 +49,9 @@ type Chunk struct {
 type UserPayload struct {
 	Text     string `json:"text"`
 	QueuedID string `json:"queued_id,omitempty"`
+	// Images are the images sent with the message, by blob (blobs.go); Append refuses one
+	// that is not stored.
+	Images []ImageRef `json:"images,omitempty"`
 }
 
 // ToolCall is one call the model asked for. Arguments is the raw string
@@ -368,6 +371,9 @@ func (db *DB) Append(ctx context.Context, sessionID, runID string, chunks ...New
 				return fmt.Errorf("row %d: %w", i+1, err)
 			}
 			if err := delivered(ctx, tx, sessionID, ps[i].v); err != nil {
+				return fmt.Errorf("row %d: %w", i+1, err)
+			}
+			if err := checkImages(ctx, tx, ps[i].v); err != nil {
 				return fmt.Errorf("row %d: %w", i+1, err)
 			}
 			if _, err := stmt.ExecContext(ctx, sessionID, seq, string(c.Kind), string(ps[i].raw), runID, now); err != nil {
