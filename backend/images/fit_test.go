@@ -174,3 +174,14 @@ func TestHashNamesTheBytes(t *testing.T) {
 		t.Fatal("Hash is not a function of the bytes alone")
 	}
 }
+
+func TestSeesImagesDefaultsFromTheModelName(t *testing.T) {
+	for model, want := range map[string]bool{
+		"gpt-4.1-mini": true, "claude-sonnet-4-5": true, "gemini-2.5-pro": true, "qwen2.5-vl-72b": true,
+		"gpt-3.5-turbo": false, "deepseek-chat": false, "Qwen3-Coder-30B": false, "llama-3.3-70b": false, "llama-3.2-90b-vision": true,
+	} {
+		if got := SeesImages(model); got != want {
+			t.Errorf("SeesImages(%q) = %v; want %v", model, got, want)
+		}
+	}
+}

@@ -89,6 +89,10 @@ type Config struct {
 	InstructionsDir string
 }
 
+// ImageRef is an image sent with a prompt: a stored blob (the store's type, named here so
+// the pure core need not import the store).
+type ImageRef = store.ImageRef
+
 // RunSpec is one run: the prompt plus the agent chosen for it.
 type RunSpec struct {
 	SessionID    string
@@ -118,6 +122,8 @@ type RunSpec struct {
 	// error or an interruption, and Regenerate in a fork that ends on the person's message.
 	// The model is called on the stored rows; nothing is added before the first call.
 	Resume bool
+	// Images go with Prompt on its user row (stored blobs: backend/store blobs.go).
+	Images []ImageRef
 }
 
 // RunMode is the mode recorded on the run row.
@@ -195,7 +201,7 @@ func (r *Runner) Bus() *Bus { return r.bus }
 // the run row exists; the outcome arrives as run_finished on the bus, in the run row, and
 // from Wait. ctx bounds only the start itself, not the run.
 func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
-	if spec.Prompt == "" && len(spec.Queued) == 0 && spec.CompactThrough == 0 && !spec.Resume {
+	if spec.Prompt == "" && len(spec.Images) == 0 && len(spec.Queued) == 0 && spec.CompactThrough == 0 && !spec.Resume {
 		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrNoPrompt)
 	}
 	for {

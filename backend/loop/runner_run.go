@@ -159,7 +159,7 @@ func (rn *run) loop() {
 	defer close(rn.loopDone)
 	effects := rn.step(Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
-		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, Recover: rn.recovery, CompactThrough: rn.spec.CompactThrough})
+		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Recover: rn.recovery, CompactThrough: rn.spec.CompactThrough})
 	for {
 		for len(effects) > 0 {
 			effects = rn.execute(effects) // a failed effect ends the run: more to do
@@ -313,7 +313,7 @@ func (rn *run) snapshot() []store.Chunk { return rn.chunks[:len(rn.chunks):len(r
 func storePayload(row Row) any {
 	switch r := row.(type) {
 	case UserRow:
-		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID}
+		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Images: r.Images}
 	case AssistantRow:
 		calls := make([]store.ToolCall, len(r.ToolCalls))
 		for i, c := range r.ToolCalls {
