@@ -34,7 +34,15 @@ func (h *Chat) SendWithImages(sessionID, text string, imgs []ImageInput) (string
 	if c.running(sessionID) {
 		return "", fmt.Errorf("%w: images can be sent once the run has ended; the text alone can be queued", ErrInvalidInput)
 	}
-	refs, err := StoreImages(c.context(), c.db, imgs)
+	raw := make([]RawImage, len(imgs))
+	for i, in := range imgs {
+		data, err := decodeImage(in.Data)
+		if err != nil {
+			return "", fmt.Errorf("%w: image %q: %v", ErrInvalidInput, in.Name, err)
+		}
+		raw[i] = RawImage{Name: in.Name, Data: data}
+	}
+	refs, err := StoreImages(c.context(), c.db, raw)
 	if err != nil {
 		return "", err
 	}
@@ -42,18 +50,23 @@ func (h *Chat) SendWithImages(sessionID, text string, imgs []ImageInput) (string
 	return c.start(sessionID, func(spec *loop.RunSpec) { spec.Prompt, spec.Images = text, refs })
 }
 
+// RawImage is an image file's name and bytes.
+type RawImage struct {
+	Name string
+	Data []byte
+}
+
 // StoreImages checks each image and stores it as a blob, returning the references a user
-// row carries. The first bad image fails the call before anything is stored.
-func StoreImages(ctx context.Context, db *store.DB, imgs []ImageInput) ([]store.ImageRef, error) {
+// row carries (the window's Send and `loopdesk run --image`). The first bad image fails the
+// call before anything is stored.
+func StoreImages(ctx context.Context, db *store.DB, imgs []RawImage) ([]store.ImageRef, error) {
 	checked := make([]images.Image, len(imgs))
 	for i, in := range imgs {
-		data, err := decodeImage(in.Data)
-		if err != nil {
-			return nil, fmt.Errorf("%w: image %q: %v", ErrInvalidInput, in.Name, err)
-		}
+		data := in.Data
 		if len(data) > MaxImageBytes {
 			return nil, fmt.Errorf("%w: image %q is %d MB; at most %d MB", ErrInvalidInput, in.Name, len(data)>>20, MaxImageBytes>>20)
 		}
+		var err error
 		if checked[i], err = images.Check(data); err != nil {
 			return nil, fmt.Errorf("%w: image %q: %v", ErrInvalidInput, in.Name, err)
 		}
