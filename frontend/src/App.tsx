@@ -1,6 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type CSSProperties } from 'react';
 import { api } from './api/backend';
-import type { Hit, Session, Theme } from './api/types';
+import type { Hit, ImageInput, Session, Theme } from './api/types';
 import { BudgetMeters } from './components/BudgetMeters';
 import { ChangesPanel } from './components/ChangesPanel';
 import { OrphanNotice } from './components/OrphanNotice';
@@ -113,6 +113,16 @@ export function App() {
     if (!selected && last && list.sessions.some((s) => s.id === last)) open(last);
   }, [restored, win.loaded, list.sessions, selected, open]);
   const [showShortcuts, setShowShortcuts] = useState(false);
+  // Whether the saved model takes images (its name's default); read again when it changes.
+  const [seesImages, setSeesImages] = useState(true);
+  useEffect(() => {
+    if (!settings?.model) return;
+    let live = true;
+    api.seesImages().then((v) => live && setSeesImages(v), () => {});
+    return () => {
+      live = false;
+    };
+  }, [settings?.model]);
   const [finding, setFinding] = useState(false);
   const stepSession = (by: number) => {
     const ids = list.sessions.map((s) => s.id);
@@ -136,7 +146,7 @@ export function App() {
   });
 
   const send = useCallback(
-    async (text: string) => {
+    async (text: string, images: ImageInput[] = []) => {
       let id = selected;
       if (!id) {
         const s = await list.create(nextWorkspace);
@@ -144,7 +154,7 @@ export function App() {
         id = s.id;
         setSelected(id);
       }
-      return chat.send(text, id);
+      return chat.send(text, id, images);
     },
     [selected, list, nextWorkspace, chat],
   );
@@ -367,6 +377,7 @@ export function App() {
               disabled={!settings?.configured}
               queued={chat.queued}
               onSend={send}
+              textOnly={!seesImages}
               onStop={chat.stop}
               onRemoveQueued={(id) => void chat.removeQueued(id)}
             />

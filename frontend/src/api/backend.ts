@@ -15,6 +15,7 @@ import type {
   Change,
   ForkFolder,
   ForkedRun,
+  ImageInput,
   SessionBudgets,
   Branch,
   Hunk,
@@ -176,6 +177,13 @@ export const api = {
 
   // Chat
   sendMessage: (sessionID: string, text: string): Promise<string> => Chat.SendMessage(sessionID, text),
+  /** Sends text with images (stored as blobs first); refused while a run goes on. */
+  sendWithImages: (sessionID: string, text: string, images: ImageInput[]): Promise<string> =>
+    Chat.SendWithImages(sessionID, text, images as never),
+  /** A stored image as a data URL. */
+  image: (hash: string): Promise<string> => Sessions.Image(hash),
+  /** Whether the saved model takes images (its name's default). */
+  seesImages: (): Promise<boolean> => Chat.SeesImages(),
   cancel: (sessionID: string): Promise<void> => Chat.Cancel(sessionID),
   /** Forks before the person's message at seq and sends text there; the original is untouched. */
   editAndResend: (sessionID: string, seq: number, text: string): Promise<ForkedRun> =>

@@ -36,6 +36,25 @@ export interface UserPayload {
   text: string;
   /** The queued message this row delivered. */
   queued_id?: string;
+  /** Images sent with the message, by stored blob (Sessions.Image gives each as a data URL). */
+  images?: ImageRef[];
+}
+
+/** An image of a user row. */
+export interface ImageRef {
+  hash: string;
+  mime: string;
+  width: number;
+  height: number;
+  name?: string;
+  /** A provider refused it: kept, and left out of requests. */
+  excluded?: boolean;
+}
+
+/** An image attached in the message box: its file name and its bytes as a data URL. */
+export interface ImageInput {
+  name: string;
+  data: string;
 }
 export interface AssistantPayload {
   text: string;

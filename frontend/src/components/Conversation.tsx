@@ -324,7 +324,7 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
   switch (row.kind) {
     case 'user': {
       const p = row.payload as UserPayload;
-      return <UserMessage seq={row.seq} text={p.text} className={cls} versions={versions} controls={controls} />;
+      return <UserMessage seq={row.seq} text={p.text} images={p.images} className={cls} versions={versions} controls={controls} />;
     }
     case 'assistant': {
       const p = row.payload as AssistantPayload;

@@ -1,6 +1,8 @@
 import { useState, type KeyboardEvent, type ReactNode } from 'react';
 import { api } from '../api/backend';
 import type { Versions } from '../state/versions';
+import type { ImageRef } from '../api/types';
+import { RowImages } from './Images';
 
 /**
  * What the conversation's message controls do (issue 20); App wires them to Go. Every edit or
@@ -61,13 +63,14 @@ export function VersionSwitcher({ versions, seq, onShow }: { versions: Versions;
 interface UserProps {
   seq: number;
   text: string;
+  images?: ImageRef[];
   className: string;
   versions?: Versions;
   controls?: ConversationControls;
 }
 
 /** One of the person's messages, with Edit message (in place), Copy message and its versions. */
-export function UserMessage({ seq, text, className, versions, controls }: UserProps) {
+export function UserMessage({ seq, text, images, className, versions, controls }: UserProps) {
   const [draft, setDraft] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const send = async () => {
@@ -88,8 +91,9 @@ export function UserMessage({ seq, text, className, versions, controls }: UserPr
   };
   return (
     <article className={`msg user${className}`} aria-label="You" data-seq={seq}>
+      {images && images.length > 0 && <RowImages images={images} />}
       {draft === null ? (
-        <p className="plain">{text}</p>
+        text && <p className="plain">{text}</p>
       ) : (
         <form
           className="edit-message"

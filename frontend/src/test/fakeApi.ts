@@ -8,6 +8,7 @@ import type {
   Branch,
   ForkedRun,
   ForkFolder,
+  ImageInput,
   SessionBudgets,
   Hunk,
   Orphan,
@@ -81,6 +82,8 @@ export function makeFakeApi() {
     runs: new Map<string, Run[]>(),
     branches: new Map<string, Branch[]>(),
     budgets: new Map<string, SessionBudgets>(),
+    sentImages: [] as ImageInput[],
+    seesImages: true,
     clipboard: '',
     meters: new Map<string, Meter[]>(),
     pending: new Map<string, Pending[]>(),
@@ -296,6 +299,16 @@ export function makeFakeApi() {
       return 'run1';
     }),
     cancel: vi.fn(async (_id: string) => {}),
+    sendWithImages: vi.fn(async (id: string, text: string, images: ImageInput[]) => {
+      const rows = state.rows.get(id) ?? [];
+      const refs = images.map((im, i) => ({ hash: `h${i}`, mime: 'image/png', width: 1, height: 1, name: im.name }));
+      rows.push(chunk(id, rows.length + 1, 'user', { text, images: refs }));
+      state.rows.set(id, rows);
+      state.sentImages.push(...images);
+      return 'run-img';
+    }),
+    image: vi.fn(async (_hash: string) => 'data:image/png;base64,iVBORw0KGgo='),
+    seesImages: vi.fn(async () => state.seesImages),
     // Edit and Regenerate fork as Go does (rows before the edited message; through the
     // regenerated reply's message) and start a run in the fork.
     editAndResend: vi.fn(async (id: string, seq: number, text: string): Promise<ForkedRun> => {

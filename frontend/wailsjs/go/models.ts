@@ -490,6 +490,20 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class ImageInput {
+	    name: string;
+	    data: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImageInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.data = source["data"];
+	    }
+	}
 	export class InstructionFile {
 	    scope: string;
 	    path: string;

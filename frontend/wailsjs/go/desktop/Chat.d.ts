@@ -26,9 +26,13 @@ export function RemoveQueued(arg1:string,arg2:string):Promise<boolean>;
 
 export function Retry(arg1:string):Promise<string>;
 
+export function SeesImages():Promise<boolean>;
+
 export function SendMessage(arg1:string,arg2:string):Promise<string>;
 
 export function SendQueued(arg1:string,arg2:string):Promise<string>;
+
+export function SendWithImages(arg1:string,arg2:string,arg3:Array<desktop.ImageInput>):Promise<string>;
 
 export function SessionBudgets(arg1:string):Promise<store.SessionBudgets>;
 

@@ -46,12 +46,20 @@ export function Retry(arg1) {
   return window['go']['desktop']['Chat']['Retry'](arg1);
 }
 
+export function SeesImages() {
+  return window['go']['desktop']['Chat']['SeesImages']();
+}
+
 export function SendMessage(arg1, arg2) {
   return window['go']['desktop']['Chat']['SendMessage'](arg1, arg2);
 }
 
 export function SendQueued(arg1, arg2) {
   return window['go']['desktop']['Chat']['SendQueued'](arg1, arg2);
+}
+
+export function SendWithImages(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['SendWithImages'](arg1, arg2, arg3);
 }
 
 export function SessionBudgets(arg1) {

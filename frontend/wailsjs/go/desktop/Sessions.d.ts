@@ -21,6 +21,8 @@ export function ForkSession(arg1:string,arg2:number):Promise<desktop.Session>;
 
 export function ForkSessionWithFiles(arg1:string,arg2:number):Promise<desktop.Session>;
 
+export function Image(arg1:string):Promise<string>;
+
 export function ImportSession():Promise<desktop.Session>;
 
 export function Instructions(arg1:string):Promise<Array<desktop.InstructionFile>>;

@@ -34,6 +34,10 @@ export function ForkSessionWithFiles(arg1, arg2) {
   return window['go']['desktop']['Sessions']['ForkSessionWithFiles'](arg1, arg2);
 }
 
+export function Image(arg1) {
+  return window['go']['desktop']['Sessions']['Image'](arg1);
+}
+
 export function ImportSession() {
   return window['go']['desktop']['Sessions']['ImportSession']();
 }
