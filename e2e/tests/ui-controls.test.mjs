@@ -206,3 +206,41 @@ test('Esc stops the running run; Alt+Up and Alt+Down move between sessions', asy
   assert.equal(await page.getByRole('button', { name: 'Stop' }).count(), 0);
   assert.deepEqual(browser.consoleErrors, []);
 });
+
+test('an image attached and one pasted are stored with the message and shown', async () => {
+  const { page } = browser;
+  await newSession(page);
+  // A real 64x48 PNG, made by the page itself.
+  const png = await page.evaluate(async () => {
+    const c = document.createElement('canvas');
+    c.width = 64;
+    c.height = 48;
+    const g = c.getContext('2d');
+    g.fillStyle = '#3a7';
+    g.fillRect(0, 0, 64, 48);
+    return c.toDataURL('image/png').split(',')[1];
+  });
+  await page.getByLabel('Attach image').setInputFiles({ name: 'green.png', mimeType: 'image/png', buffer: Buffer.from(png, 'base64') });
+  const attached = page.getByRole('list', { name: 'Attached images' });
+  await attached.getByRole('img', { name: 'green.png' }).waitFor();
+  await page.getByRole('textbox', { name: 'Message' }).evaluate((el, b64) => {
+    const bytes = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], 'pasted.png', { type: 'image/png' }));
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+  }, png);
+  await attached.getByRole('img', { name: 'pasted.png' }).waitFor();
+  await docShot(page, 'controls-attached-images');
+  await fake.enqueue({ kind: 'text', text: 'Two green rectangles.' });
+  await sendMessage(page, 'what are these?');
+  await reply(page, 'Two green rectangles.').waitFor();
+  await runFinished(page);
+  const shown = you(page, 'what are these?').getByRole('list', { name: 'Images' });
+  await shown.getByRole('img', { name: 'green.png' }).waitFor();
+  await shown.getByRole('img', { name: 'pasted.png' }).waitFor();
+  await until('both thumbnails loaded', async () =>
+    (await shown.locator('img').evaluateAll((imgs) => imgs.filter((i) => i.complete && i.naturalWidth === 64).length)) === 2);
+  assert.equal(await attached.count(), 0, 'the box is empty after sending');
+  assert.equal(userTexts((await chatRequests(fake)).at(-1)).at(-1), 'what are these?');
+  assert.deepEqual(browser.consoleErrors, []);
+});
