@@ -58,3 +58,42 @@ func TestRunImageStoresEachFileOnThePromptRow(t *testing.T) {
 		t.Fatalf("the stored image is not the file: %v", err)
 	}
 }
+
+func TestMarkdownExportWritesImagesNextToIt(t *testing.T) {
+	e := runNewEnv(t)
+	var b bytes.Buffer
+	png.Encode(&b, image.NewGray(image.Rect(0, 0, 5, 5)))
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	os.WriteFile(shot, b.Bytes(), 0o600)
+	e.srv.Enqueue(fakeai.Text("A tiny square."))
+	ctx := context.Background()
+	var out, errb bytes.Buffer
+	if code := Run(ctx, []string{"--db", e.db, "--workspace", e.ws, "--model", "fake-model", "--base-url", e.srv.URL(), "--image", shot, "look"},
+		strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("run: %d %s", code, errb.String())
+	}
+	db, _ := store.Open(ctx, e.db)
+	list, _ := db.ListSessions(ctx)
+	db.Close()
+	dir := t.TempDir()
+	md := filepath.Join(dir, "look.md")
+	export := func(args ...string) (int, string, string) {
+		var o, eb bytes.Buffer
+		code := Sessions(ctx, append([]string{"export", "--format", "markdown", "--db", e.db, list[0].ID}, args...), &o, &eb)
+		return code, o.String(), eb.String()
+	}
+	if code, _, stderr := export("-o", md); code != 0 {
+		t.Fatalf("export: %d %s", code, stderr)
+	}
+	text, _ := os.ReadFile(md)
+	files, _ := filepath.Glob(filepath.Join(dir, "look_images", "*.png"))
+	if len(files) != 1 || !strings.Contains(string(text), "![shot.png](look_images/"+filepath.Base(files[0])+")") {
+		t.Fatalf("images %v; transcript:\n%s", files, text)
+	}
+	if got, _ := os.ReadFile(files[0]); !bytes.Equal(got, b.Bytes()) {
+		t.Fatal("the image beside the transcript is not the original")
+	}
+	if code, stdout, _ := export(); code != 0 || !strings.Contains(stdout, "- Image: shot.png, 5x5, sha256 ") {
+		t.Fatalf("to stdout the image is named: %d\n%s", code, stdout)
+	}
+}

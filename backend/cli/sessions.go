@@ -469,7 +469,12 @@ func (c *sessCmd) search(ctx context.Context, db *store.DB, q string) error {
 func (c *sessCmd) export(ctx context.Context, db *store.DB, id string) error {
 	write := func(w io.Writer) error { return checkpoint.Export(ctx, db, id, w, c.cp.contents) }
 	if c.format == "markdown" {
-		write = func(w io.Writer) error { return transcript.Export(ctx, db, id, w) }
+		// Written to a file, the images go next to it; on stdout they are named only.
+		opt := transcript.Options{}
+		if c.out != "" && c.out != "-" {
+			opt = transcript.ImagesNextTo(ctx, db, c.out)
+		}
+		write = func(w io.Writer) error { return transcript.Export(ctx, db, id, w, opt) }
 	}
 	if c.out == "" || c.out == "-" {
 		return write(c.stdout)

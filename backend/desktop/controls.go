@@ -230,7 +230,8 @@ func (s *Sessions) ExportMarkdown(id string) (string, error) {
 	if err != nil || path == "" {
 		return "", err
 	}
-	err = writeAtomic(path, func(w io.Writer) error { return transcript.Export(ctx, s.c.db, id, w) })
+	opt := transcript.ImagesNextTo(ctx, s.c.db, path) // the images as files beside it
+	err = writeAtomic(path, func(w io.Writer) error { return transcript.Export(ctx, s.c.db, id, w, opt) })
 	if err != nil {
 		return "", fmt.Errorf("export session %s as Markdown: %w", id, err)
 	}

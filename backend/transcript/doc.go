@@ -10,6 +10,8 @@
 //     of backticks inside them, so nothing in a result can close its fence.
 //   - A result longer than MaxResultLines lines or MaxResultBytes bytes is cut, with a note
 //     saying how much was left out and that the JSON export holds it whole.
-//   - It reads nothing but the session and rows it is given, and writes nothing but w: no
-//     key, no file contents of the workspace.
+//   - A message's images are linked to files Options.SaveImage writes (ImagesNextTo: a
+//     folder beside the transcript), or listed by name, size and hash when there is none.
+//   - It reads nothing but the session, its rows and their image blobs, and writes nothing but
+//     w and the image files: no key, no file contents of the workspace.
 package transcript

@@ -25,8 +25,15 @@ type Reader interface {
 	Chunks(ctx context.Context, sessionID string) ([]store.Chunk, error)
 }
 
+// Options say what to do with a message's images.
+type Options struct {
+	// SaveImage writes an image as a file next to the transcript and returns the path to link
+	// it by (relative to the transcript). Nil: images are listed by name and hash only.
+	SaveImage func(ref store.ImageRef) (string, error)
+}
+
 // Export writes the stored session id as a Markdown transcript to w.
-func Export(ctx context.Context, db Reader, id string, w io.Writer) error {
+func Export(ctx context.Context, db Reader, id string, w io.Writer, opt Options) error {
 	s, err := db.GetSession(ctx, id)
 	if err != nil {
 		return err
@@ -35,15 +42,15 @@ func Export(ctx context.Context, db Reader, id string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return Markdown(w, s, rows)
+	return Markdown(w, s, rows, opt)
 }
 
 // Markdown writes session s with its rows as a Markdown transcript to w.
-func Markdown(w io.Writer, s store.Session, rows []store.Chunk) error {
+func Markdown(w io.Writer, s store.Session, rows []store.Chunk, opt Options) error {
 	b := bufio.NewWriter(plain{w})
 	header(b, s)
 	for _, r := range rows {
-		if err := row(b, r); err != nil {
+		if err := row(b, r, opt); err != nil {
 			return fmt.Errorf("row %d: %w", r.Seq, err)
 		}
 	}
@@ -66,11 +73,18 @@ func header(b *bufio.Writer, s store.Session) {
 }
 
 // row writes one row; unknown kinds are skipped (the set is closed in store).
-func row(b *bufio.Writer, r store.Chunk) error {
+func row(b *bufio.Writer, r store.Chunk, opt Options) error {
 	switch r.Kind {
 	case store.KindUser:
 		var p store.UserPayload
-		return section(b, r, &p, func() { fmt.Fprintf(b, "## You (#%d)\n\n%s\n\n", r.Seq, p.Text) })
+		if err := json.Unmarshal(r.Payload, &p); err != nil {
+			return err
+		}
+		fmt.Fprintf(b, "## You (#%d)\n\n", r.Seq)
+		if p.Text != "" {
+			fmt.Fprintf(b, "%s\n\n", p.Text)
+		}
+		return imagesOf(b, p.Images, opt)
 	case store.KindAssistant:
 		var p store.AssistantPayload
 		return section(b, r, &p, func() { assistant(b, r.Seq, p) })
@@ -93,6 +107,33 @@ func row(b *bufio.Writer, r store.Chunk) error {
 		return section(b, r, &p, func() {
 			fmt.Fprintf(b, "> **Files restored** to their state before row %d: %d file(s)\n\n", p.ToSeq, len(p.Restored))
 		})
+	}
+	return nil
+}
+
+// imagesOf links each image to the file SaveImage wrote, or names it when there is none.
+func imagesOf(b *bufio.Writer, refs []store.ImageRef, opt Options) error {
+	for i, im := range refs {
+		name := oneLine(im.Name)
+		if name == "" {
+			name = fmt.Sprintf("image %d", i+1)
+		}
+		note := ""
+		if im.Excluded {
+			note = " (excluded from context)"
+		}
+		if opt.SaveImage == nil {
+			fmt.Fprintf(b, "- Image: %s, %dx%d, sha256 %s%s\n", name, im.Width, im.Height, im.Hash, note)
+			continue
+		}
+		path, err := opt.SaveImage(im)
+		if err != nil {
+			return fmt.Errorf("image %s: %w", name, err)
+		}
+		fmt.Fprintf(b, "![%s](%s)%s\n", strings.NewReplacer("[", "(", "]", ")").Replace(name), path, note)
+	}
+	if len(refs) > 0 {
+		b.WriteString("\n")
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func TestMarkdownReadsAsAConversation(t *testing.T) {
 	}
 	var out strings.Builder
 	s := store.Session{ID: "s1", Title: "files", Workspace: "/w", Model: "m", CreatedAt: time.Unix(0, 0)}
-	if err := Markdown(&out, s, rows); err != nil {
+	if err := Markdown(&out, s, rows, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	md := out.String()

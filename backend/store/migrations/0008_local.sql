@@ -1,0 +1,1 @@
+-- local placeholder, never committed
