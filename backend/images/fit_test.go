@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"image"
-	"image/color"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
@@ -14,21 +13,26 @@ import (
 	"testing"
 )
 
-// picture is a w×h image with detail (noise), so its encodings have realistic sizes.
+// picture is a w×h image with detail (noise), so its encodings have realistic sizes. It
+// writes Pix directly: Set per pixel is slow under -race.
 func picture(w, h int, alpha bool) image.Image {
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	r := rand.New(rand.NewPCG(1, 2))
 	for y := range h {
 		for x := range w {
+			i := img.PixOffset(x, y)
 			a := uint8(255)
 			if alpha && x < w/4 {
 				a = 100
 			}
-			img.Set(x, y, color.NRGBA{uint8(x), uint8(y), uint8(r.IntN(256)), a})
+			img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = uint8(x), uint8(y), uint8(r.Uint32()), a
 		}
 	}
 	return img
 }
+
+// flat is a plain w×h image: cheap to encode where the byte size does not matter.
+func flat(w, h int) image.Image { return image.NewGray(image.Rect(0, 0, w, h)) }
 
 func encodePNG(t *testing.T, img image.Image) []byte {
 	t.Helper()
@@ -57,9 +61,9 @@ func TestFitScalesTheLongEdgeAndKeepsTheAspect(t *testing.T) {
 		same         bool
 	}{
 		{"a small PNG goes as it is", encodePNG(t, picture(800, 600, false)), 800, 600, PNG, true},
-		{"a wide JPEG", encodeJPEG(t, picture(3136, 1000, false)), 1568, 500, JPEG, false},
-		{"a tall PNG", encodePNG(t, picture(600, 2000, false)), 470, 1568, PNG, false},
-		{"exactly the limit", encodeJPEG(t, picture(1568, 1568, false)), 1568, 1568, JPEG, true},
+		{"a wide JPEG", encodeJPEG(t, picture(1600, 400, false)), 1568, 392, JPEG, false},
+		{"a tall PNG", encodePNG(t, picture(300, 1600, false)), 294, 1568, PNG, false},
+		{"exactly the limit", encodeJPEG(t, picture(1568, 100, false)), 1568, 100, JPEG, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,8 +86,8 @@ func TestFitScalesTheLongEdgeAndKeepsTheAspect(t *testing.T) {
 }
 
 func TestFitKeepsEveryImageUnderTheByteLimit(t *testing.T) {
-	src := encodePNG(t, picture(1500, 1500, false)) // noise: a PNG of several MB
-	lim := Limits{MaxBytes: 400 << 10}
+	src := encodePNG(t, picture(700, 700, false)) // noise: a PNG of about 1.5 MB
+	lim := Limits{MaxBytes: 150 << 10}
 	if len(src) <= lim.MaxBytes {
 		t.Fatalf("the fixture is only %d bytes", len(src))
 	}
@@ -95,26 +99,26 @@ func TestFitKeepsEveryImageUnderTheByteLimit(t *testing.T) {
 		t.Fatalf("%d bytes as %s; want a JPEG of at most %d", len(got.Data), got.MIME, lim.MaxBytes)
 	}
 	// With transparency there is no JPEG to fall back to: fewer pixels instead.
-	alpha := encodePNG(t, picture(1500, 1500, true))
+	alpha := encodePNG(t, picture(700, 700, true))
 	got, err = Fit(alpha, lim, 1)
-	if err != nil || len(got.Data) > lim.MaxBytes || got.MIME != PNG || got.Width >= 1500 {
+	if err != nil || len(got.Data) > lim.MaxBytes || got.MIME != PNG || got.Width >= 700 {
 		t.Fatalf("transparent: %d bytes %s %dx%d, %v", len(got.Data), got.MIME, got.Width, got.Height, err)
 	}
 }
 
 // More than 20 images in a request: each side at most 2000 px, whatever the long-edge limit.
 func TestFitTightensEachSideWhenARequestCarriesManyImages(t *testing.T) {
-	src := encodeJPEG(t, picture(3000, 1000, false))
+	src := encodeJPEG(t, picture(2100, 300, false))
 	lim := Limits{LongEdge: 4096}
 	for _, c := range []struct {
 		count, wantW int
-	}{{1, 3000}, {20, 3000}, {21, 2000}, {60, 2000}} {
+	}{{1, 2100}, {20, 2100}, {21, 2000}, {60, 2000}} {
 		got, err := Fit(src, lim, c.count)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Width != c.wantW || got.Height != c.wantW/3 {
-			t.Errorf("%d images: %dx%d; want %dx%d", c.count, got.Width, got.Height, c.wantW, c.wantW/3)
+		if got.Width != c.wantW || got.Height != c.wantW/7 {
+			t.Errorf("%d images: %dx%d; want %dx%d", c.count, got.Width, got.Height, c.wantW, c.wantW/7)
 		}
 	}
 	// The default long edge (1568) is already inside 2000: the rule changes nothing there.
@@ -142,7 +146,7 @@ func TestSniffRefusesWhatIsNotAnImage(t *testing.T) {
 }
 
 func TestOpenAIPartsCarryDataURLsWithinTheLimits(t *testing.T) {
-	big := encodePNG(t, picture(2400, 1200, false))
+	big := encodePNG(t, flat(1600, 800))
 	parts, err := OpenAIParts("what is this?", [][]byte{big, encodeJPEG(t, picture(100, 50, false))}, Limits{}, 2)
 	if err != nil {
 		t.Fatal(err)

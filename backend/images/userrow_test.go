@@ -18,12 +18,12 @@ func TestUserRowContentSendsTheStoredImagesFitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	big := encodePNG(t, picture(3000, 1500, false))
-	hash, err := db.PutBlob(ctx, store.Blob{MIME: PNG, Width: 3000, Height: 1500, Data: big})
+	big := encodePNG(t, flat(1600, 800))
+	hash, err := db.PutBlob(ctx, store.Blob{MIME: PNG, Width: 1600, Height: 800, Data: big})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := store.ImageRef{Hash: hash, MIME: PNG, Width: 3000, Height: 1500, Name: "big.png"}
+	ref := store.ImageRef{Hash: hash, MIME: PNG, Width: 1600, Height: 800, Name: "big.png"}
 	p := store.UserPayload{Text: "look", Images: []store.ImageRef{ref, {Hash: hash, Excluded: true}}}
 
 	got, err := UserRowContent(ctx, db, p, Limits{}, 1, true)
