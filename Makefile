@@ -48,6 +48,12 @@ deps-test: deps .stamps/system-test .stamps/npm-e2e
 	cd backend/mcp/testdata/npm && npm ci --no-audit --no-fund
 	@mkdir -p .stamps && touch $@
 
+# The pinned ACP client (@agentclientprotocol/sdk) the Go tests of backend/acp drive
+# `loopdesk acp` with.
+.stamps/npm-acp: backend/acp/testdata/npm/package-lock.json
+	cd backend/acp/testdata/npm && npm ci --no-audit --no-fund
+	@mkdir -p .stamps && touch $@
+
 .stamps/npm-e2e: e2e/package-lock.json
 	cd e2e && npm ci --no-audit --no-fund
 	@mkdir -p .stamps && touch $@
@@ -99,9 +105,10 @@ vet: frontend/dist/index.html
 	$(GO) vet -tags $(TAGS) ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-# LOOPDESK_REQUIRE_MCP_NPM=1: the MCP tests fail instead of skipping when the npm servers are missing.
-test-go: frontend/dist/index.html .stamps/npm-mcp
-	LOOPDESK_REQUIRE_MCP_NPM=1 $(GO) test -race -count=1 -tags $(TAGS) ./...
+# LOOPDESK_REQUIRE_MCP_NPM=1 / LOOPDESK_REQUIRE_ACP_NPM=1: the MCP and ACP tests fail instead of
+# skipping when their npm packages are missing.
+test-go: frontend/dist/index.html .stamps/npm-mcp .stamps/npm-acp
+	LOOPDESK_REQUIRE_MCP_NPM=1 LOOPDESK_REQUIRE_ACP_NPM=1 $(GO) test -race -count=1 -tags $(TAGS) ./...
 
 test-frontend: .stamps/npm-frontend
 	cd frontend && npx tsc --noEmit && npx vitest run
@@ -109,7 +116,7 @@ test-frontend: .stamps/npm-frontend
 test-e2e: deps-test .stamps/npm-mcp $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-exec $(BIN)/fakeai
 	xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-concurrency=1 e2e/tests/
 
-bench: deps .stamps/system-test $(BIN)/loopdesk
+bench: deps .stamps/system-test .stamps/npm-acp $(BIN)/loopdesk
 	scripts/bench.sh
 
 # Regenerates frontend/wailsjs from the bound Go methods (needs the Wails CLI:

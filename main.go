@@ -33,15 +33,16 @@ func main() {
 	// Before anything else runs or starts: the key leaves the environment (Go's copy and the
 	// block /proc/<pid>/environ shows) and the process becomes non-dumpable, so no child,
 	// sandboxed or not, can read it (docs/sandbox.md). Only Go memory keeps it.
-	secrets, err := sandbox.HideSecrets(keyEnv)
+	// The providers' api_key_env variables (providers.json) go with it.
+	secrets, err := sandbox.HideSecrets(config.KeyEnvNames()...)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "loopdesk: %v\n", err)
 	}
-	cli.APIKey = secrets[keyEnv]
-	// The environment as the configuration sees it: the hidden key included.
+	cli.APIKey, cli.Secrets = secrets[keyEnv], secrets
+	// The environment as the configuration sees it: the hidden keys included.
 	getenv := func(name string) string {
-		if name == keyEnv {
-			return secrets[keyEnv]
+		if v, ok := secrets[name]; ok {
+			return v
 		}
 		return os.Getenv(name)
 	}

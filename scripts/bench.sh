@@ -18,12 +18,19 @@ run -benchtime=1x -count=3 ./backend/store/
 run -benchtime=1x -count=3 ./backend/tools/
 run -benchtime=1x -count=3 ./backend/checkpoint/
 run -benchtime=500x -count=5 ./backend/provider/
-run -benchtime=200x -count=5 ./backend/loop/
+run -bench '^BenchmarkRunnerTurn$' -benchtime=200x -count=5 ./backend/loop/
+# Issue 19: a tool round at 10,000 rows vs 10 rows, and prefix stability / cache reads over 30 turns.
+run -bench '^BenchmarkToolRound10k$' -benchtime=1x -count=3 ./backend/loop/
+run -bench '^BenchmarkRequestBuild10k$' -benchtime=20x -count=3 ./backend/loop/
+run -bench '^BenchmarkPrefixStability$' -benchtime=1x -count=3 ./backend/loop/
 run -benchtime=100x -count=3 ./backend/sandbox/
 # MCP (needs node and npm ci in backend/mcp/testdata/npm for the server-everything rows;
 # the later -bench flag overrides run's -bench .)
 run -bench '^BenchmarkCall$' -benchtime=50x -count=3 ./backend/mcp/
 run -bench '^BenchmarkStart$' -benchtime=5x -count=3 ./backend/mcp/
+# ACP: first agent_message_chunk over `loopdesk acp` against the first delta of `loopdesk run
+# --json` (needs node and npm ci in backend/acp/testdata/npm; measures build/bin/loopdesk).
+LOOPDESK_ACP_BIN="$PWD/build/bin/loopdesk" run -bench '^BenchmarkFirstChunk$' -benchtime=20x -count=3 ./backend/acp/
 # The window against a bare Wails window: first paint and idle memory (needs build/bin/loopdesk).
 echo "== scripts/bench-window.sh 3" | tee -a "$out"
 scripts/bench-window.sh 3 2>&1 | tee -a "$out"

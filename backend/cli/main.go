@@ -32,8 +32,13 @@ const Usage = `usage: loopdesk [FOLDER]                open the window (a new se
        loopdesk sessions list|show|fork|search|export|import|delete|changes|restore|totals ...
        loopdesk mcp list [--json] [--mcp-config FILE]...
                                          the MCP servers and their health
+       loopdesk acp [flags]              the agent for editors over ACP on stdin/stdout (docs/acp.md)
        loopdesk settings [--json] [--db PATH]
                                          the effective settings and where each comes from
+       loopdesk hooks list|trust [--json] [--workspace DIR] [--db PATH]
+                                         the hooks of a folder; trust its project hooks
+       loopdesk skills list [--json] [--workspace DIR]
+                                         the skills of a folder, valid or not
        loopdesk --version                the version and commit
        loopdesk --help                   this text
 
@@ -69,12 +74,21 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return Launch{Code: Sessions(ctx, args[1:], stdout, stderr)}
+		case "acp":
+			// The editor ends the agent by closing stdin; a signal stops it the same way.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return Launch{Code: ACP(ctx, args[1:], stdin, stdout, stderr)}
 		case "settings":
 			return Launch{Code: SettingsCommand(context.Background(), args[1:], getenv, stdout, stderr)}
 		case "mcp":
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return Launch{Code: MCP(ctx, args[1:], stdout, stderr)}
+		case "hooks":
+			return Launch{Code: Hooks(context.Background(), args[1:], getenv, stdout, stderr)}
+		case "skills":
+			return Launch{Code: Skills(args[1:], stdout, stderr)}
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, Usage)
 			return Launch{Code: ExitOK}

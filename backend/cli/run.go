@@ -18,7 +18,6 @@ import (
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
-	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/sandbox"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -44,9 +43,15 @@ Runs the agent headless in a workspace and prints what it does.
                         budgets (set in the window's header) apply unless a flag below names them
   --workspace DIR       the folder the agent works in (default: the session's, else the current dir)
   --db PATH             database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
-  --base-url URL        OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else the saved one,
-                        else https://api.openai.com/v1)
-  --model NAME          model (default $LOOPDESK_MODEL, else the saved one)
+  --provider NAME       provider: "default" or a name in $XDG_CONFIG_HOME/loopdesk/providers.json
+                        (default: the session's, else the saved default)
+  --model NAME          model (default: the session's, else $LOOPDESK_MODEL, else the saved one, else
+                        the provider's first listed model). With --session, --provider and --model
+                        change the session's provider and model from this run on
+  --thinking-budget N   extended-thinking budget in tokens for this run (default: the provider's
+                        thinking_budget, else off; 0 turns it off)
+  --base-url URL        the "default" provider's OpenAI-compatible endpoint (default
+                        $OPENAI_BASE_URL, else the saved one, else https://api.openai.com/v1)
   --system TEXT         system prompt for this run (default: the built-in agent instructions)
   --approve MODE        ask | read-only | sandboxed | review | auto | deny (default: saved, else ask; ask
                         without a terminal denies; review shows write_file/edit_file hunks to keep or
@@ -93,6 +98,8 @@ type runOptions struct {
 	// flags are the configuration flags given; desktop.Effective puts them
 	// over the saved settings and the environment.
 	flags      desktop.Overrides
+	provider   *string // --provider; nil: the session's, else the saved default
+	thinking   *int    // --thinking-budget; nil: the provider's
 	json       bool
 	prompt     string
 	mcpConfigs []string // --mcp-config files, after the XDG one
@@ -107,10 +114,17 @@ type runOptions struct {
 // empty, $OPENAI_API_KEY is read (tests that call Run in-process).
 var APIKey string
 
-// runGetenv is the environment as the configuration sees it: the hidden key included.
+// Secrets are the variables main took out of the environment the same way: APIKey and the
+// providers' api_key_env variables (config.KeyEnvNames).
+var Secrets map[string]string
+
+// runGetenv is the environment as the configuration sees it: the hidden keys included.
 func runGetenv(name string) string {
 	if name == "OPENAI_API_KEY" && APIKey != "" {
 		return APIKey
+	}
+	if v, ok := Secrets[name]; ok {
+		return v
 	}
 	return os.Getenv(name)
 }
@@ -174,20 +188,32 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	if o.flags, err = cf.overrides(fs); err != nil {
 		return nil, runUsageError{err.Error()}
 	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "thinking-budget":
+			o.thinking = &cf.thinking
+		case "provider":
+			o.provider = &cf.provider
+		}
+	})
 	return o, nil
 }
 
 // runConfigFlags are the flags that override the saved settings and the
 // environment (desktop.Effective); only those given count.
 type runConfigFlags struct {
+	provider                string
 	baseURL, model, approve string
 	turns, toolCalls        int
+	thinking                int
 	tokens, window          int64
 	cost, priceIn, priceOut float64
 	timeout                 time.Duration
 }
 
 func (c *runConfigFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.provider, "provider", "", "")
+	fs.IntVar(&c.thinking, "thinking-budget", 0, "")
 	fs.StringVar(&c.baseURL, "base-url", "", "")
 	fs.StringVar(&c.model, "model", "", "")
 	fs.StringVar(&c.approve, "approve", "", "")
@@ -233,6 +259,8 @@ func (c *runConfigFlags) overrides(fs *flag.FlagSet) (desktop.Overrides, error) 
 	switch {
 	case ov.ApprovalMode != nil && !tools.Mode(c.approve).Valid():
 		return ov, fmt.Errorf("--approve %q: want ask, read-only, sandboxed, review, auto or deny", c.approve)
+	case c.thinking < 0:
+		return ov, errors.New("--thinking-budget cannot be negative")
 	case c.turns < 0 || c.toolCalls < 0 || c.tokens < 0 || c.cost < 0 || c.timeout < 0 || c.window < 0 || c.priceIn < 0 || c.priceOut < 0:
 		return ov, errors.New("limits and prices cannot be negative")
 	}
@@ -259,12 +287,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	cfg, _, err := resolve(ctx, o.db, runGetenv, o.flags)
+	cfg, srcs, err := resolve(ctx, o.db, runGetenv, o.flags)
 	if err != nil {
 		return runExitOther, err
 	}
-	if cfg.Model == "" {
-		return runExitOther, errors.New("no model: pass --model, set LOOPDESK_MODEL, or choose one in the window's Settings")
+	ps, err := loadProviders(cfg, srcs, runGetenv)
+	if err != nil {
+		return runExitOther, err // names the file and the entry; nothing was written
 	}
 	mcpCfg, err := mcp.LoadConfig(o.mcpConfigs...)
 	if err != nil {
@@ -288,10 +317,11 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	if err != nil {
 		return runExitOther, err
 	}
-	sessionID, err := runSession(ctx, db, o, cfg.Model)
+	target, err := runTargetOf(ctx, db, o, ps, &cfg)
 	if err != nil {
 		return runExitOther, err
 	}
+	sessionID := target.sessionID
 	// A one-shot process: no inotify watcher, each capture walks the folder (stat only).
 	rec := checkpoint.New(db, checkpoint.Options{NoWatch: true})
 	defer rec.Close()
@@ -303,7 +333,8 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		return runExitOther, err
 	}
 	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec, InstructionsDir: instr,
-		Model: provider.New(provider.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model})})
+		Hooks:  hooksEngine(instr, stderr, "loopdesk run"),
+		Models: target.models})
 	if err != nil {
 		return runExitOther, err
 	}
@@ -326,8 +357,12 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "loopdesk run: %s\n", n) // once, before anything runs: never silently unconfined
 	}
 	spec := cfg.RunSpec(sessionID, o.workspace, o.prompt, o.system)
+	if err := runCommand(&spec, instr); err != nil {
+		return runExitOther, err
+	}
 	spec.Sandbox = shell
 	spec.Plan = o.plan
+	spec.Provider, spec.ThinkingBudget = target.choice.Provider, target.budget
 	spec.Images = imgs
 	if o.session != "" {
 		// Continuing a session: its own approval mode and budgets (set in the window's
@@ -374,12 +409,22 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	}
 }
 
-// runSession opens the session to continue, or creates one for the workspace.
-func runSession(ctx context.Context, db *store.DB, o *runOptions, model string) (string, error) {
+// runSession opens the session to continue, or creates one for the workspace, with the
+// run's provider and model (config.Providers.Choose). A continued session whose provider
+// or model the flags change keeps the new ones for its next runs.
+func runSession(ctx context.Context, db *store.DB, o *runOptions, ps config.Providers, cfg desktop.Resolved,
+	canOpen func(config.Choice) error) (string, config.Choice, error) {
+	flags, saved := config.Choice{}, config.Choice{Provider: cfg.Provider, Model: cfg.Model}
+	if o.provider != nil {
+		flags.Provider = *o.provider
+	}
+	if o.flags.Model != nil {
+		flags.Model = *o.flags.Model
+	}
 	if o.session != "" {
 		s, err := db.GetSession(ctx, o.session)
 		if err != nil {
-			return "", err
+			return "", config.Choice{}, err
 		}
 		if o.workspace == "" {
 			o.workspace = s.Workspace
@@ -387,19 +432,73 @@ func runSession(ctx context.Context, db *store.DB, o *runOptions, model string) 
 		if o.workspace == "" {
 			o.workspace = "."
 		}
-		return s.ID, runCheckDir(o)
+		own := config.Choice{Provider: s.Provider, Model: s.Model}
+		c, err := ps.Choose(flags, &own, saved)
+		if err == nil {
+			err = canOpen(c)
+		}
+		if err == nil {
+			err = runCheckDir(o)
+		}
+		if err == nil && c != own && (c.Model != own.Model || own.Provider != "" || c.Provider != config.DefaultProvider) {
+			err = db.SetSessionModel(ctx, s.ID, c.Provider, c.Model)
+		}
+		return s.ID, c, err
+	}
+	c, err := ps.Choose(flags, nil, saved)
+	if err == nil {
+		err = canOpen(c)
+	}
+	if err != nil {
+		return "", config.Choice{}, err
 	}
 	if o.workspace == "" {
 		o.workspace = "."
 	}
 	if err := runCheckDir(o); err != nil {
-		return "", err
+		return "", config.Choice{}, err
 	}
-	s, err := db.CreateSession(ctx, store.NewSession{Title: loop.Title(o.prompt), Workspace: o.workspace, Model: model})
+	s, err := db.CreateSession(ctx, store.NewSession{Title: loop.Title(o.prompt), Workspace: o.workspace, Model: c.Model, Provider: c.Provider})
 	if err != nil {
-		return "", err
+		return "", config.Choice{}, err
 	}
-	return s.ID, nil
+	return s.ID, c, nil
+}
+
+// runTarget is what a run works on and with: its session, provider and model, thinking
+// budget, and the clients of the configured providers.
+type runTarget struct {
+	sessionID string
+	choice    config.Choice
+	budget    int
+	models    stack.Models
+}
+
+// runTargetOf picks the session and the run's provider and model (cfg then prices the
+// model). The client is made (no I/O) before the session is written, so a provider this
+// build cannot open leaves nothing behind.
+func runTargetOf(ctx context.Context, db *store.DB, o *runOptions, ps config.Providers, cfg *desktop.Resolved) (runTarget, error) {
+	t := runTarget{models: stack.Models{Providers: func(context.Context) (config.Providers, error) { return ps, nil }}}
+	canOpen := func(c config.Choice) error {
+		_, _, err := t.models.Model(ctx, c.Provider, 0)
+		return err
+	}
+	var err error
+	if t.sessionID, t.choice, err = runSession(ctx, db, o, ps, *cfg, canOpen); err != nil {
+		return runTarget{}, err
+	}
+	cfg.UseModel(t.choice.Model, o.flags)
+	t.budget, err = thinkingBudget(ps, t.choice.Provider, o.thinking)
+	return t, err
+}
+
+// thinkingBudget is the run's thinking budget: the flag, else the provider's.
+func thinkingBudget(ps config.Providers, name string, flag *int) (int, error) {
+	if flag != nil {
+		return *flag, nil
+	}
+	e, err := ps.Endpoint(name)
+	return e.ThinkingBudget, err
 }
 
 // runImages reads, checks and stores the --image files, in order.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/transcript"
@@ -366,7 +367,12 @@ func (c *sessCmd) show(ctx context.Context, db *store.DB, id string) error {
 		return nil
 	}
 	fmt.Fprintf(c.stdout, "%s  %s\n", s.ID, sessClean(s.Title))
-	fmt.Fprintf(c.stdout, "workspace %s  model %s  updated %s\n", sessClean(s.Workspace), sessClean(s.Model), s.UpdatedAt.Local().Format(time.DateTime))
+	prov := s.Provider
+	if prov == "" {
+		prov = config.DefaultProvider // sessions made before providers existed
+	}
+	fmt.Fprintf(c.stdout, "workspace %s  provider %s  model %s  updated %s\n", sessClean(s.Workspace), sessClean(prov),
+		sessClean(s.Model), s.UpdatedAt.Local().Format(time.DateTime))
 	if s.ParentID != "" {
 		fmt.Fprintf(c.stdout, "fork of %s at row %d\n", s.ParentID, s.ForkSeq)
 	}
@@ -418,6 +424,19 @@ func sessSummary(r store.Chunk) string {
 		line = fmt.Sprintf("(rows 1..%d) %s", p.ThroughSeq, p.Text)
 	case store.KindRestore:
 		line = restoreSummary(r.Payload)
+	case store.KindHook:
+		var p store.HookPayload
+		json.Unmarshal(r.Payload, &p)
+		line = fmt.Sprintf("%s hook %s exit %d", p.Event, p.Command, p.ExitCode)
+		if p.CallID != "" {
+			line = "[" + p.CallID + "] " + line
+		}
+		if p.Decision != "" {
+			line += " -> " + p.Decision
+		}
+		if p.Reason != "" {
+			line += ": " + p.Reason
+		}
 	}
 	return loop.Cut(sessClean(line), 160)
 }

@@ -15,14 +15,16 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
+	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 const settingsUsage = `usage: loopdesk settings [--json] [--db PATH]
 
 Prints the configuration loopdesk run uses and where each value comes from:
-default, saved (the window's Settings: the database, the key file), env, flag.
-The API key itself is never printed, only whether one was found and where.
+default, saved (the window's Settings: the database, the key file, providers.json), env, flag.
+The last row lists the providers (name, kind, base URL, models, where the key comes from).
+No API key is ever printed, only whether one was found and where.
   --db PATH    database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
   --json       one JSON object per setting per line: {"setting","value","source","detail"}
 `
@@ -51,7 +53,12 @@ func SettingsCommand(ctx context.Context, args []string, getenv func(string) str
 		fmt.Fprintf(stderr, "loopdesk settings: %v\n", err)
 		return ExitOther
 	}
-	rows := settingRows(res, srcs)
+	ps, err := loadProviders(res, srcs, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "loopdesk settings: %v\n", err)
+		return ExitOther
+	}
+	rows := append(settingRows(res, srcs), providersRow(ps))
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		for _, r := range rows {
@@ -128,6 +135,7 @@ func (r settingRow) MarshalJSON() ([]byte, error) {
 func settingRows(r desktop.Resolved, srcs []desktop.Source) []settingRow {
 	l := r.Limits
 	values := map[string]any{
+		"provider":        r.Provider,
 		"base_url":        r.BaseURL,
 		"model":           r.Model,
 		"api_key":         r.APIKey != "",
@@ -137,7 +145,7 @@ func settingRows(r desktop.Resolved, srcs []desktop.Source) []settingRow {
 		"max_tokens":      l.MaxTokens,
 		"max_cost_usd":    l.MaxCostUSD,
 		"timeout":         l.Timeout.String(),
-		"price":           map[string]float64{"input_per_mtok": l.Price.InputPerMTok, "output_per_mtok": l.Price.OutputPerMTok},
+		"price":           l.Price,
 		"context_window":  l.ContextWindow,
 		"prices":          r.Prices,
 		"context_windows": r.ContextWindows,
@@ -179,12 +187,28 @@ func humanValue(v any) string {
 			return "no limit"
 		}
 		return x
-	case map[string]float64:
-		return fmt.Sprintf("$%g in / $%g out per million tokens", x["input_per_mtok"], x["output_per_mtok"])
+	case loop.Price:
+		s := fmt.Sprintf("$%g in / $%g out", x.InputPerMTok, x.OutputPerMTok)
+		if x.CacheReadPerMTok != 0 || x.CacheWritePerMTok != 0 {
+			s += fmt.Sprintf(" / $%g cache read / $%g cache write", x.CacheReadPerMTok, x.CacheWritePerMTok)
+		}
+		return s + " per million tokens"
+	case []config.ProviderInfo:
+		parts := make([]string, len(x))
+		for i, p := range x {
+			parts[i] = fmt.Sprintf("%s (%s %s, models %s, key %s)", p.Name, p.Kind, p.BaseURL, orNone(p.Models), p.Key)
+			if p.Error != "" {
+				parts[i] += ": " + p.Error
+			}
+		}
+		return strings.Join(parts, "; ")
 	case []desktop.Price:
 		parts := make([]string, len(x))
 		for i, p := range x {
 			parts[i] = fmt.Sprintf("%s $%g/$%g", p.Model, p.InputPerMTok, p.OutputPerMTok)
+			if p.CacheReadPerMTok != 0 || p.CacheWritePerMTok != 0 {
+				parts[i] += fmt.Sprintf(" (cache $%g/$%g)", p.CacheReadPerMTok, p.CacheWritePerMTok)
+			}
 		}
 		return orNone(parts)
 	case []desktop.ContextWindow:
@@ -202,4 +226,37 @@ func orNone(parts []string) string {
 		return "(none)"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// loadProviders is every provider a run can use: "default" as cfg resolved it (the key and
+// where it came from) and the entries of providers.json. A bad file is an error naming it
+// and the entry.
+func loadProviders(cfg desktop.Resolved, srcs []desktop.Source, getenv func(string) string) (config.Providers, error) {
+	from := config.KeyOrigin{From: "none"}
+	for _, s := range srcs {
+		if s.Setting != "api_key" {
+			continue
+		}
+		switch s.Layer {
+		case desktop.LayerEnv:
+			from = config.KeyOrigin{From: "env", Name: s.Detail, Found: true}
+		case desktop.LayerSaved:
+			from = config.KeyOrigin{From: "file", Name: s.Detail, Found: true}
+		}
+	}
+	model := cfg.Model
+	if cfg.Provider != config.DefaultProvider {
+		model = "" // the saved model belongs to the saved provider
+	}
+	return config.LoadAll(config.DefaultEndpoint(cfg.BaseURL, model, cfg.APIKey, from), getenv)
+}
+
+// providersRow is the last row: every provider, never a key. Its source is providers.json
+// when the file exists (the window's Settings writes it too), else the default.
+func providersRow(ps config.Providers) settingRow {
+	src := desktop.Source{Setting: "providers", Layer: desktop.LayerDefault, Detail: ps.Path}
+	if _, err := os.Stat(ps.Path); err == nil {
+		src.Layer = desktop.LayerSaved
+	}
+	return settingRow{Source: src, Value: ps.Infos()}
 }

@@ -1,9 +1,17 @@
-// Package config holds what Loopdesk needs to reach a model endpoint that is
-// not session data: the endpoint presets and the API key.
+// Package config holds what Loopdesk needs to reach model providers that is not
+// session data: the endpoint presets, the API key, and the named providers of
+// providers.json (providers.go, endpoints.go; docs/providers.md).
 //
-// The API key is deliberately kept out of the SQLite database (which users
-// export, copy and attach to bug reports). It comes from OPENAI_API_KEY or from
-// a file only the user can read, $XDG_CONFIG_HOME/loopdesk/api_key (mode 0600).
+// Keys are deliberately kept out of the SQLite database (which users export,
+// copy and attach to bug reports) and out of providers.json. The "default"
+// provider's key comes from OPENAI_API_KEY or from a file only the user can read,
+// $XDG_CONFIG_HOME/loopdesk/api_key (mode 0600); every other provider names an
+// environment variable (api_key_env) or a 0600 file (api_key_file).
+//
+// Contract: LoadProviders never writes; SaveProviders validates first and writes
+// nothing invalid; a providers.json key is read only by Provider.Key (through
+// Providers.Endpoint, when a client is made or a screen asks whether it is there),
+// and ProviderInfo (what screens and `loopdesk settings` show) never holds one.
 package config
 
 import (

@@ -27,6 +27,11 @@ func (h *Chat) SendMessage(sessionID, text string) (string, error) {
 		return "", fmt.Errorf("%w: the message is empty", ErrInvalidInput)
 	}
 	for range 3 {
+		// A message queued on a running run passes the UserPromptSubmit hooks here (a new
+		// run's prompt passes them in Start).
+		if err := c.st.Runner.CheckQueued(ctx, sessionID, text); err != nil {
+			return "", err
+		}
 		if _, err := c.st.Runner.Queue(ctx, sessionID, text); err == nil {
 			runID, _ := c.st.Runner.Running(sessionID)
 			return runID, nil
@@ -50,12 +55,12 @@ func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if !set.Configured {
-		return "", ErrNotConfigured
-	}
 	s, err := c.db.GetSession(ctx, sessionID)
 	if err != nil {
 		return "", err
+	}
+	if _, err := c.runChoice(s, set); err != nil {
+		return "", err // before a scratch folder is made for a run that cannot start
 	}
 	if s.Workspace == "" {
 		// A session whose person chose no folder works in an empty scratch folder of its
@@ -74,7 +79,7 @@ func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error)
 	if err != nil {
 		return "", err
 	}
-	spec := set.RunSpec(sessionID, s.Workspace, "")
+	spec := set.RunSpec(sessionID, s.Workspace, "") // the provider and model: respec, as the run starts
 	spec.Sandbox = c.shellSandbox(sb.Effective)
 	spec.Plan = mode.Mode == store.ModePlan
 	budgets, err := c.db.GetSessionBudgets(ctx, sessionID)

@@ -49,6 +49,9 @@ type Overrides struct {
 // Resolved is the effective configuration of a headless run. APIKey is for
 // the model client only; nothing here prints it.
 type Resolved struct {
+	// Provider is the provider new sessions use with Model ("default" or a providers.json
+	// entry); BaseURL and APIKey are the "default" provider's.
+	Provider     string
 	BaseURL      string
 	Model        string
 	APIKey       string
@@ -88,13 +91,13 @@ func Effective(ctx context.Context, db SettingsReader, dbName string, keys confi
 	for _, n := range settingNames {
 		set(n, LayerDefault, "")
 	}
-	saved := SavedSettings{BaseURL: DefaultBaseURL, ApprovalMode: string(tools.ModeAsk), Budgets: DefaultBudgets}
+	saved := SavedSettings{Provider: config.DefaultProvider, BaseURL: DefaultBaseURL, ApprovalMode: string(tools.ModeAsk), Budgets: DefaultBudgets}
 	if db != nil {
 		if err := readSaved(ctx, db, &saved, func(n string) { set(n, LayerSaved, dbName) }); err != nil {
 			return Resolved{}, nil, err
 		}
 	}
-	r := Resolved{BaseURL: saved.BaseURL, Model: saved.Model, ApprovalMode: tools.Mode(saved.ApprovalMode),
+	r := Resolved{Provider: saved.Provider, BaseURL: saved.BaseURL, Model: saved.Model, ApprovalMode: tools.Mode(saved.ApprovalMode),
 		Prices: saved.Prices, ContextWindows: saved.ContextWindows}
 	if err := r.applyKey(keys, env, set); err != nil {
 		return Resolved{}, nil, err
@@ -114,7 +117,7 @@ func Effective(ctx context.Context, db SettingsReader, dbName string, keys confi
 	// The price and window are those of the model chosen by now.
 	r.Limits = saved.Budgets.limits()
 	p := saved.Price(r.Model)
-	r.Limits.Price = loop.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
+	r.Limits.Price = p.Loop()
 	r.Limits.ContextWindow = saved.ContextWindow(r.Model)
 	if p != (Price{Model: r.Model}) {
 		set("price", LayerSaved, dbName)
@@ -142,7 +145,7 @@ func hasWindow(ws []ContextWindow, model string) bool {
 }
 
 // settingNames are the rows of `loopdesk settings`, in order.
-var settingNames = []string{"base_url", "model", "api_key", "approval_mode",
+var settingNames = []string{"provider", "base_url", "model", "api_key", "approval_mode",
 	"max_turns", "max_tool_calls", "max_tokens", "max_cost_usd", "timeout",
 	"price", "context_window", "prices", "context_windows"}
 
@@ -155,7 +158,7 @@ func readSaved(ctx context.Context, db SettingsReader, s *SavedSettings, saved f
 	for _, j := range []struct {
 		key, name string
 		dst       *string
-	}{{keyBaseURL, "base_url", &s.BaseURL}, {keyModel, "model", &s.Model}, {keyApprovalMode, "approval_mode", &s.ApprovalMode}} {
+	}{{keyProvider, "provider", &s.Provider}, {keyBaseURL, "base_url", &s.BaseURL}, {keyModel, "model", &s.Model}, {keyApprovalMode, "approval_mode", &s.ApprovalMode}} {
 		v, ok, err := db.GetSetting(ctx, j.key)
 		if err != nil {
 			return err
@@ -286,4 +289,21 @@ func (r Resolved) RunSpec(sessionID, workspace, prompt, system string) loop.RunS
 	}
 	return loop.RunSpec{SessionID: sessionID, Workspace: workspace, Prompt: prompt, Model: r.Model,
 		Mode: r.ApprovalMode, SystemPrompt: system, Limits: r.Limits}
+}
+
+// UseModel makes model the run's model: its price and context window from the tables,
+// unless flags set them. A run's model is the session's, which may differ from the one
+// the configuration names.
+func (r *Resolved) UseModel(model string, f Overrides) {
+	if model == r.Model {
+		return
+	}
+	r.Model = model
+	saved := SavedSettings{Prices: r.Prices, ContextWindows: r.ContextWindows}
+	if f.PriceIn == nil && f.PriceOut == nil {
+		r.Limits.Price = saved.Price(model).Loop()
+	}
+	if f.ContextWindow == nil {
+		r.Limits.ContextWindow = saved.ContextWindow(model)
+	}
 }

@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
+	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -91,7 +93,7 @@ func New(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string) (*Serv
 
 // NewWith is New with the sandbox already detected.
 func NewWith(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string, sb stack.Sandbox) (*Services, error) {
-	settings := SettingsStore{DB: db, Keys: keys}
+	settings := SettingsStore{DB: db, Keys: keys, Getenv: keys.Getenv}
 	instr, err := config.ConfigDir()
 	if err != nil {
 		return nil, err
@@ -103,7 +105,10 @@ func NewWith(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string, sb
 		cfg = mcp.Config{} // Settings shows the error; the session goes on with the other tools
 	}
 	manager := mcp.Start(cfg, mcp.Options{OnStatus: c.mcpStatus})
-	st, err := stack.New(stack.Config{DB: db, Model: &Model{Settings: settings}, MCP: manager,
+	models := stack.Models{Providers: settings.Providers, Configure: func(c *provider.Config) {
+		c.RequestTimeout, c.IdleTimeout, c.MaxRetries = 10*time.Minute, 2*time.Minute, 3
+	}}
+	st, err := stack.New(stack.Config{DB: db, Models: models, Respec: c.respec, MCP: manager,
 		Checkpoints: checkpoint.New(db, checkpoint.Options{}), InstructionsDir: instr})
 	if err != nil {
 		_ = manager.Close()
@@ -212,6 +217,9 @@ func (c *core) scratchDir() string { return filepath.Join(filepath.Dir(c.db.Path
 
 func (c *core) view(s store.Session) Session {
 	out := Session{Session: s}
+	if out.Provider == "" {
+		out.Provider = config.DefaultProvider // sessions made before providers existed
+	}
 	if s.Workspace != "" {
 		if abs, err := filepath.Abs(c.scratchDir()); err == nil {
 			out.Scratch = filepath.Dir(s.Workspace) == abs

@@ -38,7 +38,8 @@ func (s *Sessions) NewSession(workspace string) (Session, error) {
 	if workspace, err = checkFolder(workspace); err != nil {
 		return Session{}, err
 	}
-	x, err := s.c.db.CreateSession(ctx, store.NewSession{Title: DefaultTitle, Workspace: workspace, Model: set.Model})
+	x, err := s.c.db.CreateSession(ctx, store.NewSession{Title: DefaultTitle, Workspace: workspace, Model: set.Model,
+		Provider: set.Provider})
 	return s.c.view(x), err
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -27,11 +28,29 @@ type Budgets struct {
 	TimeoutSeconds int     `json:"timeout_seconds"`
 }
 
-// Price is what a model costs, in US dollars per million tokens.
+// Price is what a model costs, in US dollars per million tokens. Cache reads and writes
+// are parts of the input priced apart; 0 prices them as input (loop.Price.Cost).
 type Price struct {
-	Model         string  `json:"model"`
-	InputPerMTok  float64 `json:"input_per_mtok"`
-	OutputPerMTok float64 `json:"output_per_mtok"`
+	Model             string  `json:"model"`
+	InputPerMTok      float64 `json:"input_per_mtok"`
+	OutputPerMTok     float64 `json:"output_per_mtok"`
+	CacheReadPerMTok  float64 `json:"cache_read_per_mtok"`
+	CacheWritePerMTok float64 `json:"cache_write_per_mtok"`
+}
+
+// Loop is the price as the loop takes it.
+func (p Price) Loop() loop.Price {
+	return loop.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok,
+		CacheReadPerMTok: p.CacheReadPerMTok, CacheWritePerMTok: p.CacheWritePerMTok}
+}
+
+func (p Price) invalid() bool {
+	for _, v := range []float64{p.InputPerMTok, p.OutputPerMTok, p.CacheReadPerMTok, p.CacheWritePerMTok} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // ContextWindow is a model's context size in tokens.
@@ -43,11 +62,14 @@ type ContextWindow struct {
 // SavedSettings is everything the settings screen edits except the key, plus
 // where the key comes from. The key itself never leaves Go.
 type SavedSettings struct {
+	// Provider is the provider new sessions use with Model ("default": BaseURL and the key
+	// below; any other name: an entry of providers.json).
+	Provider       string          `json:"provider"`
 	BaseURL        string          `json:"base_url"`
 	Model          string          `json:"model"`
 	HasKey         bool            `json:"has_key"`
 	KeySource      string          `json:"key_source"` // "", "env" or "file"
-	Configured     bool            `json:"configured"` // an endpoint and a model are set
+	Configured     bool            `json:"configured"` // a provider with an endpoint, and a model, are set
 	ApprovalMode   string          `json:"approval_mode"`
 	Budgets        Budgets         `json:"budgets"`
 	Prices         []Price         `json:"prices"`
@@ -61,6 +83,7 @@ type SavedSettings struct {
 // SettingsInput is what the settings screen saves. An empty APIKey keeps the
 // saved key; ClearKey removes it.
 type SettingsInput struct {
+	Provider       string          `json:"provider"` // "" is "default"
 	BaseURL        string          `json:"base_url"`
 	Model          string          `json:"model"`
 	APIKey         string          `json:"api_key"`
@@ -76,6 +99,7 @@ type SettingsInput struct {
 
 // Keys of the settings table. The API key is never one of them.
 const (
+	keyProvider       = "endpoint.provider"
 	keyBaseURL        = "endpoint.base_url"
 	keyModel          = "endpoint.model"
 	keyApprovalMode   = "approval.mode"
@@ -98,6 +122,9 @@ type SettingsStore struct {
 	DB     *store.DB
 	Keys   config.Keys
 	Getenv func(string) string
+	// ProvidersPath is providers.json; "" is providers.json next to the key file (Keys.Dir),
+	// else config.ProvidersPath().
+	ProvidersPath string
 }
 
 func (s SettingsStore) getenv(k string) string {
@@ -128,7 +155,13 @@ func (s SettingsStore) Load(ctx context.Context) (SavedSettings, error) {
 	if out.Model == "" {
 		out.Model = strings.TrimSpace(s.getenv("LOOPDESK_MODEL"))
 	}
-	out.Configured = out.BaseURL != "" && out.Model != ""
+	if out.Provider, err = get(keyProvider); err != nil {
+		return SavedSettings{}, err
+	}
+	if out.Provider == "" {
+		out.Provider = config.DefaultProvider
+	}
+	out.Configured = out.Model != "" && (out.BaseURL != "" || out.Provider != config.DefaultProvider)
 	key, src, err := s.Keys.Key()
 	if err != nil {
 		return SavedSettings{}, err
@@ -180,8 +213,15 @@ func (s SettingsStore) Load(ctx context.Context) (SavedSettings, error) {
 // Save validates in and stores it; nothing is stored when anything is invalid.
 func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSettings, error) {
 	base := strings.TrimRight(strings.TrimSpace(in.BaseURL), "/")
-	if err := CheckBaseURL(base); err != nil {
+	prov, err := s.checkProvider(in.Provider)
+	if err != nil {
 		return SavedSettings{}, err
+	}
+	// The default provider's endpoint is needed only when it is the one in use.
+	if base != "" || prov == config.DefaultProvider {
+		if err := CheckBaseURL(base); err != nil {
+			return SavedSettings{}, err
+		}
 	}
 	model := strings.TrimSpace(in.Model)
 	if model == "" {
@@ -215,7 +255,7 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSetting
 			return SavedSettings{}, errors.New("every price needs a model name")
 		case seen["p:"+p.Model]:
 			return SavedSettings{}, fmt.Errorf("two prices for model %q", p.Model)
-		case p.InputPerMTok < 0 || p.OutputPerMTok < 0 || math.IsNaN(p.InputPerMTok+p.OutputPerMTok) || math.IsInf(p.InputPerMTok+p.OutputPerMTok, 0):
+		case p.invalid():
 			return SavedSettings{}, fmt.Errorf("the price of %q cannot be negative", p.Model)
 		}
 		seen["p:"+p.Model] = true
@@ -248,7 +288,7 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSetting
 	bj, _ := json.Marshal(b)
 	pj, _ := json.Marshal(prices)
 	wj, _ := json.Marshal(windows)
-	kvs := [][2]string{{keyBaseURL, base}, {keyModel, model}, {keyApprovalMode, mode},
+	kvs := [][2]string{{keyProvider, prov}, {keyBaseURL, base}, {keyModel, model}, {keyApprovalMode, mode},
 		{keyTheme, theme}, {keyBudgets, string(bj)}, {keyPrices, string(pj)}, {keyContextWindows, string(wj)}}
 	if in.Notifications != nil {
 		kvs = append(kvs, [2]string{keyNotifications, map[bool]string{true: "on", false: "off"}[*in.Notifications]})
@@ -290,4 +330,24 @@ func (s SavedSettings) ContextWindow(model string) int64 {
 		}
 	}
 	return DefaultContextWindow
+}
+
+// checkProvider returns the provider name to save: "default", or an entry of providers.json.
+func (s SettingsStore) checkProvider(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || name == config.DefaultProvider {
+		return config.DefaultProvider, nil
+	}
+	path, err := s.providersPath()
+	if err != nil {
+		return "", err
+	}
+	f, err := config.LoadProviders(path)
+	if err != nil {
+		return "", err
+	}
+	if _, ok := f.Find(name); !ok {
+		return "", fmt.Errorf("%w: no provider %q in %s", ErrInvalidInput, name, path)
+	}
+	return name, nil
 }

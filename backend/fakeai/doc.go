@@ -26,6 +26,22 @@
 // stream_options.include_usage. A request with "stream": false gets a plain
 // chat.completion object.
 //
+// Thinking models: WithDialect(DialectDeepSeek | DialectKimi | DialectGemini |
+// DialectOpenRouter) streams a reply the way that server does (reasoning_content beside
+// content null, Kimi's "functions.NAME:N" ids, Gemini's whole calls without an index carrying
+// extra_content.google.thought_signature, OpenRouter's reasoning_details by index) and makes
+// the server as strict as the real one: a later request to the same model whose assistant turn
+// drops what was sent is answered 400 with that server's own message (dialect.go).
+//
+// The Messages API (anthropic.go) is served at POST /v1/messages from the same queue: Reasoning
+// becomes a signed thinking block, WithRedactedThinking adds a redacted_thinking block,
+// WithStreamError cuts the stream with an error event. It refuses what Anthropic refuses where
+// a client can go wrong (no anthropic-version, no max_tokens, an unpaired tool_use or
+// tool_result, a thinking block whose signature it did not give, more than four
+// cache_control breakpoints, a thinking tool loop not opened by thinking), takes the key
+// from x-api-key only, and reports cache_creation_input_tokens and cache_read_input_tokens
+// from the breakpoints of the requests it saw.
+//
 // GET /v1/models lists "fake-model". With WithAPIKey every /v1 request
 // without "Authorization: Bearer <key>" gets 401 and an OpenAI-style error.
 //

@@ -52,6 +52,15 @@ type Reply struct {
 	// or the server closes when StallMS is 0.
 	StallAt int `json:"stall_after,omitempty"`
 	StallMS int `json:"stall_ms,omitempty"`
+	// Dialect streams the reply as one thinking model's server does and makes the server
+	// check that later requests carry its reasoning and signatures back (dialect.go).
+	Dialect Dialect `json:"dialect,omitempty"`
+	// Messages API only (anthropic.go): Redacted adds a redacted_thinking block; ErrorAfter > 0
+	// cuts the stream after that many events with an error event of ErrorType
+	// (default "overloaded_error").
+	Redacted   bool   `json:"redacted,omitempty"`
+	ErrorAfter int    `json:"error_after,omitempty"`
+	ErrorType  string `json:"error_type,omitempty"`
 }
 
 // Text streams s in several small deltas after a role-only first chunk and
@@ -87,6 +96,15 @@ func Stall(d time.Duration) Reply { return Reply{Kind: KindStall, StallMS: int(d
 
 // WithReasoning adds reasoning_content deltas before the text.
 func (r Reply) WithReasoning(s string) Reply { r.Reasoning = s; return r }
+
+// WithStreamError cuts a Messages API stream after n events with an error event of typ.
+func (r Reply) WithStreamError(n int, typ string) Reply { r.ErrorAfter, r.ErrorType = n, typ; return r }
+
+// WithRedactedThinking adds a redacted_thinking block to a Messages API reply.
+func (r Reply) WithRedactedThinking() Reply { r.Redacted = true; return r }
+
+// WithDialect streams the reply in d's shape and holds later requests to d's rules.
+func (r Reply) WithDialect(d Dialect) Reply { r.Dialect = d; return r }
 
 // WithUsage sets the numbers of the usage chunk.
 func (r Reply) WithUsage(prompt, completion, cached int64) Reply {

@@ -76,6 +76,10 @@ type Server struct {
 	nextID   int
 	// contextLimit is the fake model's window in tokens (context.go); 0: none.
 	contextLimit int
+	// sent is what dialect replies sent with each tool call id (dialect.go).
+	sent map[string]sentTurn
+	// anthropic is the state of the fake Messages API (anthropic.go).
+	anthropic anthropicState
 }
 
 // Start listens on loopback (127.0.0.1:0 unless WithAddr) and serves until Close.
@@ -147,6 +151,8 @@ func (s *Server) Reset() {
 	defer s.mu.Unlock()
 	s.queue = nil
 	s.requests = nil
+	s.sent = nil
+	s.anthropic = anthropicState{}
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -172,7 +178,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, Request{r.Method, r.URL.Path, r.Header.Clone(), body})
 	s.mu.Unlock()
 
-	if s.apiKey != "" && r.Header.Get("Authorization") != "Bearer "+s.apiKey {
+	if r.URL.Path == "/v1/messages" {
+		// Anthropic's key goes in x-api-key only.
+		if s.apiKey != "" && (r.Header.Get("x-api-key") != s.apiKey || r.Header.Get("Authorization") != "") {
+			writeAnthropicError(w, http.StatusUnauthorized, "authentication_error", "invalid x-api-key")
+			return
+		}
+		if r.Method == http.MethodPost {
+			s.messages(w, r, body)
+			return
+		}
+	}
+	if s.apiKey != "" && r.Header.Get("Authorization") != "Bearer "+s.apiKey && r.Header.Get("x-api-key") != s.apiKey {
 		writeError(w, http.StatusUnauthorized, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
 		return
 	}

@@ -63,17 +63,35 @@ type choice struct {
 }
 
 type delta struct {
-	Role             string      `json:"role,omitempty"`
-	Content          *string     `json:"content,omitempty"`
-	ReasoningContent string      `json:"reasoning_content,omitempty"`
-	ToolCalls        []toolDelta `json:"tool_calls,omitempty"`
+	Role             string          `json:"role,omitempty"`
+	Content          json.RawMessage `json:"content,omitempty"` // a string, or null (DeepSeek beside reasoning)
+	ReasoningContent string          `json:"reasoning_content,omitempty"`
+	Reasoning        string          `json:"reasoning,omitempty"`
+	ReasoningDetails []orDetail      `json:"reasoning_details,omitempty"`
+	ToolCalls        []toolDelta     `json:"tool_calls,omitempty"`
 }
 
 type toolDelta struct {
-	Index    *int    `json:"index,omitempty"`
-	ID       string  `json:"id,omitempty"`
-	Type     string  `json:"type,omitempty"`
-	Function fnDelta `json:"function"`
+	Index        *int           `json:"index,omitempty"`
+	ID           string         `json:"id,omitempty"`
+	Type         string         `json:"type,omitempty"`
+	Function     fnDelta        `json:"function"`
+	ExtraContent map[string]any `json:"extra_content,omitempty"`
+}
+
+// orDetail is one reasoning_details fragment, in OpenRouter's field order.
+type orDetail struct {
+	Type      string  `json:"type"`
+	Text      *string `json:"text,omitempty"`
+	Signature *string `json:"signature"`
+	Format    string  `json:"format"`
+	Index     int     `json:"index"`
+}
+
+// jsonText is s as a JSON string.
+func jsonText(s string) json.RawMessage {
+	b, _ := json.Marshal(s) // a string always marshals
+	return b
 }
 
 type fnDelta struct {
@@ -96,7 +114,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeError(w, http.StatusBadRequest, "We could not parse the JSON body of your request: "+err.Error(), "invalid_request_error", "")
 		return
 	}
-	if s.tooLong(w, body) {
+	if s.tooLong(w, body) || s.refuseThinking(w, req.Model, body) {
 		return // a refused request uses no scripted reply
 	}
 	rep, n := s.next()
@@ -104,6 +122,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 		echo := Text("You said: " + req.lastUserText())
 		rep = &echo
 	}
+	s.remember(*rep, n, req.Model)
 	delay := s.delay
 	if rep.DelayMS > 0 {
 		delay = time.Duration(rep.DelayMS) * time.Millisecond
@@ -271,21 +290,15 @@ func buildChunks(r Reply, n int, model string, includeUsage bool, bodyLen int64)
 		return chunk{ID: id, Object: "chat.completion.chunk", Created: 1700000000, Model: model,
 			Choices: []choice{{Index: 0, Delta: d, FinishReason: finish}}}
 	}
-	empty := ""
-	chunks := []chunk{mk(&delta{Role: "assistant", Content: &empty}, nil)}
-	for _, p := range splitWords(r.Reasoning) {
-		chunks = append(chunks, mk(&delta{ReasoningContent: p}, nil))
+	chunks := []chunk{mk(&delta{Role: "assistant", Content: jsonText("")}, nil)}
+	for _, d := range reasoningDeltas(r, n) {
+		chunks = append(chunks, mk(d, nil))
 	}
 	for _, p := range splitWords(r.Text) {
-		chunks = append(chunks, mk(&delta{Content: &p}, nil))
+		chunks = append(chunks, mk(&delta{Content: jsonText(p)}, nil))
 	}
-	for i, c := range r.Calls {
-		idx := i
-		chunks = append(chunks, mk(&delta{ToolCalls: []toolDelta{{Index: &idx, ID: callID(c, n, i), Type: "function",
-			Function: fnDelta{Name: c.Name}}}}, nil))
-		for _, p := range splitRunes(c.Arguments, 8) {
-			chunks = append(chunks, mk(&delta{ToolCalls: []toolDelta{{Index: &idx, Function: fnDelta{Arguments: p}}}}, nil))
-		}
+	for _, d := range toolDeltas(r, n) {
+		chunks = append(chunks, mk(d, nil))
 	}
 	fin := r.finish()
 	chunks = append(chunks, mk(&delta{}, &fin))
@@ -301,11 +314,56 @@ func buildChunks(r Reply, n int, model string, includeUsage bool, bodyLen int64)
 	return out
 }
 
+// reasoningDeltas stream r.Reasoning word by word the way r's dialect does.
+func reasoningDeltas(r Reply, n int) []*delta {
+	var out []*delta
+	for _, p := range splitWords(r.Reasoning) {
+		switch r.Dialect {
+		case DialectDeepSeek:
+			out = append(out, &delta{Content: json.RawMessage("null"), ReasoningContent: p})
+		case DialectOpenRouter:
+			out = append(out, &delta{Content: jsonText(""), Reasoning: p, ReasoningDetails: []orDetail{{
+				Type: "reasoning.text", Text: &p, Format: "anthropic-claude-v1"}}})
+		default:
+			out = append(out, &delta{ReasoningContent: p})
+		}
+	}
+	if r.Dialect == DialectOpenRouter && r.Reasoning != "" {
+		sig := openRouterSignature(n)
+		out = append(out, &delta{Content: jsonText(""), ReasoningDetails: []orDetail{{
+			Type: "reasoning.text", Signature: &sig, Format: "anthropic-claude-v1"}}})
+	}
+	return out
+}
+
+// toolDeltas stream r's calls: each call's arguments in pieces, or (Gemini) each call whole
+// in one delta without an index, the first with its thought signature.
+func toolDeltas(r Reply, n int) []*delta {
+	var out []*delta
+	for i, c := range r.Calls {
+		id := dialectCallID(r, c, n, i)
+		if r.Dialect == DialectGemini {
+			td := toolDelta{ID: id, Type: "function", Function: fnDelta{Name: c.Name, Arguments: c.Arguments}}
+			if i == 0 {
+				td.ExtraContent = map[string]any{"google": map[string]any{"thought_signature": geminiSignature(n)}}
+			}
+			out = append(out, &delta{ToolCalls: []toolDelta{td}})
+			continue
+		}
+		idx := i
+		out = append(out, &delta{ToolCalls: []toolDelta{{Index: &idx, ID: id, Type: "function", Function: fnDelta{Name: c.Name}}}})
+		for _, p := range splitRunes(c.Arguments, 8) {
+			out = append(out, &delta{ToolCalls: []toolDelta{{Index: &idx, Function: fnDelta{Arguments: p}}}})
+		}
+	}
+	return out
+}
+
 // buildCompletion renders a text/tool reply as a non-streamed completion.
 func buildCompletion(r Reply, n int, model string, bodyLen int64) []byte {
 	msg := &delta{Role: "assistant", ReasoningContent: r.Reasoning}
 	if r.Text != "" || len(r.Calls) == 0 {
-		msg.Content = &r.Text
+		msg.Content = jsonText(r.Text)
 	}
 	for i, c := range r.Calls {
 		msg.ToolCalls = append(msg.ToolCalls, toolDelta{ID: callID(c, n, i), Type: "function",

@@ -16,9 +16,11 @@
 //     tool calls is followed, in the same batch or a later one, by one result per call.
 //     - Emit: publish the payload on the bus, stamped with session id, run id and the next
 //     per-session sequence number.
-//     - CallModel: rebuild the messages from the stored rows (store.Messages, the one
-//     deterministic function), stream the model call, publish deltas as they arrive, and
-//     feed ModelResponded when the stream ends.
+//     - CallModel: derive the messages from the stored rows (store.Turns, the one
+//     deterministic function, through the session's store.TurnCache and provider.Cache so
+//     only what changed is decoded and encoded), stream the model call, publish deltas as
+//     they arrive, and feed ModelResponded (with the turn's raw message and origin) when the
+//     stream ends.
 //     - RequestApproval: ask the approver about each call, concurrently; feed one
 //     ApprovalDecided per call, in the order the answers arrive.
 //     - RunTools: run read-only calls in parallel and the others one at a time in the given

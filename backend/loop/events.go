@@ -54,6 +54,9 @@ type RunStartedPayload struct {
 	Sandbox   string    `json:"sandbox"` // how shell commands are confined (tools.ShellSandbox.Describe)
 	StartedAt time.Time `json:"started_at"`
 	Mode      string    `json:"mode"`
+	// MCPFailed names the configured MCP servers that failed to start ("name: why"): this
+	// run has none of their tools.
+	MCPFailed []string `json:"mcp_failed,omitempty"`
 }
 
 // DeltaPayload is a piece of streamed text (text_delta, reasoning_delta).

@@ -52,7 +52,10 @@ func toolsOf(t *testing.T) *tools.Registry {
 
 func wsOf() *tools.Manager { return tools.NewManager() }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t *testing.T) *harness { t.Helper(); return newHarnessWith(t, nil) }
+
+// newHarnessWith lets a test add to the runner's configuration (hooks, ...).
+func newHarnessWith(t *testing.T, configure func(*loop.Config)) *harness {
 	t.Helper()
 	srv, err := fakeai.Start()
 	if err != nil {
@@ -77,11 +80,15 @@ func newHarness(t *testing.T) *harness {
 	h.model = provider.New(provider.Config{BaseURL: srv.URL(), APIKey: "test-key", Model: "fake-model",
 		MaxRetries: -1, RequestTimeout: 10 * time.Second, IdleTimeout: 10 * time.Second})
 	h.approver = tools.NewApprover(nil)
-	runner := loop.New(loop.Config{
+	cfg := loop.Config{
 		Store: db, Approver: announcing{h.approver, h.pending}, Tools: reg, Workspaces: tools.NewManager(),
 		Model:  h.model,
 		Prices: loop.PriceTable{"fake-model": {InputPerMTok: 1, OutputPerMTok: 2}},
-	})
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	runner := loop.New(cfg)
 	h.runner = runner
 	t.Cleanup(runner.Close)
 	h.rec = record(t, runner.Bus(), "")

@@ -37,6 +37,8 @@ type Started struct {
 	// compacts before its first call and, when that cannot make room, sets Recover's exchange
 	// aside.
 	Recover *Recovery
+	// MCPFailed names the configured MCP servers whose tools this run lacks ("name: why").
+	MCPFailed []string
 	// CompactThrough > 0 makes this a compaction the person asked for ("Compact up to here"):
 	// no prompt, one summary of the rows through that seq, then the run completes.
 	CompactThrough int64

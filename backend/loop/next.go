@@ -119,7 +119,7 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 	s.seen = map[string]int{}
 	s.queued, s.recover = slices.Clone(in.Queued), in.Recover
 	out := []Effect{Emit{RunStartedPayload{Prompt: in.Prompt, Model: in.Model, Workspace: in.Workspace, Sandbox: in.Sandbox,
-		StartedAt: in.Now, Mode: in.Mode}}}
+		StartedAt: in.Now, Mode: in.Mode, MCPFailed: in.MCPFailed}}}
 	if in.CompactThrough > 0 {
 		s.Phase, s.compactOnly = PhaseCompacting, true
 		return s, append(out, Compact{ThroughSeq: in.CompactThrough, KeepTurns: s.Limits.keepTurns()}), nil

@@ -39,6 +39,14 @@ type Model interface {
 	Stream(ctx context.Context, req provider.Request, h provider.Handler) provider.Response
 }
 
+// Models opens the model client of one run by the configured provider's name ("" is the
+// provider named "default"), with the run's thinking budget (0: off). Origin names the
+// provider and its kind; the runner fills in the model. An unknown provider or an unreadable
+// key is an error that refuses the run before anything is written.
+type Models interface {
+	Model(ctx context.Context, provider string, thinkingBudget int) (Model, Origin, error)
+}
+
 // Approver decides a tool call, waiting for a person when the policy says ask.
 type Approver interface {
 	Request(ctx context.Context, req tools.Request) (tools.Decision, error)
@@ -57,6 +65,14 @@ type ToolSet interface {
 	ForRun() ToolRunner
 }
 
+// Settler is a ToolSet whose tools may still be on their way (MCP servers starting): a run
+// waits for them to settle before it fixes its tools, within the set's own bound, so it never
+// silently lacks a configured server's tools. Settle returns the servers that failed, each as
+// "name: why", for the run to say so in its first event.
+type Settler interface {
+	Settle(ctx context.Context) []string
+}
+
 // Checkpointer captures the folder around each call that may change files
 // (backend/checkpoint). Before returns once the "before" state is durable.
 type Checkpointer interface {
@@ -71,7 +87,10 @@ type Workspaces interface {
 // Config wires a Runner. Store, Model, Approver, Tools and Workspaces are required. Tools may
 // also implement ToolSet.
 type Config struct {
-	Store      Store
+	Store Store
+	// Models, when set, gives each run its client by RunSpec.Provider; else every run uses
+	// Model, as the provider named "default".
+	Models     Models
 	Model      Model
 	Approver   Approver
 	Tools      ToolRunner
@@ -87,6 +106,14 @@ type Config struct {
 	PersistTimeout time.Duration
 	// InstructionsDir holds the person's own AGENTS.md ($XDG_CONFIG_HOME/loopdesk); "" for none.
 	InstructionsDir string
+	// Hooks, when not nil, fires the person's hooks (runner_hooks.go).
+	Hooks Hooks
+	// Skills, when not nil, lists the folder's skills in the system prompt (runner_skills.go).
+	Skills Skills
+	// Respec, when set, completes every run's spec as Start begins — the runs the runner
+	// starts itself for queued messages included — so each run takes the session's provider
+	// and model as they are then: a change made during a run applies from the next one.
+	Respec func(ctx context.Context, spec *RunSpec) error
 }
 
 // ImageRef is an image sent with a prompt: a stored blob (the store's type, named here so
@@ -118,12 +145,43 @@ type RunSpec struct {
 	// CompactThrough > 0: instead of a prompt, summarise the rows through this seq
 	// ("Compact up to here"). See Runner.CompactThrough.
 	CompactThrough int64
+	// Command names the slash command or skill Prompt was expanded from ("/review"); the
+	// prompt's row records it.
+	Command string
+	// Provider names the configured provider the run's model calls go to ("" is "default").
+	// ThinkingBudget is the run's extended-thinking budget in tokens (anthropic): > 0 on,
+	// < 0 off, 0 the client's configured default (stack.Models opens each run's client with
+	// the budget the run resolved, so there 0 is off).
+	Provider       string
+	ThinkingBudget int
 	// Resume runs again from the journal as it is, with no new prompt: Retry after a provider
 	// error or an interruption, and Regenerate in a fork that ends on the person's message.
 	// The model is called on the stored rows; nothing is added before the first call.
 	Resume bool
 	// Images go with Prompt on its user row (stored blobs: backend/store blobs.go).
 	Images []ImageRef
+	// client and origin are the run's model client and what it tags turns with (Start).
+	client Model
+	origin Origin
+}
+
+// openModel picks the run's model client: from Models by provider name, else Model.
+func (r *Runner) openModel(ctx context.Context, spec *RunSpec) error {
+	if r.cfg.Models == nil {
+		name := spec.Provider
+		if name == "" {
+			name = "default"
+		}
+		spec.client, spec.origin = r.cfg.Model, Origin{Provider: name, Kind: provider.KindOpenAI}
+	} else {
+		m, o, err := r.cfg.Models.Model(ctx, spec.Provider, spec.ThinkingBudget)
+		if err != nil {
+			return err
+		}
+		spec.client, spec.origin = m, o
+	}
+	spec.origin.Model = spec.Model
+	return nil
 }
 
 // RunMode is the mode recorded on the run row.
@@ -173,6 +231,9 @@ type Runner struct {
 	byRun     map[string]*run
 	closed    bool
 	wg        sync.WaitGroup
+	hookSeen  sync.Map // session ids whose SessionStart hooks have fired in this process
+
+	requests requestCaches // per session: the next request is built from what changed
 }
 
 // New makes a Runner; it does no I/O.
@@ -203,6 +264,14 @@ func (r *Runner) Bus() *Bus { return r.bus }
 func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
 	if spec.Prompt == "" && len(spec.Images) == 0 && len(spec.Queued) == 0 && spec.CompactThrough == 0 && !spec.Resume {
 		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrNoPrompt)
+	}
+	if r.cfg.Respec != nil {
+		if err := r.cfg.Respec(ctx, &spec); err != nil {
+			return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, err)
+		}
+	}
+	if err := r.openModel(ctx, &spec); err != nil {
+		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, err)
 	}
 	for {
 		r.mu.Lock()

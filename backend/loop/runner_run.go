@@ -57,6 +57,7 @@ type run struct {
 	opStop context.CancelFunc
 	work   sync.WaitGroup
 
+	hooks     hookState // see runner_hooks.go
 	state     State
 	result    Result
 	done      chan struct{}
@@ -69,10 +70,15 @@ func (rn *run) prepare(ctx context.Context) error {
 	if err := rn.open(ctx); err != nil {
 		return fmt.Errorf("start run on session %s: %w", rn.spec.SessionID, err)
 	}
+	rn.withSkills()
+	if err := rn.promptHooks(ctx); err != nil {
+		rn.ws.Release()
+		return fmt.Errorf("start run on session %s: %w", rn.spec.SessionID, err)
+	}
 	limits, err := json.Marshal(rn.spec.Limits)
 	if err == nil {
 		var run store.Run
-		run, err = rn.r.cfg.Store.StartRun(ctx, store.NewRun{SessionID: rn.spec.SessionID, Model: rn.spec.Model,
+		run, err = rn.r.cfg.Store.StartRun(ctx, store.NewRun{SessionID: rn.spec.SessionID, Model: rn.spec.Model, Provider: rn.spec.origin.Provider,
 			SystemPromptHash: hashPrompt(rn.system), Limits: limits, Mode: rn.spec.RunMode(), Instructions: recorded(rn.files),
 			Sandbox: rn.spec.Sandbox.Describe()})
 		rn.r.mu.Lock()
@@ -83,13 +89,33 @@ func (rn *run) prepare(ctx context.Context) error {
 		rn.ws.Release()
 		return err // StartRun names the session already
 	}
+	return nil
+}
+
+// fixTools waits for the tools still on their way (MCP servers starting) to settle, unless
+// the run is cancelled meanwhile, then fixes the run's tools. It returns the servers that
+// failed, for run_started.
+func (rn *run) fixTools() []string {
+	var failed []string
+	if s, ok := rn.r.cfg.Tools.(Settler); ok {
+		ctx, stop := context.WithCancel(rn.op)
+		go func() {
+			select {
+			case <-rn.cancel:
+				stop()
+			case <-ctx.Done():
+			}
+		}()
+		failed = s.Settle(ctx)
+		stop()
+	}
 	rn.tools = rn.r.toolsFor(rn.spec)
 	rn.specs = rn.tools.Specs()
 	rn.readOnly = make(map[string]bool, len(rn.specs))
 	for _, s := range rn.specs {
 		rn.readOnly[s.Name] = s.ReadOnly
 	}
-	return nil
+	return failed
 }
 
 // open finds the session, acquires its workspace and loads its rows.
@@ -157,18 +183,30 @@ func (rn *run) loop() {
 	defer rn.finish()
 	rn.op, rn.opStop = context.WithCancel(rn.r.base)
 	defer close(rn.loopDone)
-	effects := rn.step(Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
-		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
-		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Recover: rn.recovery, CompactThrough: rn.spec.CompactThrough})
+	failed := rn.fixTools()
+	in := rn.started()
+	in.MCPFailed = failed
+	effects := rn.afterPrompt(rn.step(in))
 	for {
 		for len(effects) > 0 {
 			effects = rn.execute(effects) // a failed effect ends the run: more to do
 		}
 		if rn.state.Phase == PhaseDone {
-			return
+			if effects = rn.stopHooks(); len(effects) == 0 {
+				return
+			}
+			continue
 		}
 		effects = rn.wait()
 	}
+}
+
+// started is the input that opens the run in the core.
+func (rn *run) started() Started {
+	return Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
+		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
+		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Recover: rn.recovery,
+		CompactThrough: rn.spec.CompactThrough}
 }
 
 // wait blocks for the next input: an answer from a worker, a cancel, or the deadline.
@@ -314,6 +352,8 @@ func storePayload(row Row) any {
 	switch r := row.(type) {
 	case UserRow:
 		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Images: r.Images}
+	case commandRow:
+		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Command: r.Command, Images: r.Images}
 	case AssistantRow:
 		calls := make([]store.ToolCall, len(r.ToolCalls))
 		for i, c := range r.ToolCalls {

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"encoding/json"
 	"sync"
 
 	"github.com/loopdesk/loopdesk/backend/provider"
@@ -18,40 +17,28 @@ const summaryPrompt = "[loopdesk] Summarise the conversation so far for your own
 	"decisions made, facts learned (file names, commands, results), what is done and what remains. " +
 	"Be complete but concise; this summary replaces the earlier messages."
 
-func (rn *run) withSystem(msgs []json.RawMessage) []json.RawMessage {
-	if rn.system == "" {
-		return msgs
-	}
-	return append([]json.RawMessage{wireMessage("system", rn.system)}, msgs...)
-}
-
-func wireMessage(role, content string) json.RawMessage {
-	b, _ := json.Marshal(struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	}{role, content}) // two strings always marshal
-	return b
-}
-
 func (rn *run) callModel(e CallModel, rows []store.Chunk) {
-	msgs, err := store.Messages(rows)
+	// The session's cache: only the rows appended since the last call are decoded, and only
+	// the messages that changed are encoded (provider.Cache).
+	rc := rn.r.requests.take(rn.spec.SessionID)
+	msgs, err := rc.turnsOf(rows)
 	if err != nil {
 		rn.send(Failed{Now: rn.now(), Err: err.Error()})
 		return
 	}
-	msgs = rn.withSystem(msgs)
 	if e.Wrapup {
-		msgs = append(msgs, wireMessage("user", wrapupNote)) // never stored
+		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: wrapupNote}) // never stored
 	}
 	h := provider.Handler{
 		OnText:      func(d string) { rn.publish(TextDelta(d)) },
 		OnReasoning: func(d string) { rn.publish(ReasoningDelta(d)) },
 	}
-	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs(), MaxTokens: rn.spec.MaxTokens}, h)
+	resp := rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
+		MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.enc}, h)
 	if resp.Err != nil && rn.op.Err() != nil {
 		return // cancelled: the core already answered for this turn
 	}
-	rn.send(ModelResponded{Now: rn.now(), Response: fromProvider(resp)})
+	rn.send(ModelResponded{Now: rn.now(), Response: fromProvider(resp, rn.spec.origin)})
 }
 
 func (rn *run) toolSpecs() []provider.ToolSpec {
@@ -64,9 +51,16 @@ func (rn *run) toolSpecs() []provider.ToolSpec {
 
 // fromProvider converts a provider response. Invalid calls without a name or id cannot be
 // answered meaningfully and are dropped; the others are stored and answered with an error.
-func fromProvider(resp provider.Response) ModelResponse {
+func fromProvider(resp provider.Response, origin Origin) ModelResponse {
 	out := ModelResponse{Text: resp.Text, Reasoning: resp.Reasoning, Status: ResponseStatus(resp.Status),
-		Usage: usageOf(resp.Usage)}
+		Usage: usageOf(resp.Usage), Raw: resp.Raw, Origin: origin}
+	if resp.Origin.Kind != "" {
+		// The client names what answered (its configured name, wire kind and the model).
+		out.Origin = Origin{Provider: resp.Origin.Provider, Kind: resp.Origin.Kind, Model: resp.Origin.Model}
+		if out.Origin.Provider == "" {
+			out.Origin.Provider = origin.Provider
+		}
+	}
 	if resp.Err != nil {
 		out.Err = resp.Err.Error()
 	}
@@ -102,12 +96,15 @@ func (rn *run) requestApprovals(calls []Call) {
 				rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: false, By: ByPlanMode, Reason: PlanRefusal})
 				return
 			}
-			hunks, proposal := rn.proposal(c)
+			call, hook, hookReason := rn.preToolUse(c) // updatedInput and the hooks' decision
+			hunks, proposal := rn.proposal(call)
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: rn.spec.Mode, Call: c, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(c), Proposal: proposal,
+				Mode: rn.spec.Mode, Call: call, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(call), Proposal: proposal,
+				Hook: hook, HookReason: hookReason,
 				OnPending: func(p tools.Pending) {
-					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(c.Arguments), ReadOnly: p.ReadOnly,
-						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(c), Hunks: hunks})
+					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(call.Arguments), ReadOnly: p.ReadOnly,
+						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(call), Hunks: hunks})
+					rn.notifyHooks("Loopdesk needs your permission to use " + c.Name)
 				}})
 			if err != nil {
 				if rn.op.Err() != nil {
@@ -116,7 +113,7 @@ func (rn *run) requestApprovals(calls []Call) {
 				// Fail closed: a policy that cannot be evaluated denies.
 				d = tools.Decision{Approved: false, By: "error", Reason: err.Error()}
 			}
-			d = rn.applyReview(c, d)
+			d = rn.applyReview(call, d)
 			args := ""
 			if d.Approved && d.Arguments != c.Arguments {
 				args = d.Arguments
@@ -161,26 +158,30 @@ func (rn *run) runTool(c Call) {
 	if rn.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
+	res = rn.postToolUse(c, res)
 	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note + rn.reviewNote(c.ID), IsError: res.IsError, Sandboxed: res.Meta.Sandboxed})
 }
 
 // compact summarises the rows up to the cut with one model call (no tools).
 func (rn *run) compact(e Compact, chunks []store.Chunk) {
+	rn.preCompact()
 	fail := func(msg string) { rn.send(Compacted{Now: rn.now(), OK: false, Err: msg}) }
 	through, head, tail, err := compactionRows(chunks, e)
 	if err != nil {
 		fail(err.Error())
 		return
 	}
-	msgs, err := store.Messages(head)
+	msgs, err := store.Turns(head)
 	if err != nil {
 		fail(err.Error())
 		return
 	}
-	msgs = append(rn.withSystem(msgs), wireMessage("user", summaryPrompt))
+	msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: summaryPrompt})
 	// The same tools as every turn: they are part of the prompt prefix servers cache, and some
 	// servers refuse tool messages in a request that offers no tools.
-	resp := rn.r.cfg.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, Messages: msgs, Tools: rn.toolSpecs()}, provider.Handler{})
+	// And the same thinking budget: Anthropic drops cached message prefixes when it changes.
+	resp := rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
+		ThinkingBudget: rn.spec.ThinkingBudget}, provider.Handler{})
 	if rn.op.Err() != nil {
 		return
 	}
@@ -204,6 +205,7 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 
 // usageOf converts the provider's usage report (the one conversion between the two types).
 func usageOf(u provider.Usage) Usage {
-	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CachedTokens,
+	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
 		Unreported: u.InputTokens == 0 && u.OutputTokens == 0}
 }

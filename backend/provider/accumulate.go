@@ -30,6 +30,17 @@ type wireDelta struct {
 	Reasoning        *string         `json:"reasoning"`
 	Refusal          *string         `json:"refusal"`
 	ToolCalls        []wireToolCall  `json:"tool_calls"`
+	raw              []byte          // the delta as sent, for Response.Raw
+}
+
+// UnmarshalJSON decodes the known fields and keeps the bytes for the fields it does not know.
+func (d *wireDelta) UnmarshalJSON(b []byte) error {
+	type plain wireDelta
+	if err := json.Unmarshal(b, (*plain)(d)); err != nil {
+		return err
+	}
+	d.raw = b
+	return nil
 }
 
 type wireToolCall struct {
@@ -39,26 +50,54 @@ type wireToolCall struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"` // a string; some servers send an object
 	} `json:"function"`
+	raw []byte // the fragment as sent: extra_content and fields not known here
+}
+
+// UnmarshalJSON decodes the known fields and keeps the bytes for Response.Raw.
+func (t *wireToolCall) UnmarshalJSON(b []byte) error {
+	type plain wireToolCall
+	if err := json.Unmarshal(b, (*plain)(t)); err != nil {
+		return err
+	}
+	t.raw = b
+	return nil
 }
 
 type wireUsage struct {
 	PromptTokens        int64 `json:"prompt_tokens"`
 	CompletionTokens    int64 `json:"completion_tokens"`
 	PromptTokensDetails *struct {
-		CachedTokens int64 `json:"cached_tokens"`
+		CachedTokens     int64 `json:"cached_tokens"`
+		CacheWriteTokens int64 `json:"cache_write_tokens"` // OpenRouter
 	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
 	PromptCacheHitTokens *int64 `json:"prompt_cache_hit_tokens"` // DeepSeek
+	CachedTokens         *int64 `json:"cached_tokens"`           // Moonshot (Kimi)
 }
 
 type callAcc struct {
 	id, name string
 	args     strings.Builder
+	raw      rawObject // every field of the call's fragments (extra_content, ...)
 }
+
+// Fields of a delta and of a tool-call fragment that Response.Raw writes itself.
+var (
+	// annotations (OpenAI's URL citations) is documented as response-only: OpenAI's request
+	// schema has no such field on an assistant message.
+	skipDeltaRaw = map[string]bool{"role": true, "content": true, "tool_calls": true, "annotations": true}
+	skipCallRaw  = map[string]bool{"index": true}
+	writtenCall  = map[string]bool{"id": true, "type": true, "function": true}
+)
 
 // accumulator folds stream chunks into a Response. It is not safe for
 // concurrent use; one Stream attempt owns it.
 type accumulator struct {
 	h         Handler
+	origin    Origin    // what this stream's turn is tagged with
+	msg       rawObject // the delta fields Response.Raw keeps beyond content and tool_calls
 	text      strings.Builder
 	reasoning strings.Builder
 	refusal   strings.Builder
@@ -108,13 +147,7 @@ func (a *accumulator) event(typ string, data []byte) (stop bool, err error) {
 
 func (a *accumulator) chunk(c *wireChunk) {
 	if c.Usage != nil {
-		a.usage = Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}
-		switch {
-		case c.Usage.PromptTokensDetails != nil:
-			a.usage.CachedTokens = c.Usage.PromptTokensDetails.CachedTokens
-		case c.Usage.PromptCacheHitTokens != nil:
-			a.usage.CachedTokens = *c.Usage.PromptCacheHitTokens
-		}
+		a.usage = usageOf(c.Usage)
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -135,7 +168,29 @@ func (a *accumulator) chunk(c *wireChunk) {
 	}
 }
 
+// usageOf reads a usage object; prompt_tokens already counts cached tokens on every
+// OpenAI-compatible server, so InputTokens is the whole input.
+func usageOf(u *wireUsage) Usage {
+	out := Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	switch {
+	case u.PromptTokensDetails != nil && (u.PromptTokensDetails.CachedTokens > 0 || u.PromptCacheHitTokens == nil):
+		out.CacheReadTokens = u.PromptTokensDetails.CachedTokens
+		out.CacheWriteTokens = u.PromptTokensDetails.CacheWriteTokens
+	case u.PromptCacheHitTokens != nil:
+		out.CacheReadTokens = *u.PromptCacheHitTokens
+	case u.CachedTokens != nil:
+		out.CacheReadTokens = *u.CachedTokens
+	}
+	if u.CompletionTokensDetails != nil {
+		out.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
+	}
+	return out
+}
+
 func (a *accumulator) delta(d *wireDelta) {
+	if len(d.raw) > 0 {
+		a.msg.mergeJSON(d.raw, skipDeltaRaw)
+	}
 	if r := d.ReasoningContent; r != nil && *r != "" {
 		a.addReasoning(*r)
 	} else if r := d.Reasoning; r != nil && *r != "" {
@@ -226,6 +281,9 @@ func (a *accumulator) toolDelta(t *wireToolCall) {
 	default:
 		c = a.newCall()
 	}
+	if len(t.raw) > 0 {
+		c.raw.mergeJSON(t.raw, skipCallRaw)
+	}
 	if c.id == "" && t.ID != "" {
 		c.id = t.ID
 	}
@@ -260,6 +318,7 @@ func (a *accumulator) response() Response {
 		FinishReason: a.finish,
 		Usage:        a.usage,
 		Status:       StatusOK,
+		Origin:       a.origin,
 	}
 	switch a.finish {
 	case "length":
@@ -269,17 +328,9 @@ func (a *accumulator) response() Response {
 	case "error":
 		r.Status = StatusProviderError
 	}
-	seen := map[string]bool{}
+	calls := a.finalCalls()
 	var valid []ToolCall
-	for _, c := range a.calls {
-		tc := ToolCall{ID: c.id, Name: c.name, Arguments: c.args.String()}
-		if tc.ID == "" || seen[tc.ID] {
-			tc.ID = newCallID()
-		}
-		seen[tc.ID] = true
-		if strings.TrimSpace(tc.Arguments) == "" {
-			tc.Arguments = "{}" // a call without parameters
-		}
+	for _, tc := range calls {
 		if tc.Name != "" && isJSONObject(tc.Arguments) {
 			valid = append(valid, tc)
 		} else {
@@ -294,7 +345,67 @@ func (a *accumulator) response() Response {
 	} else {
 		r.InvalidToolCalls = append(valid, r.InvalidToolCalls...)
 	}
+	if r.Status != StatusOK {
+		calls = nil // never run, never stored: the next request must not carry them
+	}
+	r.Raw = a.raw(calls)
 	return r
+}
+
+// finalCalls gives every call its final id (made up where none or a duplicate came) and
+// arguments, in stream order.
+func (a *accumulator) finalCalls() []ToolCall {
+	seen := map[string]bool{}
+	out := make([]ToolCall, len(a.calls))
+	for i, c := range a.calls {
+		tc := ToolCall{ID: c.id, Name: c.name, Arguments: c.args.String()}
+		if tc.ID == "" || seen[tc.ID] {
+			tc.ID = newCallID()
+		}
+		seen[tc.ID] = true
+		if strings.TrimSpace(tc.Arguments) == "" {
+			tc.Arguments = "{}" // a call without parameters
+		}
+		out[i] = tc
+	}
+	return out
+}
+
+// raw is the assistant message as received: role, content (the text), every other field the
+// deltas carried, and the tool calls with every field of their fragments. A call without a
+// name is left out: the row cannot keep it either, and a call without its result would make
+// the next request invalid.
+func (a *accumulator) raw(calls []ToolCall) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteString(`{"role":"assistant","content":`)
+	writeString(&b, a.text.String())
+	a.msg.writeFields(&b, false, nil)
+	n := 0
+	for i, tc := range calls {
+		if tc.Name == "" {
+			continue
+		}
+		if n == 0 {
+			b.WriteString(`,"tool_calls":[`)
+		} else {
+			b.WriteByte(',')
+		}
+		n++
+		b.WriteString(`{"id":`)
+		writeString(&b, tc.ID)
+		b.WriteString(`,"type":"function","function":{"name":`)
+		writeString(&b, tc.Name)
+		b.WriteString(`,"arguments":`)
+		writeString(&b, tc.Arguments)
+		b.WriteByte('}')
+		a.calls[i].raw.writeFields(&b, false, writtenCall)
+		b.WriteByte('}')
+	}
+	if n > 0 {
+		b.WriteByte(']')
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // jsonString decodes a JSON string literal that the chunk decoder already

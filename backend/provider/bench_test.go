@@ -22,7 +22,7 @@ func BenchmarkStreamTurn(b *testing.B) {
 	c, _ := newClient(b, srv.URL(), nil)
 	reply := fakeai.Text(strings.Repeat("word ", 60)).WithUsage(100, 60, 0)
 	req := Request{Messages: userMsg("benchmark me")}
-	body, err := buildBody("fake-model", req)
+	body, err := c.Body(req)
 	if err != nil {
 		b.Fatal(err)
 	}

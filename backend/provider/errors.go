@@ -70,7 +70,7 @@ func (r redactor) clean(s string) string {
 	return s
 }
 
-func (c *Client) newError(kind Kind, status int, message string, err error) *Error {
+func (c *conn) newError(kind Kind, status int, message string, err error) *Error {
 	e := &Error{Kind: kind, Status: status, URL: c.displayURL, Message: c.key.clean(message), Err: err}
 	var detail string
 	if err != nil {
@@ -92,16 +92,20 @@ func (c *Client) newError(kind Kind, status int, message string, err error) *Err
 	case KindUnauthorized:
 		e.text = fmt.Sprintf("%d %s%s", status, strings.ToLower(http.StatusText(status)), suffix(e.Message))
 	case KindNotFound:
-		e.text = fmt.Sprintf("404 not found at %s%s (check the base URL; it usually ends in /v1)", e.URL, suffix(e.Message))
+		e.text = fmt.Sprintf("404 not found at %s%s (%s)", e.URL, suffix(e.Message), c.hint404)
 	case KindTimeout:
 		e.text = "timeout: " + e.Message
 	case KindNotOpenAI:
-		e.text = fmt.Sprintf("the server at %s did not answer like an OpenAI-compatible API (%s)", e.URL, e.Message)
+		e.text = fmt.Sprintf("the server at %s did not answer like %s (%s)", e.URL, c.apiName, e.Message)
 	case KindRateLimited:
 		e.text = "429 rate limited" + suffix(e.Message)
 		e.retryable = true
 	case KindHTTPStatus:
-		e.text = fmt.Sprintf("%d %s%s", status, strings.ToLower(http.StatusText(status)), suffix(e.Message))
+		text := strings.ToLower(http.StatusText(status))
+		if status == 529 {
+			text = "overloaded" // Anthropic's status, unknown to net/http
+		}
+		e.text = fmt.Sprintf("%d %s%s", status, text, suffix(e.Message))
 		e.retryable = status >= 500
 	case KindStream:
 		e.text = "the server reported an error in the stream" + suffix(e.Message)
@@ -120,7 +124,7 @@ func (c *Client) newError(kind Kind, status int, message string, err error) *Err
 
 // transportError classifies an error from sending a request or reading its
 // body. cause is context.Cause of the attempt's context.
-func (c *Client) transportError(err, cause error, parent context.Context) *Error {
+func (c *conn) transportError(err, cause error, parent context.Context) *Error {
 	switch {
 	case errors.Is(cause, errRequestTimeout):
 		return c.newError(KindTimeout, 0, fmt.Sprintf("no answer from %s within %s", c.displayURL, c.cfg.RequestTimeout), err)
@@ -147,7 +151,7 @@ func (c *Client) transportError(err, cause error, parent context.Context) *Error
 // ctxError reports the end of the caller's context: a passed deadline is a
 // timeout (the caller was patient for as long as it meant to be), anything
 // else a cancel. Either wraps ctx's cause, for errors.Is.
-func (c *Client) ctxError(ctx context.Context) *Error {
+func (c *conn) ctxError(ctx context.Context) *Error {
 	cause := context.Cause(ctx)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return c.newError(KindTimeout, 0, "no answer from "+c.displayURL+" in time", cause)
@@ -156,7 +160,7 @@ func (c *Client) ctxError(ctx context.Context) *Error {
 }
 
 // statusError classifies a non-2xx answer from its status and body.
-func (c *Client) statusError(res *http.Response, body []byte) *Error {
+func (c *conn) statusError(res *http.Response, body []byte) *Error {
 	msg, code := serverMessage(res.Header.Get("Content-Type"), body)
 	var e *Error
 	switch s := res.StatusCode; {

@@ -25,11 +25,23 @@ const (
 	DefaultMaxBackoff     = 30 * time.Second
 )
 
-// Config says where the model server is and how patient to be.
+// Config says where the model server is, what it speaks and how patient to be.
 type Config struct {
-	BaseURL string // e.g. http://localhost:11434/v1
-	APIKey  string // sent as a bearer token; never logged or put in an error
-	Model   string // default model; Request.Model overrides it
+	// Name is the configured provider's name ("default", "deepseek", ...): it tags every turn
+	// (Response.Origin) so a stored turn goes back raw only to the provider that made it.
+	Name string
+	// Kind is the wire format: KindOpenAI ("" too) or KindAnthropic.
+	Kind string
+	// BaseURL: for openai, the URL ending in /v1 (e.g. http://localhost:11434/v1); for
+	// anthropic, the API root without /v1 (e.g. https://api.anthropic.com).
+	BaseURL string
+	// APIKey is sent as a bearer token (openai) or in the x-api-key header (anthropic) only;
+	// never logged or put in an error.
+	APIKey string
+	Model  string // default model; Request.Model overrides it
+	// ThinkingBudget is the default budget of thinking tokens (anthropic); 0: off.
+	// Request.ThinkingBudget overrides it.
+	ThinkingBudget int
 	// RequestTimeout bounds the wait for the response headers (and the
 	// whole of ListModels); IdleTimeout the silence between two reads of a
 	// stream. 0 takes the default, a negative value disables the timeout.
@@ -54,11 +66,21 @@ type ToolSpec struct {
 // Request is one model call.
 type Request struct {
 	Model string // overrides Config.Model when set
-	// Messages are wire-format chat messages, sent byte for byte as given so
-	// that provider prompt caches keep matching earlier turns.
-	Messages  []json.RawMessage
+	// System is the system prompt, sent before Messages (which may hold system messages
+	// too); apart so that the conversation's messages can be passed on without a copy.
+	System string
+	// Messages are the conversation, encoded by the adapter of Config.Kind: a turn this
+	// provider and model made goes back as its raw bytes, so thinking models' tool loops stay
+	// valid and prompt caches keep matching earlier turns.
+	Messages  []Message
 	Tools     []ToolSpec
-	MaxTokens int // 0: the server's default
+	MaxTokens int // 0: the server's default (anthropic, which needs one: DefaultMaxTokens)
+	// ThinkingBudget > 0 asks for extended thinking with that many tokens (anthropic), < 0
+	// turns it off, 0 takes Config.ThinkingBudget.
+	ThinkingBudget int
+	// Cache, when set, keeps this conversation's encoded messages between requests, so the
+	// next request encodes only what changed (see Cache).
+	Cache *Cache
 }
 
 // ToolCall is one complete tool call of an assistant turn.
@@ -66,9 +88,12 @@ type ToolCall struct {
 	ID, Name, Arguments string // Arguments: the JSON text exactly as streamed
 }
 
-// Usage is the token count the server reported for the turn.
+// Usage is the token count the server reported for the turn. InputTokens is the whole
+// input, cache reads and writes included; they are reported apart so they can be priced apart.
 type Usage struct {
-	InputTokens, OutputTokens, CachedTokens int64
+	InputTokens, OutputTokens         int64
+	CacheReadTokens, CacheWriteTokens int64
+	ReasoningTokens                   int64 // part of OutputTokens, where the server says
 }
 
 // Status is how a streamed turn ended.
@@ -95,6 +120,29 @@ type Response struct {
 	Usage            Usage // from the last chunk that carried usage
 	Status           Status
 	Err              error // why the status is not ok, with the server's message when it sent one
+	// Raw is the assistant message exactly as received, assembled from the stream in the
+	// provider's own request format (every field, known or not), for Message.Raw; Origin
+	// is what made it.
+	Raw    json.RawMessage
+	Origin Origin
+}
+
+// Model is a provider's client, whatever its wire format.
+type Model interface {
+	Stream(ctx context.Context, req Request, h Handler) Response
+	// ListModels is the "Test connection" call: the model ids the server offers.
+	ListModels(ctx context.Context) ([]string, error)
+}
+
+// Open returns the client for cfg.Kind: "openai" (or "") or "anthropic". It does no I/O.
+func Open(cfg Config) (Model, error) {
+	switch cfg.Kind {
+	case "", KindOpenAI:
+		return New(cfg), nil
+	case KindAnthropic:
+		return NewAnthropic(cfg), nil
+	}
+	return nil, fmt.Errorf("provider %q: unknown kind %q (want %q or %q)", cfg.Name, cfg.Kind, KindOpenAI, KindAnthropic)
 }
 
 // Handler receives deltas as they arrive, on the goroutine that called
@@ -106,24 +154,20 @@ type Handler struct {
 	OnRetry     func(attempt int, wait time.Duration, err error) // before waiting to retry
 }
 
-// Client calls one OpenAI-compatible server. It is safe for concurrent use.
-type Client struct {
+// conn is what both wire formats share: the configuration, the words of their errors and
+// the retry schedule.
+type conn struct {
 	cfg        Config
-	oa         openai.Client
 	displayURL string   // BaseURL without credentials, for messages
 	key        redactor // the API key, to scrub from foreign text
+	apiName    string   // "an OpenAI-compatible API", for KindNotOpenAI
+	hint404    string   // what a 404 usually means for this wire format
 	// sleep waits between retries; tests replace it to see the waits.
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-// sharedHTTPClient serves every Client made without Config.HTTPClient, so
-// that clients made per turn or per settings change share one connection
-// pool (keep-alive) instead of each leaving idle connections behind. It has
-// no timeouts of its own: Stream's watchdog owns them.
-var sharedHTTPClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-
-// New makes a Client. It does no I/O and is cheap: making one per turn is fine.
-func New(cfg Config) *Client {
+// newConn fills the zero values of cfg with the defaults.
+func newConn(cfg Config) conn {
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
 	}
@@ -139,25 +183,46 @@ func New(cfg Config) *Client {
 	if cfg.MaxBackoff <= 0 {
 		cfg.MaxBackoff = DefaultMaxBackoff
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = sharedHTTPClient
-	}
-	base := strings.TrimRight(cfg.BaseURL, "/")
-	display := base
-	if u, err := url.Parse(base); err == nil {
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	display := cfg.BaseURL
+	if u, err := url.Parse(cfg.BaseURL); err == nil {
 		u.User = nil
 		display = u.String()
 	}
-	c := &Client{cfg: cfg, displayURL: display, key: redactor(cfg.APIKey), sleep: sleepCtx}
+	return conn{cfg: cfg, displayURL: display, key: redactor(cfg.APIKey), sleep: sleepCtx,
+		apiName: "an OpenAI-compatible API", hint404: "check the base URL; it usually ends in /v1"}
+}
+
+func (c *conn) httpClient() *http.Client {
+	if c.cfg.HTTPClient != nil {
+		return c.cfg.HTTPClient
+	}
+	return sharedHTTPClient
+}
+
+// Client calls one OpenAI-compatible server. It is safe for concurrent use.
+type Client struct {
+	conn
+	oa openai.Client
+}
+
+// sharedHTTPClient serves every Client made without Config.HTTPClient, so
+// that clients made per turn or per settings change share one connection
+// pool (keep-alive) instead of each leaving idle connections behind. It has
+// no timeouts of its own: Stream's watchdog owns them.
+var sharedHTTPClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+
+// New makes a Client. It does no I/O and is cheap: making one per turn is fine.
+func New(cfg Config) *Client {
+	c := &Client{conn: newConn(cfg)}
 	c.oa = openai.NewClient(
-		option.WithBaseURL(base),
+		option.WithBaseURL(c.cfg.BaseURL),
 		// Explicit, so OPENAI_* variables of the environment never leak in.
-		option.WithAPIKey(cfg.APIKey),
+		option.WithAPIKey(c.cfg.APIKey),
 		option.WithAdminAPIKey(""),
 		option.WithHeaderDel("OpenAI-Organization"),
 		option.WithHeaderDel("OpenAI-Project"),
-		option.WithHTTPClient(hc),
+		option.WithHTTPClient(c.httpClient()),
 		option.WithMaxRetries(0), // Stream retries itself: only before output, with its own backoff
 	)
 	return c
@@ -175,31 +240,59 @@ func New(cfg Config) *Client {
 //     error when req itself is invalid (no model, a message that is not JSON), in which case
 //     nothing was sent. The Response still holds what arrived.
 func (c *Client) Stream(ctx context.Context, req Request, h Handler) Response {
-	body, err := buildBody(c.model(req), req)
+	model := c.model(req)
+	origin := Origin{Provider: c.cfg.Name, Kind: KindOpenAI, Model: model}
+	body, err := c.Prepare(req)
 	if err != nil {
-		return Response{Status: StatusProviderError, Err: err}
+		return Response{Status: StatusProviderError, Err: err, Origin: origin}
 	}
-	for attempt := 0; ; attempt++ {
-		resp, err := c.attempt(ctx, body, h)
+	return c.retry(ctx, origin, h, func() (Response, error) { return c.attempt(ctx, body, origin, h) })
+}
+
+// retry runs attempt until it succeeds or fails for good: an error that is not retryable (a
+// retryable one arrives only before any output), no retries left, or ctx ended.
+func (c *conn) retry(ctx context.Context, origin Origin, h Handler, attempt func() (Response, error)) Response {
+	for n := 0; ; n++ {
+		resp, err := attempt()
 		if err == nil {
 			return resp
 		}
 		var pe *Error
-		if !errors.As(err, &pe) || !pe.retryable || attempt >= c.cfg.MaxRetries || ctx.Err() != nil {
-			resp.Status, resp.Err = StatusProviderError, err
+		if !errors.As(err, &pe) || !pe.retryable || n >= c.cfg.MaxRetries || ctx.Err() != nil {
+			resp.Status, resp.Err, resp.Origin = StatusProviderError, err, origin
 			return resp
 		}
-		wait := c.backoff(attempt, pe.retryAfter)
+		wait := c.backoff(n, pe.retryAfter)
 		if h.OnRetry != nil {
-			h.OnRetry(attempt+1, wait, err)
+			h.OnRetry(n+1, wait, err)
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			return Response{Status: StatusProviderError, Err: c.ctxError(ctx)}
+			return Response{Status: StatusProviderError, Err: c.ctxError(ctx), Origin: origin}
 		}
 	}
 }
 
-func (c *Client) model(req Request) string {
+// Body is the request body Stream sends for req, byte for byte.
+func (c *Client) Body(req Request) ([]byte, error) {
+	w, err := c.Prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	return w.Bytes(), nil
+}
+
+// Prepare builds the body Stream sends for req, as its parts.
+func (c *Client) Prepare(req Request) (*WireBody, error) {
+	model := c.model(req)
+	origin := Origin{Provider: c.cfg.Name, Kind: KindOpenAI, Model: model}
+	units, err := req.Cache.encode(origin, req.Messages, openAIUnits(origin))
+	if err != nil {
+		return nil, err
+	}
+	return buildBody(model, units, req)
+}
+
+func (c *conn) model(req Request) string {
 	if req.Model != "" {
 		return req.Model
 	}
@@ -209,7 +302,7 @@ func (c *Client) model(req Request) string {
 // backoff is the wait before retry number attempt+1: the server's
 // Retry-After when it sent one, else BackoffBase doubled per attempt with
 // jitter; never more than MaxBackoff.
-func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
+func (c *conn) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	d := retryAfter
 	if d <= 0 {
 		d = c.cfg.BackoffBase << min(attempt, 20)
@@ -231,53 +324,72 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // buildBody writes the request JSON by hand so that every message goes out
 // exactly as given.
-func buildBody(model string, req Request) ([]byte, error) {
+func buildBody(model string, units []unit, req Request) (*WireBody, error) {
 	if model == "" {
 		return nil, errors.New("provider: no model configured")
 	}
-	var b bytes.Buffer
-	b.WriteString(`{"model":`)
-	writeJSON(&b, model)
-	b.WriteString(`,"messages":[`)
-	for i, m := range req.Messages {
-		if !json.Valid(m) {
-			return nil, fmt.Errorf("provider: message %d is not valid JSON", i)
+	var head bytes.Buffer
+	head.WriteString(`{"model":`)
+	writeJSON(&head, model)
+	head.WriteString(`,"messages":[`)
+	if req.System != "" {
+		sys, err := marshalJSON(oaText{Role: "system", Content: req.System})
+		if err != nil {
+			return nil, err
+		}
+		head.Write(sys)
+		if len(units) > 0 {
+			head.WriteByte(',')
+		}
+	}
+	w := &WireBody{parts: make([][]byte, 0, 2*len(units)+2)}
+	w.add(head.Bytes())
+	for i, u := range units {
+		if i > 0 {
+			w.add(comma)
+		}
+		w.add(u.b) // encoded once and kept by the Cache; raw turns validated by the encoder
+	}
+	var tail bytes.Buffer
+	tail.WriteString(`],"stream":true,"stream_options":{"include_usage":true}`)
+	if err := openAITools(&tail, req.Tools); err != nil {
+		return nil, err
+	}
+	if req.MaxTokens > 0 {
+		fmt.Fprintf(&tail, `,"max_tokens":%d`, req.MaxTokens)
+	}
+	tail.WriteByte('}')
+	w.add(tail.Bytes())
+	return w, nil
+}
+
+func openAITools(b *bytes.Buffer, tools []ToolSpec) error {
+	if len(tools) == 0 {
+		return nil
+	}
+	b.WriteString(`,"tools":[`)
+	for i, t := range tools {
+		params := t.Parameters
+		if len(bytes.TrimSpace(params)) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		} else if !json.Valid(params) {
+			return fmt.Errorf("provider: parameters of tool %q are not valid JSON", t.Name)
 		}
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(m)
-	}
-	b.WriteString(`],"stream":true,"stream_options":{"include_usage":true}`)
-	if len(req.Tools) > 0 {
-		b.WriteString(`,"tools":[`)
-		for i, t := range req.Tools {
-			params := t.Parameters
-			if len(bytes.TrimSpace(params)) == 0 {
-				params = json.RawMessage(`{"type":"object","properties":{}}`)
-			} else if !json.Valid(params) {
-				return nil, fmt.Errorf("provider: parameters of tool %q are not valid JSON", t.Name)
-			}
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(`{"type":"function","function":{"name":`)
-			writeJSON(&b, t.Name)
-			if t.Description != "" {
-				b.WriteString(`,"description":`)
-				writeJSON(&b, t.Description)
-			}
-			b.WriteString(`,"parameters":`)
-			b.Write(params)
-			b.WriteString(`}}`)
+		b.WriteString(`{"type":"function","function":{"name":`)
+		writeJSON(b, t.Name)
+		if t.Description != "" {
+			b.WriteString(`,"description":`)
+			writeJSON(b, t.Description)
 		}
-		b.WriteByte(']')
+		b.WriteString(`,"parameters":`)
+		b.Write(params)
+		b.WriteString(`}}`)
 	}
-	if req.MaxTokens > 0 {
-		fmt.Fprintf(&b, `,"max_tokens":%d`, req.MaxTokens)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	b.WriteByte(']')
+	return nil
 }
 
 func writeJSON(b *bytes.Buffer, s string) {

@@ -59,9 +59,8 @@ func newClient(t testing.TB, baseURL string, mod func(*Config)) (*Client, *waits
 	return c, w
 }
 
-func userMsg(s string) []json.RawMessage {
-	b, _ := json.Marshal(map[string]string{"role": "user", "content": s})
-	return []json.RawMessage{b}
+func userMsg(s string) []Message {
+	return []Message{{Role: RoleUser, Text: s}}
 }
 
 func wantKind(t *testing.T, err error, kind Kind) *Error {
@@ -101,7 +100,7 @@ func TestStreamTextReasoningAndUsage(t *testing.T) {
 	if resp.Status != StatusOK || resp.FinishReason != "stop" || resp.Err != nil || len(resp.ToolCalls) != 0 {
 		t.Fatalf("resp %+v", resp)
 	}
-	if resp.Usage != (Usage{InputTokens: 120, OutputTokens: 9, CachedTokens: 100}) {
+	if resp.Usage != (Usage{InputTokens: 120, OutputTokens: 9, CacheReadTokens: 100}) {
 		t.Fatalf("usage %+v", resp.Usage)
 	}
 	reqs := srv.Requests()
@@ -125,15 +124,24 @@ func TestStreamTextReasoningAndUsage(t *testing.T) {
 
 func TestMessagesAndToolsSentByteForByte(t *testing.T) {
 	srv := startFake(t)
+	// The assistant turn was made by this provider and model: its raw bytes go back as they are.
+	raw := json.RawMessage(`{"role":"assistant","content":null, "reasoning_content":"hm","tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{\"p\": 1}"}}]}`)
+	in := []Message{
+		{Role: RoleSystem, Text: "Use <tools> & be élégant"},
+		{Role: RoleUser, Text: "spaced   out"},
+		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Name: "ls", Arguments: `{"p": 1}`}}, Raw: raw,
+			Origin: Origin{Kind: KindOpenAI, Model: "other-model"}},
+		{Role: RoleTool, CallID: "c1", Text: "a\nb"},
+	}
 	msgs := []json.RawMessage{
-		json.RawMessage(`{"role":"system","content":"Use <tools> & be \u00e9l\u00e9gant"}`),
-		json.RawMessage(`{ "content" : "spaced   out",  "role":"user" }`),
-		json.RawMessage(`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{\"p\": 1}"}}]}`),
+		json.RawMessage(`{"role":"system","content":"Use <tools> & be élégant"}`),
+		json.RawMessage(`{"role":"user","content":"spaced   out"}`),
+		raw,
 		json.RawMessage(`{"role":"tool","tool_call_id":"c1","content":"a\nb"}`),
 	}
 	params := json.RawMessage(`{"type":"object", "properties":{"path":{"type":"string"}}}`)
 	c, _ := newClient(t, srv.URL(), nil)
-	r0 := c.Stream(context.Background(), Request{Model: "other-model", Messages: msgs, MaxTokens: 77,
+	r0 := c.Stream(context.Background(), Request{Model: "other-model", Messages: in, MaxTokens: 77,
 		Tools: []ToolSpec{{Name: "read_file", Description: "Read <a> file", Parameters: params}}}, Handler{})
 	err := r0.Err
 	if err != nil {
@@ -172,7 +180,8 @@ func TestMessagesAndToolsSentByteForByte(t *testing.T) {
 func TestInvalidMessageIsNotSent(t *testing.T) {
 	srv := startFake(t)
 	c, _ := newClient(t, srv.URL(), nil)
-	r0 := c.Stream(context.Background(), Request{Messages: []json.RawMessage{json.RawMessage(`{"role":`)}}, Handler{})
+	r0 := c.Stream(context.Background(), Request{Messages: []Message{{Role: RoleAssistant, Raw: json.RawMessage(`{"role":`),
+		Origin: Origin{Kind: KindOpenAI, Model: "fake-model"}}}}, Handler{})
 	err := r0.Err
 	if err == nil || len(srv.Requests()) != 0 {
 		t.Fatalf("err %v, %d requests", err, len(srv.Requests()))

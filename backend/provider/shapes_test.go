@@ -42,7 +42,7 @@ var shapes = []struct {
 		func(t *testing.T, r Response, err error) {
 			ok(t, err)
 			calls(t, r, ToolCall{"call_abc", "get_weather", `{"location": "Paris"}`}, ToolCall{"call_def", "get_time", `{"tz":"CET"}`})
-			if r.Usage != (Usage{80, 40, 64}) {
+			if r.Usage != (Usage{InputTokens: 80, OutputTokens: 40, CacheReadTokens: 64}) {
 				t.Fatalf("usage %+v", r.Usage)
 			}
 		}},
@@ -244,7 +244,7 @@ var shapes = []struct {
 		`[DONE]`),
 		func(t *testing.T, r Response, err error) {
 			ok(t, err)
-			if r.Reasoning != "First, think." || r.Text != "Answer." || r.Usage != (Usage{100, 7, 96}) {
+			if r.Reasoning != "First, think." || r.Text != "Answer." || r.Usage != (Usage{InputTokens: 100, OutputTokens: 7, CacheReadTokens: 96}) {
 				t.Fatalf("resp %+v", r)
 			}
 		}},

@@ -66,12 +66,13 @@ func (i *idleReader) Close() error { return i.c.Close() }
 
 // send makes one request through openai-go and returns the response with
 // its headers read; the watchdog then guards the body.
-func (c *Client) send(ctx, actx context.Context, wd *watchdog, method, path string, body []byte, opts ...option.RequestOption) (*http.Response, error) {
+func (c *Client) send(ctx, actx context.Context, wd *watchdog, method, path string, body *WireBody, opts ...option.RequestOption) (*http.Response, error) {
 	wd.arm(c.cfg.RequestTimeout, errRequestTimeout)
 	var res *http.Response
 	var params any
 	if body != nil {
-		params = body // []byte: openai-go sends it unchanged
+		params = body.Reader() // openai-go sends a reader unchanged
+		opts = append(opts, option.WithMiddleware(body.withLength))
 	}
 	err := c.oa.Execute(actx, method, path, params, &res, opts...)
 	if res == nil || (err != nil && res.StatusCode < 400) {
@@ -92,7 +93,7 @@ func (c *Client) send(ctx, actx context.Context, wd *watchdog, method, path stri
 }
 
 // attempt makes one request and reads its stream to the end.
-func (c *Client) attempt(ctx context.Context, body []byte, h Handler) (Response, error) {
+func (c *Client) attempt(ctx context.Context, body *WireBody, origin Origin, h Handler) (Response, error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	wd := &watchdog{cancel: cancel}
@@ -105,7 +106,7 @@ func (c *Client) attempt(ctx context.Context, body []byte, h Handler) (Response,
 	defer res.Body.Close()
 	wd.arm(c.cfg.IdleTimeout, errIdleTimeout)
 	br := bufio.NewReader(&idleReader{r: res.Body, c: res.Body, wd: wd})
-	acc := &accumulator{h: h}
+	acc := &accumulator{h: h, origin: origin}
 
 	ct := res.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)

@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -20,7 +22,10 @@ import (
 
 // Config is what differs between the window and the CLI.
 type Config struct {
-	DB     *store.DB
+	DB *store.DB
+	// Models gives each run the client of its provider (Models); without it every run uses
+	// Model. One of the two is required.
+	Models loop.Models
 	Model  loop.Model
 	Prices loop.PriceTable
 	// MCP, when not nil, offers its servers' tools after the built-in ones; each run gets
@@ -31,6 +36,12 @@ type Config struct {
 	Logger      *slog.Logger
 	// InstructionsDir holds the person's own AGENTS.md (config.ConfigDir()); "" for none.
 	InstructionsDir string
+	// Hooks fires the person's hooks; nil: an engine reading the personal hooks.json from
+	// InstructionsDir. New sets its Trust and Rows to DB, so project hooks run only while
+	// trusted in this database.
+	Hooks *hooks.Engine
+	// Respec completes each run's spec as it starts (loop.Config.Respec); nil for none.
+	Respec func(ctx context.Context, spec *loop.RunSpec) error
 }
 
 // Stack is the wired agent. Close stops every run and the MCP servers; the caller closes
@@ -43,28 +54,37 @@ type Stack struct {
 	Runner      *loop.Runner
 	MCP         *mcp.Manager         // nil without MCP
 	Checkpoints *checkpoint.Recorder // nil without checkpoints
+	Hooks       *hooks.Engine
 }
 
 // New wires a Stack. It does no I/O.
 func New(cfg Config) (*Stack, error) {
-	if cfg.DB == nil || cfg.Model == nil {
+	if cfg.DB == nil || (cfg.Model == nil && cfg.Models == nil) {
 		return nil, fmt.Errorf("build the agent stack: a database and a model are required")
 	}
-	ts := &Tools{mcp: cfg.MCP, log: cfg.Logger}
+	// load_skill reads the skills of each run's folder and of the person's own (backend/agents).
+	ts := &Tools{mcp: cfg.MCP, log: cfg.Logger, more: []tools.Tool{agents.LoadSkill{PersonalDir: cfg.InstructionsDir}}}
 	if ts.log == nil {
 		ts.log = slog.Default()
 	}
 	var err error
-	if ts.builtins, err = tools.NewRegistry(tools.Builtins()...); err != nil {
+	if ts.builtins, err = tools.NewRegistry(append(tools.Builtins(), ts.more...)...); err != nil {
 		return nil, fmt.Errorf("build the agent stack: %w", err)
 	}
 	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB}),
 		MCP: cfg.MCP, Checkpoints: cfg.Checkpoints}
-	lc := loop.Config{Store: cfg.DB, Model: cfg.Model, Approver: s.Approver, Tools: ts,
-		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir}
+	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
+		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
+		Respec: cfg.Respec, Skills: agents.Catalog{PersonalDir: cfg.InstructionsDir}}
 	if cfg.Checkpoints != nil {
 		lc.Checkpoints = cfg.Checkpoints
 	}
+	s.Hooks = cfg.Hooks
+	if s.Hooks == nil {
+		s.Hooks = &hooks.Engine{PersonalDir: cfg.InstructionsDir}
+	}
+	s.Hooks.Trust, s.Hooks.Rows, s.Hooks.Logger = cfg.DB, cfg.DB, cfg.Logger
+	lc.Hooks = s.Hooks
 	s.Runner = loop.New(lc)
 	return s, nil
 }
@@ -80,7 +100,8 @@ func (s *Stack) Close() {
 // Tools is the tool set runs use: the built-in tools plus the tools of the MCP servers that
 // are ready. It implements loop.ToolSet: a run keeps the set it started with.
 type Tools struct {
-	builtins *tools.Registry
+	builtins *tools.Registry // the built-in tools and more
+	more     []tools.Tool    // Loopdesk's own tools beside the built-in ones (load_skill)
 	mcp      *mcp.Manager
 	log      *slog.Logger
 }
@@ -92,7 +113,7 @@ func (t *Tools) ForRun() loop.ToolRunner {
 	if t.mcp == nil {
 		return t.builtins
 	}
-	reg, err := tools.NewRegistry(append(tools.Builtins(), t.mcp.Tools()...)...)
+	reg, err := tools.NewRegistry(append(append(tools.Builtins(), t.more...), t.mcp.Tools()...)...)
 	if err != nil {
 		// The manager hands out unique names and schemas it has compiled; if that ever fails,
 		// the run goes on with the built-in tools rather than none.
@@ -100,6 +121,31 @@ func (t *Tools) ForRun() loop.ToolRunner {
 		return t.builtins
 	}
 	return reg
+}
+
+var _ loop.Settler = (*Tools)(nil)
+
+// Settle waits until every configured MCP server is ready, failed or disabled (at most about
+// the manager's start bound, 10 s) or ctx ends, and names the servers a run started now
+// lacks: failed ones and ones still not ready, each with why.
+func (t *Tools) Settle(ctx context.Context) []string {
+	if t.mcp == nil {
+		return nil
+	}
+	_ = t.mcp.WaitSettled(ctx) // ctx ended: the run was cancelled, or the wait is over; say what is missing
+	var out []string
+	for _, s := range t.mcp.Statuses() {
+		switch s.State {
+		case mcp.StateReady, mcp.StateDisabled:
+		default:
+			why := s.Reason
+			if why == "" {
+				why = string(s.State)
+			}
+			out = append(out, s.Name+": "+why)
+		}
+	}
+	return out
 }
 
 // Specs lists the tools available now.

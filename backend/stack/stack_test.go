@@ -302,3 +302,35 @@ func TestMCPToolRunsThroughTheRunner(t *testing.T) {
 		t.Error("the second request does not carry the server's reply")
 	}
 }
+
+// A run started while the configured servers are still starting waits for them: its first
+// request already offers the real server's tools, and its first event names the server that
+// failed, so a run never lacks a configured server's tools without saying so.
+func TestRunStartedWhileMCPServersStartWaitsForThem(t *testing.T) {
+	bin := everything(t)
+	dir := t.TempDir()
+	manager := mcp.Start(mcp.Config{Servers: map[string]mcp.ServerConfig{
+		"everything": {Command: bin},
+		"broken":     {Command: "sh", Args: []string{"-c", "echo no such thing >&2; exit 3"}},
+	}}, mcp.Options{})
+	e := newEnv(t, filepath.Join(dir, "loopdesk.db"), func(*store.DB) stack.Config { return stack.Config{MCP: manager} })
+	e.srv.Enqueue(fakeai.Text("ready"))
+	_, res := e.run(dir, "what can you use?") // no WaitSettled: the run itself waits
+	if res.Status != loop.StopCompleted {
+		t.Fatalf("run: %+v", res)
+	}
+	if reqs := e.srv.Requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), `"mcp__everything__echo"`) {
+		t.Fatal("the first request did not offer the tools of the server that was still starting")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, ev := range e.events {
+		if p, ok := ev.Payload.(loop.RunStartedPayload); ok {
+			if len(p.MCPFailed) != 1 || !strings.HasPrefix(p.MCPFailed[0], "broken: ") {
+				t.Fatalf("run_started mcp_failed = %q, want the broken server named", p.MCPFailed)
+			}
+			return
+		}
+	}
+	t.Fatal("no run_started")
+}

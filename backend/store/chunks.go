@@ -30,6 +30,10 @@ const (
 	KindNote Kind = "note"
 	// KindUsage is the spend of a model call that left no other row (UsagePayload).
 	KindUsage Kind = "usage"
+	// KindHook records one run of a user hook (HookPayload, backend/hooks): what ran, how it
+	// ended and what it decided. Not sent to the model; allowed between a tool call and its
+	// result, since PreToolUse hooks run there.
+	KindHook Kind = "hook"
 )
 
 // Chunk is one stored row of a session. Payload is the JSON of the payload
@@ -49,6 +53,9 @@ type Chunk struct {
 type UserPayload struct {
 	Text     string `json:"text"`
 	QueuedID string `json:"queued_id,omitempty"`
+	// Command names the slash command or skill the text was expanded from ("/review"), ""
+	// for a message the person typed (backend/agents).
+	Command string `json:"command,omitempty"`
 	// Images are the images sent with the message, by blob (blobs.go); Append refuses one
 	// that is not stored.
 	Images []ImageRef `json:"images,omitempty"`
@@ -234,6 +241,8 @@ func canonical(kind Kind, p any) (json.RawMessage, any, error) {
 		v = &NotePayload{}
 	case KindUsage:
 		v = &UsagePayload{}
+	case KindHook:
+		v = &HookPayload{}
 	default:
 		return nil, nil, fmt.Errorf("%w: unknown kind %q", ErrInvalid, kind)
 	}
@@ -313,6 +322,11 @@ func step(pending []pendingCall, kind Kind, v any, seq int64) ([]pendingCall, er
 			return nil, fmt.Errorf("%w: approval without who decided", ErrInvalid)
 		}
 		return pending, nil
+	case *HookPayload:
+		if p.Event == "" || p.Command == "" {
+			return nil, fmt.Errorf("%w: hook row without event or command", ErrInvalid)
+		}
+		return pending, nil // a PreToolUse hook runs between a call and its result
 	case *SummaryPayload:
 		if p.ThroughSeq < 1 || p.ThroughSeq >= seq {
 			return nil, fmt.Errorf("%w: summary through seq %d, want 1..%d", ErrInvalid, p.ThroughSeq, seq-1)

@@ -182,7 +182,7 @@ func (db *DB) ImportWith(ctx context.Context, r io.Reader, opt ImportOptions) (S
 		}
 		pj, _ := json.Marshal(pending)
 		in := hdr.Session
-		if s, err = db.createSession(ctx, tx, Session{Title: in.Title, Workspace: in.Workspace, Model: in.Model,
+		if s, err = db.createSession(ctx, tx, Session{Title: in.Title, Workspace: in.Workspace, Model: in.Model, Provider: in.Provider,
 			ParentID: in.ParentID, ForkSeq: in.ForkSeq}, string(pj), int64(len(rows))); err != nil {
 			return err
 		}
@@ -209,10 +209,10 @@ func (db *DB) ImportWith(ctx context.Context, r io.Reader, opt ImportOptions) (S
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, output,
 				turns, tool_calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, started_at, ended_at, error,
-				sandbox, mode, instructions)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, s.ID, run.Model, run.SystemPromptHash, string(budgets),
+				sandbox, mode, instructions, provider)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, s.ID, run.Model, run.SystemPromptHash, string(budgets),
 				status, run.Output, run.Turns, run.ToolCalls, run.InputTokens, run.OutputTokens, run.CacheReadTokens, run.CacheWriteTokens,
-				run.CostUSD, run.StartedAt.UnixMilli(), endedMS, run.Error, run.Sandbox, mode, instr); err != nil {
+				run.CostUSD, run.StartedAt.UnixMilli(), endedMS, run.Error, run.Sandbox, mode, instr, run.Provider); err != nil {
 				return err
 			}
 		}

@@ -53,7 +53,7 @@ func (db *DB) fork(ctx context.Context, id string, seq, lowest int64) (Session, 
 		}
 		pj, _ := json.Marshal(pending)
 		child, err = db.createSession(ctx, tx, Session{
-			Title: parent.Title + " (fork)", Workspace: parent.Workspace, Model: parent.Model,
+			Title: parent.Title + " (fork)", Workspace: parent.Workspace, Model: parent.Model, Provider: parent.Provider,
 			ParentID: id, ForkSeq: seq,
 		}, string(pj), seq)
 		if err != nil {

@@ -3,111 +3,93 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/loopdesk/loopdesk/backend/provider"
 )
 
-// Wire shapes of OpenAI Chat Completions messages. Field order is fixed by
-// these structs, which is what makes Messages byte-for-byte deterministic.
-type (
-	wireText struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	}
-	wireAssistant struct {
-		Role      string         `json:"role"`
-		Content   string         `json:"content"`
-		ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
-	}
-	wireToolCall struct {
-		ID       string       `json:"id"`
-		Type     string       `json:"type"`
-		Function wireFunction `json:"function"`
-	}
-	wireFunction struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	}
-	wireTool struct {
-		Role       string `json:"role"`
-		ToolCallID string `json:"tool_call_id"`
-		Content    string `json:"content"`
-	}
-)
-
-// Messages derives the OpenAI Chat Completions messages from a session's
-// rows (in seq order). It is the only place that does so: replaying the
-// same rows always yields the same bytes, and rows appended later only add
-// messages at the end, so provider prompt caches keep hitting.
-//
-//   - user -> {"role":"user","content":text}
-//   - assistant -> {"role":"assistant","content":text,"tool_calls":[{"id","type":"function","function":{"name","arguments"}}]}
-//     with arguments re-sent exactly as the model produced them. content is
-//     always a string (possibly empty): every server we target accepts "",
-//     while some reject null. Reasoning is NOT sent: OpenAI rejects or
-//     ignores it, DeepSeek answers 400 when reasoning_content comes back, and
-//     local servers re-render it into the prompt inconsistently. It stays in
-//     the row for the UI and exports.
-//   - tool_result -> {"role":"tool","tool_call_id":call_id,"content":content}
-//     (is_error is conveyed by the content the loop wrote).
-//   - approval -> nothing: a denial reaches the model through the tool result.
-//   - restore -> nothing: it records what the person did to the folder.
-//   - system -> {"role":"system","content":text}
-//   - summary -> the last summary row replaces every earlier row with
-//     seq <= ThroughSeq by one user message carrying its text, placed where
-//     the first replaced row was. System rows are kept: they are
-//     instructions, not conversation to condense. Earlier summaries are
-//     superseded by the last one.
+// Messages derives the OpenAI Chat Completions messages of a session's rows in the portable
+// form (provider.EncodeOpenAI of Turns for no origin): what any OpenAI-compatible server
+// accepts. Requests go through Turns and the provider's adapter instead, which send each turn
+// back raw to the model that made it.
 func Messages(chunks []Chunk) ([]json.RawMessage, error) {
+	turns, err := Turns(chunks)
+	if err != nil {
+		return nil, err
+	}
+	return provider.EncodeOpenAI(turns, provider.Origin{})
+}
+
+// Turns derives the conversation sent to the model from a session's rows (in seq order). It
+// is the only place that does so: replaying the same rows always yields the same messages,
+// and rows appended later only add messages at the end, so provider prompt caches keep
+// hitting.
+//
+//   - user -> a user message with its text.
+//   - assistant -> an assistant message: text and tool calls (arguments exactly as the model
+//     produced them), the raw message and its origin, which the adapter sends back unmodified
+//     to the same provider and model. Reasoning stays in the row for the page and exports;
+//     where a provider needs it back it is in the raw message.
+//   - tool_result -> a tool message (call id, tool name, content, is_error).
+//   - approval, usage -> nothing: a denial reaches the model through the tool result.
+//   - restore, note -> a user message framed as Loopdesk's note (NoteText).
+//   - system -> a system message.
+//   - summary -> the last summary row replaces every earlier row with seq <= ThroughSeq by one
+//     user message carrying its framed text, placed where the first replaced row was. System
+//     rows are kept: they are instructions, not conversation to condense. Earlier summaries
+//     are superseded by the last one; a set-aside replaces its range where it started.
+func Turns(chunks []Chunk) ([]provider.Message, error) {
 	f, err := FoldsOf(chunks)
 	if err != nil {
 		return nil, err
 	}
 	through, summary := f.Compaction.ThroughSeq, f.Compaction.Framed()
-	out := make([]json.RawMessage, 0, len(chunks))
+	out := make([]provider.Message, 0, len(chunks))
 	summarized := false
 	asideDone := make([]bool, len(f.SetAside))
-	emit := func(v any) error {
-		b, err := marshal(v)
-		if err == nil {
-			out = append(out, b)
-		}
-		return err
-	}
+	user := func(text string) { out = append(out, provider.Message{Role: provider.RoleUser, Text: text}) }
 	for _, c := range chunks {
 		var err error
 		switch c.Kind {
 		case KindSystem:
 			var p SystemPayload
 			if err = json.Unmarshal(c.Payload, &p); err == nil {
-				err = emit(wireText{Role: "system", Content: p.Text})
+				out = append(out, provider.Message{Role: provider.RoleSystem, Text: p.Text})
 			}
 		case KindSummary:
 			// Folded in below at the position of the first replaced row.
-		case KindApproval, KindUsage:
+		case KindApproval, KindUsage, KindHook:
 		default:
 			if c.Seq <= through {
 				if !summarized {
 					summarized = true
-					err = emit(wireText{Role: "user", Content: summary})
+					user(summary)
 				}
 				break
 			}
 			if i := f.asideIndex(c.Seq); i >= 0 {
 				if !asideDone[i] {
 					asideDone[i] = true
-					err = emit(wireText{Role: "user", Content: f.SetAside[i].Framed()})
+					user(f.SetAside[i].Framed())
 				}
 				break
 			}
-			err = message(c, emit)
+			var m provider.Message
+			if m, err = turn(c); err == nil {
+				out = append(out, m)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("messages: row %d (%s): %w", c.Seq, c.Kind, err)
 		}
 	}
 	if f.Compaction.Seq > 0 && !summarized {
-		// Only system rows (or none) before ThroughSeq: the summary still
-		// has to reach the model; it goes where its row is.
-		return insertSummary(chunks, out, summary)
+		// Only system rows (or none) before ThroughSeq: the summary still has to reach the
+		// model; it goes right after those system messages.
+		n := 0
+		for n < len(out) && out[n].Role == provider.RoleSystem {
+			n++
+		}
+		out = append(out[:n], append([]provider.Message{{Role: provider.RoleUser, Text: summary}}, out[n:]...)...)
 	}
 	return out, nil
 }
@@ -168,62 +150,40 @@ func (f Folds) asideIndex(seq int64) int {
 	return -1
 }
 
-// message emits the wire message of one user, assistant or tool_result row.
-func message(c Chunk, emit func(any) error) error {
+// turn is the message of one user, assistant, tool_result, restore or note row.
+func turn(c Chunk) (provider.Message, error) {
 	switch c.Kind {
 	case KindUser:
 		var p UserPayload
 		if err := json.Unmarshal(c.Payload, &p); err != nil {
-			return err
+			return provider.Message{}, err
 		}
-		return emit(wireText{Role: "user", Content: p.Text})
+		return provider.Message{Role: provider.RoleUser, Text: p.Text}, nil
 	case KindAssistant:
 		var p AssistantPayload
 		if err := json.Unmarshal(c.Payload, &p); err != nil {
-			return err
+			return provider.Message{}, err
 		}
-		m := wireAssistant{Role: "assistant", Content: p.Text}
+		m := provider.Message{Role: provider.RoleAssistant, Text: p.Text, Raw: p.Raw}
+		if p.Origin != nil {
+			m.Origin = provider.Origin{Provider: p.Origin.Provider, Kind: p.Origin.Kind, Model: p.Origin.Model}
+		}
 		for _, tc := range p.ToolCalls {
-			m.ToolCalls = append(m.ToolCalls, wireToolCall{ID: tc.ID, Type: "function",
-				Function: wireFunction{Name: tc.Name, Arguments: tc.Arguments}})
+			m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 		}
-		return emit(m)
+		return m, nil
 	case KindToolResult:
 		var p ToolResultPayload
 		if err := json.Unmarshal(c.Payload, &p); err != nil {
-			return err
+			return provider.Message{}, err
 		}
-		return emit(wireTool{Role: "tool", ToolCallID: p.CallID, Content: p.Content})
+		return provider.Message{Role: provider.RoleTool, CallID: p.CallID, ToolName: p.Name, Text: p.Content, IsError: p.IsError}, nil
 	case KindRestore, KindNote:
 		text, err := NoteText(c)
 		if err != nil {
-			return err
+			return provider.Message{}, err
 		}
-		return emit(wireText{Role: "user", Content: text})
+		return provider.Message{Role: provider.RoleUser, Text: text}, nil
 	}
-	return fmt.Errorf("unknown kind %q", c.Kind)
-}
-
-// insertSummary handles a summary whose range held only system rows: the
-// summary message follows those system messages.
-func insertSummary(chunks []Chunk, out []json.RawMessage, summary string) ([]json.RawMessage, error) {
-	b, err := marshal(wireText{Role: "user", Content: summary})
-	if err != nil {
-		return nil, err
-	}
-	n := 0
-	for _, c := range chunks {
-		if c.Kind == KindSystem {
-			n++
-			continue
-		}
-		break
-	}
-	if n > len(out) {
-		n = len(out)
-	}
-	res := make([]json.RawMessage, 0, len(out)+1)
-	res = append(res, out[:n]...)
-	res = append(res, b)
-	return append(res, out[n:]...), nil
+	return provider.Message{}, fmt.Errorf("unknown kind %q", c.Kind)
 }

@@ -23,9 +23,11 @@ const (
 // (model, system prompt hash, budgets) and its structured result.
 // EndedAt is zero while running. Compaction never touches runs.
 type Run struct {
-	ID               string `json:"run_id"`
-	SessionID        string `json:"session_id"`
-	Model            string `json:"model"`
+	ID        string `json:"run_id"`
+	SessionID string `json:"session_id"`
+	Model     string `json:"model"`
+	// Provider names the provider the run's model calls went to ("" before providers existed).
+	Provider         string `json:"provider"`
 	SystemPromptHash string `json:"system_prompt_hash"`
 	// Limits are the limits the run ran under, as loop.Limits marshals them (loop.ParseLimits
 	// reads them back). Their JSON name stays "budgets": exports and scripts rely on it.
@@ -70,6 +72,7 @@ type Instruction struct {
 type NewRun struct {
 	SessionID        string
 	Model            string
+	Provider         string // see Run.Provider
 	SystemPromptHash string
 	Limits           json.RawMessage
 	Sandbox          string  // see Run.Sandbox
@@ -87,7 +90,7 @@ type RunResult struct {
 
 const runCols = `id, session_id, model, system_prompt_hash, budgets, status, output, turns, tool_calls,
 	input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, started_at, coalesce(ended_at, 0), error,
-	sandbox, mode, instructions`
+	sandbox, mode, instructions, provider`
 
 func scanRun(r scanner) (Run, error) {
 	var run Run
@@ -96,7 +99,7 @@ func scanRun(r scanner) (Run, error) {
 	err := r.Scan(&run.ID, &run.SessionID, &run.Model, &run.SystemPromptHash, &budgets, &run.Status, &run.Output,
 		&run.Turns, &run.ToolCalls, &run.InputTokens, &run.OutputTokens, &run.CacheReadTokens, &run.CacheWriteTokens,
 		&run.CostUSD, &started, &ended, &run.Error,
-		&run.Sandbox, &run.Mode, &instructions)
+		&run.Sandbox, &run.Mode, &instructions, &run.Provider)
 	if err == nil {
 		err = json.Unmarshal([]byte(instructions), &run.Instructions)
 	}
@@ -125,7 +128,7 @@ func (db *DB) StartRun(ctx context.Context, n NewRun) (Run, error) {
 	if err != nil {
 		return Run{}, fmt.Errorf("start run on session %s: %w", n.SessionID, err)
 	}
-	run := Run{ID: newID(), SessionID: n.SessionID, Model: n.Model, SystemPromptHash: n.SystemPromptHash,
+	run := Run{ID: newID(), SessionID: n.SessionID, Model: n.Model, Provider: n.Provider, SystemPromptHash: n.SystemPromptHash,
 		Limits: budgets, Status: RunRunning, StartedAt: fromMS(db.nowMS()), Mode: mode, Instructions: n.Instructions,
 		Sandbox: n.Sandbox}
 	if run.Instructions == nil {
@@ -143,8 +146,8 @@ func (db *DB) StartRun(ctx context.Context, n NewRun) (Run, error) {
 			return fmt.Errorf("%w (run %s)", ErrSessionBusy, live)
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, started_at, pid, host,
-			sandbox, mode, instructions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
-			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host, run.Sandbox, mode, instr)
+			sandbox, mode, instructions, provider) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
+			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host, run.Sandbox, mode, instr, run.Provider)
 		return err
 	})
 	if err != nil {

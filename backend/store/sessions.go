@@ -14,10 +14,13 @@ import (
 // session started as a copy of ParentID's rows 1..ForkSeq. The parent may
 // since have been deleted.
 type Session struct {
-	ID        string    `json:"id"`
-	Title     string    `json:"title"`
-	Workspace string    `json:"workspace"`
-	Model     string    `json:"model"`
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Workspace string `json:"workspace"`
+	Model     string `json:"model"`
+	// Provider names the provider (config.Providers) the session's next run uses with
+	// Model; "" is the provider named "default" (sessions made before providers existed).
+	Provider  string    `json:"provider"`
 	ParentID  string    `json:"parent_id"`
 	ForkSeq   int64     `json:"fork_seq"`
 	CreatedAt time.Time `json:"created_at"`
@@ -29,17 +32,18 @@ type NewSession struct {
 	Title     string `json:"title"`
 	Workspace string `json:"workspace"`
 	Model     string `json:"model"`
+	Provider  string `json:"provider"`
 }
 
 // The sessions table also has an "archived" column from the first schema; nothing sets it.
-const sessionCols = `id, title, workspace, model, parent_id, fork_seq, created_at, updated_at`
+const sessionCols = `id, title, workspace, model, parent_id, fork_seq, created_at, updated_at, provider`
 
 type scanner interface{ Scan(...any) error }
 
 func scanSession(r scanner) (Session, error) {
 	var s Session
 	var created, updated int64
-	err := r.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &s.ParentID, &s.ForkSeq, &created, &updated)
+	err := r.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &s.ParentID, &s.ForkSeq, &created, &updated, &s.Provider)
 	s.CreatedAt, s.UpdatedAt = fromMS(created), fromMS(updated)
 	return s, err
 }
@@ -49,7 +53,7 @@ func (db *DB) CreateSession(ctx context.Context, n NewSession) (Session, error) 
 	var s Session
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		s, err = db.createSession(ctx, tx, Session{Title: n.Title, Workspace: n.Workspace, Model: n.Model}, "[]", 0)
+		s, err = db.createSession(ctx, tx, Session{Title: n.Title, Workspace: n.Workspace, Model: n.Model, Provider: n.Provider}, "[]", 0)
 		return err
 	})
 	if err != nil {
@@ -68,8 +72,8 @@ func (db *DB) createSession(ctx context.Context, tx execer, s Session, pending s
 	now := db.nowMS()
 	s.CreatedAt, s.UpdatedAt = fromMS(now), fromMS(now)
 	_, err := tx.ExecContext(ctx, `INSERT INTO sessions(`+sessionCols+`, last_seq, pending)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.Title, s.Workspace, s.Model, s.ParentID, s.ForkSeq, now, now, lastSeq, pending)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.Title, s.Workspace, s.Model, s.ParentID, s.ForkSeq, now, now, s.Provider, lastSeq, pending)
 	return s, err
 }
 

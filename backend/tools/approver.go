@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -53,6 +54,11 @@ type Request struct {
 	// Proposal (approval mode review): the hunks the call would write, as the card shows
 	// them; opaque to the Approver, kept with the pending call (Pending.Proposal).
 	Proposal json.RawMessage
+	// Hook is what the call's PreToolUse hooks decided (allow, ask, deny; "" for nothing) and
+	// HookReason their reason. A hook makes a call stricter than the rules, never looser:
+	// see withHook.
+	Hook       Effect
+	HookReason string
 	// OnPending, which may be nil, is called once the call waits for a person (without any
 	// lock held, on the requesting goroutine, before Request blocks), so whoever asked can
 	// announce it: a Decide made from then on is accepted.
@@ -108,11 +114,16 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 		}
 	}
 	effect, by := evaluate(req.Mode, rules, req.Call, req.ReadOnly, req.Sandboxed, req.Workspace)
+	effect, by = withHook(effect, by, req.Hook)
+	reason := reasonFor(by, rules, effect)
+	if by == ByHook && req.HookReason != "" {
+		reason = req.HookReason
+	}
 	switch effect {
 	case EffectAllow:
-		return Decision{Approved: true, By: by, Reason: reasonFor(by, rules, effect), Arguments: req.Call.Arguments}, nil
+		return Decision{Approved: true, By: by, Reason: reason, Arguments: req.Call.Arguments}, nil
 	case EffectDeny:
-		return Decision{Approved: false, By: by, Reason: reasonFor(by, rules, effect), Arguments: req.Call.Arguments}, nil
+		return Decision{Approved: false, By: by, Reason: reason, Arguments: req.Call.Arguments}, nil
 	}
 
 	key := pendingKey{req.SessionID, req.Call.ID}
@@ -202,6 +213,32 @@ func (a *Approver) Pending(sessionID string) []Pending {
 		out[i] = w.p
 	}
 	return out
+}
+
+// ByHook is Decision.By (and Pending.By) when a PreToolUse hook decided or asked.
+const ByHook = "hook"
+
+// withHook combines the policy's answer with a hook's: the deny mode or a deny rule →
+// denied; otherwise a hook's deny → denied; otherwise an ask rule → ask; otherwise a hook's
+// ask → ask (in every mode, auto included); otherwise an allow rule → allow; otherwise a
+// hook's allow → allow, as an allow rule would; otherwise the mode decides.
+func withHook(effect Effect, by string, hook Effect) (Effect, string) {
+	rule := strings.HasPrefix(by, "rule:")
+	switch {
+	case hook == "", effect == EffectDeny:
+		return effect, by
+	case hook == EffectDeny:
+		return EffectDeny, ByHook
+	case rule && effect == EffectAsk:
+		return effect, by
+	case hook == EffectAsk:
+		return EffectAsk, ByHook
+	case rule:
+		return effect, by
+	case hook == EffectAllow:
+		return EffectAllow, ByHook
+	}
+	return effect, by
 }
 
 func reasonFor(by string, rules []Rule, effect Effect) string {

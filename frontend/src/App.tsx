@@ -7,6 +7,7 @@ import { OrphanNotice } from './components/OrphanNotice';
 import { useForkFolder } from './hooks/useForkFolder';
 import { CheckpointProvider } from './components/CheckpointContext';
 import { Conversation, type Focus } from './components/Conversation';
+import { HooksBanner } from './components/HooksBanner';
 import { MessageBox } from './components/MessageBox';
 import { SessionBrowser } from './components/SessionBrowser';
 import { SandboxControl, SandboxNotice } from './components/SandboxControl';
@@ -30,6 +31,7 @@ import { useSandbox, useSandboxStatus } from './hooks/useSandbox';
 import { useSettings, useTheme } from './hooks/useSettings';
 import { useMediaQuery } from './hooks/useMediaQuery';
 import { useWorkspace } from './hooks/useWorkspace';
+import { useMcpStarting } from './hooks/useMcpStarting';
 import { errorMessage } from './api/types';
 
 // Not needed for the first paint: loaded when first shown.
@@ -62,6 +64,7 @@ export function App() {
   const [actionError, setActionError] = useState('');
   const list = useSessions();
   const search = useSearch();
+  const mcpStarting = useMcpStarting();
   const chat = useSession(selected, list.refresh);
   const current = list.sessions.find((s) => s.id === selected);
   const forkFolder = useForkFolder(selected, Boolean(current?.parent_id));
@@ -146,7 +149,7 @@ export function App() {
   });
 
   const send = useCallback(
-    async (text: string, images: ImageInput[] = []) => {
+    async (text: string, images: ImageInput[] = [], command?: { name: string; args: string }) => {
       let id = selected;
       if (!id) {
         const s = await list.create(nextWorkspace);
@@ -154,10 +157,12 @@ export function App() {
         id = s.id;
         setSelected(id);
       }
-      return chat.send(text, id, images);
+      return chat.send(text, id, images, command);
     },
     [selected, list, nextWorkspace, chat],
   );
+  const sendCommand = useCallback((name: string, args: string) => send(`/${name} ${args}`.trim(), [], { name, args }), [send]);
+  const loadPalette = useCallback(() => (selected ? api.palette(selected) : Promise.resolve([])), [selected]);
 
   const importSession = useCallback(async () => {
     try {
@@ -297,6 +302,7 @@ export function App() {
           <main className="main" data-session-id={selected ?? undefined}>
             <SandboxNotice notice={sandboxStatus.notice} onDismiss={sandboxStatus.dismiss} />
             <OrphanNotice />
+            <HooksBanner sessionID={selected} refreshKey={`${chat.runs.length}:${chat.phase === 'idle'}`} />
             {banner && (
               <div className="banner" role="alert">
                 {banner}
@@ -309,7 +315,9 @@ export function App() {
               key={`head-${selected}`}
               session={current}
               parentTitle={list.sessions.find((s) => s.id === current?.parent_id)?.title}
+              provider={settings?.provider || 'default'}
               model={settings?.model ?? ''}
+              onSetModel={(p, m) => (selected ? list.setModel(selected, p, m) : Promise.resolve('no session is open'))}
               onRename={(title) => (selected ? list.rename(selected, title) : Promise.resolve(false))}
               onExport={() => (selected ? list.exportTo(selected) : Promise.resolve(null))}
               onExportMarkdown={() => (selected ? list.exportMarkdown(selected) : Promise.resolve(null))}
@@ -371,15 +379,26 @@ export function App() {
               branches={ctl.branches}
               onRetry={canRetry ? () => void ctl.retry() : undefined}
             />
-            <StatusLine phase={chat.phase} pending={chat.pending} running={chat.running} runStartedAt={chat.runStartedAt} onDecideAll={(a) => void decideAll(a)} />
+            <StatusLine
+              phase={chat.phase}
+              pending={chat.pending}
+              running={chat.running}
+              runStartedAt={chat.runStartedAt}
+              onDecideAll={(a) => void decideAll(a)}
+              mcpStarting={mcpStarting}
+              mcpFailed={chat.mcpFailed}
+            />
             <MessageBox
               running={chat.phase !== 'idle'}
               disabled={!settings?.configured}
               queued={chat.queued}
               onSend={send}
               textOnly={!seesImages}
+              onCommand={sendCommand}
+              loadPalette={loadPalette}
               onStop={chat.stop}
               onRemoveQueued={(id) => void chat.removeQueued(id)}
+              onSendQueued={(id) => void chat.sendQueued(id)}
             />
           </main>
           <SidePanel

@@ -27,11 +27,15 @@ import type {
   FilePreview,
   FileDiff,
   Hit,
+  HooksView,
+  PaletteEntry,
   InstructionFile,
   McpConfig,
   McpStatus,
   McpView,
   Pending,
+  Provider,
+  ProvidersView,
   Preset,
   RestorePlan,
   Row,
@@ -99,6 +103,12 @@ export const api = {
   sandboxStatus: (): Promise<SandboxStatus> => as<SandboxStatus>(SettingsService.SandboxStatus()),
   sessionSandbox: (sessionID: string): Promise<SandboxView> => as<SandboxView>(SettingsService.SessionSandbox(sessionID)),
   saveSandbox: (in_: SandboxInput): Promise<SandboxView> => as<SandboxView>(SettingsService.SaveSandbox(in_ as never)),
+  /** providers.json and every provider ("default" first), never a key. */
+  listProviders: (): Promise<ProvidersView> => as<ProvidersView>(SettingsService.ListProviders()),
+  /** Validates and writes providers.json; rejects naming the bad entry, writing nothing. */
+  saveProviders: (ps: Provider[]): Promise<ProvidersView> => as<ProvidersView>(SettingsService.SaveProviders(ps as never)),
+  /** Asks a provider (as edited, saved or not) for its model list. */
+  testProvider: (p: Provider): Promise<ConnectionResult> => as<ConnectionResult>(SettingsService.TestProvider(p as never)),
   mcpServers: (): Promise<McpView> => as<McpView>(SettingsService.MCPServers()),
   /** Writes the file (the only call that does), then starts, stops or restarts what changed. */
   saveMCPConfig: (c: McpConfig): Promise<McpView> => as<McpView>(SettingsService.SaveMCPConfig(c as never)),
@@ -106,11 +116,21 @@ export const api = {
   importClaudeDesktop: (): Promise<McpConfig> => as<McpConfig>(SettingsService.ImportClaudeDesktop()),
   restartMCPServer: (name: string): Promise<void> => SettingsService.RestartMCPServer(name),
   mcpServerLog: (name: string): Promise<string> => SettingsService.MCPServerLog(name),
+  /** Every hook of the session's folder, the project hooks' trust and the latest runs. */
+  hooks: (sessionID: string): Promise<HooksView> => as<HooksView>(SettingsService.Hooks(sessionID)),
+  /** Trusts the project hooks whose hash the person saw; refused if they changed since. */
+  trustHooks: (sessionID: string, sha256: string): Promise<HooksView> => as<HooksView>(SettingsService.TrustHooks(sessionID, sha256)),
+  /** Copies ~/.claude/settings.json's hooks into the personal hooks.json. */
+  importClaudeCodeHooks: (sessionID: string): Promise<{ added: number; view: HooksView }> =>
+    as<{ added: number; view: HooksView }>(SettingsService.ImportClaudeCodeHooks(sessionID)),
 
   // Sessions
   listSessions: (): Promise<SessionSummary[]> => list<SessionSummary>(Sessions.ListSessions()),
   newSession: (workspace = ''): Promise<Session> => as<Session>(Sessions.NewSession(workspace)),
   renameSession: (id: string, title: string): Promise<void> => Sessions.RenameSession(id, title),
+  /** The provider and model the session's next run uses. */
+  setSessionModel: (id: string, provider: string, model: string): Promise<Session> =>
+    as<Session>(Sessions.SetSessionModel(id, provider, model)),
   deleteSession: (id: string): Promise<void> => Sessions.DeleteSession(id),
   /** Writes the export through the native save dialog; "" when cancelled. */
   exportSession: (id: string): Promise<string> => Sessions.ExportSession(id),
@@ -184,6 +204,10 @@ export const api = {
   image: (hash: string): Promise<string> => Sessions.Image(hash),
   /** Whether the saved model takes images (its name's default). */
   seesImages: (): Promise<boolean> => Chat.SeesImages(),
+  /** The command templates and skills of the session's folder and the person's own. */
+  palette: (sessionID: string): Promise<PaletteEntry[]> => list<PaletteEntry>(Chat.Palette(sessionID)),
+  /** Sends /name args: the template (or skill) expanded in Go; the row records the command. */
+  sendCommand: (sessionID: string, name: string, args: string): Promise<string> => Chat.SendCommand(sessionID, name, args),
   cancel: (sessionID: string): Promise<void> => Chat.Cancel(sessionID),
   /** Forks before the person's message at seq and sends text there; the original is untouched. */
   editAndResend: (sessionID: string, seq: number, text: string): Promise<ForkedRun> =>

@@ -92,6 +92,8 @@ export interface RunStartedPayload {
   started_at: string;
   /** 'plan' or 'execute'. */
   mode: string;
+  /** Configured MCP servers that failed to start ("name: why"): the run has none of their tools. */
+  mcp_failed?: string[] | null;
 }
 
 export interface DeltaPayload {

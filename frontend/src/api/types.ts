@@ -8,7 +8,10 @@ export interface Session {
   id: string;
   title: string;
   workspace: string;
+  /** The model the session's next run uses, with provider. */
   model: string;
+  /** "default" or a name in providers.json. */
+  provider: string;
   parent_id: string;
   fork_seq: number;
   created_at: string;
@@ -22,8 +25,26 @@ export interface SessionSummary extends Session {
   running: boolean;
 }
 
-export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'note';
-export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'note'];
+export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'note' | 'usage' | 'hook';
+export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'note', 'usage', 'hook'];
+
+/** One model call's spend, as its row keeps it (assistant, summary and usage rows). */
+export interface RowUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
+  reasoning_tokens?: number;
+  cost_usd: number;
+  /** The provider reported no usage: the zeros are unknown, not free. */
+  unreported?: boolean;
+}
+
+/** A model call that left no other row (the stream failed, the request was refused). */
+export interface UsagePayload {
+  usage: RowUsage;
+  reason: string;
+}
 
 export interface ToolCall {
   id: string;
@@ -38,6 +59,8 @@ export interface UserPayload {
   queued_id?: string;
   /** Images sent with the message, by stored blob (Sessions.Image gives each as a data URL). */
   images?: ImageRef[];
+  /** The slash command or skill the text was expanded from ("/review"). */
+  command?: string;
 }
 
 /** An image of a user row. */
@@ -55,6 +78,71 @@ export interface ImageRef {
 export interface ImageInput {
   name: string;
   data: string;
+}
+
+/** One run of a user hook (store.HookPayload): why a call was blocked, or a run went on. */
+export interface HookPayload {
+  event: string;
+  matcher?: string;
+  command: string;
+  source: string;
+  call_id?: string;
+  tool?: string;
+  /** -1 when the hook was killed (timeout) or could not start. */
+  exit_code: number;
+  duration_ms: number;
+  /** allow, deny, ask, block, or '' when it decided nothing. */
+  decision: string;
+  reason: string;
+  /** The first 4 KB. */
+  stderr: string;
+  system_message?: string;
+  failed?: boolean;
+}
+
+/** One configured hook (desktop.HookView). */
+export interface HookView {
+  event: string;
+  matcher: string;
+  command: string;
+  source: 'personal' | 'project';
+  file: string;
+  timeout_seconds: number;
+  ignore_failure: boolean;
+  trusted: boolean;
+}
+
+/** A stored hook run with where and when it ran. */
+export interface HookRun {
+  session_id: string;
+  seq: number;
+  at: string;
+  hook: HookPayload;
+}
+
+/** Settings → Hooks for the open session's folder (desktop.HooksView). */
+export interface HooksView {
+  workspace: string;
+  hooks: HookView[];
+  /** Hash of the project hook configuration; '' when the folder has none. */
+  sha256: string;
+  trusted: boolean;
+  /** An earlier configuration was trusted; diff shows what changed ("+ ", "- ", "  " lines). */
+  changed: boolean;
+  diff: string;
+  errors: string[];
+  recent: HookRun[];
+}
+
+/** One entry of the "/" palette (desktop.PaletteEntry). */
+export interface PaletteEntry {
+  kind: 'command' | 'skill';
+  name: string;
+  description: string;
+  argument_hint: string;
+  path: string;
+  /** Why it cannot be sent; '' when it can. */
+  error: string;
 }
 export interface AssistantPayload {
   text: string;
@@ -253,6 +341,50 @@ export interface Price {
   model: string;
   input_per_mtok: number;
   output_per_mtok: number;
+  /** Cache reads and writes are parts of the input priced apart; 0 prices them as input. */
+  cache_read_per_mtok: number;
+  cache_write_per_mtok: number;
+}
+
+export type ProviderKind = 'openai' | 'anthropic';
+
+/** One entry of providers.json as written (config.Provider); a key is never part of it. */
+export interface Provider {
+  name: string;
+  kind: ProviderKind;
+  base_url: string;
+  api_key_env?: string;
+  api_key_file?: string;
+  models: string[];
+  thinking_budget?: number;
+}
+
+/** Where a provider's key comes from (config.KeyOrigin), never the key. */
+export interface KeyOrigin {
+  from: 'env' | 'file' | 'none' | '';
+  name?: string;
+  found: boolean;
+}
+
+/** A provider as runs see it (config.ProviderInfo); "default" first. */
+export interface ProviderInfo {
+  name: string;
+  kind: ProviderKind;
+  base_url: string;
+  models: string[] | null;
+  thinking_budget: number;
+  key: KeyOrigin;
+  /** Why the key cannot be read (e.g. a key file others can read). */
+  error?: string;
+}
+
+/** The providers part of Settings (desktop.ProvidersView). */
+export interface ProvidersView {
+  path: string;
+  providers: Provider[] | null;
+  infos: ProviderInfo[] | null;
+  /** Why providers.json could not be read; "" when fine. */
+  error: string;
 }
 
 export interface ContextWindow {
@@ -261,6 +393,8 @@ export interface ContextWindow {
 }
 
 export interface Settings {
+  /** The provider new sessions use with model. */
+  provider: string;
   base_url: string;
   model: string;
   has_key: boolean;
@@ -276,6 +410,8 @@ export interface Settings {
 }
 
 export interface SettingsInput {
+  /** "" is "default". */
+  provider?: string;
   base_url: string;
   model: string;
   /** "" keeps the saved key. */

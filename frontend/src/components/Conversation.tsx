@@ -1,6 +1,7 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { RunFinishedPayload } from '../api/events';
 import type {
+  HookPayload,
   ApprovalPayload,
   AssistantPayload,
   Branch,
@@ -9,12 +10,13 @@ import type {
   SummaryPayload,
   ToolCall,
   ToolResultPayload,
+  UsagePayload,
   UserPayload,
 } from '../api/types';
 import type { StreamStore } from '../hooks/useSession';
 import { callKey, type PendingCall, type Phase, type RunningTool, type Sent } from '../state/session';
 import { visible } from '../state/stream';
-import { STOP_TEXT } from '../lib/format';
+import { describeHook, spendText, STOP_TEXT } from '../lib/format';
 import { FileChanges, RestoreRow } from './FileChanges';
 import { Markdown } from './LazyMarkdown';
 import { StreamingMarkdown } from './StreamingMarkdown';
@@ -85,7 +87,7 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
   const start = Math.max(0, rows.length - limit);
   const shown = useMemo(() => rows.slice(start), [rows, start]);
 
-  const { results, approvals, folded, open } = useMemo(() => pairCalls(shown), [shown]);
+  const { results, approvals, hooks, folded, open } = useMemo(() => pairCalls(shown), [shown]);
   const pendingByKey = useMemo(() => new Map(pending.map((p) => [callKey(p.run_id, p.call_id), p])), [pending]);
   const versions = useMemo(() => placeVersions(rows, branches), [rows, branches]);
   const orphanPending = pending.filter((p) => !open.has(callKey(p.run_id, p.call_id)));
@@ -138,7 +140,7 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
           row={r}
           focused={r.seq === focusSeq}
           folded={folded.has(r.seq)}
-          cards={r.kind === 'assistant' ? cardsOf(r, results, approvals, pendingByKey, outputs, running) : NO_CARDS}
+          cards={r.kind === 'assistant' ? cardsOf(r, results, approvals, hooks, pendingByKey, outputs, running) : NO_CARDS}
           actions={actions}
           controls={controls}
           versions={versions.get(r.seq)}
@@ -227,10 +229,21 @@ function pairCalls(shown: Row[]) {
   const turnOf = new Map<string, Row>();
   const results = new Map<string, Indexed<ToolResultPayload>>();
   const approvals = new Map<string, Indexed<ApprovalPayload>>();
+  const hooks = new Map<string, Indexed<HookPayload>[]>();
   const folded = new Set<number>();
   for (const r of shown) {
     if (r.kind === 'assistant') {
       for (const c of (r.payload as AssistantPayload).tool_calls ?? []) turnOf.set(c.id, r);
+      continue;
+    }
+    if (r.kind === 'hook') {
+      // A tool hook's run shows on its call's card (why a call was blocked); the rest stand alone.
+      const id = (r.payload as HookPayload).call_id;
+      const turn = id ? turnOf.get(id) : undefined;
+      if (!id || !turn) continue;
+      folded.add(r.seq);
+      const k = cardKey(turn.seq, id);
+      hooks.set(k, [...(hooks.get(k) ?? []), indexed<HookPayload>(r)]);
       continue;
     }
     if (r.kind !== 'tool_result' && r.kind !== 'approval') continue;
@@ -246,7 +259,7 @@ function pairCalls(shown: Row[]) {
     const k = cardKey(turn.seq, call);
     if (!results.has(k) && !approvals.has(k)) open.add(callKey(turn.run_id, call));
   }
-  return { results, approvals, folded, open };
+  return { results, approvals, hooks, folded, open };
 }
 
 /** What one tool-call card of an assistant row shows. */
@@ -254,12 +267,15 @@ interface Card {
   call: ToolCall;
   result?: Indexed<ToolResultPayload>;
   approval?: Indexed<ApprovalPayload>;
+  hooks?: Indexed<HookPayload>[];
   pending?: PendingCall;
   output?: string;
   running?: RunningTool;
 }
 
 const NO_CARDS: Card[] = [];
+
+const sameList = <T,>(a?: T[], b?: T[]) => a === b || (a !== undefined && b !== undefined && a.length === b.length && a.every((x, i) => x === b[i]));
 
 /**
  * The cards of an assistant row. A result or decision row belongs to the card of the latest
@@ -270,6 +286,7 @@ function cardsOf(
   row: Row,
   results: Map<string, Indexed<ToolResultPayload>>,
   approvals: Map<string, Indexed<ApprovalPayload>>,
+  hooks: Map<string, Indexed<HookPayload>[]>,
   pending: Map<string, PendingCall>,
   outputs: Record<string, string>,
   running: Record<string, RunningTool>,
@@ -284,6 +301,7 @@ function cardsOf(
       call,
       result,
       approval,
+      hooks: hooks.get(cardKey(row.seq, call.id)),
       pending: !result && !approval ? pending.get(live) : undefined,
       output: outputs[live],
       running: result ? undefined : running[live],
@@ -296,7 +314,15 @@ const sameCards = (a: Card[], b: Card[]) =>
   (a.length === b.length &&
     a.every((x, i) => {
       const y = b[i];
-      return x.call === y.call && x.result === y.result && x.approval === y.approval && x.pending === y.pending && x.output === y.output && x.running === y.running;
+      return (
+        x.call === y.call &&
+        x.result === y.result &&
+        x.approval === y.approval &&
+        sameList(x.hooks, y.hooks) &&
+        x.pending === y.pending &&
+        x.output === y.output &&
+        x.running === y.running
+      );
     }));
 
 interface RowProps {
@@ -324,7 +350,9 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
   switch (row.kind) {
     case 'user': {
       const p = row.payload as UserPayload;
-      return <UserMessage seq={row.seq} text={p.text} images={p.images} className={cls} versions={versions} controls={controls} />;
+      return (
+        <UserMessage seq={row.seq} text={p.text} command={p.command} images={p.images} className={cls} versions={versions} controls={controls} />
+      );
     }
     case 'assistant': {
       const p = row.payload as AssistantPayload;
@@ -345,7 +373,16 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
           )}
           {cards.map((c, i) => (
             <div key={c.call.id} className={`card-slot${cls}`} data-seq={!p.text && !p.reasoning && i === 0 ? row.seq : undefined}>
-              <ToolCard call={c.call} result={c.result} approval={c.approval} pending={c.pending} output={c.output} running={c.running} actions={actions} />
+              <ToolCard
+                call={c.call}
+                result={c.result}
+                approval={c.approval}
+                hooks={c.hooks}
+                pending={c.pending}
+                output={c.output}
+                running={c.running}
+                actions={actions}
+              />
             </div>
           ))}
         </>
@@ -380,6 +417,16 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
         </article>
       );
     }
+    case 'usage': {
+      // A model call that left no answer still cost what it cost (or is unknown).
+      const p = row.payload as UsagePayload;
+      if (folded) return null;
+      return (
+        <p className={`note usage-row${cls}`} data-seq={row.seq} aria-label="Model call without an answer">
+          {p.reason} — {spendText(p.usage)}
+        </p>
+      );
+    }
     case 'approval': {
       const p = row.payload as ApprovalPayload;
       if (folded) return null;
@@ -407,6 +454,15 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
           <summary>{label}</summary>
           <p className="plain">{p.text}</p>
         </details>
+      );
+    }
+    case 'hook': {
+      const p = row.payload as HookPayload;
+      if (folded) return null;
+      return (
+        <p className={`note hook${p.failed ? ' bad' : ''}${cls}`} data-seq={row.seq}>
+          {describeHook(p)}
+        </p>
       );
     }
     case 'system':

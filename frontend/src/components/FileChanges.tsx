@@ -99,6 +99,7 @@ export function RestoreRow({ seq, payload, className = '' }: { seq: number; payl
       )}
       {(payload.overridden ?? []).length > 0 && <p className="muted">Overwritten although changed outside: {(payload.overridden ?? []).join(', ')}</p>}
       {(payload.skipped ?? []).length > 0 && <p className="muted">Could not be brought back: {(payload.skipped ?? []).join(', ')}</p>}
+      <p className="muted">The model is told of this restore, as Loopdesk's note, at its next request.</p>
       <FileChanges seq={seq} />
     </article>
   );

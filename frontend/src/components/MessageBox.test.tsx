@@ -62,4 +62,19 @@ describe('MessageBox', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Stop' }));
     expect(onStop).toHaveBeenCalledOnce();
   });
+
+  it('offers Send now for a message left queued only while no run goes on', async () => {
+    const q = [{ id: 'q1', text: 'then b', queued_at: '' }];
+    const onSendQueued = vi.fn();
+    const onRemoveQueued = vi.fn();
+    const { rerender } = render(
+      <MessageBox running={true} disabled={false} queued={q} onSend={async () => true} onStop={() => {}} onRemoveQueued={onRemoveQueued} onSendQueued={onSendQueued} />,
+    );
+    expect(screen.queryByRole('button', { name: 'Send now: then b' })).toBeNull();
+    rerender(<MessageBox running={false} disabled={false} queued={q} onSend={async () => true} onStop={() => {}} onRemoveQueued={onRemoveQueued} onSendQueued={onSendQueued} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Send now: then b' }));
+    expect(onSendQueued).toHaveBeenCalledWith('q1');
+    await userEvent.click(screen.getByRole('button', { name: 'Remove queued message: then b' }));
+    expect(onRemoveQueued).toHaveBeenCalledWith('q1');
+  });
 });

@@ -1,6 +1,7 @@
-import { useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useState, type KeyboardEvent } from 'react';
 import type { QueuedMessage } from '../api/events';
-import type { ImageInput } from '../api/types';
+import type { ImageInput, PaletteEntry } from '../api/types';
+import { matchEntries, paletteQuery, parseCommand } from '../lib/palette';
 import { AttachedImages, IMAGE_TYPES, filesOf, readImages, type Attached } from './Images';
 
 interface Props {
@@ -14,15 +15,24 @@ interface Props {
   textOnly?: boolean;
   onStop: () => void;
   onRemoveQueued?: (id: string) => void;
+  /** Sends a message left queued (no run going: after a Stop, a bound or a restart). */
+  onSendQueued?: (id: string) => void;
+  /** Loads the "/" palette (command templates and skills of the session's folder). */
+  loadPalette?: () => Promise<PaletteEntry[]>;
+  /** Sends "/name args" as a command: Go expands it and records it on the row. */
+  onCommand?: (name: string, args: string) => Promise<boolean>;
 }
 
 /**
  * The message box: Enter sends, Shift+Enter adds a line. While a run goes on it stays usable:
  * Send queues the message (Go delivers it at the run's next tool boundary), shown above the
- * box, removable until delivered; Stop still stops.
+ * box, removable until delivered; Stop still stops, and leaves what is queued queued. With no
+ * run going, a message left queued (by a Stop, a bound, a crash or a restart) can be sent now
+ * (it starts a run; the rest follow in order) or removed.
  */
-export function MessageBox({ running, disabled, queued = [], onSend, onStop, onRemoveQueued, textOnly = false }: Props) {
+export function MessageBox({ running, disabled, queued = [], onSend, onStop, onRemoveQueued, onSendQueued, loadPalette, onCommand, textOnly = false }: Props) {
   const [text, setText] = useState('');
+  const palette = usePalette(text, loadPalette);
   const [images, setImages] = useState<Attached[]>([]);
   const [refused, setRefused] = useState('');
 
@@ -36,16 +46,27 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
     const t = text.trim();
     if ((!t && images.length === 0) || disabled) return;
     const sent = images;
+    const cmd = onCommand && sent.length === 0 ? parseCommand(t, palette.entries) : null;
     // Keep the text until Go has stored (or queued) it: a failed send loses nothing. Clear only
     // what was sent: text typed while the send was on its way stays in the box.
-    const ok = sent.length > 0 ? await onSend(t, sent.map(({ name, data }) => ({ name, data }))) : await onSend(t);
+    const ok =
+      cmd && onCommand
+        ? await onCommand(cmd.name, cmd.args)
+        : sent.length > 0
+          ? await onSend(t, sent.map(({ name, data }) => ({ name, data })))
+          : await onSend(t);
     if (ok) {
       setText((cur) => (cur.trim() === t ? '' : cur));
       setImages((cur) => cur.filter((im) => !sent.includes(im)));
     }
   };
 
+  const choose = (e: PaletteEntry) => {
+    if (e.error === '') setText(`/${e.name} `);
+  };
+
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (palette.open && palette.onKey(e, choose)) return;
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void submit();
@@ -65,6 +86,11 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
             <li key={q.id} className="queued-item">
               <span className="queued-tag">queued</span>
               <span className="queued-text">{q.text}</span>
+              {!running && onSendQueued && (
+                <button type="button" className="small" disabled={disabled} aria-label={`Send now: ${q.text}`} onClick={() => onSendQueued(q.id)}>
+                  Send now
+                </button>
+              )}
               {onRemoveQueued && (
                 <button type="button" className="small" aria-label={`Remove queued message: ${q.text}`} onClick={() => onRemoveQueued(q.id)}>
                   Remove
@@ -74,6 +100,7 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
           ))}
         </ul>
       )}
+      {palette.open && <CommandPalette id={palette.id} matches={palette.matches} active={palette.active} loaded={palette.loaded} onChoose={choose} />}
       <AttachedImages images={images} textOnly={textOnly} onRemove={(id) => setImages((cur) => cur.filter((im) => im.id !== id))} />
       {refused && (
         <p className="note" role="alert">
@@ -109,6 +136,8 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
             e.preventDefault();
             void attach(files);
           }}
+          aria-controls={palette.open ? palette.id : undefined}
+          aria-activedescendant={palette.open && palette.matches[palette.active] ? `${palette.id}-${palette.active}` : undefined}
         />
         <span className="message-buttons">
           <label className={`button small attach${disabled || running ? ' disabled' : ''}`} title="PNG, JPEG, WebP or GIF; or paste or drop one">
@@ -136,5 +165,83 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
         </span>
       </form>
     </div>
+  );
+}
+
+/**
+ * The palette's state: entries loaded from Go each time "/" opens it (load must be stable),
+ * the matches of what follows it, and the active one (arrows move, Enter or Tab choose,
+ * Escape closes).
+ */
+function usePalette(text: string, load?: () => Promise<PaletteEntry[]>) {
+  const id = useId();
+  const [entries, setEntries] = useState<PaletteEntry[]>([]);
+  const [loaded, setLoaded] = useState(false);
+  const [active, setActive] = useState(0);
+  const [closedAt, setClosedAt] = useState<string | null>(null);
+  const query = load ? paletteQuery(text) : null;
+  const opening = query !== null;
+  useEffect(() => {
+    if (!opening || !load) return;
+    let live = true;
+    setLoaded(false);
+    load().then(
+      (es) => {
+        if (!live) return;
+        setEntries(es);
+        setLoaded(true);
+      },
+      () => live && setLoaded(true),
+    );
+    return () => {
+      live = false;
+    };
+  }, [opening, load]);
+  const matches = query === null ? [] : matchEntries(entries, query);
+  const open = query !== null && closedAt !== text;
+  const onKey = (e: KeyboardEvent<HTMLTextAreaElement>, choose: (p: PaletteEntry) => void): boolean => {
+    const n = matches.length;
+    if (e.key === 'Escape') {
+      setClosedAt(text);
+    } else if (e.key === 'ArrowDown' && n > 0) {
+      setActive((a) => (a + 1) % n);
+    } else if (e.key === 'ArrowUp' && n > 0) {
+      setActive((a) => (a - 1 + n) % n);
+    } else if ((e.key === 'Enter' || e.key === 'Tab') && !e.shiftKey && n > 0) {
+      choose(matches[Math.min(active, n - 1)]);
+      setActive(0);
+    } else {
+      return false;
+    }
+    e.preventDefault();
+    return true;
+  };
+  return { id, open, entries, matches, active: Math.min(active, Math.max(0, matches.length - 1)), loaded, onKey };
+}
+
+function CommandPalette({ id, matches, active, loaded, onChoose }: { id: string; matches: PaletteEntry[]; active: number; loaded: boolean; onChoose: (e: PaletteEntry) => void }) {
+  return (
+    <ul className="command-palette" id={id} role="listbox" aria-label="Commands and skills">
+      {loaded && matches.length === 0 && <li className="muted">No command or skill matches.</li>}
+      {matches.map((e, i) => (
+        <li
+          key={e.path}
+          id={`${id}-${i}`}
+          role="option"
+          aria-selected={i === active}
+          aria-disabled={e.error !== ''}
+          className={`palette-item${i === active ? ' active' : ''}${e.error ? ' invalid' : ''}`}
+          onMouseDown={(ev) => {
+            ev.preventDefault(); // keep the focus in the message box
+            onChoose(e);
+          }}
+        >
+          <span className="palette-name">/{e.name}</span>
+          {e.argument_hint && <span className="palette-hint"> {e.argument_hint}</span>}
+          <span className="palette-kind"> {e.kind}</span>
+          <span className="palette-description"> {e.error ? `cannot be used: ${e.error}` : e.description}</span>
+        </li>
+      ))}
+    </ul>
   );
 }

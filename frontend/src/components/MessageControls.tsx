@@ -63,6 +63,8 @@ export function VersionSwitcher({ versions, seq, onShow }: { versions: Versions;
 interface UserProps {
   seq: number;
   text: string;
+  /** The slash command or skill the text was expanded from. */
+  command?: string;
   images?: ImageRef[];
   className: string;
   versions?: Versions;
@@ -70,7 +72,7 @@ interface UserProps {
 }
 
 /** One of the person's messages, with Edit message (in place), Copy message and its versions. */
-export function UserMessage({ seq, text, images, className, versions, controls }: UserProps) {
+export function UserMessage({ seq, text, command, images, className, versions, controls }: UserProps) {
   const [draft, setDraft] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const send = async () => {
@@ -91,6 +93,7 @@ export function UserMessage({ seq, text, images, className, versions, controls }
   };
   return (
     <article className={`msg user${className}`} aria-label="You" data-seq={seq}>
+      {command && <p className="from-command muted">{command}</p>}
       {images && images.length > 0 && <RowImages images={images} />}
       {draft === null ? (
         text && <p className="plain">{text}</p>

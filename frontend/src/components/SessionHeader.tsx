@@ -1,10 +1,15 @@
 import { useState, type ReactNode } from 'react';
 import type { SessionSummary } from '../api/types';
+import { SessionModel } from './SessionModel';
 
 interface Props {
   session: SessionSummary | undefined;
   parentTitle: string | undefined;
+  /** The saved default, for a session that has no model of its own yet. */
+  provider: string;
   model: string;
+  /** Sets the provider and model of the session's next run; the error text or "". */
+  onSetModel: (provider: string, model: string) => Promise<string>;
   onRename: (title: string) => Promise<boolean>;
   onDelete: () => Promise<boolean>;
   /** A fork with files: its folder, which deleting keeps unless the person removes it too. */
@@ -19,7 +24,21 @@ interface Props {
 }
 
 /** The open session's title and its actions: rename, export, delete (confirmed). */
-export function SessionHeader({ session, parentTitle, model, onRename, onDelete, onExport, onExportMarkdown, onOpenParent, sandbox, forkFolder, onDeleteWithFolder }: Props) {
+export function SessionHeader({
+  session,
+  parentTitle,
+  provider,
+  model,
+  onSetModel,
+  onRename,
+  onDelete,
+  onExport,
+  onExportMarkdown,
+  onOpenParent,
+  sandbox,
+  forkFolder,
+  onDeleteWithFolder,
+}: Props) {
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState('');
   const [confirming, setConfirming] = useState(false);
@@ -32,7 +51,9 @@ export function SessionHeader({ session, parentTitle, model, onRename, onDelete,
           <h1>New conversation</h1>
         </div>
         <div className="head-sub">
-          <span className="model">{model}</span>
+          <span className="model">
+            {provider} · {model}
+          </span>
         </div>
       </header>
     );
@@ -108,7 +129,13 @@ export function SessionHeader({ session, parentTitle, model, onRename, onDelete,
             ↳ forked from <span className="fork-parent">{parentTitle ?? 'a deleted session'}</span> at #{session.fork_seq}
           </button>
         )}
-        <span className="model">{session.model || model}</span>
+        {/* Keyed by the stored choice: after a change elsewhere (the CLI) the header shows the new one. */}
+        <SessionModel
+          key={`${session.provider}/${session.model}`}
+          provider={session.model ? session.provider || 'default' : provider}
+          model={session.model || model}
+          onSet={onSetModel}
+        />
         {sandbox}
         {note && (
           <span role="status" className="ok note-inline">

@@ -4,7 +4,9 @@ import type { ApprovalMode, Budgets, ConnectionResult, ContextWindow, Preset, Pr
 import { errorMessage } from '../api/types';
 import { useRules } from '../hooks/useSettings';
 import { RulesTable } from './RulesTable';
+import { HooksSettings } from './HooksSettings';
 import { McpSettings } from './McpSettings';
+import { ProvidersSettings } from './ProvidersSettings';
 
 interface Props {
   settings: Settings | null;
@@ -38,6 +40,8 @@ const num = (s: string) => {
  */
 export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreviewTheme }: Props) {
   const [presets, setPresets] = useState<Preset[]>([]);
+  const [provider, setProvider] = useState(settings?.provider ?? 'default');
+  const [providerNames, setProviderNames] = useState<string[]>(['default']);
   const [baseURL, setBaseURL] = useState(settings?.base_url ?? '');
   const [model, setModel] = useState(settings?.model ?? '');
   const [apiKey, setApiKey] = useState('');
@@ -59,6 +63,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
   // Settings may arrive after the panel mounted (first start).
   useEffect(() => {
     if (!settings) return;
+    setProvider(settings.provider || 'default');
     setBaseURL(settings.base_url);
     setModel(settings.model);
     setMode(settings.approval_mode ?? 'ask');
@@ -71,6 +76,15 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
 
   useEffect(() => {
     api.presets().then(setPresets, (e) => setError(errorMessage(e)));
+  }, []);
+
+  const loadProviderNames = () =>
+    api.listProviders().then(
+      (v) => setProviderNames((v.infos ?? []).map((i) => i.name)),
+      (e) => setError(errorMessage(e)),
+    );
+  useEffect(() => {
+    void loadProviderNames();
   }, []);
 
   const runTest = async () => {
@@ -96,6 +110,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
     setSaved(false);
     try {
       const s = await api.saveSettings({
+        provider,
         base_url: baseURL,
         model,
         api_key: apiKey,
@@ -173,6 +188,16 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
         )}
       </div>
       <label>
+        Provider for new sessions
+        <select value={provider} onChange={(e) => setProvider(e.target.value)}>
+          {[...new Set([...providerNames, provider])].map((n) => (
+            <option key={n} value={n}>
+              {n === 'default' ? 'default (this endpoint)' : n}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
         Model
         <input value={model} onChange={(e) => setModel(e.target.value)} list={listID} placeholder="e.g. gpt-4.1-mini or llama3.2" spellCheck={false} />
         <datalist id={listID}>
@@ -213,13 +238,15 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
       </div>
 
       <h2>Prices</h2>
-      <p className="note">US dollars per million tokens. Models not listed (local ones) cost nothing.</p>
+      <p className="note">US dollars per million tokens. Models not listed (local ones) cost nothing. Cache reads and writes at 0 are priced as input.</p>
       <table className="grid" aria-label="Prices">
         <thead>
           <tr>
             <th>Model</th>
             <th>Input</th>
             <th>Output</th>
+            <th>Cache read</th>
+            <th>Cache write</th>
             <th>
               <span className="sr-only">Actions</span>
             </th>
@@ -238,6 +265,12 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
                 <input aria-label={`Output price ${i + 1}`} type="number" min="0" step="0.01" value={p.output_per_mtok} onChange={(e) => setPrices(replace(prices, i, { ...p, output_per_mtok: num(e.target.value) }))} />
               </td>
               <td>
+                <input aria-label={`Cache read price ${i + 1}`} type="number" min="0" step="0.01" value={p.cache_read_per_mtok ?? 0} onChange={(e) => setPrices(replace(prices, i, { ...p, cache_read_per_mtok: num(e.target.value) }))} />
+              </td>
+              <td>
+                <input aria-label={`Cache write price ${i + 1}`} type="number" min="0" step="0.01" value={p.cache_write_per_mtok ?? 0} onChange={(e) => setPrices(replace(prices, i, { ...p, cache_write_per_mtok: num(e.target.value) }))} />
+              </td>
+              <td>
                 <button type="button" className="small" aria-label={`Remove price ${i + 1}`} onClick={() => setPrices(prices.filter((_, j) => j !== i))}>
                   Remove
                 </button>
@@ -247,7 +280,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
         </tbody>
       </table>
       <div className="row">
-        <button type="button" onClick={() => setPrices([...prices, { model: model || '', input_per_mtok: 0, output_per_mtok: 0 }])}>
+        <button type="button" onClick={() => setPrices([...prices, { model: model || '', input_per_mtok: 0, output_per_mtok: 0, cache_read_per_mtok: 0, cache_write_per_mtok: 0 }])}>
           Add price
         </button>
       </div>
@@ -287,7 +320,11 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
         </button>
       </div>
 
+      <ProvidersSettings onSaved={() => void loadProviderNames()} />
+
       <McpSettings />
+
+      <HooksSettings sessionID={sessionID ?? null} />
 
       <h2>Appearance</h2>
       <label>

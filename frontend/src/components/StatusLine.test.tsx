@@ -30,4 +30,14 @@ describe('StatusLine', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Deny all' }));
     expect(onDecideAll).toHaveBeenCalledWith(false);
   });
+
+  it('says which MCP servers a run waits for, and which it started without', () => {
+    const { rerender } = render(<StatusLine {...base} phase="waiting" mcpStarting={['everything', 'files']} />);
+    expect(screen.getByRole('status', { name: 'Run status' }).textContent).toContain('Starting MCP servers… everything, files');
+    rerender(<StatusLine {...base} phase="waiting" mcpFailed={['broken: exited with code 1 before answering initialize']} />);
+    expect(screen.getByRole('status', { name: 'Run status' }).textContent).toContain('Waiting for the model…');
+    expect(screen.getByRole('alert').textContent).toContain('This run has no tools from: broken: exited with code 1');
+    rerender(<StatusLine {...base} phase="idle" mcpFailed={['broken: gone']} />);
+    expect(screen.getByRole('alert').textContent).toContain('broken: gone');
+  });
 });

@@ -9,6 +9,10 @@ interface Props {
   running: Record<string, RunningTool>;
   runStartedAt: number | null;
   onDecideAll: (approved: boolean) => void;
+  /** MCP servers still starting: a run started now waits for them. */
+  mcpStarting?: string[];
+  /** MCP servers the run started without ("name: why"). */
+  mcpFailed?: string[];
 }
 
 /**
@@ -16,7 +20,7 @@ interface Props {
  * and for how long, or that calls wait for approval (with approve/deny all
  * when there are several).
  */
-export function StatusLine({ phase, pending, running, runStartedAt, onDecideAll }: Props) {
+export function StatusLine({ phase, pending, running, runStartedAt, onDecideAll, mcpStarting = [], mcpFailed = [] }: Props) {
   const tools = Object.values(running);
   const now = useNow(phase !== 'idle');
   let text = '';
@@ -25,6 +29,8 @@ export function StatusLine({ phase, pending, running, runStartedAt, onDecideAll 
   } else if (tools.length > 0) {
     const t = tools[0];
     text = `Running ${t.name} for ${formatDuration(now - t.since)}${tools.length > 1 ? ` (+${tools.length - 1} more)` : ''}`;
+  } else if (phase === 'waiting' && mcpStarting.length > 0) {
+    text = `Starting MCP servers… ${mcpStarting.join(', ')}`;
   } else if (phase === 'waiting') {
     text = 'Waiting for the model…';
   } else if (phase === 'streaming') {
@@ -32,12 +38,23 @@ export function StatusLine({ phase, pending, running, runStartedAt, onDecideAll 
   } else if (phase === 'tools') {
     text = 'Running tools…';
   }
-  if (!text) return <div className="status-line idle" role="status" aria-label="Run status" />;
+  const missing = mcpFailed.length > 0 && (
+    <p className="mcp-missing bad" role="alert">
+      This run has no tools from: {mcpFailed.join('; ')}
+    </p>
+  );
+  if (!text)
+    return (
+      <div className="status-line idle" role="status" aria-label="Run status">
+        {missing}
+      </div>
+    );
   return (
     <div className="status-line" role="status" aria-label="Run status">
       <span className="spinner" aria-hidden="true" />
       <span>{text}</span>
       {runStartedAt !== null && phase !== 'idle' && <span className="muted">· {formatDuration(now - runStartedAt)}</span>}
+      {missing}
       {pending.length > 1 && (
         <span className="bulk">
           <button type="button" className="primary" onClick={() => onDecideAll(true)}>

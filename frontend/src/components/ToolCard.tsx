@@ -1,9 +1,9 @@
 import { ReviewHunks } from './ReviewHunks';
 import { memo, useEffect, useState, type KeyboardEvent } from 'react';
-import type { ApprovalPayload, DecisionInput, Pending, RuleInput, ToolResultPayload } from '../api/types';
+import type { ApprovalPayload, DecisionInput, HookPayload, Pending, RuleInput, ToolResultPayload } from '../api/types';
 import type { RunningTool } from '../state/session';
 import { useNow } from '../hooks/useNow';
-import { formatDuration, parseArgs, prettyJSON } from '../lib/format';
+import { describeHook, formatDuration, parseArgs, prettyJSON } from '../lib/format';
 import { useCheckpoints } from './CheckpointContext';
 import { DiffView } from './LazyDiffView';
 import { FileChanges } from './FileChanges';
@@ -22,6 +22,8 @@ interface Props {
   call: { id: string; name: string; arguments: string };
   result?: { seq: number; payload: ToolResultPayload };
   approval?: { seq: number; payload: ApprovalPayload };
+  /** The runs of the hooks of this call (PreToolUse, PostToolUse). */
+  hooks?: { seq: number; payload: HookPayload }[];
   pending?: Pending;
   output?: string;
   running?: RunningTool;
@@ -38,7 +40,7 @@ const LONG_RESULT = 20;
  * result, and — while it waits for a person — the approval controls. y and n
  * approve and deny when the card itself has focus.
  */
-export const ToolCard = memo(function ToolCard({ call, result, approval, pending, output, running, actions }: Props) {
+export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, pending, output, running, actions }: Props) {
   const [mode, setMode] = useState<Mode>('none');
   const [reason, setReason] = useState('');
   const [edited, setEdited] = useState('');
@@ -120,6 +122,15 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, pending
           {/* A rule's or mode's reason only restates who decided; a person's is theirs. */}
           {approval.payload.reason && approval.payload.by === 'person' && <>: “{approval.payload.reason}”</>}
         </p>
+      )}
+      {hooks && hooks.length > 0 && (
+        <ul className="hook-runs" aria-label="Hooks of this call">
+          {hooks.map((h) => (
+            <li key={h.seq} data-seq={h.seq} className={h.payload.failed || h.payload.decision === 'deny' ? 'bad' : undefined} title={h.payload.stderr}>
+              {describeHook(h.payload)}
+            </li>
+          ))}
+        </ul>
       )}
       {ran && ran !== call.arguments && (
         <details className="edited-note">
@@ -237,6 +248,7 @@ function describeBy(by: string): string {
   if (by === 'person') return 'you';
   if (by.startsWith('rule:')) return `rule ${by.slice(5)}`;
   if (by.startsWith('mode:')) return `approval mode “${by.slice(5)}”`;
+  if (by === 'hook') return 'a hook';
   return by;
 }
 

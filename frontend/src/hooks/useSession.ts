@@ -171,16 +171,23 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     };
   }, [id, runsWanted]);
 
-  /** Sends text to the session (id overrides the current one, for a session just created). */
+  /**
+   * Sends text to the session (id overrides the current one, for a session just created);
+   * with command, sends "/name args" for Go to expand (text is what the box showed).
+   */
   const send = useCallback(
-    async (text: string, id: string | null = sessionID, images: ImageInput[] = []): Promise<boolean> => {
+    async (text: string, id: string | null = sessionID, images: ImageInput[] = [], command?: { name: string; args: string }): Promise<boolean> => {
       if (!id) return false;
       if (current.current !== id) adopt(id);
       // While a run goes on, Go queues the message: queue_changed shows it, not the "sent" line.
       const queuing = current.current === id && stateRef.current.run !== '';
       if (!queuing) dispatch({ type: 'send_started', text, at: Date.now() });
       try {
-        await (images.length > 0 ? api.sendWithImages(id, text, images) : api.sendMessage(id, text));
+        await (command
+          ? api.sendCommand(id, command.name, command.args)
+          : images.length > 0
+            ? api.sendWithImages(id, text, images)
+            : api.sendMessage(id, text));
         changed.current?.();
         return true;
       } catch (e) {

@@ -35,7 +35,21 @@ export function useSessions() {
   const exportMarkdown = useCallback((id: string): Promise<string | null> => act(() => api.exportMarkdown(id)), [act]);
   const fork = useCallback((id: string, seq: number): Promise<Session | null> => act(() => api.forkSession(id, seq)), [act]);
 
-  return { sessions, error, setError, refresh, create, rename, remove, removeWithFolder, exportTo, exportMarkdown, fork };
+  /** Sets the provider and model of the session's next run; the error text, or "" when set. */
+  const setModel = useCallback(
+    async (id: string, provider: string, model: string): Promise<string> => {
+      try {
+        await api.setSessionModel(id, provider, model);
+        await refresh();
+        return '';
+      } catch (e) {
+        return errorMessage(e);
+      }
+    },
+    [refresh],
+  );
+
+  return { sessions, error, setError, refresh, create, rename, remove, removeWithFolder, exportTo, exportMarkdown, fork, setModel };
 }
 
 /** Debounced full-text search: hits for the latest query only. */

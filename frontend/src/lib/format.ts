@@ -1,11 +1,14 @@
 // Pure helpers for showing rows, arguments and numbers. No React, no Go.
 import type {
+  HookPayload,
   ApprovalPayload,
   AssistantPayload,
   RestorePayload,
+  RowUsage,
   Row,
   SummaryPayload,
   ToolResultPayload,
+  UsagePayload,
   UserPayload,
 } from '../api/types';
 
@@ -58,9 +61,23 @@ export function summarize(row: Row, max = 140): string {
       s = `restored ${p.path || `${n} file${n === 1 ? '' : 's'}`} to before #${p.to_seq}: ${(p.restored ?? []).map((r) => r.path).join(', ')}`;
       break;
     }
+    case 'hook': {
+      const p = row.payload as HookPayload;
+      const decided = p.decision ? ` → ${p.decision}` : '';
+      s = `${p.event}${p.tool ? ` ${p.tool}` : ''} hook ${p.command} exit ${p.exit_code}${decided}${p.reason ? `: ${p.reason}` : ''}`;
+      break;
+    }
     case 'summary':
       s = `summary through #${(row.payload as SummaryPayload).through_seq}: ${(row.payload as SummaryPayload).text ?? ''}`;
       break;
+    case 'note':
+      s = `note to the model: ${(row.payload as { text?: string }).text ?? ''}`;
+      break;
+    case 'usage': {
+      const p = row.payload as UsagePayload;
+      s = `${p.reason}: ${spendText(p.usage)}`;
+      break;
+    }
   }
   // Cut before collapsing whitespace: a 1 MB tool result costs what 400 characters do.
   s = s.slice(0, max * 3).replace(/\s+/g, ' ').trim();
@@ -143,3 +160,17 @@ export const STOP_TEXT: Record<string, string> = {
   interrupted: 'The run was interrupted.',
   error: 'The run failed.',
 };
+
+/** A model call's spend in words: "1.2k in (300 cached) / 40 out · $0.0012", or "usage unreported". */
+export function spendText(u: RowUsage | undefined): string {
+  if (!u || u.unreported) return 'usage unreported';
+  const cached = u.cache_read_tokens ? ` (${formatTokens(u.cache_read_tokens)} cached)` : '';
+  return `${formatTokens(u.input_tokens)} in${cached} / ${formatTokens(u.output_tokens)} out · $${u.cost_usd.toFixed(4)}`;
+}
+
+/** One line for a hook's run: event, command, how it ended, what it decided and why. */
+export function describeHook(p: HookPayload): string {
+  const ended = p.exit_code === -1 ? 'did not finish' : `exit ${p.exit_code}`;
+  const decided = p.decision ? `: ${p.decision}` : '';
+  return `${p.event} hook ${p.command} (${ended}, ${p.duration_ms} ms)${decided}${p.reason ? ` — ${p.reason}` : ''}`;
+}

@@ -38,7 +38,7 @@ const asked = (call: string, run = 'r1') => ev('approval_requested', { call_id: 
 
 function view(over: Partial<SessionView> = {}): SessionView {
   return {
-    session: { id: S, title: 't', workspace: '', model: 'm', parent_id: '', fork_seq: 0, created_at: '', updated_at: '', scratch: false },
+    session: { id: S, title: 't', workspace: '', model: 'm', provider: 'default', parent_id: '', fork_seq: 0, created_at: '', updated_at: '', scratch: false },
     rows: [],
     runs: [],
     pending: [],

@@ -97,6 +97,8 @@ export interface SessionState {
   ended: string[];
   /** The seq of the latest must-deliver event applied. */
   eventSeq: number;
+  /** MCP servers the latest run started without ("name: why"), from its run_started. */
+  mcpFailed: string[];
 }
 
 /** Inputs that are not loop events: what the page's own calls answered or did. */
@@ -151,6 +153,7 @@ export function initialSession(id: string | null = null): SessionState {
     totals: null,
     ended: [],
     eventSeq: 0,
+    mcpFailed: [],
   };
 }
 
@@ -203,6 +206,7 @@ function onEvent(s: SessionState, ev: ReceivedEvent): SessionState {
       const t = Date.parse(ev.started_at);
       return {
         ...s,
+        mcpFailed: ev.mcp_failed ?? [],
         run: ev.run_id,
         phase: s.phase === 'idle' || s.phase === 'waiting' ? 'waiting' : s.phase,
         outcome: null,

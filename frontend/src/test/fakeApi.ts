@@ -27,6 +27,8 @@ import type {
   FileEntry,
   FilePreview,
   Hit,
+  HooksView,
+  PaletteEntry,
   Pending,
   Rule,
   RuleInput,
@@ -36,6 +38,8 @@ import type {
   SandboxInput,
   SandboxStatus,
   SandboxView,
+  Provider,
+  ProvidersView,
   Settings,
   SettingsInput,
   Touched,
@@ -51,6 +55,7 @@ type Handler = (ev: WireEvent) => void;
 const NO_BUDGETS: SessionBudgets = { max_turns: null, max_tool_calls: null, max_tokens: null, max_cost_usd: null, timeout_seconds: null };
 
 export const defaultSettings = (): Settings => ({
+  provider: 'default',
   base_url: 'http://127.0.0.1:9/v1',
   model: 'fake-model',
   has_key: false,
@@ -58,7 +63,7 @@ export const defaultSettings = (): Settings => ({
   configured: true,
   approval_mode: 'ask',
   budgets: { max_turns: 20, max_tool_calls: 50, max_tokens: 0, max_cost_usd: 0, timeout_seconds: 600 },
-  prices: [{ model: 'gpt-4.1-mini', input_per_mtok: 0.4, output_per_mtok: 1.6 }],
+  prices: [{ model: 'gpt-4.1-mini', input_per_mtok: 0.4, output_per_mtok: 1.6, cache_read_per_mtok: 0, cache_write_per_mtok: 0 }],
   context_windows: [{ model: 'fake-model', tokens: 32000 }],
   theme: 'system',
   notifications: true,
@@ -119,7 +124,11 @@ export function makeFakeApi() {
     mcpStatuses: [] as McpStatus[],
     mcpNames: [] as McpName[],
     mcpLogs: new Map<string, string>(),
+    hooks: { workspace: '', hooks: [], sha256: '', trusted: false, changed: false, diff: '', errors: [], recent: [] } as HooksView,
+    palette: [] as PaletteEntry[],
     claudeDesktop: { mcpServers: {} } as McpConfig,
+    providers: [] as Provider[],
+    providersError: '',
     changes: new Map<string, Change[]>(),
     diffs: new Map<string, FileDiff>(),
     /** What RestorePreview answers (conflicts, others…); Restore answers it without dry_run. */
@@ -133,6 +142,22 @@ export function makeFakeApi() {
     servers: [...state.mcpStatuses],
     names: [...state.mcpNames],
   });
+  const providersView = (): ProvidersView => ({
+    path: '/home/me/.config/loopdesk/providers.json',
+    providers: state.providers.map((p) => ({ ...p })),
+    infos: [
+      { name: 'default', kind: 'openai', base_url: state.settings.base_url, models: [state.settings.model], thinking_budget: 0, key: { from: 'none', found: false } },
+      ...state.providers.map((p) => ({
+        name: p.name,
+        kind: p.kind,
+        base_url: p.base_url,
+        models: p.models,
+        thinking_budget: p.thinking_budget ?? 0,
+        key: p.api_key_env ? { from: 'env' as const, name: p.api_key_env, found: true } : { from: 'none' as const, found: false },
+      })),
+    ],
+    error: state.providersError,
+  });
   let n = 0;
   const session = (title: string, extra: Partial<SessionSummary> = {}): SessionSummary => {
     n++;
@@ -142,6 +167,7 @@ export function makeFakeApi() {
       title,
       workspace: '',
       model: 'fake-model',
+      provider: 'default',
       parent_id: '',
       fork_seq: 0,
       created_at: now,
@@ -217,6 +243,12 @@ export function makeFakeApi() {
       state.rules = state.rules.filter((r) => r.id !== id);
     }),
     mcpServers: vi.fn(async () => mcpView()),
+    listProviders: vi.fn(async () => providersView()),
+    saveProviders: vi.fn(async (ps: Provider[]) => {
+      state.providers = ps.map((p) => ({ ...p }));
+      return providersView();
+    }),
+    testProvider: vi.fn(async (_p: Provider) => state.connection),
     saveMCPConfig: vi.fn(async (c: McpConfig) => {
       state.mcpConfig = JSON.parse(JSON.stringify(c));
       state.mcpError = '';
@@ -229,6 +261,13 @@ export function makeFakeApi() {
       if (log === undefined) throw { code: 'invalid', message: `MCP server "${name}": invalid input` };
       return log;
     }),
+    hooks: vi.fn(async (_sessionID: string) => ({ ...state.hooks })),
+    importClaudeCodeHooks: vi.fn(async (_sessionID: string) => ({ added: 0, view: { ...state.hooks } })),
+    trustHooks: vi.fn(async (_sessionID: string, sha256: string) => {
+      if (sha256 !== state.hooks.sha256) throw { code: 'invalid', message: 'the hooks changed since they were shown; review them again' };
+      state.hooks = { ...state.hooks, trusted: true, changed: false, diff: '', hooks: state.hooks.hooks.map((h) => ({ ...h, trusted: true })) };
+      return { ...state.hooks };
+    }),
 
     listSessions: vi.fn(async () => state.sessions.map((s) => ({ ...s }))),
     newSession: vi.fn(async (workspace = '') => {
@@ -236,6 +275,13 @@ export function makeFakeApi() {
       state.sessions.unshift(s);
       state.rows.set(s.id, []);
       return s as Session;
+    }),
+    setSessionModel: vi.fn(async (id: string, provider: string, model: string) => {
+      const s = find(id);
+      if (!providersView().infos?.some((i) => i.name === provider)) throw { code: 'invalid', message: `unknown provider "${provider}"` };
+      s.provider = provider;
+      s.model = model;
+      return { ...s };
     }),
     renameSession: vi.fn(async (id: string, title: string) => {
       find(id).title = title;
@@ -344,6 +390,13 @@ export function makeFakeApi() {
         id,
         list.filter((p) => p.call_id !== callID),
       );
+    }),
+    palette: vi.fn(async (_id: string) => [...state.palette]),
+    sendCommand: vi.fn(async (id: string, name: string, args: string) => {
+      const rows = state.rows.get(id) ?? [];
+      rows.push(chunk(id, rows.length + 1, 'user', { text: `${name} ${args}`.trim(), command: `/${name}` }));
+      state.rows.set(id, rows);
+      return 'run1';
     }),
     queuedMessages: vi.fn(async (_id: string) => []),
     removeQueued: vi.fn(async (_id: string, _q: string) => true),

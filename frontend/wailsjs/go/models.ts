@@ -195,6 +195,22 @@ export namespace checkpoint {
 
 export namespace config {
 	
+	export class KeyOrigin {
+	    from: string;
+	    name?: string;
+	    found: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new KeyOrigin(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.from = source["from"];
+	        this.name = source["name"];
+	        this.found = source["found"];
+	    }
+	}
 	export class Preset {
 	    name: string;
 	    base_url: string;
@@ -210,6 +226,72 @@ export namespace config {
 	        this.base_url = source["base_url"];
 	        this.needs_key = source["needs_key"];
 	    }
+	}
+	export class Provider {
+	    name: string;
+	    kind: string;
+	    base_url: string;
+	    api_key_env?: string;
+	    api_key_file?: string;
+	    models: string[];
+	    thinking_budget?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Provider(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.base_url = source["base_url"];
+	        this.api_key_env = source["api_key_env"];
+	        this.api_key_file = source["api_key_file"];
+	        this.models = source["models"];
+	        this.thinking_budget = source["thinking_budget"];
+	    }
+	}
+	export class ProviderInfo {
+	    name: string;
+	    kind: string;
+	    base_url: string;
+	    models: string[];
+	    thinking_budget: number;
+	    key: KeyOrigin;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProviderInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	        this.base_url = source["base_url"];
+	        this.models = source["models"];
+	        this.thinking_budget = source["thinking_budget"];
+	        this.key = this.convertValues(source["key"], KeyOrigin);
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
@@ -415,6 +497,7 @@ export namespace desktop {
 	    title: string;
 	    workspace: string;
 	    model: string;
+	    provider: string;
 	    parent_id: string;
 	    fork_seq: number;
 	    // Go type: time
@@ -433,6 +516,7 @@ export namespace desktop {
 	        this.title = source["title"];
 	        this.workspace = source["workspace"];
 	        this.model = source["model"];
+	        this.provider = source["provider"];
 	        this.parent_id = source["parent_id"];
 	        this.fork_seq = source["fork_seq"];
 	        this.created_at = this.convertValues(source["created_at"], null);
@@ -490,6 +574,76 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class HookView {
+	    event: string;
+	    matcher: string;
+	    command: string;
+	    source: string;
+	    file: string;
+	    timeout_seconds: number;
+	    ignore_failure: boolean;
+	    trusted: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new HookView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.event = source["event"];
+	        this.matcher = source["matcher"];
+	        this.command = source["command"];
+	        this.source = source["source"];
+	        this.file = source["file"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	        this.ignore_failure = source["ignore_failure"];
+	        this.trusted = source["trusted"];
+	    }
+	}
+	export class HooksView {
+	    workspace: string;
+	    hooks: HookView[];
+	    sha256: string;
+	    trusted: boolean;
+	    changed: boolean;
+	    diff: string;
+	    errors: string[];
+	    recent: store.HookRun[];
+	
+	    static createFrom(source: any = {}) {
+	        return new HooksView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.workspace = source["workspace"];
+	        this.hooks = this.convertValues(source["hooks"], HookView);
+	        this.sha256 = source["sha256"];
+	        this.trusted = source["trusted"];
+	        this.changed = source["changed"];
+	        this.diff = source["diff"];
+	        this.errors = source["errors"];
+	        this.recent = this.convertValues(source["recent"], store.HookRun);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ImageInput {
 	    name: string;
 	    data: string;
@@ -503,6 +657,38 @@ export namespace desktop {
 	        this.name = source["name"];
 	        this.data = source["data"];
 	    }
+	}
+	export class ImportedHooks {
+	    added: number;
+	    view: HooksView;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportedHooks(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.added = source["added"];
+	        this.view = this.convertValues(source["view"], HooksView);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class InstructionFile {
 	    scope: string;
@@ -626,11 +812,35 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class PaletteEntry {
+	    kind: string;
+	    name: string;
+	    description: string;
+	    argument_hint: string;
+	    path: string;
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PaletteEntry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.argument_hint = source["argument_hint"];
+	        this.path = source["path"];
+	        this.error = source["error"];
+	    }
+	}
 	
 	export class Price {
 	    model: string;
 	    input_per_mtok: number;
 	    output_per_mtok: number;
+	    cache_read_per_mtok: number;
+	    cache_write_per_mtok: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Price(source);
@@ -641,7 +851,45 @@ export namespace desktop {
 	        this.model = source["model"];
 	        this.input_per_mtok = source["input_per_mtok"];
 	        this.output_per_mtok = source["output_per_mtok"];
+	        this.cache_read_per_mtok = source["cache_read_per_mtok"];
+	        this.cache_write_per_mtok = source["cache_write_per_mtok"];
 	    }
+	}
+	export class ProvidersView {
+	    path: string;
+	    providers: config.Provider[];
+	    infos: config.ProviderInfo[];
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProvidersView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.providers = this.convertValues(source["providers"], config.Provider);
+	        this.infos = this.convertValues(source["infos"], config.ProviderInfo);
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class RevertedHunk {
 	    hunk: checkpoint.Hunk;
@@ -771,6 +1019,7 @@ export namespace desktop {
 		}
 	}
 	export class SavedSettings {
+	    provider: string;
 	    base_url: string;
 	    model: string;
 	    has_key: boolean;
@@ -789,6 +1038,7 @@ export namespace desktop {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
 	        this.base_url = source["base_url"];
 	        this.model = source["model"];
 	        this.has_key = source["has_key"];
@@ -826,6 +1076,7 @@ export namespace desktop {
 	    title: string;
 	    workspace: string;
 	    model: string;
+	    provider: string;
 	    parent_id: string;
 	    fork_seq: number;
 	    // Go type: time
@@ -845,6 +1096,7 @@ export namespace desktop {
 	        this.title = source["title"];
 	        this.workspace = source["workspace"];
 	        this.model = source["model"];
+	        this.provider = source["provider"];
 	        this.parent_id = source["parent_id"];
 	        this.fork_seq = source["fork_seq"];
 	        this.created_at = this.convertValues(source["created_at"], null);
@@ -922,6 +1174,7 @@ export namespace desktop {
 		}
 	}
 	export class SettingsInput {
+	    provider: string;
 	    base_url: string;
 	    model: string;
 	    api_key: string;
@@ -939,6 +1192,7 @@ export namespace desktop {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
 	        this.base_url = source["base_url"];
 	        this.model = source["model"];
 	        this.api_key = source["api_key"];
@@ -1253,6 +1507,79 @@ export namespace store {
 	        this.rank = source["rank"];
 	    }
 	}
+	export class HookPayload {
+	    event: string;
+	    matcher?: string;
+	    command: string;
+	    source: string;
+	    call_id?: string;
+	    tool?: string;
+	    exit_code: number;
+	    duration_ms: number;
+	    decision: string;
+	    reason: string;
+	    stderr: string;
+	    system_message?: string;
+	    failed?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new HookPayload(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.event = source["event"];
+	        this.matcher = source["matcher"];
+	        this.command = source["command"];
+	        this.source = source["source"];
+	        this.call_id = source["call_id"];
+	        this.tool = source["tool"];
+	        this.exit_code = source["exit_code"];
+	        this.duration_ms = source["duration_ms"];
+	        this.decision = source["decision"];
+	        this.reason = source["reason"];
+	        this.stderr = source["stderr"];
+	        this.system_message = source["system_message"];
+	        this.failed = source["failed"];
+	    }
+	}
+	export class HookRun {
+	    session_id: string;
+	    seq: number;
+	    // Go type: time
+	    at: any;
+	    hook: HookPayload;
+	
+	    static createFrom(source: any = {}) {
+	        return new HookRun(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.seq = source["seq"];
+	        this.at = this.convertValues(source["at"], null);
+	        this.hook = this.convertValues(source["hook"], HookPayload);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Instruction {
 	    path: string;
 	    sha256: string;
@@ -1318,6 +1645,7 @@ export namespace store {
 	    run_id: string;
 	    session_id: string;
 	    model: string;
+	    provider: string;
 	    system_prompt_hash: string;
 	    budgets: number[];
 	    status: string;
@@ -1347,6 +1675,7 @@ export namespace store {
 	        this.run_id = source["run_id"];
 	        this.session_id = source["session_id"];
 	        this.model = source["model"];
+	        this.provider = source["provider"];
 	        this.system_prompt_hash = source["system_prompt_hash"];
 	        this.budgets = source["budgets"];
 	        this.status = source["status"];

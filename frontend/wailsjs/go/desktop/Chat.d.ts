@@ -16,6 +16,8 @@ export function ExecutePlan(arg1:string,arg2:string):Promise<string>;
 
 export function Live(arg1:string):Promise<desktop.LiveView>;
 
+export function Palette(arg1:string):Promise<Array<desktop.PaletteEntry>>;
+
 export function PendingApprovals(arg1:string):Promise<Array<desktop.PendingApproval>>;
 
 export function QueuedMessages(arg1:string):Promise<Array<loop.QueuedMessage>>;
@@ -27,6 +29,8 @@ export function RemoveQueued(arg1:string,arg2:string):Promise<boolean>;
 export function Retry(arg1:string):Promise<string>;
 
 export function SeesImages():Promise<boolean>;
+
+export function SendCommand(arg1:string,arg2:string,arg3:string):Promise<string>;
 
 export function SendMessage(arg1:string,arg2:string):Promise<string>;
 

@@ -26,6 +26,10 @@ export function Live(arg1) {
   return window['go']['desktop']['Chat']['Live'](arg1);
 }
 
+export function Palette(arg1) {
+  return window['go']['desktop']['Chat']['Palette'](arg1);
+}
+
 export function PendingApprovals(arg1) {
   return window['go']['desktop']['Chat']['PendingApprovals'](arg1);
 }
@@ -48,6 +52,10 @@ export function Retry(arg1) {
 
 export function SeesImages() {
   return window['go']['desktop']['Chat']['SeesImages']();
+}
+
+export function SendCommand(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['SendCommand'](arg1, arg2, arg3);
 }
 
 export function SendMessage(arg1, arg2) {

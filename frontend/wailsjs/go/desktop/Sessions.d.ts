@@ -47,4 +47,6 @@ export function SearchSessions(arg1:string):Promise<Array<store.Hit>>;
 
 export function SearchText(arg1:string):Promise<Array<store.Hit>>;
 
+export function SetSessionModel(arg1:string,arg2:string,arg3:string):Promise<desktop.Session>;
+
 export function Totals(arg1:string):Promise<store.Totals>;

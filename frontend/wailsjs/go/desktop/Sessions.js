@@ -86,6 +86,10 @@ export function SearchText(arg1) {
   return window['go']['desktop']['Sessions']['SearchText'](arg1);
 }
 
+export function SetSessionModel(arg1, arg2, arg3) {
+  return window['go']['desktop']['Sessions']['SetSessionModel'](arg1, arg2, arg3);
+}
+
 export function Totals(arg1) {
   return window['go']['desktop']['Sessions']['Totals'](arg1);
 }

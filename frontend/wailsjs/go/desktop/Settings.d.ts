@@ -11,7 +11,13 @@ export function DeleteRule(arg1:string):Promise<void>;
 
 export function GetSettings():Promise<desktop.SavedSettings>;
 
+export function Hooks(arg1:string):Promise<desktop.HooksView>;
+
+export function ImportClaudeCodeHooks(arg1:string):Promise<desktop.ImportedHooks>;
+
 export function ImportClaudeDesktop():Promise<mcp.Config>;
+
+export function ListProviders():Promise<desktop.ProvidersView>;
 
 export function ListRules():Promise<Array<store.Rule>>;
 
@@ -27,6 +33,8 @@ export function SandboxStatus():Promise<desktop.SandboxStatus>;
 
 export function SaveMCPConfig(arg1:mcp.Config):Promise<desktop.MCPView>;
 
+export function SaveProviders(arg1:Array<config.Provider>):Promise<desktop.ProvidersView>;
+
 export function SaveSandbox(arg1:desktop.SandboxInput):Promise<desktop.SandboxView>;
 
 export function SaveSettings(arg1:desktop.SettingsInput):Promise<desktop.SavedSettings>;
@@ -34,5 +42,9 @@ export function SaveSettings(arg1:desktop.SettingsInput):Promise<desktop.SavedSe
 export function SessionSandbox(arg1:string):Promise<desktop.SandboxView>;
 
 export function TestConnection(arg1:string,arg2:string):Promise<desktop.ConnectionResult>;
+
+export function TestProvider(arg1:config.Provider):Promise<desktop.ConnectionResult>;
+
+export function TrustHooks(arg1:string,arg2:string):Promise<desktop.HooksView>;
 
 export function UpdateRule(arg1:string,arg2:desktop.RuleInput):Promise<store.Rule>;

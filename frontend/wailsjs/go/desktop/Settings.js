@@ -14,8 +14,20 @@ export function GetSettings() {
   return window['go']['desktop']['Settings']['GetSettings']();
 }
 
+export function Hooks(arg1) {
+  return window['go']['desktop']['Settings']['Hooks'](arg1);
+}
+
+export function ImportClaudeCodeHooks(arg1) {
+  return window['go']['desktop']['Settings']['ImportClaudeCodeHooks'](arg1);
+}
+
 export function ImportClaudeDesktop() {
   return window['go']['desktop']['Settings']['ImportClaudeDesktop']();
+}
+
+export function ListProviders() {
+  return window['go']['desktop']['Settings']['ListProviders']();
 }
 
 export function ListRules() {
@@ -46,6 +58,10 @@ export function SaveMCPConfig(arg1) {
   return window['go']['desktop']['Settings']['SaveMCPConfig'](arg1);
 }
 
+export function SaveProviders(arg1) {
+  return window['go']['desktop']['Settings']['SaveProviders'](arg1);
+}
+
 export function SaveSandbox(arg1) {
   return window['go']['desktop']['Settings']['SaveSandbox'](arg1);
 }
@@ -60,6 +76,14 @@ export function SessionSandbox(arg1) {
 
 export function TestConnection(arg1, arg2) {
   return window['go']['desktop']['Settings']['TestConnection'](arg1, arg2);
+}
+
+export function TestProvider(arg1) {
+  return window['go']['desktop']['Settings']['TestProvider'](arg1);
+}
+
+export function TrustHooks(arg1, arg2) {
+  return window['go']['desktop']['Settings']['TrustHooks'](arg1, arg2);
 }
 
 export function UpdateRule(arg1, arg2) {

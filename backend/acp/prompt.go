@@ -1,0 +1,209 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+// Prompt is one run of the loop: its events stream as session/update notifications and the
+// response, sent after the last of them, carries the stop reason.
+func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	s, err := a.lookup(ctx, string(p.SessionId))
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	text, err := promptText(p.Prompt)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	a.mu.Lock()
+	spec := a.cfg.Spec(s.id, s.workspace, text)
+	spec.Plan = s.plan
+	untitled := s.untitled
+	a.mu.Unlock()
+
+	prev, done := a.track(s.id)
+	defer done()
+	if err := await(ctx, s, prev); err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	events, unsubscribe := subscribe(s)
+	defer unsubscribe()
+	runID, err := s.st.Runner.Start(ctx, spec)
+	switch {
+	case errors.Is(err, loop.ErrBusy): // loop.ErrBusy is store.ErrSessionBusy: who runs it?
+		where := "in another Loopdesk process (the window or the CLI); stop it there or wait for it to end"
+		if _, here := s.st.Runner.Running(s.id); here {
+			where = "already; cancel it or wait for it to end"
+		}
+		return sdk.PromptResponse{}, sdk.NewInvalidRequest(map[string]string{"details": "this session is running " + where})
+	case err != nil:
+		return sdk.PromptResponse{}, fmt.Errorf("start the run: %w", err)
+	}
+	if untitled {
+		a.mu.Lock()
+		s.untitled = false
+		a.mu.Unlock()
+		titled := make(chan struct{})
+		go func() { // off the path to the first chunk: a rename is a database write
+			defer close(titled)
+			a.titleFrom(s.id, text)
+		}()
+		defer func() { <-titled }()
+	}
+	t := newTurn(a, s)
+	res := t.follow(ctx, runID, events)
+	if msg := stopMessage(res); msg != "" {
+		t.send(sdk.UpdateAgentMessageText(msg))
+	}
+	return sdk.PromptResponse{StopReason: StopReason(res.Status), Meta: resultMeta(res)}, nil
+}
+
+// resultMeta is Loopdesk's own account of the run, under _meta.loopdesk: the run id (the
+// journal's key) and the exact status and totals ACP's stop reasons cannot carry.
+func resultMeta(r loop.Result) map[string]any {
+	return map[string]any{"loopdesk": map[string]any{"runId": r.RunID, "status": r.Status, "error": r.Error,
+		"turns": r.Turns, "toolCalls": r.ToolCalls, "inputTokens": r.InputTokens, "outputTokens": r.OutputTokens,
+		"costUsd": r.CostUSD}}
+}
+
+// track records the session's running prompt so stopAll can cancel its run and wait for
+// it. prev is the running prompt this one replaces, if any (see await).
+func (a *Agent) track(sessionID string) (prev <-chan struct{}, done func()) {
+	mine := make(chan struct{})
+	a.wg.Add(1)
+	a.mu.Lock()
+	prev = a.prompts[sessionID]
+	a.prompts[sessionID] = mine
+	a.mu.Unlock()
+	return prev, func() {
+		a.mu.Lock()
+		if a.prompts[sessionID] == mine {
+			delete(a.prompts, sessionID)
+		}
+		a.mu.Unlock()
+		close(mine)
+		a.wg.Done()
+	}
+}
+
+// await waits until the prompt this one replaces (prev) has returned: a second
+// session/prompt makes the SDK cancel the first request, whose run is then being cancelled,
+// and the runner takes one run per session.
+func await(ctx context.Context, s *session, prev <-chan struct{}) error {
+	if prev == nil {
+		return nil
+	}
+	s.st.Runner.Cancel(s.id)
+	select {
+	case <-prev:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// subscribe delivers the session's events to the returned channel until unsubscribe. The
+// channel is unbuffered: the bus queues for a reader that is busy (deltas merge, the rest
+// waits), so follow must read it until the run has finished.
+func subscribe(s *session) (<-chan loop.Event, func()) {
+	events := make(chan loop.Event)
+	ctx, cancel := context.WithCancel(context.Background())
+	exited := s.st.Runner.Bus().Subscribe(ctx, s.id, func(ev loop.Event) {
+		select {
+		case events <- ev:
+		case <-ctx.Done():
+		}
+	})
+	return events, func() { cancel(); <-exited }
+}
+
+// titleFrom names a session made over ACP after its first prompt, as the window does.
+func (a *Agent) titleFrom(sessionID, prompt string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.cfg.Stack.DB.RenameSession(ctx, sessionID, loop.Title(prompt)); err != nil {
+		a.log.Warn("session keeps its placeholder title", "session", sessionID, "err", err)
+	}
+}
+
+// promptText turns the prompt's content blocks into the run's prompt: text as it is,
+// embedded resources (the editor's context) as fenced text with their URI, links by URI.
+func promptText(blocks []sdk.ContentBlock) (string, error) {
+	var parts []string
+	for _, b := range blocks {
+		switch {
+		case b.Text != nil:
+			parts = append(parts, b.Text.Text)
+		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
+			r := b.Resource.Resource.TextResourceContents
+			parts = append(parts, fmt.Sprintf("Context from %s:\n```\n%s\n```", r.Uri, r.Text))
+		case b.ResourceLink != nil:
+			parts = append(parts, fmt.Sprintf("(see %s)", b.ResourceLink.Uri))
+		case b.Image != nil, b.Audio != nil:
+			return "", invalidParams("Loopdesk's prompts are text: images and audio are not supported (promptCapabilities)")
+		default:
+			return "", invalidParams("a prompt block of a kind Loopdesk cannot read (binary resource?)")
+		}
+	}
+	text := strings.TrimSpace(strings.Join(parts, "\n\n"))
+	if text == "" {
+		return "", invalidParams("the prompt is empty")
+	}
+	return text, nil
+}
+
+// StopReason maps a Loopdesk run status to ACP's stop reason (docs/acp.md lists it): the
+// statuses ACP has no word for end with the nearest one, and stopMessage says why.
+func StopReason(s loop.StopReason) sdk.StopReason {
+	switch s {
+	case loop.StopCompleted:
+		return sdk.StopReasonEndTurn
+	case loop.StopMaxTurns, loop.StopMaxToolCalls, loop.StopLoopDetected:
+		return sdk.StopReasonMaxTurnRequests
+	case loop.StopTokenBudget, loop.StopTruncated, loop.StopContextExceeded, loop.StopCostBudget:
+		return sdk.StopReasonMaxTokens
+	case loop.StopRefused:
+		return sdk.StopReasonRefusal
+	case loop.StopCancelled:
+		return sdk.StopReasonCancelled
+	}
+	return sdk.StopReasonEndTurn // timeout, provider_error, error
+}
+
+// stopMessage is the final agent message of a run that did not simply complete: Loopdesk's
+// own status and reason, which ACP's stop reasons cannot carry.
+func stopMessage(r loop.Result) string {
+	switch r.Status {
+	case loop.StopCompleted, loop.StopCancelled, "":
+		return ""
+	}
+	msg := fmt.Sprintf("\n\n[Loopdesk stopped the run: %s", r.Status)
+	if r.Error != "" {
+		msg += " — " + r.Error
+	}
+	return msg + "]"
+}
+
+// runStatus reads a finished run's result from the store, for a run whose run_finished
+// event this prompt did not see.
+func runStatus(ctx context.Context, db *store.DB, sessionID, runID string) loop.Result {
+	runs, err := db.ListRuns(ctx, sessionID)
+	if err != nil {
+		return loop.Result{Status: loop.StopError, Error: err.Error()}
+	}
+	for _, r := range runs {
+		if r.ID == runID {
+			return loop.Result{Status: loop.StopReason(r.Status), Error: r.Error, RunID: runID}
+		}
+	}
+	return loop.Result{Status: loop.StopError, Error: "the run's record is missing", RunID: runID}
+}

@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/hooks"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+const hooksUsage = `usage: loopdesk hooks list [--json] [--workspace DIR] [--db PATH]
+       loopdesk hooks trust [--workspace DIR] [--db PATH]
+
+list prints every hook that applies in the folder: the personal ones
+($XDG_CONFIG_HOME/loopdesk/hooks.json) and the project ones (.loopdesk/hooks.json
+and the "hooks" key of .claude/settings.json), with whether they are trusted.
+Project hooks run only once trusted; trust keeps the sha256 of their
+configuration, so any edit makes them untrusted again. trust trusts the folder's
+current project hooks. See docs/hooks.md.
+
+flags:
+  --json            one JSON object per hook and line:
+                    {"event","matcher","command","source","trusted","sha256"}
+  --workspace DIR   the folder (default: the current folder)
+  --db PATH         database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
+`
+
+// HookListEntry is one line of `loopdesk hooks list --json`, a contract scripts rely on.
+// source is "personal" or "project"; sha256 is the hash of the folder's project hook
+// configuration ("" for personal hooks, which are always trusted).
+type HookListEntry struct {
+	Event   string `json:"event"`
+	Matcher string `json:"matcher"`
+	Command string `json:"command"`
+	Source  string `json:"source"`
+	Trusted bool   `json:"trusted"`
+	SHA256  string `json:"sha256"`
+}
+
+// Hooks runs `loopdesk hooks ARGS...`: 0 success, 1 an error (a bad hook file, no project
+// hooks to trust, a database problem), 2 a usage error.
+func Hooks(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		out, code := stderr, ExitUsage
+		if len(args) > 0 {
+			out, code = stdout, ExitOK
+		}
+		fmt.Fprint(out, hooksUsage)
+		return code
+	}
+	if args[0] != "list" && args[0] != "trust" {
+		fmt.Fprintf(stderr, "loopdesk hooks: unknown command %q\n\n%s", args[0], hooksUsage)
+		return ExitUsage
+	}
+	fs := flag.NewFlagSet("loopdesk hooks "+args[0], flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "")
+	workspace := fs.String("workspace", "", "")
+	dbPath := fs.String("db", "", "")
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 || (args[0] == "trust" && *asJSON) {
+		if err == nil {
+			err = fmt.Errorf("unexpected argument %q", strings.Join(fs.Args(), " "))
+		}
+		fmt.Fprintf(stderr, "loopdesk hooks %s: %v\n\n%s", args[0], err, hooksUsage)
+		return ExitUsage
+	}
+	var err error
+	if args[0] == "list" {
+		err = hooksList(ctx, *workspace, *dbPath, *asJSON, getenv, stdout, stderr)
+	} else {
+		err = hooksTrust(ctx, *workspace, *dbPath, getenv, stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "loopdesk hooks %s: %v\n", args[0], err)
+		return ExitOther
+	}
+	return ExitOK
+}
+
+// hooksDB opens the database; for reading only (create false) a missing file is no trust
+// at all rather than a new empty database.
+func hooksDB(ctx context.Context, path string, getenv func(string) string, create bool) (hooks.TrustKeeper, func(), error) {
+	if path == "" {
+		path = getenv("LOOPDESK_DB")
+	}
+	if path == "" {
+		var err error
+		if path, err = store.DefaultPath(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && !create {
+		return noTrust{}, func() {}, nil
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, func() { db.Close() }, nil
+}
+
+// hooksEngine is the hooks engine of a command-line front end: untrusted project hooks are
+// skipped, and it says so on stderr once per folder and configuration.
+func hooksEngine(personalDir string, stderr io.Writer, cmd string) *hooks.Engine {
+	return &hooks.Engine{PersonalDir: personalDir, OnSkipped: func(ws string, skipped []hooks.Hook) {
+		fmt.Fprintf(stderr, "%s: %d project hook(s) of %s skipped: not trusted (review them with "+
+			"`loopdesk hooks list`, then `loopdesk hooks trust`)\n", cmd, len(skipped), ws)
+	}}
+}
+
+// noTrust is the trust of a database that does not exist yet: none.
+type noTrust struct{}
+
+func (noTrust) HookTrustOf(_ context.Context, ws string) (store.HookTrust, error) {
+	return store.HookTrust{}, fmt.Errorf("hook trust of %s: %w", ws, store.ErrNotFound)
+}
+
+func (noTrust) TrustHooks(context.Context, string, string, string) (store.HookTrust, error) {
+	return store.HookTrust{}, errors.New("no database")
+}
+
+func hooksFolder(dir string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	return hooks.Folder(dir)
+}
+
+func hooksList(ctx context.Context, dir, dbPath string, asJSON bool, getenv func(string) string, stdout, stderr io.Writer) error {
+	folder, err := hooksFolder(dir)
+	if err != nil {
+		return err
+	}
+	personal, err := config.ConfigDir()
+	if err != nil {
+		return err
+	}
+	db, done, err := hooksDB(ctx, dbPath, getenv, false)
+	if err != nil {
+		return err
+	}
+	defer done()
+	cfg, errs := hooks.Load(personal, folder)
+	st, more := hooks.State(ctx, db, folder)
+	for _, e := range append(errs, more...) {
+		fmt.Fprintf(stderr, "loopdesk hooks list: %v\n", e)
+	}
+	entries := make([]HookListEntry, 0, len(cfg.Hooks))
+	for _, h := range cfg.Hooks {
+		e := HookListEntry{Event: string(h.Event), Matcher: h.Matcher, Command: h.Command, Source: string(h.Source), Trusted: true}
+		if h.Source == hooks.Project {
+			e.Trusted, e.SHA256 = st.Trusted, st.SHA256
+		}
+		entries = append(entries, e)
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		for _, e := range entries {
+			if err := enc.Encode(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return writeHooksTable(stdout, entries, st)
+}
+
+func writeHooksTable(w io.Writer, entries []HookListEntry, st hooks.TrustState) error {
+	if len(entries) == 0 {
+		_, err := fmt.Fprintln(w, "no hooks configured (see docs/hooks.md)")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "EVENT\tMATCHER\tSOURCE\tTRUSTED\tCOMMAND")
+	for _, e := range entries {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", e.Event, e.Matcher, e.Source, e.Trusted, e.Command)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if st.SHA256 != "" && !st.Trusted {
+		fmt.Fprintf(w, "\nThe project hooks are not trusted and do not run. Review them, then: loopdesk hooks trust --workspace %s\n", st.Workspace)
+		if st.Changed {
+			fmt.Fprintf(w, "They changed since they were trusted:\n%s", st.Diff)
+		}
+	}
+	return nil
+}
+
+func hooksTrust(ctx context.Context, dir, dbPath string, getenv func(string) string, stdout io.Writer) error {
+	folder, err := hooksFolder(dir)
+	if err != nil {
+		return err
+	}
+	db, done, err := hooksDB(ctx, dbPath, getenv, true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	st, err := hooks.Trust(ctx, db, folder, "")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "trusted %d project hook(s) of %s (sha256 %s)\n", len(st.Hooks), st.Workspace, st.SHA256)
+	return nil
+}

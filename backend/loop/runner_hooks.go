@@ -1,0 +1,384 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/hooks"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// The runner's part of hooks (backend/hooks, docs/hooks.md): where each event fires, and
+// what its outcome does to the run. Every hook run becomes a `hook` row; what the model must
+// hear from a hook reaches it framed as Loopdesk's note (a note row, or inside the call's
+// result), never as the person's words.
+
+// Hooks fires the person's hooks (*hooks.Engine). Fire runs every hook of the event that
+// applies to in.Workspace and returns their combined outcome; it never returns later than
+// the longest hook timeout.
+type Hooks interface {
+	Fire(ctx context.Context, in hooks.Input) hooks.Outcome
+}
+
+// ErrHookBlocked: a UserPromptSubmit hook refused the prompt; nothing was sent or stored
+// but the hook's row. The error text carries the hook's reason.
+var ErrHookBlocked = errors.New("blocked by a UserPromptSubmit hook")
+
+// MaxStopContinuations bounds how many times in a row Stop hooks may send a completed run
+// back to the model.
+const MaxStopContinuations = 3
+
+// NoteSourceHook is the Source of note rows a hook's context or Stop reason becomes.
+const NoteSourceHook = "hook"
+
+// hookState is what a run keeps between hook events.
+type hookState struct {
+	mu sync.Mutex
+	// callContext: additionalContext of PreToolUse hooks, by call id, for the call's result.
+	callContext map[string][]string
+	// notes are framed notes to store after the prompt (UserPromptSubmit, SessionStart).
+	notes []string
+	rows  []store.HookPayload // hook rows of prepare, stored once the run exists
+	// continued counts Stop continuations; prior sums the segments of the run before them.
+	continued int
+	prior     Result
+}
+
+// permissionMode is the run's approval mode as hooks read it ("plan" in plan mode).
+func (rn *run) permissionMode() string {
+	if rn.spec.Plan {
+		return "plan"
+	}
+	return string(rn.spec.Mode)
+}
+
+func (rn *run) fire(ctx context.Context, in hooks.Input) (hooks.Outcome, bool) {
+	h := rn.r.cfg.Hooks
+	if h == nil {
+		return hooks.Outcome{}, false
+	}
+	in.SessionID, in.Workspace, in.PermissionMode = rn.spec.SessionID, rn.root, rn.permissionMode()
+	out := h.Fire(ctx, in)
+	for _, w := range out.Warnings {
+		rn.r.log.Warn("hook", "session", rn.spec.SessionID, "event", in.Event, "warning", w)
+	}
+	return out, len(out.Runs) > 0
+}
+
+// promptHooks fires SessionStart (the first run of the session in this process) and
+// UserPromptSubmit, before the run row exists. A blocked prompt fails Start with
+// ErrHookBlocked; the hook rows are stored either way.
+func (rn *run) promptHooks(ctx context.Context) error {
+	if rn.r.cfg.Hooks == nil {
+		return nil
+	}
+	if _, seen := rn.r.hookSeen.LoadOrStore(rn.spec.SessionID, true); !seen {
+		out, _ := rn.fire(ctx, hooks.Input{Event: hooks.SessionStart, Source: rn.sessionSource(ctx)})
+		rn.hooks.notes = append(rn.hooks.notes, out.Context...)
+		rn.hooks.rows = append(rn.hooks.rows, out.Runs...)
+	}
+	if rn.spec.Prompt == "" {
+		return nil
+	}
+	out, _ := rn.fire(ctx, hooks.Input{Event: hooks.UserPromptSubmit, Prompt: rn.spec.Prompt})
+	rn.hooks.rows = append(rn.hooks.rows, out.Runs...)
+	if out.Decision == hooks.Block || out.Stop {
+		rn.storeHookRows(ctx, "", rn.hooks.rows) // no run: the rows say why nothing was sent
+		rn.hooks.rows = nil
+		return fmt.Errorf("%w: %s", ErrHookBlocked, orDefault(out.Reason, out.StopReason))
+	}
+	rn.hooks.notes = append(rn.hooks.notes, out.Context...)
+	return nil
+}
+
+// sessionSource is SessionStart's source: new (no rows yet), fork, or resume.
+func (rn *run) sessionSource(ctx context.Context) string {
+	sess, err := rn.r.cfg.Store.GetSession(ctx, rn.spec.SessionID)
+	switch {
+	case len(rn.chunks) == 0:
+		return "new"
+	case err == nil && sess.ParentID != "" && int64(len(rn.chunks)) <= sess.ForkSeq:
+		return "fork"
+	}
+	return "resume"
+}
+
+// afterPrompt runs the start-up effects up to the one storing the prompt, then stores the
+// hook rows of prepare and the hooks' context as note rows, so the first request carries
+// them; it returns the effects still to run.
+func (rn *run) afterPrompt(effects []Effect) []Effect {
+	if len(rn.hooks.rows) == 0 && len(rn.hooks.notes) == 0 && rn.spec.Command == "" {
+		return effects
+	}
+	cut := 0
+	for i, e := range effects {
+		if p, ok := e.(Persist); ok && len(p.Rows) > 0 && p.Rows[0].Kind() == KindUser {
+			cut = i + 1
+			if u, ok := p.Rows[0].(UserRow); ok && rn.spec.Command != "" {
+				rows := append([]Row{commandRow{UserRow: u, Command: rn.spec.Command}}, p.Rows[1:]...)
+				effects = append(append(effects[:i:i], Persist{Rows: rows}), effects[i+1:]...)
+			}
+			break
+		}
+	}
+	if more := rn.execute(effects[:cut]); len(more) > 0 {
+		return more
+	}
+	ctx, cancel := rn.writeCtx()
+	defer cancel()
+	rn.chunks = append(rn.chunks, rn.storeHookRows(ctx, rn.id, rn.hooks.rows)...)
+	for _, n := range rn.hooks.notes {
+		rn.chunks = append(rn.chunks, rn.storeNote(ctx, n)...)
+	}
+	rn.hooks.rows, rn.hooks.notes = nil, nil
+	return effects[cut:]
+}
+
+// writeCtx bounds a write made on the way out of a hook event: not cancelled with the run's
+// work (the rows of a hook that ran are kept), but bounded like every write.
+func (rn *run) writeCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
+}
+
+// storeHookRows appends hook rows and publishes them. Any goroutine may call it: the rows
+// are not sent to the model, so the owner's mirror of the rows does not need them.
+func (rn *run) storeHookRows(ctx context.Context, runID string, rows []store.HookPayload) []store.Chunk {
+	return rn.r.storeHookRows(ctx, rn.spec.SessionID, runID, rows)
+}
+
+func (r *Runner) storeHookRows(ctx context.Context, sessionID, runID string, rows []store.HookPayload) []store.Chunk {
+	if len(rows) == 0 {
+		return nil
+	}
+	chunks := make([]store.NewChunk, len(rows))
+	for i, h := range rows {
+		chunks[i] = store.NewChunk{Kind: store.KindHook, Payload: h}
+	}
+	added, err := r.cfg.Store.Append(ctx, sessionID, runID, chunks...)
+	if err != nil {
+		r.log.Error("hook rows not stored", "session", sessionID, "err", err)
+	}
+	if len(added) > 0 {
+		if _, err := r.bus.Publish(ctx, Event{SessionID: sessionID, RunID: runID, Payload: RowsStoredPayload{Rows: RowsOf(added)}}); err != nil {
+			r.log.Warn("event not delivered to every subscriber", "err", err)
+		}
+	}
+	return added
+}
+
+// CheckQueued fires UserPromptSubmit for a message about to be queued on the session's
+// running run (a run's own prompt is checked by Start). A blocking hook returns
+// ErrHookBlocked with its reason, and the caller queues nothing. Context the hooks add is not
+// delivered with a queued message (it cannot sit between a call and its result); their runs
+// are recorded either way. No run going: nothing to check here (Start checks the prompt).
+func (r *Runner) CheckQueued(ctx context.Context, sessionID, text string) error {
+	r.mu.Lock()
+	rn, runID := r.bySession[sessionID], ""
+	if rn != nil {
+		runID = rn.id // set under r.mu once the run exists; its root is set before
+	}
+	r.mu.Unlock()
+	if r.cfg.Hooks == nil || runID == "" {
+		return nil
+	}
+	out := r.cfg.Hooks.Fire(ctx, hooks.Input{Event: hooks.UserPromptSubmit, SessionID: sessionID, Workspace: rn.root,
+		PermissionMode: rn.permissionMode(), Prompt: text})
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.PersistTimeout)
+	defer cancel()
+	r.storeHookRows(wctx, sessionID, runID, out.Runs)
+	if out.Decision == hooks.Block || out.Stop {
+		return fmt.Errorf("%w: %s", ErrHookBlocked, orDefault(out.Reason, out.StopReason))
+	}
+	return nil
+}
+
+// storeNote appends one note row for the model (owner goroutine only, between turns).
+func (rn *run) storeNote(ctx context.Context, text string) []store.Chunk {
+	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id,
+		store.NewChunk{Kind: store.KindNote, Payload: store.NotePayload{Source: NoteSourceHook, Text: text}})
+	if err != nil {
+		rn.r.log.Error("hook note not stored", "session", rn.spec.SessionID, "err", err)
+	}
+	if len(added) > 0 {
+		rn.publish(RowsStoredPayload{Rows: RowsOf(added)})
+	}
+	return added
+}
+
+// preToolUse fires PreToolUse for one call: the call as the hooks leave it (updatedInput,
+// validated by the tool before it runs) and what they decided, for the approver to combine
+// with the rules. An approval worker calls it.
+func (rn *run) preToolUse(c Call) (Call, tools.Effect, string) {
+	out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.PreToolUse, Tool: c.Name, Arguments: c.Arguments, CallID: c.ID})
+	if !ran {
+		return c, "", ""
+	}
+	ctx, cancel := rn.writeCtx()
+	defer cancel()
+	rn.storeHookRows(ctx, rn.id, out.Runs)
+	if len(out.Context) > 0 {
+		rn.hooks.mu.Lock()
+		if rn.hooks.callContext == nil {
+			rn.hooks.callContext = map[string][]string{}
+		}
+		rn.hooks.callContext[c.ID] = append(rn.hooks.callContext[c.ID], out.Context...)
+		rn.hooks.mu.Unlock()
+	}
+	if out.UpdatedInput != "" && out.Decision != hooks.Deny {
+		c.Arguments = out.UpdatedInput
+	}
+	return c, tools.Effect(out.Decision), out.Reason
+}
+
+// postToolUse fires PostToolUse after a call ran and adds to its result what the model must
+// read with it: a blocking hook's reason, and the context of this call's hooks, framed.
+func (rn *run) postToolUse(c Call, res tools.Result) tools.Result {
+	rn.hooks.mu.Lock()
+	notes := rn.hooks.callContext[c.ID]
+	delete(rn.hooks.callContext, c.ID)
+	rn.hooks.mu.Unlock()
+	out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.PostToolUse, Tool: c.Name, Arguments: c.Arguments, CallID: c.ID,
+		Result: &hooks.ToolResponse{Content: res.Content, IsError: res.IsError}})
+	if ran {
+		ctx, cancel := rn.writeCtx()
+		defer cancel()
+		rn.storeHookRows(ctx, rn.id, out.Runs)
+		if out.Decision == hooks.Block {
+			notes = append(notes, "A PostToolUse hook flagged this result: "+out.Reason)
+		}
+		notes = append(notes, out.Context...)
+	}
+	if len(notes) > 0 {
+		res.Content += "\n\n" + store.Frame(strings.Join(notes, "\n"))
+	}
+	return res
+}
+
+// preCompact fires PreCompact before a summary call ("manual" when the person asked for it).
+// Its hooks cannot stop the compaction; their runs are recorded.
+func (rn *run) preCompact() {
+	trigger := "auto"
+	if rn.spec.CompactThrough > 0 {
+		trigger = "manual"
+	}
+	if out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.PreCompact, Trigger: trigger}); ran {
+		ctx, cancel := rn.writeCtx()
+		defer cancel()
+		rn.storeHookRows(ctx, rn.id, out.Runs)
+	}
+}
+
+// notifyHooks fires Notification (the person is asked to approve a call) without making
+// anyone wait for it.
+func (rn *run) notifyHooks(message string) {
+	if rn.r.cfg.Hooks == nil {
+		return
+	}
+	rn.goWork(func() {
+		out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.Notification, Message: message})
+		if ran {
+			ctx, cancel := rn.writeCtx()
+			defer cancel()
+			rn.storeHookRows(ctx, rn.id, out.Runs)
+		}
+	})
+}
+
+// stopHooks fires Stop when the run has completed. When a hook blocks (and the run has gone
+// on fewer than MaxStopContinuations times, with budget left), the reason is stored as a
+// note and the core starts again in the same run: the effects returned are its first.
+// Otherwise it returns nil and rn.result covers every segment of the run.
+func (rn *run) stopHooks() []Effect {
+	res := rn.result
+	total := sumResults(rn.hooks.prior, res)
+	if rn.r.cfg.Hooks == nil || res.Status != StopCompleted || rn.spec.CompactThrough > 0 {
+		rn.result = total
+		return nil
+	}
+	ctx, cancel := context.WithCancel(rn.r.base)
+	defer cancel()
+	go func() { // a Stop (or Close) while the hooks run kills them
+		select {
+		case <-rn.cancel:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	out, ran := rn.fire(ctx, hooks.Input{Event: hooks.Stop, Active: rn.hooks.continued > 0})
+	wctx, wcancel := rn.writeCtx()
+	defer wcancel()
+	if ran {
+		rn.storeHookRows(wctx, rn.id, out.Runs)
+	}
+	limits, left := remaining(rn.spec.Limits, total, rn.now())
+	if out.Decision != hooks.Block || out.Stop || ctx.Err() != nil || rn.hooks.continued >= MaxStopContinuations || !left {
+		rn.result = total
+		return nil
+	}
+	rn.hooks.continued++
+	rn.hooks.prior = total
+	rn.chunks = append(rn.chunks, rn.storeNote(wctx,
+		"A Stop hook did not let the run end yet. Its reason:\n"+out.Reason)...)
+	est, err := EstimateContext(rn.chunks, rn.system)
+	if err != nil {
+		rn.result = total
+		return nil
+	}
+	queued := rn.state.Queued()
+	rn.op, rn.opStop = context.WithCancel(rn.r.base)
+	rn.state = State{}
+	in := rn.started()
+	in.Prompt, in.Queued, in.Limits, in.ContextTokens, in.Recover = "", queued, limits, est, nil
+	return rn.step(in)
+}
+
+// sumResults is the result of a run that went on after Stop hooks: the last segment's
+// status and answer, every segment's counts and spend, the first segment's start.
+func sumResults(prior, last Result) Result {
+	if prior.Status == "" {
+		return last
+	}
+	last.Turns += prior.Turns
+	last.ToolCalls += prior.ToolCalls
+	last.InputTokens += prior.InputTokens
+	last.OutputTokens += prior.OutputTokens
+	last.CacheReadTokens += prior.CacheReadTokens
+	last.CacheWriteTokens += prior.CacheWriteTokens
+	last.CostUSD += prior.CostUSD
+	last.StartedAt = prior.StartedAt
+	return last
+}
+
+// remaining is what is left of the run's budgets after spent; left is false when one of
+// them is used up (the run then ends instead of going on).
+func remaining(l Limits, spent Result, now time.Time) (Limits, bool) {
+	left := true
+	sub := func(limit, used int64) int64 {
+		if limit <= 0 {
+			return limit
+		}
+		if used >= limit {
+			left = false
+		}
+		return limit - used
+	}
+	l.MaxTurns = int(sub(int64(l.MaxTurns), int64(spent.Turns)))
+	l.MaxToolCalls = int(sub(int64(l.MaxToolCalls), int64(spent.ToolCalls)))
+	l.MaxTokens = sub(l.MaxTokens, spent.InputTokens+spent.OutputTokens)
+	if l.MaxCostUSD > 0 {
+		if l.MaxCostUSD -= spent.CostUSD; l.MaxCostUSD <= 0 {
+			left = false
+		}
+	}
+	if l.Timeout > 0 {
+		if l.Timeout -= now.Sub(spent.StartedAt); l.Timeout <= 0 {
+			left = false
+		}
+	}
+	return l, left
+}

@@ -1,0 +1,213 @@
+package provider
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+)
+
+// Anthropic calls Anthropic's Messages API natively (Config.Kind "anthropic"): streaming with
+// thinking and its signatures, tool_use and tool_result blocks, prompt caching. It is safe
+// for concurrent use.
+//
+// As for the OpenAI-compatible client, the body is written here and handed to the SDK as
+// bytes (anthropic-sdk-go supplies the base URL, the anthropic-version header and transport);
+// the key goes in the x-api-key header only.
+type Anthropic struct {
+	conn
+	ac anthropic.Client
+}
+
+// NewAnthropic makes a client for cfg (BaseURL: the API root without /v1). It does no I/O.
+func NewAnthropic(cfg Config) *Anthropic {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "https://api.anthropic.com"
+	}
+	c := &Anthropic{conn: newConn(cfg)}
+	c.apiName, c.hint404 = "Anthropic's Messages API", "check the base URL; it is the API root, without /v1"
+	c.ac = anthropic.NewClient(
+		// No environment defaults: ANTHROPIC_* variables never leak in.
+		aoption.WithoutEnvironmentDefaults(),
+		aoption.WithBaseURL(c.cfg.BaseURL+"/"),
+		aoption.WithHeader("x-api-key", c.cfg.APIKey),
+		aoption.WithHeaderDel("authorization"),
+		aoption.WithHTTPClient(c.httpClient()),
+		aoption.WithMaxRetries(0), // Stream retries itself: only before output
+	)
+	return c
+}
+
+// Stream sends req to POST /v1/messages and streams the answer; the contract is
+// Client.Stream's. Tool calls of a turn cut by an error event never reach ToolCalls.
+func (c *Anthropic) Stream(ctx context.Context, req Request, h Handler) Response {
+	origin := Origin{Provider: c.cfg.Name, Kind: KindAnthropic, Model: c.model(req)}
+	body, err := c.Prepare(req)
+	if err != nil {
+		return Response{Status: StatusProviderError, Err: err, Origin: origin}
+	}
+	return c.retry(ctx, origin, h, func() (Response, error) { return c.attempt(ctx, body, origin, h) })
+}
+
+// Body is the request body Stream sends for req, byte for byte.
+func (c *Anthropic) Body(req Request) ([]byte, error) {
+	w, err := c.Prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	return w.Bytes(), nil
+}
+
+// Prepare builds the body Stream sends for req, as its parts.
+func (c *Anthropic) Prepare(req Request) (*WireBody, error) {
+	model := c.model(req)
+	budget := req.ThinkingBudget
+	if budget == 0 {
+		budget = c.cfg.ThinkingBudget
+	}
+	return anthropicBody(model, req, Origin{Provider: c.cfg.Name, Kind: KindAnthropic, Model: model}, budget)
+}
+
+// send makes one request; the watchdog guards the wait for headers, then the body.
+func (c *Anthropic) send(ctx, actx context.Context, wd *watchdog, method, path string, body *WireBody) (*http.Response, error) {
+	wd.arm(c.cfg.RequestTimeout, errRequestTimeout)
+	var res *http.Response
+	var params any
+	opts := []aoption.RequestOption{aoption.WithHeader("Accept", "text/event-stream")}
+	if body != nil {
+		params = body.Reader()
+		opts = append(opts, aoption.WithMiddleware(body.withLength))
+	}
+	err := c.ac.Execute(actx, method, path, params, &res, opts...)
+	var apiErr *anthropic.Error
+	if errors.As(err, &apiErr) && apiErr.Response != nil {
+		return nil, c.statusError(apiErr.Response, []byte(apiErr.RawJSON()))
+	}
+	if err != nil || res == nil {
+		if err == nil {
+			err = errors.New("no response")
+		}
+		return nil, c.transportError(err, context.Cause(actx), ctx)
+	}
+	if res.StatusCode >= 400 {
+		defer res.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+		return nil, c.statusError(res, b)
+	}
+	return res, nil
+}
+
+func (c *Anthropic) attempt(ctx context.Context, body *WireBody, origin Origin, h Handler) (Response, error) {
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	wd := &watchdog{cancel: cancel}
+	defer wd.stop()
+	res, err := c.send(ctx, actx, wd, http.MethodPost, "v1/messages", body)
+	if err != nil {
+		return Response{}, err
+	}
+	defer res.Body.Close()
+	wd.arm(c.cfg.IdleTimeout, errIdleTimeout)
+	br := bufio.NewReader(&idleReader{r: res.Body, c: res.Body, wd: wd})
+	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "text/event-stream" {
+		head, _ := br.Peek(6)
+		if !bytes.HasPrefix(head, []byte("event:")) && !bytes.HasPrefix(head, []byte("data:")) {
+			return Response{}, c.newError(KindNotOpenAI, 0, got(res.Header.Get("Content-Type")), nil)
+		}
+	}
+	dec := ssestream.NewDecoder(&http.Response{
+		Header: http.Header{"Content-Type": {"text/event-stream"}},
+		Body:   io.NopCloser(io.MultiReader(br, strings.NewReader("\n\n"))),
+	})
+	acc := &antAcc{h: h, origin: origin}
+	var parseErr error
+	for dec.Next() {
+		ev := dec.Event()
+		stop, err := acc.event(ev.Type, ev.Data)
+		if err != nil {
+			parseErr = err
+			break
+		}
+		if stop {
+			break
+		}
+	}
+	if acc.stopped {
+		wd.arm(250*time.Millisecond, errIdleTimeout)
+		_, _ = io.Copy(io.Discard, io.LimitReader(br, 64<<10))
+	}
+	return c.result(ctx, actx, acc, parseErr, dec.Err())
+}
+
+// result decides how the attempt ended from what the accumulator saw.
+func (c *Anthropic) result(ctx, actx context.Context, acc *antAcc, parseErr, readErr error) (Response, error) {
+	resp := acc.response()
+	switch {
+	case ctx.Err() != nil:
+		return resp, c.ctxError(ctx)
+	case parseErr != nil:
+		return resp, c.newError(KindStream, 0, "an event that is not JSON: "+parseErr.Error(), nil)
+	case acc.errMsg != "":
+		e := c.newError(streamErrorKind(acc.errType, acc.errMsg), 0, acc.errMsg, nil)
+		e.Code = acc.errType
+		// Overloaded before any output is worth another attempt, like a 529.
+		e.retryable = !acc.output && (acc.errType == "overloaded_error" || acc.errType == "api_error")
+		return resp, e
+	case readErr != nil && !acc.stopped:
+		e := c.transportError(readErr, context.Cause(actx), ctx)
+		if e.Kind == KindUnreachable {
+			e = c.newError(KindIncomplete, 0, "", readErr)
+		}
+		e.retryable = e.retryable && !acc.output
+		return resp, e
+	case !acc.stopped:
+		e := c.newError(KindIncomplete, 0, "", nil)
+		e.retryable = !acc.output
+		return resp, e
+	case resp.Status == StatusRefused:
+		resp.Err = errors.New("the model refused to answer")
+	case resp.Status == StatusTruncated:
+		resp.Err = errors.New("the answer reached the output token limit")
+	}
+	return resp, nil
+}
+
+// ListModels asks GET /v1/models for the model ids the server offers.
+func (c *Anthropic) ListModels(ctx context.Context) ([]string, error) {
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	wd := &watchdog{cancel: cancel}
+	defer wd.stop()
+	res, err := c.send(ctx, actx, wd, http.MethodGet, "v1/models", nil)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	if err != nil {
+		return nil, c.transportError(err, context.Cause(actx), ctx)
+	}
+	var l struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &l); err != nil || l.Data == nil {
+		return nil, c.newError(KindNotOpenAI, 0, "got no model list", nil)
+	}
+	ids := make([]string, 0, len(l.Data))
+	for _, m := range l.Data {
+		ids = append(ids, m.ID)
+	}
+	return ids, nil
+}

@@ -1,0 +1,94 @@
+package provider
+
+import (
+	"bytes"
+	"sync"
+)
+
+// Cache keeps the encoded messages of a conversation's last request, so that the next
+// request encodes only the messages that changed: in a tool loop the messages only grow at
+// the end, and a 10,000-row session's next turn then costs about what a 10-row one does.
+// A change earlier in the list (a compaction, an undo) re-encodes from the first message
+// that differs. Use one Cache per conversation (Request.Cache); it is safe for concurrent
+// use, though a conversation makes one request at a time. The Messages of a request made
+// with a Cache must not be changed afterwards: the Cache compares the next request's with
+// them.
+type Cache struct {
+	mu    sync.Mutex
+	key   Origin // what the units were encoded for (kind included)
+	msgs  []Message
+	units []unit
+}
+
+// unit is one wire message: the bytes that encode msgs[from:to] (several tool results make
+// one Anthropic user message). user units may carry a cache breakpoint, added when the body
+// is written, so the bytes kept here never hold one.
+type unit struct {
+	from, to int
+	b        []byte
+	user     bool
+}
+
+// encodeFunc encodes msgs[from:] as units.
+type encodeFunc func(msgs []Message, from int) ([]unit, error)
+
+// encode returns the units of msgs for origin o, reusing those of the last request up to the
+// first message that differs. A nil Cache encodes everything.
+func (c *Cache) encode(o Origin, msgs []Message, enc encodeFunc) ([]unit, error) {
+	if c == nil {
+		return enc(msgs, 0)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	keep := 0
+	if c.key == o {
+		p := commonPrefix(c.msgs, msgs)
+		for keep < len(c.units) && c.units[keep].to <= p {
+			keep++
+		}
+		// The last unit kept may have to grow (tool results joining one message): encode it again.
+		keep = max(keep-1, 0)
+	}
+	from := 0
+	if keep > 0 {
+		from = c.units[keep-1].to
+	}
+	tail, err := enc(msgs, from)
+	if err != nil {
+		c.key, c.msgs, c.units = Origin{}, nil, nil
+		return nil, err
+	}
+	units := append(c.units[:keep:keep], tail...)
+	c.key, c.msgs, c.units = o, msgs, units
+	return units, nil
+}
+
+// commonPrefix is how many leading messages a and b share. Messages that came from the same
+// rows share their strings and bytes, so each comparison is a pointer check.
+func commonPrefix(a, b []Message) int {
+	if len(a) > 0 && len(b) >= len(a) && &a[0] == &b[0] {
+		// The same array grown at its end (store.TurnCache appends in place): messages already
+		// sent are never changed.
+		return len(a)
+	}
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if !sameMessage(&a[i], &b[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+func sameMessage(a, b *Message) bool {
+	if a.Role != b.Role || a.Text != b.Text || a.CallID != b.CallID || a.ToolName != b.ToolName ||
+		a.IsError != b.IsError || a.Origin != b.Origin || len(a.ToolCalls) != len(b.ToolCalls) || !bytes.Equal(a.Raw, b.Raw) {
+		return false
+	}
+	for i := range a.ToolCalls {
+		if a.ToolCalls[i] != b.ToolCalls[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,28 @@
+import { render, screen, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import type { Row } from '../api/types';
+import { Conversation } from './Conversation';
+
+const row = (seq: number, kind: Row['kind'], payload: unknown): Row => ({ session_id: 's1', seq, kind, payload, run_id: 'r1', created_at: '2026-12-01T10:00:00Z', tokens: 1 });
+
+const actions = { decide: vi.fn(async () => true), suggestRule: vi.fn(async () => null), readFile: vi.fn(async () => null) };
+
+describe('hook rows in the conversation', () => {
+  it('shows why a call was blocked on its card, and other hook runs as a line of their own', () => {
+    const rows = [
+      row(1, 'user', { text: 'clean up' }),
+      row(2, 'hook', { event: 'UserPromptSubmit', command: 'echo ctx', source: 'personal', exit_code: 0, duration_ms: 3, decision: '', reason: '', stderr: '' }),
+      row(3, 'assistant', { text: '', reasoning: '', tool_calls: [{ id: 'c1', name: 'run_shell_command', arguments: '{"command":"rm -rf build"}' }] }),
+      row(4, 'hook', { event: 'PreToolUse', command: './guard.sh', source: 'project', call_id: 'c1', tool: 'run_shell_command', exit_code: 2, duration_ms: 12, decision: 'deny', reason: 'rm -rf is not allowed here', stderr: 'rm -rf is not allowed here\n' }),
+      row(5, 'approval', { call_id: 'c1', tool: 'run_shell_command', decision: 'denied', by: 'hook', reason: 'rm -rf is not allowed here' }),
+      row(6, 'tool_result', { call_id: 'c1', name: 'run_shell_command', content: 'denied by hook: rm -rf is not allowed here', is_error: true }),
+    ];
+    render(
+      <Conversation rows={rows} stream={{ subscribe: () => () => {}, get: () => ({ text: '', reasoning: '' }) } as never} run="" streamFrom={0} sent={null} outputs={{}} phase="idle" pending={[]} running={{}} outcome={null} error="" focus={null} actions={actions as never} />,
+    );
+    const card = screen.getByRole('list', { name: 'Hooks of this call' });
+    expect(within(card).getByText(/PreToolUse hook \.\/guard\.sh \(exit 2, 12 ms\): deny — rm -rf is not allowed here/)).toBeTruthy();
+    expect(screen.getByText(/Denied by a hook/)).toBeTruthy();
+    expect(screen.getByText(/UserPromptSubmit hook echo ctx \(exit 0, 3 ms\)/)).toBeTruthy();
+  });
+});

@@ -1,0 +1,194 @@
+import { useCallback, useState } from 'react';
+import { api } from '../api/backend';
+import type { HookRun, HookView, HooksView } from '../api/types';
+import { errorMessage } from '../api/types';
+import { useLoaded } from '../hooks/useLoaded';
+
+const EMPTY: HooksView = { workspace: '', hooks: [], sha256: '', trusted: false, changed: false, diff: '', errors: [], recent: [] };
+
+/**
+ * Settings → Hooks for the open session's folder: every hook by source with its trust state,
+ * the trust prompt for the folder's project hooks ("This folder has hooks", the commands, what
+ * changed since they were trusted, and Trust), and the latest hook runs. Trust is decided in Go
+ * against the hash shown here: hooks edited meanwhile are not trusted.
+ */
+export function HooksSettings({ sessionID }: { sessionID: string | null }) {
+  const load = useCallback(() => (sessionID ? api.hooks(sessionID) : Promise.resolve(EMPTY)), [sessionID]);
+  const h = useLoaded<HooksView>(load, EMPTY);
+  const [busy, setBusy] = useState(false);
+  const [trustError, setTrustError] = useState('');
+  const [imported, setImported] = useState('');
+  const v = h.value;
+  const project = v.hooks.filter((x) => x.source === 'project');
+  const personal = v.hooks.filter((x) => x.source === 'personal');
+
+  const trust = async () => {
+    if (!sessionID) return;
+    setBusy(true);
+    setTrustError('');
+    try {
+      await api.trustHooks(sessionID, v.sha256);
+    } catch (e) {
+      setTrustError(errorMessage(e)); // stays while the refreshed hooks are shown again
+    }
+    try {
+      await h.refresh();
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const importClaude = async () => {
+    if (!sessionID) return;
+    setImported('');
+    setTrustError('');
+    try {
+      const r = await api.importClaudeCodeHooks(sessionID);
+      setImported(r.added === 0 ? 'Nothing new to import from Claude Code.' : `Imported ${r.added} hook${r.added === 1 ? '' : 's'} from Claude Code.`);
+      await h.refresh();
+    } catch (e) {
+      setTrustError(errorMessage(e));
+    }
+  };
+
+  return (
+    <section className="hooks-settings" aria-label="Hooks">
+      <h2>Hooks</h2>
+      <p className="muted">
+        Claude Code&apos;s hook format. Personal hooks: <code>$XDG_CONFIG_HOME/loopdesk/hooks.json</code>; project hooks:{' '}
+        <code>.loopdesk/hooks.json</code> and the <code>hooks</code> of <code>.claude/settings.json</code>, run only once trusted.
+      </p>
+      {!sessionID && <p className="muted">Open a session to see the hooks of its folder.</p>}
+      {h.error && (
+        <p role="alert" className="bad">
+          {h.error}
+        </p>
+      )}
+      {trustError && (
+        <p role="alert" className="bad">
+          {trustError}
+        </p>
+      )}
+      {v.errors.map((e) => (
+        <p key={e} role="alert" className="bad">
+          {e}
+        </p>
+      ))}
+      {v.sha256 && !v.trusted && <HookTrustPrompt view={v} busy={busy} onTrust={() => void trust()} />}
+      {v.trusted && project.length > 0 && (
+        <>
+          <h3>Project hooks (trusted)</h3>
+          <HookTable hooks={project} />
+        </>
+      )}
+      <h3>Personal hooks</h3>
+      {personal.length === 0 ? <p className="muted">None.</p> : <HookTable hooks={personal} />}
+      <div className="row">
+        <button type="button" disabled={!sessionID} onClick={() => void importClaude()} title="Copies the hooks of ~/.claude/settings.json into your personal hooks.json">
+          Import from Claude Code
+        </button>
+        {imported && <span role="status">{imported}</span>}
+      </div>
+      <h3>Recent hook runs</h3>
+      {v.recent.length === 0 ? <p className="muted">No hook has run in this folder yet.</p> : <RunTable runs={v.recent} />}
+    </section>
+  );
+}
+
+/**
+ * "This folder has hooks": the folder's untrusted project hooks, what changed since they were
+ * last trusted, and Trust. Shown in Settings → Hooks and above the conversation.
+ */
+export function HookTrustPrompt({ view, busy, onTrust, onDismiss }: { view: HooksView; busy: boolean; onTrust: () => void; onDismiss?: () => void }) {
+  return (
+    <div className="hooks-trust" role="region" aria-label="This folder has hooks">
+      <strong>This folder has hooks</strong>
+      <p>
+        {view.changed ? 'Its hooks changed since you trusted them. ' : ''}
+        These commands run on your machine at the events shown, as you, once you trust them. Until then they do not run.
+      </p>
+      <HookTable hooks={view.hooks.filter((x) => x.source === 'project')} />
+      {view.changed && view.diff && (
+        <pre className="hooks-diff" aria-label="What changed">
+          {view.diff}
+        </pre>
+      )}
+      <div className="row">
+        <button type="button" className="primary" disabled={busy} onClick={onTrust}>
+          Trust
+        </button>
+        {onDismiss && (
+          <button type="button" onClick={onDismiss}>
+            Not now
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function HookTable({ hooks }: { hooks: HookView[] }) {
+  return (
+    <table className="hooks-table">
+      <thead>
+        <tr>
+          <th>Event</th>
+          <th>Matcher</th>
+          <th>Command</th>
+          <th>Timeout</th>
+          <th>Trusted</th>
+        </tr>
+      </thead>
+      <tbody>
+        {hooks.map((x, i) => (
+          <tr key={`${x.event}-${x.matcher}-${x.command}-${i}`}>
+            <td>{x.event}</td>
+            <td>{x.matcher || '*'}</td>
+            <td>
+              <code>{x.command}</code>
+              {x.ignore_failure && <span className="muted"> (onFailure: ignore)</span>}
+            </td>
+            <td>{x.timeout_seconds} s</td>
+            <td>{x.trusted ? 'yes' : 'no'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function RunTable({ runs }: { runs: HookRun[] }) {
+  return (
+    <table className="hooks-table" aria-label="Recent hook runs">
+      <thead>
+        <tr>
+          <th>When</th>
+          <th>Event</th>
+          <th>Command</th>
+          <th>Exit</th>
+          <th>Decision</th>
+          <th>Reason</th>
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map((r) => (
+          <tr key={`${r.session_id}-${r.seq}`} className={r.hook.failed ? 'bad' : undefined}>
+            <td>{new Date(r.at).toLocaleString()}</td>
+            <td>
+              {r.hook.event}
+              {r.hook.tool ? ` ${r.hook.tool}` : ''}
+            </td>
+            <td>
+              <code>{r.hook.command}</code>
+            </td>
+            <td>
+              {r.hook.exit_code} ({r.hook.duration_ms} ms)
+            </td>
+            <td>{r.hook.decision || '—'}</td>
+            <td title={r.hook.stderr}>{r.hook.reason}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
