@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { OUT, ROOT, chatRequests, newSession, runFinished, sendMessage, shot, startAll, until } from '../harness.mjs';
+import { OUT, ROOT, chatRequests, editSettings, newSession, runFinished, sendMessage, shot, startAll, until } from '../harness.mjs';
 
 let fake, browser, env;
 
@@ -242,5 +242,19 @@ test('an image attached and one pasted are stored with the message and shown', a
     (await shown.locator('img').evaluateAll((imgs) => imgs.filter((i) => i.complete && i.naturalWidth === 64).length)) === 2);
   assert.equal(await attached.count(), 0, 'the box is empty after sending');
   assert.equal(userTexts((await chatRequests(fake)).at(-1)).at(-1), 'what are these?');
+  assert.deepEqual(browser.consoleErrors, []);
+});
+
+test('a text-only model: the attached image is kept, and a note says it is not sent', async () => {
+  const { page } = browser;
+  await editSettings(page, (p) => p.getByLabel('Model').fill('gpt-3.5-turbo'));
+  await newSession(page);
+  const gif = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64'); // 1x1 GIF
+  await page.getByLabel('Attach image').setInputFiles({ name: 'dot.gif', mimeType: 'image/gif', buffer: gif });
+  await page.getByRole('list', { name: 'Attached images' }).getByRole('img', { name: 'dot.gif' }).waitFor();
+  await page.getByRole('note').filter({ hasText: 'text-only' }).waitFor();
+  await docShot(page, 'controls-text-only');
+  await editSettings(page, (p) => p.getByLabel('Model').fill('fake-model'));
+  await page.getByRole('note').filter({ hasText: 'text-only' }).waitFor({ state: 'detached' });
   assert.deepEqual(browser.consoleErrors, []);
 });
