@@ -39,7 +39,8 @@ const runUsage = `usage: loopdesk run [flags] PROMPT
 
 Runs the agent headless in a workspace and prints what it does.
 
-  --session ID          continue this session (default: a new one)
+  --session ID          continue this session (default: a new one); its own approval mode and
+                        budgets (set in the window's header) apply unless a flag below names them
   --workspace DIR       the folder the agent works in (default: the session's, else the current dir)
   --db PATH             database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
   --provider NAME       provider: "default" or a name in $XDG_CONFIG_HOME/loopdesk/providers.json
@@ -66,6 +67,9 @@ Runs the agent headless in a workspace and prints what it does.
   --price-out USD       output price per million tokens
   --timeout DURATION    wall-clock budget, e.g. 90s or 10m (default: saved, else 30m)
   --context-window N    the model's context window in tokens (default: saved for the model, else 128000)
+  --image FILE          send this image (PNG, JPEG, WebP or GIF) with the prompt; repeatable. The
+                        original is kept in the session; a request carries a copy scaled to the
+                        provider's limits
   --json                one JSON object per line on stdout: every event, run_finished last
   --mcp-config FILE     MCP servers (mcpServers format) for this run, added to
                         $XDG_CONFIG_HOME/loopdesk/mcp.json; repeatable
@@ -99,6 +103,7 @@ type runOptions struct {
 	json       bool
 	prompt     string
 	mcpConfigs []string // --mcp-config files, after the XDG one
+	images     []string // --image files, in order
 	sandbox    sandbox.Mode
 	network    bool
 	plan       bool // --mode plan
@@ -139,6 +144,7 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&o.system, "system", "", "")
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.Func("mcp-config", "", func(v string) error { o.mcpConfigs = append(o.mcpConfigs, v); return nil })
+	fs.Func("image", "", func(v string) error { o.images = append(o.images, v); return nil })
 	sandboxMode := fs.String("sandbox", string(sandbox.ModeAuto), "")
 	runMode := fs.String("mode", string(store.ModeExecute), "")
 	fs.BoolVar(&o.network, "sandbox-network", false, "")
@@ -306,6 +312,11 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	}
 	defer db.Close()
 
+	// Images are read and checked before a session is made: a bad file changes nothing.
+	imgs, err := runImages(ctx, db, o.images)
+	if err != nil {
+		return runExitOther, err
+	}
 	target, err := runTargetOf(ctx, db, o, ps, &cfg)
 	if err != nil {
 		return runExitOther, err
@@ -352,6 +363,14 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	spec.Sandbox = shell
 	spec.Plan = o.plan
 	spec.Provider, spec.ThinkingBudget = target.choice.Provider, target.budget
+	spec.Images = imgs
+	if o.session != "" {
+		// Continuing a session: its own approval mode and budgets (set in the window's
+		// header) apply, unless a flag names the value.
+		if err := runSessionSettings(ctx, db, sessionID, &spec, o.flags); err != nil {
+			return runExitOther, err
+		}
+	}
 	runID, err := runner.Start(ctx, spec)
 	if err != nil {
 		return runExitOther, err
@@ -480,6 +499,36 @@ func thinkingBudget(ps config.Providers, name string, flag *int) (int, error) {
 	}
 	e, err := ps.Endpoint(name)
 	return e.ThinkingBudget, err
+}
+
+// runImages reads, checks and stores the --image files, in order.
+func runImages(ctx context.Context, db *store.DB, paths []string) ([]store.ImageRef, error) {
+	in := make([]desktop.RawImage, len(paths))
+	for i, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("--image: %w", err)
+		}
+		in[i] = desktop.RawImage{Name: filepath.Base(p), Data: data}
+	}
+	if len(in) == 0 {
+		return nil, nil
+	}
+	return desktop.StoreImages(ctx, db, in)
+}
+
+// runSessionSettings puts the session's own approval mode and budgets over spec, flags first.
+func runSessionSettings(ctx context.Context, db *store.DB, sessionID string, spec *loop.RunSpec, flags desktop.Overrides) error {
+	mode, err := db.GetSessionMode(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	b, err := db.GetSessionBudgets(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	desktop.ApplySession(spec, mode.Approve, b, flags)
+	return nil
 }
 
 func runCheckDir(o *runOptions) error {

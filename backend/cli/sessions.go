@@ -18,6 +18,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/transcript"
 )
 
 // Exit statuses of `loopdesk sessions` (docs/cli.md).
@@ -38,7 +39,8 @@ commands:
   search QUERY...      full-text search over every session (FTS5 syntax;
                        --literal for plain words, --limit N, default 50)
   export ID [-o FILE]  write a session as JSON Lines (stdout by default), with its
-                       change records (--contents: and the file contents)
+                       change records (--contents: and the file contents);
+                       --format markdown: a readable transcript instead
   import FILE          read an export (- for stdin) into a new session
   delete ID            delete a session (its forks are kept); --remove-folder: and
                        the fork folder Loopdesk made for it (worktree and branch too)
@@ -78,6 +80,7 @@ type sessCmd struct {
 	limit  int
 	lit    bool
 	out    string
+	format string  // export: jsonl or markdown
 	cp     cpFlags // changes, restore, export --contents
 	hk     hunkFlags
 	fk     forkFlags
@@ -143,6 +146,7 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		fs.BoolVar(&c.lit, "literal", false, "match the words as typed, no FTS5 syntax")
 	case "export":
 		fs.StringVar(&c.out, "o", "", "output file")
+		fs.StringVar(&c.format, "format", "jsonl", "jsonl or markdown")
 		c.cp.exportFlags(fs)
 	case "restore":
 		c.cp.restoreFlags(fs)
@@ -190,6 +194,9 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 	}
 	if c.name == "search" && strings.TrimSpace(strings.Join(c.args, " ")) == "" {
 		return nil, sessUsagef("search needs a QUERY")
+	}
+	if c.name == "export" && c.format != "jsonl" && c.format != "markdown" {
+		return nil, sessUsagef("--format %q: want jsonl or markdown", c.format)
 	}
 	if c.name == "fork" && !c.atSet {
 		return nil, sessUsagef("fork needs --at SEQ")
@@ -479,15 +486,24 @@ func (c *sessCmd) search(ctx context.Context, db *store.DB, q string) error {
 // export writes to stdout, or to -o FILE through a temporary file renamed
 // into place, so a failed export never leaves a half-written file.
 func (c *sessCmd) export(ctx context.Context, db *store.DB, id string) error {
+	write := func(w io.Writer) error { return checkpoint.Export(ctx, db, id, w, c.cp.contents) }
+	if c.format == "markdown" {
+		// Written to a file, the images go next to it; on stdout they are named only.
+		opt := transcript.Options{}
+		if c.out != "" && c.out != "-" {
+			opt = transcript.ImagesNextTo(ctx, db, c.out)
+		}
+		write = func(w io.Writer) error { return transcript.Export(ctx, db, id, w, opt) }
+	}
 	if c.out == "" || c.out == "-" {
-		return checkpoint.Export(ctx, db, id, c.stdout, c.cp.contents)
+		return write(c.stdout)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(c.out), ".loopdesk-export-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := checkpoint.Export(ctx, db, id, tmp, c.cp.contents); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -272,3 +272,29 @@ func TestSessionsDefaultPathFromEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestSessionsExportMarkdown(t *testing.T) {
+	path, id := sessFixture(t)
+	file := filepath.Join(t.TempDir(), "s.md")
+	r := sessRun(t, "export", "--format", "markdown", id, "--db", path, "-o", file)
+	if r.code != 0 {
+		t.Fatalf("export: %d %s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(file)
+	md := string(b)
+	for _, want := range []string{"# fix the flaky test", "## You (#1)\n\nwhy is TestRetry flaky?", "### Tool call `search_text`",
+		"**Approved** `search_text` (by person)", "time.Sleep(10 * time.Millisecond) [31mred[0m", "It sleeps instead of polling."} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.ContainsRune(md, '\x1b') {
+		t.Error("a terminal escape reached the transcript")
+	}
+	if out := sessRun(t, "export", "--format", "markdown", id, "--db", path); out.code != 0 || out.stdout != md {
+		t.Fatalf("to stdout: %d, differs from the file", out.code)
+	}
+	if bad := sessRun(t, "export", "--format", "html", id, "--db", path); bad.code != 2 || !strings.Contains(bad.stderr, "want jsonl or markdown") {
+		t.Fatalf("--format html: %d %s", bad.code, bad.stderr)
+	}
+}

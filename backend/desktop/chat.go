@@ -82,9 +82,11 @@ func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error)
 	spec := set.RunSpec(sessionID, s.Workspace, "") // the provider and model: respec, as the run starts
 	spec.Sandbox = c.shellSandbox(sb.Effective)
 	spec.Plan = mode.Mode == store.ModePlan
-	if tools.Mode(mode.Approve).Valid() {
-		spec.Mode = tools.Mode(mode.Approve)
+	budgets, err := c.db.GetSessionBudgets(ctx, sessionID)
+	if err != nil {
+		return "", err
 	}
+	ApplySession(&spec, mode.Approve, budgets, Overrides{})
 	edit(&spec)
 	var runID string
 	if spec.CompactThrough > 0 {

@@ -208,6 +208,8 @@ type SessionView struct {
 	Mode   store.SessionMode    `json:"mode"`
 	Totals store.Totals         `json:"totals"`
 	Queued []loop.QueuedMessage `json:"queued"`
+	// Budgets are the session's own budgets (a nil field: the saved default).
+	Budgets store.SessionBudgets `json:"budgets"`
 }
 
 // scratchDir is where sessions without a folder of their own work.

@@ -2,8 +2,7 @@ package desktop
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"strings"
 	"time"
 
@@ -99,22 +98,10 @@ func (s *Sessions) ExportSession(id string) (string, error) {
 	return path, nil
 }
 
-// writeExport writes beside path and renames, so a failed export leaves no partial file.
+// writeExport writes the JSON Lines export through writeAtomic: no partial file on failure.
+// Change records go with the rows; file contents stay out (they can be large).
 func (s *Sessions) writeExport(id, path string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".loopdesk-export-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	// Change records go with the rows; file contents stay out (they can be large).
-	if err := checkpoint.Export(s.c.context(), s.c.db, id, tmp, false); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeAtomic(path, func(w io.Writer) error { return checkpoint.Export(s.c.context(), s.c.db, id, w, false) })
 }
 
 func exportName(s store.Session) string {
@@ -156,6 +143,9 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 		return SessionView{}, err
 	}
 	if v.Mode, err = s.c.db.GetSessionMode(ctx, id); err != nil {
+		return SessionView{}, err
+	}
+	if v.Budgets, err = s.c.db.GetSessionBudgets(ctx, id); err != nil {
 		return SessionView{}, err
 	}
 	if v.Totals, err = s.c.db.SessionTotals(ctx, id); err != nil {

@@ -20,7 +20,9 @@ type Started struct {
 	// PromptQueuedID names the queued message Prompt delivers ("Send now" on a message left
 	// queued), so the prompt's row takes it off the queue.
 	PromptQueuedID string
-	Limits         Limits
+	// PromptImages are the images sent with Prompt (stored blobs), kept on its user row.
+	PromptImages []ImageRef
+	Limits       Limits
 	// Sandbox says how the run's shell commands are confined (tools.ShellSandbox.Describe).
 	Sandbox string
 	// ContextTokens estimates the size of the history already in the session (system prompt
@@ -201,8 +203,9 @@ type Row interface{ Kind() RowKind }
 
 // UserRow is the person's prompt. QueuedID names the queued message it delivers, if any.
 type UserRow struct {
-	Text     string `json:"text"`
-	QueuedID string `json:"queued_id,omitempty"`
+	Text     string     `json:"text"`
+	QueuedID string     `json:"queued_id,omitempty"`
+	Images   []ImageRef `json:"images,omitempty"`
 }
 
 // AssistantRow is one model turn, stored exactly as received, with the usage and cost of the

@@ -124,8 +124,8 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 		s.Phase, s.compactOnly = PhaseCompacting, true
 		return s, append(out, Compact{ThroughSeq: in.CompactThrough, KeepTurns: s.Limits.keepTurns()}), nil
 	}
-	if in.Prompt != "" {
-		out = append(out, Persist{[]Row{UserRow{Text: in.Prompt, QueuedID: in.PromptQueuedID}}})
+	if in.Prompt != "" || len(in.PromptImages) > 0 {
+		out = append(out, Persist{[]Row{UserRow{Text: in.Prompt, QueuedID: in.PromptQueuedID, Images: in.PromptImages}}})
 		s.ContextTokens += EstimateTokens(in.Prompt) + resultTokenExtra
 	}
 	// The meters from the first moment: the limits and the context the first request fills.

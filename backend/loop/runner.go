@@ -116,6 +116,10 @@ type Config struct {
 	Respec func(ctx context.Context, spec *RunSpec) error
 }
 
+// ImageRef is an image sent with a prompt: a stored blob (the store's type, named here so
+// the pure core need not import the store).
+type ImageRef = store.ImageRef
+
 // RunSpec is one run: the prompt plus the agent chosen for it.
 type RunSpec struct {
 	SessionID    string
@@ -150,6 +154,12 @@ type RunSpec struct {
 	// the budget the run resolved, so there 0 is off).
 	Provider       string
 	ThinkingBudget int
+	// Resume runs again from the journal as it is, with no new prompt: Retry after a provider
+	// error or an interruption, and Regenerate in a fork that ends on the person's message.
+	// The model is called on the stored rows; nothing is added before the first call.
+	Resume bool
+	// Images go with Prompt on its user row (stored blobs: backend/store blobs.go).
+	Images []ImageRef
 	// client and origin are the run's model client and what it tags turns with (Start).
 	client Model
 	origin Origin
@@ -252,7 +262,7 @@ func (r *Runner) Bus() *Bus { return r.bus }
 // the run row exists; the outcome arrives as run_finished on the bus, in the run row, and
 // from Wait. ctx bounds only the start itself, not the run.
 func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
-	if spec.Prompt == "" && len(spec.Queued) == 0 && spec.CompactThrough == 0 {
+	if spec.Prompt == "" && len(spec.Images) == 0 && len(spec.Queued) == 0 && spec.CompactThrough == 0 && !spec.Resume {
 		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrNoPrompt)
 	}
 	if r.cfg.Respec != nil {

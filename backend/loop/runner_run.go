@@ -205,7 +205,7 @@ func (rn *run) loop() {
 func (rn *run) started() Started {
 	return Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
-		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, Recover: rn.recovery,
+		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Recover: rn.recovery,
 		CompactThrough: rn.spec.CompactThrough}
 }
 
@@ -351,9 +351,9 @@ func (rn *run) snapshot() []store.Chunk { return rn.chunks[:len(rn.chunks):len(r
 func storePayload(row Row) any {
 	switch r := row.(type) {
 	case UserRow:
-		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID}
+		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Images: r.Images}
 	case commandRow:
-		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Command: r.Command}
+		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Command: r.Command, Images: r.Images}
 	case AssistantRow:
 		calls := make([]store.ToolCall, len(r.ToolCalls))
 		for i, c := range r.ToolCalls {

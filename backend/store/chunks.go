@@ -56,6 +56,9 @@ type UserPayload struct {
 	// Command names the slash command or skill the text was expanded from ("/review"), ""
 	// for a message the person typed (backend/agents).
 	Command string `json:"command,omitempty"`
+	// Images are the images sent with the message, by blob (blobs.go); Append refuses one
+	// that is not stored.
+	Images []ImageRef `json:"images,omitempty"`
 }
 
 // ToolCall is one call the model asked for. Arguments is the raw string
@@ -382,6 +385,9 @@ func (db *DB) Append(ctx context.Context, sessionID, runID string, chunks ...New
 				return fmt.Errorf("row %d: %w", i+1, err)
 			}
 			if err := delivered(ctx, tx, sessionID, ps[i].v); err != nil {
+				return fmt.Errorf("row %d: %w", i+1, err)
+			}
+			if err := checkImages(ctx, tx, ps[i].v); err != nil {
 				return fmt.Errorf("row %d: %w", i+1, err)
 			}
 			if _, err := stmt.ExecContext(ctx, sessionID, seq, string(c.Kind), string(ps[i].raw), runID, now); err != nil {

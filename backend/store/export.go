@@ -123,6 +123,9 @@ func (db *DB) ExportWith(ctx context.Context, id string, w io.Writer, opt Export
 		if err := runs.Err(); err != nil {
 			return err
 		}
+		if err := exportImages(ctx, tx, id, func(v any) error { return writeLine(bw, v) }); err != nil {
+			return err
+		}
 		if opt.Extra != nil {
 			if err := opt.Extra(ctx, tx, id, func(v any) error { return writeLine(bw, v) }); err != nil {
 				return err
@@ -157,7 +160,7 @@ func (db *DB) Import(ctx context.Context, r io.Reader) (Session, error) {
 
 // ImportWith is Import accepting the extra line types of opt.
 func (db *DB) ImportWith(ctx context.Context, r io.Reader, opt ImportOptions) (Session, error) {
-	hdr, rows, runs, extra, err := readExport(r, opt.Types)
+	hdr, rows, runs, extra, err := readExport(r, append(slices.Clone(opt.Types), "image"))
 	if err != nil {
 		return Session{}, err // ErrBadImport naming the line: the caller names the file
 	}
@@ -213,12 +216,19 @@ func (db *DB) ImportWith(ctx context.Context, r io.Reader, opt ImportOptions) (S
 				return err
 			}
 		}
+		// Images first: a row naming an image neither in the file nor stored is refused.
+		if extra, err = importImages(ctx, tx, extra, now); err != nil {
+			return err
+		}
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks(session_id, seq, kind, payload, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
 		for _, row := range rows {
+			if err := checkImages(ctx, tx, row.v); err != nil {
+				return fmt.Errorf("%w: line %d: %v", ErrBadImport, row.line, err)
+			}
 			runID := row.RunID
 			if id, ok := newRun[runID]; ok {
 				runID = id

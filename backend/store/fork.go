@@ -16,6 +16,18 @@ import (
 // run and may make it again, through approval again). seq outside 1..last
 // is ErrSeqOutOfRange.
 func (db *DB) Fork(ctx context.Context, id string, seq int64) (Session, error) {
+	return db.fork(ctx, id, seq, 1)
+}
+
+// ForkBefore creates a fork holding the rows before seq (1..seq-1; none when seq is 1), with
+// ForkSeq = seq-1: "edit and resend" of the person's message at seq branches there, so the
+// first message of a session can be edited too. seq outside 1..last+1 is ErrSeqOutOfRange.
+func (db *DB) ForkBefore(ctx context.Context, id string, seq int64) (Session, error) {
+	return db.fork(ctx, id, seq-1, 0)
+}
+
+// fork is Fork with the lowest fork point allowed (0: a fork with no rows).
+func (db *DB) fork(ctx context.Context, id string, seq, lowest int64) (Session, error) {
 	var child Session
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		parent, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
@@ -29,7 +41,7 @@ func (db *DB) Fork(ctx context.Context, id string, seq int64) (Session, error) {
 		if err != nil {
 			return err
 		}
-		if seq < 1 || seq > last {
+		if seq < lowest || seq > last {
 			return fmt.Errorf("%w: seq %d, session has rows 1..%d", ErrSeqOutOfRange, seq, last)
 		}
 		pending, err := pendingAt(ctx, tx, id, seq)
@@ -50,6 +62,11 @@ func (db *DB) Fork(ctx context.Context, id string, seq int64) (Session, error) {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO chunks(session_id, seq, kind, payload, run_id, created_at)
 			SELECT ?, seq, kind, payload, run_id, created_at FROM chunks WHERE session_id = ? AND seq <= ? ORDER BY seq`,
 			child.ID, id, seq); err != nil {
+			return err
+		}
+		// A version (an edit, a regeneration) runs as its parent did: same approval mode and budgets.
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET approve = p.approve, budgets = p.budgets
+			FROM (SELECT approve, budgets FROM sessions WHERE id = ?) AS p WHERE id = ?`, id, child.ID); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO rules(id, tool, pattern, effect, scope, scope_id, created_at)

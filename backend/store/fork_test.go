@@ -225,3 +225,49 @@ func TestForkMidTurnAnswersPendingCalls(t *testing.T) {
 		t.Fatalf("parent has pending calls: %+v", p)
 	}
 }
+
+func TestForkBeforeTheFirstRowIsAnEmptyChild(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	s := mustSession(t, db, "s")
+	conversation(t, db, s.ID)
+	f, err := db.ForkBefore(ctx, s.ID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Chunks(ctx, f.ID)
+	if err != nil || len(rows) != 0 || f.ParentID != s.ID || f.ForkSeq != 0 {
+		t.Fatalf("fork before row 1: %d rows, parent %q at %d, %v", len(rows), f.ParentID, f.ForkSeq, err)
+	}
+	if _, err := db.ForkBefore(ctx, s.ID, 0); !errors.Is(err, store.ErrSeqOutOfRange) {
+		t.Fatalf("fork before row 0: %v", err)
+	}
+}
+
+func TestSessionBudgetsPersistAndForksKeepThem(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	s := mustSession(t, db, "s")
+	conversation(t, db, s.ID)
+	if b, err := db.GetSessionBudgets(ctx, s.ID); err != nil || b.MaxTurns != nil || b.MaxCostUSD != nil {
+		t.Fatalf("a new session's budgets = %+v, %v; want none", b, err)
+	}
+	turns, cost := 3, 0.25
+	if err := db.SetSessionBudgets(ctx, s.ID, store.SessionBudgets{MaxTurns: &turns, MaxCostUSD: &cost}); err != nil {
+		t.Fatal(err)
+	}
+	bad := -1
+	if err := db.SetSessionBudgets(ctx, s.ID, store.SessionBudgets{MaxToolCalls: &bad}); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("a negative budget: %v", err)
+	}
+	f, err := db.Fork(ctx, s.ID, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{s.ID, f.ID} {
+		b, err := db.GetSessionBudgets(ctx, id)
+		if err != nil || b.MaxTurns == nil || *b.MaxTurns != 3 || b.MaxCostUSD == nil || *b.MaxCostUSD != 0.25 || b.MaxToolCalls != nil {
+			t.Fatalf("budgets of %s = %+v, %v; want turns 3, cost 0.25 (the refused change not stored)", id, b, err)
+		}
+	}
+}

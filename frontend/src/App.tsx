@@ -1,6 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type CSSProperties } from 'react';
 import { api } from './api/backend';
-import type { Hit, Session, Theme } from './api/types';
+import type { Hit, ImageInput, Session, Theme } from './api/types';
 import { BudgetMeters } from './components/BudgetMeters';
 import { ChangesPanel } from './components/ChangesPanel';
 import { OrphanNotice } from './components/OrphanNotice';
@@ -21,6 +21,9 @@ import { PanelResizer } from './components/PanelResizer';
 import { Shortcuts } from './components/Shortcuts';
 import { useFocusCard, useLaunchFolders, useReportFocus } from './hooks/useDesktop';
 import { useShortcuts } from './hooks/useShortcuts';
+import { RETRYABLE, useControls } from './hooks/useControls';
+import { FindBar } from './components/FindBar';
+import { SessionBudgets } from './components/SessionBudgets';
 import { useWindowState } from './hooks/useWindowState';
 import { useSession } from './hooks/useSession';
 import { useSearch, useSessions } from './hooks/useSessions';
@@ -37,6 +40,9 @@ const ChunkTable = lazy(() => import('./components/ChunkTable').then((m) => ({ d
 
 /** Below this width the side panel folds to its tabs and the session list narrows (style.css). */
 const NARROW = '(max-width: 1099px)';
+
+/** What the find bar searches: the conversation on screen. */
+const conversationEl = () => document.querySelector<HTMLElement>('section.conversation');
 
 export function App() {
   const { settings, setSettings, error: loadError } = useSettings();
@@ -110,7 +116,31 @@ export function App() {
     if (!selected && last && list.sessions.some((s) => s.id === last)) open(last);
   }, [restored, win.loaded, list.sessions, selected, open]);
   const [showShortcuts, setShowShortcuts] = useState(false);
+  // Whether the saved model takes images (its name's default); read again when it changes.
+  const [seesImages, setSeesImages] = useState(true);
+  useEffect(() => {
+    if (!settings?.model) return;
+    let live = true;
+    api.seesImages().then((v) => live && setSeesImages(v), () => {});
+    return () => {
+      live = false;
+    };
+  }, [settings?.model]);
+  const [finding, setFinding] = useState(false);
+  const stepSession = (by: number) => {
+    const ids = list.sessions.map((s) => s.id);
+    const next = ids[selected ? ids.indexOf(selected) + by : 0];
+    if (next) open(next);
+  };
   useShortcuts({
+    find: () => {
+      if (!selected) return;
+      setFinding(true);
+      document.querySelector<HTMLInputElement>('input[aria-label="Find in session"]')?.focus();
+    },
+    stop: () => chat.phase !== 'idle' && chat.stop(),
+    prevSession: () => stepSession(-1),
+    nextSession: () => stepSession(1),
     newSession: () => void newSession(),
     search: () => document.querySelector<HTMLInputElement>('input[aria-label="Search sessions"]')?.focus(),
     settings: () => setShowSettings(true),
@@ -119,7 +149,7 @@ export function App() {
   });
 
   const send = useCallback(
-    async (text: string, command?: { name: string; args: string }) => {
+    async (text: string, images: ImageInput[] = [], command?: { name: string; args: string }) => {
       let id = selected;
       if (!id) {
         const s = await list.create(nextWorkspace);
@@ -127,11 +157,11 @@ export function App() {
         id = s.id;
         setSelected(id);
       }
-      return chat.send(text, id, command);
+      return chat.send(text, id, images, command);
     },
     [selected, list, nextWorkspace, chat],
   );
-  const sendCommand = useCallback((name: string, args: string) => send(`/${name} ${args}`.trim(), { name, args }), [send]);
+  const sendCommand = useCallback((name: string, args: string) => send(`/${name} ${args}`.trim(), [], { name, args }), [send]);
   const loadPalette = useCallback(() => (selected ? api.palette(selected) : Promise.resolve([])), [selected]);
 
   const importSession = useCallback(async () => {
@@ -216,6 +246,9 @@ export function App() {
   const showRow = useCallback((seq: number) => selected && setFocus({ sessionID: selected, seq }), [selected]);
   useFocusCard(open, selected, chat.rows, showRow);
   const lastRun = chat.runs.at(-1);
+  const ctl = useControls(selected, `${chat.rows.length}:${list.sessions.length}`, open, list.refresh, setActionError);
+  const lastStatus = chat.outcome?.status ?? lastRun?.status ?? '';
+  const canRetry = Boolean(selected) && chat.phase === 'idle' && RETRYABLE.includes(lastStatus);
   const sandbox = useSandbox(selected, chat.runs.length);
   const sandboxStatus = useSandboxStatus();
   const banner = loadError || list.error || actionError;
@@ -287,6 +320,7 @@ export function App() {
               onSetModel={(p, m) => (selected ? list.setModel(selected, p, m) : Promise.resolve('no session is open'))}
               onRename={(title) => (selected ? list.rename(selected, title) : Promise.resolve(false))}
               onExport={() => (selected ? list.exportTo(selected) : Promise.resolve(null))}
+              onExportMarkdown={() => (selected ? list.exportMarkdown(selected) : Promise.resolve(null))}
               onDelete={async () => {
                 if (!selected) return false;
                 const ok = await list.remove(selected);
@@ -324,6 +358,8 @@ export function App() {
                 }}
               />
             )}
+            {current && selected && <SessionBudgets key={`budgets-${selected}`} sessionID={selected} defaults={settings?.budgets} />}
+            {finding && selected && <FindBar root={conversationEl} version={`${selected}:${chat.rows.length}`} onClose={() => setFinding(false)} />}
             <Conversation
               key={`conv-${selected}`}
               rows={chat.rows}
@@ -339,6 +375,9 @@ export function App() {
               error={chat.error}
               focus={focus}
               actions={actions}
+              controls={ctl.controls}
+              branches={ctl.branches}
+              onRetry={canRetry ? () => void ctl.retry() : undefined}
             />
             <StatusLine
               phase={chat.phase}
@@ -354,6 +393,7 @@ export function App() {
               disabled={!settings?.configured}
               queued={chat.queued}
               onSend={send}
+              textOnly={!seesImages}
               onCommand={sendCommand}
               loadPalette={loadPalette}
               onStop={chat.stop}

@@ -7,13 +7,17 @@ import * as Sessions from '../../wailsjs/go/desktop/Sessions';
 import * as SettingsService from '../../wailsjs/go/desktop/Settings';
 import * as Workspace from '../../wailsjs/go/desktop/Workspace';
 import * as WindowService from '../../wailsjs/go/desktop/Window';
-import { BrowserOpenURL, EventsOn } from '../../wailsjs/runtime/runtime';
+import { BrowserOpenURL, ClipboardSetText, EventsOn } from '../../wailsjs/runtime/runtime';
 import type { QueuedMessage } from './events';
 import type {
   Applied,
   LiveView,
   Change,
   ForkFolder,
+  ForkedRun,
+  ImageInput,
+  SessionBudgets,
+  Branch,
   Hunk,
   Orphan,
   RevertedHunk,
@@ -130,6 +134,8 @@ export const api = {
   deleteSession: (id: string): Promise<void> => Sessions.DeleteSession(id),
   /** Writes the export through the native save dialog; "" when cancelled. */
   exportSession: (id: string): Promise<string> => Sessions.ExportSession(id),
+  /** Writes a Markdown transcript through the native save dialog; "" when cancelled. */
+  exportMarkdown: (id: string): Promise<string> => Sessions.ExportMarkdown(id),
   forkSession: (id: string, seq: number): Promise<Session> => as<Session>(Sessions.ForkSession(id, seq)),
   /** A fork with its own copy of the folder as it was at row seq. */
   forkSessionWithFiles: (id: string, seq: number): Promise<Session> => as<Session>(Sessions.ForkSessionWithFiles(id, seq)),
@@ -169,14 +175,52 @@ export const api = {
   /** The rows with seq > afterSeq (after a gap). */
   rowsAfter: (id: string, afterSeq: number): Promise<Row[]> => list<Row>(Sessions.RowsAfter(id, afterSeq)),
   runs: (id: string): Promise<Run[]> => list<Run>(Sessions.Runs(id)),
+  /** The sets of versions (edits, regenerations) the session belongs to. */
+  branches: (id: string): Promise<Branch[]> => list<Branch>(Sessions.Branches(id)),
+
+  /**
+   * Puts text on the clipboard: the page's clipboard where it is allowed, else the window's
+   * (Wails' runtime, for a WebKitGTK view that refuses the page). false when neither took it.
+   */
+  copyText: async (text: string): Promise<boolean> => {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch {
+      try {
+        return await ClipboardSetText(text);
+      } catch {
+        return false;
+      }
+    }
+  },
 
   // Chat
   sendMessage: (sessionID: string, text: string): Promise<string> => Chat.SendMessage(sessionID, text),
+  /** Sends text with images (stored as blobs first); refused while a run goes on. */
+  sendWithImages: (sessionID: string, text: string, images: ImageInput[]): Promise<string> =>
+    Chat.SendWithImages(sessionID, text, images as never),
+  /** A stored image as a data URL. */
+  image: (hash: string): Promise<string> => Sessions.Image(hash),
+  /** Whether the saved model takes images (its name's default). */
+  seesImages: (): Promise<boolean> => Chat.SeesImages(),
   /** The command templates and skills of the session's folder and the person's own. */
   palette: (sessionID: string): Promise<PaletteEntry[]> => list<PaletteEntry>(Chat.Palette(sessionID)),
   /** Sends /name args: the template (or skill) expanded in Go; the row records the command. */
   sendCommand: (sessionID: string, name: string, args: string): Promise<string> => Chat.SendCommand(sessionID, name, args),
   cancel: (sessionID: string): Promise<void> => Chat.Cancel(sessionID),
+  /** Forks before the person's message at seq and sends text there; the original is untouched. */
+  editAndResend: (sessionID: string, seq: number, text: string): Promise<ForkedRun> =>
+    as<ForkedRun>(Chat.EditAndResend(sessionID, seq, text)),
+  /** Forks before the run that made the reply at seq and runs again from its message. */
+  regenerate: (sessionID: string, seq: number): Promise<ForkedRun> => as<ForkedRun>(Chat.Regenerate(sessionID, seq)),
+  /** Runs again from the last complete row after a failed or interrupted run; returns the run id. */
+  retry: (sessionID: string): Promise<string> => Chat.Retry(sessionID),
+  /** The session's own budgets (null: the saved default). */
+  sessionBudgets: (sessionID: string): Promise<SessionBudgets> => as<SessionBudgets>(Chat.SessionBudgets(sessionID)),
+  /** Saves the session's own budgets; the next run of it (window or CLI) uses them. */
+  setSessionBudgets: (sessionID: string, b: SessionBudgets): Promise<SessionBudgets> =>
+    as<SessionBudgets>(Chat.SetSessionBudgets(sessionID, b as never)),
   pendingApprovals: (sessionID: string): Promise<Pending[]> => list<Pending>(Chat.PendingApprovals(sessionID)),
   decide: (sessionID: string, callID: string, d: DecisionInput): Promise<void> =>
     Chat.Decide(sessionID, callID, d as never),

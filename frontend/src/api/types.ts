@@ -57,8 +57,27 @@ export interface UserPayload {
   text: string;
   /** The queued message this row delivered. */
   queued_id?: string;
+  /** Images sent with the message, by stored blob (Sessions.Image gives each as a data URL). */
+  images?: ImageRef[];
   /** The slash command or skill the text was expanded from ("/review"). */
   command?: string;
+}
+
+/** An image of a user row. */
+export interface ImageRef {
+  hash: string;
+  mime: string;
+  width: number;
+  height: number;
+  name?: string;
+  /** A provider refused it: kept, and left out of requests. */
+  excluded?: boolean;
+}
+
+/** An image attached in the message box: its file name and its bytes as a data URL. */
+export interface ImageInput {
+  name: string;
+  data: string;
 }
 
 /** One run of a user hook (store.HookPayload): why a call was blocked, or a run went on. */
@@ -711,4 +730,31 @@ export interface McpView {
   error: string;
   servers: McpStatus[] | null;
   names: McpName[] | null;
+}
+
+/** A fork made by Edit message or Regenerate, and the run started in it. */
+export interface ForkedRun {
+  session: Session;
+  run_id: string;
+}
+
+/**
+ * Sessions that are versions of one another: they share rows 1..at and differ from at+1 on
+ * (edits of the message at+1, or regenerations of the reply to the message at at).
+ */
+export interface Branch {
+  at: number;
+  /** Oldest first; the original first. */
+  sessions: string[];
+  /** This session's place in sessions. */
+  index: number;
+}
+
+/** A session's own budgets, set in its header; null takes the saved default (Settings). */
+export interface SessionBudgets {
+  max_turns: number | null;
+  max_tool_calls: number | null;
+  max_tokens: number | null;
+  max_cost_usd: number | null;
+  timeout_seconds: number | null;
 }

@@ -4,6 +4,7 @@ import type {
   HookPayload,
   ApprovalPayload,
   AssistantPayload,
+  Branch,
   RestorePayload,
   Row,
   SummaryPayload,
@@ -20,6 +21,8 @@ import { FileChanges, RestoreRow } from './FileChanges';
 import { Markdown } from './LazyMarkdown';
 import { StreamingMarkdown } from './StreamingMarkdown';
 import { ToolCard, type CardActions } from './ToolCard';
+import { ReplyActions, UserMessage, type ConversationControls } from './MessageControls';
+import { isFinalReply, placeVersions, type Versions } from '../state/versions';
 
 interface Props {
   rows: Row[];
@@ -41,7 +44,15 @@ interface Props {
   /** Scroll to and highlight this row (a search hit, a touched file); a new object asks again. */
   focus?: Focus | null;
   actions: CardActions;
+  /** Edit message, Regenerate and the version switchers; none in a read-only view. */
+  controls?: ConversationControls;
+  /** The sets of versions this session belongs to (Sessions.Branches). */
+  branches?: Branch[];
+  /** Set when the last run can be run again (a provider error, a timeout, an interruption). */
+  onRetry?: () => void;
 }
+
+const NO_BRANCHES: Branch[] = [];
 
 /** How many rows are rendered at first; older ones come on request. */
 export const PAGE = 200;
@@ -59,7 +70,7 @@ export interface Focus {
  * card of their call), the reply streaming in, pending approvals, and how the
  * run ended. Only the last rows are rendered until the person asks for more.
  */
-export function Conversation({ rows, stream, run, streamFrom, sent, outputs, phase, pending, running, outcome, error, focus, actions }: Props) {
+export function Conversation({ rows, stream, run, streamFrom, sent, outputs, phase, pending, running, outcome, error, focus, actions, controls, branches = NO_BRANCHES, onRetry }: Props) {
   const [limit, setLimit] = useState(PAGE);
   const scroller = useRef<HTMLElement>(null);
   const stick = useRef(true);
@@ -78,6 +89,7 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
 
   const { results, approvals, hooks, folded, open } = useMemo(() => pairCalls(shown), [shown]);
   const pendingByKey = useMemo(() => new Map(pending.map((p) => [callKey(p.run_id, p.call_id), p])), [pending]);
+  const versions = useMemo(() => placeVersions(rows, branches), [rows, branches]);
   const orphanPending = pending.filter((p) => !open.has(callKey(p.run_id, p.call_id)));
 
   useLayoutEffect(() => {
@@ -130,6 +142,8 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
           folded={folded.has(r.seq)}
           cards={r.kind === 'assistant' ? cardsOf(r, results, approvals, hooks, pendingByKey, outputs, running) : NO_CARDS}
           actions={actions}
+          controls={controls}
+          versions={versions.get(r.seq)}
         />
       ))}
       {sent && (
@@ -154,6 +168,13 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
         <div className="run-outcome" role="alert">
           <strong>{STOP_TEXT[outcome.status] ?? `Run ended: ${outcome.status}`}</strong>
           {outcome.error && <span className="detail"> {outcome.error}</span>}
+        </div>
+      )}
+      {onRetry && !busy && (
+        <div className="retry-row">
+          <button type="button" className="primary" onClick={onRetry} title="Run again from the last complete row; your message is not sent twice">
+            Retry
+          </button>
         </div>
       )}
       {error && (
@@ -311,27 +332,26 @@ interface RowProps {
   folded: boolean;
   cards: Card[];
   actions: CardActions;
+  controls?: ConversationControls;
+  versions?: Versions;
 }
 
 // Appending a row re-renders the new row (and a card whose call changed), not the rows above.
 const sameRow = (a: RowProps, b: RowProps) =>
-  a.row === b.row && a.focused === b.focused && a.folded === b.folded && a.actions === b.actions && sameCards(a.cards, b.cards);
+  a.row === b.row && a.focused === b.focused && a.folded === b.folded && a.actions === b.actions && a.controls === b.controls && a.versions === b.versions && sameCards(a.cards, b.cards);
 
 const NOTE_TITLES: Record<string, string> = {
   hunk_revert: 'You reverted a hunk; the model is told',
   fork_apply: "A fork's changes were applied here; the model is told",
 };
 
-const RowView = memo(function RowView({ row, focused, folded, cards, actions }: RowProps) {
+const RowView = memo(function RowView({ row, focused, folded, cards, actions, controls, versions }: RowProps) {
   const cls = focused ? ' focused' : '';
   switch (row.kind) {
     case 'user': {
       const p = row.payload as UserPayload;
       return (
-        <article className={`msg user${cls}`} aria-label="You" data-seq={row.seq}>
-          {p.command && <p className="from-command muted">{p.command}</p>}
-          <p className="plain">{p.text}</p>
-        </article>
+        <UserMessage seq={row.seq} text={p.text} command={p.command} images={p.images} className={cls} versions={versions} controls={controls} />
       );
     }
     case 'assistant': {
@@ -348,6 +368,7 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions }: 
                 </details>
               )}
               {p.text && <Markdown text={p.text} />}
+              <ReplyActions seq={row.seq} text={p.text} final={isFinalReply(row)} versions={versions} controls={controls} />
             </article>
           )}
           {cards.map((c, i) => (

@@ -1,7 +1,8 @@
-import { memo, useEffect, useMemo, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { api } from '../api/backend';
+import { CopyButton } from './MessageControls';
 import { fenceLanguages, languagesReady, loadLanguages, onHighlightLoaded, rehypeLazyHighlight } from '../lib/highlight';
 
 // Links never navigate the app's own window: a click opens the system
@@ -21,7 +22,19 @@ const components: Components = {
   ),
   // No remote images: the CSP blocks them anyway; show the alt text instead.
   img: ({ alt }) => <span className="md-img">[image: {alt}]</span>,
+  pre: ({ children }) => <CodeBlock>{children}</CodeBlock>,
 };
+
+/** A code block with "Copy code": it copies the code as shown, without the highlighting. */
+function CodeBlock({ children }: { children?: ReactNode }) {
+  const pre = useRef<HTMLPreElement>(null);
+  return (
+    <div className="code-block">
+      <pre ref={pre}>{children}</pre>
+      <CopyButton label="Copy code" text={() => pre.current?.textContent ?? ''} />
+    </div>
+  );
+}
 
 const remarkPlugins = [remarkGfm];
 // Highlighting builds hast nodes (class names on spans), never HTML strings; a language's

@@ -1,14 +1,18 @@
 import { useEffect, useId, useState, type KeyboardEvent } from 'react';
 import type { QueuedMessage } from '../api/events';
-import type { PaletteEntry } from '../api/types';
+import type { ImageInput, PaletteEntry } from '../api/types';
 import { matchEntries, paletteQuery, parseCommand } from '../lib/palette';
+import { AttachedImages, IMAGE_TYPES, filesOf, readImages, type Attached } from './Images';
 
 interface Props {
   running: boolean;
   disabled: boolean;
   /** Messages sent during the run, waiting for its next tool boundary. */
   queued?: QueuedMessage[];
-  onSend: (text: string) => Promise<boolean>;
+  /** images: attached with Attach image, a paste or a drop (sent only when no run goes on). */
+  onSend: (text: string, images?: ImageInput[]) => Promise<boolean>;
+  /** The model takes no images: the attached ones are kept but not sent (a note says so). */
+  textOnly?: boolean;
   onStop: () => void;
   onRemoveQueued?: (id: string) => void;
   /** Sends a message left queued (no run going: after a Stop, a bound or a restart). */
@@ -26,18 +30,35 @@ interface Props {
  * run going, a message left queued (by a Stop, a bound, a crash or a restart) can be sent now
  * (it starts a run; the rest follow in order) or removed.
  */
-export function MessageBox({ running, disabled, queued = [], onSend, onStop, onRemoveQueued, onSendQueued, loadPalette, onCommand }: Props) {
+export function MessageBox({ running, disabled, queued = [], onSend, onStop, onRemoveQueued, onSendQueued, loadPalette, onCommand, textOnly = false }: Props) {
   const [text, setText] = useState('');
   const palette = usePalette(text, loadPalette);
+  const [images, setImages] = useState<Attached[]>([]);
+  const [refused, setRefused] = useState('');
+
+  const attach = async (files: FileList | File[]) => {
+    const got = await readImages(files);
+    setImages((cur) => [...cur, ...got.images]);
+    setRefused(got.refused.length ? `Not an image Loopdesk takes (PNG, JPEG, WebP, GIF): ${got.refused.join(', ')}` : '');
+  };
 
   const submit = async () => {
     const t = text.trim();
-    if (!t || disabled) return;
-    const cmd = onCommand ? parseCommand(t, palette.entries) : null;
+    if ((!t && images.length === 0) || disabled) return;
+    const sent = images;
+    const cmd = onCommand && sent.length === 0 ? parseCommand(t, palette.entries) : null;
     // Keep the text until Go has stored (or queued) it: a failed send loses nothing. Clear only
     // what was sent: text typed while the send was on its way stays in the box.
-    const ok = cmd && onCommand ? await onCommand(cmd.name, cmd.args) : await onSend(t);
-    if (ok) setText((cur) => (cur.trim() === t ? '' : cur));
+    const ok =
+      cmd && onCommand
+        ? await onCommand(cmd.name, cmd.args)
+        : sent.length > 0
+          ? await onSend(t, sent.map(({ name, data }) => ({ name, data })))
+          : await onSend(t);
+    if (ok) {
+      setText((cur) => (cur.trim() === t ? '' : cur));
+      setImages((cur) => cur.filter((im) => !sent.includes(im)));
+    }
   };
 
   const choose = (e: PaletteEntry) => {
@@ -80,11 +101,24 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
         </ul>
       )}
       {palette.open && <CommandPalette id={palette.id} matches={palette.matches} active={palette.active} loaded={palette.loaded} onChoose={choose} />}
+      <AttachedImages images={images} textOnly={textOnly} onRemove={(id) => setImages((cur) => cur.filter((im) => im.id !== id))} />
+      {refused && (
+        <p className="note" role="alert">
+          {refused}
+        </p>
+      )}
       <form
         className="message-box"
         onSubmit={(e) => {
           e.preventDefault();
           void submit();
+        }}
+        onDragOver={(e) => e.dataTransfer.types.includes('Files') && e.preventDefault()}
+        onDrop={(e) => {
+          const files = filesOf(e);
+          if (files.length === 0) return;
+          e.preventDefault();
+          void attach(files);
         }}
       >
         <textarea
@@ -96,11 +130,31 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
           disabled={disabled}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={onKeyDown}
+          onPaste={(e) => {
+            const files = filesOf(e);
+            if (files.length === 0) return; // text pastes as usual
+            e.preventDefault();
+            void attach(files);
+          }}
           aria-controls={palette.open ? palette.id : undefined}
           aria-activedescendant={palette.open && palette.matches[palette.active] ? `${palette.id}-${palette.active}` : undefined}
         />
         <span className="message-buttons">
-          <button type="submit" disabled={disabled || text.trim() === ''} title={running ? 'Queue for the next step' : undefined}>
+          <label className={`button small attach${disabled || running ? ' disabled' : ''}`} title="PNG, JPEG, WebP or GIF; or paste or drop one">
+            Attach image
+            <input
+              type="file"
+              accept={IMAGE_TYPES.join(',')}
+              multiple
+              hidden
+              disabled={disabled || running}
+              onChange={(e) => {
+                if (e.target.files) void attach(e.target.files);
+                e.target.value = ''; // the same file can be attached again
+              }}
+            />
+          </label>
+          <button type="submit" disabled={disabled || (text.trim() === '' && images.length === 0)} title={running ? 'Queue for the next step' : undefined}>
             {running ? 'Queue' : 'Send'}
           </button>
           {running && (

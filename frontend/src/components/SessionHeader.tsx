@@ -16,6 +16,8 @@ interface Props {
   forkFolder?: string;
   onDeleteWithFolder?: () => Promise<boolean>;
   onExport: () => Promise<string | null>;
+  /** Export → Markdown: a readable transcript; the path written, or null. */
+  onExportMarkdown?: () => Promise<string | null>;
   onOpenParent: () => void;
   /** The session's sandbox control (SandboxControl). */
   sandbox?: ReactNode;
@@ -31,6 +33,7 @@ export function SessionHeader({
   onRename,
   onDelete,
   onExport,
+  onExportMarkdown,
   onOpenParent,
   sandbox,
   forkFolder,
@@ -100,6 +103,20 @@ export function SessionHeader({
           >
             Export
           </button>
+          {onExportMarkdown && (
+            <button
+              type="button"
+              className="small"
+              aria-label="Export as Markdown"
+              title="Export → Markdown: a readable transcript"
+              onClick={async () => {
+                const path = await onExportMarkdown();
+                setNote(path ? `Exported to ${path}` : '');
+              }}
+            >
+              Markdown
+            </button>
+          )}
           <button type="button" className="small danger" onClick={() => setConfirming(true)}>
             Delete
           </button>

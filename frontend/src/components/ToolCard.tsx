@@ -8,6 +8,7 @@ import { useCheckpoints } from './CheckpointContext';
 import { DiffView } from './LazyDiffView';
 import { FileChanges } from './FileChanges';
 import { RuleDialog } from './RuleDialog';
+import { CopyButton } from './MessageControls';
 
 /** What a card needs from the session to act on a pending call. */
 export interface CardActions {
@@ -111,6 +112,7 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
           </span>
         )}
         <span className={`tool-status ${status.split(' ')[0].toLowerCase()}`}>{status}</span>
+        <CopyButton label="Copy" text={() => (typeof args?.command === 'string' ? args.command : prettyJSON(raw))} />
       </header>
       <Arguments name={call.name} raw={raw} args={args} pending={Boolean(pending)} readFile={actions.readFile} />
       {call.name === 'run_shell_command' && <SandboxNote pending={pending} result={result?.payload} />}

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
 import { api, type WireEvent } from '../api/backend';
 import { LOSSY_EVENTS, isLoopEvent } from '../api/events';
-import type { DecisionInput, Session, SessionMode } from '../api/types';
+import type { DecisionInput, ImageInput, Session, SessionMode } from '../api/types';
 import { errorMessage } from '../api/types';
 import { createStore } from '../lib/store';
 import { newSequencer, offer, release, type Sequencer } from '../state/sequencer';
@@ -176,14 +176,18 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
    * with command, sends "/name args" for Go to expand (text is what the box showed).
    */
   const send = useCallback(
-    async (text: string, id: string | null = sessionID, command?: { name: string; args: string }): Promise<boolean> => {
+    async (text: string, id: string | null = sessionID, images: ImageInput[] = [], command?: { name: string; args: string }): Promise<boolean> => {
       if (!id) return false;
       if (current.current !== id) adopt(id);
       // While a run goes on, Go queues the message: queue_changed shows it, not the "sent" line.
       const queuing = current.current === id && stateRef.current.run !== '';
       if (!queuing) dispatch({ type: 'send_started', text, at: Date.now() });
       try {
-        await (command ? api.sendCommand(id, command.name, command.args) : api.sendMessage(id, text));
+        await (command
+          ? api.sendCommand(id, command.name, command.args)
+          : images.length > 0
+            ? api.sendWithImages(id, text, images)
+            : api.sendMessage(id, text));
         changed.current?.();
         return true;
       } catch (e) {

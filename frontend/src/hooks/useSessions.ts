@@ -32,6 +32,7 @@ export function useSessions() {
     [act],
   );
   const exportTo = useCallback((id: string): Promise<string | null> => act(() => api.exportSession(id)), [act]);
+  const exportMarkdown = useCallback((id: string): Promise<string | null> => act(() => api.exportMarkdown(id)), [act]);
   const fork = useCallback((id: string, seq: number): Promise<Session | null> => act(() => api.forkSession(id, seq)), [act]);
 
   /** Sets the provider and model of the session's next run; the error text, or "" when set. */
@@ -48,7 +49,7 @@ export function useSessions() {
     [refresh],
   );
 
-  return { sessions, error, setError, refresh, create, rename, remove, removeWithFolder, exportTo, fork, setModel };
+  return { sessions, error, setError, refresh, create, rename, remove, removeWithFolder, exportTo, exportMarkdown, fork, setModel };
 }
 
 /** Debounced full-text search: hits for the latest query only. */

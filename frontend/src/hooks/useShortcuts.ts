@@ -7,6 +7,13 @@ export interface ShortcutActions {
   settings: () => void;
   zoom: (dir: 1 | -1 | 0) => void;
   help: () => void;
+  /** Opens the find bar over the open session (Ctrl+F). */
+  find: () => void;
+  /** Stops the running run (Esc, when no dialog or editor has the keys). */
+  stop: () => void;
+  /** The previous and next session of the list (Alt+Up, Alt+Down). */
+  prevSession: () => void;
+  nextSession: () => void;
 }
 
 /** The shortcuts, as the sheet lists them (keys as shown, what they do). */
@@ -17,11 +24,14 @@ export const SHORTCUTS: { keys: string[]; does: string }[] = [
   { keys: ['Ctrl', '='], does: 'Zoom in' },
   { keys: ['Ctrl', '-'], does: 'Zoom out' },
   { keys: ['Ctrl', '0'], does: 'Actual size' },
+  { keys: ['Ctrl', 'F'], does: 'Find in the session (Enter: next, Shift+Enter: previous, Esc: close)' },
+  { keys: ['Alt', '↑'], does: 'Previous session' },
+  { keys: ['Alt', '↓'], does: 'Next session' },
   { keys: ['?'], does: 'This list of shortcuts' },
   { keys: ['Enter'], does: 'Send the message (Shift+Enter: a new line)' },
   { keys: ['y'], does: 'Approve the focused tool call' },
   { keys: ['n'], does: 'Deny the focused tool call' },
-  { keys: ['Esc'], does: 'Close a dialog or the side panel drawer' },
+  { keys: ['Esc'], does: 'Close a dialog or the side panel drawer; else stop the running run' },
 ];
 
 /** True when keys typed at el are text: a text field, a text area, a select or an editable element. */
@@ -44,6 +54,8 @@ export function shortcutOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' 
         return 'newSession';
       case 'k':
         return 'search';
+      case 'f':
+        return 'find';
       case ',':
         return 'settings';
       case '=':
@@ -58,7 +70,18 @@ export function shortcutOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' 
     return null;
   }
   if (e.key === '?' && !mod && !e.altKey && !isTyping(e.target)) return 'help';
+  if (e.altKey && !mod && e.key === 'ArrowUp') return 'prevSession';
+  if (e.altKey && !mod && e.key === 'ArrowDown') return 'nextSession';
+  // Esc belongs to whatever has the keys first: a dialog, an editor, a drawer. Only when
+  // nothing else would take it does it stop the run.
+  if (e.key === 'Escape' && !mod && !e.altKey && !isTyping(e.target) && !inDialog(e.target)) return 'stop';
   return null;
+}
+
+/** True when el is inside an open dialog (or one is open at all: it owns Esc). */
+function inDialog(el: EventTarget | null): boolean {
+  if (el instanceof Element && el.closest('[role="dialog"], dialog, .modal-backdrop, aside.side.open')) return true;
+  return document.querySelector('[role="dialog"], dialog[open]') !== null;
 }
 
 /**

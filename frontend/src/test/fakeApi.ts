@@ -5,7 +5,11 @@ import { vi } from 'vitest';
 import type { Api, WireEvent } from '../api/backend';
 import type { Meter } from '../api/events';
 import type {
+  Branch,
+  ForkedRun,
   ForkFolder,
+  ImageInput,
+  SessionBudgets,
   Hunk,
   Orphan,
   Change,
@@ -48,6 +52,8 @@ import type {
 
 type Handler = (ev: WireEvent) => void;
 
+const NO_BUDGETS: SessionBudgets = { max_turns: null, max_tool_calls: null, max_tokens: null, max_cost_usd: null, timeout_seconds: null };
+
 export const defaultSettings = (): Settings => ({
   provider: 'default',
   base_url: 'http://127.0.0.1:9/v1',
@@ -79,6 +85,11 @@ export function makeFakeApi() {
     sessions: [] as SessionSummary[],
     rows: new Map<string, Row[]>(),
     runs: new Map<string, Run[]>(),
+    branches: new Map<string, Branch[]>(),
+    budgets: new Map<string, SessionBudgets>(),
+    sentImages: [] as ImageInput[],
+    seesImages: true,
+    clipboard: '',
     meters: new Map<string, Meter[]>(),
     pending: new Map<string, Pending[]>(),
     running: new Map<string, string>(),
@@ -283,6 +294,10 @@ export function makeFakeApi() {
       find(id);
       return state.exportPath;
     }),
+    exportMarkdown: vi.fn(async (id: string) => {
+      find(id);
+      return state.exportPath.replace(/\.jsonl$/, '') + '.md';
+    }),
     forkSession: vi.fn(async (id: string, seq: number) => {
       const parent = find(id);
       const s = session(`${parent.title} (fork)`, { parent_id: id, fork_seq: seq, workspace: parent.workspace });
@@ -330,6 +345,42 @@ export function makeFakeApi() {
       return 'run1';
     }),
     cancel: vi.fn(async (_id: string) => {}),
+    sendWithImages: vi.fn(async (id: string, text: string, images: ImageInput[]) => {
+      const rows = state.rows.get(id) ?? [];
+      const refs = images.map((im, i) => ({ hash: `h${i}`, mime: 'image/png', width: 1, height: 1, name: im.name }));
+      rows.push(chunk(id, rows.length + 1, 'user', { text, images: refs }));
+      state.rows.set(id, rows);
+      state.sentImages.push(...images);
+      return 'run-img';
+    }),
+    image: vi.fn(async (_hash: string) => 'data:image/png;base64,iVBORw0KGgo='),
+    seesImages: vi.fn(async () => state.seesImages),
+    // Edit and Regenerate fork as Go does (rows before the edited message; through the
+    // regenerated reply's message) and start a run in the fork.
+    editAndResend: vi.fn(async (id: string, seq: number, text: string): Promise<ForkedRun> => {
+      const s: Session = await api.forkSession(id, seq - 1);
+      await api.sendMessage(s.id, text);
+      return { session: s, run_id: 'run-edit' };
+    }),
+    regenerate: vi.fn(async (id: string, seq: number): Promise<ForkedRun> => {
+      const rows = state.rows.get(id) ?? [];
+      const run = rows.find((r) => r.seq === seq)?.run_id;
+      const first = rows.find((r) => r.run_id === run);
+      const at = first ? (first.kind === 'user' ? first.seq : first.seq - 1) : seq - 1;
+      return { session: await api.forkSession(id, at), run_id: 'run-regen' };
+    }),
+    retry: vi.fn(async (_id: string) => 'run-retry'),
+    sessionBudgets: vi.fn(async (id: string): Promise<SessionBudgets> => ({ ...NO_BUDGETS, ...state.budgets.get(id) })),
+    setSessionBudgets: vi.fn(async (id: string, b: SessionBudgets) => {
+      if (Object.values(b).some((v) => v !== null && v < 0)) throw { code: 'invalid_input', message: 'budgets cannot be negative' };
+      state.budgets.set(id, b);
+      return b;
+    }),
+    branches: vi.fn(async (id: string) => [...(state.branches.get(id) ?? [])]),
+    copyText: vi.fn(async (text: string) => {
+      state.clipboard = text;
+      return true;
+    }),
     pendingApprovals: vi.fn(async (id: string) => [...(state.pending.get(id) ?? [])]),
     decide: vi.fn(async (id: string, callID: string, d: DecisionInput) => {
       const list = state.pending.get(id) ?? [];

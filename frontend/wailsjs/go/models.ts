@@ -298,6 +298,22 @@ export namespace config {
 
 export namespace desktop {
 	
+	export class Branch {
+	    at: number;
+	    sessions: string[];
+	    index: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Branch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.at = source["at"];
+	        this.sessions = source["sessions"];
+	        this.index = source["index"];
+	    }
+	}
 	export class Budgets {
 	    max_turns: number;
 	    max_tool_calls: number;
@@ -476,6 +492,88 @@ export namespace desktop {
 	        this.bytes = source["bytes"];
 	    }
 	}
+	export class Session {
+	    id: string;
+	    title: string;
+	    workspace: string;
+	    model: string;
+	    provider: string;
+	    parent_id: string;
+	    fork_seq: number;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    scratch: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Session(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.workspace = source["workspace"];
+	        this.model = source["model"];
+	        this.provider = source["provider"];
+	        this.parent_id = source["parent_id"];
+	        this.fork_seq = source["fork_seq"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.scratch = source["scratch"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ForkedRun {
+	    session: Session;
+	    run_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ForkedRun(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = this.convertValues(source["session"], Session);
+	        this.run_id = source["run_id"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class HookView {
 	    event: string;
 	    matcher: string;
@@ -545,6 +643,20 @@ export namespace desktop {
 		    }
 		    return a;
 		}
+	}
+	export class ImageInput {
+	    name: string;
+	    data: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImageInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.data = source["data"];
+	    }
 	}
 	export class ImportedHooks {
 	    added: number;
@@ -958,56 +1070,7 @@ export namespace desktop {
 		    return a;
 		}
 	}
-	export class Session {
-	    id: string;
-	    title: string;
-	    workspace: string;
-	    model: string;
-	    provider: string;
-	    parent_id: string;
-	    fork_seq: number;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
-	    scratch: boolean;
 	
-	    static createFrom(source: any = {}) {
-	        return new Session(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.title = source["title"];
-	        this.workspace = source["workspace"];
-	        this.model = source["model"];
-	        this.provider = source["provider"];
-	        this.parent_id = source["parent_id"];
-	        this.fork_seq = source["fork_seq"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
-	        this.scratch = source["scratch"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class SessionSummary {
 	    id: string;
 	    title: string;
@@ -1071,6 +1134,7 @@ export namespace desktop {
 	    mode: store.SessionMode;
 	    totals: store.Totals;
 	    queued: loop.QueuedMessage[];
+	    budgets: store.SessionBudgets;
 	
 	    static createFrom(source: any = {}) {
 	        return new SessionView(source);
@@ -1088,6 +1152,7 @@ export namespace desktop {
 	        this.mode = this.convertValues(source["mode"], store.SessionMode);
 	        this.totals = this.convertValues(source["totals"], store.Totals);
 	        this.queued = this.convertValues(source["queued"], loop.QueuedMessage);
+	        this.budgets = this.convertValues(source["budgets"], store.SessionBudgets);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1647,6 +1712,26 @@ export namespace store {
 		    }
 		    return a;
 		}
+	}
+	export class SessionBudgets {
+	    max_turns?: number;
+	    max_tool_calls?: number;
+	    max_tokens?: number;
+	    max_cost_usd?: number;
+	    timeout_seconds?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionBudgets(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.max_turns = source["max_turns"];
+	        this.max_tool_calls = source["max_tool_calls"];
+	        this.max_tokens = source["max_tokens"];
+	        this.max_cost_usd = source["max_cost_usd"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	    }
 	}
 	export class SessionMode {
 	    mode: string;

@@ -10,6 +10,8 @@ export function CompactHere(arg1:string,arg2:number):Promise<string>;
 
 export function Decide(arg1:string,arg2:string,arg3:desktop.DecisionInput):Promise<void>;
 
+export function EditAndResend(arg1:string,arg2:number,arg3:string):Promise<desktop.ForkedRun>;
+
 export function ExecutePlan(arg1:string,arg2:string):Promise<string>;
 
 export function Live(arg1:string):Promise<desktop.LiveView>;
@@ -20,7 +22,13 @@ export function PendingApprovals(arg1:string):Promise<Array<desktop.PendingAppro
 
 export function QueuedMessages(arg1:string):Promise<Array<loop.QueuedMessage>>;
 
+export function Regenerate(arg1:string,arg2:number):Promise<desktop.ForkedRun>;
+
 export function RemoveQueued(arg1:string,arg2:string):Promise<boolean>;
+
+export function Retry(arg1:string):Promise<string>;
+
+export function SeesImages():Promise<boolean>;
 
 export function SendCommand(arg1:string,arg2:string,arg3:string):Promise<string>;
 
@@ -28,7 +36,13 @@ export function SendMessage(arg1:string,arg2:string):Promise<string>;
 
 export function SendQueued(arg1:string,arg2:string):Promise<string>;
 
+export function SendWithImages(arg1:string,arg2:string,arg3:Array<desktop.ImageInput>):Promise<string>;
+
+export function SessionBudgets(arg1:string):Promise<store.SessionBudgets>;
+
 export function SetMode(arg1:string,arg2:string,arg3:string):Promise<store.SessionMode>;
+
+export function SetSessionBudgets(arg1:string,arg2:store.SessionBudgets):Promise<store.SessionBudgets>;
 
 export function SuggestRule(arg1:string,arg2:string):Promise<desktop.RuleInput>;
 

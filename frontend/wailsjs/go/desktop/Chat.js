@@ -14,6 +14,10 @@ export function Decide(arg1, arg2, arg3) {
   return window['go']['desktop']['Chat']['Decide'](arg1, arg2, arg3);
 }
 
+export function EditAndResend(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['EditAndResend'](arg1, arg2, arg3);
+}
+
 export function ExecutePlan(arg1, arg2) {
   return window['go']['desktop']['Chat']['ExecutePlan'](arg1, arg2);
 }
@@ -34,8 +38,20 @@ export function QueuedMessages(arg1) {
   return window['go']['desktop']['Chat']['QueuedMessages'](arg1);
 }
 
+export function Regenerate(arg1, arg2) {
+  return window['go']['desktop']['Chat']['Regenerate'](arg1, arg2);
+}
+
 export function RemoveQueued(arg1, arg2) {
   return window['go']['desktop']['Chat']['RemoveQueued'](arg1, arg2);
+}
+
+export function Retry(arg1) {
+  return window['go']['desktop']['Chat']['Retry'](arg1);
+}
+
+export function SeesImages() {
+  return window['go']['desktop']['Chat']['SeesImages']();
 }
 
 export function SendCommand(arg1, arg2, arg3) {
@@ -50,8 +66,20 @@ export function SendQueued(arg1, arg2) {
   return window['go']['desktop']['Chat']['SendQueued'](arg1, arg2);
 }
 
+export function SendWithImages(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['SendWithImages'](arg1, arg2, arg3);
+}
+
+export function SessionBudgets(arg1) {
+  return window['go']['desktop']['Chat']['SessionBudgets'](arg1);
+}
+
 export function SetMode(arg1, arg2, arg3) {
   return window['go']['desktop']['Chat']['SetMode'](arg1, arg2, arg3);
+}
+
+export function SetSessionBudgets(arg1, arg2) {
+  return window['go']['desktop']['Chat']['SetSessionBudgets'](arg1, arg2);
 }
 
 export function SuggestRule(arg1, arg2) {

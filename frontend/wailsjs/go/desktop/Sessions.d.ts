@@ -5,9 +5,13 @@ import {checkpoint} from '../models';
 import {loop} from '../models';
 import {store} from '../models';
 
+export function Branches(arg1:string):Promise<Array<desktop.Branch>>;
+
 export function DeleteSession(arg1:string):Promise<void>;
 
 export function DeleteSessionAndFolder(arg1:string):Promise<string>;
+
+export function ExportMarkdown(arg1:string):Promise<string>;
 
 export function ExportSession(arg1:string):Promise<string>;
 
@@ -16,6 +20,8 @@ export function ForkFolderOf(arg1:string):Promise<desktop.ForkFolder>;
 export function ForkSession(arg1:string,arg2:number):Promise<desktop.Session>;
 
 export function ForkSessionWithFiles(arg1:string,arg2:number):Promise<desktop.Session>;
+
+export function Image(arg1:string):Promise<string>;
 
 export function ImportSession():Promise<desktop.Session>;
 

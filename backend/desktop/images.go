@@ -1,0 +1,117 @@
+package desktop
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/loopdesk/loopdesk/backend/images"
+	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+// MaxImageBytes bounds one attached file: the original is kept in the journal whole.
+const MaxImageBytes = 30 << 20
+
+// ImageInput is an image the page attaches to a message: the file's name and its bytes as
+// base64 (a data: URL prefix is accepted).
+type ImageInput struct {
+	Name string `json:"name"`
+	Data string `json:"data"`
+}
+
+// SendWithImages starts a run with text and images as the prompt. The images are stored as
+// blobs first (deduplicated by hash) and named from the user row; a file that is not a PNG,
+// JPEG, WebP or GIF, or is cut, is refused and nothing is stored or sent. Images wait for an
+// idle session: while a run goes on, only text can be queued.
+func (h *Chat) SendWithImages(sessionID, text string, imgs []ImageInput) (string, error) {
+	if len(imgs) == 0 {
+		return h.SendMessage(sessionID, text)
+	}
+	c := h.c
+	if c.running(sessionID) {
+		return "", fmt.Errorf("%w: images can be sent once the run has ended; the text alone can be queued", ErrInvalidInput)
+	}
+	raw := make([]RawImage, len(imgs))
+	for i, in := range imgs {
+		data, err := decodeImage(in.Data)
+		if err != nil {
+			return "", fmt.Errorf("%w: image %q: %v", ErrInvalidInput, in.Name, err)
+		}
+		raw[i] = RawImage{Name: in.Name, Data: data}
+	}
+	refs, err := StoreImages(c.context(), c.db, raw)
+	if err != nil {
+		return "", err
+	}
+	text = strings.TrimSpace(text)
+	return c.start(sessionID, func(spec *loop.RunSpec) { spec.Prompt, spec.Images = text, refs })
+}
+
+// RawImage is an image file's name and bytes.
+type RawImage struct {
+	Name string
+	Data []byte
+}
+
+// StoreImages checks each image and stores it as a blob, returning the references a user
+// row carries (the window's Send and `loopdesk run --image`). The first bad image fails the
+// call before anything is stored.
+func StoreImages(ctx context.Context, db *store.DB, imgs []RawImage) ([]store.ImageRef, error) {
+	checked := make([]images.Image, len(imgs))
+	for i, in := range imgs {
+		data := in.Data
+		if len(data) > MaxImageBytes {
+			return nil, fmt.Errorf("%w: image %q is %d MB; at most %d MB", ErrInvalidInput, in.Name, len(data)>>20, MaxImageBytes>>20)
+		}
+		var err error
+		if checked[i], err = images.Check(data); err != nil {
+			return nil, fmt.Errorf("%w: image %q: %v", ErrInvalidInput, in.Name, err)
+		}
+	}
+	refs := make([]store.ImageRef, len(imgs))
+	for i, im := range checked {
+		hash, err := db.PutBlob(ctx, store.Blob{MIME: im.MIME, Width: im.Width, Height: im.Height, Data: im.Data})
+		if err != nil {
+			return nil, err
+		}
+		refs[i] = store.ImageRef{Hash: hash, MIME: im.MIME, Width: im.Width, Height: im.Height, Name: imgs[i].Name}
+	}
+	return refs, nil
+}
+
+func decodeImage(s string) ([]byte, error) {
+	if rest, ok := strings.CutPrefix(s, "data:"); ok {
+		_, b64, found := strings.Cut(rest, ";base64,")
+		if !found {
+			return nil, errors.New("a data URL without base64 data")
+		}
+		s = b64
+	}
+	data, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("not base64: %v", err)
+	}
+	return data, nil
+}
+
+// Image returns a stored image as a data URL, for the conversation's thumbnails.
+func (s *Sessions) Image(hash string) (string, error) {
+	b, err := s.c.db.GetBlob(s.c.context(), hash)
+	if err != nil {
+		return "", err
+	}
+	return images.DataURL(b.MIME, b.Data), nil
+}
+
+// SeesImages says whether the saved model takes images (its name's default: images.SeesImages).
+// The page says so next to the attached images when it does not.
+func (h *Chat) SeesImages() (bool, error) {
+	set, err := h.c.settings.Load(h.c.context())
+	if err != nil {
+		return false, err
+	}
+	return images.SeesImages(set.Model), nil
+}

@@ -1,0 +1,90 @@
+import { useEffect, useState, type ClipboardEvent, type DragEvent } from 'react';
+import { api } from '../api/backend';
+import type { ImageInput, ImageRef } from '../api/types';
+
+/** The types a person may attach (Go checks the bytes again). */
+export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
+
+/** An image attached in the message box, not sent yet. */
+export interface Attached extends ImageInput {
+  id: number;
+}
+
+let nextID = 1;
+
+/** Reads image files as data URLs; other files are named in the returned refusals. */
+export async function readImages(files: FileList | File[]): Promise<{ images: Attached[]; refused: string[] }> {
+  const images: Attached[] = [];
+  const refused: string[] = [];
+  for (const f of Array.from(files)) {
+    if (!IMAGE_TYPES.includes(f.type)) {
+      refused.push(f.name || f.type || 'a file');
+      continue;
+    }
+    const data = await new Promise<string>((res, rej) => {
+      const r = new FileReader();
+      r.onload = () => res(String(r.result));
+      r.onerror = () => rej(r.error);
+      r.readAsDataURL(f);
+    });
+    images.push({ id: nextID++, name: f.name || `pasted-${nextID}.png`, data });
+  }
+  return { images, refused };
+}
+
+/** The image files of a paste or a drop. */
+export function filesOf(e: ClipboardEvent | DragEvent): File[] {
+  const dt = 'clipboardData' in e ? e.clipboardData : e.dataTransfer;
+  return Array.from(dt?.files ?? []);
+}
+
+/** Thumbnails of the attached images, each with its remove button; a note when the model is text-only. */
+export function AttachedImages({ images, onRemove, textOnly }: { images: Attached[]; onRemove: (id: number) => void; textOnly: boolean }) {
+  if (images.length === 0) return null;
+  return (
+    <div className="attached">
+      <ul className="thumbs" aria-label="Attached images">
+        {images.map((im) => (
+          <li key={im.id}>
+            <img src={im.data} alt={im.name} />
+            <button type="button" className="small" aria-label={`Remove image ${im.name}`} onClick={() => onRemove(im.id)}>
+              ×
+            </button>
+          </li>
+        ))}
+      </ul>
+      {textOnly && (
+        <p className="note" role="note">
+          The model is text-only: the images are kept in the session but not sent to it.
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The images of a stored message, loaded from Go by hash. */
+export function RowImages({ images }: { images: ImageRef[] }) {
+  const [urls, setUrls] = useState<Record<string, string>>({});
+  useEffect(() => {
+    let live = true;
+    for (const im of images) {
+      api
+        .image(im.hash)
+        .then((u) => live && setUrls((m) => ({ ...m, [im.hash]: u })))
+        .catch(() => {}); // the alt text stands in
+    }
+    return () => {
+      live = false;
+    };
+  }, [images]);
+  return (
+    <ul className="thumbs" aria-label="Images">
+      {images.map((im, i) => (
+        <li key={`${im.hash}-${i}`} className={im.excluded ? 'excluded' : undefined}>
+          {urls[im.hash] ? <img src={urls[im.hash]} alt={im.name || `image ${i + 1}`} /> : <span className="thumb-placeholder">{im.name || 'image'}</span>}
+          {im.excluded && <span className="note">excluded from context</span>}
+        </li>
+      ))}
+    </ul>
+  );
+}
