@@ -22,6 +22,9 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 	// the messages that changed are encoded (provider.Cache).
 	rc := rn.r.requests.take(rn.spec.SessionID)
 	msgs, err := rc.turnsOf(rows)
+	if err == nil {
+		msgs, err = rn.withImages(rn.op, msgs)
+	}
 	if err != nil {
 		rn.send(Failed{Now: rn.now(), Err: err.Error()})
 		return

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -182,7 +183,17 @@ func anthropicUnits(o Origin) encodeFunc {
 				continue
 			case RoleUser:
 				u.user = true
-				b.WriteString(`{"role":"user","content":[{"type":"text","text":`)
+				b.WriteString(`{"role":"user","content":[`)
+				// Images first, as Anthropic advises; the text block stays last, where a cache
+				// breakpoint goes.
+				for _, im := range m.Images {
+					b.WriteString(`{"type":"image","source":{"type":"base64","media_type":`)
+					writeString(&b, im.MediaType)
+					b.WriteString(`,"data":`)
+					writeString(&b, base64.StdEncoding.EncodeToString(im.Data))
+					b.WriteString(`}},`)
+				}
+				b.WriteString(`{"type":"text","text":`)
 				writeString(&b, nonEmpty(m.Text))
 				b.WriteString(`}]}`)
 			case RoleTool:

@@ -82,8 +82,14 @@ func commonPrefix(a, b []Message) int {
 
 func sameMessage(a, b *Message) bool {
 	if a.Role != b.Role || a.Text != b.Text || a.CallID != b.CallID || a.ToolName != b.ToolName ||
-		a.IsError != b.IsError || a.Origin != b.Origin || len(a.ToolCalls) != len(b.ToolCalls) || !bytes.Equal(a.Raw, b.Raw) {
+		a.IsError != b.IsError || a.Origin != b.Origin || len(a.ToolCalls) != len(b.ToolCalls) || !bytes.Equal(a.Raw, b.Raw) ||
+		len(a.Images) != len(b.Images) {
 		return false
+	}
+	for i := range a.Images {
+		if a.Images[i].MediaType != b.Images[i].MediaType || !bytes.Equal(a.Images[i].Data, b.Images[i].Data) {
+			return false
+		}
 	}
 	for i := range a.ToolCalls {
 		if a.ToolCalls[i] != b.ToolCalls[i] {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -85,7 +86,12 @@ func openAIUnits(o Origin) encodeFunc {
 
 func encodeOpenAIMessage(m *Message, o Origin) (json.RawMessage, error) {
 	switch m.Role {
-	case RoleSystem, RoleUser:
+	case RoleUser:
+		if len(m.Images) > 0 {
+			return marshalJSON(oaParts{Role: "user", Content: openAIParts(m)})
+		}
+		return marshalJSON(oaText{Role: string(m.Role), Content: m.Text})
+	case RoleSystem:
 		return marshalJSON(oaText{Role: string(m.Role), Content: m.Text})
 	case RoleTool:
 		return marshalJSON(oaTool{Role: "tool", ToolCallID: m.CallID, Content: m.Text})
@@ -131,4 +137,33 @@ func marshalJSON(v any) (json.RawMessage, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// A user message with images: the text, then one image_url part per image, as a data URL.
+type (
+	oaParts struct {
+		Role    string   `json:"role"`
+		Content []oaPart `json:"content"`
+	}
+	oaPart struct {
+		Type     string      `json:"type"`
+		Text     *string     `json:"text,omitempty"`
+		ImageURL *oaImageURL `json:"image_url,omitempty"`
+	}
+	oaImageURL struct {
+		URL string `json:"url"`
+	}
+)
+
+func openAIParts(m *Message) []oaPart {
+	text := m.Text
+	parts := []oaPart{{Type: "text", Text: &text}}
+	for _, im := range m.Images {
+		parts = append(parts, oaPart{Type: "image_url", ImageURL: &oaImageURL{URL: dataURL(im)}})
+	}
+	return parts
+}
+
+func dataURL(im Image) string {
+	return "data:" + im.MediaType + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
 }

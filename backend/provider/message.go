@@ -38,6 +38,9 @@ type Origin struct {
 //     sends Raw unmodified when Origin is its own (same provider name, kind and model), and the
 //     portable form otherwise.
 //   - tool: the result of call CallID (tool ToolName): Text, IsError.
+//   - user rows with images: ImageRefs names the stored images to send (by hash); the caller
+//     loads them, fitted to the provider's limits, into Images before the request, and the
+//     adapters send Images (image_url data URLs, or Anthropic image blocks) with the text.
 type Message struct {
 	Role      Role
 	Text      string
@@ -47,6 +50,14 @@ type Message struct {
 	IsError   bool
 	Raw       json.RawMessage
 	Origin    Origin
+	ImageRefs []string
+	Images    []Image
+}
+
+// Image is one image to send, already fitted to the provider's limits.
+type Image struct {
+	MediaType string // image/png, image/jpeg, image/webp, image/gif
+	Data      []byte
 }
 
 // rawFor is m's raw message when it may go to origin o unmodified, else nil.

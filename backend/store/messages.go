@@ -158,7 +158,13 @@ func turn(c Chunk) (provider.Message, error) {
 		if err := json.Unmarshal(c.Payload, &p); err != nil {
 			return provider.Message{}, err
 		}
-		return provider.Message{Role: provider.RoleUser, Text: p.Text}, nil
+		m := provider.Message{Role: provider.RoleUser, Text: p.Text}
+		for _, im := range p.Images {
+			if !im.Excluded {
+				m.ImageRefs = append(m.ImageRefs, im.Hash)
+			}
+		}
+		return m, nil
 	case KindAssistant:
 		var p AssistantPayload
 		if err := json.Unmarshal(c.Payload, &p); err != nil {
