@@ -1,6 +1,7 @@
 // The page driver of scripts/bench-memory.sh, run in Loopdesk's real window by bench_hook.go
 // (build tag bench). It does what a person does (clicks, typing) and emits "bench:mark" at each
-// measuring point; Go then records the memory of the process tree. window.__benchArgs:
+// measuring point; Go then records the memory of the process tree. Approvals are set to auto:
+// the bench measures streaming, not a person clicking Approve. window.__benchArgs:
 //   scenario: "memory" | "frames"; idle_ms: how long to idle before a memory mark;
 //   rounds, calls: the tool rounds the fake model was given (memory); seconds (frames).
 (async () => {
