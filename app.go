@@ -96,8 +96,11 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 		Linux: &linux.Options{
 			Icon:        icon,
 			ProgramName: "loopdesk",
-			// GPU_POLICY_REASON
-			WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand,
+			// Never, Wails' own default, chosen by measurement (scripts/bench-memory.sh frames,
+			// docs/benchmarks.md "GPU policy"): under Xvfb OnDemand kept about 170 MB more in
+			// the WebKit processes (721 against 550 MB RSS) and, while a reply streamed, painted
+			// 60-64 frames of 240 against 201-225 with Never. Measure again before changing it.
+			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
 	}
 	if benchHook != nil {

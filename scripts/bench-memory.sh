@@ -3,13 +3,14 @@
 # the memory of the whole process tree (Go process + WebKit processes; RSS and PSS from
 # /proc/PID/smaps_rollup) with a 20-row session open, then again with the same session open
 # after a session of ROUNDS tool rounds of CALLS calls each (the scripted fake model,
-# backend/fakeai) has streamed into the window: ROUNDS*(CALLS+1)+2 rows, 2,002 by default.
+# backend/fakeai) has streamed into the window: ROUNDS*(2*CALLS+1)+3 rows (each call has its
+# approval row and its result), 2,203 by default.
 # A second run measures smoothness in the same real window: frames dropped while the fake
 # streams 6,000 words, and while idle, once per WebKit GPU policy.
 #   scripts/bench-memory.sh [memory|frames|all]      default all
 # The window is the product built with the bench tag, which only adds bench_hook.go (the
 # page driver testdata/benchwindow/drive.js and the measuring hook). Env: BENCH_ROUNDS (200),
-# BENCH_CALLS (9), BENCH_IDLE_SECONDS (8), BENCH_GPU (the product's policy unless set).
+# BENCH_CALLS (5), BENCH_IDLE_SECONDS (8), BENCH_GPU (the product's policy unless set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -21,7 +22,7 @@ if [[ -z ${BENCH_WINDOW_INNER:-} ]]; then
     xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" "$0" "$@"
 fi
 rounds=${BENCH_ROUNDS:-200}
-calls=${BENCH_CALLS:-9}
+calls=${BENCH_CALLS:-5}
 idle_ms=$((${BENCH_IDLE_SECONDS:-8} * 1000))
 scratch=$(mktemp -d)
 fake_pid=
