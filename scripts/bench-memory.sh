@@ -28,7 +28,7 @@ scratch=$(mktemp -d)
 fake_pid=
 cleanup() {
   [[ -n $fake_pid ]] && kill "$fake_pid" 2>/dev/null
-  rm -rf "$scratch"
+  if [[ -n ${BENCH_KEEP:-} ]]; then echo "bench-memory: kept $scratch" >&2; else rm -rf "$scratch"; fi
 }
 trap cleanup EXIT
 
@@ -76,7 +76,8 @@ window() {
     LOOPDESK_BENCH_JS="$PWD/testdata/benchwindow/drive.js" LOOPDESK_BENCH_OUT="$scratch/$name.jsonl" \
     LOOPDESK_BENCH_ARGS="$args" ${BENCH_GPU:+LOOPDESK_BENCH_GPU=$BENCH_GPU} \
     timeout 3600 build/bin/loopdesk-bench >"$scratch/$name.log" 2>&1 || true
-  if ! [[ -s $scratch/$name.jsonl ]] || grep -q '"label":"error"' "$scratch/$name.jsonl"; then
+  if ! [[ -s $scratch/$name.jsonl ]] || grep -q '"label":"error"' "$scratch/$name.jsonl" ||
+    ! grep -q '"label":"\(open20_after\|frames\)"' "$scratch/$name.jsonl"; then
     cat "$scratch/$name.jsonl" "$scratch/$name.log" >&2 2>/dev/null
     echo "bench-memory: the $name run failed" >&2
     return 1
