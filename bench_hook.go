@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,7 +60,8 @@ func startBench(ctx context.Context, script string) {
 		mu.Lock()
 		defer mu.Unlock()
 		rss, pss, procs := treeMemory(os.Getpid())
-		line := map[string]any{"label": data[0], "rss_kb": rss, "pss_kb": pss, "procs": len(procs), "by_process": procs}
+		line := map[string]any{"label": data[0], "rss_kb": rss, "pss_kb": pss, "procs": len(procs), "by_process": procs,
+			"go": goHeap()}
 		if len(data) > 1 {
 			line["data"] = data[1]
 		}
@@ -81,6 +83,15 @@ func startBench(ctx context.Context, script string) {
 		args = "{}"
 	}
 	runtime.WindowExecJS(ctx, "window.__benchArgs = "+args+";\n"+string(js))
+}
+
+// goHeap is what the Go heap holds (kB): in use (live objects and fragmentation), idle but
+// still resident, and returned to the OS; it tells a leak from pages the runtime keeps.
+func goHeap() map[string]uint64 {
+	var m goruntime.MemStats
+	goruntime.ReadMemStats(&m)
+	return map[string]uint64{"heap_inuse_kb": m.HeapInuse >> 10, "heap_idle_kb": m.HeapIdle >> 10,
+		"heap_released_kb": m.HeapReleased >> 10, "sys_kb": m.Sys >> 10}
 }
 
 // procMemory is one process of the tree: its name and its Rss and Pss in kB.

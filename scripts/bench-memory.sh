@@ -34,7 +34,7 @@ trap cleanup EXIT
 
 build/bin/fakeai -stdin=false >"$scratch/fake.out" 2>&1 &
 fake_pid=$!
-for _ in $(seq 100); do grep -q FAKEAI_URL "$scratch/fake.out" && break; sleep 0.05; done
+for _ in $(seq 100); do grep -qs FAKEAI_URL "$scratch/fake.out" && break; sleep 0.05; done
 url=$(sed -n 's/^FAKEAI_URL=//p' "$scratch/fake.out")
 [[ -n $url ]] || { cat "$scratch/fake.out" >&2; exit 1; }
 control=${url%/v1}/_fake
@@ -103,7 +103,9 @@ b, s, a = m["open20_before"], m["streamed"], m["open20_after"]
 print(f"memory: {sys.argv[2]} rounds x {sys.argv[3]} calls streamed in {s['data']['ms']/1000:.1f} s, last row {s['data']['last_seq']}")
 for k, r in (("20 rows open, before", b), ("just after the stream", s), ("20 rows open, after", a)):
     each = "  ".join(f"{p['name']} {p['rss_kb']/1024:.0f}/{p['pss_kb']/1024:.0f}" for p in r["by_process"])
+    g = r["go"]
     print(f"  {k:24s} rss {r['rss_kb']/1024:7.1f} MB  pss {r['pss_kb']/1024:7.1f} MB  dom {r['data'].get('dom_nodes', '-')}  (rss/pss MB: {each})")
+    print(f"  {'':24s} Go heap in use {g['heap_inuse_kb']/1024:.1f} MB, idle {(g['heap_idle_kb']-g['heap_released_kb'])/1024:.1f} MB not returned, from the OS {g['sys_kb']/1024:.1f} MB")
 print(f"x_after_vs_before: rss {a['rss_kb']/b['rss_kb']:.3f}  pss {a['pss_kb']/b['pss_kb']:.3f}  (goal <= 1.10)")
 PY
 fi
