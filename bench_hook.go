@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
@@ -56,9 +57,11 @@ func installBench(o *options.App) {
 func startBench(ctx context.Context, script string) {
 	out := os.Getenv("LOOPDESK_BENCH_OUT")
 	var mu sync.Mutex
+	written := 0 // marks handled
 	runtime.EventsOn(ctx, "bench:mark", func(data ...any) {
 		mu.Lock()
 		defer mu.Unlock()
+		written++
 		rss, pss, procs := treeMemory(os.Getpid())
 		line := map[string]any{"label": data[0], "rss_kb": rss, "pss_kb": pss, "procs": len(procs), "by_process": procs,
 			"go": goHeap()}
@@ -71,7 +74,25 @@ func startBench(ctx context.Context, script string) {
 			_ = f.Close()
 		}
 	})
-	runtime.EventsOn(ctx, "bench:done", func(...any) { runtime.Quit(ctx) })
+	// Wails runs each event's handlers on a goroutine of their own, so "bench:done" may
+	// overtake the last marks: it carries how many marks were sent, and waits for them.
+	runtime.EventsOn(ctx, "bench:done", func(data ...any) {
+		want := 0
+		if len(data) > 0 {
+			if f, ok := data[0].(float64); ok {
+				want = int(f)
+			}
+		}
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			mu.Lock()
+			n := written
+			mu.Unlock()
+			if n >= want {
+				break
+			}
+		}
+		runtime.Quit(ctx)
+	})
 	js, err := os.ReadFile(script)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

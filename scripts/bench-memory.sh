@@ -10,7 +10,8 @@
 #   scripts/bench-memory.sh [memory|frames|all]      default all
 # The window is the product built with the bench tag, which only adds bench_hook.go (the
 # page driver testdata/benchwindow/drive.js and the measuring hook). Env: BENCH_ROUNDS (200),
-# BENCH_CALLS (5), BENCH_IDLE_SECONDS (8), BENCH_GPU (the product's policy unless set).
+# BENCH_CALLS (5), BENCH_REPEATS (2: a second long session streams in after the first, to
+# tell a high-water mark from growth), BENCH_IDLE_SECONDS (8), BENCH_GPU (the product's policy unless set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -23,6 +24,7 @@ if [[ -z ${BENCH_WINDOW_INNER:-} ]]; then
 fi
 rounds=${BENCH_ROUNDS:-200}
 calls=${BENCH_CALLS:-5}
+repeats=${BENCH_REPEATS:-2}
 idle_ms=$((${BENCH_IDLE_SECONDS:-8} * 1000))
 scratch=$(mktemp -d)
 fake_pid=
@@ -85,15 +87,17 @@ window() {
 }
 
 if [[ $what == all || $what == memory ]]; then
-  python3 - "$rounds" "$calls" >"$scratch/replies.json" <<'PY'
+  python3 - "$rounds" "$calls" "$repeats" >"$scratch/replies.json" <<'PY'
 import json, sys
-rounds, calls = int(sys.argv[1]), int(sys.argv[2])
-out = [{"kind": "text", "calls": [{"name": "read_file", "arguments": json.dumps({"path": f"notes/r{r}-c{c}.txt"})} for c in range(calls)]}
-       for r in range(rounds)]
-out.append({"kind": "text", "text": "Done: " + " ".join(["word"] * 50)})
+rounds, calls, repeats = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+out = []
+for _ in range(repeats):
+    out += [{"kind": "text", "calls": [{"name": "read_file", "arguments": json.dumps({"path": f"notes/r{r}-c{c}.txt"})} for c in range(calls)]}
+            for r in range(rounds)]
+    out.append({"kind": "text", "text": "Done: " + " ".join(["word"] * 50)})
 print(json.dumps(out))
 PY
-  window memory "{\"scenario\":\"memory\",\"idle_ms\":$idle_ms}"
+  window memory "{\"scenario\":\"memory\",\"idle_ms\":$idle_ms,\"repeats\":$repeats}"
   python3 - "$scratch/memory.jsonl" "$rounds" "$calls" <<'PY'
 import json, sys
 m = {}
@@ -107,6 +111,12 @@ for k, r in (("20 rows open, before", b), ("just after the stream", s), ("20 row
     print(f"  {k:24s} rss {r['rss_kb']/1024:7.1f} MB  pss {r['pss_kb']/1024:7.1f} MB  dom {r['data'].get('dom_nodes', '-')}  (rss/pss MB: {each})")
     print(f"  {'':24s} Go heap in use {g['heap_inuse_kb']/1024:.1f} MB, idle {(g['heap_idle_kb']-g['heap_released_kb'])/1024:.1f} MB not returned, from the OS {g['sys_kb']/1024:.1f} MB")
 print(f"x_after_vs_before: rss {a['rss_kb']/b['rss_kb']:.3f}  pss {a['pss_kb']/b['pss_kb']:.3f}  (goal <= 1.10)")
+n = 2
+while f"open20_after_{n}" in m:
+    r = m[f"open20_after_{n}"]
+    each = "  ".join(f"{p['name']} {p['rss_kb']/1024:.0f}" for p in r["by_process"])
+    print(f"after long session {n}: rss {r['rss_kb']/1024:.1f} MB (rss MB: {each}); x_vs_before {r['rss_kb']/b['rss_kb']:.3f}, x_vs_after_1 {r['rss_kb']/a['rss_kb']:.3f}")
+    n += 1
 PY
 fi
 

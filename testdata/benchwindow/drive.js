@@ -3,7 +3,8 @@
 // measuring point; Go then records the memory of the process tree. Approvals are set to auto:
 // the bench measures streaming, not a person clicking Approve. window.__benchArgs:
 //   scenario: "memory" | "frames"; idle_ms: how long to idle before a memory mark;
-//   rounds, calls: the tool rounds the fake model was given (memory); seconds (frames).
+//   repeats: how many long sessions stream in, one after the other (memory, default 1);
+//   seconds: how long each frame count lasts (frames).
 (async () => {
   const args = window.__benchArgs || {};
   const idle = args.idle_ms ?? 8000;
@@ -17,7 +18,11 @@
       await sleep(50);
     }
   };
-  const mark = (label, data) => window.runtime.EventsEmit('bench:mark', label, data ?? null);
+  let marks = 0;
+  const mark = (label, data) => {
+    marks++;
+    window.runtime.EventsEmit('bench:mark', label, data ?? null);
+  };
   const button = (root, name) => [...root.querySelectorAll('button')].find((b) => b.textContent.trim() === name || b.getAttribute('aria-label') === name);
   const sessionId = () => document.querySelector('main[data-session-id]')?.dataset.sessionId;
   const heading = (title) => [...document.querySelectorAll('h1, h2')].some((h) => h.textContent.includes(title));
@@ -87,18 +92,23 @@
       await openSession('twenty rows');
       await sleep(idle);
       mark('open20_before', { last_seq: lastSeq() });
-      await newSession();
-      const t0 = performance.now();
-      await send('two hundred tool rounds');
-      await runFinished(args.timeout_ms ?? 1800000);
-      const streamedMs = Math.round(performance.now() - t0);
-      mark('streamed', { last_seq: lastSeq(), ms: streamedMs, dom_nodes: document.getElementsByTagName('*').length });
-      await openSession('twenty rows');
-      await sleep(idle);
-      mark('open20_after', { last_seq: lastSeq(), dom_nodes: document.getElementsByTagName('*').length });
+      // The same stream again (repeats times): a second one that leaves memory where the first
+      // did tells a high-water mark from growth.
+      for (let i = 1; i <= (args.repeats ?? 1); i++) {
+        await newSession();
+        const t0 = performance.now();
+        await send('two hundred tool rounds');
+        await runFinished(args.timeout_ms ?? 1800000);
+        const streamedMs = Math.round(performance.now() - t0);
+        const suffix = i === 1 ? '' : `_${i}`;
+        mark('streamed' + suffix, { last_seq: lastSeq(), ms: streamedMs, dom_nodes: document.getElementsByTagName('*').length });
+        await openSession('twenty rows');
+        await sleep(idle);
+        mark('open20_after' + suffix, { last_seq: lastSeq(), dom_nodes: document.getElementsByTagName('*').length });
+      }
     }
   } catch (e) {
     mark('error', String(e && e.stack || e));
   }
-  window.runtime.EventsEmit('bench:done');
+  window.runtime.EventsEmit('bench:done', marks);
 })();
