@@ -19,7 +19,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
-// The window's wiring: the four bound services of backend/desktop, the native dialogs, the
+// The window's wiring: the five bound services of backend/desktop, the native dialogs, the
 // error formatter and the asset headers. Everything the services do lives in backend/desktop.
 
 // appOptions builds the window on db (at dbPath: one window per database). instance hands
@@ -45,7 +45,7 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 	if geom.Maximised {
 		startState = options.Maximised
 	}
-	return &options.App{
+	opts := &options.App{
 		Title:            "Loopdesk",
 		Width:            geom.Width,
 		Height:           geom.Height,
@@ -94,12 +94,24 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 		Bind:           svc.Bound(),
 		ErrorFormatter: formatError,
 		Linux: &linux.Options{
-			Icon:             icon,
-			ProgramName:      "loopdesk",
-			WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand,
+			Icon:        icon,
+			ProgramName: "loopdesk",
+			// Never, Wails' own default, chosen by measurement (scripts/bench-memory.sh frames,
+			// docs/benchmarks.md "GPU policy"): under Xvfb OnDemand kept about 170 MB more in
+			// the WebKit processes (721 against 550 MB RSS) and, while a reply streamed, painted
+			// 60-64 frames of 240 against 201-225 with Never. Measure again before changing it.
+			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
-	}, nil
+	}
+	if benchHook != nil {
+		benchHook(opts)
+	}
+	return opts, nil
 }
+
+// benchHook is set only in builds with the bench tag (bench_hook.go): the window bench's
+// driver of the page. Product builds leave it nil.
+var benchHook func(*options.App)
 
 // placeWindow puts the window where it was, fitted to the screen it opens on (a smaller
 // monitor, or one unplugged since, moves it back into view). Positions are relative to that

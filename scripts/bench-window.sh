@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Loopdesk's window against a bare Wails v2 window (testdata/barewails), side by
+# Loopdesk's window against a bare Wails v2 window with Wails' defaults (testdata/barewails:
+# no Linux options, so WebKit GPU policy Never), side by
 # side in the same run: time from start to first paint, then memory of the
 # whole process tree (the app and its WebKit processes) after idling.
 #   scripts/bench-window.sh [PAIRS]      default 3 alternating pairs

@@ -3,6 +3,9 @@ package checkpoint
 import (
 	"context"
 	"database/sql"
+	"errors"
+
+	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // catchUp brings rs's cache up to date with the folder. Changes no call
@@ -27,8 +30,10 @@ func (r *Recorder) catchUp(ctx context.Context, rs *rootState, sessionID, runID,
 		if baseline || !anyChange(ds) {
 			return nil
 		}
-		var last int64
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM chunks WHERE session_id = ?`, sessionID).Scan(&last); err != nil || last == 0 {
+		last, err := store.LastSeq(ctx, tx, sessionID)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && last == 0) {
+			return nil // no row to hang the changes on
+		} else if err != nil {
 			return err
 		}
 		return recordCapture(ctx, tx, sessionID, runID, "outside:"+tag, rs.path, last, r.opts.Now().UnixMilli(), ds)

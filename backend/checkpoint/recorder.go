@@ -197,23 +197,17 @@ func (r *Recorder) refresh(ctx context.Context, rs *rootState, extra ...string) 
 // commit applies ds to the database (fn adds the capture's own rows in the
 // same transaction) and then to the cache.
 func (r *Recorder) commit(ctx context.Context, rs *rootState, ds []delta, fn func(tx *sql.Tx) error) error {
-	tx, err := r.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	// The capture's rows first: they must refer to a blob before the
-	// cache lets go of it, or the triggers free it.
-	if fn != nil {
-		if err := fn(tx); err != nil {
-			tx.Rollback()
-			return err
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
+		// The capture's rows first: they must refer to a blob before the
+		// cache lets go of it, or the triggers free it.
+		if fn != nil {
+			if err := fn(tx); err != nil {
+				return err
+			}
 		}
-	}
-	if err := saveDeltas(ctx, tx, rs.path, ds); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
+		return saveDeltas(ctx, tx, rs.path, ds)
+	})
+	if err != nil {
 		return err
 	}
 	for _, d := range ds {

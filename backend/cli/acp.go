@@ -52,7 +52,7 @@ func ACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	dbPath := fs.String("db", "", "")
 	var mcpConfigs []string
 	fs.Func("mcp-config", "", func(v string) error { mcpConfigs = append(mcpConfigs, v); return nil })
-	sandboxMode := fs.String("sandbox", string(sandbox.ModeAuto), "")
+	sandboxMode := fs.String("sandbox", string(sandbox.ModeBestEffort), "")
 	network := fs.Bool("sandbox-network", false, "")
 	var cf runConfigFlags
 	cf.register(fs)

@@ -145,7 +145,7 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.Func("mcp-config", "", func(v string) error { o.mcpConfigs = append(o.mcpConfigs, v); return nil })
 	fs.Func("image", "", func(v string) error { o.images = append(o.images, v); return nil })
-	sandboxMode := fs.String("sandbox", string(sandbox.ModeAuto), "")
+	sandboxMode := fs.String("sandbox", string(sandbox.ModeBestEffort), "")
 	runMode := fs.String("mode", string(store.ModeExecute), "")
 	fs.BoolVar(&o.network, "sandbox-network", false, "")
 	var cf runConfigFlags

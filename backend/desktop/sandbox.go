@@ -49,7 +49,7 @@ type SandboxStatus struct {
 func sandboxKeyWorkspace(root string) string    { return "sandbox.workspace:" + root }
 func sandboxKeySession(sessionID string) string { return "sandbox.session:" + sessionID }
 
-var defaultSandbox = SandboxSetting{Mode: string(sandbox.ModeAuto)}
+var defaultSandbox = SandboxSetting{Mode: string(sandbox.ModeBestEffort)}
 
 func (c *core) sandboxSetting(ctx context.Context, key string) (*SandboxSetting, error) {
 	v, ok, err := c.db.GetSetting(ctx, key)
@@ -92,7 +92,7 @@ func (c *core) sandboxView(ctx context.Context, s store.Session) (SandboxView, e
 func (c *core) shellSandbox(s SandboxSetting) tools.ShellSandbox {
 	mode, err := sandbox.ParseMode(s.Mode)
 	if err != nil {
-		mode = sandbox.ModeAuto // stored values are checked on save; never fall to "off"
+		mode = sandbox.ModeBestEffort // stored values are checked on save; never fall to "off"
 	}
 	return c.sandbox.Shell(mode, s.Network)
 }
@@ -131,7 +131,7 @@ func (c *core) saveSandbox(ctx context.Context, in SandboxInput) (SandboxView, e
 func (h *Settings) SandboxStatus() SandboxStatus {
 	c := h.c
 	st := SandboxStatus{Available: c.sandbox.Box != nil,
-		Notice: c.sandbox.Shell(sandbox.ModeAuto, false).Notice()}
+		Notice: c.sandbox.Shell(sandbox.ModeBestEffort, false).Notice()}
 	if c.sandbox.Box != nil {
 		st.Name = c.sandbox.Box.Name()
 	}

@@ -23,9 +23,9 @@ import (
 )
 
 // EventLoop is the one Wails event that carries every loop event to the page; the payload's
-// "type" field says which (frontend/src/api/events.ts). EventWorkspaceChanged and
-// EventWorkspaceWarning (watch.go) are the other two channels. frontend/src/api/backend.ts
-// mirrors the three names; channels_mirror_test.go fails when they drift.
+// "type" field says which (frontend/src/api/events.ts). The other channels are listed in
+// Channels below. frontend/src/api/backend.ts mirrors every name; mirror_test.go fails when
+// they drift.
 const EventLoop = "loop:event"
 
 // EventMCPStatus carries an MCP server's status (mcp.Status) each time it changes.
@@ -278,7 +278,7 @@ func checkFolder(path string) (string, error) {
 // ---- errors
 
 // ErrorCode is what the page branches on when a bound method fails. The set is mirrored in
-// frontend/src/api/types.ts (ErrorCode); errors_mirror_test.go fails when they drift.
+// frontend/src/api/types.ts (ErrorCode); mirror_test.go fails when they drift.
 type ErrorCode string
 
 const (

@@ -94,7 +94,8 @@ func (d *fakeDialogs) ChooseFolder(string) (string, error)     { return d.folder
 func (d *fakeDialogs) SaveFile(string, string) (string, error) { return d.save, nil }
 func (d *fakeDialogs) OpenFile(string) (string, error)         { return d.open, nil }
 
-// testApp is the four bound services as one value, the way the page sees them.
+// testApp is the bound services the tests drive (all but Window) as one value, the way the
+// page sees them.
 type testApp struct {
 	*desktop.Sessions
 	*desktop.Chat

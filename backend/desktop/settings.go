@@ -1,6 +1,8 @@
-// Package desktop holds the services behind the window's bound methods
-// (app.go): settings, the model the runner calls, the workspace file views and
-// watchers. It keeps app.go a thin facade of one-line methods and DTOs.
+// Package desktop holds the five services the window binds (Sessions, Chat, Settings,
+// Workspace, Window; services.go) and what they share: settings, the model the runner
+// calls, the workspace file views and watchers, notifications. app.go only wires them to
+// Wails (options, dialogs, the error formatter); the page calls the services' methods
+// directly through the generated bindings.
 package desktop
 
 import (

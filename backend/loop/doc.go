@@ -11,9 +11,10 @@
 //  1. Feed Started with the run id, the time and the prompt; before that, record the run
 //     (Store.StartRun) so a crash leaves an audit row.
 //  2. Carry out the effects strictly in the order returned:
-//     - Persist: append the rows in one transaction (one call of Store.Append). A failure
-//     ends the run; the rows already written stay valid because every assistant turn with
-//     tool calls is followed, in the same batch or a later one, by one result per call.
+//     - Persist: append the rows in one transaction (one call of Store.Append), together with
+//     any deferred rows before them (see Durable commits). A failure ends the run; the rows
+//     already written stay valid because every assistant turn with tool calls is followed, in
+//     the same batch or a later one, by one result per call.
 //     - Emit: publish the payload on the bus, stamped with session id, run id and the next
 //     per-session sequence number.
 //     - CallModel: derive the messages from the stored rows (store.Turns, the one
@@ -43,4 +44,26 @@
 //     mode answer every call of a tool that is not read-only with a denial (mode:plan) without
 //     asking the approver. Classify a length refusal (provider.ContextExceeded) as
 //     ResponseContextExceeded: the core compacts and retries once.
+//
+// # Durable commits
+//
+// Every commit is a synchronous SQLite transaction (WAL, synchronous=FULL: an fsync), the
+// largest part of a tool turn's cost after the model. The journal's guarantees need exactly
+// these rows durable before the runner goes on:
+//
+//   - the user row (and the run row, Store.StartRun) before the model is asked;
+//   - the assistant row that makes tool calls before any of its tools runs: a crash while a
+//     tool runs must leave the call on record, so recovery answers it as interrupted and the
+//     person sees what may have changed files;
+//   - each tool result (and a summary) before the next model request is built from the rows;
+//   - the run's result (Store.FinishRun) before run_finished is published.
+//
+// Approval rows are the rest: the call they decide is already durable and a crash before
+// its result is answered the same way whether or not the decision was written, so the
+// runner defers them (run.deferred) and writes them in the transaction of the next rows that
+// must be durable (normally the call's result), before the next model call or compaction,
+// or at the end of the run. Their order among the rows is unchanged; the person sees the
+// decision at once through approval_decided. A tool turn with one call therefore costs two
+// commits (its call, its result) instead of three; BenchmarkRunnerTurn counts them at the store
+// (commits/turn, docs/benchmarks.md).
 package loop

@@ -42,6 +42,10 @@ type run struct {
 	// returns (the run is the session's only writer while it runs), so a model call needs no
 	// database read. Owned by the loop goroutine; workers get a capped snapshot.
 	chunks []store.Chunk
+	// deferred are rows whose durability the journal does not need at once (approval rows,
+	// doc.go "Durable commits"): they are written in the transaction of the next rows that
+	// must be durable, before the next model call, or at the end of the run, in their order.
+	deferred []Row
 
 	cancel     chan struct{}
 	cancelOnce sync.Once
@@ -276,19 +280,27 @@ func (rn *run) execute(effects []Effect) []Effect {
 		var err error
 		switch e := e.(type) {
 		case Persist:
+			if deferrable(e.Rows) {
+				rn.deferred = append(rn.deferred, e.Rows...)
+				continue
+			}
 			err = rn.persist(e.Rows)
 		case Emit:
 			rn.publish(e.Payload)
 		case CallModel:
-			rows := rn.snapshot()
-			rn.goWork(func() { rn.callModel(e, rows) })
+			if err = rn.flushDeferred(); err == nil {
+				rows := rn.snapshot()
+				rn.goWork(func() { rn.callModel(e, rows) })
+			}
 		case RequestApproval:
 			rn.requestApprovals(e.Calls)
 		case RunTools:
 			rn.goWork(func() { rn.runTools(e.Calls) })
 		case Compact:
-			rows := rn.snapshot()
-			rn.goWork(func() { rn.compact(e, rows) })
+			if err = rn.flushDeferred(); err == nil {
+				rows := rn.snapshot()
+				rn.goWork(func() { rn.compact(e, rows) })
+			}
 		case Done:
 			rn.result = e.Result
 		}
@@ -328,7 +340,32 @@ func (rn *run) publish(p Payload) {
 	}
 }
 
+// deferrable says whether rows may wait for the next durable commit: approval rows do. The
+// call they decide is durable already (its assistant row), and a crash before its result is
+// answered by recovery as interrupted whether or not the decision was written.
+func deferrable(rows []Row) bool {
+	for _, row := range rows {
+		if _, ok := row.(ApprovalRow); !ok {
+			return false
+		}
+	}
+	return len(rows) > 0
+}
+
+// flushDeferred writes the deferred rows on their own; a no-op when there are none.
+func (rn *run) flushDeferred() error {
+	if len(rn.deferred) == 0 {
+		return nil
+	}
+	return rn.persist(nil)
+}
+
+// persist appends the deferred rows and then rows in one transaction.
 func (rn *run) persist(rows []Row) error {
+	if len(rn.deferred) > 0 {
+		rows = append(rn.deferred, rows...)
+		rn.deferred = nil
+	}
 	chunks := make([]store.NewChunk, len(rows))
 	for i, row := range rows {
 		chunks[i] = store.NewChunk{Kind: store.Kind(row.Kind()), Payload: storePayload(row)}
@@ -396,6 +433,9 @@ func (rn *run) finish() {
 	if res.Status == "" { // the loop ended without Done: only a refused Failed gets here
 		res = Result{Status: StopError, Error: "run ended without a result", SessionID: rn.spec.SessionID, RunID: rn.id,
 			StartedAt: rn.state.StartedAt, EndedAt: rn.now()}
+	}
+	if err := rn.flushDeferred(); err != nil {
+		rn.r.log.Error("store approval rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()

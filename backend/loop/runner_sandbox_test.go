@@ -38,7 +38,7 @@ func TestRunInModeSandboxed(t *testing.T) {
 		fakeai.Text("done"),
 	)
 	sid := h.session()
-	shell := tools.ShellSandbox{Mode: sandbox.ModeAuto, Box: box}
+	shell := tools.ShellSandbox{Mode: sandbox.ModeBestEffort, Box: box}
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "x", Mode: tools.ModeSandboxed, Sandbox: shell})
 
 	p := <-h.pending // only c2 asks

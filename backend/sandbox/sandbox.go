@@ -12,18 +12,20 @@ import (
 // Mode is whether shell commands run in the sandbox.
 type Mode string
 
+// The Go name of "auto" is ModeBestEffort because tools.ModeAuto, the approval mode, means
+// the opposite ("everything runs"); the value stays "auto", as the flag and setting spell it.
 const (
-	ModeAuto Mode = "auto" // confine when a sandbox can be made, else run unconfined and say so (the default)
-	ModeOn   Mode = "on"   // always confine; refuse a command when no sandbox can be made
-	ModeOff  Mode = "off"  // never confine
+	ModeBestEffort Mode = "auto" // confine when a sandbox can be made, else run unconfined and say so (the default)
+	ModeOn         Mode = "on"   // always confine; refuse a command when no sandbox can be made
+	ModeOff        Mode = "off"  // never confine
 )
 
-// ParseMode reads a --sandbox flag or setting value; "" is ModeAuto.
+// ParseMode reads a --sandbox flag or setting value; "" is ModeBestEffort.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
 	case "":
-		return ModeAuto, nil
-	case ModeAuto, ModeOn, ModeOff:
+		return ModeBestEffort, nil
+	case ModeBestEffort, ModeOn, ModeOff:
 		return m, nil
 	}
 	return "", fmt.Errorf("sandbox mode %q: want on, off or auto", s)

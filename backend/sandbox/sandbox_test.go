@@ -254,7 +254,7 @@ func TestParseMode(t *testing.T) {
 		in   string
 		want Mode
 		ok   bool
-	}{{"", ModeAuto, true}, {"auto", ModeAuto, true}, {"ON", ModeOn, true}, {" off ", ModeOff, true}, {"yes", "", false}} {
+	}{{"", ModeBestEffort, true}, {"auto", ModeBestEffort, true}, {"ON", ModeOn, true}, {" off ", ModeOff, true}, {"yes", "", false}} {
 		got, err := ParseMode(c.in)
 		if got != c.want || (err == nil) != c.ok {
 			t.Errorf("ParseMode(%q) = %q, %v", c.in, got, err)

@@ -163,9 +163,6 @@ func (db *DB) Close() error {
 // Path is the absolute path of the database file.
 func (db *DB) Path() string { return db.path }
 
-// SQL exposes the underlying handle for benchmarks and diagnostics that
-// compare the store against bare SQL. Writing through it bypasses every
-
 // tx runs fn in one immediate transaction and maps SQLite errors once.
 func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := db.sql.BeginTx(ctx, nil)

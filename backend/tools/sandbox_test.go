@@ -177,7 +177,7 @@ func TestNoSandboxRefusedWhenRequiredAndNoticedUnderAuto(t *testing.T) {
 		t.Fatalf("notice under on: %q", n)
 	}
 
-	auto := ShellSandbox{Mode: sandbox.ModeAuto, Missing: missing}
+	auto := ShellSandbox{Mode: sandbox.ModeBestEffort, Missing: missing}
 	res = shellWith(context.Background(), auto, ws, m{"command": "touch ran && echo ok"}, nil)
 	if res.IsError || res.Meta.Sandboxed || res.Content != "ok\n" {
 		t.Fatalf("auto without a sandbox: %+v", res)
@@ -219,7 +219,7 @@ func TestUnsandboxedIsRefusedUnderOnAndAsksUnderAuto(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Content, "sandbox is required") {
 		t.Fatalf("unsandboxed under on: %+v", res)
 	}
-	s.Mode = sandbox.ModeAuto
+	s.Mode = sandbox.ModeBestEffort
 	call := Call{Name: "run_shell_command", Arguments: `{"command":"touch /etc/x","unsandboxed":true}`}
 	if s.Sandboxed(call) {
 		t.Fatal("an unsandboxed call counts as sandboxed")
@@ -249,7 +249,7 @@ func TestRegistryWithShellConfinesOnlyItsCopy(t *testing.T) {
 }
 
 func TestModeSandboxed(t *testing.T) {
-	s := ShellSandbox{Mode: sandbox.ModeAuto, Box: &sandbox.Sandbox{}} // the decision needs no bwrap
+	s := ShellSandbox{Mode: sandbox.ModeBestEffort, Box: &sandbox.Sandbox{}} // the decision needs no bwrap
 	withNet := s
 	withNet.Network = true
 	netCall := Call{ID: "c", Name: "run_shell_command", Arguments: `{"command":"curl example.com","network":true}`}
@@ -285,7 +285,7 @@ func TestModeSandboxed(t *testing.T) {
 
 func TestApproverInModeSandboxedAsksOnlyForWhatLeavesTheSandbox(t *testing.T) {
 	s := realSandbox(t)
-	s.Mode = sandbox.ModeAuto
+	s.Mode = sandbox.ModeBestEffort
 	var pending []Pending
 	var mu sync.Mutex
 	ctx, cancel := context.WithCancel(context.Background())
@@ -318,9 +318,9 @@ func TestDescribeAndAsksNetwork(t *testing.T) {
 	}{
 		{ShellSandbox{}, []string{"off: unconfined"}},
 		{ShellSandbox{Mode: sandbox.ModeOff, Box: box}, []string{"off: unconfined"}},
-		{ShellSandbox{Mode: sandbox.ModeAuto, Box: box}, []string{"auto: ", box.Name(), "no network"}},
+		{ShellSandbox{Mode: sandbox.ModeBestEffort, Box: box}, []string{"auto: ", box.Name(), "no network"}},
 		{ShellSandbox{Mode: sandbox.ModeOn, Box: box, Network: true}, []string{"on: ", "network allowed"}},
-		{ShellSandbox{Mode: sandbox.ModeAuto, Missing: missing}, []string{"auto: unconfined", "bwrap"}},
+		{ShellSandbox{Mode: sandbox.ModeBestEffort, Missing: missing}, []string{"auto: unconfined", "bwrap"}},
 		{ShellSandbox{Mode: sandbox.ModeOn, Missing: missing}, []string{"on: shell commands refused", "bwrap"}},
 	} {
 		got := tc.s.Describe()

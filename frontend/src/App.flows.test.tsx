@@ -19,6 +19,7 @@ beforeEach(() => {
   fake = makeFakeApi();
 });
 afterEach(() => {
+  vi.useRealTimers();
   vi.unstubAllGlobals();
   delete document.documentElement.dataset.theme;
 });
@@ -174,6 +175,9 @@ describe('App flows', () => {
 
   it('copes with events that arrive out of order (the dev server delivers each on its own goroutine)', async () => {
     const s = seed('shuffled');
+    // Fake timers that still follow real time (so findBy and waitFor poll as usual); the
+    // "nothing happens" check below jumps past the page's gap timer instead of sleeping.
+    vi.useFakeTimers({ shouldAdvanceTime: true });
     vi.stubGlobal('requestAnimationFrame', (cb: FrameRequestCallback) => setTimeout(() => cb(0), 0));
     render(<App />);
     await openSession(/shuffled/);
@@ -194,8 +198,8 @@ describe('App flows', () => {
     expect(await screen.findByRole('button', { name: 'Send' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
     expect(screen.getByRole('status', { name: 'Run status' }).textContent).toBe('');
-    // The hole was filled in time: nothing is read again.
-    await new Promise((r) => setTimeout(r, 300));
+    // The hole was filled in time: nothing is read again, even after the gap timer (250 ms).
+    await act(() => vi.advanceTimersByTimeAsync(1000));
     expect(fake.api.rowsAfter).not.toHaveBeenCalled();
     expect(fake.api.openSession).toHaveBeenCalledTimes(1);
   });
@@ -373,6 +377,7 @@ describe('App flows', () => {
 
   it('chooses a folder, shows its files and follows the watcher', async () => {
     const s = seed('ws');
+    vi.useFakeTimers({ shouldAdvanceTime: true }); // see 'copes with events that arrive out of order'
     fake.state.files.set('/home/me/project', [{ path: 'a.txt', dir: false, size: 1 }]);
     fake.state.contents.set('a.txt', 'alpha');
     render(<App />);
@@ -389,7 +394,8 @@ describe('App flows', () => {
     // Changes to another folder are not ours.
     fake.state.files.set('/home/me/project', []);
     act(() => fake.emitWorkspace({ workspace: '/elsewhere', changes: [{ path: 'z', op: 'created' }] }));
-    await new Promise((r) => setTimeout(r, 300));
+    // Past the watcher's debounce (150 ms): the tree was not reloaded.
+    await act(() => vi.advanceTimersByTimeAsync(1000));
     expect(within(tree).getByRole('treeitem', { name: 'b.txt' })).toBeTruthy();
 
     await userEvent.click(within(tree).getByText('a.txt'));

@@ -2,7 +2,7 @@
 // step feeds one input and checks the part of the state it is about.
 import { describe, expect, it } from 'vitest';
 import type { LoopEvent, Meter } from '../api/events';
-import type { Row, SessionView } from '../api/types';
+import type { LiveView, Row, SessionView } from '../api/types';
 import { chunk, meter } from '../test/fakeApi';
 import { callKey, initialSession, reduceSession, type SessionInput, type SessionState } from './session';
 
@@ -21,11 +21,20 @@ function transcript(steps: Step[], from: SessionState = initialSession(S)): Sess
 }
 
 let seq = 0;
-/** A loop event of s1; must-deliver events take the next seq, deltas the current one. */
-function ev<T extends LoopEvent['type']>(type: T, fields: Record<string, unknown> = {}, run = 'r1'): SessionInput {
+/** The event of type T. */
+type EventOf<T extends LoopEvent['type']> = Extract<LoopEvent, { type: T }>;
+
+/**
+ * A loop event of s1; must-deliver events take the next seq, deltas the current one. The
+ * fields given are checked against the event's type (a misspelt field or a wrong type fails
+ * tsc); the ones a step is not about may be left out, so the reducer must cope without them.
+ */
+function ev<T extends LoopEvent['type']>(type: T, fields: Partial<Omit<EventOf<T>, 'type'>> = {}, run = 'r1'): SessionInput {
   const lossy = type === 'text_delta' || type === 'reasoning_delta' || type === 'tool_output';
   if (!lossy) seq++;
-  return { type, session_id: S, run_id: run, seq, at: 1000 * seq, ...fields } as unknown as SessionInput;
+  // The one step tsc cannot follow: the fields of a generic T spread back into its member
+  // of the union. Everything that reaches it was checked above.
+  return { type, session_id: S, run_id: run, seq, at: 1000 * seq, ...fields } as EventOf<T> & { at: number };
 }
 const stored = (...rows: Row[]) => ev('rows_stored', { rows }, rows[0]?.run_id ?? 'r1');
 const user = (n: number, text: string, run = 'r1') => chunk(S, n, 'user', { text }, run);
@@ -306,8 +315,7 @@ describe('reduceSession', () => {
 // approval, a queued message and the run state end up shown (Chat.Live, reconciled).
 describe('reconciling with what Go knows (live_loaded)', () => {
   const pendingCall = { call_id: 'c1', name: 'write_file', arguments: '{"path":"a"}', read_only: false };
-  const live = (over: Partial<{ seq: number; running_run_id: string; pending: typeof pendingCall[]; queued: { id: string; text: string; queued_at: string }[] }>) =>
-    ({ type: 'live_loaded', live: { seq: 0, running_run_id: '', pending: [], queued: [], ...over } }) as SessionInput;
+  const live = (over: Partial<LiveView>): SessionInput => ({ type: 'live_loaded', live: { seq: 0, running_run_id: '', pending: [], queued: [], ...over } });
 
   it('shows an approval whose events arrived before the page switched to a just-created session', () => {
     // The page opened the new session before the run registered; run_started and

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Does Loopdesk's window stay flat? In the real window (WebKit, under Xvfb, no session bus):
+# the memory of the whole process tree (Go process + WebKit processes; RSS and PSS from
+# /proc/PID/smaps_rollup) with a 20-row session open, then again with the same session open
+# after a session of ROUNDS tool rounds of CALLS calls each (the scripted fake model,
+# backend/fakeai) has streamed into the window: ROUNDS*(2*CALLS+1)+3 rows (each call has its
+# approval row and its result), 2,203 by default.
+# A second run measures smoothness in the same real window: frames dropped while the fake
+# streams 6,000 words, and while idle, once per WebKit GPU policy.
+#   scripts/bench-memory.sh [memory|frames|all]      default all
+# The window is the product built with the bench tag, which only adds bench_hook.go (the
+# page driver testdata/benchwindow/drive.js and the measuring hook). Env: BENCH_ROUNDS (200),
+# BENCH_CALLS (5), BENCH_REPEATS (2: a second long session streams in after the first, to
+# tell a high-water mark from growth), BENCH_IDLE_SECONDS (8), BENCH_GPU (the product's policy unless set).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}
+TAGS=desktop,production,webkit2_41,sqlite_fts5
+if [[ -z ${BENCH_WINDOW_INNER:-} ]]; then
+  go build -tags "$TAGS,bench" -ldflags "-w -s" -o build/bin/loopdesk-bench .
+  go build -o build/bin/fakeai ./backend/fakeai/cmd/fakeai
+  BENCH_WINDOW_INNER=1 exec env -u DBUS_SESSION_BUS_ADDRESS -u XDG_RUNTIME_DIR \
+    xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" "$0" "$@"
+fi
+rounds=${BENCH_ROUNDS:-200}
+calls=${BENCH_CALLS:-5}
+repeats=${BENCH_REPEATS:-2}
+idle_ms=$((${BENCH_IDLE_SECONDS:-8} * 1000))
+scratch=$(mktemp -d)
+fake_pid=
+cleanup() {
+  [[ -n $fake_pid ]] && kill "$fake_pid" 2>/dev/null
+  if [[ -n ${BENCH_KEEP:-} ]]; then echo "bench-memory: kept $scratch" >&2; else rm -rf "$scratch"; fi
+}
+trap cleanup EXIT
+
+build/bin/fakeai -stdin=false >"$scratch/fake.out" 2>&1 &
+fake_pid=$!
+for _ in $(seq 100); do grep -qs FAKEAI_URL "$scratch/fake.out" && break; sleep 0.05; done
+url=$(sed -n 's/^FAKEAI_URL=//p' "$scratch/fake.out")
+[[ -n $url ]] || { cat "$scratch/fake.out" >&2; exit 1; }
+control=${url%/v1}/_fake
+
+# home NAME: a fresh home whose database holds the 20-row session "twenty rows".
+home() {
+  local h=$scratch/$1 at
+  mkdir -p "$h/config" "$h/data"
+  at=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  python3 - "$h/twenty.jsonl" "$at" <<'PY'
+import json, sys
+path, at = sys.argv[1], sys.argv[2]
+lines = [{"type": "session", "format": 1, "session": {"id": "twenty", "title": "twenty rows", "workspace": "",
+          "model": "fake-model", "parent_id": "", "fork_seq": 0, "created_at": at, "updated_at": at}}]
+for seq in range(1, 21):
+    g, k = (seq - 1) // 4, (seq - 1) % 4
+    kind = ["user", "assistant", "tool_result", "assistant"][k]
+    payload = [{"text": f"Question {g}: what is in file {g}?"},
+               {"text": "", "reasoning": "", "tool_calls": [{"id": f"c{g}", "name": "read_file", "arguments": json.dumps({"path": f"src/file{g}.go"})}]},
+               {"call_id": f"c{g}", "name": "read_file", "content": f"package main\n\n// file {g}\nfunc f{g}() int {{ return {g} }}\n", "is_error": False},
+               {"text": f"File {g} defines **f{g}**, which returns `{g}`.\n\n- one\n- two", "reasoning": "", "tool_calls": []}][k]
+    lines.append({"type": "chunk", "seq": seq, "kind": kind, "payload": payload, "run_id": "", "created_at": at})
+open(path, "w").write("\n".join(json.dumps(l) for l in lines) + "\n")
+PY
+  LOOPDESK_DB=$h/loopdesk.db XDG_CONFIG_HOME=$h/config XDG_DATA_HOME=$h/data HOME=$h \
+    build/bin/loopdesk-bench sessions import "$h/twenty.jsonl" >/dev/null
+  echo "$h"
+}
+
+# window NAME ARGS_JSON: runs the window on a fresh home until the driver is done; its marks
+# go to $scratch/NAME.jsonl.
+window() {
+  local name=$1 args=$2 h
+  h=$(home "$name")
+  curl -fsS -X POST "$control/reset" >/dev/null
+  curl -fsS -X POST --data-binary @"$scratch/replies.json" "$control/enqueue" >/dev/null
+  env HOME="$h" XDG_CONFIG_HOME="$h/config" XDG_DATA_HOME="$h/data" LOOPDESK_DB="$h/loopdesk.db" \
+    OPENAI_BASE_URL="$url" OPENAI_API_KEY=bench-key LOOPDESK_MODEL=fake-model \
+    LOOPDESK_BENCH_JS="$PWD/testdata/benchwindow/drive.js" LOOPDESK_BENCH_OUT="$scratch/$name.jsonl" \
+    LOOPDESK_BENCH_ARGS="$args" ${BENCH_GPU:+LOOPDESK_BENCH_GPU=$BENCH_GPU} \
+    timeout 3600 build/bin/loopdesk-bench >"$scratch/$name.log" 2>&1 || true
+  if ! [[ -s $scratch/$name.jsonl ]] || grep -q '"label":"error"' "$scratch/$name.jsonl" ||
+    ! grep -q '"label":"\(open20_after\|frames\)"' "$scratch/$name.jsonl"; then
+    cat "$scratch/$name.jsonl" "$scratch/$name.log" >&2 2>/dev/null
+    echo "bench-memory: the $name run failed" >&2
+    return 1
+  fi
+}
+
+if [[ $what == all || $what == memory ]]; then
+  python3 - "$rounds" "$calls" "$repeats" >"$scratch/replies.json" <<'PY'
+import json, sys
+rounds, calls, repeats = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+out = []
+for _ in range(repeats):
+    out += [{"kind": "text", "calls": [{"name": "read_file", "arguments": json.dumps({"path": f"notes/r{r}-c{c}.txt"})} for c in range(calls)]}
+            for r in range(rounds)]
+    out.append({"kind": "text", "text": "Done: " + " ".join(["word"] * 50)})
+print(json.dumps(out))
+PY
+  window memory "{\"scenario\":\"memory\",\"idle_ms\":$idle_ms,\"repeats\":$repeats}"
+  python3 - "$scratch/memory.jsonl" "$rounds" "$calls" <<'PY'
+import json, sys
+m = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line); m[r["label"]] = r
+b, s, a = m["open20_before"], m["streamed"], m["open20_after"]
+print(f"memory: {sys.argv[2]} rounds x {sys.argv[3]} calls streamed in {s['data']['ms']/1000:.1f} s, last row {s['data']['last_seq']}")
+for k, r in (("20 rows open, before", b), ("just after the stream", s), ("20 rows open, after", a)):
+    each = "  ".join(f"{p['name']} {p['rss_kb']/1024:.0f}/{p['pss_kb']/1024:.0f}" for p in r["by_process"])
+    g = r["go"]
+    print(f"  {k:24s} rss {r['rss_kb']/1024:7.1f} MB  pss {r['pss_kb']/1024:7.1f} MB  dom {r['data'].get('dom_nodes', '-')}  (rss/pss MB: {each})")
+    print(f"  {'':24s} Go heap in use {g['heap_inuse_kb']/1024:.1f} MB, idle {(g['heap_idle_kb']-g['heap_released_kb'])/1024:.1f} MB not returned, from the OS {g['sys_kb']/1024:.1f} MB")
+print(f"x_after_vs_before: rss {a['rss_kb']/b['rss_kb']:.3f}  pss {a['pss_kb']/b['pss_kb']:.3f}  (goal <= 1.10)")
+n = 2
+while f"open20_after_{n}" in m:
+    r = m[f"open20_after_{n}"]
+    each = "  ".join(f"{p['name']} {p['rss_kb']/1024:.0f}" for p in r["by_process"])
+    print(f"after long session {n}: rss {r['rss_kb']/1024:.1f} MB (rss MB: {each}); x_vs_before {r['rss_kb']/b['rss_kb']:.3f}, x_vs_after_1 {r['rss_kb']/a['rss_kb']:.3f}")
+    n += 1
+PY
+fi
+
+if [[ $what == all || $what == frames ]]; then
+  python3 -c 'import json; print(json.dumps([{"kind": "text", "delay_ms": 1, "text": " ".join("word\n\n" if i % 50 == 49 else "word" for i in range(6000))}]))' >"$scratch/replies.json"
+  for gpu in OnDemand Never; do
+    BENCH_GPU=$gpu window "frames-$gpu" '{"scenario":"frames","seconds":4}'
+    python3 - "$scratch/frames-$gpu.jsonl" "$gpu" <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if '"frames"' in l][0]
+i, s = r["data"]["idle"], r["data"]["streaming"]
+print(f"frames {sys.argv[2]:8s}: idle 4 s {i['frames']} frames, {i['dropped']} dropped; streaming 4 s {s['frames']} frames, "
+      f"{s['dropped']} dropped, worst {s['worst_ms']} ms, {s['deltas']} deltas; rss {r['rss_kb']/1024:.1f} MB pss {r['pss_kb']/1024:.1f} MB")
+PY
+  done
+fi
