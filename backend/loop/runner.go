@@ -110,6 +110,8 @@ type Config struct {
 	// starts itself for queued messages included — so each run takes the session's provider
 	// and model as they are then: a change made during a run applies from the next one.
 	Respec func(ctx context.Context, spec *RunSpec) error
+	// Tasks, when set, offers the task tool: a call starts a child session (runner_task.go).
+	Tasks *TaskConfig
 }
 
 // RunSpec is one run: the prompt plus the agent chosen for it.
@@ -146,6 +148,11 @@ type RunSpec struct {
 	// client and origin are the run's model client and what it tags turns with (Start).
 	client Model
 	origin Origin
+	// depth, parentSession and parentCallID are set on a child's run (runner_task.go): how deep
+	// it is, and the session and call that started it (its events carry the call).
+	depth         int
+	parentSession string
+	parentCallID  string
 }
 
 // openModel picks the run's model client: from Models by provider name, else Model.

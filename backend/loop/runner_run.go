@@ -25,6 +25,8 @@ type run struct {
 	tools    ToolRunner // the tools of this run (see Runner.toolsFor)
 	specs    []tools.Spec
 	readOnly map[string]bool
+	// taskSlots bounds the children going at once; nil when the run has no task tool.
+	taskSlots chan struct{}
 
 	// captures are the checkpoints of calls that may change files, by call id, until their
 	// result row is stored. Workers add; the owner goroutine finishes them in persist.
@@ -109,6 +111,7 @@ func (rn *run) fixTools() []string {
 	for _, s := range rn.specs {
 		rn.readOnly[s.Name] = s.ReadOnly
 	}
+	rn.offerTasks()
 	return failed
 }
 
@@ -268,7 +271,8 @@ func (rn *run) execute(effects []Effect) []Effect {
 		case RequestApproval:
 			rn.requestApprovals(e.Calls)
 		case RunTools:
-			rn.goWork(func() { rn.runTools(e.Calls) })
+			limits := rn.childLimits(rn.countTasks(e.Calls)) // read on the owner: it reads the state
+			rn.goWork(func() { rn.runTools(e.Calls, limits) })
 		case Compact:
 			rows := rn.snapshot()
 			rn.goWork(func() { rn.compact(e, rows) })
@@ -306,7 +310,7 @@ func (rn *run) send(in Input) {
 func (rn *run) publish(p Payload) {
 	ctx, cancel := context.WithTimeout(rn.r.base, rn.r.cfg.PersistTimeout)
 	defer cancel()
-	if _, err := rn.r.bus.Publish(ctx, Event{SessionID: rn.spec.SessionID, RunID: rn.id, Payload: p}); err != nil {
+	if _, err := rn.r.bus.Publish(ctx, Event{SessionID: rn.spec.SessionID, RunID: rn.id, ParentCallID: rn.spec.parentCallID, Payload: p}); err != nil {
 		rn.r.log.Warn("event not delivered to every subscriber", "err", err)
 	}
 }

@@ -97,8 +97,13 @@ func (rn *run) requestApprovals(calls []Call) {
 				return
 			}
 			hunks, proposal := rn.proposal(c)
+			mode := rn.spec.Mode
+			if rn.isTask(c) && mode != tools.ModeDeny {
+				// A task call is read-only: it runs without asking (a rule can still deny it).
+				mode = tools.ModeReadOnly
+			}
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: rn.spec.Mode, Call: c, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(c), Proposal: proposal,
+				Mode: mode, Call: c, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(c), Proposal: proposal,
 				OnPending: func(p tools.Pending) {
 					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(c.Arguments), ReadOnly: p.ReadOnly,
 						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(c), Hunks: hunks})
@@ -122,7 +127,7 @@ func (rn *run) requestApprovals(calls []Call) {
 
 // runTools runs consecutive read-only calls in parallel; a call that may change something
 // runs alone, after everything before it and before anything after it.
-func (rn *run) runTools(calls []Call) {
+func (rn *run) runTools(calls []Call, limits Limits) {
 	for i := 0; i < len(calls); {
 		j := i + 1
 		if rn.readOnly[calls[i].Name] {
@@ -135,7 +140,7 @@ func (rn *run) runTools(calls []Call) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rn.runTool(c)
+				rn.runTool(c, limits)
 			}()
 		}
 		wg.Wait()
@@ -146,12 +151,18 @@ func (rn *run) runTools(calls []Call) {
 	}
 }
 
-func (rn *run) runTool(c Call) {
+// runTool runs one call; a task call starts a child session with limits as its budgets.
+func (rn *run) runTool(c Call, limits Limits) {
 	note := rn.capture(c)
 	rn.publish(ToolStartedPayload{CallID: c.ID, Name: c.Name})
-	res := rn.tools.Run(rn.op, rn.ws, c, func(s string) {
-		rn.publish(ToolOutputPayload{CallID: c.ID, Text: s})
-	})
+	var res tools.Result
+	if rn.isTask(c) {
+		res = rn.runTask(c, limits)
+	} else {
+		res = rn.tools.Run(rn.op, rn.ws, c, func(s string) {
+			rn.publish(ToolOutputPayload{CallID: c.ID, Text: s})
+		})
+	}
 	if rn.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
