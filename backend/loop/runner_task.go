@@ -27,7 +27,6 @@ const TaskTool = "task"
 // child may start children only when its agent allows it, and never past this depth.
 const MaxTaskDepth = 2
 
-
 // TaskConfig turns the task tool on (Config.Tasks).
 type TaskConfig struct {
 	// MaxParallel is how many children one run may have going at once; 0: 4. Task calls of
