@@ -334,9 +334,11 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 
 	subCtx, stopSub := context.WithCancel(context.Background())
 	printer := runNewPrinter(stdout, stderr, o.json)
-	exited := runner.Bus().Subscribe(subCtx, sessionID, printer.print)
+	// Every session of this process's runner: the run's own and the child sessions its task
+	// calls start (their events carry parent_call_id; their approvals are asked here too).
+	exited := runner.Bus().Subscribe(subCtx, "", printer.print)
 	asker := runNewAsker(stdin, stderr, db, st.Approver, runIsTerminal(stdin))
-	asked := runner.Bus().Subscribe(subCtx, sessionID, asker.onEvent)
+	asked := runner.Bus().Subscribe(subCtx, "", asker.onEvent)
 	defer func() { stopSub(); <-exited; <-asked }()
 
 	// The same shape (and default instructions) as a run from the window.

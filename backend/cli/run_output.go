@@ -61,8 +61,11 @@ func (p *runPrinter) print(e loop.Event) {
 		} else {
 			p.out.Write(append(b, '\n'))
 		}
-	} else {
+	} else if e.ParentCallID == "" {
 		p.text(e)
+	} else if f, ok := e.Payload.(loop.RunFinishedPayload); ok {
+		// A child's stream would interleave with its parent's: the text output names its end.
+		p.line("[child session %s of call %s: %s]", e.SessionID, e.ParentCallID, f.Status)
 	}
 	if e.Type == loop.EventRunFinished {
 		close(p.done(e.RunID))

@@ -36,6 +36,8 @@ type Config struct {
 	InstructionsDir string
 	// Respec completes each run's spec as it starts (loop.Config.Respec); nil for none.
 	Respec func(ctx context.Context, spec *loop.RunSpec) error
+	// Tasks configures the task tool (child sessions); nil: on, with the runner's defaults.
+	Tasks *loop.TaskConfig
 }
 
 // Stack is the wired agent. Close stops every run and the MCP servers; the caller closes
@@ -67,7 +69,10 @@ func New(cfg Config) (*Stack, error) {
 		MCP: cfg.MCP, Checkpoints: cfg.Checkpoints}
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
-		Respec: cfg.Respec}
+		Respec: cfg.Respec, Tasks: cfg.Tasks}
+	if lc.Tasks == nil {
+		lc.Tasks = &loop.TaskConfig{}
+	}
 	if cfg.Checkpoints != nil {
 		lc.Checkpoints = cfg.Checkpoints
 	}

@@ -72,3 +72,36 @@ func interruptedFor(ctx context.Context, tx rowQuerier, sessionID, callID, conte
 	return fmt.Sprintf("%s (child session %s %q was interrupted before it returned its answer; its rows so far are kept)",
 		content, child.ID, child.Title), nil
 }
+
+// ChildTotals is what one child session used, its own children included.
+type ChildTotals struct {
+	SessionID    string  `json:"session_id"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	Cost         float64 `json:"cost"`
+}
+
+// FamilyTotals is SessionTotals with the spend of the session's children (and theirs) added,
+// and one entry per direct child: a parent's meters count what it delegated.
+func (db *DB) FamilyTotals(ctx context.Context, id string) (Totals, []ChildTotals, error) {
+	t, err := db.SessionTotals(ctx, id)
+	if err != nil {
+		return Totals{}, nil, err
+	}
+	kids, err := db.Children(ctx, id)
+	if err != nil {
+		return Totals{}, nil, err
+	}
+	out := []ChildTotals{}
+	for _, k := range kids {
+		kt, _, err := db.FamilyTotals(ctx, k.ID) // depth is bounded (loop.MaxTaskDepth)
+		if err != nil {
+			return Totals{}, nil, err
+		}
+		t.Runs, t.Turns, t.ToolCalls = t.Runs+kt.Runs, t.Turns+kt.Turns, t.ToolCalls+kt.ToolCalls
+		t.InputTokens, t.OutputTokens, t.Cost = t.InputTokens+kt.InputTokens, t.OutputTokens+kt.OutputTokens, t.Cost+kt.Cost
+		t.CacheReadTokens, t.CacheWriteTokens = t.CacheReadTokens+kt.CacheReadTokens, t.CacheWriteTokens+kt.CacheWriteTokens
+		out = append(out, ChildTotals{SessionID: k.ID, InputTokens: kt.InputTokens, OutputTokens: kt.OutputTokens, Cost: kt.Cost})
+	}
+	return t, out, nil
+}
