@@ -33,6 +33,8 @@ const Usage = `usage: loopdesk [FOLDER]                open the window (a new se
        loopdesk mcp list [--json] [--mcp-config FILE]...
                                          the MCP servers and their health
        loopdesk acp [flags]              the agent for editors over ACP on stdin/stdout (docs/acp.md)
+       loopdesk agents list [--json] [--workspace DIR]
+                                         the agent definitions a task call can name
        loopdesk settings [--json] [--db PATH]
                                          the effective settings and where each comes from
        loopdesk --version                the version and commit
@@ -81,6 +83,8 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return Launch{Code: MCP(ctx, args[1:], stdout, stderr)}
+		case "agents":
+			return Launch{Code: Agents(args[1:], stdout, stderr)} // agents.go
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, Usage)
 			return Launch{Code: ExitOK}
