@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -153,6 +154,8 @@ type RunSpec struct {
 	depth         int
 	parentSession string
 	parentCallID  string
+	// agent is the definition a child runs as (nil: the parent's prompt and tools).
+	agent *agents.Definition
 }
 
 // openModel picks the run's model client: from Models by provider name, else Model.

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -27,6 +28,7 @@ type run struct {
 	readOnly map[string]bool
 	// taskSlots bounds the children going at once; nil when the run has no task tool.
 	taskSlots chan struct{}
+	agents    []agents.Definition // the agents a task call may name (fixed for the run)
 
 	// captures are the checkpoints of calls that may change files, by call id, until their
 	// result row is stored. Workers add; the owner goroutine finishes them in persist.
@@ -111,6 +113,7 @@ func (rn *run) fixTools() []string {
 	for _, s := range rn.specs {
 		rn.readOnly[s.Name] = s.ReadOnly
 	}
+	rn.narrowTools()
 	rn.offerTasks()
 	return failed
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -32,6 +33,9 @@ type TaskConfig struct {
 	// MaxParallel is how many children one run may have going at once; 0: 4. Task calls of
 	// one turn all start together (they are read-only); the rest wait for a free slot.
 	MaxParallel int
+	// Agents returns the valid agent definitions of a folder (agents.Valid(agents.Definitions
+	// ...)), read when a run starts; nil: none, and a task call naming an agent is refused.
+	Agents func(root string) []agents.Definition
 }
 
 // ChildStore is the part of the store a task call needs besides Store; Config.Store must
@@ -68,7 +72,7 @@ func taskSpec() tools.Spec {
 // store can hold children, and the run is not a child too deep to start more.
 func (rn *run) offerTasks() {
 	cfg := rn.r.cfg.Tasks
-	if _, ok := rn.r.cfg.Store.(ChildStore); !ok || cfg == nil || rn.spec.depth >= MaxTaskDepth-1 {
+	if _, ok := rn.r.cfg.Store.(ChildStore); !ok || cfg == nil || !rn.mayNest() {
 		return
 	}
 	if _, taken := rn.readOnly[TaskTool]; taken {
@@ -79,8 +83,70 @@ func (rn *run) offerTasks() {
 		n = 4
 	}
 	rn.taskSlots = make(chan struct{}, n)
-	rn.specs = append(rn.specs, taskSpec())
+	if cfg.Agents != nil {
+		rn.agents = cfg.Agents(rn.root)
+	}
+	spec := taskSpec()
+	spec.Description += agentList(rn.agents)
+	rn.specs = append(rn.specs, spec)
 	rn.readOnly[TaskTool] = true
+}
+
+// mayNest reports whether the run may start children: a session a person started may; a
+// child only when its agent lists the task tool, and never past MaxTaskDepth.
+func (rn *run) mayNest() bool {
+	if rn.spec.depth == 0 {
+		return true
+	}
+	a := rn.spec.agent
+	return rn.spec.depth < MaxTaskDepth && a != nil && a.Tools != nil && a.Allows(TaskTool)
+}
+
+// agentList is the part of the task tool's description naming the agents (fixed for the
+// run, so the tools part of every request stays the same).
+func agentList(defs []agents.Definition) string {
+	if len(defs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\nAgents you can name in agent:")
+	for _, d := range defs {
+		fmt.Fprintf(&b, "\n- %s: %s", d.Name, d.Description)
+	}
+	return b.String()
+}
+
+// narrowTools keeps only the tools the run's agent allows (a definition narrows, never
+// widens); the task tool is offered afterwards by offerTasks.
+func (rn *run) narrowTools() {
+	a := rn.spec.agent
+	if a == nil || a.Tools == nil {
+		return
+	}
+	kept := rn.specs[:0:0]
+	for _, s := range rn.specs {
+		if a.Allows(s.Name) {
+			kept = append(kept, s)
+		} else {
+			delete(rn.readOnly, s.Name)
+		}
+	}
+	rn.specs = kept
+}
+
+// findAgent returns the run's agent named name.
+func (rn *run) findAgent(name string) (*agents.Definition, error) {
+	var names []string
+	for i := range rn.agents {
+		if rn.agents[i].Name == name {
+			return &rn.agents[i], nil
+		}
+		names = append(names, rn.agents[i].Name)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("unknown agent %q: no agents are defined; leave agent empty", name)
+	}
+	return nil, fmt.Errorf("unknown agent %q; the agents are: %s", name, strings.Join(names, ", "))
 }
 
 // isTask reports whether c is a call of this run's task tool.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -18,8 +19,11 @@ func (rn *run) runTask(c Call, limits Limits) tools.Result {
 	if err != nil {
 		return tools.Result{Content: err.Error(), IsError: true}
 	}
+	var agent *agents.Definition
 	if args.Agent != "" {
-		return tools.Result{Content: fmt.Sprintf("unknown agent %q: no agent definitions are available; leave agent empty", args.Agent), IsError: true}
+		if agent, err = rn.findAgent(args.Agent); err != nil {
+			return tools.Result{Content: err.Error(), IsError: true}
+		}
 	}
 	select {
 	case rn.taskSlots <- struct{}{}:
@@ -27,7 +31,10 @@ func (rn *run) runTask(c Call, limits Limits) tools.Result {
 	case <-rn.op.Done():
 		return tools.Result{Content: "cancelled before the child session started", IsError: true}
 	}
-	child, runID, err := rn.startChild(c, args, limits)
+	if agent == nil {
+		agent = rn.spec.agent // without agent, a child works like its parent: never wider
+	}
+	child, runID, err := rn.startChild(c, args, agent, limits)
 	if err != nil {
 		return tools.Result{Content: "the child session could not start: " + err.Error(), IsError: true}
 	}
@@ -51,16 +58,27 @@ func (rn *run) runTask(c Call, limits Limits) tools.Result {
 }
 
 // startChild creates the child session and starts its run under the parent's rules.
-func (rn *run) startChild(c Call, args TaskArgs, limits Limits) (string, string, error) {
+// With an agent, the child has the agent's prompt, tools, model and turn bound.
+func (rn *run) startChild(c Call, args TaskArgs, agent *agents.Definition, limits Limits) (string, string, error) {
 	ctx, cancel := context.WithTimeout(rn.op, rn.r.cfg.PersistTimeout)
 	defer cancel()
+	model, system := rn.spec.Model, rn.spec.SystemPrompt
+	limits.Price = rn.spec.Limits.Price
+	if agent != nil {
+		system = agent.Prompt
+		if agent.Model != "" && agent.Model != agents.Inherit {
+			model, limits.Price = agent.Model, Price{} // priced from the table by the child's model
+		}
+		if agent.MaxTurns > 0 && (limits.MaxTurns == 0 || agent.MaxTurns < limits.MaxTurns) {
+			limits.MaxTurns = agent.MaxTurns
+		}
+	}
 	s, err := rn.r.cfg.Store.(ChildStore).CreateSession(ctx, store.NewSession{Title: args.Description, Workspace: rn.root,
-		Model: rn.spec.Model, Provider: rn.spec.Provider, ParentID: rn.spec.SessionID, ParentCallID: c.ID})
+		Model: model, Provider: rn.spec.Provider, ParentID: rn.spec.SessionID, ParentCallID: c.ID})
 	if err != nil {
 		return "", "", err
 	}
-	limits.Price = rn.spec.Limits.Price
-	spec := RunSpec{SessionID: s.ID, Workspace: rn.root, Prompt: args.Prompt, Model: rn.spec.Model, SystemPrompt: rn.spec.SystemPrompt,
+	spec := RunSpec{SessionID: s.ID, Workspace: rn.root, Prompt: args.Prompt, Model: model, SystemPrompt: system, agent: agent,
 		Limits: limits, Mode: rn.spec.Mode, MaxTokens: rn.spec.MaxTokens, Sandbox: rn.spec.Sandbox, Plan: rn.spec.Plan,
 		Provider: rn.spec.Provider, ThinkingBudget: rn.spec.ThinkingBudget,
 		depth: rn.spec.depth + 1, parentCallID: c.ID, parentSession: rn.spec.SessionID}

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/loopdesk/loopdesk/backend/provider"
@@ -156,7 +157,10 @@ func (rn *run) runTool(c Call, limits Limits) {
 	note := rn.capture(c)
 	rn.publish(ToolStartedPayload{CallID: c.ID, Name: c.Name})
 	var res tools.Result
-	if rn.isTask(c) {
+	if _, offered := rn.readOnly[c.Name]; !offered && rn.spec.agent != nil && rn.spec.agent.Tools != nil {
+		// Narrowed away (narrowTools): never run, whatever the model asks.
+		res = tools.Result{Content: fmt.Sprintf("unknown tool %q: agent %s does not have it", c.Name, rn.spec.agent.Name), IsError: true}
+	} else if rn.isTask(c) {
 		res = rn.runTask(c, limits)
 	} else {
 		res = rn.tools.Run(rn.op, rn.ws, c, func(s string) {

@@ -9,6 +9,7 @@ package stack
 import (
 	"context"
 	"fmt"
+	"github.com/loopdesk/loopdesk/backend/agents"
 	"log/slog"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
@@ -69,9 +70,17 @@ func New(cfg Config) (*Stack, error) {
 		MCP: cfg.MCP, Checkpoints: cfg.Checkpoints}
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
-		Respec: cfg.Respec, Tasks: cfg.Tasks}
-	if lc.Tasks == nil {
-		lc.Tasks = &loop.TaskConfig{}
+		Respec: cfg.Respec}
+	tasks := loop.TaskConfig{}
+	if cfg.Tasks != nil {
+		tasks = *cfg.Tasks // the caller's config is not changed
+	}
+	lc.Tasks = &tasks
+	if tasks.Agents == nil {
+		// The folder's definitions and the person's own (beside their AGENTS.md), read as
+		// each run starts.
+		personal := cfg.InstructionsDir
+		lc.Tasks.Agents = func(root string) []agents.Definition { return agents.Valid(agents.Definitions(personal, root)) }
 	}
 	if cfg.Checkpoints != nil {
 		lc.Checkpoints = cfg.Checkpoints
