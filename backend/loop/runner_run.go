@@ -29,6 +29,7 @@ type run struct {
 	// taskSlots bounds the children going at once; nil when the run has no task tool.
 	taskSlots chan struct{}
 	agents    []agents.Definition // the agents a task call may name (fixed for the run)
+	nested    ChildSpend          // what this run's children spent, theirs included; guarded by capMu
 
 	// captures are the checkpoints of calls that may change files, by call id, until their
 	// result row is stored. Workers add; the owner goroutine finishes them in persist.

@@ -14,29 +14,31 @@ import (
 // the child session, starts its run and waits for the run to be stored. When the parent's
 // work is cancelled (Stop, a bound, Close) it stops the child and still waits for it, so the
 // child is never left running without a parent. limits is the child's slice (childLimits).
-func (rn *run) runTask(c Call, limits Limits) tools.Result {
+//
+// It returns the call's result and what the child (with its own children) spent.
+func (rn *run) runTask(c Call, limits Limits) (tools.Result, *ChildSpend) {
 	args, err := parseTaskArgs(c.Arguments)
 	if err != nil {
-		return tools.Result{Content: err.Error(), IsError: true}
+		return tools.Result{Content: err.Error(), IsError: true}, nil
 	}
 	var agent *agents.Definition
 	if args.Agent != "" {
 		if agent, err = rn.findAgent(args.Agent); err != nil {
-			return tools.Result{Content: err.Error(), IsError: true}
+			return tools.Result{Content: err.Error(), IsError: true}, nil
 		}
 	}
 	select {
 	case rn.taskSlots <- struct{}{}:
 		defer func() { <-rn.taskSlots }()
 	case <-rn.op.Done():
-		return tools.Result{Content: "cancelled before the child session started", IsError: true}
+		return tools.Result{Content: "cancelled before the child session started", IsError: true}, nil
 	}
 	if agent == nil {
 		agent = rn.spec.agent // without agent, a child works like its parent: never wider
 	}
 	child, runID, err := rn.startChild(c, args, agent, limits)
 	if err != nil {
-		return tools.Result{Content: "the child session could not start: " + err.Error(), IsError: true}
+		return tools.Result{Content: "the child session could not start: " + err.Error(), IsError: true}, nil
 	}
 	rn.publish(ToolOutputPayload{CallID: c.ID, Text: fmt.Sprintf("started child session %s (run %s)\n", child, runID)})
 	stopped := make(chan struct{})
@@ -52,9 +54,34 @@ func (rn *run) runTask(c Call, limits Limits) tools.Result {
 	res, err := rn.r.Wait(context.WithoutCancel(rn.op), runID)
 	close(stopped)
 	if err != nil {
-		return tools.Result{Content: fmt.Sprintf("the child session %s: %v", child, err), IsError: true}
+		return tools.Result{Content: fmt.Sprintf("the child session %s: %v", child, err), IsError: true}, nil
 	}
-	return childResult(child, res)
+	spent := rn.r.nestedSpend(runID)
+	spent.InputTokens, spent.OutputTokens, spent.CostUSD = spent.InputTokens+res.InputTokens, spent.OutputTokens+res.OutputTokens, spent.CostUSD+res.CostUSD
+	rn.addNested(spent)
+	return childResult(child, res), &spent
+}
+
+// nestedSpend is what the children of a finished run spent (their own children included).
+func (r *Runner) nestedSpend(runID string) ChildSpend {
+	r.mu.Lock()
+	rn := r.byRun[runID]
+	r.mu.Unlock()
+	if rn == nil {
+		return ChildSpend{}
+	}
+	rn.capMu.Lock()
+	defer rn.capMu.Unlock()
+	return rn.nested
+}
+
+// addNested adds a child's spend to what this run's children spent (for its own parent).
+func (rn *run) addNested(s ChildSpend) {
+	rn.capMu.Lock()
+	defer rn.capMu.Unlock()
+	rn.nested.InputTokens += s.InputTokens
+	rn.nested.OutputTokens += s.OutputTokens
+	rn.nested.CostUSD += s.CostUSD
 }
 
 // startChild creates the child session and starts its run under the parent's rules.

@@ -157,11 +157,12 @@ func (rn *run) runTool(c Call, limits Limits) {
 	note := rn.capture(c)
 	rn.publish(ToolStartedPayload{CallID: c.ID, Name: c.Name})
 	var res tools.Result
+	var child *ChildSpend
 	if _, offered := rn.readOnly[c.Name]; !offered && rn.spec.agent != nil && rn.spec.agent.Tools != nil {
 		// Narrowed away (narrowTools): never run, whatever the model asks.
 		res = tools.Result{Content: fmt.Sprintf("unknown tool %q: agent %s does not have it", c.Name, rn.spec.agent.Name), IsError: true}
 	} else if rn.isTask(c) {
-		res = rn.runTask(c, limits)
+		res, child = rn.runTask(c, limits)
 	} else {
 		res = rn.tools.Run(rn.op, rn.ws, c, func(s string) {
 			rn.publish(ToolOutputPayload{CallID: c.ID, Text: s})
@@ -170,7 +171,7 @@ func (rn *run) runTool(c Call, limits Limits) {
 	if rn.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
-	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note + rn.reviewNote(c.ID), IsError: res.IsError, Sandboxed: res.Meta.Sandboxed})
+	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note + rn.reviewNote(c.ID), IsError: res.IsError, Sandboxed: res.Meta.Sandboxed, Child: child})
 }
 
 // compact summarises the rows up to the cut with one model call (no tools).

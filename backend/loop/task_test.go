@@ -267,3 +267,33 @@ func TestTaskDepthAndBadArguments(t *testing.T) {
 		t.Fatalf("children %+v", kids)
 	}
 }
+
+// A child's spend counts in the parent's meters and against its token budget: the parent
+// that delegated past its budget stops as token_budget instead of going on.
+func TestTaskChildSpendAddsUpInTheParent(t *testing.T) {
+	h := taskHarness(t, loop.TaskConfig{})
+	h.srv.EnqueueFor("[parent]", fakeai.ToolCalls(taskCall("t1", "spend", "[child] spend")).WithUsage(100, 10, 0),
+		fakeai.Text("never asked"))
+	h.srv.EnqueueFor("[child]", fakeai.Text("spent").WithUsage(700, 100, 0))
+	sid := h.session()
+	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto, Limits: loop.Limits{MaxTokens: 800}})
+	if res.Status != loop.StopTokenBudget {
+		t.Fatalf("the parent should stop on its token budget once the child's 800 tokens add up: %+v", res)
+	}
+	var last loop.BudgetPayload
+	for _, e := range h.rec.all() {
+		if b, ok := e.Payload.(loop.BudgetPayload); ok && e.SessionID == sid {
+			last = b
+		}
+	}
+	if last.Tokens != 910 {
+		t.Fatalf("the parent's meter: %d tokens, want 110 + 800 from the child", last.Tokens)
+	}
+	tot, kids, err := h.db.FamilyTotals(context.Background(), sid)
+	if err != nil || tot.InputTokens != 800 || tot.OutputTokens != 110 || len(kids) != 1 || kids[0].InputTokens != 700 {
+		t.Fatalf("family totals %+v %+v %v", tot, kids, err)
+	}
+	if len(h.srv.Requests()) != 2 {
+		t.Fatalf("the parent made another model call past its budget: %d requests", len(h.srv.Requests()))
+	}
+}
