@@ -99,8 +99,9 @@ func (rn *run) requestApprovals(calls []Call) {
 			}
 			hunks, proposal := rn.proposal(c)
 			mode := rn.spec.Mode
-			if rn.isTask(c) && mode != tools.ModeDeny {
-				// A task call is read-only: it runs without asking (a rule can still deny it).
+			if (rn.isTask(c) || c.Name == store.UpdatePlanTool) && mode != tools.ModeDeny {
+				// A task call and a plan update change nothing: they run without asking (a
+				// rule can still deny them); the child's own calls ask like any call.
 				mode = tools.ModeReadOnly
 			}
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,

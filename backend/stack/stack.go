@@ -63,7 +63,7 @@ func New(cfg Config) (*Stack, error) {
 		ts.log = slog.Default()
 	}
 	var err error
-	if ts.builtins, err = tools.NewRegistry(tools.Builtins()...); err != nil {
+	if ts.builtins, err = tools.NewRegistry(builtinTools()...); err != nil {
 		return nil, fmt.Errorf("build the agent stack: %w", err)
 	}
 	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB}),
@@ -97,6 +97,10 @@ func (s *Stack) Close() {
 	}
 }
 
+// builtinTools are the tools every run has: the built-in ones and update_plan (the plan the
+// window pins above the message box).
+func builtinTools() []tools.Tool { return append(tools.Builtins(), tools.UpdatePlan{}) }
+
 // Tools is the tool set runs use: the built-in tools plus the tools of the MCP servers that
 // are ready. It implements loop.ToolSet: a run keeps the set it started with.
 type Tools struct {
@@ -112,7 +116,7 @@ func (t *Tools) ForRun() loop.ToolRunner {
 	if t.mcp == nil {
 		return t.builtins
 	}
-	reg, err := tools.NewRegistry(append(tools.Builtins(), t.mcp.Tools()...)...)
+	reg, err := tools.NewRegistry(append(builtinTools(), t.mcp.Tools()...)...)
 	if err != nil {
 		// The manager hands out unique names and schemas it has compiled; if that ever fails,
 		// the run goes on with the built-in tools rather than none.
