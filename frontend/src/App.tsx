@@ -8,6 +8,8 @@ import { useForkFolder } from './hooks/useForkFolder';
 import { CheckpointProvider } from './components/CheckpointContext';
 import { Conversation, type Focus } from './components/Conversation';
 import { MessageBox } from './components/MessageBox';
+import { PinnedPlan } from './components/PinnedPlan';
+import { usePlan } from './hooks/usePlan';
 import { SessionBrowser } from './components/SessionBrowser';
 import { SandboxControl, SandboxNotice } from './components/SandboxControl';
 import { SessionHeader } from './components/SessionHeader';
@@ -69,6 +71,7 @@ export function App() {
   // scratch folder Go made for the open session alone.
   const nextWorkspace = record?.scratch ? '' : workspace;
   const ws = useWorkspace(selected, workspace, chat.rows);
+  const plan = usePlan(selected, chat.rows);
   useTheme(previewTheme ?? settings?.theme);
 
   // The first load: with no endpoint configured, the window opens on settings.
@@ -345,6 +348,7 @@ export function App() {
               mcpStarting={mcpStarting}
               mcpFailed={chat.mcpFailed}
             />
+            <PinnedPlan plan={plan.plan} running={chat.phase !== 'idle'} error={plan.error} onSave={plan.edit} />
             <MessageBox
               running={chat.phase !== 'idle'}
               disabled={!settings?.configured}

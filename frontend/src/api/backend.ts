@@ -28,6 +28,8 @@ import type {
   McpStatus,
   McpView,
   Pending,
+  PinnedPlan,
+  Plan,
   Provider,
   ProvidersView,
   Preset,
@@ -160,6 +162,10 @@ export const api = {
   /** The rows with seq > afterSeq (after a gap). */
   rowsAfter: (id: string, afterSeq: number): Promise<Row[]> => list<Row>(Sessions.RowsAfter(id, afterSeq)),
   runs: (id: string): Promise<Run[]> => list<Run>(Sessions.Runs(id)),
+  /** The session's latest plan (null when it has none). */
+  plan: async (id: string): Promise<PinnedPlan | null> => ((await Sessions.Plan(id)) ?? null) as unknown as PinnedPlan | null,
+  /** Records the person's edit (a note the model reads at its next request); refused while running. */
+  editPlan: (id: string, p: Plan): Promise<PinnedPlan> => as<PinnedPlan>(Sessions.EditPlan(id, p as never)),
 
   // Chat
   sendMessage: (sessionID: string, text: string): Promise<string> => Chat.SendMessage(sessionID, text),

@@ -14,6 +14,8 @@ export interface Session {
   provider: string;
   parent_id: string;
   fork_seq: number;
+  /** Set on a child session: the task call of parent_id that started it. */
+  parent_call_id?: string;
   created_at: string;
   updated_at: string;
   /** The workspace is the app's private scratch folder for this session. */
@@ -644,4 +646,21 @@ export interface McpView {
   error: string;
   servers: McpStatus[] | null;
   names: McpName[] | null;
+}
+
+/** A plan step's status (store.Step*). */
+export type StepStatus = 'pending' | 'in_progress' | 'completed';
+
+/** update_plan's arguments: what the model plans, step by step (store.Plan). */
+export interface Plan {
+  explanation?: string;
+  plan: { step: string; status: StepStatus }[];
+}
+
+/** The session's latest plan, pinned above the message box (store.PinnedPlan). */
+export interface PinnedPlan extends Plan {
+  /** The row it came from. */
+  seq: number;
+  /** "model" (an update_plan call) or "person" (an edit). */
+  by: 'model' | 'person';
 }

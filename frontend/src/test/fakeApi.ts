@@ -24,6 +24,8 @@ import type {
   FilePreview,
   Hit,
   Pending,
+  PinnedPlan,
+  Plan,
   Rule,
   RuleInput,
   Run,
@@ -77,6 +79,7 @@ export function makeFakeApi() {
     sessions: [] as SessionSummary[],
     rows: new Map<string, Row[]>(),
     runs: new Map<string, Run[]>(),
+    plans: new Map<string, PinnedPlan>(),
     meters: new Map<string, Meter[]>(),
     pending: new Map<string, Pending[]>(),
     running: new Map<string, string>(),
@@ -310,6 +313,16 @@ export function makeFakeApi() {
     }),
     rowsAfter: vi.fn(async (id: string, after: number) => (state.rows.get(id) ?? []).filter((r) => r.seq > after)),
     runs: vi.fn(async (id: string) => [...(state.runs.get(id) ?? [])]),
+    plan: vi.fn(async (id: string) => state.plans.get(id) ?? null),
+    editPlan: vi.fn(async (id: string, p: Plan) => {
+      if (state.running.get(id)) throw { code: 'busy', message: 'stop it or wait for it to finish' };
+      const rows = state.rows.get(id) ?? [];
+      const pinned: PinnedPlan = { ...p, seq: rows.length + 1, by: 'person' };
+      rows.push(chunk(id, rows.length + 1, 'note', { source: 'plan_edit', text: JSON.stringify(p) }));
+      state.rows.set(id, rows);
+      state.plans.set(id, pinned);
+      return pinned;
+    }),
 
     sendMessage: vi.fn(async (id: string, text: string) => {
       if (state.sendError) throw state.sendError;

@@ -842,6 +842,7 @@ export namespace desktop {
 	    provider: string;
 	    parent_id: string;
 	    fork_seq: number;
+	    parent_call_id?: string;
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
@@ -861,6 +862,7 @@ export namespace desktop {
 	        this.provider = source["provider"];
 	        this.parent_id = source["parent_id"];
 	        this.fork_seq = source["fork_seq"];
+	        this.parent_call_id = source["parent_call_id"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.scratch = source["scratch"];
@@ -892,6 +894,7 @@ export namespace desktop {
 	    provider: string;
 	    parent_id: string;
 	    fork_seq: number;
+	    parent_call_id?: string;
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
@@ -912,6 +915,7 @@ export namespace desktop {
 	        this.provider = source["provider"];
 	        this.parent_id = source["parent_id"];
 	        this.fork_seq = source["fork_seq"];
+	        this.parent_call_id = source["parent_call_id"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.scratch = source["scratch"];
@@ -1336,6 +1340,89 @@ export namespace store {
 	        this.truncated = source["truncated"];
 	    }
 	}
+	export class PlanStep {
+	    step: string;
+	    status: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PlanStep(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.step = source["step"];
+	        this.status = source["status"];
+	    }
+	}
+	export class PinnedPlan {
+	    explanation?: string;
+	    plan: PlanStep[];
+	    seq: number;
+	    by: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PinnedPlan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.explanation = source["explanation"];
+	        this.plan = this.convertValues(source["plan"], PlanStep);
+	        this.seq = source["seq"];
+	        this.by = source["by"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Plan {
+	    explanation?: string;
+	    plan: PlanStep[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Plan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.explanation = source["explanation"];
+	        this.plan = this.convertValues(source["plan"], PlanStep);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Rule {
 	    id: string;
 	    tool: string;
