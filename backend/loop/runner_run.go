@@ -314,7 +314,8 @@ func (rn *run) send(in Input) {
 func (rn *run) publish(p Payload) {
 	ctx, cancel := context.WithTimeout(rn.r.base, rn.r.cfg.PersistTimeout)
 	defer cancel()
-	if _, err := rn.r.bus.Publish(ctx, Event{SessionID: rn.spec.SessionID, RunID: rn.id, ParentCallID: rn.spec.parentCallID, Payload: p}); err != nil {
+	if _, err := rn.r.bus.Publish(ctx, Event{SessionID: rn.spec.SessionID, RunID: rn.id, ParentCallID: rn.spec.parentCallID,
+		ParentSessionID: rn.spec.parentSession, Payload: p}); err != nil {
 		rn.r.log.Warn("event not delivered to every subscriber", "err", err)
 	}
 }

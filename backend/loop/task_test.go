@@ -101,7 +101,7 @@ func TestTaskChildAnswerIsTheParentsToolResult(t *testing.T) {
 		t.Fatalf("the child's events should carry the call: %+v", fin)
 	}
 	line, _ := json.Marshal(fin)
-	if !strings.Contains(string(line), `"parent_call_id":"t1"`) || !strings.Contains(string(line), `"session_id":"`+child.ID+`"`) {
+	if !strings.Contains(string(line), `"parent_call_id":"t1","parent_session_id":"`+sid+`"`) || !strings.Contains(string(line), `"session_id":"`+child.ID+`"`) {
 		t.Fatalf("the child's JSON event: %s", line)
 	}
 	h.checkPairing()

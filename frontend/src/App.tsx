@@ -10,6 +10,8 @@ import { Conversation, type Focus } from './components/Conversation';
 import { MessageBox } from './components/MessageBox';
 import { PinnedPlan } from './components/PinnedPlan';
 import { usePlan } from './hooks/usePlan';
+import { useChildren } from './hooks/useChildren';
+import { TaskCtx, type TaskContext } from './components/TaskProgress';
 import { SessionBrowser } from './components/SessionBrowser';
 import { SandboxControl, SandboxNotice } from './components/SandboxControl';
 import { SessionHeader } from './components/SessionHeader';
@@ -72,6 +74,7 @@ export function App() {
   const nextWorkspace = record?.scratch ? '' : workspace;
   const ws = useWorkspace(selected, workspace, chat.rows);
   const plan = usePlan(selected, chat.rows);
+  const children = useChildren(selected);
   useTheme(previewTheme ?? settings?.theme);
 
   // The first load: with no endpoint configured, the window opens on settings.
@@ -86,6 +89,23 @@ export function App() {
     setShowSettings(false);
     setFocus(seq === null ? null : { sessionID: id, seq });
   }, []);
+
+  const taskCtx: TaskContext = useMemo(
+    () => ({
+      children,
+      openSession: (id: string) => open(id),
+      decide: async (sessionId, callId, d) => {
+        try {
+          await api.decide(sessionId, callId, d);
+          return true;
+        } catch (e) {
+          setActionError(errorMessage(e));
+          return false;
+        }
+      },
+    }),
+    [children, open],
+  );
 
   const newSession = useCallback(async () => {
     const s = await list.create(nextWorkspace);
@@ -323,6 +343,7 @@ export function App() {
                 }}
               />
             )}
+            <TaskCtx.Provider value={taskCtx}>
             <Conversation
               key={`conv-${selected}`}
               rows={chat.rows}
@@ -339,6 +360,7 @@ export function App() {
               focus={focus}
               actions={actions}
             />
+            </TaskCtx.Provider>
             <StatusLine
               phase={chat.phase}
               pending={chat.pending}
