@@ -93,6 +93,7 @@ export function App() {
   const taskCtx: TaskContext = useMemo(
     () => ({
       children,
+      childOf: (callId: string) => list.sessions.find((s) => s.parent_id === selected && s.parent_call_id === callId)?.id,
       openSession: (id: string) => open(id),
       decide: async (sessionId, callId, d) => {
         try {
@@ -104,7 +105,7 @@ export function App() {
         }
       },
     }),
-    [children, open],
+    [children, open, list.sessions, selected],
   );
 
   const newSession = useCallback(async () => {

@@ -32,6 +32,7 @@ describe('TaskProgress', () => {
       children: {
         t1: { sessionId: 'child1', status: 'running', step: 'waiting for your approval of write_file', toolCalls: 2, tokens: 900, cost: 0.5, pending: [{ call_id: 'w1', name: 'write_file', arguments: { path: 'out.txt', content: 'x' } }] },
       },
+      childOf: () => undefined,
       openSession: vi.fn(),
       decide: vi.fn().mockResolvedValue(true),
     };

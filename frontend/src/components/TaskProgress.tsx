@@ -5,6 +5,8 @@ import type { DecisionInput } from '../api/types';
 /** What a task card needs from the window: the live children and two actions. */
 export interface TaskContext {
   children: Children;
+  /** The child session a task call of the open session started, from the session list (after a reopen). */
+  childOf: (callId: string) => string | undefined;
   openSession: (id: string) => void;
   decide: (sessionId: string, callId: string, d: DecisionInput) => Promise<boolean>;
 }
@@ -23,7 +25,22 @@ export function TaskProgress({ callId, args, done }: Props) {
   const ctx = useContext(TaskCtx);
   const child = ctx?.children[callId];
   const label = `${args?.description ?? 'task'}${args?.agent ? ` (agent ${args.agent})` : ''}`;
-  if (!ctx || !child) return null;
+  if (!ctx) return null;
+  if (!child) {
+    // Not seen live (the session was reopened): the stored child can still be opened.
+    const id = ctx.childOf(callId);
+    if (!id) return null;
+    return (
+      <div className="task-progress" aria-label={`Child session: ${label}`} role="group">
+        <div className="task-progress-line">
+          <span>Child session</span>
+          <button type="button" className="small" onClick={() => ctx.openSession(id)}>
+            Open child session
+          </button>
+        </div>
+      </div>
+    );
+  }
   return (
     <div className="task-progress" aria-label={`Child session: ${label}`} role="group">
       <div className="task-progress-line">
