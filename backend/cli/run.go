@@ -66,6 +66,7 @@ Runs the agent headless in a workspace and prints what it does.
   --price-out USD       output price per million tokens
   --timeout DURATION    wall-clock budget, e.g. 90s or 10m (default: saved, else 30m)
   --context-window N    the model's context window in tokens (default: saved for the model, else 128000)
+  --max-parallel-tasks N  child sessions (task calls) of one run going at once (default 4)
   --json                one JSON object per line on stdout: every event, run_finished last
   --mcp-config FILE     MCP servers (mcpServers format) for this run, added to
                         $XDG_CONFIG_HOME/loopdesk/mcp.json; repeatable
@@ -102,6 +103,7 @@ type runOptions struct {
 	sandbox    sandbox.Mode
 	network    bool
 	plan       bool // --mode plan
+	parallel   int  // --max-parallel-tasks: children of one run going at once (4)
 }
 
 // APIKey is the key `loopdesk run` sends. main takes it out of the environment at start-up
@@ -142,6 +144,7 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	sandboxMode := fs.String("sandbox", string(sandbox.ModeAuto), "")
 	runMode := fs.String("mode", string(store.ModeExecute), "")
 	fs.BoolVar(&o.network, "sandbox-network", false, "")
+	fs.IntVar(&o.parallel, "max-parallel-tasks", 4, "")
 	var cf runConfigFlags
 	cf.register(fs)
 	var words []string
@@ -167,6 +170,9 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 		rest = rest[1:]
 	}
 	o.prompt = strings.TrimSpace(strings.Join(words, " "))
+	if o.parallel < 1 {
+		return nil, runUsageError{"--max-parallel-tasks: want 1 or more"}
+	}
 	if o.prompt == "" {
 		return nil, runUsageError{"missing PROMPT"}
 	}
@@ -322,7 +328,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		return runExitOther, err
 	}
 	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec, InstructionsDir: instr,
-		Models: target.models})
+		Models: target.models, Tasks: &loop.TaskConfig{MaxParallel: o.parallel}})
 	if err != nil {
 		return runExitOther, err
 	}

@@ -71,3 +71,37 @@ func TestRunTaskChildEventsListAndTotals(t *testing.T) {
 		t.Fatalf("totals with the child: %+v", tot)
 	}
 }
+
+// --max-parallel-tasks bounds the children going at once; 0 is a usage error.
+func TestRunMaxParallelTasks(t *testing.T) {
+	e := runNewEnv(t)
+	if r := e.run(context.Background(), "", "--max-parallel-tasks", "0", "hi"); r.code != 2 || !strings.Contains(r.stderr, "max-parallel-tasks") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var calls []fakeai.Call
+	for _, n := range []string{"1", "2", "3"} {
+		calls = append(calls, fakeai.Call{ID: "t" + n, Name: "task", Arguments: `{"description":"p","prompt":"[child-` + n + `] go"}`})
+		e.srv.EnqueueFor("[child-"+n+"]", fakeai.Text("done "+n))
+	}
+	e.srv.EnqueueFor("[parent]", fakeai.ToolCalls(calls...), fakeai.Text("all done"))
+	r := e.run(context.Background(), "", "--json", "--max-parallel-tasks", "1", "--approve", "auto", "[parent] split")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	running, most := 0, 0
+	for _, l := range runLines(t, r.stdout) {
+		if l["parent_call_id"] == nil {
+			continue
+		}
+		switch l["type"] {
+		case "run_started":
+			running++
+			most = max(most, running)
+		case "run_finished":
+			running--
+		}
+	}
+	if most != 1 {
+		t.Fatalf("with --max-parallel-tasks 1, %d children ran at once", most)
+	}
+}
