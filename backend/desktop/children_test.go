@@ -1,6 +1,8 @@
 package desktop_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,5 +64,33 @@ func TestChildApprovalInTheWindowAndItsNotification(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("the child is not listed under its parent: %+v", list)
+	}
+}
+
+// Settings → Agents lists the session folder's definitions, an invalid one with its path
+// and reason, and the built-in explore agent.
+func TestAgentDefinitionsForTheSession(t *testing.T) {
+	app := newTestApp(t, "")
+	ws := t.TempDir()
+	dir := filepath.Join(ws, ".claude", "agents")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "ok.md"), []byte("---\nname: ok\ndescription: fine\n---\nbody\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad.md"), []byte("---\nname: bad\n---\n"), 0o644)
+	s, err := app.NewSession(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := app.AgentDefinitions(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, d := range defs {
+		got[d.Name] = d.Error
+	}
+	if got["ok"] != "" || got["bad"] != "description is required" || got["explore"] != "" {
+		t.Fatalf("definitions %+v", defs)
 	}
 }

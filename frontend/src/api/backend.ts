@@ -10,6 +10,7 @@ import * as WindowService from '../../wailsjs/go/desktop/Window';
 import { BrowserOpenURL, EventsOn } from '../../wailsjs/runtime/runtime';
 import type { QueuedMessage } from './events';
 import type {
+  AgentDefinition,
   Applied,
   LiveView,
   Change,
@@ -105,6 +106,8 @@ export const api = {
   saveProviders: (ps: Provider[]): Promise<ProvidersView> => as<ProvidersView>(SettingsService.SaveProviders(ps as never)),
   /** Asks a provider (as edited, saved or not) for its model list. */
   testProvider: (p: Provider): Promise<ConnectionResult> => as<ConnectionResult>(SettingsService.TestProvider(p as never)),
+  /** The agent definitions of the session's folder and the person's own, invalid ones with the reason. */
+  agentDefinitions: (sessionID: string): Promise<AgentDefinition[]> => list<AgentDefinition>(SettingsService.AgentDefinitions(sessionID)),
   mcpServers: (): Promise<McpView> => as<McpView>(SettingsService.MCPServers()),
   /** Writes the file (the only call that does), then starts, stops or restarts what changed. */
   saveMCPConfig: (c: McpConfig): Promise<McpView> => as<McpView>(SettingsService.SaveMCPConfig(c as never)),

@@ -664,3 +664,15 @@ export interface PinnedPlan extends Plan {
   /** "model" (an update_plan call) or "person" (an edit). */
   by: 'model' | 'person';
 }
+
+/** An agent definition a task call can name (agents.Definition); error "" when it is used. */
+export interface AgentDefinition {
+  name: string;
+  description: string;
+  /** The file, or "builtin". */
+  source: string;
+  /** null: every tool of the parent. */
+  tools: string[] | null;
+  model: string;
+  error: string;
+}

@@ -6,6 +6,7 @@ import { useRules } from '../hooks/useSettings';
 import { RulesTable } from './RulesTable';
 import { McpSettings } from './McpSettings';
 import { ProvidersSettings } from './ProvidersSettings';
+import { AgentsSettings } from './AgentsSettings';
 
 interface Props {
   settings: Settings | null;
@@ -322,6 +323,8 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
       <ProvidersSettings onSaved={() => void loadProviderNames()} />
 
       <McpSettings />
+
+      <AgentsSettings sessionID={sessionID ?? null} />
 
       <h2>Appearance</h2>
       <label>

@@ -24,6 +24,7 @@ import type {
   FilePreview,
   Hit,
   Pending,
+  AgentDefinition,
   PinnedPlan,
   Plan,
   Rule,
@@ -80,6 +81,7 @@ export function makeFakeApi() {
     rows: new Map<string, Row[]>(),
     runs: new Map<string, Run[]>(),
     plans: new Map<string, PinnedPlan>(),
+    agents: [] as AgentDefinition[],
     meters: new Map<string, Meter[]>(),
     pending: new Map<string, Pending[]>(),
     running: new Map<string, string>(),
@@ -314,6 +316,7 @@ export function makeFakeApi() {
     rowsAfter: vi.fn(async (id: string, after: number) => (state.rows.get(id) ?? []).filter((r) => r.seq > after)),
     runs: vi.fn(async (id: string) => [...(state.runs.get(id) ?? [])]),
     plan: vi.fn(async (id: string) => state.plans.get(id) ?? null),
+    agentDefinitions: vi.fn(async (_id: string) => [...state.agents]),
     editPlan: vi.fn(async (id: string, p: Plan) => {
       if (state.running.get(id)) throw { code: 'busy', message: 'stop it or wait for it to finish' };
       const rows = state.rows.get(id) ?? [];

@@ -1,3 +1,30 @@
+export namespace agents {
+	
+	export class Definition {
+	    name: string;
+	    description: string;
+	    source: string;
+	    tools: string[];
+	    model: string;
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Definition(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.source = source["source"];
+	        this.tools = source["tools"];
+	        this.model = source["model"];
+	        this.error = source["error"];
+	    }
+	}
+
+}
+
 export namespace checkpoint {
 	
 	export class Applied {
