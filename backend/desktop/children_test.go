@@ -57,6 +57,10 @@ func TestChildApprovalInTheWindowAndItsNotification(t *testing.T) {
 	if len(shown) == 0 || !strings.Contains(shown[0].Body, "Child “run the tests” of [parent] delegate") || !strings.Contains(shown[0].Body, "make test") {
 		t.Fatalf("the child's approval notification: %+v", shown)
 	}
+	tot, err := app.Totals(s.ID)
+	if err != nil || len(tot.Children) != 1 || tot.Children[0].SessionID != child || tot.Runs != 2 {
+		t.Fatalf("the parent's totals should count its child and list it: %+v %v", tot, err)
+	}
 	list, _ := app.ListSessions()
 	var found bool
 	for _, x := range list {

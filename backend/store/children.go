@@ -103,5 +103,6 @@ func (db *DB) FamilyTotals(ctx context.Context, id string) (Totals, []ChildTotal
 		t.CacheReadTokens, t.CacheWriteTokens = t.CacheReadTokens+kt.CacheReadTokens, t.CacheWriteTokens+kt.CacheWriteTokens
 		out = append(out, ChildTotals{SessionID: k.ID, InputTokens: kt.InputTokens, OutputTokens: kt.OutputTokens, Cost: kt.Cost})
 	}
+	t.Children = out
 	return t, out, nil
 }

@@ -229,6 +229,8 @@ export interface Totals {
   /** Parts of input_tokens read from and written to the provider's prompt cache. */
   cache_read_tokens: number;
   cache_write_tokens: number;
+  /** Each child session's share (included in the sums above); absent when none. */
+  children?: { session_id: string; input_tokens: number; output_tokens: number; cost: number }[];
 }
 
 /** An AGENTS.md the session's runs carry. */

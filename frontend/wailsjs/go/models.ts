@@ -1327,6 +1327,24 @@ export namespace mcp {
 
 export namespace store {
 	
+	export class ChildTotals {
+	    session_id: string;
+	    input_tokens: number;
+	    output_tokens: number;
+	    cost: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ChildTotals(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.input_tokens = source["input_tokens"];
+	        this.output_tokens = source["output_tokens"];
+	        this.cost = source["cost"];
+	    }
+	}
 	export class Hit {
 	    session_id: string;
 	    session_title: string;
@@ -1589,6 +1607,7 @@ export namespace store {
 	    cost: number;
 	    cache_read_tokens: number;
 	    cache_write_tokens: number;
+	    children?: ChildTotals[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Totals(source);
@@ -1605,7 +1624,26 @@ export namespace store {
 	        this.cost = source["cost"];
 	        this.cache_read_tokens = source["cache_read_tokens"];
 	        this.cache_write_tokens = source["cache_write_tokens"];
+	        this.children = this.convertValues(source["children"], ChildTotals);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
