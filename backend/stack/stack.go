@@ -39,6 +39,9 @@ type Config struct {
 	Respec func(ctx context.Context, spec *loop.RunSpec) error
 	// Tasks configures the task tool (child sessions); nil: on, with the runner's defaults.
 	Tasks *loop.TaskConfig
+	// NoTasks leaves the task tool out: for a front end that cannot yet ask the person about a
+	// child's calls (ACP asks its editor about the prompt's own session only).
+	NoTasks bool
 }
 
 // Stack is the wired agent. Close stops every run and the MCP servers; the caller closes
@@ -76,7 +79,9 @@ func New(cfg Config) (*Stack, error) {
 		tasks = *cfg.Tasks // the caller's config is not changed
 	}
 	lc.Tasks = &tasks
-	if tasks.Agents == nil {
+	if cfg.NoTasks {
+		lc.Tasks = nil
+	} else if tasks.Agents == nil {
 		// The folder's definitions and the person's own (beside their AGENTS.md), read as
 		// each run starts.
 		personal := cfg.InstructionsDir
