@@ -42,6 +42,16 @@ test('a child session: live card, labelled approval, open it; the plan pinned ac
         { id: 'call_task', name: 'task', arguments: JSON.stringify({ description: 'write the notes', prompt: '[child] write notes.txt', agent: 'explore' }) },
       ],
     },
+    {
+      kind: 'text',
+      calls: [
+        {
+          id: 'call_plan2',
+          name: 'update_plan',
+          arguments: JSON.stringify({ plan: [{ step: 'ask a child to write notes.txt', status: 'completed' }, { step: 'report back', status: 'in_progress' }] }),
+        },
+      ],
+    },
     { kind: 'text', text: 'The child could not write; it only explores.' },
   );
   await enqueueFor(
@@ -66,6 +76,9 @@ test('a child session: live card, labelled approval, open it; the plan pinned ac
   await runFinished(page);
   const child = page.getByRole('group', { name: 'Child session: write the notes (agent explore)' });
   await child.getByText(/Child completed/).waitFor();
+  // The plan followed the second update_plan call.
+  await pinned.getByLabel('ask a child to write notes.txt (completed)').waitFor();
+  await pinned.getByText('1/2 done').waitFor();
   assert.match(await child.textContent(), /1 tool call/);
   await shot(page, 'subagents-02-child-done');
 
@@ -83,12 +96,27 @@ test('a child session: live card, labelled approval, open it; the plan pinned ac
   await page.goto(env.app.url);
   const nav = page.getByRole('navigation', { name: 'Sessions' });
   await nav.getByRole('button', { name: /\[parent\] delegate the notes/ }).first().click();
-  await page.getByRole('region', { name: 'Plan', exact: true }).getByLabel('report back (pending)').waitFor();
+  await page.getByRole('region', { name: 'Plan', exact: true }).getByLabel('report back (in progress)').waitFor();
   // The task card still opens its child after the restart.
   await page.getByRole('group', { name: 'Child session: write the notes (agent explore)' }).getByRole('button', { name: 'Open child session' }).click();
   await page.getByRole('heading', { name: 'write the notes' }).waitFor();
   await nav.getByRole('button', { name: /\[parent\] delegate the notes/ }).first().click();
   await page.getByRole('region', { name: 'Plan', exact: true }).waitFor();
   await shot(page, 'subagents-04-plan-after-restart');
+
+  // The person edits the plan; the model reads the edit as Loopdesk's note at its next request.
+  await page.getByRole('button', { name: 'Edit plan' }).click();
+  await page.getByRole('textbox', { name: 'Step 2', exact: true }).fill('report back in one line');
+  await page.getByRole('button', { name: 'Save plan' }).click();
+  await page.getByRole('region', { name: 'Plan', exact: true }).getByText(/edited by you/).waitFor();
+  await enqueueFor('[parent]', { kind: 'text', text: 'Noted.' });
+  await sendMessage(page, 'go on');
+  await page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: 'Noted.' }).waitFor();
+  await runFinished(page);
+  const reqs = (await env.fake.requests()).filter((r) => r.path.endsWith('/chat/completions'));
+  const last = reqs.at(-1).body;
+  assert.match(last, /loopdesk note/);
+  assert.match(last, /report back in one line/);
+  await page.getByRole('region', { name: 'Plan', exact: true }).getByLabel('report back in one line (in progress)').waitFor();
   assert.deepEqual(env.browser.consoleErrors, []);
 });
