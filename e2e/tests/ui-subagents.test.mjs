@@ -79,6 +79,8 @@ test('a child session: live card, labelled approval, open it; the plan pinned ac
   // The plan followed the second update_plan call.
   await pinned.getByLabel('ask a child to write notes.txt (completed)').waitFor();
   await pinned.getByText('1/2 done').waitFor();
+  // The session's totals count the child, with its share.
+  await page.getByLabel('Session totals').getByText('incl. 1 child session').waitFor();
   assert.match(await child.textContent(), /1 tool call/);
   await shot(page, 'subagents-02-child-done');
 
