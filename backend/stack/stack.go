@@ -170,11 +170,28 @@ type Rules struct{ DB *store.DB }
 
 var _ tools.RuleSource = Rules{}
 
-// ListRules implements tools.RuleSource.
+// ListRules implements tools.RuleSource. A child session (started by a task call) is under
+// its parent's session rules as well as its own: the parent's rules are the child's rules.
 func (r Rules) ListRules(ctx context.Context, sessionID, workspace string) ([]tools.Rule, error) {
 	rs, err := r.DB.ListRules(ctx, sessionID, workspace)
 	if err != nil {
 		return nil, err
+	}
+	for id := sessionID; id != ""; {
+		s, err := r.DB.GetSession(ctx, id)
+		if err != nil || s.ParentCallID == "" {
+			break // not a child (or gone): no more rules to inherit
+		}
+		id = s.ParentID
+		parent, err := r.DB.ListRules(ctx, id, workspace)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range parent {
+			if x.Scope == store.ScopeSession {
+				rs = append(rs, x) // the workspace's rules are in rs already
+			}
+		}
 	}
 	out := make([]tools.Rule, len(rs))
 	for i, x := range rs {
