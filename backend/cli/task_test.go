@@ -3,6 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -103,5 +106,28 @@ func TestRunMaxParallelTasks(t *testing.T) {
 	}
 	if most != 1 {
 		t.Fatalf("with --max-parallel-tasks 1, %d children ran at once", most)
+	}
+}
+
+// On a terminal, a child's call is asked on the same terminal, naming the child; the answer
+// reaches the child.
+func TestRunAsksAChildsCallNamingTheChild(t *testing.T) {
+	old := runIsTerminal
+	runIsTerminal = func(io.Reader) bool { return true }
+	t.Cleanup(func() { runIsTerminal = old })
+	e := runNewEnv(t)
+	e.srv.EnqueueFor("[parent]", fakeai.ToolCalls(fakeai.Call{ID: "t1", Name: "task",
+		Arguments: `{"description":"write it","prompt":"[child] write x.txt"}`}), fakeai.Text("parent done"))
+	e.srv.EnqueueFor("[child]", fakeai.ToolCalls(fakeai.Call{ID: "w", Name: "write_file", Arguments: `{"path":"x.txt","content":"x"}`}),
+		fakeai.Text("written"))
+	r := e.run(context.Background(), "y\n", "[parent] delegate")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `? [child session "write it", task call t1] allow write_file`) {
+		t.Fatalf("the prompt should name the child:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "x.txt")); err != nil {
+		t.Fatalf("the approved child's write: %v", err)
 	}
 }
