@@ -78,7 +78,10 @@ export function SteerBar({ mode, totals, runs, running, defaultApprove, onSetMod
                 <ul aria-label="Spend per child session">
                   {totals.children.map((c) => (
                     <li key={c.session_id}>
-                      {c.session_id.slice(0, 8)}: {formatTokens(c.input_tokens)} in / {formatTokens(c.output_tokens)} out · ${c.cost.toFixed(4)}
+                      {c.session_id.slice(0, 8)}:{' '}
+                      {c.input_tokens === 0 && c.output_tokens === 0
+                        ? 'usage unreported'
+                        : `${formatTokens(c.input_tokens)} in / ${formatTokens(c.output_tokens)} out · $${c.cost.toFixed(4)}`}
                     </li>
                   ))}
                 </ul>

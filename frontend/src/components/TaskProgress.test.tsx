@@ -50,3 +50,22 @@ describe('TaskProgress', () => {
     expect(ctx.openSession).toHaveBeenCalledWith('child1');
   });
 });
+
+describe('TaskProgress usage', () => {
+  it('says usage unreported for a finished child whose provider sent none, never $0 as if free', () => {
+    const ctx: TaskContext = {
+      children: { t1: { sessionId: 'c', status: 'completed', step: 'completed', toolCalls: 1, tokens: 0, cost: 0, pending: [] } },
+      childOf: () => undefined,
+      openSession: vi.fn(),
+      decide: vi.fn(),
+    };
+    render(
+      <TaskCtx.Provider value={ctx}>
+        <TaskProgress callId="t1" args={{ description: 'd' }} done={true} />
+      </TaskCtx.Provider>,
+    );
+    const g = screen.getByRole('group', { name: 'Child session: d' });
+    expect(g.textContent).toContain('usage unreported');
+    expect(g.textContent).not.toContain('$0.0000');
+  });
+});

@@ -46,7 +46,9 @@ export function TaskProgress({ callId, args, done }: Props) {
       <div className="task-progress-line">
         <span>{done ? `Child ${child.status}` : `Child: ${child.step}`}</span>
         <span className="muted">
-          {child.toolCalls} tool call{child.toolCalls === 1 ? '' : 's'} · {child.tokens} tokens · ${child.cost.toFixed(4)}
+          {child.toolCalls} tool call{child.toolCalls === 1 ? '' : 's'} ·{' '}
+          {/* A provider that sends no usage leaves 0: say so rather than show it as free. */}
+          {child.status !== 'running' && child.tokens === 0 ? 'usage unreported' : `${child.tokens} tokens · $${child.cost.toFixed(4)}`}
         </span>
         <button type="button" className="small" onClick={() => ctx.openSession(child.sessionId)}>
           Open child session
