@@ -81,3 +81,14 @@ func contentText(raw json.RawMessage) string {
 	}
 	return b.String()
 }
+
+// firstUserText is the text of a Messages API request's first user message (its text blocks;
+// tool results are not text).
+func (r *messagesRequest) firstUserText() string {
+	for _, m := range r.Messages {
+		if m.Role == "user" {
+			return contentText(m.Content)
+		}
+	}
+	return ""
+}

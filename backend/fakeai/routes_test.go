@@ -56,3 +56,26 @@ func TestEnqueueForRoutesByFirstUserMessage(t *testing.T) {
 		t.Fatalf("child c got %s", got)
 	}
 }
+
+// The Messages API is routed the same way.
+func TestEnqueueForRoutesMessagesRequests(t *testing.T) {
+	srv, err := fakeai.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	srv.Enqueue(fakeai.Text("shared"))
+	srv.EnqueueFor("[child]", fakeai.Text("routed"))
+	req, _ := http.NewRequest(http.MethodPost, srv.URL()+"/messages", strings.NewReader(
+		`{"model":"m","max_tokens":100,"messages":[{"role":"user","content":[{"type":"text","text":"[child] go"}]}]}`))
+	req.Header.Set("anthropic-version", "2023-06-01")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), "routed") {
+		t.Fatalf("the Messages request was not routed: %s", b)
+	}
+}
