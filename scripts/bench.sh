@@ -24,6 +24,8 @@ run -bench '^BenchmarkToolRound10k$' -benchtime=1x -count=3 ./backend/loop/
 run -bench '^BenchmarkRequestBuild10k$' -benchtime=20x -count=3 ./backend/loop/
 run -bench '^BenchmarkPrefixStability$' -benchtime=1x -count=3 ./backend/loop/
 run -benchtime=100x -count=3 ./backend/sandbox/
+# Issue 21: four children started in one turn against one child alone (x_four_vs_one, goal <= 1.3).
+run -bench '^BenchmarkTaskChildren$' -benchtime=5x -count=5 ./backend/loop/
 # MCP (needs node and npm ci in backend/mcp/testdata/npm for the server-everything rows;
 # the later -bench flag overrides run's -bench .)
 run -bench '^BenchmarkCall$' -benchtime=50x -count=3 ./backend/mcp/

@@ -33,6 +33,8 @@ const Usage = `usage: loopdesk [FOLDER]                open the window (a new se
        loopdesk mcp list [--json] [--mcp-config FILE]...
                                          the MCP servers and their health
        loopdesk acp [flags]              the agent for editors over ACP on stdin/stdout (docs/acp.md)
+       loopdesk agents list [--json] [--workspace DIR]
+                                         the agent definitions a task call can name
        loopdesk settings [--json] [--db PATH]
                                          the effective settings and where each comes from
        loopdesk hooks list|trust [--json] [--workspace DIR] [--db PATH]
@@ -89,6 +91,8 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 			return Launch{Code: Hooks(context.Background(), args[1:], getenv, stdout, stderr)}
 		case "skills":
 			return Launch{Code: Skills(args[1:], stdout, stderr)}
+		case "agents":
+			return Launch{Code: Agents(args[1:], stdout, stderr)} // agents.go
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, Usage)
 			return Launch{Code: ExitOK}

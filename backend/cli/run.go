@@ -70,6 +70,7 @@ Runs the agent headless in a workspace and prints what it does.
   --image FILE          send this image (PNG, JPEG, WebP or GIF) with the prompt; repeatable. The
                         original is kept in the session; a request carries a copy scaled to the
                         provider's limits
+  --max-parallel-tasks N  child sessions (task calls) of one run going at once (default 4)
   --json                one JSON object per line on stdout: every event, run_finished last
   --mcp-config FILE     MCP servers (mcpServers format) for this run, added to
                         $XDG_CONFIG_HOME/loopdesk/mcp.json; repeatable
@@ -107,6 +108,7 @@ type runOptions struct {
 	sandbox    sandbox.Mode
 	network    bool
 	plan       bool // --mode plan
+	parallel   int  // --max-parallel-tasks: children of one run going at once (4)
 }
 
 // APIKey is the key `loopdesk run` sends. main takes it out of the environment at start-up
@@ -148,6 +150,7 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	sandboxMode := fs.String("sandbox", string(sandbox.ModeBestEffort), "")
 	runMode := fs.String("mode", string(store.ModeExecute), "")
 	fs.BoolVar(&o.network, "sandbox-network", false, "")
+	fs.IntVar(&o.parallel, "max-parallel-tasks", 4, "")
 	var cf runConfigFlags
 	cf.register(fs)
 	var words []string
@@ -173,6 +176,9 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 		rest = rest[1:]
 	}
 	o.prompt = strings.TrimSpace(strings.Join(words, " "))
+	if o.parallel < 1 {
+		return nil, runUsageError{"--max-parallel-tasks: want 1 or more"}
+	}
 	if o.prompt == "" {
 		return nil, runUsageError{"missing PROMPT"}
 	}
@@ -334,7 +340,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	}
 	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec, InstructionsDir: instr,
 		Hooks:  hooksEngine(instr, stderr, "loopdesk run"),
-		Models: target.models})
+		Models: target.models, Tasks: &loop.TaskConfig{MaxParallel: o.parallel}})
 	if err != nil {
 		return runExitOther, err
 	}
@@ -346,9 +352,11 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 
 	subCtx, stopSub := context.WithCancel(context.Background())
 	printer := runNewPrinter(stdout, stderr, o.json)
-	exited := runner.Bus().Subscribe(subCtx, sessionID, printer.print)
+	// Every session of this process's runner: the run's own and the child sessions its task
+	// calls start (their events carry parent_call_id; their approvals are asked here too).
+	exited := runner.Bus().Subscribe(subCtx, "", printer.print)
 	asker := runNewAsker(stdin, stderr, db, st.Approver, runIsTerminal(stdin))
-	asked := runner.Bus().Subscribe(subCtx, sessionID, asker.onEvent)
+	asked := runner.Bus().Subscribe(subCtx, "", asker.onEvent)
 	defer func() { stopSub(); <-exited; <-asked }()
 
 	// The same shape (and default instructions) as a run from the window.

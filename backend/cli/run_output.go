@@ -61,8 +61,11 @@ func (p *runPrinter) print(e loop.Event) {
 		} else {
 			p.out.Write(append(b, '\n'))
 		}
-	} else {
+	} else if e.ParentCallID == "" {
 		p.text(e)
+	} else if f, ok := e.Payload.(loop.RunFinishedPayload); ok {
+		// A child's stream would interleave with its parent's: the text output names its end.
+		p.line("[child session %s of call %s: %s]", e.SessionID, e.ParentCallID, f.Status)
 	}
 	if e.Type == loop.EventRunFinished {
 		close(p.done(e.RunID))
@@ -233,9 +236,10 @@ func (a *runAsker) prompt(p tools.Pending, lines <-chan string) {
 		a.review(p, hs, lines)
 		return
 	}
+	who := a.childLabel(p.SessionID)
 	for {
-		fmt.Fprintf(a.errw, "? allow %s %s%s\n  [y] yes  [n] no  [a] always allow %s in this session  [r] no, with a reason: ",
-			p.Call.Name, loop.Cut(p.Call.Arguments, 301), shellReach(p), p.Call.Name)
+		fmt.Fprintf(a.errw, "? %sallow %s %s%s\n  [y] yes  [n] no  [a] always allow %s in this session  [r] no, with a reason: ",
+			who, p.Call.Name, loop.Cut(p.Call.Arguments, 301), shellReach(p), p.Call.Name)
 		answer, ok := a.read(lines)
 		if !ok {
 			_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: tools.ByPerson, Reason: "no answer (end of input)"})
@@ -299,4 +303,16 @@ func shellReach(p tools.Pending) string {
 		return " (asks for network)"
 	}
 	return " (NOT sandboxed: runs with your rights)"
+}
+
+// childLabel names the child session asking ("" for the run's own session), so a prompt
+// says which child wants to run a call.
+func (a *runAsker) childLabel(sessionID string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := a.db.GetSession(ctx, sessionID)
+	if err != nil || s.ParentCallID == "" {
+		return ""
+	}
+	return fmt.Sprintf("[child session %q, task call %s] ", s.Title, s.ParentCallID)
 }

@@ -333,7 +333,10 @@ func (c *sessCmd) list(ctx context.Context, db *store.DB) error {
 	fmt.Fprintln(tw, "ID\tUPDATED\tTITLE\tLINEAGE")
 	for _, s := range list {
 		lineage := ""
-		if s.ParentID != "" {
+		switch {
+		case s.ParentCallID != "":
+			lineage = fmt.Sprintf("child of %s (call %s)", s.ParentID, s.ParentCallID)
+		case s.ParentID != "":
 			lineage = fmt.Sprintf("fork of %s at %d", s.ParentID, s.ForkSeq)
 		}
 		title := sessClean(s.Title)
@@ -520,12 +523,20 @@ func (c *sessCmd) export(ctx context.Context, db *store.DB, id string) error {
 }
 
 // totals prints what the session used over all its runs: one JSON object with --json.
+// Child sessions' spend is counted in, with one line per child.
 func (c *sessCmd) totals(ctx context.Context, db *store.DB, id string) error {
-	t, err := db.SessionTotals(ctx, id)
+	t, kids, err := db.FamilyTotals(ctx, id)
 	if err != nil {
 		return err
 	}
-	return c.emit(t, fmt.Sprintf("session      %s\nruns         %d\nturns        %d\ntool calls   %d\n"+
+	var human strings.Builder
+	for _, k := range kids {
+		fmt.Fprintf(&human, "child        %s: %d in, %d out, $%.4f\n", k.SessionID, k.InputTokens, k.OutputTokens, k.Cost)
+	}
+	return c.emit(struct {
+		store.Totals
+		Children []store.ChildTotals `json:"children"`
+	}{t, kids}, fmt.Sprintf("session      %s\nruns         %d\nturns        %d\ntool calls   %d\n"+
 		"input tokens %d (cache read %d, cache write %d)\noutput tokens %d\ncost         $%.4f\n",
-		t.SessionID, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.CacheReadTokens, t.CacheWriteTokens, t.OutputTokens, t.Cost))
+		t.SessionID, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.CacheReadTokens, t.CacheWriteTokens, t.OutputTokens, t.Cost)+human.String())
 }

@@ -184,6 +184,10 @@ func (nt *notices) sessionTitle(ctx context.Context, id string) string {
 	if err != nil || strings.TrimSpace(s.Title) == "" {
 		return "Loopdesk"
 	}
+	if s.ParentCallID != "" {
+		// A child's approval says which child asks, and for which session.
+		return "Child “" + s.Title + "” of " + nt.sessionTitle(ctx, s.ParentID)
+	}
 	return s.Title
 }
 

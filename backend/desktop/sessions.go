@@ -148,7 +148,7 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 	if v.Budgets, err = s.c.db.GetSessionBudgets(ctx, id); err != nil {
 		return SessionView{}, err
 	}
-	if v.Totals, err = s.c.db.SessionTotals(ctx, id); err != nil {
+	if v.Totals, _, err = s.c.db.FamilyTotals(ctx, id); err != nil {
 		return SessionView{}, err
 	}
 	if v.Meters, err = idleMeters(runs, chunks, loop.DefaultSystemPrompt(x.Workspace)); err != nil {

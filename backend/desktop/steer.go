@@ -152,8 +152,10 @@ func (s *Sessions) Instructions(id string) ([]InstructionFile, error) {
 }
 
 // Totals sums what all the session's runs used.
+// Child sessions' spend is included, with a share per child (Totals.Children).
 func (s *Sessions) Totals(id string) (store.Totals, error) {
-	return s.c.db.SessionTotals(s.c.context(), id)
+	t, _, err := s.c.db.FamilyTotals(s.c.context(), id)
+	return t, err
 }
 
 // ImportSession reads a session export the person picks into a new session. It returns the

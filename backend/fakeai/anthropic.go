@@ -45,7 +45,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("prompt is too long: %d tokens > %d maximum", tokens, limit))
 		return
 	}
-	rep, n := s.next()
+	rep, n := s.nextFor(req.firstUserText())
 	if rep == nil {
 		echo := Text("You said: " + lastAnthropicUserText(&req))
 		rep = &echo

@@ -64,5 +64,9 @@
 //	GET  /_fake/requests   JSON array of {method, path, header, body (a string)}
 //	POST /_fake/reset      forget queued replies and recorded requests
 //
+// POST /_fake/enqueue?for=MARKER queues the replies for the conversations whose first user
+// message contains MARKER (EnqueueFor, routes.go), so a parent and its child sessions can be
+// scripted apart; the Messages API (/v1/messages) is routed the same way.
+//
 // Control requests are not recorded and need no API key.
 package fakeai

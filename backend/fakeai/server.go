@@ -80,6 +80,8 @@ type Server struct {
 	sent map[string]sentTurn
 	// anthropic is the state of the fake Messages API (anthropic.go).
 	anthropic anthropicState
+	// routes are the queues of conversations told apart by a marker (routes.go).
+	routes []route
 }
 
 // Start listens on loopback (127.0.0.1:0 unless WithAddr) and serves until Close.
@@ -150,6 +152,7 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.queue = nil
+	s.routes = nil
 	s.requests = nil
 	s.sent = nil
 	s.anthropic = anthropicState{}
@@ -231,7 +234,11 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, body []byte) {
 				return
 			}
 		}
-		s.Enqueue(replies...)
+		if m := r.URL.Query().Get("for"); m != "" {
+			s.EnqueueFor(m, replies...) // routes.go
+		} else {
+			s.Enqueue(replies...)
+		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = fmt.Fprintf(w, `{"queued":%d}`, s.Pending())
 	case r.Method == http.MethodGet && r.URL.Path == "/_fake/requests":

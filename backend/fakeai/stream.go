@@ -117,7 +117,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 	if s.tooLong(w, body) || s.refuseThinking(w, req.Model, body) {
 		return // a refused request uses no scripted reply
 	}
-	rep, n := s.next()
+	rep, n := s.nextFor(req.firstUserText())
 	if rep == nil {
 		echo := Text("You said: " + req.lastUserText())
 		rep = &echo

@@ -18,7 +18,13 @@ type Event struct {
 	SessionID string
 	RunID     string
 	Seq       uint64
-	Payload   Payload
+	// ParentCallID is set on the events of a child session's run: the task call of the
+	// parent session that started it (the child's own session id is SessionID).
+	ParentCallID string
+	// ParentSessionID is the session of that call (the window shows a child's progress and
+	// approvals on the parent's task card).
+	ParentSessionID string
+	Payload         Payload
 }
 
 // MarshalJSON writes one flat object: "type", "session_id", "run_id", "seq" and the payload's
@@ -38,6 +44,12 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	}{{"type", e.Type}, {"session_id", e.SessionID}, {"run_id", e.RunID}, {"seq", e.Seq}}
 	for _, b := range base {
 		delete(fields, b.k)
+	}
+	delete(fields, "parent_call_id")
+	delete(fields, "parent_session_id")
+	if e.ParentCallID != "" {
+		fields["parent_call_id"], _ = json.Marshal(e.ParentCallID)
+		fields["parent_session_id"], _ = json.Marshal(e.ParentSessionID)
 	}
 	keys := make([]string, 0, len(fields))
 	for k := range fields {

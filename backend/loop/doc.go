@@ -44,6 +44,14 @@
 //     mode answer every call of a tool that is not read-only with a denial (mode:plan) without
 //     asking the approver. Classify a length refusal (provider.ContextExceeded) as
 //     ResponseContextExceeded: the core compacts and retries once.
+//  6. Children (runner_task.go, with Config.Tasks): offer the task tool (narrowed by the run's
+//     agent, never to a child past MaxTaskDepth); a task call is approved as read-only; its
+//     worker creates the child session (parent_id, parent_call_id), starts its run through
+//     Start with the parent's mode, sandbox, plan mode and a slice of the budgets left
+//     (computed on the owner goroutine when RunTools arrives), waits for it to be stored, and
+//     feeds ToolFinished with the child's answer and spend (ToolFinished.Child). When the
+//     parent's work is cancelled the worker cancels the child and still waits for it. A
+//     child's events carry ParentCallID and ParentSessionID.
 //
 // # Durable commits
 //

@@ -99,6 +99,17 @@ type ToolFinished struct {
 	IsError bool
 	// Sandboxed: the command ran inside the sandbox (tools.Meta.Sandboxed).
 	Sandboxed bool
+	// Child is what the child session of a task call spent (its rows' sum, priced): it counts
+	// against this run's token and cost budgets and shows in its meters, so what a parent
+	// delegates adds up. Its own rows and run row keep it; the parent's rows never copy it.
+	Child *ChildSpend
+}
+
+// ChildSpend is a child session's spend as its run row holds it.
+type ChildSpend struct {
+	InputTokens  int64
+	OutputTokens int64
+	CostUSD      float64
 }
 
 // Compacted answers a Compact. OK is false when nothing could be summarised (no cut point, or

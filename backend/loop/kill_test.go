@@ -25,8 +25,12 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(killChildEnv) == "run" {
+	switch os.Getenv(killChildEnv) {
+	case "run":
 		killChild()
+		return
+	case "task":
+		killTaskChild() // task_kill_test.go
 		return
 	}
 	os.Exit(m.Run())

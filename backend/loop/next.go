@@ -388,6 +388,10 @@ func onToolFinished(s State, in ToolFinished) (State, []Effect, error) {
 		return s, nil, err
 	}
 	s, out := answerRow(s, i, ToolResultRow{Content: in.Content, IsError: in.IsError, Sandboxed: in.Sandboxed})
+	if c := in.Child; c != nil {
+		s.InputTokens, s.OutputTokens, s.CostUSD = s.InputTokens+c.InputTokens, s.OutputTokens+c.OutputTokens, s.CostUSD+c.CostUSD
+		out = append(out, Emit{s.budget()})
+	}
 	if r, detail := s.hardStop(); r == StopTimeout {
 		s, more := stop(s, r, detail)
 		return s, append(out, more...), nil

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -114,6 +115,8 @@ type Config struct {
 	// starts itself for queued messages included — so each run takes the session's provider
 	// and model as they are then: a change made during a run applies from the next one.
 	Respec func(ctx context.Context, spec *RunSpec) error
+	// Tasks, when set, offers the task tool: a call starts a child session (runner_task.go).
+	Tasks *TaskConfig
 }
 
 // ImageRef is an image sent with a prompt: a stored blob (the store's type, named here so
@@ -163,6 +166,13 @@ type RunSpec struct {
 	// client and origin are the run's model client and what it tags turns with (Start).
 	client Model
 	origin Origin
+	// depth, parentSession and parentCallID are set on a child's run (runner_task.go): how deep
+	// it is, and the session and call that started it (its events carry the call).
+	depth         int
+	parentSession string
+	parentCallID  string
+	// agent is the definition a child runs as (nil: the parent's prompt and tools).
+	agent *agents.Definition
 }
 
 // openModel picks the run's model client: from Models by provider name, else Model.

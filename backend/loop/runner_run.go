@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -25,6 +26,10 @@ type run struct {
 	tools    ToolRunner // the tools of this run (see Runner.toolsFor)
 	specs    []tools.Spec
 	readOnly map[string]bool
+	// taskSlots bounds the children going at once; nil when the run has no task tool.
+	taskSlots chan struct{}
+	agents    []agents.Definition // the agents a task call may name (fixed for the run)
+	nested    ChildSpend          // what this run's children spent, theirs included; guarded by capMu
 
 	// captures are the checkpoints of calls that may change files, by call id, until their
 	// result row is stored. Workers add; the owner goroutine finishes them in persist.
@@ -119,6 +124,8 @@ func (rn *run) fixTools() []string {
 	for _, s := range rn.specs {
 		rn.readOnly[s.Name] = s.ReadOnly
 	}
+	rn.narrowTools()
+	rn.offerTasks()
 	return failed
 }
 
@@ -295,7 +302,8 @@ func (rn *run) execute(effects []Effect) []Effect {
 		case RequestApproval:
 			rn.requestApprovals(e.Calls)
 		case RunTools:
-			rn.goWork(func() { rn.runTools(e.Calls) })
+			limits := rn.childLimits(rn.countTasks(e.Calls)) // read on the owner: it reads the state
+			rn.goWork(func() { rn.runTools(e.Calls, limits) })
 		case Compact:
 			if err = rn.flushDeferred(); err == nil {
 				rows := rn.snapshot()
@@ -335,7 +343,8 @@ func (rn *run) send(in Input) {
 func (rn *run) publish(p Payload) {
 	ctx, cancel := context.WithTimeout(rn.r.base, rn.r.cfg.PersistTimeout)
 	defer cancel()
-	if _, err := rn.r.bus.Publish(ctx, Event{SessionID: rn.spec.SessionID, RunID: rn.id, Payload: p}); err != nil {
+	if _, err := rn.r.bus.Publish(ctx, Event{SessionID: rn.spec.SessionID, RunID: rn.id, ParentCallID: rn.spec.parentCallID,
+		ParentSessionID: rn.spec.parentSession, Payload: p}); err != nil {
 		rn.r.log.Warn("event not delivered to every subscriber", "err", err)
 	}
 }

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/loopdesk/loopdesk/backend/provider"
@@ -101,8 +102,14 @@ func (rn *run) requestApprovals(calls []Call) {
 			}
 			call, hook, hookReason := rn.preToolUse(c) // updatedInput and the hooks' decision
 			hunks, proposal := rn.proposal(call)
+			mode := rn.spec.Mode
+			if (rn.isTask(c) || c.Name == store.UpdatePlanTool) && mode != tools.ModeDeny {
+				// A task call and a plan update change nothing: they run without asking (a
+				// rule or a hook can still deny them); the child's own calls ask like any call.
+				mode = tools.ModeReadOnly
+			}
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: rn.spec.Mode, Call: call, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(call), Proposal: proposal,
+				Mode: mode, Call: call, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(call), Proposal: proposal,
 				Hook: hook, HookReason: hookReason,
 				OnPending: func(p tools.Pending) {
 					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(call.Arguments), ReadOnly: p.ReadOnly,
@@ -128,7 +135,7 @@ func (rn *run) requestApprovals(calls []Call) {
 
 // runTools runs consecutive read-only calls in parallel; a call that may change something
 // runs alone, after everything before it and before anything after it.
-func (rn *run) runTools(calls []Call) {
+func (rn *run) runTools(calls []Call, limits Limits) {
 	for i := 0; i < len(calls); {
 		j := i + 1
 		if rn.readOnly[calls[i].Name] {
@@ -141,7 +148,7 @@ func (rn *run) runTools(calls []Call) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rn.runTool(c)
+				rn.runTool(c, limits)
 			}()
 		}
 		wg.Wait()
@@ -152,17 +159,27 @@ func (rn *run) runTools(calls []Call) {
 	}
 }
 
-func (rn *run) runTool(c Call) {
+// runTool runs one call; a task call starts a child session with limits as its budgets.
+func (rn *run) runTool(c Call, limits Limits) {
 	note := rn.capture(c)
 	rn.publish(ToolStartedPayload{CallID: c.ID, Name: c.Name})
-	res := rn.tools.Run(rn.op, rn.ws, c, func(s string) {
-		rn.publish(ToolOutputPayload{CallID: c.ID, Text: s})
-	})
+	var res tools.Result
+	var child *ChildSpend
+	if _, offered := rn.readOnly[c.Name]; !offered && rn.spec.agent != nil && rn.spec.agent.Tools != nil {
+		// Narrowed away (narrowTools): never run, whatever the model asks.
+		res = tools.Result{Content: fmt.Sprintf("unknown tool %q: agent %s does not have it", c.Name, rn.spec.agent.Name), IsError: true}
+	} else if rn.isTask(c) {
+		res, child = rn.runTask(c, limits)
+	} else {
+		res = rn.tools.Run(rn.op, rn.ws, c, func(s string) {
+			rn.publish(ToolOutputPayload{CallID: c.ID, Text: s})
+		})
+	}
 	if rn.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
 	res = rn.postToolUse(c, res)
-	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note + rn.reviewNote(c.ID), IsError: res.IsError, Sandboxed: res.Meta.Sandboxed})
+	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note + rn.reviewNote(c.ID), IsError: res.IsError, Sandboxed: res.Meta.Sandboxed, Child: child})
 }
 
 // compact summarises the rows up to the cut with one model call (no tools).

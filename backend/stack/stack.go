@@ -9,9 +9,9 @@ package stack
 import (
 	"context"
 	"fmt"
+	"github.com/loopdesk/loopdesk/backend/agents"
 	"log/slog"
 
-	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
@@ -42,6 +42,11 @@ type Config struct {
 	Hooks *hooks.Engine
 	// Respec completes each run's spec as it starts (loop.Config.Respec); nil for none.
 	Respec func(ctx context.Context, spec *loop.RunSpec) error
+	// Tasks configures the task tool (child sessions); nil: on, with the runner's defaults.
+	Tasks *loop.TaskConfig
+	// NoTasks leaves the task tool out: for a front end that cannot yet ask the person about a
+	// child's calls (ACP asks its editor about the prompt's own session only).
+	NoTasks bool
 }
 
 // Stack is the wired agent. Close stops every run and the MCP servers; the caller closes
@@ -68,7 +73,7 @@ func New(cfg Config) (*Stack, error) {
 		ts.log = slog.Default()
 	}
 	var err error
-	if ts.builtins, err = tools.NewRegistry(append(tools.Builtins(), ts.more...)...); err != nil {
+	if ts.builtins, err = tools.NewRegistry(append(builtinTools(), ts.more...)...); err != nil {
 		return nil, fmt.Errorf("build the agent stack: %w", err)
 	}
 	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB}),
@@ -76,6 +81,19 @@ func New(cfg Config) (*Stack, error) {
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
 		Respec: cfg.Respec, Skills: agents.Catalog{PersonalDir: cfg.InstructionsDir}}
+	tasks := loop.TaskConfig{}
+	if cfg.Tasks != nil {
+		tasks = *cfg.Tasks // the caller's config is not changed
+	}
+	lc.Tasks = &tasks
+	if cfg.NoTasks {
+		lc.Tasks = nil
+	} else if tasks.Agents == nil {
+		// The folder's definitions and the person's own (beside their AGENTS.md), read as
+		// each run starts.
+		personal := cfg.InstructionsDir
+		lc.Tasks.Agents = func(root string) []agents.Definition { return agents.Valid(agents.Definitions(personal, root)) }
+	}
 	if cfg.Checkpoints != nil {
 		lc.Checkpoints = cfg.Checkpoints
 	}
@@ -97,6 +115,10 @@ func (s *Stack) Close() {
 	}
 }
 
+// builtinTools are the tools every run has: the built-in ones and update_plan (the plan the
+// window pins above the message box).
+func builtinTools() []tools.Tool { return append(tools.Builtins(), tools.UpdatePlan{}) }
+
 // Tools is the tool set runs use: the built-in tools plus the tools of the MCP servers that
 // are ready. It implements loop.ToolSet: a run keeps the set it started with.
 type Tools struct {
@@ -113,7 +135,7 @@ func (t *Tools) ForRun() loop.ToolRunner {
 	if t.mcp == nil {
 		return t.builtins
 	}
-	reg, err := tools.NewRegistry(append(append(tools.Builtins(), t.more...), t.mcp.Tools()...)...)
+	reg, err := tools.NewRegistry(append(append(builtinTools(), t.more...), t.mcp.Tools()...)...)
 	if err != nil {
 		// The manager hands out unique names and schemas it has compiled; if that ever fails,
 		// the run goes on with the built-in tools rather than none.
@@ -162,11 +184,28 @@ type Rules struct{ DB *store.DB }
 
 var _ tools.RuleSource = Rules{}
 
-// ListRules implements tools.RuleSource.
+// ListRules implements tools.RuleSource. A child session (started by a task call) is under
+// its parent's session rules as well as its own: the parent's rules are the child's rules.
 func (r Rules) ListRules(ctx context.Context, sessionID, workspace string) ([]tools.Rule, error) {
 	rs, err := r.DB.ListRules(ctx, sessionID, workspace)
 	if err != nil {
 		return nil, err
+	}
+	for id := sessionID; id != ""; {
+		s, err := r.DB.GetSession(ctx, id)
+		if err != nil || s.ParentCallID == "" {
+			break // not a child (or gone): no more rules to inherit
+		}
+		id = s.ParentID
+		parent, err := r.DB.ListRules(ctx, id, workspace)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range parent {
+			if x.Scope == store.ScopeSession {
+				rs = append(rs, x) // the workspace's rules are in rs already
+			}
+		}
 	}
 	out := make([]tools.Rule, len(rs))
 	for i, x := range rs {

@@ -224,7 +224,11 @@ func (db *DB) answerPending(ctx context.Context, tx execer, sessionID, runID, co
 	var out []Chunk
 	for _, p := range pending {
 		last++
-		raw, err := marshal(ToolResultPayload{CallID: p.ID, Name: p.Name, Content: content, IsError: true})
+		text, err := interruptedFor(ctx, tx, sessionID, p.ID, content)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := marshal(ToolResultPayload{CallID: p.ID, Name: p.Name, Content: text, IsError: true})
 		if err != nil {
 			return nil, err
 		}

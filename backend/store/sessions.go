@@ -12,7 +12,9 @@ import (
 
 // Session is one conversation. ParentID and ForkSeq are set on forks: the
 // session started as a copy of ParentID's rows 1..ForkSeq. The parent may
-// since have been deleted.
+// since have been deleted. A child session (started by a task call) has
+// ParentID and ParentCallID, the id of the call that started it, and no rows
+// of its parent.
 type Session struct {
 	ID        string `json:"id"`
 	Title     string `json:"title"`
@@ -20,11 +22,13 @@ type Session struct {
 	Model     string `json:"model"`
 	// Provider names the provider (config.Providers) the session's next run uses with
 	// Model; "" is the provider named "default" (sessions made before providers existed).
-	Provider  string    `json:"provider"`
-	ParentID  string    `json:"parent_id"`
-	ForkSeq   int64     `json:"fork_seq"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Provider string `json:"provider"`
+	ParentID string `json:"parent_id"`
+	ForkSeq  int64  `json:"fork_seq"`
+	// ParentCallID is set on child sessions only (json omits it elsewhere).
+	ParentCallID string    `json:"parent_call_id,omitempty"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 // NewSession is what CreateSession needs. An empty Title becomes "New session".
@@ -33,17 +37,21 @@ type NewSession struct {
 	Workspace string `json:"workspace"`
 	Model     string `json:"model"`
 	Provider  string `json:"provider"`
+	// ParentID and ParentCallID make the session a child of the task call ParentCallID of
+	// session ParentID (both or neither).
+	ParentID     string `json:"parent_id,omitempty"`
+	ParentCallID string `json:"parent_call_id,omitempty"`
 }
 
 // The sessions table also has an "archived" column from the first schema; nothing sets it.
-const sessionCols = `id, title, workspace, model, parent_id, fork_seq, created_at, updated_at, provider`
+const sessionCols = `id, title, workspace, model, parent_id, fork_seq, created_at, updated_at, provider, parent_call_id`
 
 type scanner interface{ Scan(...any) error }
 
 func scanSession(r scanner) (Session, error) {
 	var s Session
 	var created, updated int64
-	err := r.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &s.ParentID, &s.ForkSeq, &created, &updated, &s.Provider)
+	err := r.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &s.ParentID, &s.ForkSeq, &created, &updated, &s.Provider, &s.ParentCallID)
 	s.CreatedAt, s.UpdatedAt = fromMS(created), fromMS(updated)
 	return s, err
 }
@@ -51,9 +59,13 @@ func scanSession(r scanner) (Session, error) {
 // CreateSession stores a new, empty session.
 func (db *DB) CreateSession(ctx context.Context, n NewSession) (Session, error) {
 	var s Session
+	if (n.ParentID == "") != (n.ParentCallID == "") {
+		return Session{}, fmt.Errorf("create session: %w: a child session needs both parent_id and parent_call_id", ErrInvalid)
+	}
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		s, err = db.createSession(ctx, tx, Session{Title: n.Title, Workspace: n.Workspace, Model: n.Model, Provider: n.Provider}, "[]", 0)
+		s, err = db.createSession(ctx, tx, Session{Title: n.Title, Workspace: n.Workspace, Model: n.Model, Provider: n.Provider,
+			ParentID: n.ParentID, ParentCallID: n.ParentCallID}, "[]", 0)
 		return err
 	})
 	if err != nil {
@@ -72,8 +84,8 @@ func (db *DB) createSession(ctx context.Context, tx execer, s Session, pending s
 	now := db.nowMS()
 	s.CreatedAt, s.UpdatedAt = fromMS(now), fromMS(now)
 	_, err := tx.ExecContext(ctx, `INSERT INTO sessions(`+sessionCols+`, last_seq, pending)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.Title, s.Workspace, s.Model, s.ParentID, s.ForkSeq, now, now, s.Provider, lastSeq, pending)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.Title, s.Workspace, s.Model, s.ParentID, s.ForkSeq, now, now, s.Provider, s.ParentCallID, lastSeq, pending)
 	return s, err
 }
 

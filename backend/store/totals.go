@@ -22,6 +22,8 @@ type Totals struct {
 	// Parts of InputTokens read from and written to the provider's prompt cache.
 	CacheReadTokens  int64 `json:"cache_read_tokens"`
 	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	// Children is each child session's share, set by FamilyTotals only (whose sums include it).
+	Children []ChildTotals `json:"children,omitempty"`
 }
 
 const totalsCols = `count(*), coalesce(sum(turns), 0), coalesce(sum(tool_calls), 0), coalesce(sum(input_tokens), 0),

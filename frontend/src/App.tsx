@@ -9,6 +9,10 @@ import { CheckpointProvider } from './components/CheckpointContext';
 import { Conversation, type Focus } from './components/Conversation';
 import { HooksBanner } from './components/HooksBanner';
 import { MessageBox } from './components/MessageBox';
+import { PinnedPlan } from './components/PinnedPlan';
+import { usePlan } from './hooks/usePlan';
+import { useChildren } from './hooks/useChildren';
+import { TaskCtx, type TaskContext } from './components/TaskProgress';
 import { SessionBrowser } from './components/SessionBrowser';
 import { SandboxControl, SandboxNotice } from './components/SandboxControl';
 import { SessionHeader } from './components/SessionHeader';
@@ -76,6 +80,8 @@ export function App() {
   // scratch folder Go made for the open session alone.
   const nextWorkspace = record?.scratch ? '' : workspace;
   const ws = useWorkspace(selected, workspace, chat.rows);
+  const plan = usePlan(selected, chat.rows);
+  const children = useChildren(selected);
   useTheme(previewTheme ?? settings?.theme);
 
   // The first load: with no endpoint configured, the window opens on settings.
@@ -90,6 +96,24 @@ export function App() {
     setShowSettings(false);
     setFocus(seq === null ? null : { sessionID: id, seq });
   }, []);
+
+  const taskCtx: TaskContext = useMemo(
+    () => ({
+      children,
+      childOf: (callId: string) => list.sessions.find((s) => s.parent_id === selected && s.parent_call_id === callId)?.id,
+      openSession: (id: string) => open(id),
+      decide: async (sessionId, callId, d) => {
+        try {
+          await api.decide(sessionId, callId, d);
+          return true;
+        } catch (e) {
+          setActionError(errorMessage(e));
+          return false;
+        }
+      },
+    }),
+    [children, open, list.sessions, selected],
+  );
 
   const newSession = useCallback(async () => {
     const s = await list.create(nextWorkspace);
@@ -360,6 +384,7 @@ export function App() {
             )}
             {current && selected && <SessionBudgets key={`budgets-${selected}`} sessionID={selected} defaults={settings?.budgets} />}
             {finding && selected && <FindBar root={conversationEl} version={`${selected}:${chat.rows.length}`} onClose={() => setFinding(false)} />}
+            <TaskCtx.Provider value={taskCtx}>
             <Conversation
               key={`conv-${selected}`}
               rows={chat.rows}
@@ -379,6 +404,7 @@ export function App() {
               branches={ctl.branches}
               onRetry={canRetry ? () => void ctl.retry() : undefined}
             />
+            </TaskCtx.Provider>
             <StatusLine
               phase={chat.phase}
               pending={chat.pending}
@@ -388,6 +414,7 @@ export function App() {
               mcpStarting={mcpStarting}
               mcpFailed={chat.mcpFailed}
             />
+            <PinnedPlan plan={plan.plan} running={chat.phase !== 'idle'} error={plan.error} onSave={plan.edit} />
             <MessageBox
               running={chat.phase !== 'idle'}
               disabled={!settings?.configured}

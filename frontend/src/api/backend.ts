@@ -10,6 +10,7 @@ import * as WindowService from '../../wailsjs/go/desktop/Window';
 import { BrowserOpenURL, ClipboardSetText, EventsOn } from '../../wailsjs/runtime/runtime';
 import type { QueuedMessage } from './events';
 import type {
+  AgentDefinition,
   Applied,
   LiveView,
   Change,
@@ -34,6 +35,8 @@ import type {
   McpStatus,
   McpView,
   Pending,
+  PinnedPlan,
+  Plan,
   Provider,
   ProvidersView,
   Preset,
@@ -109,6 +112,8 @@ export const api = {
   saveProviders: (ps: Provider[]): Promise<ProvidersView> => as<ProvidersView>(SettingsService.SaveProviders(ps as never)),
   /** Asks a provider (as edited, saved or not) for its model list. */
   testProvider: (p: Provider): Promise<ConnectionResult> => as<ConnectionResult>(SettingsService.TestProvider(p as never)),
+  /** The agent definitions of the session's folder and the person's own, invalid ones with the reason. */
+  agentDefinitions: (sessionID: string): Promise<AgentDefinition[]> => list<AgentDefinition>(SettingsService.AgentDefinitions(sessionID)),
   mcpServers: (): Promise<McpView> => as<McpView>(SettingsService.MCPServers()),
   /** Writes the file (the only call that does), then starts, stops or restarts what changed. */
   saveMCPConfig: (c: McpConfig): Promise<McpView> => as<McpView>(SettingsService.SaveMCPConfig(c as never)),
@@ -194,6 +199,10 @@ export const api = {
       }
     }
   },
+  /** The session's latest plan (null when it has none). */
+  plan: async (id: string): Promise<PinnedPlan | null> => ((await Sessions.Plan(id)) ?? null) as unknown as PinnedPlan | null,
+  /** Records the person's edit (a note the model reads at its next request); refused while running. */
+  editPlan: (id: string, p: Plan): Promise<PinnedPlan> => as<PinnedPlan>(Sessions.EditPlan(id, p as never)),
 
   // Chat
   sendMessage: (sessionID: string, text: string): Promise<string> => Chat.SendMessage(sessionID, text),

@@ -14,6 +14,8 @@ export interface Session {
   provider: string;
   parent_id: string;
   fork_seq: number;
+  /** Set on a child session: the task call of parent_id that started it. */
+  parent_call_id?: string;
   created_at: string;
   updated_at: string;
   /** The workspace is the app's private scratch folder for this session. */
@@ -313,6 +315,8 @@ export interface Totals {
   /** Parts of input_tokens read from and written to the provider's prompt cache. */
   cache_read_tokens: number;
   cache_write_tokens: number;
+  /** Each child session's share (included in the sums above); absent when none. */
+  children?: { session_id: string; input_tokens: number; output_tokens: number; cost: number }[];
 }
 
 /** An AGENTS.md the session's runs carry. */
@@ -757,4 +761,33 @@ export interface SessionBudgets {
   max_tokens: number | null;
   max_cost_usd: number | null;
   timeout_seconds: number | null;
+}
+
+/** A plan step's status (store.Step*). */
+export type StepStatus = 'pending' | 'in_progress' | 'completed';
+
+/** update_plan's arguments: what the model plans, step by step (store.Plan). */
+export interface Plan {
+  explanation?: string;
+  plan: { step: string; status: StepStatus }[];
+}
+
+/** The session's latest plan, pinned above the message box (store.PinnedPlan). */
+export interface PinnedPlan extends Plan {
+  /** The row it came from. */
+  seq: number;
+  /** "model" (an update_plan call) or "person" (an edit). */
+  by: 'model' | 'person';
+}
+
+/** An agent definition a task call can name (agents.Definition); error "" when it is used. */
+export interface AgentDefinition {
+  name: string;
+  description: string;
+  /** The file, or "builtin". */
+  source: string;
+  /** null: every tool of the parent. */
+  tools: string[] | null;
+  model: string;
+  error: string;
 }

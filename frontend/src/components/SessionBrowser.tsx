@@ -148,7 +148,7 @@ function SessionNode({ node, selected, onSelect, depth }: { node: Node; selected
           {s.title || 'Untitled'}
         </span>
         {s.running && <span className="running-dot" title="Running" aria-label="running" />}
-        <span className="session-time">{s.parent_id ? `fork @#${s.fork_seq}` : formatTime(s.updated_at)}</span>
+        <span className="session-time">{s.parent_call_id ? 'child (task)' : s.parent_id ? `fork @#${s.fork_seq}` : formatTime(s.updated_at)}</span>
       </button>
       {node.forks.length > 0 && (
         <ul className="forks" aria-label={`Forks of ${s.title || 'Untitled'}`}>

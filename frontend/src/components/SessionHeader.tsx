@@ -126,7 +126,15 @@ export function SessionHeader({
       <div className="head-sub">
         {session.parent_id && (
           <button type="button" className="linklike fork-of" onClick={onOpenParent} title={`Open ${parentTitle ?? 'the parent session'} at row ${session.fork_seq}`}>
-            ↳ forked from <span className="fork-parent">{parentTitle ?? 'a deleted session'}</span> at #{session.fork_seq}
+            {session.parent_call_id ? (
+              <>
+                ↳ child of <span className="fork-parent">{parentTitle ?? 'a deleted session'}</span> (a task call)
+              </>
+            ) : (
+              <>
+                ↳ forked from <span className="fork-parent">{parentTitle ?? 'a deleted session'}</span> at #{session.fork_seq}
+              </>
+            )}
           </button>
         )}
         {/* Keyed by the stored choice: after a change elsewhere (the CLI) the header shows the new one. */}

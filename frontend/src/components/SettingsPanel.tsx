@@ -7,6 +7,7 @@ import { RulesTable } from './RulesTable';
 import { HooksSettings } from './HooksSettings';
 import { McpSettings } from './McpSettings';
 import { ProvidersSettings } from './ProvidersSettings';
+import { AgentsSettings } from './AgentsSettings';
 
 interface Props {
   settings: Settings | null;
@@ -325,6 +326,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
       <McpSettings />
 
       <HooksSettings sessionID={sessionID ?? null} />
+      <AgentsSettings sessionID={sessionID ?? null} />
 
       <h2>Appearance</h2>
       <label>

@@ -72,6 +72,21 @@ export function SteerBar({ mode, totals, runs, running, defaultApprove, onSetMod
           <span className="totals" aria-label="Session totals">
             {plural(totals.runs, 'run')} · {plural(totals.turns, 'turn')} · {plural(totals.tool_calls, 'tool call')} · {formatTokens(totals.input_tokens)} in /{' '}
             {formatTokens(totals.output_tokens)} out · ${totals.cost.toFixed(4)}
+            {totals.children && totals.children.length > 0 && (
+              <details className="children-totals">
+                <summary>incl. {plural(totals.children.length, 'child session')}</summary>
+                <ul aria-label="Spend per child session">
+                  {totals.children.map((c) => (
+                    <li key={c.session_id}>
+                      {c.session_id.slice(0, 8)}:{' '}
+                      {c.input_tokens === 0 && c.output_tokens === 0
+                        ? 'usage unreported'
+                        : `${formatTokens(c.input_tokens)} in / ${formatTokens(c.output_tokens)} out · $${c.cost.toFixed(4)}`}
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            )}
           </span>
         )}
         <button

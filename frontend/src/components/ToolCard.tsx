@@ -1,4 +1,5 @@
 import { ReviewHunks } from './ReviewHunks';
+import { TaskProgress } from './TaskProgress';
 import { memo, useEffect, useState, type KeyboardEvent } from 'react';
 import type { ApprovalPayload, DecisionInput, HookPayload, Pending, RuleInput, ToolResultPayload } from '../api/types';
 import type { RunningTool } from '../state/session';
@@ -116,6 +117,7 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
       </header>
       <Arguments name={call.name} raw={raw} args={args} pending={Boolean(pending)} readFile={actions.readFile} />
       {call.name === 'run_shell_command' && <SandboxNote pending={pending} result={result?.payload} />}
+      {call.name === 'task' && <TaskProgress callId={call.id} args={args as { description?: string; agent?: string } | null} done={Boolean(result)} />}
       {approval && (
         <p className={`approval-note ${approval.payload.decision}`} data-seq={approval.seq}>
           {approval.payload.decision === 'approved' ? 'Approved' : 'Denied'} by {describeBy(approval.payload.by)}

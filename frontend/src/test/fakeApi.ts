@@ -30,6 +30,9 @@ import type {
   HooksView,
   PaletteEntry,
   Pending,
+  AgentDefinition,
+  PinnedPlan,
+  Plan,
   Rule,
   RuleInput,
   Run,
@@ -90,6 +93,8 @@ export function makeFakeApi() {
     sentImages: [] as ImageInput[],
     seesImages: true,
     clipboard: '',
+    plans: new Map<string, PinnedPlan>(),
+    agents: [] as AgentDefinition[],
     meters: new Map<string, Meter[]>(),
     pending: new Map<string, Pending[]>(),
     running: new Map<string, string>(),
@@ -336,6 +341,17 @@ export function makeFakeApi() {
     }),
     rowsAfter: vi.fn(async (id: string, after: number) => (state.rows.get(id) ?? []).filter((r) => r.seq > after)),
     runs: vi.fn(async (id: string) => [...(state.runs.get(id) ?? [])]),
+    plan: vi.fn(async (id: string) => state.plans.get(id) ?? null),
+    agentDefinitions: vi.fn(async (_id: string) => [...state.agents]),
+    editPlan: vi.fn(async (id: string, p: Plan) => {
+      if (state.running.get(id)) throw { code: 'busy', message: 'stop it or wait for it to finish' };
+      const rows = state.rows.get(id) ?? [];
+      const pinned: PinnedPlan = { ...p, seq: rows.length + 1, by: 'person' };
+      rows.push(chunk(id, rows.length + 1, 'note', { source: 'plan_edit', text: JSON.stringify(p) }));
+      state.rows.set(id, rows);
+      state.plans.set(id, pinned);
+      return pinned;
+    }),
 
     sendMessage: vi.fn(async (id: string, text: string) => {
       if (state.sendError) throw state.sendError;

@@ -1,3 +1,30 @@
+export namespace agents {
+	
+	export class Definition {
+	    name: string;
+	    description: string;
+	    source: string;
+	    tools: string[];
+	    model: string;
+	    error: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Definition(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.source = source["source"];
+	        this.tools = source["tools"];
+	        this.model = source["model"];
+	        this.error = source["error"];
+	    }
+	}
+
+}
+
 export namespace checkpoint {
 	
 	export class Applied {
@@ -500,6 +527,7 @@ export namespace desktop {
 	    provider: string;
 	    parent_id: string;
 	    fork_seq: number;
+	    parent_call_id?: string;
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
@@ -519,6 +547,7 @@ export namespace desktop {
 	        this.provider = source["provider"];
 	        this.parent_id = source["parent_id"];
 	        this.fork_seq = source["fork_seq"];
+	        this.parent_call_id = source["parent_call_id"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.scratch = source["scratch"];
@@ -1079,6 +1108,7 @@ export namespace desktop {
 	    provider: string;
 	    parent_id: string;
 	    fork_seq: number;
+	    parent_call_id?: string;
 	    // Go type: time
 	    created_at: any;
 	    // Go type: time
@@ -1099,6 +1129,7 @@ export namespace desktop {
 	        this.provider = source["provider"];
 	        this.parent_id = source["parent_id"];
 	        this.fork_seq = source["fork_seq"];
+	        this.parent_call_id = source["parent_call_id"];
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.scratch = source["scratch"];
@@ -1485,6 +1516,24 @@ export namespace mcp {
 
 export namespace store {
 	
+	export class ChildTotals {
+	    session_id: string;
+	    input_tokens: number;
+	    output_tokens: number;
+	    cost: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ChildTotals(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.input_tokens = source["input_tokens"];
+	        this.output_tokens = source["output_tokens"];
+	        this.cost = source["cost"];
+	    }
+	}
 	export class Hit {
 	    session_id: string;
 	    session_title: string;
@@ -1598,6 +1647,89 @@ export namespace store {
 	        this.truncated = source["truncated"];
 	    }
 	}
+	export class PlanStep {
+	    step: string;
+	    status: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PlanStep(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.step = source["step"];
+	        this.status = source["status"];
+	    }
+	}
+	export class PinnedPlan {
+	    explanation?: string;
+	    plan: PlanStep[];
+	    seq: number;
+	    by: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PinnedPlan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.explanation = source["explanation"];
+	        this.plan = this.convertValues(source["plan"], PlanStep);
+	        this.seq = source["seq"];
+	        this.by = source["by"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Plan {
+	    explanation?: string;
+	    plan: PlanStep[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Plan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.explanation = source["explanation"];
+	        this.plan = this.convertValues(source["plan"], PlanStep);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Rule {
 	    id: string;
 	    tool: string;
@@ -1757,6 +1889,7 @@ export namespace store {
 	    cost: number;
 	    cache_read_tokens: number;
 	    cache_write_tokens: number;
+	    children?: ChildTotals[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Totals(source);
@@ -1773,7 +1906,26 @@ export namespace store {
 	        this.cost = source["cost"];
 	        this.cache_read_tokens = source["cache_read_tokens"];
 	        this.cache_write_tokens = source["cache_write_tokens"];
+	        this.children = this.convertValues(source["children"], ChildTotals);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

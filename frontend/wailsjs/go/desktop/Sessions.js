@@ -14,6 +14,10 @@ export function DeleteSessionAndFolder(arg1) {
   return window['go']['desktop']['Sessions']['DeleteSessionAndFolder'](arg1);
 }
 
+export function EditPlan(arg1, arg2) {
+  return window['go']['desktop']['Sessions']['EditPlan'](arg1, arg2);
+}
+
 export function ExportMarkdown(arg1) {
   return window['go']['desktop']['Sessions']['ExportMarkdown'](arg1);
 }
@@ -60,6 +64,10 @@ export function OpenSession(arg1) {
 
 export function OrphanForks() {
   return window['go']['desktop']['Sessions']['OrphanForks']();
+}
+
+export function Plan(arg1) {
+  return window['go']['desktop']['Sessions']['Plan'](arg1);
 }
 
 export function RemoveOrphanFork(arg1) {

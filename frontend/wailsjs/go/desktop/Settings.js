@@ -6,6 +6,10 @@ export function AddRule(arg1) {
   return window['go']['desktop']['Settings']['AddRule'](arg1);
 }
 
+export function AgentDefinitions(arg1) {
+  return window['go']['desktop']['Settings']['AgentDefinitions'](arg1);
+}
+
 export function DeleteRule(arg1) {
   return window['go']['desktop']['Settings']['DeleteRule'](arg1);
 }

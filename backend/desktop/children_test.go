@@ -1,0 +1,100 @@
+package desktop_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopdesk/loopdesk/backend/desktop"
+	"github.com/loopdesk/loopdesk/backend/fakeai"
+	"github.com/loopdesk/loopdesk/backend/notify"
+	"github.com/loopdesk/loopdesk/backend/testbus"
+)
+
+// A child session's approval reaches the window as the child's event carrying the parent's
+// call and session, is decided in the child's session, and its notification names the child
+// and its parent.
+func TestChildApprovalInTheWindowAndItsNotification(t *testing.T) {
+	srv := startFake(t)
+	app := newTestApp(t, srv.URL())
+	addr := testbus.Start(t)
+	daemon := startNotifServer(t, addr)
+	n, err := notify.Dial(addr, app.svc.NotificationEvent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	app.svc.StartNotifications(n, func() {})
+	app.svc.Window.SetFocused(false)
+	s, err := app.NewSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.EnqueueFor("[parent]", fakeai.ToolCalls(fakeai.Call{ID: "t1", Name: "task",
+		Arguments: `{"description":"run the tests","prompt":"[child] run make test"}`}), fakeai.Text("parent done"))
+	srv.EnqueueFor("[child]", fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "run_shell_command", Arguments: `{"command":"make test"}`}),
+		fakeai.Text("denied, so I stopped"))
+	runID, err := app.SendMessage(s.ID, "[parent] delegate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := app.rec.waitFor(t, "the child's approval_requested", func(ev map[string]any) bool {
+		return ev["type"] == "approval_requested" && ev["call_id"] == "c1"
+	})
+	child, _ := ev["session_id"].(string)
+	if ev["parent_call_id"] != "t1" || ev["parent_session_id"] != s.ID || child == "" || child == s.ID {
+		t.Fatalf("the child's approval event: %v", ev)
+	}
+	waitHandled(t, app.svc, 1)
+	if err := app.Decide(child, "c1", desktop.DecisionInput{Approved: false, Reason: "not now"}); err != nil {
+		t.Fatal(err)
+	}
+	if end := app.rec.runFinished(t, runID); end["status"] != "completed" {
+		t.Fatalf("parent %v", end)
+	}
+	shown, _ := daemon.recorded()
+	if len(shown) == 0 || !strings.Contains(shown[0].Body, "Child “run the tests” of [parent] delegate") || !strings.Contains(shown[0].Body, "make test") {
+		t.Fatalf("the child's approval notification: %+v", shown)
+	}
+	tot, err := app.Totals(s.ID)
+	if err != nil || len(tot.Children) != 1 || tot.Children[0].SessionID != child || tot.Runs != 2 {
+		t.Fatalf("the parent's totals should count its child and list it: %+v %v", tot, err)
+	}
+	list, _ := app.ListSessions()
+	var found bool
+	for _, x := range list {
+		found = found || (x.ID == child && x.ParentID == s.ID && x.ParentCallID == "t1")
+	}
+	if !found {
+		t.Fatalf("the child is not listed under its parent: %+v", list)
+	}
+}
+
+// Settings → Agents lists the session folder's definitions, an invalid one with its path
+// and reason, and the built-in explore agent.
+func TestAgentDefinitionsForTheSession(t *testing.T) {
+	app := newTestApp(t, "")
+	ws := t.TempDir()
+	dir := filepath.Join(ws, ".claude", "agents")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "ok.md"), []byte("---\nname: ok\ndescription: fine\n---\nbody\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad.md"), []byte("---\nname: bad\n---\n"), 0o644)
+	s, err := app.NewSession(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := app.AgentDefinitions(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, d := range defs {
+		got[d.Name] = d.Error
+	}
+	if got["ok"] != "" || got["bad"] != "description is required" || got["explore"] != "" {
+		t.Fatalf("definitions %+v", defs)
+	}
+}

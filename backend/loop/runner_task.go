@@ -1,0 +1,205 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/agents"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// The task tool: a call that starts a child session. The child is an ordinary session (its
+// own rows, runs and events), linked to the call by parent_id and parent_call_id, run by the
+// same Runner in the parent's folder under the parent's approval mode, sandbox, plan mode,
+// model and provider. Its final answer (or its status and reason) is the call's result, fed
+// like any tool's, so the call stays pending in the parent's journal until the child's run is
+// stored; Stop on the parent stops the child (the call's worker cancels it when the parent's
+// work is cancelled, and waits for it to be stored). After a kill, store.Repair answers the
+// parent's call "interrupted" naming the child.
+
+// TaskTool is the name of the tool that starts a child session.
+const TaskTool = "task"
+
+// MaxTaskDepth bounds nesting: a session started by a person is depth 0, its children 1; a
+// child may start children only when its agent allows it, and never past this depth.
+const MaxTaskDepth = 2
+
+// TaskConfig turns the task tool on (Config.Tasks).
+type TaskConfig struct {
+	// MaxParallel is how many children one run may have going at once; 0: 4. Task calls of
+	// one turn all start together (they are read-only); the rest wait for a free slot.
+	MaxParallel int
+	// Agents returns the valid agent definitions of a folder (agents.Valid(agents.Definitions
+	// ...)), read when a run starts; nil: none, and a task call naming an agent is refused.
+	Agents func(root string) []agents.Definition
+}
+
+// ChildStore is the part of the store a task call needs besides Store; Config.Store must
+// implement it for the task tool to be offered.
+type ChildStore interface {
+	CreateSession(ctx context.Context, n store.NewSession) (store.Session, error)
+}
+
+// TaskArgs are a task call's arguments.
+type TaskArgs struct {
+	Description string `json:"description"`
+	Prompt      string `json:"prompt"`
+	Agent       string `json:"agent,omitempty"`
+}
+
+const taskDescription = "Start a child session: another agent works on a self-contained task in the same folder, " +
+	"under the same approval rules, and its final answer comes back as this call's result. The child does not " +
+	"see this conversation: put everything it needs in prompt. Several task calls in one turn run in parallel. " +
+	"Use it for independent pieces of work (searching a large codebase, a separate change) whose details you do " +
+	"not need in this conversation."
+
+var taskParameters = json.RawMessage(`{"type":"object","properties":{` +
+	`"description":{"type":"string","description":"A short (3-5 words) label for the task, shown to the person"},` +
+	`"prompt":{"type":"string","description":"The complete task for the child: what to do, what to return"},` +
+	`"agent":{"type":"string","description":"The agent to run it (optional; without it the child works like you)"}},` +
+	`"required":["description","prompt"],"additionalProperties":false}`)
+
+// taskSpec is the task tool as the model sees it.
+func taskSpec() tools.Spec {
+	return tools.Spec{Name: TaskTool, Description: taskDescription, Parameters: taskParameters, ReadOnly: true}
+}
+
+// offerTasks adds the task tool to the run's tools when the runner has it turned on, the
+// store can hold children, and the run is not a child too deep to start more.
+func (rn *run) offerTasks() {
+	cfg := rn.r.cfg.Tasks
+	if _, ok := rn.r.cfg.Store.(ChildStore); !ok || cfg == nil || !rn.mayNest() {
+		return
+	}
+	if _, taken := rn.readOnly[TaskTool]; taken {
+		return // a tool of that name already exists (an MCP server's): it keeps the name
+	}
+	n := cfg.MaxParallel
+	if n <= 0 {
+		n = 4
+	}
+	rn.taskSlots = make(chan struct{}, n)
+	if cfg.Agents != nil {
+		rn.agents = cfg.Agents(rn.root)
+	}
+	spec := taskSpec()
+	spec.Description += agentList(rn.agents)
+	rn.specs = append(rn.specs, spec)
+	rn.readOnly[TaskTool] = true
+}
+
+// mayNest reports whether the run may start children: a session a person started may; a
+// child only when its agent lists the task tool, and never past MaxTaskDepth.
+func (rn *run) mayNest() bool {
+	if rn.spec.depth == 0 {
+		return true
+	}
+	a := rn.spec.agent
+	return rn.spec.depth < MaxTaskDepth && a != nil && a.Tools != nil && a.Allows(TaskTool)
+}
+
+// agentList is the part of the task tool's description naming the agents (fixed for the
+// run, so the tools part of every request stays the same).
+func agentList(defs []agents.Definition) string {
+	if len(defs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\nAgents you can name in agent:")
+	for _, d := range defs {
+		fmt.Fprintf(&b, "\n- %s: %s", d.Name, d.Description)
+	}
+	return b.String()
+}
+
+// narrowTools keeps only the tools the run's agent allows (a definition narrows, never
+// widens); the task tool is offered afterwards by offerTasks.
+func (rn *run) narrowTools() {
+	a := rn.spec.agent
+	if a == nil || a.Tools == nil {
+		return
+	}
+	kept := rn.specs[:0:0]
+	for _, s := range rn.specs {
+		if a.Allows(s.Name) {
+			kept = append(kept, s)
+		} else {
+			delete(rn.readOnly, s.Name)
+		}
+	}
+	rn.specs = kept
+}
+
+// findAgent returns the run's agent named name.
+func (rn *run) findAgent(name string) (*agents.Definition, error) {
+	var names []string
+	for i := range rn.agents {
+		if rn.agents[i].Name == name {
+			return &rn.agents[i], nil
+		}
+		names = append(names, rn.agents[i].Name)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("unknown agent %q: no agents are defined; leave agent empty", name)
+	}
+	return nil, fmt.Errorf("unknown agent %q; the agents are: %s", name, strings.Join(names, ", "))
+}
+
+// isTask reports whether c is a call of this run's task tool.
+func (rn *run) isTask(c Call) bool { return c.Name == TaskTool && rn.taskSlots != nil }
+
+// parseTaskArgs checks a task call's arguments; its error goes back to the model.
+func parseTaskArgs(raw string) (TaskArgs, error) {
+	var a TaskArgs
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return a, fmt.Errorf("invalid arguments for task: %v (want {\"description\": string, \"prompt\": string, \"agent\": string})", err)
+	}
+	if strings.TrimSpace(a.Description) == "" || strings.TrimSpace(a.Prompt) == "" {
+		return a, fmt.Errorf("invalid arguments for task: description and prompt must not be empty")
+	}
+	return a, nil
+}
+
+// childLimits is each child's slice of what the run has left when a turn's n task calls
+// start: turns, tool calls, tokens and cost divided by n (at least one turn and call), and
+// the time left. Budgets the run does not have, the children do not have either. Called on
+// the owner goroutine (it reads the state).
+func (rn *run) childLimits(n int) Limits {
+	l, s := rn.spec.Limits, rn.state
+	if n < 1 {
+		n = 1
+	}
+	if l.MaxTurns > 0 {
+		l.MaxTurns = max(1, (l.MaxTurns-s.Turns)/n)
+	}
+	if l.MaxToolCalls > 0 {
+		l.MaxToolCalls = max(1, (l.MaxToolCalls-s.ToolCalls)/n)
+	}
+	if l.MaxTokens > 0 {
+		l.MaxTokens = max(1, (l.MaxTokens-s.InputTokens-s.OutputTokens)/int64(n))
+	}
+	if l.MaxCostUSD > 0 {
+		l.MaxCostUSD = max(1e-9, (l.MaxCostUSD-s.CostUSD)/float64(n))
+	}
+	if l.Timeout > 0 {
+		l.Timeout = max(time.Millisecond, l.Timeout-rn.now().Sub(s.StartedAt))
+	}
+	return l
+}
+
+// countTasks is how many of calls are task calls.
+func (rn *run) countTasks(calls []Call) int {
+	n := 0
+	for _, c := range calls {
+		if rn.isTask(c) {
+			n++
+		}
+	}
+	return n
+}

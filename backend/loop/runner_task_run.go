@@ -1,0 +1,134 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/loopdesk/loopdesk/backend/agents"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// runTask carries out one task call on a worker goroutine: it waits for a free slot, creates
+// the child session, starts its run and waits for the run to be stored. When the parent's
+// work is cancelled (Stop, a bound, Close) it stops the child and still waits for it, so the
+// child is never left running without a parent. limits is the child's slice (childLimits).
+//
+// It returns the call's result and what the child (with its own children) spent.
+func (rn *run) runTask(c Call, limits Limits) (tools.Result, *ChildSpend) {
+	args, err := parseTaskArgs(c.Arguments)
+	if err != nil {
+		return tools.Result{Content: err.Error(), IsError: true}, nil
+	}
+	var agent *agents.Definition
+	if args.Agent != "" {
+		if agent, err = rn.findAgent(args.Agent); err != nil {
+			return tools.Result{Content: err.Error(), IsError: true}, nil
+		}
+	}
+	select {
+	case rn.taskSlots <- struct{}{}:
+		defer func() { <-rn.taskSlots }()
+	case <-rn.op.Done():
+		return tools.Result{Content: "cancelled before the child session started", IsError: true}, nil
+	}
+	if agent == nil {
+		agent = rn.spec.agent // without agent, a child works like its parent: never wider
+	}
+	child, runID, err := rn.startChild(c, args, agent, limits)
+	if err != nil {
+		return tools.Result{Content: "the child session could not start: " + err.Error(), IsError: true}, nil
+	}
+	rn.publish(ToolOutputPayload{CallID: c.ID, Text: fmt.Sprintf("started child session %s (run %s)\n", child, runID)})
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-rn.op.Done():
+			rn.r.Cancel(child) // Stop on the parent stops its children
+		case <-stopped:
+		}
+	}()
+	// Not bounded by op: the child always ends (a cancel ends it within its persist timeout),
+	// and its result must be stored before the parent's call is answered.
+	res, err := rn.r.Wait(context.WithoutCancel(rn.op), runID)
+	close(stopped)
+	if err != nil {
+		return tools.Result{Content: fmt.Sprintf("the child session %s: %v", child, err), IsError: true}, nil
+	}
+	spent := rn.r.nestedSpend(runID)
+	spent.InputTokens, spent.OutputTokens, spent.CostUSD = spent.InputTokens+res.InputTokens, spent.OutputTokens+res.OutputTokens, spent.CostUSD+res.CostUSD
+	rn.addNested(spent)
+	return childResult(child, res), &spent
+}
+
+// nestedSpend is what the children of a finished run spent (their own children included).
+func (r *Runner) nestedSpend(runID string) ChildSpend {
+	r.mu.Lock()
+	rn := r.byRun[runID]
+	r.mu.Unlock()
+	if rn == nil {
+		return ChildSpend{}
+	}
+	rn.capMu.Lock()
+	defer rn.capMu.Unlock()
+	return rn.nested
+}
+
+// addNested adds a child's spend to what this run's children spent (for its own parent).
+func (rn *run) addNested(s ChildSpend) {
+	rn.capMu.Lock()
+	defer rn.capMu.Unlock()
+	rn.nested.InputTokens += s.InputTokens
+	rn.nested.OutputTokens += s.OutputTokens
+	rn.nested.CostUSD += s.CostUSD
+}
+
+// startChild creates the child session and starts its run under the parent's rules.
+// With an agent, the child has the agent's prompt, tools, model and turn bound.
+func (rn *run) startChild(c Call, args TaskArgs, agent *agents.Definition, limits Limits) (string, string, error) {
+	ctx, cancel := context.WithTimeout(rn.op, rn.r.cfg.PersistTimeout)
+	defer cancel()
+	model, system := rn.spec.Model, rn.spec.SystemPrompt
+	limits.Price = rn.spec.Limits.Price
+	if agent != nil {
+		system = agent.Prompt
+		if agent.Model != "" && agent.Model != agents.Inherit {
+			model, limits.Price = agent.Model, Price{} // priced from the table by the child's model
+		}
+		if agent.MaxTurns > 0 && (limits.MaxTurns == 0 || agent.MaxTurns < limits.MaxTurns) {
+			limits.MaxTurns = agent.MaxTurns
+		}
+	}
+	s, err := rn.r.cfg.Store.(ChildStore).CreateSession(ctx, store.NewSession{Title: args.Description, Workspace: rn.root,
+		Model: model, Provider: rn.spec.Provider, ParentID: rn.spec.SessionID, ParentCallID: c.ID})
+	if err != nil {
+		return "", "", err
+	}
+	spec := RunSpec{SessionID: s.ID, Workspace: rn.root, Prompt: args.Prompt, Model: model, SystemPrompt: system, agent: agent,
+		Limits: limits, Mode: rn.spec.Mode, MaxTokens: rn.spec.MaxTokens, Sandbox: rn.spec.Sandbox, Plan: rn.spec.Plan,
+		Provider: rn.spec.Provider, ThinkingBudget: rn.spec.ThinkingBudget,
+		depth: rn.spec.depth + 1, parentCallID: c.ID, parentSession: rn.spec.SessionID}
+	runID, err := rn.r.Start(ctx, spec)
+	return s.ID, runID, err
+}
+
+// childResult is what the parent's model reads: the child's answer when it completed, else
+// its status, the reason and whatever it had answered so far.
+func childResult(child string, res Result) tools.Result {
+	if res.Status == StopCompleted {
+		if strings.TrimSpace(res.Output) == "" {
+			return tools.Result{Content: fmt.Sprintf("the child session %s completed without an answer", child)}
+		}
+		return tools.Result{Content: res.Output}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the child session %s stopped: %s", child, res.Status)
+	if res.Error != "" {
+		fmt.Fprintf(&b, " (%s)", res.Error)
+	}
+	if strings.TrimSpace(res.Output) != "" {
+		fmt.Fprintf(&b, "\nits answer so far:\n%s", res.Output)
+	}
+	return tools.Result{Content: b.String(), IsError: true}
+}

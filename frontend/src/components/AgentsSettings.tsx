@@ -1,0 +1,55 @@
+import { useEffect, useState } from 'react';
+import { api } from '../api/backend';
+import type { AgentDefinition } from '../api/types';
+import { errorMessage } from '../api/types';
+
+/**
+ * Settings → Agents: the definitions a task call of the open session can name (its folder's,
+ * the person's own, the built-in ones); a file that cannot be used says why, with its path.
+ */
+export function AgentsSettings({ sessionID }: { sessionID: string | null }) {
+  const [defs, setDefs] = useState<AgentDefinition[] | null>(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    let live = true;
+    api
+      .agentDefinitions(sessionID ?? '')
+      .then((d) => live && setDefs(d))
+      .catch((e) => live && setError(errorMessage(e)));
+    return () => {
+      live = false;
+    };
+  }, [sessionID]);
+  return (
+    <>
+      <h2>Agents</h2>
+      <p className="note">
+        From the folder&apos;s .loopdesk/agents and .claude/agents, your config folder&apos;s agents, and the built-in ones (the nearest wins).
+      </p>
+      {error && <p role="alert" className="bad">{error}</p>}
+      <table aria-label="Agent definitions">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Tools</th>
+            <th>Model</th>
+            <th>Source</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(defs ?? []).map((d) => (
+            <tr key={`${d.source}/${d.name}`} className={d.error ? 'bad' : undefined}>
+              <td>
+                <strong>{d.name}</strong>
+                <div className="muted">{d.error ? `Not used: ${d.error}` : d.description}</div>
+              </td>
+              <td>{d.tools ? d.tools.join(', ') : 'all'}</td>
+              <td>{d.model || '—'}</td>
+              <td className="muted">{d.source}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}

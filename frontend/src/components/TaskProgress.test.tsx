@@ -1,0 +1,71 @@
+import { describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { TaskCtx, TaskProgress, type TaskContext } from './TaskProgress';
+import { childStep, type Children } from '../hooks/useChildren';
+import type { WireEvent } from '../api/backend';
+
+const ev = (type: string, extra: Record<string, unknown> = {}): WireEvent =>
+  ({ type, session_id: 'child1', run_id: 'r', seq: 1, parent_call_id: 't1', parent_session_id: 'p1', ...extra }) as WireEvent;
+
+describe('childStep', () => {
+  it('follows a child from its events: steps, calls, spend, approvals, the end', () => {
+    let s: Children = {};
+    for (const e of [
+      ev('run_started'),
+      ev('tool_started', { name: 'read_file' }),
+      ev('budget', { tokens: 1200, cost_usd: 0.0123 }),
+      ev('approval_requested', { call_id: 'w1', name: 'write_file', arguments: { path: 'a' } }),
+    ])
+      s = childStep(s, e);
+    expect(s.t1).toMatchObject({ sessionId: 'child1', toolCalls: 1, tokens: 1200, cost: 0.0123, step: 'waiting for your approval of write_file' });
+    expect(s.t1.pending).toHaveLength(1);
+    s = childStep(s, ev('approval_decided', { call_id: 'w1' }));
+    s = childStep(s, ev('run_finished', { status: 'completed' }));
+    expect(s.t1).toMatchObject({ status: 'completed', pending: [] });
+    expect(childStep(s, { ...ev('budget'), parent_call_id: undefined } as WireEvent)).toBe(s);
+  });
+});
+
+describe('TaskProgress', () => {
+  it('shows the child, labels its approval with the description and agent, and opens it', async () => {
+    const ctx: TaskContext = {
+      children: {
+        t1: { sessionId: 'child1', status: 'running', step: 'waiting for your approval of write_file', toolCalls: 2, tokens: 900, cost: 0.5, pending: [{ call_id: 'w1', name: 'write_file', arguments: { path: 'out.txt', content: 'x' } }] },
+      },
+      childOf: () => undefined,
+      openSession: vi.fn(),
+      decide: vi.fn().mockResolvedValue(true),
+    };
+    render(
+      <TaskCtx.Provider value={ctx}>
+        <TaskProgress callId="t1" args={{ description: 'write the file', agent: 'writer' }} done={false} />
+      </TaskCtx.Provider>,
+    );
+    const group = screen.getByRole('group', { name: 'Approval for child write the file (agent writer)' });
+    expect(group.textContent).toContain('out.txt');
+    expect(screen.getByRole('group', { name: 'Child session: write the file (agent writer)' }).textContent).toContain('2 tool calls · 900 tokens');
+    fireEvent.click(screen.getByRole('button', { name: 'Deny' }));
+    await waitFor(() => expect(ctx.decide).toHaveBeenCalledWith('child1', 'w1', expect.objectContaining({ approved: false })));
+    fireEvent.click(screen.getByRole('button', { name: 'Open child session' }));
+    expect(ctx.openSession).toHaveBeenCalledWith('child1');
+  });
+});
+
+describe('TaskProgress usage', () => {
+  it('says usage unreported for a finished child whose provider sent none, never $0 as if free', () => {
+    const ctx: TaskContext = {
+      children: { t1: { sessionId: 'c', status: 'completed', step: 'completed', toolCalls: 1, tokens: 0, cost: 0, pending: [] } },
+      childOf: () => undefined,
+      openSession: vi.fn(),
+      decide: vi.fn(),
+    };
+    render(
+      <TaskCtx.Provider value={ctx}>
+        <TaskProgress callId="t1" args={{ description: 'd' }} done={true} />
+      </TaskCtx.Provider>,
+    );
+    const g = screen.getByRole('group', { name: 'Child session: d' });
+    expect(g.textContent).toContain('usage unreported');
+    expect(g.textContent).not.toContain('$0.0000');
+  });
+});
