@@ -137,7 +137,15 @@ func TestSessionsListForkSearchDelete(t *testing.T) {
 	}
 	r = sessRun(t, "list", "--db", path, "--json")
 	lines := sessLines(t, r.stdout)
-	if r.code != 0 || len(lines) != 2 || lines[0]["id"] != fork.SessionID || lines[0]["parent_id"] != id || lines[0]["fork_seq"] != float64(2) {
+	// Which comes first depends on the milliseconds the two handles stamped (each handle keeps
+	// its own stamps increasing): find the fork by its id.
+	var forked map[string]any
+	for _, l := range lines {
+		if l["id"] == fork.SessionID {
+			forked = l
+		}
+	}
+	if r.code != 0 || len(lines) != 2 || forked == nil || forked["parent_id"] != id || forked["fork_seq"] != float64(2) {
 		t.Fatalf("list after fork: %d %s", r.code, r.stdout)
 	}
 	r = sessRun(t, "list", "--db", path)
