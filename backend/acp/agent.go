@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/stack"
@@ -114,9 +115,10 @@ func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentInfo:       &sdk.Implementation{Name: "loopdesk", Title: &title, Version: a.cfg.Version},
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:        true,
-			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			LoadSession:     true,
+			McpCapabilities: sdk.McpCapabilities{Http: true, Sse: true},
+			// Images when the configured model takes them (its vision default, by name).
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: images.SeesImages(a.cfg.Model)},
 			SessionCapabilities: sdk.SessionCapabilities{List: &sdk.SessionListCapabilities{},
 				Resume: &sdk.SessionResumeCapabilities{}},
 		},

@@ -40,6 +40,7 @@
 //
 // # Not done here
 //
-// Prompt images are not offered (a run's prompt is text). The plan update needs an
-// update_plan tool Loopdesk does not have yet. docs/acp.md lists the rest.
+// Audio in prompts, and the task tool (a child's approval is not routed to the editor yet).
+// Images are taken when the configured model sees images; an update_plan call reaches the
+// editor as a plan update. docs/acp.md lists the rest.
 package acp

@@ -260,6 +260,10 @@ type update struct {
 	Locations     []struct {
 		Path string `json:"path"`
 	} `json:"locations"`
+	Entries []struct {
+		Content string `json:"content"`
+		Status  string `json:"status"`
+	} `json:"entries"`
 }
 
 // text is a chunk's text.

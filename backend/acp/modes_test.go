@@ -1,8 +1,12 @@
 package acp_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,4 +222,50 @@ func TestSessionBusyInAnotherProcess(t *testing.T) {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// The model's update_plan reaches the editor as a plan update: its steps, in order, with
+// their status.
+func TestPlanUpdateReachesTheEditor(t *testing.T) {
+	e := newEnv(t)
+	args := `{"explanation":"two steps","plan":[{"step":"read the code","status":"completed"},{"step":"fix the bug","status":"in_progress"}]}`
+	e.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "p1", Name: "update_plan", Arguments: args}), fakeai.Text("Working on it."))
+	p := e.start(plan{Steps: []step{{"op": "initialize"}, {"op": "new", "cwd": e.ws}, {"op": "prompt", "text": "plan and fix"}}}, "--approve", "ask")
+	evs := p.finish()
+	var got []string
+	for _, u := range updatesOf(evs, 2) {
+		if u.SessionUpdate == "plan" {
+			got = got[:0]
+			for _, en := range u.Entries {
+				got = append(got, en.Content+"="+en.Status)
+			}
+		}
+	}
+	if strings.Join(got, ", ") != "read the code=completed, fix the bug=in_progress" {
+		t.Fatalf("plan entries %q\n%s", got, dump(results(evs)))
+	}
+}
+
+// An image block of the prompt is kept in the journal and reaches the model as an image part;
+// the capability is offered for a model that takes images.
+func TestPromptImageReachesTheModel(t *testing.T) {
+	e := newEnv(t)
+	img := image.NewRGBA(image.Rect(0, 0, 40, 30))
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	data := base64.StdEncoding.EncodeToString(buf.Bytes())
+	e.srv.Enqueue(fakeai.Text("A black rectangle."))
+	p := e.start(plan{Steps: []step{{"op": "initialize"}, {"op": "new", "cwd": e.ws},
+		{"op": "prompt", "text": "what is this?", "images": []map[string]string{{"data": data, "mimeType": "image/png"}}}}})
+	evs := p.finish()
+	res := results(evs)
+	if !strings.Contains(string(res[0].Result), `"image":true`) || stopReason(t, res[2]) != "end_turn" {
+		t.Fatalf("steps: %s", dump(res))
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), `"image_url":{"url":"data:image/png;base64,`+data+`"}`) {
+		t.Fatalf("the model was not sent the image: %.400s", reqs[len(reqs)-1].Body)
+	}
 }

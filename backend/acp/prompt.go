@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -20,12 +22,17 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	text, err := promptText(p.Prompt)
+	text, imgs, err := promptContent(p.Prompt)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	refs, err := a.storeImages(ctx, imgs)
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
 	a.mu.Lock()
 	spec := a.cfg.Spec(s.id, s.workspace, text)
+	spec.Images = refs
 	spec.Plan = s.plan
 	untitled := s.untitled
 	a.mu.Unlock()
@@ -135,12 +142,32 @@ func (a *Agent) titleFrom(sessionID, prompt string) {
 	}
 }
 
-// promptText turns the prompt's content blocks into the run's prompt: text as it is,
-// embedded resources (the editor's context) as fenced text with their URI, links by URI.
+// promptText is promptContent for a prompt without images.
 func promptText(blocks []sdk.ContentBlock) (string, error) {
+	text, imgs, err := promptContent(blocks)
+	if err == nil && len(imgs) > 0 {
+		return "", invalidParams("images are not taken here")
+	}
+	return text, err
+}
+
+// promptContent turns the prompt's content blocks into the run's prompt: text as it is,
+// embedded resources (the editor's context) as fenced text with their URI, links by URI, and
+// images (base64, PNG, JPEG, WebP or GIF: checked by decoding) to go with it.
+func promptContent(blocks []sdk.ContentBlock) (string, [][]byte, error) {
 	var parts []string
+	var imgs [][]byte
 	for _, b := range blocks {
 		switch {
+		case b.Image != nil:
+			data, err := base64.StdEncoding.DecodeString(b.Image.Data)
+			if err == nil {
+				_, err = images.Check(data)
+			}
+			if err != nil {
+				return "", nil, invalidParams("an image block Loopdesk cannot read: %v", err)
+			}
+			imgs = append(imgs, data)
 		case b.Text != nil:
 			parts = append(parts, b.Text.Text)
 		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
@@ -148,17 +175,35 @@ func promptText(blocks []sdk.ContentBlock) (string, error) {
 			parts = append(parts, fmt.Sprintf("Context from %s:\n```\n%s\n```", r.Uri, r.Text))
 		case b.ResourceLink != nil:
 			parts = append(parts, fmt.Sprintf("(see %s)", b.ResourceLink.Uri))
-		case b.Image != nil, b.Audio != nil:
-			return "", invalidParams("Loopdesk's prompts are text: images and audio are not supported (promptCapabilities)")
+		case b.Audio != nil:
+			return "", nil, invalidParams("Loopdesk's prompts take text and images: audio is not supported (promptCapabilities)")
 		default:
-			return "", invalidParams("a prompt block of a kind Loopdesk cannot read (binary resource?)")
+			return "", nil, invalidParams("a prompt block of a kind Loopdesk cannot read (binary resource?)")
 		}
 	}
 	text := strings.TrimSpace(strings.Join(parts, "\n\n"))
-	if text == "" {
-		return "", invalidParams("the prompt is empty")
+	if text == "" && len(imgs) == 0 {
+		return "", nil, invalidParams("the prompt is empty")
 	}
-	return text, nil
+	return text, imgs, nil
+}
+
+// storeImages keeps a prompt's images in the journal (deduplicated by hash) and names them for
+// the prompt's row; a request carries copies fitted to the provider's limits.
+func (a *Agent) storeImages(ctx context.Context, imgs [][]byte) ([]loop.ImageRef, error) {
+	var refs []loop.ImageRef
+	for _, data := range imgs {
+		im, err := images.Check(data)
+		if err != nil {
+			return nil, invalidParams("an image block Loopdesk cannot read: %v", err)
+		}
+		hash, err := a.cfg.Stack.DB.PutBlob(ctx, store.Blob{Data: data, MIME: im.MIME, Width: im.Width, Height: im.Height})
+		if err != nil {
+			return nil, fmt.Errorf("store an image of the prompt: %w", err)
+		}
+		refs = append(refs, loop.ImageRef{Hash: hash, MIME: im.MIME, Width: im.Width, Height: im.Height})
+	}
+	return refs, nil
 }
 
 // StopReason maps a Loopdesk run status to ACP's stop reason (docs/acp.md lists it): the

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // turn follows one run and tells the client what happens, in the order the bus delivers it:
@@ -118,6 +119,9 @@ func (t *turn) relay(ev loop.Event) {
 		t.send(t.output(p.CallID, p.Text))
 	case loop.ToolFinishedPayload:
 		t.send(t.finish(p.CallID, p.Name, p.Content, p.IsError))
+		if u, ok := t.plan(p); ok {
+			t.send(u)
+		}
 	case loop.FilesChangedPayload:
 		if u, ok := t.diffs(p); ok {
 			t.send(u)
@@ -269,4 +273,22 @@ func absPath(workspace, p string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(workspace, p)
+}
+
+// plan is the ACP plan update an update_plan call that succeeded makes: its steps as entries,
+// in order, with their status.
+func (t *turn) plan(p loop.ToolFinishedPayload) (sdk.SessionUpdate, bool) {
+	if p.Name != store.UpdatePlanTool || p.IsError {
+		return sdk.SessionUpdate{}, false
+	}
+	b, err := json.Marshal(t.call(p.CallID).args)
+	var plan store.Plan
+	if err != nil || json.Unmarshal(b, &plan) != nil || plan.Check() != nil {
+		return sdk.SessionUpdate{}, false
+	}
+	entries := make([]sdk.PlanEntry, len(plan.Plan))
+	for i, st := range plan.Plan {
+		entries[i] = sdk.PlanEntry{Content: st.Step, Priority: sdk.PlanEntryPriorityMedium, Status: sdk.PlanEntryStatus(st.Status)}
+	}
+	return sdk.UpdatePlan(entries...), true
 }

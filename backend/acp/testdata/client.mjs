@@ -11,6 +11,7 @@
 //   {"op": "initialize"}
 //   {"op": "new", "cwd": DIR, "mcpServers": [...]}       remembers the session id
 //   {"op": "load", "sessionId": ID, "cwd": DIR}             (and "resume", the same way)
+//   {"op": "prompt", "text": T, "images": [{data, mimeType}]} images: image blocks after the text
 //   {"op": "prompt", "text": T, "cancelOn": "in_progress"} cancelOn: send session/cancel
 //                                                        once a call reports that status, or
 //                                                        ("text:S") shows content with S
@@ -78,7 +79,8 @@ async function step(agent, s) {
     case 'prompt': {
       state.cancelOn = s.cancelOn ?? '';
       state.cancelled = false;
-      const req = agent.request('session/prompt', { sessionId: state.sessionId, prompt: [{ type: 'text', text: s.text }] });
+      const blocks = [{ type: 'text', text: s.text }, ...(s.images ?? []).map((im) => ({ type: 'image', data: im.data, mimeType: im.mimeType }))];
+      const req = agent.request('session/prompt', { sessionId: state.sessionId, prompt: blocks });
       if (!s.async) return req;
       state.pending.push(req.then((result) => log('result', { op: 'prompt', text: s.text, result }),
         (err) => log('error', { op: 'prompt', text: s.text, code: err.code, message: err.message })));
