@@ -18,8 +18,8 @@ import (
 // Event is a hook event, named as in Claude Code.
 type Event string
 
-// The events. SubagentStop is accepted in configuration but never fired: Loopdesk has no
-// subagents yet.
+// The events. SubagentStop fires where Stop would when the run that completed is a child
+// session's (a task call's).
 const (
 	SessionStart     Event = "SessionStart"
 	UserPromptSubmit Event = "UserPromptSubmit"

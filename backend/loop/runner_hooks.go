@@ -289,7 +289,7 @@ func (rn *run) notifyHooks(message string) {
 	})
 }
 
-// stopHooks fires Stop when the run has completed. When a hook blocks (and the run has gone
+// stopHooks fires Stop (SubagentStop for a child session's run) when the run has completed. When a hook blocks (and the run has gone
 // on fewer than MaxStopContinuations times, with budget left), the reason is stored as a
 // note and the core starts again in the same run: the effects returned are its first.
 // Otherwise it returns nil and rn.result covers every segment of the run.
@@ -309,7 +309,11 @@ func (rn *run) stopHooks() []Effect {
 		case <-ctx.Done():
 		}
 	}()
-	out, ran := rn.fire(ctx, hooks.Input{Event: hooks.Stop, Active: rn.hooks.continued > 0})
+	event := hooks.Stop
+	if rn.spec.parentCallID != "" {
+		event = hooks.SubagentStop // a child session's run ends: Claude Code's event for a subagent
+	}
+	out, ran := rn.fire(ctx, hooks.Input{Event: event, Active: rn.hooks.continued > 0})
 	wctx, wcancel := rn.writeCtx()
 	defer wcancel()
 	if ran {

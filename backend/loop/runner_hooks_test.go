@@ -402,3 +402,44 @@ func TestCrashingPreToolUseHookDeniesTheCall(t *testing.T) {
 		t.Fatalf("result %q", r.Content)
 	}
 }
+
+// A child session's run ends with SubagentStop, not Stop, and children run the same hooks:
+// the child's PreToolUse hook denies its shell command, and both runs are recorded on the
+// child's rows.
+func TestChildSessionsRunTheSameHooksAndSubagentStop(t *testing.T) {
+	config := t.TempDir()
+	h := newHarnessWith(t, func(c *loop.Config) {
+		c.Hooks = &hooks.Engine{PersonalDir: config, Rows: c.Store.(*store.DB)}
+		c.Tasks = &loop.TaskConfig{}
+	})
+	hh := &hookHarness{harness: h, config: config}
+	seen := filepath.Join(config, "subagent-stop.json")
+	record := hh.script("record.sh", "#!/bin/bash\ncat > "+seen+"\n")
+	deny := hh.script("deny.sh", "#!/bin/bash\necho 'no shell in children' >&2\nexit 2\n")
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{
+		"SubagentStop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": record}}}},
+		"PreToolUse":   []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": deny}}}},
+	}})
+	if err := os.WriteFile(filepath.Join(config, "hooks.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.EnqueueFor("[parent]", fakeai.ToolCalls(taskCall("t1", "look around", "[child] run ls")), fakeai.Text("The child is done."))
+	h.srv.EnqueueFor("[child]", fakeai.ToolCalls(fakeai.Call{ID: "s1", Name: "run_shell_command", Arguments: `{"command":"ls"}`}),
+		fakeai.Text("I was not allowed to run ls."))
+	sid := h.session()
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] ask a child", Mode: tools.ModeAuto}); res.Status != loop.StopCompleted {
+		t.Fatalf("parent %+v", res)
+	}
+	child := childOf(t, h, sid, "t1")
+	if got := resultOf(t, h.rows(child.ID), "s1"); !got.IsError || !strings.Contains(got.Content, "no shell in children") {
+		t.Fatalf("the child's shell call ran past the PreToolUse hook: %+v", got)
+	}
+	var in struct {
+		Event     string `json:"hook_event_name"`
+		SessionID string `json:"session_id"`
+	}
+	raw, err := os.ReadFile(seen)
+	if err != nil || json.Unmarshal(raw, &in) != nil || in.Event != "SubagentStop" || in.SessionID != child.ID {
+		t.Fatalf("SubagentStop input %s (%v), want the child's session", raw, err)
+	}
+}
