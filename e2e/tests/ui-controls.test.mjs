@@ -207,7 +207,7 @@ test('Esc stops the running run; Alt+Up and Alt+Down move between sessions', asy
   assert.deepEqual(browser.consoleErrors, []);
 });
 
-test('an image attached and one pasted are stored with the message and shown', async () => {
+test('an image attached and one pasted are stored with the message, shown, and sent to the model as image_url parts', async () => {
   const { page } = browser;
   await newSession(page);
   // A real 64x48 PNG, made by the page itself.
@@ -241,7 +241,19 @@ test('an image attached and one pasted are stored with the message and shown', a
   await until('both thumbnails loaded', async () =>
     (await shown.locator('img').evaluateAll((imgs) => imgs.filter((i) => i.complete && i.naturalWidth === 64).length)) === 2);
   assert.equal(await attached.count(), 0, 'the box is empty after sending');
-  assert.equal(userTexts((await chatRequests(fake)).at(-1)).at(-1), 'what are these?');
+  // The request carries the text and both images as image_url parts: PNG data URLs that
+  // decode to the 64x48 image (within the limits, so sent as stored).
+  const last = (await chatRequests(fake)).at(-1).messages.at(-1);
+  assert.equal(last.role, 'user');
+  assert.deepEqual(last.content[0], { type: 'text', text: 'what are these?' });
+  const urls = last.content.slice(1).map((p) => (assert.equal(p.type, 'image_url'), p.image_url.url));
+  assert.equal(urls.length, 2);
+  for (const url of urls) {
+    assert.ok(url.startsWith('data:image/png;base64,'), url.slice(0, 40));
+    const bytes = Buffer.from(url.split(',')[1], 'base64');
+    assert.equal(bytes.readUInt32BE(16), 64, 'width');
+    assert.equal(bytes.readUInt32BE(20), 48, 'height');
+  }
   assert.deepEqual(browser.consoleErrors, []);
 });
 
