@@ -29,6 +29,7 @@ type Store interface {
 	Dequeue(ctx context.Context, sessionID, id string) (bool, error)
 	Queued(ctx context.Context, sessionID string) ([]store.QueuedMessage, error)
 	Chunks(ctx context.Context, sessionID string) ([]store.Chunk, error)
+	ChunksAfter(ctx context.Context, sessionID string, after int64) ([]store.Chunk, error)
 	Append(ctx context.Context, sessionID, runID string, chunks ...store.NewChunk) ([]store.Chunk, error)
 	StartRun(ctx context.Context, n store.NewRun) (store.Run, error)
 	FinishRun(ctx context.Context, runID string, res store.RunResult) (store.Run, []store.Chunk, error)

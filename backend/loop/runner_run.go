@@ -149,12 +149,13 @@ func (rn *run) open(ctx context.Context) error {
 	rn.root = rn.ws.Root()
 	err = rn.steer(ctx)
 	var chunks []store.Chunk
+	rc := rn.r.requests.take(rn.spec.SessionID) // a long session's next run reads only what is new
 	if err == nil {
-		chunks, err = cfg.Store.Chunks(ctx, rn.spec.SessionID)
+		chunks, err = rc.rows(ctx, cfg.Store, rn.spec.SessionID)
 	}
 	if err == nil {
 		rn.chunks = chunks
-		rn.ctxEst, err = EstimateContext(chunks, rn.system)
+		rn.ctxEst, err = rc.estimate(chunks, rn.system)
 	}
 	if err == nil {
 		rn.recovery, err = rn.recoveryFor(ctx, chunks)
