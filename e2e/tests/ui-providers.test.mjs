@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { chatRequests, newSession, runFinished, sendMessage, shot, startAll, startFake } from '../harness.mjs';
+import { chatRequests, newSession, runFinished, sendMessage, shot, startAll, startFake, until } from '../harness.mjs';
 
 let env, local;
 
@@ -68,7 +68,9 @@ test('a provider added in Settings serves the session whose header chose it', { 
   const id = await page.locator('main[data-session-id]').getAttribute('data-session-id');
   const runs = await page.evaluate((sid) => window.go.desktop.Sessions.Runs(sid), id);
   assert.deepEqual(runs.map((r) => [r.provider, r.model]), [['local', 'local-model']]);
-  // Still what the next run uses after the run, and after a reload.
+  // Still what the next run uses after the run, and after a reload (once the window has saved
+  // this session as the one to reopen: it saves its state after a short pause).
+  await until('the open session saved', async () => (await page.evaluate(() => window.go.desktop.Window.UIState())).last_session === id);
   await page.reload();
   await page.getByRole('button', { name: /Provider and model of the next run: local · local-model/ }).waitFor();
   assert.deepEqual(env.browser.consoleErrors, []);
