@@ -79,7 +79,8 @@ func (c *requestCaches) evictOldest() {
 }
 
 // rows returns the session's rows: the ones held since the last run plus those stored since.
-// The slice is clipped: a run appending its own rows never writes into the cache's array.
+// The slice is clipped: a run appending its own rows never writes into the cache's array, and
+// the next run copies nothing it already held.
 func (rc *requestCache) rows(ctx context.Context, st Store, sessionID string) ([]store.Chunk, error) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -91,7 +92,9 @@ func (rc *requestCache) rows(ctx context.Context, st Store, sessionID string) ([
 	if err != nil {
 		return nil, err
 	}
-	rc.chunks = append(slices.Clip(rc.chunks), more...)
+	// Appending in place is safe: every slice handed out is clipped, so none sees past its
+	// own length, and a run's own appends go to a new array.
+	rc.chunks = append(rc.chunks, more...)
 	return slices.Clip(rc.chunks), nil
 }
 
