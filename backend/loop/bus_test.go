@@ -207,7 +207,7 @@ func TestBusContainsPanickingSubscriber(t *testing.T) {
 
 func TestEventJSONIsFlat(t *testing.T) {
 	e := Event{Type: EventToolCall, SessionID: "s", RunID: "r", Seq: 7,
-		Payload: ToolCallPayload(viewCall(Call{ID: "c1", Name: "read_file", Arguments: `{"path":"a"}`}))}
+		Payload: ToolCallPayload{ID: "c1", Name: "read_file", Arguments: json.RawMessage(`{"path":"a"}`)}}
 	b, err := json.Marshal(e)
 	if err != nil {
 		t.Fatal(err)

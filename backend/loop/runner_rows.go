@@ -30,3 +30,27 @@ type RowsStoredPayload struct {
 }
 
 func (RowsStoredPayload) Type() EventType { return EventRowsStored }
+
+// PayloadTypes maps each event type to a zero payload, for the TypeScript mirror test and for
+// decoding the CLI's --json lines.
+func PayloadTypes() map[EventType]Payload {
+	return map[EventType]Payload{
+		EventRunStarted:        RunStartedPayload{},
+		EventRowsStored:        RowsStoredPayload{},
+		EventTextDelta:         TextDelta(""),
+		EventReasoningDelta:    ReasoningDelta(""),
+		EventAssistantMessage:  AssistantMessagePayload{},
+		EventToolCall:          ToolCallPayload{},
+		EventApprovalRequested: ApprovalRequestedPayload{},
+		EventApprovalDecided:   ApprovalDecidedPayload{},
+		EventToolStarted:       ToolStartedPayload{},
+		EventToolOutput:        ToolOutputPayload{},
+		EventToolFinished:      ToolFinishedPayload{},
+		EventFilesChanged:      FilesChangedPayload{},
+		EventUsage:             UsagePayload{},
+		EventCompacted:         CompactedPayload{},
+		EventBudget:            BudgetPayload{},
+		EventRunFinished:       RunFinishedPayload{},
+		EventQueueChanged:      QueueChangedPayload{},
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/instructions"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -183,7 +184,7 @@ func EstimateContext(chunks []store.Chunk, system string) (int64, error) {
 	}
 	n := EstimateTokens(system)
 	for _, m := range msgs {
-		n += EstimateTokens(string(m)) + resultTokenExtra
+		n += core.EstimateMessage(string(m))
 	}
 	return n, nil
 }
@@ -217,7 +218,7 @@ func (rn *run) loop() {
 func (rn *run) started() Started {
 	return Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
-		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Recover: rn.recovery,
+		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Recover: rn.recovery,
 		CompactThrough: rn.spec.CompactThrough}
 }
 
@@ -259,11 +260,11 @@ func (rn *run) wait() []Effect {
 // step feeds one input to the core. When the core ends the run, outstanding work is stopped
 // first, so nothing still runs once its call has been answered "cancelled".
 func (rn *run) step(in Input) []Effect {
-	next, effects, err := Next(rn.state, in)
+	next, effects, err := core.Next(rn.state, in)
 	if err != nil {
 		// Only a runner bug gets here; end the run rather than spin.
 		rn.r.log.Error("loop core refused an input", "session", rn.spec.SessionID, "run", rn.id, "err", err)
-		next, effects, err = Next(rn.state, Failed{Now: rn.now(), Err: err.Error()})
+		next, effects, err = core.Next(rn.state, Failed{Now: rn.now(), Err: err.Error()})
 		if err != nil {
 			rn.r.log.Error("loop core refused failure", "err", err)
 			return nil
@@ -301,10 +302,11 @@ func (rn *run) execute(effects []Effect) []Effect {
 				rn.goWork(func() { rn.callModel(e, rows) })
 			}
 		case RequestApproval:
-			rn.requestApprovals(e.Calls)
+			rn.requestApprovals(toolCalls(e.Calls))
 		case RunTools:
-			limits := rn.childLimits(rn.countTasks(e.Calls)) // read on the owner: it reads the state
-			rn.goWork(func() { rn.runTools(e.Calls, limits) })
+			calls := toolCalls(e.Calls)
+			limits := rn.childLimits(rn.countTasks(calls)) // read on the owner: it reads the state
+			rn.goWork(func() { rn.runTools(calls, limits) })
 		case Compact:
 			if err = rn.flushDeferred(); err == nil {
 				rows := rn.snapshot()
@@ -394,48 +396,6 @@ func (rn *run) persist(rows []Row) error {
 // snapshot hands workers the rows so far; later appends never touch what it covers.
 func (rn *run) snapshot() []store.Chunk { return rn.chunks[:len(rn.chunks):len(rn.chunks)] }
 
-// storePayload converts a core row to the store's payload type of the same kind.
-func storePayload(row Row) any {
-	switch r := row.(type) {
-	case UserRow:
-		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Images: r.Images}
-	case commandRow:
-		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Command: r.Command, Images: r.Images}
-	case AssistantRow:
-		calls := make([]store.ToolCall, len(r.ToolCalls))
-		for i, c := range r.ToolCalls {
-			calls[i] = store.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
-		}
-		return store.AssistantPayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: calls, Raw: r.Raw,
-			Origin: storeOrigin(r.Origin), Usage: storeUsage(r.Usage)}
-	case ToolResultRow:
-		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Sandboxed: r.Sandboxed}
-	case ApprovalRow:
-		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: string(r.Decision), By: r.By, Reason: r.Reason, Arguments: r.Arguments}
-	case SummaryRow:
-		p := store.SummaryPayload{Text: r.Text, ThroughSeq: r.ThroughSeq, FromSeq: r.FromSeq}
-		if r.Usage != nil {
-			p.Usage = storeUsage(*r.Usage)
-		}
-		return p
-	case UsageRow:
-		return store.UsagePayload{Usage: *storeUsage(r.Usage), Reason: r.Reason}
-	}
-	panic(fmt.Sprintf("loop: row type %T has no store payload", row)) // the Row set is closed
-}
-
-func storeUsage(u RowUsage) *store.Usage {
-	return &store.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens,
-		CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens, CostUSD: u.CostUSD, Unreported: u.Unreported}
-}
-
-func storeOrigin(o Origin) *store.Origin {
-	if o == (Origin{}) {
-		return nil
-	}
-	return &store.Origin{Provider: o.Provider, Kind: o.Kind, Model: o.Model}
-}
-
 // finish stores the result, publishes run_finished and lets go of the session.
 func (rn *run) finish() {
 	rn.stopWork()
@@ -474,7 +434,7 @@ func (rn *run) finish() {
 		}
 	}
 	rn.result = res
-	meters := rn.state.meters()
+	meters := rn.state.Meters()
 	leftover := rn.state.Queued()
 	rn.chunks, rn.specs, rn.state = nil, nil, State{Phase: PhaseDone} // only the result is kept
 	rn.r.mu.Lock()

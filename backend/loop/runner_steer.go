@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/loopdesk/loopdesk/backend/instructions"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -91,7 +92,7 @@ func InFlight(chunks []store.Chunk) (*Recovery, error) {
 			from, tokens = c.Seq, 0
 		}
 		if from > 0 {
-			tokens += EstimateTokens(string(c.Payload)) + resultTokenExtra
+			tokens += core.EstimateMessage(string(c.Payload))
 			last = c.Seq
 		}
 	}
@@ -119,9 +120,9 @@ func compactionRows(chunks []store.Chunk, e Compact) (int64, []store.Chunk, []st
 	var through int64
 	var ok bool
 	if e.ThroughSeq > 0 {
-		through, ok = CutAt(refs, e.ThroughSeq)
+		through, ok = core.CutAt(refs, e.ThroughSeq)
 	} else {
-		through, ok = CompactionCut(refs, e.KeepTurns)
+		through, ok = core.CompactionCut(refs, e.KeepTurns)
 	}
 	if !ok {
 		return 0, nil, nil, fmt.Errorf("no complete turn to summarise")
@@ -269,10 +270,7 @@ func (rn *run) handleQueue(req queueRequest) []Effect {
 		req.reply <- queueReply{ok: true}
 		return effects
 	}
-	queued := false
-	for _, q := range rn.state.queued {
-		queued = queued || q.ID == req.withdraw
-	}
+	queued := rn.state.IsQueued(req.withdraw)
 	if queued {
 		if _, err := rn.r.cfg.Store.Dequeue(ctx, rn.spec.SessionID, req.withdraw); err != nil {
 			req.reply <- queueReply{err: err}

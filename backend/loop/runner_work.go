@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -53,38 +54,6 @@ func (rn *run) toolSpecs() []provider.ToolSpec {
 	return specs
 }
 
-// fromProvider converts a provider response. Invalid calls without a name or id cannot be
-// answered meaningfully and are dropped; the others are stored and answered with an error.
-func fromProvider(resp provider.Response, origin Origin) ModelResponse {
-	out := ModelResponse{Text: resp.Text, Reasoning: resp.Reasoning, Status: ResponseStatus(resp.Status),
-		Usage: usageOf(resp.Usage), Raw: resp.Raw, Origin: origin}
-	if resp.Origin.Kind != "" {
-		// The client names what answered (its configured name, wire kind and the model).
-		out.Origin = Origin{Provider: resp.Origin.Provider, Kind: resp.Origin.Kind, Model: resp.Origin.Model}
-		if out.Origin.Provider == "" {
-			out.Origin.Provider = origin.Provider
-		}
-	}
-	if resp.Err != nil {
-		out.Err = resp.Err.Error()
-	}
-	if out.Status == "" {
-		out.Status = ResponseProviderError
-	}
-	if provider.ContextExceeded(resp.Err) {
-		out.Status = ResponseContextExceeded
-	}
-	for _, c := range resp.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
-	}
-	for _, c := range resp.InvalidToolCalls {
-		if c.ID != "" && c.Name != "" {
-			out.InvalidToolCalls = append(out.InvalidToolCalls, Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
-		}
-	}
-	return out
-}
-
 // requestApprovals asks about every call at once; the answers come back as they are made.
 func (rn *run) requestApprovals(calls []Call) {
 	for _, c := range calls {
@@ -112,7 +81,7 @@ func (rn *run) requestApprovals(calls []Call) {
 				Mode: mode, Call: call, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(call), Proposal: proposal,
 				Hook: hook, HookReason: hookReason,
 				OnPending: func(p tools.Pending) {
-					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(call.Arguments), ReadOnly: p.ReadOnly,
+					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: core.ViewArguments(call.Arguments), ReadOnly: p.ReadOnly,
 						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(call), Hunks: hunks})
 					rn.notifyHooks("Loopdesk needs your permission to use " + c.Name)
 				}})
@@ -219,13 +188,6 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 		fail(err.Error())
 		return
 	}
-	est += EstimateTokens(resp.Text) + resultTokenExtra
+	est += core.EstimateMessage(resp.Text)
 	rn.send(Compacted{Now: rn.now(), OK: true, Summary: resp.Text, ThroughSeq: through, ContextTokens: est, Called: true, Usage: usage})
-}
-
-// usageOf converts the provider's usage report (the one conversion between the two types).
-func usageOf(u provider.Usage) Usage {
-	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens,
-		CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
-		Unreported: u.InputTokens == 0 && u.OutputTokens == 0}
 }

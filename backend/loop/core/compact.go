@@ -1,4 +1,4 @@
-package loop
+package core
 
 // RowRef is what CompactionCut needs to know about a stored row.
 type RowRef struct {

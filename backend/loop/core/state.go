@@ -1,4 +1,4 @@
-package loop
+package core
 
 import (
 	"encoding/json"
@@ -7,9 +7,31 @@ import (
 	"time"
 )
 
-// Every file of this package except runner*.go and bus.go is the pure core: no I/O, no clock,
-// no ids. Everything the core knows arrives on an Input; everything it wants done leaves as an
-// Effect. TestCoreImportsNoIO (core_test.go) finds the core files itself and keeps it that way.
+// Call is one tool call as the model made it. The runner converts it to and from tools.Call
+// (the same three fields) at its boundary (backend/loop/runner_convert.go).
+type Call struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ImageRef is an image sent with a prompt: a stored blob, named by its hash. It has the
+// fields of store.ImageRef, converted at the runner's boundary.
+type ImageRef struct {
+	Hash     string `json:"hash"`
+	MIME     string `json:"mime"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Name     string `json:"name,omitempty"`
+	Excluded bool   `json:"excluded,omitempty"`
+}
+
+// ToolInfo is what the core knows of a tool the run offers: its name and whether it only
+// reads. A call naming a tool not offered is an unknown tool.
+type ToolInfo struct {
+	Name     string `json:"name"`
+	ReadOnly bool   `json:"read_only"`
+}
 
 // Phase is where a run stands between two inputs.
 type Phase int
@@ -200,6 +222,19 @@ type State struct {
 // Queued returns the messages still waiting for a tool boundary. After Done they are the
 // ones the run did not deliver; the driver starts the next run with them.
 func (s State) Queued() []QueuedMessage { return slices.Clone(s.queued) }
+
+// IsQueued reports whether the message id is still waiting for a tool boundary.
+func (s State) IsQueued(id string) bool {
+	for _, q := range s.queued {
+		if q.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Meters returns the run's meters as the window draws them.
+func (s State) Meters() []Meter { return s.meters() }
 
 // Result returns the finished run's result, or nil before Done.
 func (s State) Result() *Result { return s.result }

@@ -1,11 +1,7 @@
-package loop
+package core
 
 import (
 	"errors"
-	"go/parser"
-	"go/token"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -213,45 +209,3 @@ func TestSoftLimitAsksForWrapup(t *testing.T) {
 	}
 }
 
-// driverFiles are the files of package loop that may do I/O: the runner (runner*.go) and
-// the bus. Every other non-test file is the core.
-func isDriverFile(name string) bool {
-	return strings.HasPrefix(name, "runner") || name == "bus.go" || name == "doc.go"
-}
-
-// TestCoreImportsNoIO keeps the core pure: its files, found here rather than listed, may
-// import only these packages. A new file is core unless it is named as a driver file.
-func TestCoreImportsNoIO(t *testing.T) {
-	allowed := map[string]bool{"encoding/json": true, "errors": true, "fmt": true, "time": true,
-		"bytes": true, "strings": true, "slices": true, "maps": true, "unicode/utf8": true}
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	core := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") || isDriverFile(f) {
-			continue
-		}
-		core++
-		file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, _ := os.ReadFile(f)
-		for _, clock := range []string{"time.Now(", "time.Since(", "time.Until(", "rand."} {
-			if strings.Contains(string(src), clock) {
-				t.Errorf("%s uses %s: time and ids must arrive on inputs", f, clock)
-			}
-		}
-		for _, imp := range file.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			if !allowed[p] {
-				t.Errorf("%s imports %s: the core must not do I/O", f, p)
-			}
-		}
-	}
-	if core < 6 {
-		t.Fatalf("found %d core files; the core files are missing or were renamed as driver files", core)
-	}
-}

@@ -1,4 +1,4 @@
-package loop
+package core
 
 import (
 	"bytes"
@@ -106,6 +106,10 @@ func (t PriceTable) Lookup(model string) Price { return t[model] }
 
 // EstimateTokens is the rough size of text in tokens, used only where no server count exists.
 func EstimateTokens(text string) int64 { return int64(len(text)+charsPerTokenEst-1) / charsPerTokenEst }
+
+// EstimateMessage is the rough size of one message of the request in tokens: its text and
+// the per-message overhead.
+func EstimateMessage(text string) int64 { return EstimateTokens(text) + resultTokenExtra }
 
 // signature identifies "the same call": the tool name plus its arguments with keys sorted and
 // whitespace dropped, so {"a":1, "b":2} and {"b":2,"a":1} count as identical.

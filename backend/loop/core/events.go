@@ -1,4 +1,4 @@
-package loop
+package core
 
 import (
 	"encoding/json"
@@ -219,33 +219,9 @@ func (QueueChangedPayload) Type() EventType      { return EventQueueChanged }
 func TextDelta(s string) DeltaPayload      { return DeltaPayload{Text: s} }
 func ReasoningDelta(s string) DeltaPayload { return DeltaPayload{Text: s, reasoning: true} }
 
-// PayloadTypes maps each event type to a zero payload, for the TypeScript mirror test and for
-// decoding the CLI's --json lines.
-func PayloadTypes() map[EventType]Payload {
-	return map[EventType]Payload{
-		EventRunStarted:        RunStartedPayload{},
-		EventRowsStored:        RowsStoredPayload{},
-		EventTextDelta:         TextDelta(""),
-		EventReasoningDelta:    ReasoningDelta(""),
-		EventAssistantMessage:  AssistantMessagePayload{},
-		EventToolCall:          ToolCallPayload{},
-		EventApprovalRequested: ApprovalRequestedPayload{},
-		EventApprovalDecided:   ApprovalDecidedPayload{},
-		EventToolStarted:       ToolStartedPayload{},
-		EventToolOutput:        ToolOutputPayload{},
-		EventToolFinished:      ToolFinishedPayload{},
-		EventFilesChanged:      FilesChangedPayload{},
-		EventUsage:             UsagePayload{},
-		EventCompacted:         CompactedPayload{},
-		EventBudget:            BudgetPayload{},
-		EventRunFinished:       RunFinishedPayload{},
-		EventQueueChanged:      QueueChangedPayload{},
-	}
-}
-
-// viewArguments turns raw argument text into what events carry: the JSON itself when valid,
+// ViewArguments turns raw argument text into what events carry: the JSON itself when valid,
 // otherwise the text as a JSON string, so an event is always valid JSON.
-func viewArguments(raw string) json.RawMessage {
+func ViewArguments(raw string) json.RawMessage {
 	if raw == "" {
 		return json.RawMessage(`{}`)
 	}
@@ -257,5 +233,5 @@ func viewArguments(raw string) json.RawMessage {
 }
 
 func viewCall(c Call) ToolCallView {
-	return ToolCallView{ID: c.ID, Name: c.Name, Arguments: viewArguments(c.Arguments)}
+	return ToolCallView{ID: c.ID, Name: c.Name, Arguments: ViewArguments(c.Arguments)}
 }

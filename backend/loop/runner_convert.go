@@ -1,0 +1,145 @@
+package loop
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loopdesk/loopdesk/backend/loop/core"
+	"github.com/loopdesk/loopdesk/backend/provider"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// The runner's one boundary between the core's types and the types of the packages it drives
+// (tools, store, provider). Every conversion between the two sides is here; the rest of the
+// runner speaks the core's types to the core and the other packages' types to them.
+
+// toolCalls converts calls the core asks about or runs to the tools' type (the same fields).
+func toolCalls(calls []core.Call) []Call {
+	out := make([]Call, len(calls))
+	for i, c := range calls {
+		out[i] = Call(c)
+	}
+	return out
+}
+
+// coreImages converts a prompt's stored images for its user row.
+func coreImages(refs []ImageRef) []core.ImageRef {
+	if refs == nil {
+		return nil
+	}
+	out := make([]core.ImageRef, len(refs))
+	for i, r := range refs {
+		out[i] = core.ImageRef(r)
+	}
+	return out
+}
+
+// storeImages is coreImages' inverse, for the user row's payload.
+func storeImages(refs []core.ImageRef) []ImageRef {
+	if refs == nil {
+		return nil
+	}
+	out := make([]ImageRef, len(refs))
+	for i, r := range refs {
+		out[i] = ImageRef(r)
+	}
+	return out
+}
+
+// toolInfos is what the core knows of the run's tools: their names and read-only flags.
+func toolInfos(specs []tools.Spec) []core.ToolInfo {
+	out := make([]core.ToolInfo, len(specs))
+	for i, s := range specs {
+		out[i] = core.ToolInfo{Name: s.Name, ReadOnly: s.ReadOnly}
+	}
+	return out
+}
+
+// storePayload converts a core row to the store's payload type of the same kind.
+func storePayload(row Row) any {
+	switch r := row.(type) {
+	case UserRow:
+		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Images: storeImages(r.Images)}
+	case commandRow:
+		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Command: r.Command, Images: storeImages(r.Images)}
+	case AssistantRow:
+		calls := make([]store.ToolCall, len(r.ToolCalls))
+		for i, c := range r.ToolCalls {
+			calls[i] = store.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+		}
+		return store.AssistantPayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: calls, Raw: r.Raw,
+			Origin: storeOrigin(r.Origin), Usage: storeUsage(r.Usage)}
+	case ToolResultRow:
+		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Sandboxed: r.Sandboxed}
+	case ApprovalRow:
+		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: string(r.Decision), By: r.By, Reason: r.Reason, Arguments: r.Arguments}
+	case SummaryRow:
+		p := store.SummaryPayload{Text: r.Text, ThroughSeq: r.ThroughSeq, FromSeq: r.FromSeq}
+		if r.Usage != nil {
+			p.Usage = storeUsage(*r.Usage)
+		}
+		return p
+	case UsageRow:
+		return store.UsagePayload{Usage: *storeUsage(r.Usage), Reason: r.Reason}
+	}
+	panic(fmt.Sprintf("loop: row type %T has no store payload", row)) // the Row set is closed
+}
+
+func storeUsage(u RowUsage) *store.Usage {
+	return &store.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens, CostUSD: u.CostUSD, Unreported: u.Unreported}
+}
+
+func storeOrigin(o Origin) *store.Origin {
+	if o == (Origin{}) {
+		return nil
+	}
+	return &store.Origin{Provider: o.Provider, Kind: o.Kind, Model: o.Model}
+}
+
+// fromProvider converts a provider response. Invalid calls without a name or id cannot be
+// answered meaningfully and are dropped; the others are stored and answered with an error.
+func fromProvider(resp provider.Response, origin Origin) ModelResponse {
+	out := ModelResponse{Text: resp.Text, Reasoning: resp.Reasoning, Status: ResponseStatus(resp.Status),
+		Usage: usageOf(resp.Usage), Raw: resp.Raw, Origin: origin}
+	if resp.Origin.Kind != "" {
+		// The client names what answered (its configured name, wire kind and the model).
+		out.Origin = Origin{Provider: resp.Origin.Provider, Kind: resp.Origin.Kind, Model: resp.Origin.Model}
+		if out.Origin.Provider == "" {
+			out.Origin.Provider = origin.Provider
+		}
+	}
+	if resp.Err != nil {
+		out.Err = resp.Err.Error()
+	}
+	if out.Status == "" {
+		out.Status = ResponseProviderError
+	}
+	if provider.ContextExceeded(resp.Err) {
+		out.Status = ResponseContextExceeded
+	}
+	for _, c := range resp.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, core.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	for _, c := range resp.InvalidToolCalls {
+		if c.ID != "" && c.Name != "" {
+			out.InvalidToolCalls = append(out.InvalidToolCalls, core.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		}
+	}
+	return out
+}
+
+// usageOf converts the provider's usage report (the one conversion between the two types).
+func usageOf(u provider.Usage) Usage {
+	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
+		Unreported: u.InputTokens == 0 && u.OutputTokens == 0}
+}
+
+func orDefault(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}
