@@ -79,6 +79,8 @@ type (
 )
 
 const (
+	ByPlanMode              = core.ByPlanMode
+	PlanRefusal             = core.PlanRefusal
 	DecisionApproved        = core.DecisionApproved
 	DecisionDenied          = core.DecisionDenied
 	DefaultCompactAt        = core.DefaultCompactAt

@@ -47,11 +47,21 @@ func storeImages(refs []core.ImageRef) []ImageRef {
 	return out
 }
 
-// toolInfos is what the core knows of the run's tools: their names and read-only flags.
-func toolInfos(specs []tools.Spec) []core.ToolInfo {
+// toolBatches converts the batches of a RunTools.
+func toolBatches(batches [][]core.Call) [][]Call {
+	out := make([][]Call, len(batches))
+	for i, b := range batches {
+		out[i] = toolCalls(b)
+	}
+	return out
+}
+
+// toolInfos is what the core knows of the run's tools, as offered to the model (narrowed to
+// the agent's, with the task tool): their names and read-only flags.
+func toolInfos(specs []tools.Spec, readOnly map[string]bool) []core.ToolInfo {
 	out := make([]core.ToolInfo, len(specs))
 	for i, s := range specs {
-		out[i] = core.ToolInfo{Name: s.Name, ReadOnly: s.ReadOnly}
+		out[i] = core.ToolInfo{Name: s.Name, ReadOnly: readOnly[s.Name]}
 	}
 	return out
 }

@@ -218,7 +218,7 @@ func (rn *run) loop() {
 func (rn *run) started() Started {
 	return Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
-		Mode: string(rn.spec.RunMode()), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Recover: rn.recovery,
+		Mode: string(rn.spec.RunMode()), Tools: toolInfos(rn.specs, rn.readOnly), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Recover: rn.recovery,
 		CompactThrough: rn.spec.CompactThrough}
 }
 
@@ -304,9 +304,9 @@ func (rn *run) execute(effects []Effect) []Effect {
 		case RequestApproval:
 			rn.requestApprovals(toolCalls(e.Calls))
 		case RunTools:
-			calls := toolCalls(e.Calls)
-			limits := rn.childLimits(rn.countTasks(calls)) // read on the owner: it reads the state
-			rn.goWork(func() { rn.runTools(calls, limits) })
+			batches := toolBatches(e.Batches)
+			limits := rn.childLimits(rn.countTasks(toolCalls(e.Calls()))) // read on the owner: it reads the state
+			rn.goWork(func() { rn.runTools(batches, limits) })
 		case Compact:
 			if err = rn.flushDeferred(); err == nil {
 				rows := rn.snapshot()

@@ -17,14 +17,6 @@ import (
 // recovery after a context_exceeded stop, the queue of messages sent mid-run, and the
 // compaction the person asks for.
 
-// ByPlanMode is who refused a call in plan mode (the approval row's "by").
-const ByPlanMode = "mode:plan"
-
-// PlanRefusal is the reason a call is refused in plan mode; the model reads it as the result.
-const PlanRefusal = "the session is in plan mode (planning): only read-only tools run; writing, editing, " +
-	"shell commands and tools that may change something are refused. Finish the plan instead; " +
-	"the person runs it with Execute plan."
-
 // PlanNotice is appended to the system prompt of a plan-mode run.
 const PlanNotice = "[loopdesk] This session is in plan mode: you are planning, not executing. Only read-only " +
 	"tools run (read, list, find, search); writing, editing, shell commands and other tools that may change " +

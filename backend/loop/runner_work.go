@@ -55,20 +55,10 @@ func (rn *run) toolSpecs() []provider.ToolSpec {
 }
 
 // requestApprovals asks about every call at once; the answers come back as they are made.
+// The core has already decided the calls it decides itself (unknown tools, plan mode).
 func (rn *run) requestApprovals(calls []Call) {
 	for _, c := range calls {
 		rn.goWork(func() {
-			if _, known := rn.readOnly[c.Name]; !known {
-				// Nothing to approve: the tool runner answers unknown_tool, which the model
-				// needs to hear, without a person being asked about a tool that does not exist.
-				rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: true, By: "runner:unknown_tool"})
-				return
-			}
-			if rn.spec.Plan && !rn.readOnly[c.Name] {
-				// Plan mode is enforced here, in Go, whatever the approval mode or rules say.
-				rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: false, By: ByPlanMode, Reason: PlanRefusal})
-				return
-			}
 			call, hook, hookReason := rn.preToolUse(c) // updatedInput and the hooks' decision
 			hunks, proposal := rn.proposal(call)
 			mode := rn.spec.Mode
@@ -102,18 +92,12 @@ func (rn *run) requestApprovals(calls []Call) {
 	}
 }
 
-// runTools runs consecutive read-only calls in parallel; a call that may change something
-// runs alone, after everything before it and before anything after it.
-func (rn *run) runTools(calls []Call, limits Limits) {
-	for i := 0; i < len(calls); {
-		j := i + 1
-		if rn.readOnly[calls[i].Name] {
-			for j < len(calls) && rn.readOnly[calls[j].Name] {
-				j++
-			}
-		}
+// runTools runs the batches the core chose one after the other, the calls of a batch in
+// parallel.
+func (rn *run) runTools(batches [][]Call, limits Limits) {
+	for _, batch := range batches {
 		var wg sync.WaitGroup
-		for _, c := range calls[i:j] {
+		for _, c := range batch {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -124,7 +108,6 @@ func (rn *run) runTools(calls []Call, limits Limits) {
 		if rn.op.Err() != nil {
 			return
 		}
-		i = j
 	}
 }
 

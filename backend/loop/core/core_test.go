@@ -15,7 +15,7 @@ func stateIn(t *testing.T, p Phase) State {
 	if p == PhaseIdle {
 		return s
 	}
-	steps := []Input{Started{Now: t0, SessionID: "s", RunID: "r", Prompt: "hi", Limits: Limits{ContextWindow: 100}}}
+	steps := []Input{Started{Now: t0, SessionID: "s", RunID: "r", Prompt: "hi", Tools: []ToolInfo{{Name: "t"}}, Limits: Limits{ContextWindow: 100}}}
 	switch p {
 	case PhaseApproving, PhaseTools:
 		steps = append(steps, ModelResponded{Now: t0, Response: ModelResponse{Status: ResponseOK,
@@ -194,7 +194,7 @@ func TestPriceCost(t *testing.T) {
 }
 
 func TestSoftLimitAsksForWrapup(t *testing.T) {
-	s, _, _ := Next(State{}, Started{Now: t0, SessionID: "s", RunID: "r", Prompt: "x", Limits: Limits{Timeout: 10 * time.Second}})
+	s, _, _ := Next(State{}, Started{Now: t0, SessionID: "s", RunID: "r", Prompt: "x", Tools: []ToolInfo{{Name: "t"}}, Limits: Limits{Timeout: 10 * time.Second}})
 	s, _, err := Next(s, ModelResponded{Now: t0.Add(9 * time.Second), Response: ModelResponse{Status: ResponseOK,
 		ToolCalls: []Call{{ID: "c", Name: "t", Arguments: "{}"}}}})
 	if err != nil {
@@ -208,4 +208,3 @@ func TestSoftLimitAsksForWrapup(t *testing.T) {
 		t.Errorf("warnings = %v, want time", s.budget().Warnings)
 	}
 }
-

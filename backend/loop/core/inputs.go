@@ -2,6 +2,7 @@ package core
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -28,8 +29,12 @@ type Started struct {
 	// ContextTokens estimates the size of the history already in the session (system prompt
 	// and earlier rows), so a long session can be compacted before its first call.
 	ContextTokens int64
-	// Mode is "plan" or "execute", shown on run_started.
+	// Mode is "plan" or "execute", shown on run_started. In plan mode (ModePlan) every call
+	// of a tool that is not read-only is refused without asking.
 	Mode string
+	// Tools are the tools the run offers. A call of any other tool is approved without
+	// asking, for the tool runner to answer unknown_tool.
+	Tools []ToolInfo
 	// Queued are messages left undelivered by the previous run: stored as user rows right
 	// after the prompt.
 	Queued []QueuedMessage
@@ -165,9 +170,13 @@ type CallModel struct {
 // RequestApproval asks the approver about each call; each answer comes back as ApprovalDecided.
 type RequestApproval struct{ Calls []Call }
 
-// RunTools runs approved calls (read-only ones may run in parallel, the rest in the given
-// order); each result comes back as ToolFinished.
-type RunTools struct{ Calls []Call }
+// RunTools runs approved calls: the batches one after the other, the calls of a batch
+// together (in parallel); each result comes back as ToolFinished. A batch of more than one
+// call holds only read-only tools.
+type RunTools struct{ Batches [][]Call }
+
+// Calls lists every call of the batches, in order.
+func (r RunTools) Calls() []Call { return slices.Concat(r.Batches...) }
 
 // Compact asks for a summary of the session's older rows, keeping the latest KeepTurns
 // assistant turns (with their results) verbatim. Use CompactionCut to pick the rows.

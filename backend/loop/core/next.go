@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -16,89 +15,69 @@ func Next(s State, in Input) (State, []Effect, error) {
 	if s.Phase == PhaseDone {
 		return s, nil, fmt.Errorf("%T: %w", in, ErrFinished)
 	}
+	switch ok, known := accepts(s.Phase, in); {
+	case !known:
+		return s, nil, fmt.Errorf("%T: %w", in, ErrBadInput)
+	case !ok:
+		return s, nil, fmt.Errorf("%T in phase %s: %w", in, s.Phase, ErrUnexpectedInput)
+	}
 	// The state is a value, but its slices and map are shared with the caller's copy: clone
 	// them so a rejected input or a retained old state never sees later changes.
 	s.calls = slices.Clone(s.calls)
 	s.seen = maps.Clone(s.seen)
 	s.queued = slices.Clone(s.queued)
+	return apply(s, in)
+}
 
-	var (
-		out []Effect
-		err error
-	)
+// accepts says whether a run in phase p expects in; known is false for an input type the
+// core does not define.
+func accepts(p Phase, in Input) (ok, known bool) {
+	switch in.(type) {
+	case Started:
+		return p == PhaseIdle, true
+	case ModelResponded:
+		return p == PhaseStreaming, true
+	case ApprovalDecided:
+		return p == PhaseApproving, true
+	case ToolFinished:
+		return p == PhaseTools, true
+	case Compacted:
+		return p == PhaseCompacting, true
+	case CancelRequested, Failed, MessageQueued, QueueWithdrawn, Ticked:
+		return p != PhaseIdle, true
+	}
+	return false, false
+}
+
+// apply handles an input accepts let through; every input but Started first moves the clock.
+func apply(s State, in Input) (State, []Effect, error) {
+	var out []Effect
 	switch in := in.(type) {
 	case Started:
-		if s.Phase != PhaseIdle {
-			break
-		}
-		s, out, err = onStarted(s, in)
-		return s, out, err
+		return onStarted(s, in)
 	case ModelResponded:
-		if s.Phase != PhaseStreaming {
-			break
-		}
-		s = tick(s, in.Now)
-		s, out = onModel(s, in.Response)
-		return s, out, nil
+		s, out = onModel(tick(s, in.Now), in.Response)
 	case ApprovalDecided:
-		if s.Phase != PhaseApproving {
-			break
-		}
-		s = tick(s, in.Now)
-		return onApproval(s, in)
+		return onApproval(tick(s, in.Now), in)
 	case ToolFinished:
-		if s.Phase != PhaseTools {
-			break
-		}
-		s = tick(s, in.Now)
-		return onToolFinished(s, in)
+		return onToolFinished(tick(s, in.Now), in)
 	case Compacted:
-		if s.Phase != PhaseCompacting {
-			break
-		}
-		s = tick(s, in.Now)
-		s, out = onCompacted(s, in)
-		return s, out, nil
+		s, out = onCompacted(tick(s, in.Now), in)
 	case CancelRequested:
-		if s.Phase == PhaseIdle {
-			break
-		}
-		s = tick(s, in.Now)
-		s, out = stop(s, StopCancelled, "cancelled by the person")
-		return s, out, nil
+		s, out = stop(tick(s, in.Now), StopCancelled, "cancelled by the person")
 	case Failed:
-		if s.Phase == PhaseIdle {
-			break
-		}
-		s = tick(s, in.Now)
-		s, out = stop(s, StopError, in.Err)
-		return s, out, nil
+		s, out = stop(tick(s, in.Now), StopError, in.Err)
 	case MessageQueued:
-		if s.Phase == PhaseIdle {
-			break
-		}
-		s = tick(s, in.Now)
-		return onQueued(s, in)
+		return onQueued(tick(s, in.Now), in)
 	case QueueWithdrawn:
-		if s.Phase == PhaseIdle {
-			break
-		}
-		s = tick(s, in.Now)
-		s, out = onWithdrawn(s, in)
-		return s, out, nil
+		s, out = onWithdrawn(tick(s, in.Now), in)
 	case Ticked:
-		if s.Phase == PhaseIdle {
-			break
-		}
 		s = tick(s, in.Now)
 		if r, detail := s.hardStop(); r == StopTimeout {
 			s, out = stop(s, r, detail)
 		}
-		return s, out, nil
-	default:
-		return s, nil, fmt.Errorf("%T: %w", in, ErrBadInput)
 	}
-	return s, nil, fmt.Errorf("%T in phase %s: %w", in, s.Phase, ErrUnexpectedInput)
+	return s, out, nil
 }
 
 // tick moves the clock forward; a driver whose clock steps back never makes time run backwards.
@@ -117,6 +96,10 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 	s.StartedAt, s.Now = in.Now, in.Now
 	s.ContextTokens = in.ContextTokens
 	s.seen = map[string]int{}
+	s.tools, s.plan = make(map[string]bool, len(in.Tools)), in.Mode == ModePlan
+	for _, t := range in.Tools {
+		s.tools[t.Name] = t.ReadOnly
+	}
 	s.queued, s.recover = slices.Clone(in.Queued), in.Recover
 	out := []Effect{Emit{RunStartedPayload{Prompt: in.Prompt, Model: in.Model, Workspace: in.Workspace, Sandbox: in.Sandbox,
 		StartedAt: in.Now, Mode: in.Mode, MCPFailed: in.MCPFailed}}}
@@ -180,228 +163,6 @@ func spend(s State, u Usage) (State, RowUsage) {
 	cost := s.Limits.Price.Cost(u)
 	s.CostUSD += cost
 	return s, RowUsage{Usage: u, CostUSD: cost}
-}
-
-func onModel(s State, r ModelResponse) (State, []Effect) {
-	s, priced := spend(s, r.Usage)
-	if r.Usage.InputTokens > 0 {
-		s.ContextTokens = r.Usage.InputTokens + r.Usage.OutputTokens
-	} else {
-		s.ContextTokens += EstimateTokens(r.Text) + EstimateTokens(r.Reasoning)
-	}
-	s.Output = r.Text
-	usage := Emit{UsagePayload{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
-		TotalInputTokens: s.InputTokens, TotalOutputTokens: s.OutputTokens, CostUSD: s.CostUSD}}
-	if r.Status == ResponseContextExceeded {
-		s, more := onTooLong(s, r.Err)
-		return s, append([]Effect{Persist{[]Row{UsageRow{Usage: priced, Reason: "the server refused the request for its length"}}}, usage}, more...)
-	}
-
-	if r.Status != ResponseOK {
-		// A cut-off, refused or failed stream never has its tool calls executed; what text
-		// arrived is kept as a plain assistant turn so the person can read it. Either way
-		// the call's spend is stored: on that turn, or on a usage row.
-		var out []Effect
-		if r.Text != "" && r.Status != ResponseProviderError {
-			out = append(out, Persist{[]Row{AssistantRow{Text: r.Text, Reasoning: r.Reasoning, Raw: r.Raw, Origin: r.Origin, Usage: priced}}},
-				Emit{AssistantMessagePayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: []ToolCallView{}}})
-		} else {
-			out = append(out, Persist{[]Row{UsageRow{Usage: priced, Reason: "model call ended as " + string(r.Status)}}})
-		}
-		out = append(out, usage, Emit{s.budget()})
-		reason := StopReason(r.Status)
-		if r.Status != ResponseTruncated && r.Status != ResponseRefused {
-			reason = StopProviderError
-		}
-		detail := r.Err
-		if detail == "" {
-			detail = "model stream ended as " + string(r.Status)
-		}
-		s, more := stop(s, reason, detail)
-		return s, append(out, more...)
-	}
-
-	calls := append(slices.Clone(r.ToolCalls), r.InvalidToolCalls...)
-	views := make([]ToolCallView, len(calls))
-	for i, c := range calls {
-		views[i] = viewCall(c)
-	}
-	out := []Effect{
-		Persist{[]Row{AssistantRow{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: calls, Raw: r.Raw, Origin: r.Origin, Usage: priced}}},
-		Emit{AssistantMessagePayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: views}},
-	}
-	for _, v := range views {
-		out = append(out, Emit{ToolCallPayload(v)})
-	}
-	out = append(out, usage)
-	if len(calls) == 0 {
-		s, more := stop(s, StopCompleted, "")
-		return s, append(append(out, Emit{s.budget()}), more...)
-	}
-
-	s.calls = make([]callState, len(calls))
-	for i, c := range calls {
-		s.calls[i] = callState{Call: c, Status: callAwaitingApproval}
-	}
-	budgetLeft := -1
-	if s.Limits.MaxToolCalls > 0 {
-		budgetLeft = max(s.Limits.MaxToolCalls-s.ToolCalls, 0)
-	}
-	s.ToolCalls += len(calls)
-	out = append(out, Emit{s.budget()})
-
-	// Tokens, cost and time spent on this very response: its calls are answered, not run.
-	if reason, detail := s.hardStop(); reason != "" {
-		s, more := stop(s, reason, detail)
-		return s, append(out, more...)
-	}
-
-	invalid := len(r.ToolCalls)
-	var ask []Call
-	for i := range s.calls {
-		c := s.calls[i].Call
-		var msg string
-		switch {
-		case i >= invalid:
-			msg = invalidArguments(c.Arguments)
-		case budgetLeft == 0:
-			msg = fmt.Sprintf("not executed: the run reached its limit of %d tool calls", s.Limits.MaxToolCalls)
-			s.stopAfter, s.stopDetail = StopMaxToolCalls, fmt.Sprintf("reached the limit of %d tool calls", s.Limits.MaxToolCalls)
-		default:
-			if budgetLeft > 0 {
-				budgetLeft--
-			}
-			sig := signature(c)
-			s.seen[sig]++
-			switch n := s.seen[sig]; {
-			case n >= repeatStopAt:
-				msg = "not executed: loop detected, the same call was repeated " + fmt.Sprint(n) + " times"
-				s.stopAfter, s.stopDetail = StopLoopDetected, fmt.Sprintf("%s called %d times with identical arguments", c.Name, n)
-			case n == repeatWarnAt:
-				msg = fmt.Sprintf("loop_detected: %s was already called twice with these exact arguments and "+
-					"got the same answer; do not repeat it, change your approach", c.Name)
-			}
-		}
-		if msg != "" {
-			var e []Effect
-			s, e = answer(s, i, msg, true)
-			out = append(out, e...)
-			continue
-		}
-		ask = append(ask, c)
-	}
-	if s.stopAfter == StopLoopDetected {
-		// The run ends now: the calls of this turn that were allowed never run.
-		s, more := stop(s, s.stopAfter, s.stopDetail)
-		return s, append(out, more...)
-	}
-	if len(ask) == 0 {
-		s, more := nextTurn(s)
-		return s, append(out, more...)
-	}
-	s.Phase = PhaseApproving
-	return s, append(out, RequestApproval{Calls: ask})
-}
-
-// answer records the one result of call i.
-func answer(s State, i int, content string, isError bool) (State, []Effect) {
-	return answerRow(s, i, ToolResultRow{Content: content, IsError: isError})
-}
-
-// answerRow records row (call id and name filled in) as the one result of call i.
-func answerRow(s State, i int, row ToolResultRow) (State, []Effect) {
-	c := s.calls[i].Call
-	s.calls[i].Status = callDone
-	s.ContextTokens += EstimateTokens(row.Content) + resultTokenExtra
-	row.CallID, row.Name = c.ID, c.Name
-	return s, []Effect{Persist{[]Row{row}}, Emit{ToolFinishedPayload(row)}}
-}
-
-func findCall(s State, id string, want callStatus) (int, error) {
-	for i, c := range s.calls {
-		if c.Call.ID == id {
-			if c.Status != want {
-				return -1, fmt.Errorf("call %s is not waiting for this: %w", id, ErrUnexpectedInput)
-			}
-			return i, nil
-		}
-	}
-	return -1, fmt.Errorf("call %q: %w", id, ErrUnknownCall)
-}
-
-func onApproval(s State, in ApprovalDecided) (State, []Effect, error) {
-	i, err := findCall(s, in.CallID, callAwaitingApproval)
-	if err != nil {
-		return s, nil, err
-	}
-	c := s.calls[i].Call
-	edited := ""
-	if in.Approved && in.Arguments != "" && in.Arguments != c.Arguments {
-		edited = in.Arguments
-	}
-	decision := DecisionDenied
-	if in.Approved {
-		decision = DecisionApproved
-	}
-	out := []Effect{
-		Persist{[]Row{ApprovalRow{CallID: c.ID, Tool: c.Name, Decision: decision, By: in.By, Reason: in.Reason, Arguments: edited}}},
-		Emit{ApprovalDecidedPayload{CallID: c.ID, Name: c.Name, Approved: in.Approved, By: in.By, Reason: in.Reason}},
-	}
-	if in.Approved {
-		s.calls[i].Status = callApproved
-		if in.Arguments != "" {
-			s.calls[i].Call.Arguments = in.Arguments
-		}
-	} else {
-		msg := "denied by " + orDefault(in.By, "the person")
-		if in.Reason != "" {
-			msg += ": " + in.Reason
-		}
-		var e []Effect
-		s, e = answer(s, i, msg, true)
-		out = append(out, e...)
-	}
-	if r, detail := s.hardStop(); r == StopTimeout {
-		s, more := stop(s, r, detail)
-		return s, append(out, more...), nil
-	}
-	var run []Call
-	for _, c := range s.calls {
-		switch c.Status {
-		case callAwaitingApproval:
-			return s, out, nil // more answers to come
-		case callApproved:
-			run = append(run, c.Call)
-		}
-	}
-	if len(run) == 0 {
-		s, more := nextTurn(s)
-		return s, append(out, more...), nil
-	}
-	s.Phase = PhaseTools
-	return s, append(out, RunTools{Calls: run}), nil
-}
-
-func onToolFinished(s State, in ToolFinished) (State, []Effect, error) {
-	i, err := findCall(s, in.CallID, callApproved)
-	if err != nil {
-		return s, nil, err
-	}
-	s, out := answerRow(s, i, ToolResultRow{Content: in.Content, IsError: in.IsError, Sandboxed: in.Sandboxed})
-	if c := in.Child; c != nil {
-		s.InputTokens, s.OutputTokens, s.CostUSD = s.InputTokens+c.InputTokens, s.OutputTokens+c.OutputTokens, s.CostUSD+c.CostUSD
-		out = append(out, Emit{s.budget()})
-	}
-	if r, detail := s.hardStop(); r == StopTimeout {
-		s, more := stop(s, r, detail)
-		return s, append(out, more...), nil
-	}
-	if len(s.Outstanding()) > 0 {
-		return s, out, nil
-	}
-	s.calls = nil
-	s, more := nextTurn(s)
-	return s, append(out, more...), nil
 }
 
 func onCompacted(s State, in Compacted) (State, []Effect) {
@@ -488,32 +249,4 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
-}
-
-// invalidArguments says what is wrong with arguments that are not a JSON object.
-func invalidArguments(raw string) string {
-	var v any
-	if err := json.Unmarshal([]byte(raw), &v); err != nil {
-		return "invalid_tool_arguments: the arguments are not valid JSON; send the call again with a JSON object"
-	}
-	return "invalid_tool_arguments: the arguments must be a JSON object, not " + JSONKind(v) + "; send the call again with a JSON object"
-}
-
-// JSONKind names the kind of a decoded JSON value ("an array", "a string", ...).
-func JSONKind(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case nil:
-		return "null"
-	}
-	return "a JSON value"
 }

@@ -217,6 +217,9 @@ type State struct {
 	retrying      bool // the outstanding Compact answers such a refusal
 	recovering    bool // the outstanding Compact opens a recovery run
 	compactOnly   bool // the run is one compaction the person asked for
+
+	tools map[string]bool // the tools the run offers -> read-only; fixed at Started
+	plan  bool            // plan mode: only read-only tools run
 }
 
 // Queued returns the messages still waiting for a tool boundary. After Done they are the

@@ -29,6 +29,7 @@ type step struct {
 		Timeout        string          `json:"timeout"`
 		ContextTokens  int64           `json:"context_tokens"`
 		Mode           string          `json:"mode"`
+		Tools          []ToolInfo      `json:"tools"` // absent: builtinTools
 		Queued         []QueuedMessage `json:"queued"`
 		Recover        *Recovery       `json:"recover"`
 		CompactThrough int64           `json:"compact_through"`
@@ -81,8 +82,12 @@ func (st step) input(now time.Time) (Input, error) {
 			}
 			l.Timeout = d
 		}
+		tools := st.Started.Tools
+		if tools == nil {
+			tools = builtinTools
+		}
 		return Started{Now: now, SessionID: "s1", RunID: "r1", Model: st.Started.Model, Workspace: "/ws",
-			Prompt: st.Started.Prompt, Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens, Mode: st.Started.Mode,
+			Prompt: st.Started.Prompt, Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens, Mode: st.Started.Mode, Tools: tools,
 			Queued: st.Started.Queued, Recover: st.Started.Recover, CompactThrough: st.Started.CompactThrough}, nil
 	case st.Queue != nil:
 		return MessageQueued{Now: now, Message: QueuedMessage{ID: st.Queue.ID, Text: st.Queue.Text, QueuedAt: now}}, nil
@@ -113,6 +118,13 @@ func (st step) input(now time.Time) (Input, error) {
 	return nil, fmt.Errorf("step names no input")
 }
 
+// builtinTools are the tools a transcript's run offers unless it names its own: Loopdesk's
+// built-in tools with their read-only flags.
+var builtinTools = []ToolInfo{
+	{Name: "read_file", ReadOnly: true}, {Name: "list_dir", ReadOnly: true}, {Name: "find_files", ReadOnly: true},
+	{Name: "search_text", ReadOnly: true}, {Name: "write_file"}, {Name: "edit_file"}, {Name: "run_shell_command"},
+}
+
 // formatEffect prints one effect on one line, stable across runs.
 func formatEffect(e Effect) string {
 	j := func(v any) string {
@@ -128,7 +140,7 @@ func formatEffect(e Effect) string {
 	case RequestApproval:
 		return "request_approval " + j(e.Calls)
 	case RunTools:
-		return "run_tools " + j(e.Calls)
+		return "run_tools " + j(e.Batches)
 	case Compact:
 		if e.ThroughSeq > 0 {
 			return fmt.Sprintf("compact keep_turns=%d emergency=%v through_seq=%d", e.KeepTurns, e.Emergency, e.ThroughSeq)

@@ -1,0 +1,348 @@
+package core
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// A model turn and its calls: which calls are answered without running, which are decided
+// without asking anyone, which are asked about, and which run together.
+
+// Who decided a call the core decided itself (the approval row's "by").
+const (
+	// ByUnknownTool approves a call of a tool the run does not offer: nothing is asked and
+	// the tool runner answers unknown_tool, which the model needs to hear.
+	ByUnknownTool = "runner:unknown_tool"
+	// ByPlanMode refuses, in plan mode, every call of a tool that is not read-only.
+	ByPlanMode = "mode:plan"
+)
+
+// PlanRefusal is the reason a call is refused in plan mode; the model reads it as the result.
+const PlanRefusal = "the session is in plan mode (planning): only read-only tools run; writing, editing, " +
+	"shell commands and tools that may change something are refused. Finish the plan instead; " +
+	"the person runs it with Execute plan."
+
+// ModePlan is Started.Mode for a run in plan mode.
+const ModePlan = "plan"
+
+func onModel(s State, r ModelResponse) (State, []Effect) {
+	s, priced := spend(s, r.Usage)
+	if r.Usage.InputTokens > 0 {
+		s.ContextTokens = r.Usage.InputTokens + r.Usage.OutputTokens
+	} else {
+		s.ContextTokens += EstimateTokens(r.Text) + EstimateTokens(r.Reasoning)
+	}
+	s.Output = r.Text
+	usage := Emit{UsagePayload{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
+		TotalInputTokens: s.InputTokens, TotalOutputTokens: s.OutputTokens, CostUSD: s.CostUSD}}
+	switch r.Status {
+	case ResponseOK:
+		return onTurn(s, r, priced, usage)
+	case ResponseContextExceeded:
+		s, more := onTooLong(s, r.Err)
+		return s, append([]Effect{Persist{[]Row{UsageRow{Usage: priced, Reason: "the server refused the request for its length"}}}, usage}, more...)
+	}
+	return onBrokenStream(s, r, priced, usage)
+}
+
+// onBrokenStream ends the run after a cut-off, refused or failed stream. Its tool calls are
+// never executed; what text arrived is kept as a plain assistant turn so the person can read
+// it. Either way the call's spend is stored: on that turn, or on a usage row.
+func onBrokenStream(s State, r ModelResponse, priced RowUsage, usage Emit) (State, []Effect) {
+	var out []Effect
+	if r.Text != "" && r.Status != ResponseProviderError {
+		out = append(out, Persist{[]Row{AssistantRow{Text: r.Text, Reasoning: r.Reasoning, Raw: r.Raw, Origin: r.Origin, Usage: priced}}},
+			Emit{AssistantMessagePayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: []ToolCallView{}}})
+	} else {
+		out = append(out, Persist{[]Row{UsageRow{Usage: priced, Reason: "model call ended as " + string(r.Status)}}})
+	}
+	out = append(out, usage, Emit{s.budget()})
+	reason := StopReason(r.Status)
+	if r.Status != ResponseTruncated && r.Status != ResponseRefused {
+		reason = StopProviderError
+	}
+	detail := r.Err
+	if detail == "" {
+		detail = "model stream ended as " + string(r.Status)
+	}
+	s, more := stop(s, reason, detail)
+	return s, append(out, more...)
+}
+
+// onTurn stores a complete turn and takes up its calls: none ends the run as completed.
+func onTurn(s State, r ModelResponse, priced RowUsage, usage Emit) (State, []Effect) {
+	calls := append(slices.Clone(r.ToolCalls), r.InvalidToolCalls...)
+	views := make([]ToolCallView, len(calls))
+	for i, c := range calls {
+		views[i] = viewCall(c)
+	}
+	out := []Effect{
+		Persist{[]Row{AssistantRow{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: calls, Raw: r.Raw, Origin: r.Origin, Usage: priced}}},
+		Emit{AssistantMessagePayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: views}},
+	}
+	for _, v := range views {
+		out = append(out, Emit{ToolCallPayload(v)})
+	}
+	out = append(out, usage)
+	if len(calls) == 0 {
+		s, more := stop(s, StopCompleted, "")
+		return s, append(append(out, Emit{s.budget()}), more...)
+	}
+	s.calls = make([]callState, len(calls))
+	for i, c := range calls {
+		s.calls[i] = callState{Call: c, Status: callAwaitingApproval}
+	}
+	budgetLeft := -1
+	if s.Limits.MaxToolCalls > 0 {
+		budgetLeft = max(s.Limits.MaxToolCalls-s.ToolCalls, 0)
+	}
+	s.ToolCalls += len(calls)
+	out = append(out, Emit{s.budget()})
+	// Tokens, cost and time spent on this very response: its calls are answered, not run.
+	if reason, detail := s.hardStop(); reason != "" {
+		s, more := stop(s, reason, detail)
+		return s, append(out, more...)
+	}
+	s, more := screen(s, len(r.ToolCalls), budgetLeft)
+	out = append(out, more...)
+	if s.stopAfter == StopLoopDetected {
+		// The run ends now: the calls of this turn that were allowed never run.
+		s, more := stop(s, s.stopAfter, s.stopDetail)
+		return s, append(out, more...)
+	}
+	s, more = route(s)
+	return s, append(out, more...)
+}
+
+// screen answers, with an error result, the calls of the turn that must not run: the first
+// invalid ones (arguments that are not a JSON object), calls past the tool-call budget and
+// repeats of the same call. The others stay waiting for a decision.
+func screen(s State, invalid, budgetLeft int) (State, []Effect) {
+	var out []Effect
+	for i := range s.calls {
+		c := s.calls[i].Call
+		var msg string
+		switch {
+		case i >= invalid:
+			msg = invalidArguments(c.Arguments)
+		case budgetLeft == 0:
+			msg = fmt.Sprintf("not executed: the run reached its limit of %d tool calls", s.Limits.MaxToolCalls)
+			s.stopAfter, s.stopDetail = StopMaxToolCalls, fmt.Sprintf("reached the limit of %d tool calls", s.Limits.MaxToolCalls)
+		default:
+			if budgetLeft > 0 {
+				budgetLeft--
+			}
+			s, msg = repeated(s, c)
+		}
+		if msg != "" {
+			var e []Effect
+			s, e = answer(s, i, msg, true)
+			out = append(out, e...)
+		}
+	}
+	return s, out
+}
+
+// repeated counts c among the run's calls and says what to answer instead of running it: a
+// warning at the third identical call, loop_detected (ending the run) at the fourth.
+func repeated(s State, c Call) (State, string) {
+	sig := signature(c)
+	s.seen[sig]++
+	switch n := s.seen[sig]; {
+	case n >= repeatStopAt:
+		s.stopAfter, s.stopDetail = StopLoopDetected, fmt.Sprintf("%s called %d times with identical arguments", c.Name, n)
+		return s, "not executed: loop detected, the same call was repeated " + fmt.Sprint(n) + " times"
+	case n == repeatWarnAt:
+		return s, fmt.Sprintf("loop_detected: %s was already called twice with these exact arguments and "+
+			"got the same answer; do not repeat it, change your approach", c.Name)
+	}
+	return s, ""
+}
+
+// route decides the calls still waiting without asking anyone where the rules are the core's
+// own — a tool the run does not offer is approved (the tool runner answers unknown_tool), and
+// in plan mode a tool that is not read-only is refused — and asks the approver about the rest.
+func route(s State) (State, []Effect) {
+	var out []Effect
+	var ask []Call
+	for i, c := range s.calls {
+		if c.Status != callAwaitingApproval {
+			continue
+		}
+		readOnly, offered := s.tools[c.Call.Name]
+		var e []Effect
+		switch {
+		case !offered:
+			s, e = decide(s, i, ApprovalDecided{Now: s.Now, CallID: c.Call.ID, Approved: true, By: ByUnknownTool})
+		case s.plan && !readOnly:
+			s, e = decide(s, i, ApprovalDecided{Now: s.Now, CallID: c.Call.ID, By: ByPlanMode, Reason: PlanRefusal})
+		default:
+			ask = append(ask, c.Call)
+		}
+		out = append(out, e...)
+	}
+	if len(ask) > 0 {
+		s.Phase = PhaseApproving
+		return s, append(out, RequestApproval{Calls: ask})
+	}
+	s, more := afterDecisions(s)
+	return s, append(out, more...)
+}
+
+// answer records the one result of call i.
+func answer(s State, i int, content string, isError bool) (State, []Effect) {
+	return answerRow(s, i, ToolResultRow{Content: content, IsError: isError})
+}
+
+// answerRow records row (call id and name filled in) as the one result of call i.
+func answerRow(s State, i int, row ToolResultRow) (State, []Effect) {
+	c := s.calls[i].Call
+	s.calls[i].Status = callDone
+	s.ContextTokens += EstimateTokens(row.Content) + resultTokenExtra
+	row.CallID, row.Name = c.ID, c.Name
+	return s, []Effect{Persist{[]Row{row}}, Emit{ToolFinishedPayload(row)}}
+}
+
+func findCall(s State, id string, want callStatus) (int, error) {
+	for i, c := range s.calls {
+		if c.Call.ID == id {
+			if c.Status != want {
+				return -1, fmt.Errorf("call %s is not waiting for this: %w", id, ErrUnexpectedInput)
+			}
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("call %q: %w", id, ErrUnknownCall)
+}
+
+func onApproval(s State, in ApprovalDecided) (State, []Effect, error) {
+	i, err := findCall(s, in.CallID, callAwaitingApproval)
+	if err != nil {
+		return s, nil, err
+	}
+	s, out := decide(s, i, in)
+	if r, detail := s.hardStop(); r == StopTimeout {
+		s, more := stop(s, r, detail)
+		return s, append(out, more...), nil
+	}
+	s, more := afterDecisions(s)
+	return s, append(out, more...), nil
+}
+
+// decide records the decision on call i: its approval row, and for a denial its result.
+func decide(s State, i int, in ApprovalDecided) (State, []Effect) {
+	c := s.calls[i].Call
+	edited := ""
+	if in.Approved && in.Arguments != "" && in.Arguments != c.Arguments {
+		edited = in.Arguments
+	}
+	decision := DecisionDenied
+	if in.Approved {
+		decision = DecisionApproved
+	}
+	out := []Effect{
+		Persist{[]Row{ApprovalRow{CallID: c.ID, Tool: c.Name, Decision: decision, By: in.By, Reason: in.Reason, Arguments: edited}}},
+		Emit{ApprovalDecidedPayload{CallID: c.ID, Name: c.Name, Approved: in.Approved, By: in.By, Reason: in.Reason}},
+	}
+	if in.Approved {
+		s.calls[i].Status = callApproved
+		if in.Arguments != "" {
+			s.calls[i].Call.Arguments = in.Arguments
+		}
+		return s, out
+	}
+	msg := "denied by " + orDefault(in.By, "the person")
+	if in.Reason != "" {
+		msg += ": " + in.Reason
+	}
+	s, e := answer(s, i, msg, true)
+	return s, append(out, e...)
+}
+
+// afterDecisions follows the last decision of a turn: run the approved calls, or, when none
+// was approved, go on to the next turn. Nothing happens while a decision is still awaited.
+func afterDecisions(s State) (State, []Effect) {
+	var run []Call
+	for _, c := range s.calls {
+		switch c.Status {
+		case callAwaitingApproval:
+			return s, nil // more answers to come
+		case callApproved:
+			run = append(run, c.Call)
+		}
+	}
+	if len(run) == 0 {
+		return nextTurn(s)
+	}
+	s.Phase = PhaseTools
+	return s, []Effect{RunTools{Batches: s.batches(run)}}
+}
+
+// batches groups approved calls for running: consecutive calls of read-only tools run
+// together, in parallel; a call that may change something runs alone, after everything
+// before it and before anything after it.
+func (s State) batches(calls []Call) [][]Call {
+	var out [][]Call
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if s.tools[calls[i].Name] {
+			for j < len(calls) && s.tools[calls[j].Name] {
+				j++
+			}
+		}
+		out = append(out, calls[i:j:j])
+		i = j
+	}
+	return out
+}
+
+func onToolFinished(s State, in ToolFinished) (State, []Effect, error) {
+	i, err := findCall(s, in.CallID, callApproved)
+	if err != nil {
+		return s, nil, err
+	}
+	s, out := answerRow(s, i, ToolResultRow{Content: in.Content, IsError: in.IsError, Sandboxed: in.Sandboxed})
+	if c := in.Child; c != nil {
+		s.InputTokens, s.OutputTokens, s.CostUSD = s.InputTokens+c.InputTokens, s.OutputTokens+c.OutputTokens, s.CostUSD+c.CostUSD
+		out = append(out, Emit{s.budget()})
+	}
+	if r, detail := s.hardStop(); r == StopTimeout {
+		s, more := stop(s, r, detail)
+		return s, append(out, more...), nil
+	}
+	if len(s.Outstanding()) > 0 {
+		return s, out, nil
+	}
+	s.calls = nil
+	s, more := nextTurn(s)
+	return s, append(out, more...), nil
+}
+
+// invalidArguments says what is wrong with arguments that are not a JSON object.
+func invalidArguments(raw string) string {
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return "invalid_tool_arguments: the arguments are not valid JSON; send the call again with a JSON object"
+	}
+	return "invalid_tool_arguments: the arguments must be a JSON object, not " + JSONKind(v) + "; send the call again with a JSON object"
+}
+
+// JSONKind names the kind of a decoded JSON value ("an array", "a string", ...).
+func JSONKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "a JSON value"
+}
