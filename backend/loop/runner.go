@@ -284,40 +284,10 @@ func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
 	if err := r.openModel(ctx, &spec); err != nil {
 		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, err)
 	}
-	for {
-		r.mu.Lock()
-		cur := r.bySession[spec.SessionID]
-		switch {
-		case r.closed:
-			r.mu.Unlock()
-			return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrClosed)
-		case cur != nil && !cur.finishing && !cur.ended():
-			r.mu.Unlock()
-			return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ErrBusy)
-		case cur != nil:
-			// The previous run has published run_finished and is letting go: someone
-			// reacting to that event must be able to start the next run.
-			r.mu.Unlock()
-			select {
-			case <-cur.done:
-				continue
-			case <-ctx.Done():
-				return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, ctx.Err())
-			}
-		}
-		break // r.mu still held
+	rn, err := r.reserve(ctx, spec)
+	if err != nil {
+		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, err)
 	}
-	if spec.Mode == "" {
-		spec.Mode = tools.ModeAsk
-	}
-	// Reserve the session so two quick Starts cannot both pass the check above, and count the
-	// run now so Close waits for it even while it is still being prepared.
-	rn := &run{r: r, spec: spec, done: make(chan struct{}), cancel: make(chan struct{}), inputs: make(chan Input, 64),
-		requests: make(chan queueRequest), loopDone: make(chan struct{})}
-	r.bySession[spec.SessionID] = rn
-	r.wg.Add(1)
-	r.mu.Unlock()
-
 	if err := rn.prepare(ctx); err != nil {
 		close(rn.loopDone) // a Queue waiting for this run gives up
 		r.mu.Lock()
@@ -334,6 +304,43 @@ func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
 		rn.loop()
 	}()
 	return rn.id, nil
+}
+
+// reserve takes the session for a new run, so two quick Starts cannot both take it, and
+// counts the run now so Close waits for it even while it is still being prepared. A run that
+// has published run_finished and is letting go is waited for: someone reacting to that
+// event must be able to start the next run.
+func (r *Runner) reserve(ctx context.Context, spec RunSpec) (*run, error) {
+	for {
+		r.mu.Lock()
+		cur := r.bySession[spec.SessionID]
+		switch {
+		case r.closed:
+			r.mu.Unlock()
+			return nil, ErrClosed
+		case cur != nil && !cur.finishing && !cur.ended():
+			r.mu.Unlock()
+			return nil, ErrBusy
+		case cur != nil:
+			r.mu.Unlock()
+			select {
+			case <-cur.done:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		break // r.mu still held
+	}
+	defer r.mu.Unlock()
+	if spec.Mode == "" {
+		spec.Mode = tools.ModeAsk
+	}
+	rn := &run{r: r, spec: spec, done: make(chan struct{}), cancel: make(chan struct{}), inputs: make(chan Input, 64),
+		requests: make(chan queueRequest), loopDone: make(chan struct{})}
+	r.bySession[spec.SessionID] = rn
+	r.wg.Add(1)
+	return rn, nil
 }
 
 // Cancel asks the session's running run to stop. It returns at once; the run ends as

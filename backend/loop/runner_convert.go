@@ -47,6 +47,31 @@ func storeImages(refs []core.ImageRef) []ImageRef {
 	return out
 }
 
+// rowRefs is what the core knows of stored rows: seq, kind and size, and on each summary in
+// effect among them (store.FoldsOf: not undone, not superseded) the rows it replaces or sets
+// aside.
+func rowRefs(chunks []store.Chunk) ([]core.RowRef, error) {
+	f, err := store.FoldsOf(chunks)
+	if err != nil {
+		return nil, err
+	}
+	inEffect := make(map[int64]store.Fold, 1+len(f.SetAside))
+	if f.Compaction.Seq != 0 {
+		inEffect[f.Compaction.Seq] = f.Compaction
+	}
+	for _, a := range f.SetAside {
+		inEffect[a.Seq] = a
+	}
+	refs := make([]core.RowRef, len(chunks))
+	for i, c := range chunks {
+		refs[i] = core.RowRef{Seq: c.Seq, Kind: core.RowKind(c.Kind), Tokens: core.EstimateMessage(string(c.Payload))}
+		if fold, ok := inEffect[c.Seq]; ok {
+			refs[i].ThroughSeq, refs[i].FromSeq = fold.ThroughSeq, fold.FromSeq
+		}
+	}
+	return refs, nil
+}
+
 // toolBatches converts the batches of a RunTools.
 func toolBatches(batches [][]core.Call) [][]Call {
 	out := make([][]Call, len(batches))

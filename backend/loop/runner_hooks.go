@@ -337,7 +337,7 @@ func (rn *run) stopHooks() []Effect {
 	rn.op, rn.opStop = context.WithCancel(rn.r.base)
 	rn.state = State{}
 	in := rn.started()
-	in.Prompt, in.Queued, in.Limits, in.ContextTokens, in.Recover = "", queued, limits, est, nil
+	in.Prompt, in.Queued, in.Limits, in.ContextTokens, in.PreviousStop = "", queued, limits, est, ""
 	return rn.step(in)
 }
 

@@ -41,9 +41,14 @@ type run struct {
 	reviews map[string]string
 	ctxEst  int64
 	// system is the run's system prompt: the spec's, the AGENTS.md files, the plan notice.
-	system   string
-	files    []instructions.File
-	recovery *Recovery // set when the last run stopped as context_exceeded
+	system string
+	files  []instructions.File
+	// previous is how the session's last run ended; refs are the core's view of the rows the
+	// run opened with (Started.Rows). told counts the chunks the core has heard of: the rest
+	// go to it as Stored before its next input (tell).
+	previous StopReason
+	refs     []core.RowRef
+	told     int
 	// chunks mirrors the session's rows: loaded once, then extended with what each Append
 	// returns (the run is the session's only writer while it runs), so a model call needs no
 	// database read. Owned by the loop goroutine; workers get a capped snapshot.
@@ -159,7 +164,11 @@ func (rn *run) open(ctx context.Context) error {
 		rn.ctxEst, err = rc.estimate(chunks, rn.system)
 	}
 	if err == nil {
-		rn.recovery, err = rn.recoveryFor(ctx, chunks)
+		rn.previous, err = rn.previousStop(ctx)
+	}
+	if err == nil {
+		rn.refs, err = rowRefs(chunks)
+		rn.told = len(chunks)
 	}
 	if err == nil && len(rn.spec.Queued) == 0 && rn.spec.CompactThrough == 0 {
 		// Messages left queued by a run that stopped (Stop, a bound, a crash) go with this
@@ -214,11 +223,19 @@ func (rn *run) loop() {
 	}
 }
 
-// started is the input that opens the run in the core.
+// started is the input that opens the run in the core, with every row held so far (a Stop
+// hook's next segment starts the core afresh after rows were stored).
 func (rn *run) started() Started {
+	if rn.told < len(rn.chunks) {
+		more, err := rowRefs(rn.chunks[rn.told:])
+		if err != nil {
+			rn.r.log.Error("tell the loop core of stored rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
+		}
+		rn.refs, rn.told = append(rn.refs, more...), len(rn.chunks)
+	}
 	return Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
-		Mode: string(rn.spec.RunMode()), Tools: toolInfos(rn.specs, rn.readOnly), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Recover: rn.recovery,
+		Mode: string(rn.spec.RunMode()), Tools: toolInfos(rn.specs, rn.readOnly), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Rows: rn.refs, PreviousStop: rn.previous,
 		CompactThrough: rn.spec.CompactThrough}
 }
 
@@ -260,6 +277,7 @@ func (rn *run) wait() []Effect {
 // step feeds one input to the core. When the core ends the run, outstanding work is stopped
 // first, so nothing still runs once its call has been answered "cancelled".
 func (rn *run) step(in Input) []Effect {
+	rn.tell()
 	next, effects, err := core.Next(rn.state, in)
 	if err != nil {
 		// Only a runner bug gets here; end the run rather than spin.
@@ -275,6 +293,25 @@ func (rn *run) step(in Input) []Effect {
 		rn.stopWork()
 	}
 	return effects
+}
+
+// tell feeds the core, as Stored, the rows stored since it last heard: its own Persist effects
+// and the rows the runner wrote itself (hook runs, notes), so its compaction cuts see them.
+func (rn *run) tell() {
+	if rn.told >= len(rn.chunks) || rn.state.Phase == PhaseIdle || rn.state.Phase == PhaseDone {
+		return
+	}
+	refs, err := rowRefs(rn.chunks[rn.told:])
+	rn.told = len(rn.chunks)
+	if err == nil {
+		var next State
+		if next, _, err = core.Next(rn.state, core.Stored{Rows: refs}); err == nil {
+			rn.state = next
+		}
+	}
+	if err != nil {
+		rn.r.log.Error("tell the loop core of stored rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
+	}
 }
 
 func (rn *run) stopWork() {
@@ -436,7 +473,7 @@ func (rn *run) finish() {
 	rn.result = res
 	meters := rn.state.Meters()
 	leftover := rn.state.Queued()
-	rn.chunks, rn.specs, rn.state = nil, nil, State{Phase: PhaseDone} // only the result is kept
+	rn.chunks, rn.refs, rn.specs, rn.state = nil, nil, nil, State{Phase: PhaseDone} // only the result is kept
 	rn.r.mu.Lock()
 	rn.finishing = true
 	rn.r.mu.Unlock()

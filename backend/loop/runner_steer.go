@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/loopdesk/loopdesk/backend/instructions"
-	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -50,81 +49,25 @@ func recorded(files []instructions.File) []store.Instruction {
 	return out
 }
 
-// recoveryFor returns the exchange to set aside when the session's last run stopped as
-// context_exceeded, nil otherwise.
-func (rn *run) recoveryFor(ctx context.Context, chunks []store.Chunk) (*Recovery, error) {
+// previousStop is how the session's last run ended ("" for a new session): after
+// context_exceeded the core recovers (Started.PreviousStop).
+func (rn *run) previousStop(ctx context.Context) (StopReason, error) {
 	runs, err := rn.r.cfg.Store.ListRuns(ctx, rn.spec.SessionID)
-	if err != nil || len(runs) == 0 || runs[len(runs)-1].Status != store.RunStatus(StopContextExceeded) {
-		return nil, err
+	if err != nil || len(runs) == 0 {
+		return "", err
 	}
-	return InFlight(chunks)
+	return StopReason(runs[len(runs)-1].Status), nil
 }
 
-// InFlight finds the last exchange of a session: from its last user row (after anything
-// already summarised or set aside) to its last row. nil when there is none.
-func InFlight(chunks []store.Chunk) (*Recovery, error) {
-	f, err := store.FoldsOf(chunks)
-	if err != nil {
-		return nil, err
-	}
-	floor := f.Compaction.ThroughSeq
-	for _, a := range f.SetAside {
-		floor = max(floor, a.ThroughSeq)
-	}
-	var from, last int64
-	var tokens int64
-	for _, c := range chunks {
-		if c.Seq <= floor || c.Kind == store.KindSummary {
-			continue
-		}
-		if from == 0 && (c.Kind == store.KindUser || c.Kind == store.KindAssistant) {
-			from = c.Seq
-		}
-		if c.Kind == store.KindUser {
-			from, tokens = c.Seq, 0
-		}
-		if from > 0 {
-			tokens += core.EstimateMessage(string(c.Payload))
-			last = c.Seq
-		}
-	}
-	if from == 0 {
-		return nil, nil
-	}
-	return &Recovery{FromSeq: from, ThroughSeq: last, Tokens: tokens}, nil
-}
-
-// compactionRows picks the cut (CompactionCut, or CutAt when the person chose the row) and
-// splits the rows: head is what the summary call reads (with the summaries in effect over
-// it), tail what the next request still carries.
-func compactionRows(chunks []store.Chunk, e Compact) (int64, []store.Chunk, []store.Chunk, error) {
-	f, err := store.FoldsOf(chunks)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	refs := make([]RowRef, len(chunks))
-	for i, c := range chunks {
-		refs[i] = RowRef{Seq: c.Seq, Kind: RowKind(c.Kind)}
-		if c.Seq == f.Compaction.Seq {
-			refs[i].ThroughSeq = f.Compaction.ThroughSeq // only the compaction in effect counts
-		}
-	}
-	var through int64
-	var ok bool
-	if e.ThroughSeq > 0 {
-		through, ok = core.CutAt(refs, e.ThroughSeq)
-	} else {
-		through, ok = core.CompactionCut(refs, e.KeepTurns)
-	}
-	if !ok {
-		return 0, nil, nil, fmt.Errorf("no complete turn to summarise")
-	}
+// splitAt splits the rows at the core's cut: head is what the summary call reads (with the
+// summaries in effect over it), tail what the next request still carries.
+func splitAt(chunks []store.Chunk, through int64) ([]store.Chunk, []store.Chunk, error) {
 	var head, tail []store.Chunk
 	for _, c := range chunks {
 		if c.Kind == store.KindSummary {
 			var p store.SummaryPayload
 			if err := json.Unmarshal(c.Payload, &p); err != nil {
-				return 0, nil, nil, fmt.Errorf("row %d: summary payload: %w", c.Seq, err)
+				return nil, nil, fmt.Errorf("row %d: summary payload: %w", c.Seq, err)
 			}
 			switch {
 			case p.ThroughSeq <= through:
@@ -140,7 +83,7 @@ func compactionRows(chunks []store.Chunk, e Compact) (int64, []store.Chunk, []st
 			tail = append(tail, c)
 		}
 	}
-	return through, head, tail, nil
+	return head, tail, nil
 }
 
 // CompactThrough starts a run that summarises the session's rows through seq ("Compact up

@@ -138,7 +138,7 @@ func (rn *run) runTool(c Call, limits Limits) {
 func (rn *run) compact(e Compact, chunks []store.Chunk) {
 	rn.preCompact()
 	fail := func(msg string) { rn.send(Compacted{Now: rn.now(), OK: false, Err: msg}) }
-	through, head, tail, err := compactionRows(chunks, e)
+	head, tail, err := splitAt(chunks, e.ThroughSeq)
 	if err != nil {
 		fail(err.Error())
 		return
@@ -172,5 +172,5 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 		return
 	}
 	est += core.EstimateMessage(resp.Text)
-	rn.send(Compacted{Now: rn.now(), OK: true, Summary: resp.Text, ThroughSeq: through, ContextTokens: est, Called: true, Usage: usage})
+	rn.send(Compacted{Now: rn.now(), OK: true, Summary: resp.Text, ContextTokens: est, Called: true, Usage: usage})
 }

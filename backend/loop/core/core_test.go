@@ -15,7 +15,10 @@ func stateIn(t *testing.T, p Phase) State {
 	if p == PhaseIdle {
 		return s
 	}
-	steps := []Input{Started{Now: t0, SessionID: "s", RunID: "r", Prompt: "hi", Tools: []ToolInfo{{Name: "t"}}, Limits: Limits{ContextWindow: 100}}}
+	// Three earlier exchanges: enough rows for a compaction to have a cut.
+	rows, _ := history("u a t u a t u a t")
+	steps := []Input{Started{Now: t0, SessionID: "s", RunID: "r", Prompt: "hi", Tools: []ToolInfo{{Name: "t"}}, Limits: Limits{ContextWindow: 100},
+		Rows: rows}}
 	switch p {
 	case PhaseApproving, PhaseTools:
 		steps = append(steps, ModelResponded{Now: t0, Response: ModelResponse{Status: ResponseOK,
@@ -56,13 +59,14 @@ func TestEveryPairIsHandledOrRefused(t *testing.T) {
 		"failed":    Failed{Now: t0, Err: "disk full"},
 		"queued":    MessageQueued{Now: t0, Message: QueuedMessage{ID: "q1", Text: "also this"}},
 		"withdrawn": QueueWithdrawn{Now: t0, ID: "q1"},
+		"stored":    Stored{Rows: []RowRef{{Seq: 99, Kind: "note"}}},
 	}
 	accepts := map[Phase]string{
 		PhaseIdle:       "started",
-		PhaseStreaming:  "model cancel tick failed queued withdrawn",
-		PhaseApproving:  "approval cancel tick failed queued withdrawn",
-		PhaseTools:      "tool cancel tick failed queued withdrawn",
-		PhaseCompacting: "compacted cancel tick failed queued withdrawn",
+		PhaseStreaming:  "model cancel tick failed queued withdrawn stored",
+		PhaseApproving:  "approval cancel tick failed queued withdrawn stored",
+		PhaseTools:      "tool cancel tick failed queued withdrawn stored",
+		PhaseCompacting: "compacted cancel tick failed queued withdrawn stored",
 		PhaseDone:       "",
 	}
 	for phase, ok := range accepts {

@@ -38,10 +38,13 @@ type Started struct {
 	// Queued are messages left undelivered by the previous run: stored as user rows right
 	// after the prompt.
 	Queued []QueuedMessage
-	// Recover is set when the session's previous run stopped as context_exceeded: the run
-	// compacts before its first call and, when that cannot make room, sets Recover's exchange
-	// aside.
-	Recover *Recovery
+	// Rows are the session's rows before the run, oldest first (the driver adds the rows it
+	// stores later with Stored). Compaction cuts among them.
+	Rows []RowRef
+	// PreviousStop is how the session's last run ended. After context_exceeded the run
+	// compacts before its first call and, when that cannot make room, sets the exchange that
+	// was in flight (InFlight of Rows) aside.
+	PreviousStop StopReason
 	// MCPFailed names the configured MCP servers whose tools this run lacks ("name: why").
 	MCPFailed []string
 	// CompactThrough > 0 makes this a compaction the person asked for ("Compact up to here"):
@@ -64,6 +67,11 @@ type QueuedMessage struct {
 	Text     string    `json:"text"`
 	QueuedAt time.Time `json:"queued_at"`
 }
+
+// Stored tells the core about rows the driver appended since Started or the last Stored,
+// with the seqs the store gave them: the rows of its Persist effects and the rows it wrote
+// itself (hook runs, notes). It has no effects; the driver feeds it before the next input.
+type Stored struct{ Rows []RowRef }
 
 // MessageQueued adds a message to the run's queue.
 type MessageQueued struct {
@@ -120,10 +128,9 @@ type ChildSpend struct {
 // Compacted answers a Compact. OK is false when nothing could be summarised (no cut point, or
 // the summary call failed: Err says why).
 type Compacted struct {
-	Now        time.Time
-	OK         bool
-	Summary    string
-	ThroughSeq int64
+	Now     time.Time
+	OK      bool
+	Summary string
 	// ContextTokens is the estimated size of the next request once the summary is in place.
 	ContextTokens int64
 	// Called: a summary call was made (Usage is its spend, stored even when it failed).
@@ -155,6 +162,7 @@ func (Ticked) input()          {}
 func (Failed) input()          {}
 func (MessageQueued) input()   {}
 func (QueueWithdrawn) input()  {}
+func (Stored) input()          {}
 
 // Effect is something the core asks the driver to do, in the order returned. The set is closed.
 type Effect interface{ effect() }
@@ -178,13 +186,13 @@ type RunTools struct{ Batches [][]Call }
 // Calls lists every call of the batches, in order.
 func (r RunTools) Calls() []Call { return slices.Concat(r.Batches...) }
 
-// Compact asks for a summary of the session's older rows, keeping the latest KeepTurns
-// assistant turns (with their results) verbatim. Use CompactionCut to pick the rows.
+// Compact asks for a summary of the session's rows through ThroughSeq: the cut the core chose
+// (CompactionCut keeping the latest KeepTurns assistant turns with their results, or CutAt for
+// a row the person chose). The answer is Compacted; the core never asks when there is no cut.
 type Compact struct {
-	KeepTurns int
-	Emergency bool
-	// ThroughSeq > 0: the person chose the cut (CutAt moves it to the end of that step).
 	ThroughSeq int64
+	KeepTurns  int
+	Emergency  bool
 }
 
 // Persist appends rows to the session in one transaction.

@@ -43,7 +43,7 @@ func accepts(p Phase, in Input) (ok, known bool) {
 		return p == PhaseTools, true
 	case Compacted:
 		return p == PhaseCompacting, true
-	case CancelRequested, Failed, MessageQueued, QueueWithdrawn, Ticked:
+	case CancelRequested, Failed, MessageQueued, QueueWithdrawn, Ticked, Stored:
 		return p != PhaseIdle, true
 	}
 	return false, false
@@ -71,6 +71,8 @@ func apply(s State, in Input) (State, []Effect, error) {
 		return onQueued(tick(s, in.Now), in)
 	case QueueWithdrawn:
 		s, out = onWithdrawn(tick(s, in.Now), in)
+	case Stored:
+		s = appendRows(s, in.Rows)
 	case Ticked:
 		s = tick(s, in.Now)
 		if r, detail := s.hardStop(); r == StopTimeout {
@@ -100,12 +102,17 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 	for _, t := range in.Tools {
 		s.tools[t.Name] = t.ReadOnly
 	}
-	s.queued, s.recover = slices.Clone(in.Queued), in.Recover
+	s.queued = slices.Clone(in.Queued)
+	s = appendRows(s, in.Rows)
+	if in.PreviousStop == StopContextExceeded {
+		s.recover = InFlight(s.rowsOf())
+	}
 	out := []Effect{Emit{RunStartedPayload{Prompt: in.Prompt, Model: in.Model, Workspace: in.Workspace, Sandbox: in.Sandbox,
 		StartedAt: in.Now, Mode: in.Mode, MCPFailed: in.MCPFailed}}}
 	if in.CompactThrough > 0 {
-		s.Phase, s.compactOnly = PhaseCompacting, true
-		return s, append(out, Compact{ThroughSeq: in.CompactThrough, KeepTurns: s.Limits.keepTurns()}), nil
+		s.compactOnly = true
+		s, more := compact(s, s.Limits.keepTurns(), false, in.CompactThrough)
+		return s, append(out, more...), nil
 	}
 	if in.Prompt != "" || len(in.PromptImages) > 0 {
 		out = append(out, Persist{[]Row{UserRow{Text: in.Prompt, QueuedID: in.PromptQueuedID, Images: in.PromptImages}}})
@@ -115,10 +122,10 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 	out = append(out, Emit{s.budget()})
 	if s.recover != nil {
 		// The previous run hit the context limit: make room before the first call.
-		var more []Effect
-		s, more = deliverQueued(s)
-		s.Phase, s.emergency, s.recovering = PhaseCompacting, true, true
-		return s, append(append(out, more...), Compact{KeepTurns: emergencyKeepTurn, Emergency: true}), nil
+		s, more := deliverQueued(s)
+		s.recovering = true
+		s, compacting := compact(s, emergencyKeepTurn, true, 0)
+		return s, append(append(out, more...), compacting...), nil
 	}
 	s, more := nextTurn(s)
 	return s, append(out, more...), nil
@@ -138,11 +145,11 @@ func nextTurn(s State) (State, []Effect) {
 	// A tool boundary: every result of the turn is stored, so queued messages go in now.
 	s, out := deliverQueued(s)
 	if fill := s.contextFill(); fill >= EmergencyCompact {
-		s.Phase, s.emergency = PhaseCompacting, true
-		return s, append(out, Compact{KeepTurns: emergencyKeepTurn, Emergency: true})
+		s, more := compact(s, emergencyKeepTurn, true, 0)
+		return s, append(out, more...)
 	} else if s.Limits.ContextWindow > 0 && fill >= s.Limits.compactAt() {
-		s.Phase, s.emergency = PhaseCompacting, false
-		return s, append(out, Compact{KeepTurns: s.Limits.keepTurns()})
+		s, more := compact(s, s.Limits.keepTurns(), false, 0)
+		return s, append(out, more...)
 	}
 	s, more := callModel(s)
 	return s, append(out, more...)
@@ -165,6 +172,24 @@ func spend(s State, u Usage) (State, RowUsage) {
 	return s, RowUsage{Usage: u, CostUSD: cost}
 }
 
+// compact starts a compaction: a summary of the rows before the latest keep assistant turns,
+// or through the end of the step of the row the person chose (chosen > 0). When nothing new
+// can be summarised no summary call is made: the run goes on as after a failed compaction.
+func compact(s State, keep int, emergency bool, chosen int64) (State, []Effect) {
+	s.Phase, s.emergency = PhaseCompacting, emergency
+	var ok bool
+	if chosen > 0 {
+		s.cut, ok = CutAt(s.rowsOf(), chosen)
+	} else {
+		s.cut, ok = CompactionCut(s.rowsOf(), keep)
+	}
+	if !ok {
+		s.cut = 0
+		return onCompacted(s, Compacted{Now: s.Now, Err: NoCut})
+	}
+	return s, []Effect{Compact{ThroughSeq: s.cut, KeepTurns: keep, Emergency: emergency}}
+}
+
 func onCompacted(s State, in Compacted) (State, []Effect) {
 	var out []Effect
 	var priced RowUsage
@@ -177,8 +202,8 @@ func onCompacted(s State, in Compacted) (State, []Effect) {
 	if in.OK {
 		s.ContextTokens = in.ContextTokens
 		out = append(out,
-			Persist{[]Row{SummaryRow{Text: in.Summary, ThroughSeq: in.ThroughSeq, Usage: &priced}}},
-			Emit{CompactedPayload{ThroughSeq: in.ThroughSeq, Summary: in.Summary, ContextTokens: in.ContextTokens,
+			Persist{[]Row{SummaryRow{Text: in.Summary, ThroughSeq: s.cut, Usage: &priced}}},
+			Emit{CompactedPayload{ThroughSeq: s.cut, Summary: in.Summary, ContextTokens: in.ContextTokens,
 				Emergency: s.emergency}},
 			Emit{s.budget()})
 	}

@@ -219,7 +219,10 @@ type State struct {
 	compactOnly   bool // the run is one compaction the person asked for
 
 	tools map[string]bool // the tools the run offers -> read-only; fixed at Started
-	plan  bool            // plan mode: only read-only tools run
+	rows  *rowLog         // the session's rows (rows.go): this state sees the first nrows
+	nrows int
+	cut   int64 // the last seq the outstanding Compact summarises
+	plan  bool  // plan mode: only read-only tools run
 }
 
 // Queued returns the messages still waiting for a tool boundary. After Done they are the

@@ -72,8 +72,9 @@ func onTooLong(s State, detail string) (State, []Effect) {
 	switch {
 	case !s.lengthRetried:
 		s.lengthRetried, s.retrying = true, true
-		s.Phase, s.emergency = PhaseCompacting, true
-		return s, []Effect{Emit{s.budget()}, Compact{KeepTurns: emergencyKeepTurn, Emergency: true}}
+		budget := Emit{s.budget()}
+		s, more := compact(s, emergencyKeepTurn, true, 0)
+		return s, append([]Effect{budget}, more...)
 	case s.canSetAside():
 		s, out := setAside(s)
 		s, more := callModel(s)

@@ -31,7 +31,8 @@ type step struct {
 		Mode           string          `json:"mode"`
 		Tools          []ToolInfo      `json:"tools"` // absent: builtinTools
 		Queued         []QueuedMessage `json:"queued"`
-		Recover        *Recovery       `json:"recover"`
+		History        string          `json:"history"`       // the session's rows before the run: see history
+		PreviousStop   StopReason      `json:"previous_stop"` // how the session's last run ended
 		CompactThrough int64           `json:"compact_through"`
 	} `json:"started"`
 	Queue *struct {
@@ -58,7 +59,6 @@ type step struct {
 	Compacted *struct {
 		OK            bool   `json:"ok"`
 		Summary       string `json:"summary"`
-		ThroughSeq    int64  `json:"through_seq"`
 		ContextTokens int64  `json:"context_tokens"`
 		Usage         Usage  `json:"usage"`
 		Called        *bool  `json:"called"` // a summary call was made; absent means true
@@ -74,6 +74,10 @@ type step struct {
 func (st step) input(now time.Time) (Input, error) {
 	switch {
 	case st.Started != nil:
+		rows, err := history(st.Started.History)
+		if err != nil {
+			return nil, err
+		}
 		l := st.Started.Limits
 		if st.Started.Timeout != "" {
 			d, err := time.ParseDuration(st.Started.Timeout)
@@ -88,7 +92,7 @@ func (st step) input(now time.Time) (Input, error) {
 		}
 		return Started{Now: now, SessionID: "s1", RunID: "r1", Model: st.Started.Model, Workspace: "/ws",
 			Prompt: st.Started.Prompt, Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens, Mode: st.Started.Mode, Tools: tools,
-			Queued: st.Started.Queued, Recover: st.Started.Recover, CompactThrough: st.Started.CompactThrough}, nil
+			Queued: st.Started.Queued, Rows: rows, PreviousStop: st.Started.PreviousStop, CompactThrough: st.Started.CompactThrough}, nil
 	case st.Queue != nil:
 		return MessageQueued{Now: now, Message: QueuedMessage{ID: st.Queue.ID, Text: st.Queue.Text, QueuedAt: now}}, nil
 	case st.Withdraw != nil:
@@ -106,7 +110,7 @@ func (st step) input(now time.Time) (Input, error) {
 		return ToolFinished{Now: now, CallID: st.Tool.CallID, Content: st.Tool.Content, IsError: st.Tool.IsError, Sandboxed: st.Tool.Sandboxed}, nil
 	case st.Compacted != nil:
 		c := st.Compacted
-		return Compacted{Now: now, OK: c.OK, Summary: c.Summary, ThroughSeq: c.ThroughSeq, ContextTokens: c.ContextTokens, Usage: c.Usage, Err: c.Err,
+		return Compacted{Now: now, OK: c.OK, Summary: c.Summary, ContextTokens: c.ContextTokens, Usage: c.Usage, Err: c.Err,
 			Called: c.Called == nil || *c.Called}, nil
 	case st.Cancel != nil:
 		return CancelRequested{Now: now}, nil
@@ -116,6 +120,36 @@ func (st step) input(now time.Time) (Input, error) {
 		return Failed{Now: now, Err: st.Failed.Err}, nil
 	}
 	return nil, fmt.Errorf("step names no input")
+}
+
+// history reads a session's rows before a run, one word per row with seqs from 1: u (user),
+// a (assistant), t (tool_result), p (approval), n (note), s<N (a summary in effect through
+// N), x<A-B (an exchange A..B set aside). ":K" after a word gives the row's size in tokens
+// (default 10).
+func history(text string) ([]RowRef, error) {
+	kinds := map[byte]RowKind{'u': KindUser, 'a': KindAssistant, 't': KindToolResult, 'p': KindApproval, 'n': "note", 's': KindSummary, 'x': KindSummary}
+	var rows []RowRef
+	for i, w := range strings.Fields(text) {
+		r := RowRef{Seq: int64(i + 1), Kind: kinds[w[0]], Tokens: 10}
+		w, tokens, sized := strings.Cut(w, ":")
+		if sized {
+			if _, err := fmt.Sscan(tokens, &r.Tokens); err != nil {
+				return nil, fmt.Errorf("history word %q: %v", w, err)
+			}
+		}
+		var err error
+		switch w[0] {
+		case 's':
+			_, err = fmt.Sscanf(w, "s<%d", &r.ThroughSeq)
+		case 'x':
+			_, err = fmt.Sscanf(w, "x<%d-%d", &r.FromSeq, &r.ThroughSeq)
+		}
+		if r.Kind == "" || err != nil {
+			return nil, fmt.Errorf("history word %q: %v", w, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
 }
 
 // builtinTools are the tools a transcript's run offers unless it names its own: Loopdesk's
@@ -215,6 +249,7 @@ func runTranscript(t *testing.T, src []byte) (string, State) {
 		s      State
 		p      pairing
 		now    = t0
+		seq    int64 // the last seq the store gave
 	)
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -243,6 +278,9 @@ func runTranscript(t *testing.T, src []byte) (string, State) {
 			t.Fatalf("line %d: %v", line, err)
 		}
 		fmt.Fprintf(&golden, "> %s\n", text)
+		if _, ok := in.(Started); ok {
+			seq = int64(len(in.(Started).Rows))
+		}
 		next, effects, err := Next(s, in)
 		if err != nil {
 			fmt.Fprintf(&golden, "  error: %v\n", err)
@@ -258,9 +296,40 @@ func runTranscript(t *testing.T, src []byte) (string, State) {
 				t.Errorf("line %d: invariant broken: %v", line, err)
 			}
 		}
+		s, seq = store(t, &golden, s, effects, seq)
 		fmt.Fprintf(&golden, "  = phase %s\n", s.Phase)
 	}
 	return golden.String(), s
+}
+
+// store plays the driver's part of the store: each persisted row gets the next seq, and the
+// core hears of them with Stored before the next input, as the runner does.
+func store(t *testing.T, golden *bytes.Buffer, s State, effects []Effect, seq int64) (State, int64) {
+	t.Helper()
+	var rows []RowRef
+	for _, e := range effects {
+		p, ok := e.(Persist)
+		if !ok {
+			continue
+		}
+		for _, r := range p.Rows {
+			seq++
+			ref := RowRef{Seq: seq, Kind: r.Kind(), Tokens: 10}
+			if sum, ok := r.(SummaryRow); ok {
+				ref.FromSeq, ref.ThroughSeq = sum.FromSeq, sum.ThroughSeq
+			}
+			rows = append(rows, ref)
+		}
+	}
+	if len(rows) == 0 || s.Phase == PhaseDone {
+		return s, seq
+	}
+	next, effects, err := Next(s, Stored{Rows: rows})
+	if err != nil || len(effects) > 0 {
+		t.Fatalf("stored rows %d-%d: %v, effects %v", rows[0].Seq, seq, err, effects)
+	}
+	fmt.Fprintf(golden, "  stored %d-%d\n", rows[0].Seq, seq)
+	return next, seq
 }
 
 func TestTranscripts(t *testing.T) {
