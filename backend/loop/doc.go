@@ -1,15 +1,21 @@
-// Package loop is the agent loop: a pure core and a runner that drives it.
+// Package loop is the runner of the agent loop: it drives the pure core, backend/loop/core.
 //
-// The core (core.go, inputs.go, next.go, bounds.go, compact.go, events.go) is a state machine
-// in the style of etcd's raft: Next(state, input) returns the next state and a list of
-// effects. It never reads a clock, makes an id or does I/O; the time and ids arrive on inputs.
-// Every input a phase does not expect is an error, never silently ignored.
+// The core is a state machine in the style of etcd's raft: core.Next(state, input) returns
+// the next state and a list of effects, and makes every decision of a run (see its doc.go and
+// its golden transcripts). It never reads a clock, makes an id or does I/O; the time, the ids
+// and the rows' seqs arrive on inputs. This package names the core's types through aliases
+// (core_names.go) and converts between them and the tools, store and provider types in one
+// file, runner_convert.go; every other file does I/O only.
 //
 // The runner (runner*.go) owns one goroutine per running session and is the only caller of
-// Next for that session. Its duties, in order, for every batch of effects:
+// core.Next for that session. Its duties, in order, for every batch of effects:
 //
-//  1. Feed Started with the run id, the time and the prompt; before that, record the run
-//     (Store.StartRun) so a crash leaves an audit row.
+//  1. Feed Started with the run id, the time, the prompt, the tools the run offers (name and
+//     read-only flag), the session's rows (core.RowRef, with the summaries in effect) and how
+//     its last run ended; before that, record the run (Store.StartRun) so a crash leaves an
+//     audit row. Before every later input, feed Stored with the rows stored since (its own
+//     Persist effects and the rows it wrote itself: hook runs, notes), so the core's
+//     compaction cuts see them.
 //  2. Carry out the effects strictly in the order returned:
 //     - Persist: append the rows in one transaction (one call of Store.Append), together with
 //     any deferred rows before them (see Durable commits). A failure ends the run; the rows
@@ -23,11 +29,14 @@
 //     they arrive, and feed ModelResponded (with the turn's raw message and origin) when the
 //     stream ends.
 //     - RequestApproval: ask the approver about each call, concurrently; feed one
-//     ApprovalDecided per call, in the order the answers arrive.
-//     - RunTools: run read-only calls in parallel and the others one at a time in the given
-//     order, publishing tool_started and tool_output; feed one ToolFinished per call.
-//     - Compact: choose the cut with CompactionCut, ask the model for a summary of the rows
-//     up to it and feed Compacted (OK false when there is no cut or the call failed).
+//     ApprovalDecided per call, in the order the answers arrive. The core decided the calls
+//     it decides itself (a tool the run does not offer, plan mode) before asking.
+//     - RunTools: run the batches one after the other and the calls of a batch in parallel
+//     (the core puts only read-only calls together), publishing tool_started and
+//     tool_output; feed one ToolFinished per call.
+//     - Compact: ask the model for a summary of the rows through the core's cut (ThroughSeq)
+//     and feed Compacted (OK false when the call failed). The core never asks when nothing
+//     can be cut.
 //     - Done: store the result as the run's audit row (Store.FinishRun), then publish
 //     run_finished. Nothing is fed after Done.
 //  3. While waiting for an answer, feed CancelRequested when Cancel is called and Ticked when
@@ -37,12 +46,13 @@
 //     goroutines that report back on a channel, and every send selects on the run's context.
 //  5. Steering (runner_steer.go): before Started, build the system prompt (the spec's, the
 //     AGENTS.md files read afresh, the plan notice) and record the files and the mode on the
-//     run row; when the session's last run stopped as context_exceeded, pass the in-flight
-//     exchange as Started.Recover. Feed MessageQueued and QueueWithdrawn from Runner.Queue and
+//     run row; pass how the session's last run ended as Started.PreviousStop (after
+//     context_exceeded the core finds the exchange in flight and may set it aside). Feed
+//     MessageQueued and QueueWithdrawn from Runner.Queue and
 //     Runner.Withdraw on the owner goroutine only; the core delivers queued messages at the
-//     next tool boundary. After Done, start the next run with State.Queued(), if any. In plan
-//     mode answer every call of a tool that is not read-only with a denial (mode:plan) without
-//     asking the approver. Classify a length refusal (provider.ContextExceeded) as
+//     next tool boundary. After Done, start the next run with State.Queued(), if any. Plan
+//     mode is enforced by the core (Started.Mode "plan": every call of a tool that is not
+//     read-only is refused by mode:plan without asking). Classify a length refusal (provider.ContextExceeded) as
 //     ResponseContextExceeded: the core compacts and retries once.
 //  6. Children (runner_task.go, with Config.Tasks): offer the task tool (narrowed by the run's
 //     agent, never to a child past MaxTaskDepth); a task call is approved as read-only; its

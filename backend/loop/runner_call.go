@@ -2,6 +2,6 @@ package loop
 
 import "github.com/loopdesk/loopdesk/backend/tools"
 
-// Call is tools.Call, the one type for a tool call. The alias lives in a driver file so that
-// the core files import nothing beyond the standard library (core_test.go checks them).
+// Call is the runner's tool call: tools.Call, what approvers, hooks and tools take. The core
+// has its own core.Call with the same fields; runner_convert.go converts between the two.
 type Call = tools.Call

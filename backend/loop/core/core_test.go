@@ -212,3 +212,58 @@ func TestSoftLimitAsksForWrapup(t *testing.T) {
 		t.Errorf("warnings = %v, want time", s.budget().Warnings)
 	}
 }
+
+// TestBranchedStatesKeepTheirRows: two inputs fed to the same state each see their own rows,
+// so a driver (or a test) that keeps an old state never finds another branch's rows in it.
+func TestBranchedStatesKeepTheirRows(t *testing.T) {
+	rows, _ := history("u a t u a t u a t")
+	s, _, err := Next(State{}, Started{Now: t0, SessionID: "s", RunID: "r", Prompt: "x", Rows: rows, Limits: Limits{ContextWindow: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _, errA := Next(s, Stored{Rows: []RowRef{{Seq: 10, Kind: KindUser}}})
+	b, _, errB := Next(s, Stored{Rows: []RowRef{{Seq: 10, Kind: KindAssistant}, {Seq: 11, Kind: KindToolResult}}})
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	if got := len(s.rowsOf()); got != 9 {
+		t.Errorf("the old state sees %d rows, want 9", got)
+	}
+	if got := a.rowsOf(); len(got) != 10 || got[9].Kind != KindUser {
+		t.Errorf("branch a sees %v", got[9:])
+	}
+	if got := b.rowsOf(); len(got) != 11 || got[9].Kind != KindAssistant {
+		t.Errorf("branch b sees %v", got[9:])
+	}
+	// Moving forward appends in place: a third row added to b keeps a's rows apart too.
+	c, _, _ := Next(b, Stored{Rows: []RowRef{{Seq: 12, Kind: KindUser}}})
+	if len(c.rowsOf()) != 12 || a.rowsOf()[9].Kind != KindUser {
+		t.Errorf("rows mixed: c %d rows, a's row 10 %s", len(c.rowsOf()), a.rowsOf()[9].Kind)
+	}
+}
+
+// TestInFlight finds the exchange a context_exceeded stop left in flight.
+func TestInFlight(t *testing.T) {
+	for _, c := range []struct {
+		history string
+		want    *Recovery
+	}{
+		{"", nil},
+		{"u:5 a:7 t:9", &Recovery{FromSeq: 1, ThroughSeq: 3, Tokens: 21}},
+		{"u a t u:1 a:2 t:3 t:4", &Recovery{FromSeq: 4, ThroughSeq: 7, Tokens: 10}},
+		// Rows a summary in effect replaced, and the summary itself, never count.
+		{"u a t s<3", nil},
+		{"u a t s<3 a:4 t:6", &Recovery{FromSeq: 5, ThroughSeq: 6, Tokens: 10}},
+		// A set-aside covers its rows: the exchange after it is the one in flight.
+		{"u a t u a t x<4-6 u:3 a:3", &Recovery{FromSeq: 8, ThroughSeq: 9, Tokens: 6}},
+	} {
+		rows, err := history(c.history)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := InFlight(rows)
+		if (got == nil) != (c.want == nil) || (got != nil && *got != *c.want) {
+			t.Errorf("InFlight(%q) = %+v, want %+v", c.history, got, c.want)
+		}
+	}
+}
