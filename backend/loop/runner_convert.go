@@ -72,6 +72,16 @@ func rowRefs(chunks []store.Chunk) ([]core.RowRef, error) {
 	return refs, nil
 }
 
+// queuedOf and storeQueued convert a queued message between the store's durable queue and
+// the core's.
+func queuedOf(m store.QueuedMessage) QueuedMessage {
+	return QueuedMessage{ID: m.ID, Text: m.Text, QueuedAt: m.QueuedAt}
+}
+
+func storeQueued(m QueuedMessage) store.QueuedMessage {
+	return store.QueuedMessage{ID: m.ID, Text: m.Text, QueuedAt: m.QueuedAt}
+}
+
 // toolBatches converts the batches of a RunTools.
 func toolBatches(batches [][]core.Call) [][]Call {
 	out := make([][]Call, len(batches))

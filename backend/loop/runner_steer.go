@@ -151,7 +151,7 @@ func (r *Runner) storedQueue(ctx context.Context, sessionID, skip string) ([]Que
 	out := []QueuedMessage{}
 	for _, m := range stored {
 		if m.ID != skip {
-			out = append(out, QueuedMessage{ID: m.ID, Text: m.Text, QueuedAt: m.QueuedAt})
+			out = append(out, queuedOf(m))
 		}
 	}
 	return out, nil
@@ -197,7 +197,7 @@ func (rn *run) handleQueue(req queueRequest) []Effect {
 			return nil
 		}
 		m := *req.add
-		if err := rn.r.cfg.Store.Enqueue(ctx, rn.spec.SessionID, store.QueuedMessage{ID: m.ID, Text: m.Text, QueuedAt: m.QueuedAt}); err != nil {
+		if err := rn.r.cfg.Store.Enqueue(ctx, rn.spec.SessionID, storeQueued(m)); err != nil {
 			req.reply <- queueReply{err: err}
 			return nil
 		}
