@@ -64,7 +64,10 @@ func rowRefs(chunks []store.Chunk) ([]core.RowRef, error) {
 	}
 	refs := make([]core.RowRef, len(chunks))
 	for i, c := range chunks {
-		refs[i] = core.RowRef{Seq: c.Seq, Kind: core.RowKind(c.Kind), Tokens: core.EstimateMessage(string(c.Payload))}
+		refs[i] = core.RowRef{Seq: c.Seq, Kind: core.RowKind(c.Kind), Tokens: core.EstimateMessageLen(len(c.Payload))}
+		if c.Kind != store.KindSummary {
+			continue
+		}
 		if fold, ok := inEffect[c.Seq]; ok {
 			refs[i].ThroughSeq, refs[i].FromSeq = fold.ThroughSeq, fold.FromSeq
 		}

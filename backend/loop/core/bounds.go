@@ -109,7 +109,13 @@ func EstimateTokens(text string) int64 { return int64(len(text)+charsPerTokenEst
 
 // EstimateMessage is the rough size of one message of the request in tokens: its text and
 // the per-message overhead.
-func EstimateMessage(text string) int64 { return EstimateTokens(text) + resultTokenExtra }
+func EstimateMessage(text string) int64 { return EstimateMessageLen(len(text)) }
+
+// EstimateMessageLen is EstimateMessage of a message n bytes long (a stored payload, without
+// copying it into a string).
+func EstimateMessageLen(n int) int64 {
+	return int64(n+charsPerTokenEst-1)/charsPerTokenEst + resultTokenExtra
+}
 
 // signature identifies "the same call": the tool name plus its arguments with keys sorted and
 // whitespace dropped, so {"a":1, "b":2} and {"b":2,"a":1} count as identical.
