@@ -120,8 +120,8 @@ type Config struct {
 	Tasks *TaskConfig
 }
 
-// ImageRef is an image sent with a prompt: a stored blob (the store's type, named here so
-// the pure core need not import the store).
+// ImageRef is an image sent with a prompt: a stored blob (the store's type; the core has its
+// own core.ImageRef, converted in runner_convert.go).
 type ImageRef = store.ImageRef
 
 // RunSpec is one run: the prompt plus the agent chosen for it.

@@ -2,8 +2,8 @@ package loop
 
 import "github.com/loopdesk/loopdesk/backend/store"
 
-// Rows as the runner publishes them. They live outside events.go because they carry store
-// types, and the core files import nothing that does I/O.
+// Rows as the runner publishes them. They live here, not with the core's payloads
+// (core/events.go), because they carry store types and the core imports no Loopdesk package.
 
 // StoredRow is one stored row as the page and the CLI see it: the chunk plus its estimated
 // size in tokens (the page's boundary type for a row).
