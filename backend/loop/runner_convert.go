@@ -146,8 +146,8 @@ func storeOrigin(o Origin) *store.Origin {
 	return &store.Origin{Provider: o.Provider, Kind: o.Kind, Model: o.Model}
 }
 
-// fromProvider converts a provider response. Invalid calls without a name or id cannot be
-// answered meaningfully and are dropped; the others are stored and answered with an error.
+// fromProvider converts a provider response, every call included (the core drops invalid
+// calls it cannot answer and answers the others with an error).
 func fromProvider(resp provider.Response, origin Origin) ModelResponse {
 	out := ModelResponse{Text: resp.Text, Reasoning: resp.Reasoning, Status: ResponseStatus(resp.Status),
 		Usage: usageOf(resp.Usage), Raw: resp.Raw, Origin: origin}
@@ -171,9 +171,7 @@ func fromProvider(resp provider.Response, origin Origin) ModelResponse {
 		out.ToolCalls = append(out.ToolCalls, core.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
 	for _, c := range resp.InvalidToolCalls {
-		if c.ID != "" && c.Name != "" {
-			out.InvalidToolCalls = append(out.InvalidToolCalls, core.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
-		}
+		out.InvalidToolCalls = append(out.InvalidToolCalls, core.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
 	return out
 }

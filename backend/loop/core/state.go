@@ -130,7 +130,8 @@ type Origin struct {
 }
 
 // ModelResponse is a finished model stream. ToolCalls hold only complete calls whose arguments
-// parse as JSON; InvalidToolCalls the ones that arrived whole but do not parse.
+// parse as JSON; InvalidToolCalls the ones that arrived whole but do not parse (those without
+// an id or a name cannot be answered and are dropped: the core neither stores nor answers them).
 type ModelResponse struct {
 	Text             string         `json:"text,omitempty"`
 	Reasoning        string         `json:"reasoning,omitempty"`

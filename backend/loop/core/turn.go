@@ -72,7 +72,12 @@ func onBrokenStream(s State, r ModelResponse, priced RowUsage, usage Emit) (Stat
 
 // onTurn stores a complete turn and takes up its calls: none ends the run as completed.
 func onTurn(s State, r ModelResponse, priced RowUsage, usage Emit) (State, []Effect) {
-	calls := append(slices.Clone(r.ToolCalls), r.InvalidToolCalls...)
+	calls := slices.Clone(r.ToolCalls)
+	for _, c := range r.InvalidToolCalls {
+		if c.ID != "" && c.Name != "" {
+			calls = append(calls, c)
+		}
+	}
 	views := make([]ToolCallView, len(calls))
 	for i, c := range calls {
 		views[i] = viewCall(c)
