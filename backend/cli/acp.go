@@ -13,7 +13,6 @@ import (
 	"github.com/loopdesk/loopdesk/backend/acp"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/provider"
@@ -83,7 +82,7 @@ func ACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return ExitOK
 }
 
-func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags desktop.Overrides, sbMode sandbox.Mode, network bool,
+func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags config.Overrides, sbMode sandbox.Mode, network bool,
 	stdin io.Reader, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg, _, err := resolve(ctx, dbPath, runGetenv, flags)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -22,12 +23,12 @@ func TestSuggestRuleProposesTheNarrowestUsefulPattern(t *testing.T) {
 		{tools.Call{Name: "write_file", Arguments: `not json`}, "*"},
 	}
 	for _, c := range cases {
-		r := SuggestRule("s1", c.call)
+		r := stack.SuggestRule("s1", c.call)
 		if r.Pattern != c.want || r.Tool != c.call.Name || r.Scope != "session" || r.Effect != "allow" || r.SessionID != "s1" {
 			t.Errorf("SuggestRule(%s %s) = %+v; want pattern %q, session scope, allow", c.call.Name, c.call.Arguments, r, c.want)
 		}
 	}
-	n := NewRule(RuleInput{Tool: "run_shell_command", Pattern: " git status* ", Effect: "allow", Scope: "workspace"},
+	n := stack.NewRule(RuleInput{Tool: "run_shell_command", Pattern: " git status* ", Effect: "allow", Scope: "workspace"},
 		store.Session{ID: "s1", Workspace: "/w"})
 	if n.ScopeID != "/w" || n.Pattern != "git status*" {
 		t.Errorf("a workspace rule = %+v; want scoped to the folder", n)

@@ -295,7 +295,7 @@ var ErrorCodes = []ErrorCode{CodeNotFound, CodeBusy, CodeNotPending, CodeInvalid
 
 // ErrInvalidInput is what the services return for input the page should not have sent
 // (an empty message, arguments that are not JSON, a relative folder).
-var ErrInvalidInput = errors.New("invalid input")
+var ErrInvalidInput = stack.ErrInvalidInput
 
 // AppError is what every failed bound method rejects with.
 type AppError struct {
