@@ -327,19 +327,14 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		return runExitOther, err
 	}
 	sessionID := target.sessionID
-	// A one-shot process: no inotify watcher, each capture walks the folder (stat only).
-	rec := checkpoint.New(db, checkpoint.Options{NoWatch: true})
-	defer rec.Close()
-	if _, err := rec.Recover(ctx); err != nil {
-		return runExitOther, err
-	}
 	instr, err := config.ConfigDir()
 	if err != nil {
 		return runExitOther, err
 	}
-	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec, InstructionsDir: instr,
-		Hooks:  hooksEngine(instr, stderr, "loopdesk run"),
-		Models: target.models, Tasks: &loop.TaskConfig{MaxParallel: o.parallel}})
+	// A one-shot process: no inotify watcher, each capture walks the folder (stat only).
+	st, err := stack.New(stack.Config{DB: db, Models: target.models, MCP: &mcpCfg,
+		Checkpoints: &checkpoint.Options{NoWatch: true}, InstructionsDir: instr,
+		Hooks: hooksEngine(instr, stderr, "loopdesk run"), Tasks: &loop.TaskConfig{MaxParallel: o.parallel}})
 	if err != nil {
 		return runExitOther, err
 	}
@@ -359,7 +354,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	defer func() { stopSub(); <-exited; <-asked }()
 
 	// The same shape (and default instructions) as a run from the window.
-	shell := stack.DetectSandbox(ctx).Shell(o.sandbox, o.network)
+	shell := st.Sandbox.Shell(o.sandbox, o.network)
 	if n := shell.Notice(); n != "" {
 		fmt.Fprintf(stderr, "loopdesk run: %s\n", n) // once, before anything runs: never silently unconfined
 	}
