@@ -114,6 +114,7 @@ func newServices(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string
 		return nil, err
 	}
 	c.st = st
+	c.watches.Shared = st.Watches // the tree and the checkpoints share each folder's watcher
 	c.notices = newNotices(c)
 	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, Window: &Window{c}, c: c}, nil
 }

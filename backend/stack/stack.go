@@ -76,6 +76,9 @@ type Stack struct {
 	Checkpoints *checkpoint.Recorder // nil without checkpoints
 	Hooks       *hooks.Engine
 	Sandbox     Sandbox // what each run's shell sandbox is made from (Sandbox.Shell)
+	// Watches holds the one watcher of each folder, shared by the checkpoint recorder's dirty
+	// set and the window's file tree.
+	Watches *tools.Watches
 
 	cfg             Config // for WithMCP
 	ownsCheckpoints bool   // New made the recorder (a WithMCP stack shares its parent's)
@@ -95,16 +98,22 @@ func New(cfg Config) (*Stack, error) {
 		sb := DetectSandbox(context.Background())
 		cfg.Sandbox = &sb
 	}
+	watches := &tools.Watches{}
 	var rec *checkpoint.Recorder
 	if cfg.Checkpoints != nil {
-		rec = checkpoint.New(cfg.DB, *cfg.Checkpoints)
+		opts := *cfg.Checkpoints // the caller's options are not changed
+		if opts.Watches == nil {
+			opts.Watches = watches
+		}
+		watches = opts.Watches
+		rec = checkpoint.New(cfg.DB, opts)
 		// Link captures a killed process left open to the interrupted rows repair added.
 		if _, err := rec.Recover(context.Background()); err != nil {
 			_ = rec.Close()
 			return nil, fmt.Errorf("build the agent stack: recover checkpoints: %w", err)
 		}
 	}
-	s, err := wire(cfg, rec)
+	s, err := wire(cfg, rec, watches)
 	if err != nil {
 		if rec != nil {
 			_ = rec.Close()
@@ -121,11 +130,11 @@ func New(cfg Config) (*Stack, error) {
 func (s *Stack) WithMCP(servers mcp.Config) (*Stack, error) {
 	cfg := s.cfg
 	cfg.MCP, cfg.Hooks = &servers, s.Hooks
-	return wire(cfg, s.Checkpoints)
+	return wire(cfg, s.Checkpoints, s.Watches)
 }
 
 // wire connects the parts; it starts the MCP servers and does no other I/O.
-func wire(cfg Config, rec *checkpoint.Recorder) (*Stack, error) {
+func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack, error) {
 	var manager *mcp.Manager
 	if cfg.MCP != nil {
 		manager = mcp.Start(*cfg.MCP, cfg.MCPOptions)
@@ -143,7 +152,7 @@ func wire(cfg Config, rec *checkpoint.Recorder) (*Stack, error) {
 		return nil, fmt.Errorf("build the agent stack: %w", err)
 	}
 	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB}),
-		MCP: manager, Checkpoints: rec, Sandbox: *cfg.Sandbox, cfg: cfg}
+		MCP: manager, Checkpoints: rec, Sandbox: *cfg.Sandbox, Watches: watches, cfg: cfg}
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
 		Respec: cfg.Respec, Skills: agents.Catalog{PersonalDir: cfg.InstructionsDir}, Tasks: tasksOf(cfg)}
