@@ -9,8 +9,8 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/stack"
 )
 
 // Every Loopdesk status maps to an ACP stop reason; those ACP has no word for say why in a
@@ -62,7 +62,7 @@ func TestToolKinds(t *testing.T) {
 
 // The "always" options say exactly which rule they save.
 func TestPermissionOptionNames(t *testing.T) {
-	opts := permissionOptions(desktop.RuleInput{Tool: "run_shell_command", Pattern: "git status"})
+	opts := permissionOptions(stack.RuleInput{Tool: "run_shell_command", Pattern: "git status"})
 	want := []string{"Allow once", `Always allow run_shell_command calls matching "git status" in this session`,
 		"Reject once", `Always reject run_shell_command calls matching "git status" in this session`}
 	for i, o := range opts {
@@ -70,7 +70,7 @@ func TestPermissionOptionNames(t *testing.T) {
 			t.Errorf("option %d: %+v, want name %q", i, o, want[i])
 		}
 	}
-	if got := permissionOptions(desktop.RuleInput{Tool: "mcp__x__y", Pattern: "*"})[1].Name; got != "Always allow every mcp__x__y call in this session" {
+	if got := permissionOptions(stack.RuleInput{Tool: "mcp__x__y", Pattern: "*"})[1].Name; got != "Always allow every mcp__x__y call in this session" {
 		t.Errorf("a rule for every call is named %q", got)
 	}
 }

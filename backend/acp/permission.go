@@ -8,8 +8,8 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -26,8 +26,8 @@ const (
 )
 
 // permissionOptions offers the four answers. The "always" ones name the rule they save —
-// tool, argument pattern and scope — as the window's rule dialog does (desktop.SuggestRule).
-func permissionOptions(rule desktop.RuleInput) []sdk.PermissionOption {
+// tool, argument pattern and scope — as the window's rule dialog does (stack.SuggestRule).
+func permissionOptions(rule stack.RuleInput) []sdk.PermissionOption {
 	what := fmt.Sprintf("%s calls matching %q", rule.Tool, rule.Pattern)
 	if rule.Pattern == "*" {
 		what = "every " + rule.Tool + " call"
@@ -46,7 +46,7 @@ func permissionOptions(rule desktop.RuleInput) []sdk.PermissionOption {
 // about the call (this runs on its own goroutine; the turn's map belongs to follow).
 func (t *turn) askPermission(p loop.ApprovalRequestedPayload, c callView) {
 	call := tools.Call{ID: p.CallID, Name: p.Name, Arguments: string(p.Arguments)}
-	rule := desktop.SuggestRule(t.s.id, call)
+	rule := stack.SuggestRule(t.s.id, call)
 	req := sdk.RequestPermissionRequest{SessionId: sdk.SessionId(t.s.id), Options: permissionOptions(rule),
 		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(p.CallID), Title: sdk.Ptr(title(p.Name, c.args)),
 			Kind: sdk.Ptr(Kind(p.Name)), Status: sdk.Ptr(sdk.ToolCallStatusPending), Locations: c.locations,
@@ -73,7 +73,7 @@ func (t *turn) askPermission(p loop.ApprovalRequestedPayload, c callView) {
 	}
 }
 
-func (t *turn) answer(call tools.Call, rule desktop.RuleInput, option string) {
+func (t *turn) answer(call tools.Call, rule stack.RuleInput, option string) {
 	switch option {
 	case optAllowOnce:
 		t.decide(call, tools.Decision{Approved: true, By: ByACP}, nil)
@@ -84,7 +84,7 @@ func (t *turn) answer(call tools.Call, rule desktop.RuleInput, option string) {
 		if option == optRejectAlways {
 			rule.Effect = store.EffectDeny
 		}
-		n := desktop.NewRule(rule, store.Session{ID: t.s.id, Workspace: t.s.workspace})
+		n := stack.NewRule(rule, store.Session{ID: t.s.id, Workspace: t.s.workspace})
 		t.decide(call, tools.Decision{Approved: option == optAllowAlways, By: ByACP}, &n)
 	default:
 		t.decide(call, tools.Decision{Approved: false, By: ByACP, Reason: fmt.Sprintf("the editor answered an unknown option %q", option)}, nil)

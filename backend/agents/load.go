@@ -74,7 +74,7 @@ func (l LoadSkill) Execute(_ context.Context, ws *tools.Workspace, raw json.RawM
 			return tools.Result{Content: fmt.Sprintf("skill %s cannot be loaded: %s (%s)", s.Name, s.Error, s.Path), IsError: true}
 		}
 		if args.File == "" {
-			return tools.Result{Content: fmt.Sprintf("Skill %s (%s):\n\n%s", s.Name, s.Dir, s.Body), Meta: tools.Meta{FilesRead: []string{s.Path}}}
+			return tools.Result{Content: fmt.Sprintf("Skill %s (%s):\n\n%s", s.Name, s.Dir, s.Body)}
 		}
 		text, err := readSkillFile(s.Dir, args.File)
 		if err != nil {

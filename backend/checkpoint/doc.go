@@ -17,8 +17,9 @@
 // are recorded as links and never followed. Files over MaxContent are
 // recorded by size and hash only.
 //
-// Cost: an inotify watcher per folder reports which paths changed; a
-// capture stats and reads only those (a barrier file in a private folder
+// Cost: the folder's one watcher (tools.Watches, shared with the window's
+// file tree) reports which paths changed; a capture stats and reads only
+// those (Watcher.Sync: a barrier file in a private folder
 // outside the workspace makes sure every event up to that moment has been
 // seen). Content of the "before" state is already in the blob store from the
 // previous capture, so Before reads nothing the call will change. The
@@ -47,7 +48,8 @@
 //
 //  1. After store.Open: rec := checkpoint.New(db, checkpoint.Options{});
 //     rec.Recover(ctx) links captures a killed process left pending to the
-//     interrupted result rows repair added. Close rec at shutdown.
+//     interrupted result rows repair added. Close rec at shutdown. (stack.New
+//     does both for every front end, with Options.Watches the stack's.)
 //  2. Before each tool call that may change files (write_file, edit_file,
 //     run_shell_command, an MCP tool not trusted as read-only), after its
 //     approval and before it starts: cap, err := rec.Before(ctx, sessionID,

@@ -218,7 +218,9 @@ func (r *Recorder) Keep(ctx context.Context, sessionID string, seq int64, pth st
 		err = fmt.Errorf("%w: it was reverted", ErrReviewed)
 	}
 	if err == nil {
-		err = setReview(ctx, r.sql, sessionID, h, Kept, 0, r.opts.Now().UnixMilli())
+		err = r.db.Tx(ctx, func(tx *sql.Tx) error {
+			return setReview(ctx, tx, sessionID, h, Kept, 0, r.opts.Now().UnixMilli())
+		})
 	}
 	if err != nil {
 		return Hunk{}, fmt.Errorf("keep hunk %d of %s at row %d: %w", n, pth, seq, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
 // MaxContent is the largest file whose content is kept (10 MiB). Bigger
@@ -52,6 +53,9 @@ type Options struct {
 	MaxContent int64
 	// Now is the clock for capture times; time.Now when nil.
 	Now func() time.Time
+	// Watches shares each folder's watcher with the rest of the app (the window's file
+	// tree); nil: the recorder's own.
+	Watches *tools.Watches
 }
 
 // Recorder records what file-changing tool calls do to their folders and
@@ -84,6 +88,9 @@ func New(db *store.DB, opts Options) *Recorder {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Watches == nil {
+		opts.Watches = &tools.Watches{}
 	}
 	return &Recorder{db: db, sql: db.SQL(), opts: opts, roots: map[string]*rootState{}}
 }
@@ -162,7 +169,7 @@ func (r *Recorder) open(ctx context.Context, rs *rootState) error {
 		}
 	}
 	if rs.tr == nil && !r.opts.NoWatch {
-		rs.tr, _ = startTracker(rs.path) // nil: no inotify (watch limit); full scans instead
+		rs.tr, _ = startTracker(r.opts.Watches, rs.path) // nil: no inotify (watch limit); full scans instead
 	}
 	if rs.cache != nil {
 		return nil

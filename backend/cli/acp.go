@@ -13,10 +13,8 @@ import (
 	"github.com/loopdesk/loopdesk/backend/acp"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
-	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/sandbox"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -83,15 +81,19 @@ func ACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return ExitOK
 }
 
-func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags desktop.Overrides, sbMode sandbox.Mode, network bool,
+func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags config.Overrides, sbMode sandbox.Mode, network bool,
 	stdin io.Reader, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	cfg, _, err := resolve(ctx, dbPath, runGetenv, flags)
+	cfg, srcs, err := resolve(ctx, dbPath, runGetenv, flags)
 	if err != nil {
 		return err
 	}
 	if cfg.Model == "" {
 		return errors.New("no model: pass --model, set LOOPDESK_MODEL, or choose one in the window's Settings")
+	}
+	ps, err := loadProviders(cfg, srcs, runGetenv)
+	if err != nil {
+		return err // names the file and the entry; nothing was written
 	}
 	mcpCfg, err := mcp.LoadConfig(mcpConfigs...)
 	if err != nil {
@@ -107,29 +109,21 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags des
 		return err
 	}
 	defer db.Close()
-	rec := checkpoint.New(db, checkpoint.Options{})
-	defer rec.Close()
-	if _, err := rec.Recover(ctx); err != nil {
-		return err
-	}
 	instr, err := config.ConfigDir()
 	if err != nil {
 		return err
 	}
-	model := provider.New(provider.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model})
-	// One stack per set of MCP servers: the shared one with the configured servers, and one
-	// for each session the editor gives servers of its own (acp.Config.NewStack).
-	newStack := func(servers mcp.Config) (*stack.Stack, error) {
-		return stack.New(stack.Config{DB: db, MCP: mcp.Start(servers, mcp.Options{}), Checkpoints: rec,
-			InstructionsDir: instr, Logger: log, Model: model, Hooks: hooksEngine(instr, stderr, "loopdesk acp"),
-			NoTasks: true}) // no child approvals over ACP yet
-	}
-	st, err := newStack(mcpCfg)
+	// The shared stack runs the configured servers; a session the editor gives servers of its
+	// own gets a stack of its own (acp.Config.NewStack, Stack.WithMCP).
+	st, err := stack.New(stack.Config{DB: db, MCP: &mcpCfg, Checkpoints: &checkpoint.Options{},
+		Providers:       func(context.Context) (config.Providers, error) { return ps, nil },
+		InstructionsDir: instr, Logger: log, Hooks: hooksEngine(instr, stderr, "loopdesk acp"),
+		NoTasks: true}) // no child approvals over ACP yet
 	if err != nil {
 		return err
 	}
 	defer st.Close() // after Serve: waits for the rows of a run the client walked away from
-	shell := stack.DetectSandbox(ctx).Shell(sbMode, network)
+	shell := st.Sandbox.Shell(sbMode, network)
 	if n := shell.Notice(); n != "" {
 		log.Warn(n) // once, before anything runs: never silently unconfined
 	}
@@ -138,6 +132,6 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags des
 		s.Sandbox = shell
 		return s
 	}
-	return acp.Serve(ctx, acp.Config{Stack: st, NewStack: newStack, Spec: spec, Model: cfg.Model, Version: Version,
+	return acp.Serve(ctx, acp.Config{Stack: st, NewStack: st.WithMCP, Spec: spec, Model: cfg.Model, Version: Version,
 		MCP: mcpCfg, Logger: log}, stdin, stdout)
 }

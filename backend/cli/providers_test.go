@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/loopdesk/loopdesk/backend/config"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -292,7 +292,7 @@ func TestSettingsJSONListsProvidersWithoutKeys(t *testing.T) {
 func TestThinkingBudgetFlagOverProvider(t *testing.T) {
 	e := newProvidersEnv(t)
 	e.writeProviders(`{"providers": [{"name": "c", "kind": "anthropic", "base_url": "https://api.anthropic.com", "thinking_budget": 4096}]}`)
-	cfg, srcs, err := resolve(context.Background(), e.db, os.Getenv, desktop.Overrides{})
+	cfg, srcs, err := resolve(context.Background(), e.db, os.Getenv, config.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

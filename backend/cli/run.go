@@ -15,7 +15,6 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/sandbox"
@@ -96,9 +95,9 @@ var runIsTerminal = func(r io.Reader) bool {
 
 type runOptions struct {
 	session, workspace, db, system string
-	// flags are the configuration flags given; desktop.Effective puts them
+	// flags are the configuration flags given; config.Effective puts them
 	// over the saved settings and the environment.
-	flags      desktop.Overrides
+	flags      config.Overrides
 	provider   *string // --provider; nil: the session's, else the saved default
 	thinking   *int    // --thinking-budget; nil: the provider's
 	json       bool
@@ -206,7 +205,7 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 }
 
 // runConfigFlags are the flags that override the saved settings and the
-// environment (desktop.Effective); only those given count.
+// environment (config.Effective); only those given count.
 type runConfigFlags struct {
 	provider                string
 	baseURL, model, approve string
@@ -234,8 +233,8 @@ func (c *runConfigFlags) register(fs *flag.FlagSet) {
 }
 
 // overrides returns the flags fs saw, checked (a bad mode, a negative limit).
-func (c *runConfigFlags) overrides(fs *flag.FlagSet) (desktop.Overrides, error) {
-	var ov desktop.Overrides
+func (c *runConfigFlags) overrides(fs *flag.FlagSet) (config.Overrides, error) {
+	var ov config.Overrides
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "base-url":
@@ -328,19 +327,14 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		return runExitOther, err
 	}
 	sessionID := target.sessionID
-	// A one-shot process: no inotify watcher, each capture walks the folder (stat only).
-	rec := checkpoint.New(db, checkpoint.Options{NoWatch: true})
-	defer rec.Close()
-	if _, err := rec.Recover(ctx); err != nil {
-		return runExitOther, err
-	}
 	instr, err := config.ConfigDir()
 	if err != nil {
 		return runExitOther, err
 	}
-	st, err := stack.New(stack.Config{DB: db, MCP: mcp.Start(mcpCfg, mcp.Options{}), Checkpoints: rec, InstructionsDir: instr,
-		Hooks:  hooksEngine(instr, stderr, "loopdesk run"),
-		Models: target.models, Tasks: &loop.TaskConfig{MaxParallel: o.parallel}})
+	// A one-shot process: no inotify watcher, each capture walks the folder (stat only).
+	st, err := stack.New(stack.Config{DB: db, Models: target.models, MCP: &mcpCfg,
+		Checkpoints: &checkpoint.Options{NoWatch: true}, InstructionsDir: instr,
+		Hooks: hooksEngine(instr, stderr, "loopdesk run"), Tasks: &loop.TaskConfig{MaxParallel: o.parallel}})
 	if err != nil {
 		return runExitOther, err
 	}
@@ -360,7 +354,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	defer func() { stopSub(); <-exited; <-asked }()
 
 	// The same shape (and default instructions) as a run from the window.
-	shell := stack.DetectSandbox(ctx).Shell(o.sandbox, o.network)
+	shell := st.Sandbox.Shell(o.sandbox, o.network)
 	if n := shell.Notice(); n != "" {
 		fmt.Fprintf(stderr, "loopdesk run: %s\n", n) // once, before anything runs: never silently unconfined
 	}
@@ -420,7 +414,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 // runSession opens the session to continue, or creates one for the workspace, with the
 // run's provider and model (config.Providers.Choose). A continued session whose provider
 // or model the flags change keeps the new ones for its next runs.
-func runSession(ctx context.Context, db *store.DB, o *runOptions, ps config.Providers, cfg desktop.Resolved,
+func runSession(ctx context.Context, db *store.DB, o *runOptions, ps config.Providers, cfg config.Resolved,
 	canOpen func(config.Choice) error) (string, config.Choice, error) {
 	flags, saved := config.Choice{}, config.Choice{Provider: cfg.Provider, Model: cfg.Model}
 	if o.provider != nil {
@@ -485,7 +479,7 @@ type runTarget struct {
 // runTargetOf picks the session and the run's provider and model (cfg then prices the
 // model). The client is made (no I/O) before the session is written, so a provider this
 // build cannot open leaves nothing behind.
-func runTargetOf(ctx context.Context, db *store.DB, o *runOptions, ps config.Providers, cfg *desktop.Resolved) (runTarget, error) {
+func runTargetOf(ctx context.Context, db *store.DB, o *runOptions, ps config.Providers, cfg *config.Resolved) (runTarget, error) {
 	t := runTarget{models: stack.Models{Providers: func(context.Context) (config.Providers, error) { return ps, nil }}}
 	canOpen := func(c config.Choice) error {
 		_, _, err := t.models.Model(ctx, c.Provider, 0)
@@ -511,22 +505,22 @@ func thinkingBudget(ps config.Providers, name string, flag *int) (int, error) {
 
 // runImages reads, checks and stores the --image files, in order.
 func runImages(ctx context.Context, db *store.DB, paths []string) ([]store.ImageRef, error) {
-	in := make([]desktop.RawImage, len(paths))
+	in := make([]stack.RawImage, len(paths))
 	for i, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("--image: %w", err)
 		}
-		in[i] = desktop.RawImage{Name: filepath.Base(p), Data: data}
+		in[i] = stack.RawImage{Name: filepath.Base(p), Data: data}
 	}
 	if len(in) == 0 {
 		return nil, nil
 	}
-	return desktop.StoreImages(ctx, db, in)
+	return stack.StoreImages(ctx, db, in)
 }
 
 // runSessionSettings puts the session's own approval mode and budgets over spec, flags first.
-func runSessionSettings(ctx context.Context, db *store.DB, sessionID string, spec *loop.RunSpec, flags desktop.Overrides) error {
+func runSessionSettings(ctx context.Context, db *store.DB, sessionID string, spec *loop.RunSpec, flags config.Overrides) error {
 	mode, err := db.GetSessionMode(ctx, sessionID)
 	if err != nil {
 		return err
@@ -535,7 +529,7 @@ func runSessionSettings(ctx context.Context, db *store.DB, sessionID string, spe
 	if err != nil {
 		return err
 	}
-	desktop.ApplySession(spec, mode.Approve, b, flags)
+	config.ApplySession(spec, mode.Approve, b, flags)
 	return nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -25,9 +24,9 @@ func TestRunUsesWhatTheWindowSaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = desktop.SettingsStore{DB: db, Keys: config.Keys{Dir: filepath.Join(cfg, "loopdesk")}}.Save(ctx, desktop.SettingsInput{
-		BaseURL: e.srv.URL(), Model: "saved-model", APIKey: "sk-test-secret", ApprovalMode: "auto",
-		Budgets: desktop.Budgets{MaxTurns: 1}})
+	err = saveAsWindow(ctx, db, config.Keys{Dir: filepath.Join(cfg, "loopdesk")}, "sk-test-secret", [][2]string{
+		{config.SettingBaseURL, e.srv.URL()}, {config.SettingModel, "saved-model"}, {config.SettingApprovalMode, "auto"},
+		{config.SettingBudgets, `{"max_turns":1,"max_tool_calls":0,"max_tokens":0,"max_cost_usd":0,"timeout_seconds":0}`}})
 	db.Close()
 	if err != nil {
 		t.Fatal(err)

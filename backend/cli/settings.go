@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -48,7 +47,7 @@ func SettingsCommand(ctx context.Context, args []string, getenv func(string) str
 		fmt.Fprintf(stderr, "loopdesk settings: unexpected argument %q\n\n%s", fs.Arg(0), settingsUsage)
 		return ExitUsage
 	}
-	res, srcs, err := resolve(ctx, *dbPath, getenv, desktop.Overrides{})
+	res, srcs, err := resolve(ctx, *dbPath, getenv, config.Overrides{})
 	if err != nil {
 		fmt.Fprintf(stderr, "loopdesk settings: %v\n", err)
 		return ExitOther
@@ -86,39 +85,39 @@ func SettingsCommand(ctx context.Context, args []string, getenv func(string) str
 
 // resolve opens the database read path (without creating one) and the key
 // file and resolves the configuration with flags on top. The command line's
-// one entry to desktop.Effective.
-func resolve(ctx context.Context, dbPath string, getenv func(string) string, flags desktop.Overrides) (desktop.Resolved, []desktop.Source, error) {
+// one entry to config.Effective.
+func resolve(ctx context.Context, dbPath string, getenv func(string) string, flags config.Overrides) (config.Resolved, []config.Source, error) {
 	if dbPath == "" {
 		dbPath = getenv("LOOPDESK_DB")
 	}
 	if dbPath == "" {
 		var err error
 		if dbPath, err = store.DefaultPath(); err != nil {
-			return desktop.Resolved{}, nil, err
+			return config.Resolved{}, nil, err
 		}
 	}
 	cfgDir, err := config.ConfigDir()
 	if err != nil {
-		return desktop.Resolved{}, nil, err
+		return config.Resolved{}, nil, err
 	}
 	keys := config.Keys{Dir: cfgDir, Getenv: getenv}
-	var reader desktop.SettingsReader
+	var reader config.SettingsReader
 	if _, err := os.Stat(dbPath); err == nil {
 		db, err := store.Open(ctx, dbPath)
 		if err != nil {
-			return desktop.Resolved{}, nil, err
+			return config.Resolved{}, nil, err
 		}
 		defer db.Close()
 		reader = db
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return desktop.Resolved{}, nil, fmt.Errorf("database %s: %w", dbPath, err)
+		return config.Resolved{}, nil, fmt.Errorf("database %s: %w", dbPath, err)
 	}
-	return desktop.Effective(ctx, reader, dbPath, keys, getenv, flags)
+	return config.Effective(ctx, reader, dbPath, keys, getenv, flags)
 }
 
 // settingRow is one line of `loopdesk settings --json`.
 type settingRow struct {
-	desktop.Source
+	config.Source
 	Value any
 }
 
@@ -132,7 +131,7 @@ func (r settingRow) MarshalJSON() ([]byte, error) {
 }
 
 // settingRows pairs each source with its value; the key only as found or not.
-func settingRows(r desktop.Resolved, srcs []desktop.Source) []settingRow {
+func settingRows(r config.Resolved, srcs []config.Source) []settingRow {
 	l := r.Limits
 	values := map[string]any{
 		"provider":        r.Provider,
@@ -202,7 +201,7 @@ func humanValue(v any) string {
 			}
 		}
 		return strings.Join(parts, "; ")
-	case []desktop.Price:
+	case []config.Price:
 		parts := make([]string, len(x))
 		for i, p := range x {
 			parts[i] = fmt.Sprintf("%s $%g/$%g", p.Model, p.InputPerMTok, p.OutputPerMTok)
@@ -211,7 +210,7 @@ func humanValue(v any) string {
 			}
 		}
 		return orNone(parts)
-	case []desktop.ContextWindow:
+	case []config.ContextWindow:
 		parts := make([]string, len(x))
 		for i, w := range x {
 			parts[i] = fmt.Sprintf("%s %d", w.Model, w.Tokens)
@@ -231,16 +230,16 @@ func orNone(parts []string) string {
 // loadProviders is every provider a run can use: "default" as cfg resolved it (the key and
 // where it came from) and the entries of providers.json. A bad file is an error naming it
 // and the entry.
-func loadProviders(cfg desktop.Resolved, srcs []desktop.Source, getenv func(string) string) (config.Providers, error) {
+func loadProviders(cfg config.Resolved, srcs []config.Source, getenv func(string) string) (config.Providers, error) {
 	from := config.KeyOrigin{From: "none"}
 	for _, s := range srcs {
 		if s.Setting != "api_key" {
 			continue
 		}
 		switch s.Layer {
-		case desktop.LayerEnv:
+		case config.LayerEnv:
 			from = config.KeyOrigin{From: "env", Name: s.Detail, Found: true}
-		case desktop.LayerSaved:
+		case config.LayerSaved:
 			from = config.KeyOrigin{From: "file", Name: s.Detail, Found: true}
 		}
 	}
@@ -254,9 +253,9 @@ func loadProviders(cfg desktop.Resolved, srcs []desktop.Source, getenv func(stri
 // providersRow is the last row: every provider, never a key. Its source is providers.json
 // when the file exists (the window's Settings writes it too), else the default.
 func providersRow(ps config.Providers) settingRow {
-	src := desktop.Source{Setting: "providers", Layer: desktop.LayerDefault, Detail: ps.Path}
+	src := config.Source{Setting: "providers", Layer: config.LayerDefault, Detail: ps.Path}
 	if _, err := os.Stat(ps.Path); err == nil {
-		src.Layer = desktop.LayerSaved
+		src.Layer = config.LayerSaved
 	}
 	return settingRow{Source: src, Value: ps.Infos()}
 }

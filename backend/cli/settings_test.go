@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -24,8 +23,8 @@ func TestSettingsShowsWhatTheWindowSavedWithoutTheKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := config.Keys{Dir: filepath.Join(cfg, "loopdesk")}
-	_, err = desktop.SettingsStore{DB: db, Keys: keys, Getenv: func(string) string { return "" }}.Save(ctx, desktop.SettingsInput{
-		BaseURL: "http://localhost:11434/v1", Model: "qwen3", APIKey: "sk-very-secret", Budgets: desktop.Budgets{MaxTurns: 7}})
+	err = saveAsWindow(ctx, db, keys, "sk-very-secret", [][2]string{
+		{config.SettingBaseURL, "http://localhost:11434/v1"}, {config.SettingModel, "qwen3"}, {config.SettingBudgets, `{"max_turns":7,"max_tool_calls":0,"max_tokens":0,"max_cost_usd":0,"timeout_seconds":0}`}})
 	db.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -84,4 +83,14 @@ func TestSettingsDoesNotCreateADatabase(t *testing.T) {
 	if !strings.Contains(out.String(), "https://api.openai.com/v1") {
 		t.Errorf("defaults missing:\n%s", out.String())
 	}
+}
+
+// saveAsWindow stores settings as the window's Settings screen does (backend/desktop's
+// SettingsStore.Save writes these keys in one transaction, and the key to the key file);
+// the CLI imports nothing of the window, so its tests write the same rows themselves.
+func saveAsWindow(ctx context.Context, db *store.DB, keys config.Keys, key string, kvs [][2]string) error {
+	if err := keys.SetKey(key); err != nil {
+		return err
+	}
+	return db.SetSettings(ctx, kvs)
 }

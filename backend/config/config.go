@@ -1,6 +1,10 @@
 // Package config holds what Loopdesk needs to reach model providers that is not
 // session data: the endpoint presets, the API key, and the named providers of
-// providers.json (providers.go, endpoints.go; docs/providers.md).
+// providers.json (providers.go, endpoints.go; docs/providers.md); and the one
+// configuration layering every front end resolves (effective.go, settings.go):
+// defaults < saved in the window < environment < flags, with the budgets, prices and
+// context windows the window saves, the one budget->limits conversion and the one
+// run-spec builder.
 //
 // Keys are deliberately kept out of the SQLite database (which users export,
 // copy and attach to bug reports) and out of providers.json. The "default"

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -86,7 +88,7 @@ func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error)
 	if err != nil {
 		return "", err
 	}
-	ApplySession(&spec, mode.Approve, budgets, Overrides{})
+	config.ApplySession(&spec, mode.Approve, budgets, config.Overrides{})
 	edit(&spec)
 	var runID string
 	if spec.CompactThrough > 0 {
@@ -202,7 +204,7 @@ func checkArguments(args string) error {
 // save for a pending call.
 func (h *Chat) SuggestRule(sessionID, callID string) (RuleInput, error) {
 	if p, ok := h.c.pendingCall(sessionID, callID); ok {
-		return SuggestRule(sessionID, p.Call), nil
+		return stack.SuggestRule(sessionID, p.Call), nil
 	}
 	return RuleInput{}, fmt.Errorf("suggest a rule for call %s: %w", callID, tools.ErrNotPending)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -22,19 +23,19 @@ func TestSuggestRuleProposesTheNarrowestUsefulPattern(t *testing.T) {
 		{tools.Call{Name: "write_file", Arguments: `not json`}, "*"},
 	}
 	for _, c := range cases {
-		r := SuggestRule("s1", c.call)
+		r := stack.SuggestRule("s1", c.call)
 		if r.Pattern != c.want || r.Tool != c.call.Name || r.Scope != "session" || r.Effect != "allow" || r.SessionID != "s1" {
 			t.Errorf("SuggestRule(%s %s) = %+v; want pattern %q, session scope, allow", c.call.Name, c.call.Arguments, r, c.want)
 		}
 	}
-	n := NewRule(RuleInput{Tool: "run_shell_command", Pattern: " git status* ", Effect: "allow", Scope: "workspace"},
+	n := stack.NewRule(RuleInput{Tool: "run_shell_command", Pattern: " git status* ", Effect: "allow", Scope: "workspace"},
 		store.Session{ID: "s1", Workspace: "/w"})
 	if n.ScopeID != "/w" || n.Pattern != "git status*" {
 		t.Errorf("a workspace rule = %+v; want scoped to the folder", n)
 	}
 }
 
-func TestTouchedFilesLinksEachFileToItsRow(t *testing.T) {
+func TestReadFilesLinksEachReadToItsRow(t *testing.T) {
 	row := func(seq int64, calls ...store.ToolCall) store.Chunk {
 		b, _ := json.Marshal(store.AssistantPayload{ToolCalls: calls})
 		return store.Chunk{Seq: seq, Kind: store.KindAssistant, Payload: b}
@@ -52,10 +53,12 @@ func TestTouchedFilesLinksEachFileToItsRow(t *testing.T) {
 		}
 		return strings.TrimPrefix(p, "./")
 	}
-	got := TouchedFiles(rows, norm)
-	want := []Touched{{Path: "README.md", Seq: 2, Tool: "read_file"}, {Path: "docs/x.md", Seq: 4, Tool: "write_file", Changed: true}}
-	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
-		t.Fatalf("TouchedFiles = %+v; want %+v", got, want)
+	// Writes and edits are not guessed from their arguments: the checkpoints record what
+	// changed (TestTouchedFilesComeFromTheCheckpoints).
+	got := ReadFiles(rows, norm)
+	want := []Touched{{Path: "README.md", Seq: 2, Tool: "read_file"}}
+	if len(got) != len(want) || got[0] != want[0] {
+		t.Fatalf("ReadFiles = %+v; want %+v", got, want)
 	}
 }
 

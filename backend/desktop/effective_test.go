@@ -34,19 +34,19 @@ func saveFromWindow(t *testing.T, keys config.Keys) (*store.DB, string) {
 	return db, path
 }
 
-func sourceOf(srcs []Source, name string) Source {
+func sourceOf(srcs []config.Source, name string) config.Source {
 	for _, s := range srcs {
 		if s.Setting == name {
 			return s
 		}
 	}
-	return Source{}
+	return config.Source{}
 }
 
 func TestEffectiveUsesWhatTheWindowSaved(t *testing.T) {
 	keys := config.Keys{Dir: t.TempDir()}
 	db, path := saveFromWindow(t, keys)
-	r, srcs, err := Effective(context.Background(), db, path, keys, func(string) string { return "" }, Overrides{})
+	r, srcs, err := config.Effective(context.Background(), db, path, keys, func(string) string { return "" }, config.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,11 +59,11 @@ func TestEffectiveUsesWhatTheWindowSaved(t *testing.T) {
 		t.Fatalf("limits %+v; want the saved budgets, qwen3's price and window", l)
 	}
 	for _, n := range []string{"base_url", "model", "approval_mode", "max_turns", "timeout", "price", "context_window"} {
-		if s := sourceOf(srcs, n); s.Layer != LayerSaved || s.Detail != path {
+		if s := sourceOf(srcs, n); s.Layer != config.LayerSaved || s.Detail != path {
 			t.Errorf("source of %s = %+v, want saved in %s", n, s, path)
 		}
 	}
-	if s := sourceOf(srcs, "api_key"); s.Layer != LayerSaved || s.Detail != keys.Path() {
+	if s := sourceOf(srcs, "api_key"); s.Layer != config.LayerSaved || s.Detail != keys.Path() {
 		t.Errorf("source of api_key = %+v, want the key file", s)
 	}
 }
@@ -75,24 +75,24 @@ func TestEffectiveLayersEnvThenFlags(t *testing.T) {
 	model, mode, turns, timeout := "other", "deny", 3, 1500*time.Millisecond
 	tests := []struct {
 		name    string
-		flags   Overrides
-		check   func(Resolved) bool
+		flags   config.Overrides
+		check   func(config.Resolved) bool
 		setting string
-		layer   Layer
+		layer   config.Layer
 		detail  string
 	}{
-		{"env beats saved endpoint", Overrides{}, func(r Resolved) bool { return r.BaseURL == "http://env:8000/v1" }, "base_url", LayerEnv, "OPENAI_BASE_URL"},
-		{"env beats the key file", Overrides{}, func(r Resolved) bool { return r.APIKey == "sk-env" }, "api_key", LayerEnv, "OPENAI_API_KEY"},
-		{"env model takes its saved price", Overrides{}, func(r Resolved) bool { return r.Model == "big" && r.Limits.Price.OutputPerMTok == 15 }, "price", LayerSaved, path},
-		{"env model without a window gets the default", Overrides{}, func(r Resolved) bool { return r.Limits.ContextWindow == DefaultContextWindow }, "context_window", LayerDefault, ""},
-		{"flag beats env model", Overrides{Model: &model}, func(r Resolved) bool { return r.Model == "other" && r.Limits.Price.InputPerMTok == 0 }, "model", LayerFlag, "--model"},
-		{"flag beats saved mode", Overrides{ApprovalMode: &mode}, func(r Resolved) bool { return r.ApprovalMode == tools.ModeDeny }, "approval_mode", LayerFlag, "--approve"},
-		{"flag beats saved budget", Overrides{MaxTurns: &turns}, func(r Resolved) bool { return r.Limits.MaxTurns == 3 && r.Limits.MaxToolCalls == 9 }, "max_turns", LayerFlag, "--max-turns"},
-		{"sub-second timeout kept", Overrides{Timeout: &timeout}, func(r Resolved) bool { return r.Limits.Timeout == timeout }, "timeout", LayerFlag, "--timeout"},
+		{"env beats saved endpoint", config.Overrides{}, func(r config.Resolved) bool { return r.BaseURL == "http://env:8000/v1" }, "base_url", config.LayerEnv, "OPENAI_BASE_URL"},
+		{"env beats the key file", config.Overrides{}, func(r config.Resolved) bool { return r.APIKey == "sk-env" }, "api_key", config.LayerEnv, "OPENAI_API_KEY"},
+		{"env model takes its saved price", config.Overrides{}, func(r config.Resolved) bool { return r.Model == "big" && r.Limits.Price.OutputPerMTok == 15 }, "price", config.LayerSaved, path},
+		{"env model without a window gets the default", config.Overrides{}, func(r config.Resolved) bool { return r.Limits.ContextWindow == DefaultContextWindow }, "context_window", config.LayerDefault, ""},
+		{"flag beats env model", config.Overrides{Model: &model}, func(r config.Resolved) bool { return r.Model == "other" && r.Limits.Price.InputPerMTok == 0 }, "model", config.LayerFlag, "--model"},
+		{"flag beats saved mode", config.Overrides{ApprovalMode: &mode}, func(r config.Resolved) bool { return r.ApprovalMode == tools.ModeDeny }, "approval_mode", config.LayerFlag, "--approve"},
+		{"flag beats saved budget", config.Overrides{MaxTurns: &turns}, func(r config.Resolved) bool { return r.Limits.MaxTurns == 3 && r.Limits.MaxToolCalls == 9 }, "max_turns", config.LayerFlag, "--max-turns"},
+		{"sub-second timeout kept", config.Overrides{Timeout: &timeout}, func(r config.Resolved) bool { return r.Limits.Timeout == timeout }, "timeout", config.LayerFlag, "--timeout"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, srcs, err := Effective(context.Background(), db, path, keys, func(k string) string { return env[k] }, tc.flags)
+			r, srcs, err := config.Effective(context.Background(), db, path, keys, func(k string) string { return env[k] }, tc.flags)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,23 +108,23 @@ func TestEffectiveLayersEnvThenFlags(t *testing.T) {
 
 func TestEffectiveWithNothingSavedAndBadFlags(t *testing.T) {
 	keys := config.Keys{Dir: t.TempDir()}
-	r, srcs, err := Effective(context.Background(), nil, "", keys, func(string) string { return "" }, Overrides{})
+	r, srcs, err := config.Effective(context.Background(), nil, "", keys, func(string) string { return "" }, config.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.BaseURL != DefaultBaseURL || r.Model != "" || r.APIKey != "" || r.ApprovalMode != tools.ModeAsk ||
+	if r.BaseURL != config.DefaultBaseURL || r.Model != "" || r.APIKey != "" || r.ApprovalMode != tools.ModeAsk ||
 		r.Limits.MaxTurns != DefaultBudgets.MaxTurns {
 		t.Fatalf("defaults = %+v", r)
 	}
 	for _, s := range srcs {
-		if s.Layer != LayerDefault {
+		if s.Layer != config.LayerDefault {
 			t.Errorf("%s from %s with nothing saved", s.Setting, s.Layer)
 		}
 	}
 	bad, neg := "sometimes", -1
-	for _, f := range []Overrides{{ApprovalMode: &bad}, {MaxTurns: &neg}} {
-		if _, _, err := Effective(context.Background(), nil, "", keys, func(string) string { return "" }, f); err == nil {
-			t.Errorf("Effective(%+v) accepted a bad flag", f)
+	for _, f := range []config.Overrides{{ApprovalMode: &bad}, {MaxTurns: &neg}} {
+		if _, _, err := config.Effective(context.Background(), nil, "", keys, func(string) string { return "" }, f); err == nil {
+			t.Errorf("config.Effective(%+v) accepted a bad flag", f)
 		}
 	}
 }
@@ -132,7 +132,7 @@ func TestEffectiveWithNothingSavedAndBadFlags(t *testing.T) {
 func TestSourcesNeverCarryTheKey(t *testing.T) {
 	keys := config.Keys{Dir: t.TempDir()}
 	db, path := saveFromWindow(t, keys)
-	_, srcs, err := Effective(context.Background(), db, path, keys, func(string) string { return "" }, Overrides{})
+	_, srcs, err := config.Effective(context.Background(), db, path, keys, func(string) string { return "" }, config.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,15 +121,12 @@ func trimPartialRune(b []byte) []byte {
 	return b
 }
 
-// fileTools are the built-in tools that take a "path" argument, and whether
-// they change the file.
-var fileTools = map[string]bool{"read_file": false, "write_file": true, "edit_file": true}
-
-// TouchedFiles lists the files the session's tool calls read or changed, oldest
-// first, from the calls in its assistant rows. norm, when not nil, maps the
-// path the model wrote to the tree's form (relative to the workspace root);
-// returning "" drops the entry (a path outside the workspace).
-func TouchedFiles(rows []store.Chunk, norm func(string) string) []Touched {
+// ReadFiles lists the files the session's read_file calls read, oldest first, from the calls
+// in its assistant rows. norm, when not nil, maps the path the model wrote to the tree's form
+// (relative to the workspace root); returning "" drops the entry (a path outside the
+// workspace). What calls changed is not guessed here: it is the checkpoints' record
+// (core.changedFiles).
+func ReadFiles(rows []store.Chunk, norm func(string) string) []Touched {
 	out := []Touched{}
 	for _, r := range rows {
 		if r.Kind != store.KindAssistant {
@@ -140,8 +137,7 @@ func TouchedFiles(rows []store.Chunk, norm func(string) string) []Touched {
 			continue
 		}
 		for _, c := range p.ToolCalls {
-			changes, ok := fileTools[c.Name]
-			if !ok {
+			if c.Name != "read_file" {
 				continue
 			}
 			var a struct {
@@ -156,7 +152,7 @@ func TouchedFiles(rows []store.Chunk, norm func(string) string) []Touched {
 					continue
 				}
 			}
-			out = append(out, Touched{Path: path, Seq: r.Seq, Tool: c.Name, Changed: changes})
+			out = append(out, Touched{Path: path, Seq: r.Seq, Tool: c.Name})
 		}
 	}
 	return out

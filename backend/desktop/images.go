@@ -9,11 +9,12 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // MaxImageBytes bounds one attached file: the original is kept in the journal whole.
-const MaxImageBytes = 30 << 20
+const MaxImageBytes = stack.MaxImageBytes
 
 // ImageInput is an image the page attaches to a message: the file's name and its bytes as
 // base64 (a data: URL prefix is accepted).
@@ -50,36 +51,12 @@ func (h *Chat) SendWithImages(sessionID, text string, imgs []ImageInput) (string
 	return c.start(sessionID, func(spec *loop.RunSpec) { spec.Prompt, spec.Images = text, refs })
 }
 
-// RawImage is an image file's name and bytes.
-type RawImage struct {
-	Name string
-	Data []byte
-}
+// RawImage is an image file's name and bytes (stack.RawImage).
+type RawImage = stack.RawImage
 
-// StoreImages checks each image and stores it as a blob, returning the references a user
-// row carries (the window's Send and `loopdesk run --image`). The first bad image fails the
-// call before anything is stored.
+// StoreImages checks and stores images (stack.StoreImages).
 func StoreImages(ctx context.Context, db *store.DB, imgs []RawImage) ([]store.ImageRef, error) {
-	checked := make([]images.Image, len(imgs))
-	for i, in := range imgs {
-		data := in.Data
-		if len(data) > MaxImageBytes {
-			return nil, fmt.Errorf("%w: image %q is %d MB; at most %d MB", ErrInvalidInput, in.Name, len(data)>>20, MaxImageBytes>>20)
-		}
-		var err error
-		if checked[i], err = images.Check(data); err != nil {
-			return nil, fmt.Errorf("%w: image %q: %v", ErrInvalidInput, in.Name, err)
-		}
-	}
-	refs := make([]store.ImageRef, len(imgs))
-	for i, im := range checked {
-		hash, err := db.PutBlob(ctx, store.Blob{MIME: im.MIME, Width: im.Width, Height: im.Height, Data: im.Data})
-		if err != nil {
-			return nil, err
-		}
-		refs[i] = store.ImageRef{Hash: hash, MIME: im.MIME, Width: im.Width, Height: im.Height, Name: imgs[i].Name}
-	}
-	return refs, nil
+	return stack.StoreImages(ctx, db, imgs)
 }
 
 func decodeImage(s string) ([]byte, error) {

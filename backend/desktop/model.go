@@ -2,8 +2,8 @@ package desktop
 
 import (
 	"errors"
-	"time"
 
+	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -11,26 +11,16 @@ import (
 // ErrNotConfigured is returned when no endpoint or model is set.
 var ErrNotConfigured = errors.New("no endpoint is configured: open Settings and choose one")
 
+// Resolved is the saved settings as the configuration layering resolves them (the window
+// reads only the saved layer: its Settings fill in from the environment themselves).
+func (s SavedSettings) Resolved() config.Resolved {
+	return config.Resolved{Provider: s.Provider, BaseURL: s.BaseURL, Model: s.Model,
+		ApprovalMode: tools.Mode(s.ApprovalMode), Prices: s.Prices, ContextWindows: s.ContextWindows,
+		Limits: config.ModelLimits(s.Budgets, s.Prices, s.ContextWindows, s.Model)}
+}
+
 // RunSpec is the agent for a run started from the window: the saved model,
-// approval mode, budgets, price and context window.
+// approval mode, budgets, price and context window (config.Resolved.RunSpec, the one builder).
 func (s SavedSettings) RunSpec(sessionID, workspace, prompt string) loop.RunSpec {
-	p := s.Price(s.Model)
-	return loop.RunSpec{
-		SessionID: sessionID,
-		Workspace: workspace,
-		Prompt:    prompt,
-		Model:     s.Model,
-		Mode:      tools.Mode(s.ApprovalMode),
-		// The same prompt for every run of the session keeps prompt caches warm.
-		SystemPrompt: loop.DefaultSystemPrompt(workspace),
-		Limits: loop.Limits{
-			MaxTurns:      s.Budgets.MaxTurns,
-			MaxToolCalls:  s.Budgets.MaxToolCalls,
-			MaxTokens:     s.Budgets.MaxTokens,
-			MaxCostUSD:    s.Budgets.MaxCostUSD,
-			Timeout:       time.Duration(s.Budgets.TimeoutSeconds) * time.Second,
-			ContextWindow: s.ContextWindow(s.Model),
-			Price:         p.Loop(),
-		},
-	}
+	return s.Resolved().RunSpec(sessionID, workspace, prompt, "")
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // The price table carries cache-read and cache-write prices: saved, read back, and in the
-// price a run of the model gets (the CLI through Effective, the window through RunSpec).
+// price a run of the model gets (the CLI through config.Effective, the window through RunSpec).
 func TestPricesCarryCacheReadAndWrite(t *testing.T) {
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "loopdesk.db"))
@@ -40,12 +40,12 @@ func TestPricesCarryCacheReadAndWrite(t *testing.T) {
 	if got := saved.RunSpec("s", "/w", "hi").Limits.Price; got != want {
 		t.Fatalf("window run price %+v, want %+v", got, want)
 	}
-	r, _, err := Effective(ctx, db, "db", keys, func(string) string { return "" }, Overrides{})
+	r, _, err := config.Effective(ctx, db, "db", keys, func(string) string { return "" }, config.Overrides{})
 	if err != nil || r.Limits.Price != want {
 		t.Fatalf("CLI run price %+v (%v), want %+v", r.Limits.Price, err, want)
 	}
 	// A run of another model (the session's) takes that model's price.
-	r.UseModel("local", Overrides{})
+	r.UseModel("local", config.Overrides{})
 	if r.Limits.Price != (loop.Price{}) {
 		t.Fatalf("an unlisted model costs %+v", r.Limits.Price)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,9 +67,8 @@ type core struct {
 	dialogs  Dialogs
 	mcpPath  string // the MCP configuration file the window edits
 	emit     Emitter
-	instance *Instance     // the launch's folder; nil in tests
-	sandbox  stack.Sandbox // detected once, in New
-	notices  *notices      // desktop notifications (notifications.go)
+	instance *Instance // the launch's folder; nil in tests
+	notices  *notices  // desktop notifications (notifications.go)
 	window   WindowControl
 	// instructionsDir holds the person's own AGENTS.md.
 	instructionsDir string
@@ -85,36 +83,38 @@ type core struct {
 // ("" for none) and start in the background at once; a bad file is reported in Settings,
 // never fatal. Startup must be called before anything runs.
 //
-// New detects the sandbox once (it starts bwrap to prove it works); NewWith takes what was
-// detected, for tests and for a caller that already detected it.
+// New detects the sandbox once (stack.New starts bwrap to prove it works); NewWith takes what
+// was detected, for tests and for a caller that already detected it.
 func New(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string) (*Services, error) {
-	return NewWith(db, keys, dialogs, mcpPath, stack.DetectSandbox(context.Background()))
+	return newServices(db, keys, dialogs, mcpPath, nil)
 }
 
 // NewWith is New with the sandbox already detected.
 func NewWith(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string, sb stack.Sandbox) (*Services, error) {
+	return newServices(db, keys, dialogs, mcpPath, &sb)
+}
+
+func newServices(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string, sb *stack.Sandbox) (*Services, error) {
 	settings := SettingsStore{DB: db, Keys: keys, Getenv: keys.Getenv}
 	instr, err := config.ConfigDir()
 	if err != nil {
 		return nil, err
 	}
 	c := &core{db: db, settings: settings, watches: &Watches{}, dialogs: dialogs, ctx: context.Background(),
-		mcpPath: mcpPath, sandbox: sb, instructionsDir: instr}
+		mcpPath: mcpPath, instructionsDir: instr}
 	cfg, cfgErr := c.mcpConfig()
 	if cfgErr != nil {
 		cfg = mcp.Config{} // Settings shows the error; the session goes on with the other tools
 	}
-	manager := mcp.Start(cfg, mcp.Options{OnStatus: c.mcpStatus})
-	models := stack.Models{Providers: settings.Providers, Configure: func(c *provider.Config) {
+	st, err := stack.New(stack.Config{DB: db, Providers: settings.Providers, Configure: func(c *provider.Config) {
 		c.RequestTimeout, c.IdleTimeout, c.MaxRetries = 10*time.Minute, 2*time.Minute, 3
-	}}
-	st, err := stack.New(stack.Config{DB: db, Models: models, Respec: c.respec, MCP: manager,
-		Checkpoints: checkpoint.New(db, checkpoint.Options{}), InstructionsDir: instr})
+	}, Respec: c.respec, MCP: &cfg, MCPOptions: mcp.Options{OnStatus: c.mcpStatus},
+		Checkpoints: &checkpoint.Options{}, Sandbox: sb, InstructionsDir: instr})
 	if err != nil {
-		_ = manager.Close()
 		return nil, err
 	}
 	c.st = st
+	c.watches.Shared = st.Watches // the tree and the checkpoints share each folder's watcher
 	c.notices = newNotices(c)
 	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, Window: &Window{c}, c: c}, nil
 }
@@ -134,18 +134,13 @@ func (s *Services) Startup(ctx context.Context, emit Emitter) {
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.watches.Emit = emit
 	c.emit = emit
-	// Link captures a killed process left open to the interrupted rows repair added.
-	if _, err := c.st.Checkpoints.Recover(c.ctx); err != nil {
-		slog.Error("recover checkpoints", "err", err)
-	}
 	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev loop.Event) { emit(EventLoop, ev) })
 }
 
 // Shutdown cancels every run and waits until their rows are written.
 func (s *Services) Shutdown() {
 	c := s.c
-	c.st.Close()
-	_ = c.st.Checkpoints.Close()
+	c.st.Close() // the runs, the MCP servers and the checkpoint recorder
 	c.watches.Close()
 	c.mu.Lock()
 	if c.cancel != nil {
@@ -295,7 +290,7 @@ var ErrorCodes = []ErrorCode{CodeNotFound, CodeBusy, CodeNotPending, CodeInvalid
 
 // ErrInvalidInput is what the services return for input the page should not have sent
 // (an empty message, arguments that are not JSON, a relative folder).
-var ErrInvalidInput = errors.New("invalid input")
+var ErrInvalidInput = stack.ErrInvalidInput
 
 // AppError is what every failed bound method rejects with.
 type AppError struct {

@@ -16,50 +16,17 @@ import (
 	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
-// Budgets are the default limits of a run; 0 means no limit.
-type Budgets struct {
-	MaxTurns       int     `json:"max_turns"`
-	MaxToolCalls   int     `json:"max_tool_calls"`
-	MaxTokens      int64   `json:"max_tokens"`
-	MaxCostUSD     float64 `json:"max_cost_usd"`
-	TimeoutSeconds int     `json:"timeout_seconds"`
-}
-
-// Price is what a model costs, in US dollars per million tokens. Cache reads and writes
-// are parts of the input priced apart; 0 prices them as input (loop.Price.Cost).
-type Price struct {
-	Model             string  `json:"model"`
-	InputPerMTok      float64 `json:"input_per_mtok"`
-	OutputPerMTok     float64 `json:"output_per_mtok"`
-	CacheReadPerMTok  float64 `json:"cache_read_per_mtok"`
-	CacheWritePerMTok float64 `json:"cache_write_per_mtok"`
-}
-
-// Loop is the price as the loop takes it.
-func (p Price) Loop() loop.Price {
-	return loop.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok,
-		CacheReadPerMTok: p.CacheReadPerMTok, CacheWritePerMTok: p.CacheWritePerMTok}
-}
-
-func (p Price) invalid() bool {
-	for _, v := range []float64{p.InputPerMTok, p.OutputPerMTok, p.CacheReadPerMTok, p.CacheWritePerMTok} {
-		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return true
-		}
-	}
-	return false
-}
-
-// ContextWindow is a model's context size in tokens.
-type ContextWindow struct {
-	Model  string `json:"model"`
-	Tokens int64  `json:"tokens"`
-}
+// The settings' types live with the configuration layering (backend/config), which every
+// front end reads; the window's Settings screen edits them under these names.
+type (
+	Budgets       = config.Budgets
+	Price         = config.Price
+	ContextWindow = config.ContextWindow
+)
 
 // SavedSettings is everything the settings screen edits except the key, plus
 // where the key comes from. The key itself never leaves Go.
@@ -99,24 +66,23 @@ type SettingsInput struct {
 	Notifications *bool `json:"notifications,omitempty"`
 }
 
-// Keys of the settings table. The API key is never one of them.
+// Keys of the settings table (config.Setting* are the ones every front end reads). The API
+// key is never one of them.
 const (
-	keyProvider       = "endpoint.provider"
-	keyBaseURL        = "endpoint.base_url"
-	keyModel          = "endpoint.model"
-	keyApprovalMode   = "approval.mode"
-	keyBudgets        = "run.budgets"
-	keyPrices         = "model.prices"
-	keyContextWindows = "model.context_windows"
+	keyProvider       = config.SettingProvider
+	keyBaseURL        = config.SettingBaseURL
+	keyModel          = config.SettingModel
+	keyApprovalMode   = config.SettingApprovalMode
+	keyBudgets        = config.SettingBudgets
+	keyPrices         = config.SettingPrices
+	keyContextWindows = config.SettingContextWindows
 	keyTheme          = "ui.theme"
 )
 
-// DefaultBudgets bound a run that the person has not configured: generous
-// enough for real work, tight enough that a runaway loop stops by itself.
-var DefaultBudgets = Budgets{MaxTurns: 50, MaxToolCalls: 200, TimeoutSeconds: 1800}
+// DefaultBudgets and DefaultContextWindow: config's, under the window's names.
+var DefaultBudgets = config.DefaultBudgets
 
-// DefaultContextWindow is assumed for a model without an entry in the table.
-const DefaultContextWindow = 128000
+const DefaultContextWindow = config.DefaultContextWindow
 
 // Settings stores and reads the settings. Getenv is used for the defaults
 // the CLI also honours (OPENAI_BASE_URL, LOOPDESK_MODEL); nil means os.Getenv.
@@ -257,7 +223,7 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSetting
 			return SavedSettings{}, errors.New("every price needs a model name")
 		case seen["p:"+p.Model]:
 			return SavedSettings{}, fmt.Errorf("two prices for model %q", p.Model)
-		case p.invalid():
+		case p.Invalid():
 			return SavedSettings{}, fmt.Errorf("the price of %q cannot be negative", p.Model)
 		}
 		seen["p:"+p.Model] = true
@@ -315,23 +281,11 @@ func CheckBaseURL(base string) error {
 }
 
 // Price returns the price of model (zero when unlisted: local models are free).
-func (s SavedSettings) Price(model string) Price {
-	for _, p := range s.Prices {
-		if p.Model == model {
-			return p
-		}
-	}
-	return Price{Model: model}
-}
+func (s SavedSettings) Price(model string) Price { return config.PriceOf(s.Prices, model) }
 
 // ContextWindow returns model's context window, or DefaultContextWindow.
 func (s SavedSettings) ContextWindow(model string) int64 {
-	for _, w := range s.ContextWindows {
-		if w.Model == model {
-			return w.Tokens
-		}
-	}
-	return DefaultContextWindow
+	return config.ContextWindowOf(s.ContextWindows, model)
 }
 
 // checkProvider returns the provider name to save: "default", or an entry of providers.json.

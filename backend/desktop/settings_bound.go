@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/provider"
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -114,7 +115,7 @@ func (c *core) newRule(in RuleInput) (store.NewRule, error) {
 		s.Workspace = ws.Root()
 		ws.Release()
 	}
-	return NewRule(in, s), nil
+	return stack.NewRule(in, s), nil
 }
 
 // ruleFor is the "always allow" or "always deny" rule of a decision, checked against the

@@ -32,10 +32,12 @@ type WorkspaceWarning struct {
 	Message   string `json:"message"`
 }
 
-// Watches keeps one watcher running: the one for the workspace the window
-// shows. Show switches it; its events go to Emit. Safe for concurrent use.
+// Watches keeps the window's file tree on the watcher of the workspace it shows. Show
+// switches it; its events go to Emit. The watcher is the folder's one (Shared, the stack's:
+// the checkpoint recorder listens to the same one). Safe for concurrent use.
 type Watches struct {
-	Emit func(name string, data any)
+	Emit   func(name string, data any)
+	Shared *tools.Watches // nil: a registry of its own
 
 	mu     sync.Mutex
 	root   string
@@ -55,17 +57,19 @@ func (w *Watches) Show(ctx context.Context, root string) error {
 	if root == "" {
 		return nil
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	watcher, err := tools.Watch(wctx, root, tools.WatchOptions{})
+	if w.Shared == nil {
+		w.Shared = &tools.Watches{}
+	}
+	watcher, release, err := w.Shared.Acquire(root, true)
 	if err != nil {
-		cancel()
 		return err
 	}
+	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	w.root, w.cancel, w.done = root, cancel, done
 	go func() {
 		defer close(done)
-		defer watcher.Close()
+		defer release()
 		updates, warnings := watcher.Updates(), watcher.Warnings()
 		for updates != nil || warnings != nil {
 			select {

@@ -1,6 +1,13 @@
 package desktop
 
-import "github.com/loopdesk/loopdesk/backend/store"
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/loopdesk/loopdesk/backend/store"
+)
 
 // Workspace is the bound service for a session's folder: choosing it, its file tree, a file's
 // preview and the files the session's tool calls touched.
@@ -54,32 +61,71 @@ func (h *Workspace) ReadFile(sessionID, path string) (FilePreview, error) {
 }
 
 // TouchedFiles lists the files the tool calls in the session's rows after seq `after` read
-// or changed (0: all rows), each linked to the row holding the call. The page asks for the
-// rows it has not seen, so the work is proportional to the new rows.
+// or changed (0: all rows), each linked to the row holding the call, oldest first. What a
+// call changed comes from the checkpoints' change records (a shell command's edits included),
+// linked to rows after `after` by their result row; what it read, from its read_file calls.
+// The page asks for the rows it has not seen, so the work is proportional to the new rows.
 func (h *Workspace) TouchedFiles(sessionID string, after int64) ([]Touched, error) {
 	c := h.c
-	var rows []store.Chunk
-	var err error
-	if after > 0 {
-		rows, err = c.db.ChunksAfter(c.context(), sessionID, after)
-	} else {
-		rows, err = c.db.Chunks(c.context(), sessionID)
-	}
+	ctx := c.context()
+	rows, err := c.db.ChunksAfter(ctx, sessionID, after)
 	if err != nil {
 		return nil, err
 	}
-	ws, err := c.workspace(sessionID)
-	if err != nil {
-		return TouchedFiles(rows, nil), nil // no folder: paths as the model wrote them
+	var out []Touched
+	if ws, err := c.workspace(sessionID); err != nil {
+		out = ReadFiles(rows, nil) // no folder: paths as the model wrote them
+	} else {
+		out = ReadFiles(rows, func(p string) string {
+			abs, err := ws.Resolve(p)
+			if err != nil {
+				return ""
+			}
+			return ws.Rel(abs)
+		})
+		ws.Release()
 	}
-	defer ws.Release()
-	return TouchedFiles(rows, func(p string) string {
-		abs, err := ws.Resolve(p)
-		if err != nil {
-			return ""
+	changed, err := c.changedFiles(ctx, sessionID, after)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, changed...)
+	slices.SortStableFunc(out, func(a, b Touched) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out, nil
+}
+
+// changedFiles are the files the session's calls changed, by the checkpoints' record, whose
+// result rows come after seq after; each is linked to the assistant row holding its call.
+func (c *core) changedFiles(ctx context.Context, sessionID string, after int64) ([]Touched, error) {
+	cs, err := c.st.Checkpoints.CallChanges(ctx, sessionID, after)
+	if err != nil {
+		return nil, err
+	}
+	type call struct{ run, id string }
+	type row struct {
+		seq  int64
+		tool string
+	}
+	rows := map[call]row{}
+	out := make([]Touched, 0, len(cs))
+	for _, ch := range cs {
+		k := call{ch.RunID, ch.CallID}
+		r, ok := rows[k]
+		if !ok {
+			seq, tc, err := c.db.CallRow(ctx, sessionID, ch.RunID, ch.CallID, ch.Seq)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				r = row{seq: ch.Seq} // the result row, when the call's row is gone
+			case err != nil:
+				return nil, err
+			default:
+				r = row{seq: seq, tool: tc.Name}
+			}
+			rows[k] = r
 		}
-		return ws.Rel(abs)
-	}), nil
+		out = append(out, Touched{Path: ch.Path, Seq: r.seq, Tool: r.tool, Changed: true})
+	}
+	return out, nil
 }
 
 // LaunchFolder returns, once, the folder given on the command line that opened the window

@@ -1,6 +1,9 @@
-// Package stack builds the one agent stack the window and the CLI share: the store, the
-// tool registry, the workspaces, the approver and the runner, wired once, in dependency
-// order, with nothing closing over a value that does not exist yet.
+// Package stack builds the one agent stack every front end shares — the window
+// (backend/desktop), the command line (backend/cli) and ACP (backend/acp): the tool registry,
+// the MCP servers, the checkpoint recorder, the model clients of the configured providers,
+// the sandbox, the workspaces, the approver, the hooks and the runner, wired once, in
+// dependency order, with nothing closing over a value that does not exist yet. The front
+// ends differ only in how they show things and ask the person.
 //
 // The approval path has no cycle: the runner asks the approver with a request that carries
 // its own OnPending notification, so the runner publishes approval_requested itself.
@@ -9,31 +12,43 @@ package stack
 import (
 	"context"
 	"fmt"
-	"github.com/loopdesk/loopdesk/backend/agents"
 	"log/slog"
 
+	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
+	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
-// Config is what differs between the window and the CLI.
+// Config is what differs between the front ends. The caller opens the database (and closes
+// it after Stack.Close); New builds everything else.
 type Config struct {
 	DB *store.DB
-	// Models gives each run the client of its provider (Models); without it every run uses
-	// Model. One of the two is required.
-	Models loop.Models
-	Model  loop.Model
-	Prices loop.PriceTable
-	// MCP, when not nil, offers its servers' tools after the built-in ones; each run gets
-	// the tools of the servers that are ready when it starts.
-	MCP *mcp.Manager
-	// Checkpoints, when not nil, records what each call that may change files changed.
-	Checkpoints *checkpoint.Recorder
-	Logger      *slog.Logger
+	// The model clients: Models; or Model, one client for every run; or, when both are nil,
+	// the clients of Providers (read as each run starts, so an edit in Settings applies from
+	// the next run), each adjusted by Configure (timeouts, retries; nil keeps the defaults).
+	Models    loop.Models
+	Model     loop.Model
+	Providers func(ctx context.Context) (config.Providers, error)
+	Configure func(*provider.Config)
+	Prices    loop.PriceTable
+	// MCP, when not nil, is the servers New starts in the background (with MCPOptions) and
+	// Close stops; their tools follow the built-in ones, each run getting the tools of the
+	// servers ready when it starts.
+	MCP        *mcp.Config
+	MCPOptions mcp.Options
+	// Checkpoints, when not nil, makes the recorder of what each call that may change files
+	// changed (one per process and database); New links the captures a killed process left
+	// open to the interrupted rows repair added (Recorder.Recover), Close stops it.
+	Checkpoints *checkpoint.Options
+	// Sandbox is what sandbox detection found; nil: New detects it (it starts bwrap once).
+	Sandbox *Sandbox
+	Logger  *slog.Logger
 	// InstructionsDir holds the person's own AGENTS.md (config.ConfigDir()); "" for none.
 	InstructionsDir string
 	// Hooks fires the person's hooks; nil: an engine reading the personal hooks.json from
@@ -49,8 +64,8 @@ type Config struct {
 	NoTasks bool
 }
 
-// Stack is the wired agent. Close stops every run and the MCP servers; the caller closes
-// the database.
+// Stack is the wired agent. Close stops every run, the MCP servers and the recorder's
+// watchers; the caller closes the database.
 type Stack struct {
 	DB          *store.DB
 	Tools       *Tools
@@ -60,42 +75,89 @@ type Stack struct {
 	MCP         *mcp.Manager         // nil without MCP
 	Checkpoints *checkpoint.Recorder // nil without checkpoints
 	Hooks       *hooks.Engine
+	Sandbox     Sandbox // what each run's shell sandbox is made from (Sandbox.Shell)
+	// Watches holds the one watcher of each folder, shared by the checkpoint recorder's dirty
+	// set and the window's file tree.
+	Watches *tools.Watches
+
+	cfg             Config // for WithMCP
+	ownsCheckpoints bool   // New made the recorder (a WithMCP stack shares its parent's)
 }
 
-// New wires a Stack. It does no I/O.
+// New builds a Stack: it detects the sandbox (unless given), opens the checkpoint recorder
+// and recovers what a killed process left, and starts the MCP servers in the background.
+// Errors: no database, no model, a recorder that cannot recover.
 func New(cfg Config) (*Stack, error) {
-	if cfg.DB == nil || (cfg.Model == nil && cfg.Models == nil) {
+	if cfg.DB == nil || (cfg.Model == nil && cfg.Models == nil && cfg.Providers == nil) {
 		return nil, fmt.Errorf("build the agent stack: a database and a model are required")
 	}
+	if cfg.Model == nil && cfg.Models == nil {
+		cfg.Models = Models{Providers: cfg.Providers, Configure: cfg.Configure}
+	}
+	if cfg.Sandbox == nil {
+		sb := DetectSandbox(context.Background())
+		cfg.Sandbox = &sb
+	}
+	watches := &tools.Watches{}
+	var rec *checkpoint.Recorder
+	if cfg.Checkpoints != nil {
+		opts := *cfg.Checkpoints // the caller's options are not changed
+		if opts.Watches == nil {
+			opts.Watches = watches
+		}
+		watches = opts.Watches
+		rec = checkpoint.New(cfg.DB, opts)
+		// Link captures a killed process left open to the interrupted rows repair added.
+		if _, err := rec.Recover(context.Background()); err != nil {
+			_ = rec.Close()
+			return nil, fmt.Errorf("build the agent stack: recover checkpoints: %w", err)
+		}
+	}
+	s, err := wire(cfg, rec, watches)
+	if err != nil {
+		if rec != nil {
+			_ = rec.Close()
+		}
+		return nil, err
+	}
+	s.ownsCheckpoints = true
+	return s, nil
+}
+
+// WithMCP builds a stack like s whose MCP manager runs servers instead of s's: ACP gives a
+// session the editor passes servers for a stack of its own. It shares s's database,
+// recorder, sandbox, hooks and model clients; closing it stops only its runs and servers.
+func (s *Stack) WithMCP(servers mcp.Config) (*Stack, error) {
+	cfg := s.cfg
+	cfg.MCP, cfg.Hooks = &servers, s.Hooks
+	return wire(cfg, s.Checkpoints, s.Watches)
+}
+
+// wire connects the parts; it starts the MCP servers and does no other I/O.
+func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack, error) {
+	var manager *mcp.Manager
+	if cfg.MCP != nil {
+		manager = mcp.Start(*cfg.MCP, cfg.MCPOptions)
+	}
 	// load_skill reads the skills of each run's folder and of the person's own (backend/agents).
-	ts := &Tools{mcp: cfg.MCP, log: cfg.Logger, more: []tools.Tool{agents.LoadSkill{PersonalDir: cfg.InstructionsDir}}}
+	ts := &Tools{mcp: manager, log: cfg.Logger, more: []tools.Tool{agents.LoadSkill{PersonalDir: cfg.InstructionsDir}}}
 	if ts.log == nil {
 		ts.log = slog.Default()
 	}
 	var err error
 	if ts.builtins, err = tools.NewRegistry(append(builtinTools(), ts.more...)...); err != nil {
+		if manager != nil {
+			_ = manager.Close()
+		}
 		return nil, fmt.Errorf("build the agent stack: %w", err)
 	}
 	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB}),
-		MCP: cfg.MCP, Checkpoints: cfg.Checkpoints}
+		MCP: manager, Checkpoints: rec, Sandbox: *cfg.Sandbox, Watches: watches, cfg: cfg}
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
-		Respec: cfg.Respec, Skills: agents.Catalog{PersonalDir: cfg.InstructionsDir}}
-	tasks := loop.TaskConfig{}
-	if cfg.Tasks != nil {
-		tasks = *cfg.Tasks // the caller's config is not changed
-	}
-	lc.Tasks = &tasks
-	if cfg.NoTasks {
-		lc.Tasks = nil
-	} else if tasks.Agents == nil {
-		// The folder's definitions and the person's own (beside their AGENTS.md), read as
-		// each run starts.
-		personal := cfg.InstructionsDir
-		lc.Tasks.Agents = func(root string) []agents.Definition { return agents.Valid(agents.Definitions(personal, root)) }
-	}
-	if cfg.Checkpoints != nil {
-		lc.Checkpoints = cfg.Checkpoints
+		Respec: cfg.Respec, Skills: agents.Catalog{PersonalDir: cfg.InstructionsDir}, Tasks: tasksOf(cfg)}
+	if rec != nil {
+		lc.Checkpoints = rec // a typed nil would read as a recorder
 	}
 	s.Hooks = cfg.Hooks
 	if s.Hooks == nil {
@@ -107,11 +169,33 @@ func New(cfg Config) (*Stack, error) {
 	return s, nil
 }
 
-// Close cancels every run, waits until their rows are written, and stops the MCP servers.
+// tasksOf is the task tool's configuration: nil without it.
+func tasksOf(cfg Config) *loop.TaskConfig {
+	if cfg.NoTasks {
+		return nil
+	}
+	tasks := loop.TaskConfig{}
+	if cfg.Tasks != nil {
+		tasks = *cfg.Tasks // the caller's config is not changed
+	}
+	if tasks.Agents == nil {
+		// The folder's definitions and the person's own (beside their AGENTS.md), read as
+		// each run starts.
+		personal := cfg.InstructionsDir
+		tasks.Agents = func(root string) []agents.Definition { return agents.Valid(agents.Definitions(personal, root)) }
+	}
+	return &tasks
+}
+
+// Close cancels every run, waits until their rows are written, and stops the MCP servers and
+// the recorder New made.
 func (s *Stack) Close() {
 	s.Runner.Close()
 	if s.MCP != nil {
 		_ = s.MCP.Close() // the servers are gone either way; their log says why
+	}
+	if s.Checkpoints != nil && s.ownsCheckpoints {
+		_ = s.Checkpoints.Close()
 	}
 }
 

@@ -146,7 +146,7 @@ func TestShellChangesAreRecordedAndRestoredAfterARestart(t *testing.T) {
 	write(t, filepath.Join(ws, "notes.txt"), "alpha\nbeta\n")
 	write(t, filepath.Join(ws, "old.txt"), "keep me\n")
 	withCheckpoints := func(db *store.DB) stack.Config {
-		return stack.Config{Checkpoints: checkpoint.New(db, checkpoint.Options{})}
+		return stack.Config{Checkpoints: &checkpoint.Options{}}
 	}
 	e := newEnv(t, dbPath, withCheckpoints)
 	cmd := `sed -i s/alpha/ALPHA/ notes.txt && rm old.txt && printf 'fresh\n' > new.txt`
@@ -181,9 +181,6 @@ func TestShellChangesAreRecordedAndRestoredAfterARestart(t *testing.T) {
 	// After a restart: the same database, a new recorder, the folder put back.
 	e2 := newEnv(t, dbPath, withCheckpoints)
 	ctx := context.Background()
-	if _, err := e2.st.Checkpoints.Recover(ctx); err != nil {
-		t.Fatal(err)
-	}
 	changes, err := e2.st.Checkpoints.Changes(ctx, sid)
 	if err != nil || len(changes) != 3 {
 		t.Fatalf("changes after restart: %+v %v", changes, err)
@@ -273,11 +270,11 @@ func everything(t *testing.T) string {
 func TestMCPToolRunsThroughTheRunner(t *testing.T) {
 	bin := everything(t)
 	dir := t.TempDir()
-	manager := mcp.Start(mcp.Config{Servers: map[string]mcp.ServerConfig{"everything": {Command: bin}}}, mcp.Options{})
-	e := newEnv(t, filepath.Join(dir, "loopdesk.db"), func(*store.DB) stack.Config { return stack.Config{MCP: manager} })
+	servers := mcp.Config{Servers: map[string]mcp.ServerConfig{"everything": {Command: bin}}}
+	e := newEnv(t, filepath.Join(dir, "loopdesk.db"), func(*store.DB) stack.Config { return stack.Config{MCP: &servers} })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := manager.WaitSettled(ctx); err != nil {
+	if err := e.st.MCP.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}
 	e.srv.Enqueue(
@@ -309,11 +306,11 @@ func TestMCPToolRunsThroughTheRunner(t *testing.T) {
 func TestRunStartedWhileMCPServersStartWaitsForThem(t *testing.T) {
 	bin := everything(t)
 	dir := t.TempDir()
-	manager := mcp.Start(mcp.Config{Servers: map[string]mcp.ServerConfig{
+	servers := mcp.Config{Servers: map[string]mcp.ServerConfig{
 		"everything": {Command: bin},
 		"broken":     {Command: "sh", Args: []string{"-c", "echo no such thing >&2; exit 3"}},
-	}}, mcp.Options{})
-	e := newEnv(t, filepath.Join(dir, "loopdesk.db"), func(*store.DB) stack.Config { return stack.Config{MCP: manager} })
+	}}
+	e := newEnv(t, filepath.Join(dir, "loopdesk.db"), func(*store.DB) stack.Config { return stack.Config{MCP: &servers} })
 	e.srv.Enqueue(fakeai.Text("ready"))
 	_, res := e.run(dir, "what can you use?") // no WaitSettled: the run itself waits
 	if res.Status != loop.StopCompleted {

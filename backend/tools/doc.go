@@ -9,8 +9,8 @@
 //     and waits. A denial becomes the tool result (IsError, with the reason).
 //  2. Run the approved call through Registry.Run with Decision.Arguments: the person
 //     may have edited them, and Run validates them against the schema again.
-//  3. Store the result as the call's one tool_result row. (Result.Meta.Before is not stored:
-//     backend/checkpoint records what each call changed, whatever tool made the change.)
+//  3. Store the result as the call's one tool_result row. (Tools do not report what they
+//     changed: backend/checkpoint records it for each call, whatever tool made the change.)
 //
 // Nothing in this package panics on behalf of a tool or crashes a run: every failure
 // comes back as a Result with IsError set and a message meant for the model.

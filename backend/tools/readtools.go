@@ -49,7 +49,7 @@ func (readFileTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMess
 	if err != nil {
 		return errorf("%v", err)
 	}
-	abs, rel, err := ws.open(a.Path)
+	_, rel, err := ws.open(a.Path)
 	if err != nil {
 		return errorf("read_file %s: %v", a.Path, err)
 	}
@@ -105,7 +105,7 @@ func (readFileTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMess
 		shown++
 		last = n
 	}
-	meta := Meta{FilesRead: []string{ws.Rel(abs)}, Truncated: truncated}
+	meta := Meta{Truncated: truncated}
 	switch {
 	case n == 0:
 		return Result{Content: fmt.Sprintf("(%s is empty)", a.Path), Meta: meta}
@@ -202,7 +202,7 @@ func (listDirTool) Execute(_ context.Context, ws *Workspace, raw json.RawMessage
 			fmt.Fprintf(&b, "%s (%d bytes)\n", name, size)
 		}
 	}
-	meta := Meta{FilesRead: []string{ws.Rel(abs)}}
+	meta := Meta{}
 	if len(entries) == 0 {
 		return Result{Content: fmt.Sprintf("(%s is empty)", a.Path), Meta: meta}
 	}
@@ -341,7 +341,6 @@ func (searchTextTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMe
 	}
 	var b strings.Builder
 	matches := 0
-	var read []string
 	more := false
 	start := slashRel(rel)
 	err = walkWorkspace(ctx, ws, start, func(p string, d fs.DirEntry) error {
@@ -349,9 +348,6 @@ func (searchTextTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMe
 			return nil
 		}
 		hit, stop := searchFile(ws, p, re, limit-matches, &b)
-		if hit > 0 {
-			read = append(read, p)
-		}
 		matches += hit
 		if stop {
 			more = true
@@ -362,7 +358,7 @@ func (searchTextTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMe
 	if err != nil {
 		return errorf("search_text %s: %v", a.Path, cleanErr(err))
 	}
-	meta := Meta{FilesRead: read, Truncated: more}
+	meta := Meta{Truncated: more}
 	if matches == 0 {
 		return Result{Content: fmt.Sprintf("no matches for %q under %s", a.Pattern, a.Path), Meta: meta}
 	}

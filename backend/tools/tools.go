@@ -17,29 +17,14 @@ type Call struct {
 	Arguments string `json:"arguments"`
 }
 
-// FileSnapshot is the content a file had before a tool wrote or edited it. Content is
-// capped at SnapshotCap bytes; Truncated says the cap was hit. The runner does not store
-// it (see doc.go).
-type FileSnapshot struct {
-	Path      string // relative to the workspace root, slash-separated
-	Existed   bool
-	Content   string
-	Truncated bool
-}
-
-// SnapshotCap bounds FileSnapshot.Content.
-const SnapshotCap = 256 << 10
-
-// Meta is what a tool did besides its text: files touched (relative, slash-separated
-// paths), the exit code of a command, whether output was cut, and whether the
-// command ran inside the sandbox.
+// Meta is what a tool did besides its text: the exit code of a command, whether output was
+// cut, and whether the command ran inside the sandbox. What a call changed is not reported
+// here: the checkpoints record it for every call that may change files, shell included
+// (backend/checkpoint, read by the window and the CLI); a second record would drift.
 type Meta struct {
-	FilesRead    []string
-	FilesChanged []string
-	ExitCode     *int
-	Truncated    bool
-	Before       []FileSnapshot
-	Sandboxed    bool
+	ExitCode  *int
+	Truncated bool
+	Sandboxed bool
 }
 
 // Result is what a tool call returns to the model (Content, IsError) and to the UI (Meta).

@@ -92,6 +92,7 @@ type Watcher struct {
 	done     chan struct{}
 	once     sync.Once
 	degraded atomic.Bool
+	share    // listeners, Sync's barrier, batching (watch_share.go)
 
 	// owned by the watcher goroutine (and by Watch before it starts)
 	watched   map[string]bool      // absolute folders with an inotify watch
@@ -134,9 +135,19 @@ func Watch(ctx context.Context, root string, opts WatchOptions) (*Watcher, error
 		cancel:   cancel, done: make(chan struct{}),
 		watched: map[string]bool{}, unwatched: map[string]bool{}, pending: map[string]ChangeOp{},
 	}
-	if err := w.addTree(".", false); err != nil {
+	err = w.share.init()
+	if err == nil {
+		err = fsw.Add(w.barrier)
+	}
+	if err == nil {
+		err = w.addTree(".", false)
+	}
+	if err != nil {
 		cancel()
 		fsw.Close()
+		if w.barrier != "" {
+			os.RemoveAll(w.barrier)
+		}
 		return nil, fmt.Errorf("watch %s: %w", root, err)
 	}
 	if w.degraded.Load() {
@@ -225,7 +236,7 @@ func (w *Watcher) addTree(rel string, emit bool) error {
 				continue
 			}
 			if emit {
-				w.record(child, ChangeCreated)
+				w.record(child, ChangeCreated, isDir)
 			}
 			if isDir {
 				stack = append(stack, child)
@@ -290,6 +301,7 @@ func (w *Watcher) degrade(rel string, err error) {
 }
 
 func (w *Watcher) warn(kind WarningKind, msg string) {
+	w.lost() // every warning means some changes may not be reported
 	select {
 	case w.warnings <- Warning{Kind: kind, Message: msg}:
 	default: // nobody is listening closely; the watcher must not block on it
@@ -308,8 +320,12 @@ func (w *Watcher) forget(abs string) {
 	}
 }
 
-// record merges a change into the pending batch.
-func (w *Watcher) record(rel string, op ChangeOp) {
+// record passes a change to the listeners and merges it into the pending batch (when a
+// tree reads Updates).
+func (w *Watcher) record(rel string, op ChangeOp, dir bool) {
+	if !w.notify(rel, op, dir) {
+		return
+	}
 	w.recorded++
 	prev, seen := w.pending[rel]
 	if !seen {

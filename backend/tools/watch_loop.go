@@ -15,6 +15,8 @@ import (
 // loop is the watcher's only goroutine after Watch returns.
 func (w *Watcher) loop(ctx context.Context) {
 	defer close(w.done)
+	defer os.RemoveAll(w.barrier)
+	defer w.goStale()
 	defer close(w.warnings)
 	defer close(w.updates)
 	defer w.fsw.Close()
@@ -93,9 +95,13 @@ func (w *Watcher) loop(ctx context.Context) {
 
 // handle turns one fsnotify event into pending changes.
 func (w *Watcher) handle(ev fsnotify.Event) {
+	if w.barrierEvent(ev.Name) {
+		return // Sync's marker, not a change of the folder
+	}
 	rel := w.rel(ev.Name)
 	if rel == "." {
 		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			w.goStale()
 			w.warn(WarnError, "the watched folder itself was removed or moved")
 		}
 		return
@@ -110,7 +116,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		if w.ig.ignored(rel, fi.IsDir()) {
 			return
 		}
-		w.record(rel, ChangeCreated)
+		w.record(rel, ChangeCreated, fi.IsDir())
 		if fi.IsDir() {
 			_ = w.addTree(rel, true) // errors are warnings inside addTree
 		}
@@ -122,7 +128,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		if ev.Has(fsnotify.Rename) {
 			op = ChangeRenamed
 		}
-		w.record(rel, op)
+		w.record(rel, op, wasDir)
 		if wasDir {
 			w.forget(ev.Name)
 		}
@@ -130,9 +136,14 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		if w.ig.ignored(rel, false) {
 			return
 		}
-		w.record(rel, ChangeChanged)
+		w.record(rel, ChangeChanged, false)
+	case ev.Has(fsnotify.Chmod):
+		// Not a change the person sees in a file tree, but one a checkpoint records (a
+		// mode): the listeners hear it.
+		if !w.ig.ignored(rel, wasDir) {
+			w.notify(rel, ChangeChanged, wasDir)
+		}
 	}
-	// Chmod alone is not a change the person sees in a file tree.
 }
 
 // rescan walks the folders that have no watch and reports what changed since the
@@ -149,9 +160,9 @@ func (w *Watcher) rescan() {
 		old, ok := w.snap[p]
 		switch {
 		case !ok:
-			w.record(p, ChangeCreated)
+			w.record(p, ChangeCreated, cur.dir)
 		case !cur.dir && (cur.size != old.size || !cur.mod.Equal(old.mod)):
-			w.record(p, ChangeChanged)
+			w.record(p, ChangeChanged, false)
 		}
 	}
 	var gone []string
@@ -162,7 +173,7 @@ func (w *Watcher) rescan() {
 	}
 	sort.Strings(gone)
 	for _, p := range gone {
-		w.record(p, ChangeRemoved)
+		w.record(p, ChangeRemoved, w.snap[p].dir)
 	}
 	w.snap = next
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -45,7 +44,7 @@ func (writeFileTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMes
 	if err := ctx.Err(); err != nil {
 		return errorf("write_file %s: %v", a.Path, err)
 	}
-	before, perm, err := snapshot(ws, abs, rel)
+	existed, perm, err := modeOf(ws, rel)
 	if err != nil {
 		return errorf("write_file %s: %v", a.Path, err)
 	}
@@ -58,45 +57,26 @@ func (writeFileTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMes
 		return errorf("write_file %s: %v", a.Path, cleanErr(err))
 	}
 	verb := "created"
-	if before.Existed {
+	if existed {
 		verb = "overwrote"
 	}
-	return Result{
-		Content: fmt.Sprintf("%s %s (%d bytes written)", verb, before.Path, len(a.Content)),
-		Meta:    Meta{FilesChanged: []string{before.Path}, Before: []FileSnapshot{before}},
-	}
+	return Result{Content: fmt.Sprintf("%s %s (%d bytes written)", verb, ws.Rel(abs), len(a.Content))}
 }
 
-// snapshot records what a file holds before it is replaced, and the mode to keep.
-// A folder at the path is an error: writing would fail, and clearly is a mistake.
-func snapshot(ws *Workspace, abs, rel string) (FileSnapshot, fs.FileMode, error) {
-	snap := FileSnapshot{Path: ws.Rel(abs)}
-	f, err := ws.fsroot.Open(rel)
+// modeOf says whether a file is there to be replaced, and the mode to keep (0644 for a new
+// one). A folder at the path is an error: writing would fail, and clearly is a mistake.
+func modeOf(ws *Workspace, rel string) (bool, fs.FileMode, error) {
+	fi, err := ws.fsroot.Stat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		return snap, 0o644, nil
+		return false, 0o644, nil
 	}
 	if err != nil {
-		return snap, 0, cleanErr(err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return snap, 0, cleanErr(err)
+		return false, 0, cleanErr(err)
 	}
 	if fi.IsDir() {
-		return snap, 0, errors.New("is a directory")
+		return false, 0, errors.New("is a directory")
 	}
-	data, err := io.ReadAll(io.LimitReader(f, SnapshotCap+1))
-	if err != nil {
-		return snap, 0, cleanErr(err)
-	}
-	snap.Existed = true
-	if len(data) > SnapshotCap {
-		data = data[:SnapshotCap]
-		snap.Truncated = true
-	}
-	snap.Content = string(data)
-	return snap, fi.Mode().Perm(), nil
+	return true, fi.Mode().Perm(), nil
 }
 
 // ---- edit_file
@@ -166,11 +146,6 @@ func (editFileTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMess
 	if len(updated) > writeFileCap {
 		return errorf("edit_file %s: the result would be %d bytes, over the %d byte limit", a.Path, len(updated), writeFileCap)
 	}
-	before := FileSnapshot{Path: ws.Rel(abs), Existed: true, Content: text}
-	if len(text) > SnapshotCap {
-		before.Content = cutRunes(text, SnapshotCap)
-		before.Truncated = true
-	}
 	if err := ws.fsroot.WriteFile(rel, []byte(updated), fi.Mode().Perm()); err != nil {
 		return errorf("edit_file %s: %v", a.Path, cleanErr(err))
 	}
@@ -178,8 +153,5 @@ func (editFileTool) Execute(ctx context.Context, ws *Workspace, raw json.RawMess
 	if a.ReplaceAll {
 		replaced = count
 	}
-	return Result{
-		Content: fmt.Sprintf("replaced %d occurrence(s) in %s", replaced, before.Path),
-		Meta:    Meta{FilesRead: []string{before.Path}, FilesChanged: []string{before.Path}, Before: []FileSnapshot{before}},
-	}
+	return Result{Content: fmt.Sprintf("replaced %d occurrence(s) in %s", replaced, ws.Rel(abs))}
 }

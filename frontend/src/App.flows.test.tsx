@@ -282,6 +282,14 @@ describe('App flows', () => {
     expect(await within(touched).findByText('b.txt')).toBeTruthy();
     expect(fake.api.touchedFiles).toHaveBeenLastCalledWith(s.id, 2);
     expect(within(touched).getAllByText('a.txt')).toHaveLength(1);
+    // A shell command's change is recorded with its result row, linked to the call's row: the
+    // result row alone makes the page ask again.
+    const made = { path: 'made.txt', seq: 3, tool: 'run_shell_command', changed: true };
+    fake.state.touched.get(s.id)!.push(made);
+    fake.state.changedAt.set(made, 4);
+    act(() => fake.store(s.id, [chunk(s.id, 4, 'tool_result', { call_id: 'c2', name: 'write_file', content: 'ok', is_error: false })]));
+    expect(await within(touched).findByText('made.txt')).toBeTruthy();
+    expect(fake.api.touchedFiles).toHaveBeenLastCalledWith(s.id, 3);
   });
 
   it('a stored reply replaces its streamed preview without showing twice', async () => {

@@ -3,9 +3,13 @@ import { api } from '../api/backend';
 import type { AssistantPayload, FileEntry, FilePreview, Row, Touched } from '../api/types';
 import { errorMessage } from '../api/types';
 
-/** Whether a row after seq through makes a tool call (only calls touch files). */
+/**
+ * Whether a row after seq through may add touched files: a call's row (what it reads) or a
+ * result row (what it changed: Go reads the checkpoints, which link changes to the result).
+ */
 function callsAfter(rows: Row[], through: number): boolean {
   for (let i = rows.length - 1; i >= 0 && rows[i].seq > through; i--) {
+    if (rows[i].kind === 'tool_result') return true;
     if (rows[i].kind === 'assistant' && ((rows[i].payload as AssistantPayload).tool_calls?.length ?? 0) > 0) return true;
   }
   return false;

@@ -106,6 +106,9 @@ export function makeFakeApi() {
     files: new Map<string, FileEntry[]>(),
     contents: new Map<string, string>(),
     touched: new Map<string, Touched[]>(),
+    // Go links a change to the result row that recorded it (`at`), the entry to the call's row
+    // (`seq`): a read after the call's row still finds a change recorded later.
+    changedAt: new Map<Touched, number>(),
     folder: '/home/me/project',
     sandboxStatus: { available: true, name: 'bubblewrap 0.8.0 + Landlock ABI 7', notice: '' } as SandboxStatus,
     sandbox: {
@@ -452,7 +455,7 @@ export function makeFakeApi() {
       if (content === undefined) throw { code: 'not_found', message: `${path}: no such file` };
       return { path, content, truncated: false, binary: false };
     }),
-    touchedFiles: vi.fn(async (id: string, after = 0) => (state.touched.get(id) ?? []).filter((t) => t.seq > after)),
+    touchedFiles: vi.fn(async (id: string, after = 0) => (state.touched.get(id) ?? []).filter((t) => (state.changedAt.get(t) ?? t.seq) > after)),
 
     changes: vi.fn(async (id: string) => [...(state.changes.get(id) ?? [])]),
     fileDiff: vi.fn(async (_id: string, seq: number, path: string) => {

@@ -1,4 +1,4 @@
-package desktop
+package config
 
 import (
 	"context"
@@ -8,13 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
-// This file is the one place where the command line's configuration is
-// resolved. Layers, lowest first: built-in defaults, what the window saved
+// This file is the one place where a front end's configuration is resolved. Layers, lowest first: built-in defaults, what the window saved
 // (the settings table and the key file), environment variables, flags. The
 // window edits the "saved" layer; `loopdesk run` and `loopdesk settings`
 // resolve all four, so what a person set up in the window is what the CLI uses.
@@ -82,7 +81,7 @@ type Env func(string) string
 // database that cannot be read, a saved value that does not parse, an
 // unreadable key file, or an invalid flag value (a bad approval mode, a
 // negative limit).
-func Effective(ctx context.Context, db SettingsReader, dbName string, keys config.Keys, env Env, flags Overrides) (Resolved, []Source, error) {
+func Effective(ctx context.Context, db SettingsReader, dbName string, keys Keys, env Env, flags Overrides) (Resolved, []Source, error) {
 	if env == nil {
 		env = os.Getenv
 	}
@@ -91,7 +90,7 @@ func Effective(ctx context.Context, db SettingsReader, dbName string, keys confi
 	for _, n := range settingNames {
 		set(n, LayerDefault, "")
 	}
-	saved := SavedSettings{Provider: config.DefaultProvider, BaseURL: DefaultBaseURL, ApprovalMode: string(tools.ModeAsk), Budgets: DefaultBudgets}
+	saved := savedLayer{Provider: DefaultProvider, BaseURL: DefaultBaseURL, ApprovalMode: string(tools.ModeAsk), Budgets: DefaultBudgets}
 	if db != nil {
 		if err := readSaved(ctx, db, &saved, func(n string) { set(n, LayerSaved, dbName) }); err != nil {
 			return Resolved{}, nil, err
@@ -115,11 +114,8 @@ func Effective(ctx context.Context, db SettingsReader, dbName string, keys confi
 		return Resolved{}, nil, err
 	}
 	// The price and window are those of the model chosen by now.
-	r.Limits = saved.Budgets.limits()
-	p := saved.Price(r.Model)
-	r.Limits.Price = p.Loop()
-	r.Limits.ContextWindow = saved.ContextWindow(r.Model)
-	if p != (Price{Model: r.Model}) {
+	r.Limits = ModelLimits(saved.Budgets, saved.Prices, saved.ContextWindows, r.Model)
+	if PriceOf(saved.Prices, r.Model) != (Price{Model: r.Model}) {
 		set("price", LayerSaved, dbName)
 	}
 	if hasWindow(saved.ContextWindows, r.Model) {
@@ -151,14 +147,23 @@ var settingNames = []string{"provider", "base_url", "model", "api_key", "approva
 
 func (s Source) isDefault() bool { return s.Layer == LayerDefault }
 
+// savedLayer is what the window saved that the configuration reads (the window's own
+// desktop.SavedSettings adds what only the window uses: theme, notifications, key source).
+type savedLayer struct {
+	Provider, BaseURL, Model, ApprovalMode string
+	Budgets                                Budgets
+	Prices                                 []Price
+	ContextWindows                         []ContextWindow
+}
+
 // readSaved reads what the window saved into s; saved(name) records each
-// setting found. Unlike SettingsStore.Load it does not fill in from the
+// setting found. Unlike desktop.SettingsStore.Load it does not fill in from the
 // environment: that is a layer of its own here.
-func readSaved(ctx context.Context, db SettingsReader, s *SavedSettings, saved func(string)) error {
+func readSaved(ctx context.Context, db SettingsReader, s *savedLayer, saved func(string)) error {
 	for _, j := range []struct {
 		key, name string
 		dst       *string
-	}{{keyProvider, "provider", &s.Provider}, {keyBaseURL, "base_url", &s.BaseURL}, {keyModel, "model", &s.Model}, {keyApprovalMode, "approval_mode", &s.ApprovalMode}} {
+	}{{SettingProvider, "provider", &s.Provider}, {SettingBaseURL, "base_url", &s.BaseURL}, {SettingModel, "model", &s.Model}, {SettingApprovalMode, "approval_mode", &s.ApprovalMode}} {
 		v, ok, err := db.GetSetting(ctx, j.key)
 		if err != nil {
 			return err
@@ -169,16 +174,16 @@ func readSaved(ctx context.Context, db SettingsReader, s *SavedSettings, saved f
 		}
 	}
 	if !tools.Mode(s.ApprovalMode).Valid() {
-		return fmt.Errorf("read setting %s: unknown approval mode %q", keyApprovalMode, s.ApprovalMode)
+		return fmt.Errorf("read setting %s: unknown approval mode %q", SettingApprovalMode, s.ApprovalMode)
 	}
 	for _, j := range []struct {
 		key   string
 		names []string
 		dst   any
 	}{
-		{keyBudgets, []string{"max_turns", "max_tool_calls", "max_tokens", "max_cost_usd", "timeout"}, &s.Budgets},
-		{keyPrices, []string{"prices"}, &s.Prices},
-		{keyContextWindows, []string{"context_windows"}, &s.ContextWindows},
+		{SettingBudgets, []string{"max_turns", "max_tool_calls", "max_tokens", "max_cost_usd", "timeout"}, &s.Budgets},
+		{SettingPrices, []string{"prices"}, &s.Prices},
+		{SettingContextWindows, []string{"context_windows"}, &s.ContextWindows},
 	} {
 		v, ok, err := db.GetSetting(ctx, j.key)
 		if err != nil {
@@ -204,7 +209,7 @@ func readSaved(ctx context.Context, db SettingsReader, s *SavedSettings, saved f
 }
 
 // applyKey finds the key: the key file (saved), overridden by OPENAI_API_KEY.
-func (r *Resolved) applyKey(keys config.Keys, env Env, set func(string, Layer, string)) error {
+func (r *Resolved) applyKey(keys Keys, env Env, set func(string, Layer, string)) error {
 	if keys.Dir != "" {
 		fileKeys := keys
 		fileKeys.Getenv = func(string) string { return "" } // the file alone; the env is the next layer
@@ -212,7 +217,7 @@ func (r *Resolved) applyKey(keys config.Keys, env Env, set func(string, Layer, s
 		if err != nil {
 			return err
 		}
-		if src == config.KeyFile {
+		if src == KeyFile {
 			r.APIKey = key
 			set("api_key", LayerSaved, keys.Path())
 		}
@@ -266,12 +271,6 @@ func (r *Resolved) applyLimitFlags(f Overrides, flagged func(name, flag string))
 	return nil
 }
 
-// limits are the budgets as the loop takes them (0 is no limit).
-func (b Budgets) limits() loop.Limits {
-	return loop.Limits{MaxTurns: b.MaxTurns, MaxToolCalls: b.MaxToolCalls, MaxTokens: b.MaxTokens,
-		MaxCostUSD: b.MaxCostUSD, Timeout: time.Duration(b.TimeoutSeconds) * time.Second}
-}
-
 // numFlag copies a given flag's value and records it.
 func numFlag[T int | int64 | float64](v *T, dst *T, flagged func()) {
 	if v != nil {
@@ -280,9 +279,10 @@ func numFlag[T int | int64 | float64](v *T, dst *T, flagged func()) {
 	}
 }
 
-// RunSpec is the agent for a headless run with this configuration, the same
-// shape a run started from the window gets (SavedSettings.RunSpec). An empty
-// system prompt is the built-in one naming the workspace.
+// RunSpec is the agent of a run with this configuration: the one run-spec builder of every
+// front end (the window's desktop.SavedSettings.RunSpec resolves to it too). An empty
+// system prompt is the built-in one naming the workspace; the same prompt for every run of
+// a session keeps prompt caches warm.
 func (r Resolved) RunSpec(sessionID, workspace, prompt, system string) loop.RunSpec {
 	if system == "" {
 		system = loop.DefaultSystemPrompt(workspace)
@@ -299,11 +299,34 @@ func (r *Resolved) UseModel(model string, f Overrides) {
 		return
 	}
 	r.Model = model
-	saved := SavedSettings{Prices: r.Prices, ContextWindows: r.ContextWindows}
 	if f.PriceIn == nil && f.PriceOut == nil {
-		r.Limits.Price = saved.Price(model).Loop()
+		r.Limits.Price = PriceOf(r.Prices, model).Loop()
 	}
 	if f.ContextWindow == nil {
-		r.Limits.ContextWindow = saved.ContextWindow(model)
+		r.Limits.ContextWindow = ContextWindowOf(r.ContextWindows, model)
+	}
+}
+
+// ApplySession puts a session's own approval mode and budgets over spec, except where flags
+// (the command line) name a value: a flag beats the session, the session beats Settings.
+func ApplySession(spec *loop.RunSpec, approve string, b store.SessionBudgets, flags Overrides) {
+	if flags.ApprovalMode == nil && tools.Mode(approve).Valid() {
+		spec.Mode = tools.Mode(approve)
+	}
+	l := &spec.Limits
+	if b.MaxTurns != nil && flags.MaxTurns == nil {
+		l.MaxTurns = *b.MaxTurns
+	}
+	if b.MaxToolCalls != nil && flags.MaxToolCalls == nil {
+		l.MaxToolCalls = *b.MaxToolCalls
+	}
+	if b.MaxTokens != nil && flags.MaxTokens == nil {
+		l.MaxTokens = *b.MaxTokens
+	}
+	if b.MaxCostUSD != nil && flags.MaxCostUSD == nil {
+		l.MaxCostUSD = *b.MaxCostUSD
+	}
+	if b.TimeoutSeconds != nil && flags.Timeout == nil {
+		l.Timeout = time.Duration(*b.TimeoutSeconds) * time.Second
 	}
 }
