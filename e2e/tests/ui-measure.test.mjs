@@ -251,6 +251,7 @@ async function toolRound(page, tag) {
     { kind: 'text', calls: [{ id: 'call_l', name: 'list_dir', arguments: JSON.stringify({ path: '.' }) }] },
     { kind: 'text', text: answer },
   );
+  const seen = (await fake.timings()).length;
   let bytes = 0;
   const count = (f) => (bytes += Buffer.byteLength(typeof f.payload === 'string' ? f.payload : f.payload ?? ''));
   const sockets = [];
@@ -289,7 +290,15 @@ async function toolRound(page, tag) {
     ws.off('framereceived', count);
     ws.off('framesent', count);
   }
-  return { ...times, bytes };
+  // The request after tool_finished is the round's last model request: its server_ms (body
+  // read whole -> first response byte) is the fake model's work, not Loopdesk's, so
+  // loopdesk_ms = go_ms - server_ms is Loopdesk's own part of the Go side (building and
+  // writing the request, reading the reply, storing the rows).
+  const round = (await fake.timings()).slice(seen).filter((x) => x.path === '/v1/chat/completions');
+  const last = round[round.length - 1];
+  const server_ms = last ? +last.server_ms.toFixed(1) : 0;
+  const loopdesk_ms = times.go_ms >= 0 ? +(times.go_ms - server_ms).toFixed(1) : -1;
+  return { ...times, server_ms, loopdesk_ms, request_bytes: last?.body_bytes ?? 0, bytes };
 }
 
 const bridgeSockets = new Set();
@@ -332,15 +341,25 @@ test('one tool round in a 10-row and a 10,000-row session, side by side (measure
     ms: xs.map((x) => x.ms),
     go_ms: xs.map((x) => x.go_ms),
     page_ms: xs.map((x) => x.page_ms),
+    server_ms: xs.map((x) => x.server_ms),
+    loopdesk_ms: xs.map((x) => x.loopdesk_ms),
     bytes: xs.map((x) => x.bytes),
+    request_bytes: xs.map((x) => x.request_bytes),
     median_ms: sum(xs, 'ms'),
     median_go_ms: sum(xs, 'go_ms'),
     median_page_ms: sum(xs, 'page_ms'),
+    median_server_ms: sum(xs, 'server_ms'),
+    median_loopdesk_ms: sum(xs, 'loopdesk_ms'),
+    // Total minus the fake model's time: what Loopdesk itself spends (Go and the page).
+    median_ms_without_server: median(xs.map((x) => x.ms - x.server_ms)),
     median_bytes: sum(xs, 'bytes'),
   });
   const r = { rows_10: side(small), rows_10000: side(big) };
   r.ratio_bytes = +(r.rows_10000.median_bytes / r.rows_10.median_bytes).toFixed(2);
   r.ratio_ms = +(r.rows_10000.median_ms / r.rows_10.median_ms).toFixed(2);
+  // Issue 19's goal is about Loopdesk's own work: the total with the fake server's time taken out.
+  r.ratio_ms_without_server = +(r.rows_10000.median_ms_without_server / Math.max(1, r.rows_10.median_ms_without_server)).toFixed(2);
+  r.ratio_loopdesk_ms = +(r.rows_10000.median_loopdesk_ms / Math.max(1, r.rows_10.median_loopdesk_ms)).toFixed(2);
   r.ratio_page_ms = +(r.rows_10000.median_page_ms / Math.max(1, r.rows_10.median_page_ms)).toFixed(2);
   figures.tool_round = r;
   t.diagnostic(`tool round: ${JSON.stringify(r)}`);
