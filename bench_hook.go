@@ -115,11 +115,14 @@ func goHeap() map[string]uint64 {
 		"heap_released_kb": m.HeapReleased >> 10, "sys_kb": m.Sys >> 10}
 }
 
-// procMemory is one process of the tree: its name and its Rss and Pss in kB.
+// procMemory is one process of the tree: its name and its Rss and Pss in kB, the Pss split
+// into anonymous pages (heaps) and file pages (the binary and libraries it has touched).
 type procMemory struct {
-	Name string `json:"name"`
-	RSS  int    `json:"rss_kb"`
-	PSS  int    `json:"pss_kb"`
+	Name    string `json:"name"`
+	RSS     int    `json:"rss_kb"`
+	PSS     int    `json:"pss_kb"`
+	PSSAnon int    `json:"pss_anon_kb"`
+	PSSFile int    `json:"pss_file_kb"`
 }
 
 // treeMemory sums Rss and Pss (kB, /proc/PID/smaps_rollup) over pid and its descendants.
@@ -145,20 +148,21 @@ func treeMemory(pid int) (rss, pss int, procs []procMemory) {
 	for len(todo) > 0 {
 		p := todo[0]
 		todo = append(todo[1:], children[p]...)
-		r, s, ok := rollup(p)
+		m, ok := rollup(p)
 		if ok {
 			name, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p))
-			rss, pss = rss+r, pss+s
-			procs = append(procs, procMemory{strings.TrimSpace(string(name)), r, s})
+			m.Name = strings.TrimSpace(string(name))
+			rss, pss = rss+m.RSS, pss+m.PSS
+			procs = append(procs, m)
 		}
 	}
 	return rss, pss, procs
 }
 
-func rollup(pid int) (rss, pss int, ok bool) {
+func rollup(pid int) (m procMemory, ok bool) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
 	if err != nil {
-		return 0, 0, false
+		return m, false
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -170,10 +174,14 @@ func rollup(pid int) (rss, pss int, ok bool) {
 		v, _ := strconv.Atoi(fs[1])
 		switch fs[0] {
 		case "Rss:":
-			rss = v
+			m.RSS = v
 		case "Pss:":
-			pss = v
+			m.PSS = v
+		case "Pss_Anon:":
+			m.PSSAnon = v
+		case "Pss_File:":
+			m.PSSFile = v
 		}
 	}
-	return rss, pss, true
+	return m, true
 }

@@ -87,6 +87,10 @@ export async function startFake(args = []) {
     async requests() {
       return (await fetch(`${control}/requests`)).json();
     },
+    /** Per /v1 request: when the fake had its body whole and sent its first byte (server_ms). */
+    async timings() {
+      return (await fetch(`${control}/timings`)).json();
+    },
     stop: () => stopProcess(proc),
   };
 }

@@ -109,6 +109,8 @@ for k, r in (("20 rows open, before", b), ("just after the stream", s), ("20 row
     each = "  ".join(f"{p['name']} {p['rss_kb']/1024:.0f}/{p['pss_kb']/1024:.0f}" for p in r["by_process"])
     g = r["go"]
     print(f"  {k:24s} rss {r['rss_kb']/1024:7.1f} MB  pss {r['pss_kb']/1024:7.1f} MB  dom {r['data'].get('dom_nodes', '-')}  (rss/pss MB: {each})")
+    split = "  ".join(f"{p['name']} {p.get('pss_anon_kb', 0)/1024:.0f}/{p.get('pss_file_kb', 0)/1024:.0f}" for p in r["by_process"])
+    print(f"  {'':24s} pss anonymous/file MB: {split}")
     print(f"  {'':24s} Go heap in use {g['heap_inuse_kb']/1024:.1f} MB, idle {(g['heap_idle_kb']-g['heap_released_kb'])/1024:.1f} MB not returned, from the OS {g['sys_kb']/1024:.1f} MB")
 print(f"x_after_vs_before: rss {a['rss_kb']/b['rss_kb']:.3f}  pss {a['pss_kb']/b['pss_kb']:.3f}  (goal <= 1.10)")
 n = 2

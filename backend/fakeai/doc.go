@@ -62,6 +62,8 @@
 //	                       completion_tokens,cached_tokens}, delay_ms, stall_after,
 //	                       stall_ms, retry_after, body
 //	GET  /_fake/requests   JSON array of {method, path, header, body (a string)}
+//	GET  /_fake/timings    JSON array, one per /v1 request: {path, body_bytes, started_unix_ms,
+//	                       body_read_unix_ms, first_byte_unix_ms, server_ms} (timing.go)
 //	POST /_fake/reset      forget queued replies and recorded requests
 //
 // POST /_fake/enqueue?for=MARKER queues the replies for the conversations whose first user

@@ -82,6 +82,8 @@ type Server struct {
 	anthropic anthropicState
 	// routes are the queues of conversations told apart by a marker (routes.go).
 	routes []route
+	// timings has one entry per /v1 request, in order (timing.go).
+	timings []*requestTiming
 }
 
 // Start listens on loopback (127.0.0.1:0 unless WithAddr) and serves until Close.
@@ -154,6 +156,7 @@ func (s *Server) Reset() {
 	s.queue = nil
 	s.routes = nil
 	s.requests = nil
+	s.timings = nil
 	s.sent = nil
 	s.anthropic = anthropicState{}
 }
@@ -168,6 +171,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.wg.Add(1) // under mu, so never after Close started waiting
 	s.mu.Unlock()
 	defer s.wg.Done()
+	started := time.Now()
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, "read body: "+err.Error(), http.StatusBadRequest)
@@ -177,8 +181,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.control(w, r, body)
 		return
 	}
+	t := &requestTiming{path: r.URL.Path, bytes: len(body), started: started, read: time.Now()}
+	w = timedWriter{w, t}
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{r.Method, r.URL.Path, r.Header.Clone(), body})
+	s.timings = append(s.timings, t)
 	s.mu.Unlock()
 
 	if r.URL.Path == "/v1/messages" {
@@ -244,6 +251,9 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, body []byte) {
 	case r.Method == http.MethodGet && r.URL.Path == "/_fake/requests":
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(s.Requests())
+	case r.Method == http.MethodGet && r.URL.Path == "/_fake/timings":
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(s.Timings())
 	case r.Method == http.MethodPost && r.URL.Path == "/_fake/context_limit":
 		s.setContextLimit(w, body)
 	case r.Method == http.MethodPost && r.URL.Path == "/_fake/reset":

@@ -363,17 +363,17 @@ func (db *DB) Append(ctx context.Context, sessionID, runID string, chunks ...New
 		ps[i] = prepared{raw, v}
 	}
 	out := make([]Chunk, 0, len(chunks))
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(wtx *sql.Tx) error {
+		tx := db.cached(wtx)
 		last, pending, err := sessionTail(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
 		now := db.nowMS()
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks(session_id, seq, kind, payload, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
+		stmt, err := tx.stmt(ctx, `INSERT INTO chunks(session_id, seq, kind, payload, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
-		defer stmt.Close()
 		var spent Counters
 		for i, c := range chunks {
 			spent = spent.plus(rowCounters(ps[i].v))

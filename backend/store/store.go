@@ -45,6 +45,8 @@ type DB struct {
 	lastMS atomic.Int64
 	// Repaired says what repair-on-open did (empty when nothing was dangling).
 	Repaired RepairReport
+	// stmts holds the hot write path's prepared statements (stmts.go).
+	stmts stmtCache
 }
 
 // DefaultPath returns $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db
@@ -154,6 +156,7 @@ func (db *DB) init(ctx context.Context) error {
 
 // Close closes the database. Safe to call once; rows already committed are durable.
 func (db *DB) Close() error {
+	db.stmts.close()
 	if err := db.sql.Close(); err != nil {
 		return fmt.Errorf("close database %s: %w", db.path, err)
 	}

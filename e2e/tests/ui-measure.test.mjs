@@ -251,6 +251,7 @@ async function toolRound(page, tag) {
     { kind: 'text', calls: [{ id: 'call_l', name: 'list_dir', arguments: JSON.stringify({ path: '.' }) }] },
     { kind: 'text', text: answer },
   );
+  const seen = (await fake.timings()).length;
   let bytes = 0;
   const count = (f) => (bytes += Buffer.byteLength(typeof f.payload === 'string' ? f.payload : f.payload ?? ''));
   const sockets = [];
@@ -264,9 +265,24 @@ async function toolRound(page, tag) {
   const timing = page.evaluate((text) => new Promise((resolve) => {
     let t0 = 0;
     let t1 = 0;
+    // Go's own clock: the rows' created_at (ms), taken as each row's transaction begins. From
+    // the tool result's row to the answer's row is Go's side of the round without the bridge
+    // to the page: storing the result, the request, the fake model, reading the stream.
+    let resultAt = 0;
+    let answerAt = 0;
     const off = window.runtime.EventsOn('loop:event', (ev) => {
       if (ev.type === 'tool_finished' && !t0) t0 = performance.now();
-      if (ev.type === 'rows_stored' && !t1 && ev.rows.some((r) => r.kind === 'assistant' && r.payload.text === text)) t1 = performance.now();
+      if (ev.type === 'rows_stored' && !resultAt) {
+        const r = ev.rows.find((x) => x.kind === 'tool_result');
+        if (r) resultAt = Date.parse(r.created_at);
+      }
+      if (ev.type === 'rows_stored' && !t1) {
+        const r = ev.rows.find((x) => x.kind === 'assistant' && x.payload.text === text);
+        if (r) {
+          t1 = performance.now();
+          answerAt = Date.parse(r.created_at);
+        }
+      }
     });
     const t = performance.now();
     const look = () => {
@@ -274,7 +290,10 @@ async function toolRound(page, tag) {
       if (done && t0) {
         const t2 = performance.now();
         off();
-        resolve({ ms: Math.round(t2 - t0), go_ms: Math.round(t1 - t0), page_ms: Math.round(t2 - t1) });
+        // Wall-clock times too, to place the fake server's timings (Unix ms) between t0 and t1.
+        const at = (x) => performance.timeOrigin + x;
+        resolve({ ms: Math.round(t2 - t0), go_ms: Math.round(t1 - t0), page_ms: Math.round(t2 - t1), t0_unix_ms: at(t0), t1_unix_ms: at(t1),
+          go_rows_ms: resultAt && answerAt ? answerAt - resultAt : -1 });
       } else if (performance.now() - t > 30000) {
         off();
         resolve({ ms: -1, go_ms: -1, page_ms: -1 });
@@ -289,7 +308,26 @@ async function toolRound(page, tag) {
     ws.off('framereceived', count);
     ws.off('framesent', count);
   }
-  return { ...times, bytes };
+  // The request after tool_finished is the round's last model request: its server_ms (body
+  // read whole -> first response byte) is the fake model's work, not Loopdesk's, so
+  // loopdesk_ms = go_ms - server_ms is Loopdesk's own part of the Go side (building and
+  // writing the request, reading the reply, storing the rows).
+  const round = (await fake.timings()).slice(seen).filter((x) => x.path === '/v1/chat/completions');
+  const last = round[round.length - 1];
+  const server_ms = last ? +last.server_ms.toFixed(1) : 0;
+  const loopdesk_ms = times.go_ms >= 0 ? +(times.go_ms - server_ms).toFixed(1) : -1;
+  // Where Go's part goes, on the wall clock the page and the fake server share: tool_finished
+  // -> the request's headers at the server (building it, connecting); -> its body read whole
+  // (writing and reading 1 MB at 10,000 rows); the server's own time; first response byte ->
+  // the answer's rows_stored in the page (the stream, storing the row, the bridge).
+  const { t0_unix_ms: t0, t1_unix_ms: t1, ...rest } = times;
+  const r1 = (x) => +x.toFixed(1);
+  const phases = last && times.go_ms >= 0
+    ? { to_request_ms: r1(last.started_unix_ms - t0), body_ms: r1(last.body_read_unix_ms - last.started_unix_ms), after_first_byte_ms: r1(t1 - last.first_byte_unix_ms) }
+    : { to_request_ms: -1, body_ms: -1, after_first_byte_ms: -1 };
+  // Go's side on Go's clock, and the same without the fake model's time.
+  const go_own_ms = rest.go_rows_ms >= 0 ? r1(rest.go_rows_ms - server_ms) : -1;
+  return { ...rest, server_ms, loopdesk_ms, go_own_ms, ...phases, request_bytes: last?.body_bytes ?? 0, bytes };
 }
 
 const bridgeSockets = new Set();
@@ -332,15 +370,35 @@ test('one tool round in a 10-row and a 10,000-row session, side by side (measure
     ms: xs.map((x) => x.ms),
     go_ms: xs.map((x) => x.go_ms),
     page_ms: xs.map((x) => x.page_ms),
+    server_ms: xs.map((x) => x.server_ms),
+    loopdesk_ms: xs.map((x) => x.loopdesk_ms),
+    go_rows_ms: xs.map((x) => x.go_rows_ms),
+    go_own_ms: xs.map((x) => x.go_own_ms),
+    to_request_ms: xs.map((x) => x.to_request_ms),
+    body_ms: xs.map((x) => x.body_ms),
+    after_first_byte_ms: xs.map((x) => x.after_first_byte_ms),
     bytes: xs.map((x) => x.bytes),
+    request_bytes: xs.map((x) => x.request_bytes),
     median_ms: sum(xs, 'ms'),
     median_go_ms: sum(xs, 'go_ms'),
     median_page_ms: sum(xs, 'page_ms'),
+    median_server_ms: sum(xs, 'server_ms'),
+    median_loopdesk_ms: sum(xs, 'loopdesk_ms'),
+    median_go_rows_ms: sum(xs, 'go_rows_ms'),
+    median_go_own_ms: sum(xs, 'go_own_ms'),
+    // Total minus the fake model's time: what Loopdesk itself spends (Go and the page).
+    median_ms_without_server: median(xs.map((x) => x.ms - x.server_ms)),
     median_bytes: sum(xs, 'bytes'),
   });
   const r = { rows_10: side(small), rows_10000: side(big) };
   r.ratio_bytes = +(r.rows_10000.median_bytes / r.rows_10.median_bytes).toFixed(2);
   r.ratio_ms = +(r.rows_10000.median_ms / r.rows_10.median_ms).toFixed(2);
+  // Issue 19's goal is about Loopdesk's own work: the total with the fake server's time taken out.
+  r.ratio_ms_without_server = +(r.rows_10000.median_ms_without_server / Math.max(1, r.rows_10.median_ms_without_server)).toFixed(2);
+  // Go's side alone (Go's clock, the rows' created_at), with and without the fake model's time.
+  r.ratio_go_rows_ms = +(r.rows_10000.median_go_rows_ms / Math.max(1, r.rows_10.median_go_rows_ms)).toFixed(2);
+  r.ratio_go_own_ms = +(r.rows_10000.median_go_own_ms / Math.max(1, r.rows_10.median_go_own_ms)).toFixed(2);
+  r.ratio_loopdesk_ms = +(r.rows_10000.median_loopdesk_ms / Math.max(1, r.rows_10.median_loopdesk_ms)).toFixed(2);
   r.ratio_page_ms = +(r.rows_10000.median_page_ms / Math.max(1, r.rows_10.median_page_ms)).toFixed(2);
   figures.tool_round = r;
   t.diagnostic(`tool round: ${JSON.stringify(r)}`);
