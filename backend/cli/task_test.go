@@ -57,10 +57,14 @@ func TestRunTaskChildEventsListAndTotals(t *testing.T) {
 	}
 
 	var tot struct {
+		Turns        int   `json:"turns"`
+		ToolCalls    int   `json:"tool_calls"`
 		InputTokens  int64 `json:"input_tokens"`
 		OutputTokens int64 `json:"output_tokens"`
 		Children     []struct {
 			SessionID    string  `json:"session_id"`
+			Turns        *int    `json:"turns"`
+			ToolCalls    *int    `json:"tool_calls"`
 			InputTokens  int64   `json:"input_tokens"`
 			OutputTokens int64   `json:"output_tokens"`
 			Cost         float64 `json:"cost"`
@@ -71,6 +75,10 @@ func TestRunTaskChildEventsListAndTotals(t *testing.T) {
 	}
 	if tot.InputTokens != 350 || tot.OutputTokens != 35 || len(tot.Children) != 1 || tot.Children[0].SessionID != child ||
 		tot.Children[0].InputTokens != 50 || tot.Children[0].OutputTokens != 5 {
+		t.Fatalf("totals with the child: %+v", tot)
+	}
+	// Turns and tool calls add up too: the parent's 2 turns and 1 call, the child's 1 turn.
+	if k := tot.Children[0]; tot.Turns != 3 || tot.ToolCalls != 1 || k.Turns == nil || *k.Turns != 1 || k.ToolCalls == nil || *k.ToolCalls != 0 {
 		t.Fatalf("totals with the child: %+v", tot)
 	}
 }

@@ -75,7 +75,10 @@ func interruptedFor(ctx context.Context, tx rowQuerier, sessionID, callID, conte
 
 // ChildTotals is what one child session used, its own children included.
 type ChildTotals struct {
-	SessionID    string  `json:"session_id"`
+	SessionID string `json:"session_id"`
+	// Turns and ToolCalls count against the parent's limits like its own (loop.ChildSpend).
+	Turns        int     `json:"turns"`
+	ToolCalls    int     `json:"tool_calls"`
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`
 	Cost         float64 `json:"cost"`
@@ -101,7 +104,7 @@ func (db *DB) FamilyTotals(ctx context.Context, id string) (Totals, []ChildTotal
 		t.Runs, t.Turns, t.ToolCalls = t.Runs+kt.Runs, t.Turns+kt.Turns, t.ToolCalls+kt.ToolCalls
 		t.InputTokens, t.OutputTokens, t.Cost = t.InputTokens+kt.InputTokens, t.OutputTokens+kt.OutputTokens, t.Cost+kt.Cost
 		t.CacheReadTokens, t.CacheWriteTokens = t.CacheReadTokens+kt.CacheReadTokens, t.CacheWriteTokens+kt.CacheWriteTokens
-		out = append(out, ChildTotals{SessionID: k.ID, InputTokens: kt.InputTokens, OutputTokens: kt.OutputTokens, Cost: kt.Cost})
+		out = append(out, ChildTotals{SessionID: k.ID, Turns: kt.Turns, ToolCalls: kt.ToolCalls, InputTokens: kt.InputTokens, OutputTokens: kt.OutputTokens, Cost: kt.Cost})
 	}
 	t.Children = out
 	return t, out, nil
