@@ -64,10 +64,17 @@ func TestChildApprovalInTheWindowAndItsNotification(t *testing.T) {
 	list, _ := app.ListSessions()
 	var found bool
 	for _, x := range list {
-		found = found || (x.ID == child && x.ParentID == s.ID && x.ParentCallID == "t1")
+		// Under the row that started it: the parent's row 2 (the assistant turn with t1).
+		found = found || (x.ID == child && x.ParentID == s.ID && x.ParentCallID == "t1" && x.ForkSeq == 2)
 	}
 	if !found {
-		t.Fatalf("the child is not listed under its parent: %+v", list)
+		t.Fatalf("the child is not listed under its parent's call row: %+v", list)
+	}
+	// A child is no version of its parent: no version switcher on either.
+	for _, id := range []string{s.ID, child} {
+		if bs, err := app.Branches(id); err != nil || len(bs) != 0 {
+			t.Fatalf("branches of %s = %+v, %v; a task's child is no fork", id, bs, err)
+		}
 	}
 }
 

@@ -49,6 +49,26 @@ func (db *DB) ChildOf(ctx context.Context, parentID, callID string) (Session, er
 	return s, nil
 }
 
+// callRowSQL finds the latest assistant row of session ?1 holding the call ?2 (call ids may
+// repeat across runs: the latest is the one whose call is being answered). Children stored
+// before this existed keep 0 (they show under the parent session itself).
+const callRowSQL = `SELECT c.seq FROM chunks c, json_each(c.payload, '$.tool_calls') t
+	WHERE c.session_id = ? AND c.kind = 'assistant' AND json_extract(t.value, '$.id') = ? ORDER BY c.seq DESC LIMIT 1`
+
+// callRow is the seq of the parent's row holding the call that starts a child (its place in
+// the lineage tree), 0 for a session that is no child or whose call is not stored.
+func callRow(ctx context.Context, q rowQuerier, parentID, callID string) (int64, error) {
+	if callID == "" {
+		return 0, nil
+	}
+	var seq int64
+	err := q.QueryRowContext(ctx, callRowSQL, parentID, callID).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return seq, err
+}
+
 type rowQuerier interface {
 	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
 }

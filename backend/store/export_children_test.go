@@ -23,6 +23,9 @@ func TestExportImportKeepsAChildsParentCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if child.ForkSeq != 2 {
+		t.Fatalf("the child hangs under row %d, want 2 (the parent's row holding t1)", child.ForkSeq)
+	}
 	mustAppend(t, db, child.ID, "r2", user("count"), assistant("Three."))
 	mustAppend(t, db, parent.ID, "r1", result("t1", "task", "Three."))
 
@@ -39,7 +42,7 @@ func TestExportImportKeepsAChildsParentCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if imp.ParentID != parent.ID || imp.ParentCallID != "t1" {
+	if imp.ParentID != parent.ID || imp.ParentCallID != "t1" || imp.ForkSeq != 2 {
 		t.Fatalf("imported child: parent_id %q parent_call_id %q", imp.ParentID, imp.ParentCallID)
 	}
 	got, err := other.GetSession(ctx, imp.ID)
@@ -67,5 +70,24 @@ func TestImportRefusesAParentCallWithoutAParent(t *testing.T) {
 	}
 	if l, _ := db.ListSessions(ctx); len(l) != 0 {
 		t.Fatalf("a refused import stored %d sessions", len(l))
+	}
+}
+
+// A child hangs under the latest row holding its call (call ids repeat across runs), and
+// under no row when its call is not stored.
+func TestChildHangsUnderItsCallRow(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	p := mustSession(t, db, "parent")
+	mustAppend(t, db, p.ID, "r1", user("one"), assistant("", call("t1", "task", `{}`)), result("t1", "task", "x"))
+	mustAppend(t, db, p.ID, "r2", user("two"), assistant("", call("t0", "read_file", `{}`), call("t1", "task", `{}`)))
+	for _, c := range []struct {
+		call string
+		want int64
+	}{{"t1", 5}, {"t9", 0}} {
+		s, err := db.CreateSession(ctx, store.NewSession{Title: c.call, ParentID: p.ID, ParentCallID: c.call})
+		if err != nil || s.ForkSeq != c.want {
+			t.Fatalf("child of %s: row %d, want %d (%v)", c.call, s.ForkSeq, c.want, err)
+		}
 	}
 }
