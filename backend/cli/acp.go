@@ -121,8 +121,7 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags des
 	// for each session the editor gives servers of its own (acp.Config.NewStack).
 	newStack := func(servers mcp.Config) (*stack.Stack, error) {
 		return stack.New(stack.Config{DB: db, MCP: mcp.Start(servers, mcp.Options{}), Checkpoints: rec,
-			InstructionsDir: instr, Logger: log, Model: model, Hooks: hooksEngine(instr, stderr, "loopdesk acp"),
-			NoTasks: true}) // no child approvals over ACP yet
+			InstructionsDir: instr, Logger: log, Model: model, Hooks: hooksEngine(instr, stderr, "loopdesk acp")})
 	}
 	st, err := newStack(mcpCfg)
 	if err != nil {
