@@ -174,11 +174,17 @@ test('the task card survives a reload while the child waits and after; the chunk
   // The chunk table: the call's row opens the child; the child's table leads back to that row.
   await page.getByRole('tab', { name: 'Chunks' }).click();
   const table = page.getByRole('table', { name: 'Chunk table' });
+  const toChild = table.getByRole('button', { name: 'Open child session scan the folder' });
+  await toChild.first().waitFor();
+  assert.equal(await toChild.count(), 2); // the call's row and its result's row
   await shot(page, 'subagents-06-chunk-table-child-link');
-  await table.getByRole('button', { name: 'Open child session scan the folder' }).first().click();
+  await toChild.first().click();
   await page.getByRole('heading', { name: 'scan the folder' }).waitFor();
   await page.getByRole('tab', { name: 'Chunks' }).click();
-  await page.getByRole('button', { name: /Started by task call call_scan \(row #2\) of \[reload-parent\] scan it/ }).click();
+  const back = page.getByRole('button', { name: /Started by task call call_scan \(row #2\) of \[reload-parent\] scan it/ });
+  await back.waitFor();
+  await shot(page, 'subagents-07-child-chunk-table-back-link');
+  await back.click();
   await page.locator(`main[data-session-id="${parent}"]`).waitFor();
   await page.getByRole('region', { name: 'Row 2' }).waitFor();
   assert.deepEqual(env.browser.consoleErrors, []);
