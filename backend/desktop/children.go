@@ -3,6 +3,8 @@ package desktop
 import (
 	"context"
 	"fmt"
+
+	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // ChildView is one child session of an open session as its task card shows it, read from
@@ -78,4 +80,36 @@ func (c *core) childView(ctx context.Context, id, callID string) (ChildView, err
 		v.Step = "running " + calls[0].Name
 	}
 	return v, nil
+}
+
+// lastRunChildren sums what the children started by the last run's task calls used (theirs
+// included): the children hanging under that run's rows.
+func (c *core) lastRunChildren(ctx context.Context, id string, runs []store.Run, chunks []store.Chunk) (store.Totals, error) {
+	var sum store.Totals
+	if len(runs) == 0 {
+		return sum, nil
+	}
+	last := runs[len(runs)-1].ID
+	rows := map[int64]bool{}
+	for _, ch := range chunks {
+		if ch.RunID == last && ch.Kind == store.KindAssistant {
+			rows[ch.Seq] = true
+		}
+	}
+	kids, err := c.db.Children(ctx, id)
+	if err != nil || len(rows) == 0 {
+		return sum, err
+	}
+	for _, k := range kids {
+		if !rows[k.ForkSeq] {
+			continue
+		}
+		t, _, err := c.db.FamilyTotals(ctx, k.ID)
+		if err != nil {
+			return sum, err
+		}
+		sum.Turns, sum.ToolCalls, sum.Cost = sum.Turns+t.Turns, sum.ToolCalls+t.ToolCalls, sum.Cost+t.Cost
+		sum.InputTokens, sum.OutputTokens = sum.InputTokens+t.InputTokens, sum.OutputTokens+t.OutputTokens
+	}
+	return sum, nil
 }

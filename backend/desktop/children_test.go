@@ -148,6 +148,18 @@ func TestChildrenRebuildTheTaskCardFromTheJournal(t *testing.T) {
 	if k := kids[0]; k.Status != "completed" || k.Step != "completed" || len(k.Pending) != 0 || k.ToolCalls != 1 || k.Tokens != 770 {
 		t.Fatalf("the child after it ended: %+v", k)
 	}
+	// Reopened, the parent's meters still count its child's turns and calls, as they did live.
+	v, err := app.OpenSession(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, m := range v.Meters {
+		got[string(m.Key)] = m.Value
+	}
+	if got["turns"] != 4 || got["tool_calls"] != 2 || got["tokens"] < 770 {
+		t.Fatalf("the reopened parent's meters %v: want 4 turns (2 + the child's 2), 2 tool calls, the child's tokens", got)
+	}
 	if kids, err := app.Children(child); err != nil || len(kids) != 0 {
 		t.Fatalf("a child without children: %+v %v", kids, err)
 	}
