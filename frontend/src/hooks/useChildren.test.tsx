@@ -31,4 +31,17 @@ describe('useChildren', () => {
     expect(result.current.t9).toBeUndefined();
     expect(fake.api.children).toHaveBeenCalledWith('p1');
   });
+
+  it('reads the children again when the parent run ends, so a missed child event leaves no stale card', async () => {
+    let status = 'running';
+    fake.api.children.mockImplementation(async () => [
+      { session_id: 'c1', parent_call_id: 't1', seq: status === 'running' ? 3 : 8, status, step: status, tool_calls: 1, tokens: 10, cost: 0, pending: null },
+    ]);
+    const { result } = renderHook(() => useChildren('p1'));
+    await waitFor(() => expect(result.current.t1?.status).toBe('running'));
+    status = 'completed'; // the child's run_finished never reached the page
+    act(() => fake.emit({ type: 'run_finished', session_id: 'p1', status: 'completed' }));
+    await waitFor(() => expect(result.current.t1?.status).toBe('completed'));
+    expect(fake.api.children).toHaveBeenCalledTimes(2);
+  });
 });

@@ -112,14 +112,19 @@ export function useChildren(sessionId: string | null): Children {
     dispatch({ reset: true });
     if (!sessionId) return;
     let live = true;
+    const read = () =>
+      api.children(sessionId).then(
+        (views) => live && dispatch({ seed: views ?? [] }),
+        () => {}, // a card without the journal's view still follows live events; the next read may work
+      );
     const off = api.onEvent((ev) => {
       if (ev.parent_session_id === sessionId) dispatch({ ev });
+      // The parent's run ended: every child it started has ended and is stored; read them
+      // again, so a child event the page missed cannot leave a card behind.
+      else if (ev.session_id === sessionId && ev.type === 'run_finished') void read();
     });
     // Subscribed first: an event after the read is applied, one before it is in the read.
-    api.children(sessionId).then(
-      (views) => live && dispatch({ seed: views ?? [] }),
-      () => {}, // no children shown beats an error on a card; live events still arrive
-    );
+    void read();
     return () => {
       live = false;
       off();
