@@ -49,7 +49,8 @@ func TestRunTaskChildEventsListAndTotals(t *testing.T) {
 			t.Fatal(err)
 		}
 		if s["id"] == child {
-			found = s["parent_id"] == parent && s["parent_call_id"] == "t1"
+			// fork_seq: the parent's row 2, the assistant turn holding t1.
+			found = s["parent_id"] == parent && s["parent_call_id"] == "t1" && s["fork_seq"] == float64(2)
 		}
 	}
 	if !found {
