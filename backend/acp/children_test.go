@@ -10,18 +10,21 @@ import (
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
-// A run started from the editor has the task tool. Its child's call that needs the person is
-// asked in the editor, labelled with the child, as a call of the prompted session; the
-// editor's answer is recorded in the child's session; the child's progress shows on the task
-// call until its answer is the call's result.
+// A run started from the editor has the task tool. Its child's calls that need the person are
+// asked in the editor, labelled with the child, as calls of the prompted session; the
+// editor's answers (allow, then reject: the child gets the denial) are recorded in the
+// child's session; the child's progress shows on the task call until its answer is the
+// call's result.
 func TestChildSessionAskedInTheEditor(t *testing.T) {
 	e := newEnv(t)
 	e.srv.EnqueueFor("[parent]", fakeai.ToolCalls(fakeai.Call{ID: "t1", Name: "task",
 		Arguments: `{"description":"build it","prompt":"[child] run make"}`}), fakeai.Text("The child built it."))
 	mk := shell("make")
 	mk.ID = "c1"
-	e.srv.EnqueueFor("[child]", fakeai.ToolCalls(mk), fakeai.Text("built"))
-	p := e.start(plan{Answers: []string{"allow_once"}, Steps: []step{
+	inst := shell("make install")
+	inst.ID = "c2"
+	e.srv.EnqueueFor("[child]", fakeai.ToolCalls(mk), fakeai.ToolCalls(inst), fakeai.Text("built"))
+	p := e.start(plan{Answers: []string{"allow_once", "reject_once"}, Steps: []step{
 		{"op": "initialize"}, {"op": "new", "cwd": e.ws}, {"op": "prompt", "text": "[parent] build"},
 	}}, "--approve", "ask")
 	evs := p.finish()
@@ -34,17 +37,19 @@ func TestChildSessionAskedInTheEditor(t *testing.T) {
 			asked = append(asked, ev)
 		}
 	}
-	if len(asked) != 1 {
-		t.Fatalf("%d permission requests, want the child's one\n%s", len(asked), dump(evs))
+	if len(asked) != 2 {
+		t.Fatalf("%d permission requests, want the child's two\n%s", len(asked), dump(evs))
 	}
 	tc := asked[0].ToolCall
 	child, callID, _ := strings.Cut(tc.ToolCallID, "/")
 	if callID != "c1" || !strings.HasPrefix(tc.Title, `child "build it": Run `+"`make`") || len(asked[0].Options) != 2 {
 		t.Fatalf("the child's permission request: %+v options %+v", tc, asked[0].Options)
 	}
-	var progress, announced, result bool
+	var progress, announced, result, rejected bool
 	for _, u := range updatesOf(evs, 2) {
 		switch {
+		case u.SessionUpdate == "tool_call_update" && u.ToolCallID == child+"/c2" && u.Status != "":
+			rejected = u.Status == "failed" && strings.Contains(string(u.Content), "rejected in the editor")
 		case u.SessionUpdate == "tool_call" && u.ToolCallID == tc.ToolCallID:
 			announced = strings.HasPrefix(u.Title, `child "build it"`)
 		case u.SessionUpdate == "tool_call_update" && u.ToolCallID == "t1" && strings.Contains(string(u.Content), "Child session "+child) &&
@@ -54,8 +59,9 @@ func TestChildSessionAskedInTheEditor(t *testing.T) {
 			result = strings.Contains(string(u.Content), "built") && !strings.Contains(string(u.Content), "Child session")
 		}
 	}
-	if !announced || !progress || !result {
-		t.Fatalf("announced %v, progress on the task call %v, its result %v\n%s", announced, progress, result, dump(evs))
+	if !announced || !progress || !result || !rejected {
+		t.Fatalf("announced %v, progress on the task call %v, its result %v, the rejected call failed %v\n%s",
+			announced, progress, result, rejected, dump(evs))
 	}
 	db := e.openDB()
 	s, err := db.GetSession(context.Background(), child)
@@ -71,7 +77,7 @@ func TestChildSessionAskedInTheEditor(t *testing.T) {
 			by = append(by, a.Decision+" "+a.By)
 		}
 	}
-	if strings.Join(by, ", ") != "approved person:acp" {
+	if strings.Join(by, ", ") != "approved person:acp, denied person:acp" {
 		t.Fatalf("the child's approvals %q", by)
 	}
 }
