@@ -101,7 +101,7 @@ export function App() {
   const taskCtx: TaskContext = useMemo(
     () => ({
       children,
-      childOf: (callId: string) => list.sessions.find((s) => s.parent_id === selected && s.parent_call_id === callId)?.id,
+      childOf: (callId: string) => childSessions.find((s) => s.parent_call_id === callId)?.id,
       openSession: (id: string) => open(id),
       decide: async (sessionId, callId, d) => {
         try {
@@ -113,7 +113,7 @@ export function App() {
         }
       },
     }),
-    [children, open, list.sessions, selected],
+    [children, open, childSessions],
   );
 
   const newSession = useCallback(async () => {
