@@ -157,6 +157,7 @@ test('the task card survives a reload while the child waits and after; the chunk
   const parent = await reloadKeeping(page);
   const card = page.getByRole('group', { name: 'Child session: scan the folder' });
   await card.getByText('Child: waiting for your approval of list_dir').waitFor();
+  await page.getByText('Running child session').waitFor(); // the task call's own status
   assert.match(await card.textContent(), /1 tool call/);
   const approval = card.getByRole('group', { name: 'Approval for child scan the folder' });
   assert.match(await approval.textContent(), /list_dir/);

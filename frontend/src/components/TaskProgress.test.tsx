@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { TaskCtx, TaskProgress, type TaskContext } from './TaskProgress';
+import { ToolCard } from './ToolCard';
 import { childSeed, childStep, type Children } from '../hooks/useChildren';
 import type { ChildView } from '../api/types';
 import type { WireEvent } from '../api/backend';
@@ -97,5 +98,30 @@ describe('TaskProgress usage', () => {
     const g = screen.getByRole('group', { name: 'Child session: d' });
     expect(g.textContent).toContain('usage unreported');
     expect(g.textContent).not.toContain('$0.0000');
+  });
+});
+
+describe('the task call card', () => {
+  it('says Running while its child runs, even on a page that saw no tool_started (reloaded)', () => {
+    const ctx: TaskContext = {
+      children: { t1: { sessionId: 'c', status: 'running', step: 'running read_file', toolCalls: 1, tokens: 10, cost: 0, pending: [], seq: 3 } },
+      childOf: () => undefined,
+      openSession: vi.fn(),
+      decide: vi.fn(),
+    };
+    const actions = { decide: vi.fn(), suggestRule: vi.fn(), readFile: vi.fn() };
+    const call = { id: 't1', name: 'task', arguments: '{"description":"d","prompt":"p"}' };
+    const { rerender } = render(
+      <TaskCtx.Provider value={ctx}>
+        <ToolCard call={call} actions={actions} />
+      </TaskCtx.Provider>,
+    );
+    expect(screen.getByText('Running child session')).toBeTruthy();
+    rerender(
+      <TaskCtx.Provider value={{ ...ctx, children: {} }}>
+        <ToolCard call={call} actions={actions} />
+      </TaskCtx.Provider>,
+    );
+    expect(screen.getByText('Waiting')).toBeTruthy();
   });
 });
