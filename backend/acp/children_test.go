@@ -28,6 +28,9 @@ func TestChildSessionAskedInTheEditor(t *testing.T) {
 		{"op": "initialize"}, {"op": "new", "cwd": e.ws}, {"op": "prompt", "text": "[parent] build"},
 	}}, "--approve", "ask")
 	evs := p.finish()
+	if strings.Contains(p.stderr.String(), "DATA RACE") { // built with -race (race_test.go)
+		t.Fatalf("a data race in the agent:\n%s", p.stderr.String())
+	}
 	if got := stopReason(t, results(evs)[2]); got != "end_turn" {
 		t.Fatalf("stop reason %q\n%s", got, dump(evs))
 	}
