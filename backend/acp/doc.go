@@ -40,7 +40,7 @@
 //
 // # Not done here
 //
-// Audio in prompts, and the task tool (a child's approval is not routed to the editor yet).
-// Images are taken when the configured model sees images; an update_plan call reaches the
-// editor as a plan update. docs/acp.md lists the rest.
+// Audio in prompts. Child sessions of the task tool are followed (children.go); images are
+// taken when the configured model sees images; an update_plan call reaches the editor as a
+// plan update. docs/acp.md lists the rest.
 package acp

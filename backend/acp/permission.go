@@ -65,9 +65,9 @@ func (t *turn) askPermission(p loop.ApprovalRequestedPayload, c callView) {
 		return // the editor left: the run is being cancelled, which answers the call
 	case err != nil:
 		// Fail closed, and not in the person's name: nobody was asked.
-		t.decide(call, tools.Decision{Approved: false, By: "error", Reason: "the editor could not ask: " + err.Error()}, nil)
+		t.decideIn(t.s.id, call, tools.Decision{Approved: false, By: "error", Reason: "the editor could not ask: " + err.Error()}, nil)
 	case resp.Outcome.Selected == nil:
-		t.decide(call, tools.Decision{Approved: false, By: ByACP, Reason: "the editor cancelled the request"}, nil)
+		t.decideIn(t.s.id, call, tools.Decision{Approved: false, By: ByACP, Reason: "the editor cancelled the request"}, nil)
 	default:
 		t.answer(call, rule, string(resp.Outcome.Selected.OptionId))
 	}
@@ -76,31 +76,32 @@ func (t *turn) askPermission(p loop.ApprovalRequestedPayload, c callView) {
 func (t *turn) answer(call tools.Call, rule stack.RuleInput, option string) {
 	switch option {
 	case optAllowOnce:
-		t.decide(call, tools.Decision{Approved: true, By: ByACP}, nil)
+		t.decideIn(t.s.id, call, tools.Decision{Approved: true, By: ByACP}, nil)
 	case optRejectOnce:
-		t.decide(call, tools.Decision{Approved: false, By: ByACP, Reason: "rejected in the editor"}, nil)
+		t.decideIn(t.s.id, call, tools.Decision{Approved: false, By: ByACP, Reason: "rejected in the editor"}, nil)
 	case optAllowAlways, optRejectAlways:
 		rule.Effect = store.EffectAllow
 		if option == optRejectAlways {
 			rule.Effect = store.EffectDeny
 		}
 		n := stack.NewRule(rule, store.Session{ID: t.s.id, Workspace: t.s.workspace})
-		t.decide(call, tools.Decision{Approved: option == optAllowAlways, By: ByACP}, &n)
+		t.decideIn(t.s.id, call, tools.Decision{Approved: option == optAllowAlways, By: ByACP}, &n)
 	default:
-		t.decide(call, tools.Decision{Approved: false, By: ByACP, Reason: fmt.Sprintf("the editor answered an unknown option %q", option)}, nil)
+		t.decideIn(t.s.id, call, tools.Decision{Approved: false, By: ByACP, Reason: fmt.Sprintf("the editor answered an unknown option %q", option)}, nil)
 	}
 }
 
-// decide answers the approver. With a rule, it first wins the right to answer (the run may
-// have been cancelled meanwhile), then saves the rule, then answers: so the rule exists
-// before the call runs and the next call sees it.
-func (t *turn) decide(call tools.Call, d tools.Decision, rule *store.NewRule) {
+// decideIn answers the approver about a call of session sessionID (the prompted session or
+// one of its children). With a rule, it first wins the right to answer (the run may have
+// been cancelled meanwhile), then saves the rule, then answers: so the rule exists before
+// the call runs and the next call sees it.
+func (t *turn) decideIn(sessionID string, call tools.Call, d tools.Decision, rule *store.NewRule) {
 	ap := t.s.st.Approver
-	answer, err := ap.Claim(t.s.id, call.ID)
+	answer, err := ap.Claim(sessionID, call.ID)
 	if errors.Is(err, tools.ErrNotPending) {
 		return // cancelled or timed out meanwhile
 	} else if err != nil {
-		t.a.log.Error("answer a permission request", "session", t.s.id, "call", call.ID, "err", err)
+		t.a.log.Error("answer a permission request", "session", sessionID, "call", call.ID, "err", err)
 		return
 	}
 	if rule != nil {

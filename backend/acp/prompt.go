@@ -118,13 +118,21 @@ func await(ctx context.Context, s *session, prev <-chan struct{}) error {
 	}
 }
 
-// subscribe delivers the session's events to the returned channel until unsubscribe. The
-// channel is unbuffered: the bus queues for a reader that is busy (deltas merge, the rest
-// waits), so follow must read it until the run has finished.
+// subscribe delivers the session's events, and those of the child sessions its task calls
+// start (and theirs), to the returned channel until unsubscribe. The channel is unbuffered:
+// the bus queues for a reader that is busy (deltas merge, the rest waits), so follow must
+// read it until the run has finished.
 func subscribe(s *session) (<-chan loop.Event, func()) {
 	events := make(chan loop.Event)
 	ctx, cancel := context.WithCancel(context.Background())
-	exited := s.st.Runner.Bus().Subscribe(ctx, s.id, func(ev loop.Event) {
+	family := map[string]bool{s.id: true} // only the bus goroutine below touches it
+	exited := s.st.Runner.Bus().Subscribe(ctx, "", func(ev loop.Event) {
+		if !family[ev.SessionID] {
+			if ev.ParentSessionID == "" || !family[ev.ParentSessionID] {
+				return // another session's
+			}
+			family[ev.SessionID] = true // every event of a child names its parent session
+		}
 		select {
 		case events <- ev:
 		case <-ctx.Done():

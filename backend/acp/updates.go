@@ -26,6 +26,7 @@ import (
 //	tool_finished     -> tool_call_update completed or failed, with the result as content
 //	files_changed     -> tool_call_update with a diff per changed file (from checkpoints)
 //	run_finished      -> the end of the prompt
+//	a child session's -> its progress on the task call; its approvals asked (children.go)
 type turn struct {
 	a    *Agent
 	s    *session
@@ -34,11 +35,13 @@ type turn struct {
 	wg   sync.WaitGroup // permission requests in flight
 
 	calls map[string]*callView
+	kids  map[string]*childView // child sessions by id (children.go); read on follow's goroutine
 }
 
 // callView is what the client has been told about one call.
 type callView struct {
 	name      string
+	title     string // set for a child's call (children.go)
 	output    string // streamed so far (tool_output), tail only
 	args      map[string]any
 	content   []sdk.ToolCallContent
@@ -47,7 +50,7 @@ type callView struct {
 
 func newTurn(a *Agent, s *session) *turn {
 	ask, stop := context.WithCancel(context.Background())
-	return &turn{a: a, s: s, ask: ask, stop: stop, calls: map[string]*callView{}}
+	return &turn{a: a, s: s, ask: ask, stop: stop, calls: map[string]*callView{}, kids: map[string]*childView{}}
 }
 
 // send writes one session/update. A client that is gone is not an error here: the run is
@@ -75,6 +78,10 @@ func (t *turn) follow(ctx context.Context, runID string, events <-chan loop.Even
 	for {
 		select {
 		case ev := <-events:
+			if ev.SessionID != t.s.id {
+				t.relayChild(ev) // a child session of this run's task calls (children.go)
+				continue
+			}
 			if ev.RunID != runID {
 				continue
 			}

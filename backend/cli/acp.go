@@ -117,8 +117,7 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags con
 	// own gets a stack of its own (acp.Config.NewStack, Stack.WithMCP).
 	st, err := stack.New(stack.Config{DB: db, MCP: &mcpCfg, Checkpoints: &checkpoint.Options{},
 		Providers:       func(context.Context) (config.Providers, error) { return ps, nil },
-		InstructionsDir: instr, Logger: log, Hooks: hooksEngine(instr, stderr, "loopdesk acp"),
-		NoTasks: true}) // no child approvals over ACP yet
+		InstructionsDir: instr, Logger: log, Hooks: hooksEngine(instr, stderr, "loopdesk acp")})
 	if err != nil {
 		return err
 	}

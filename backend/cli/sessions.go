@@ -335,7 +335,7 @@ func (c *sessCmd) list(ctx context.Context, db *store.DB) error {
 		lineage := ""
 		switch {
 		case s.ParentCallID != "":
-			lineage = fmt.Sprintf("child of %s (call %s)", s.ParentID, s.ParentCallID)
+			lineage = fmt.Sprintf("child of %s (call %s at row %d)", s.ParentID, s.ParentCallID, s.ForkSeq)
 		case s.ParentID != "":
 			lineage = fmt.Sprintf("fork of %s at %d", s.ParentID, s.ForkSeq)
 		}
@@ -376,7 +376,10 @@ func (c *sessCmd) show(ctx context.Context, db *store.DB, id string) error {
 	}
 	fmt.Fprintf(c.stdout, "workspace %s  provider %s  model %s  updated %s\n", sessClean(s.Workspace), sessClean(prov),
 		sessClean(s.Model), s.UpdatedAt.Local().Format(time.DateTime))
-	if s.ParentID != "" {
+	switch {
+	case s.ParentCallID != "":
+		fmt.Fprintf(c.stdout, "child of %s (task call %s at row %d)\n", s.ParentID, s.ParentCallID, s.ForkSeq)
+	case s.ParentID != "":
 		fmt.Fprintf(c.stdout, "fork of %s at row %d\n", s.ParentID, s.ForkSeq)
 	}
 	fmt.Fprintln(c.stdout)

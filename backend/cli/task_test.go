@@ -49,7 +49,8 @@ func TestRunTaskChildEventsListAndTotals(t *testing.T) {
 			t.Fatal(err)
 		}
 		if s["id"] == child {
-			found = s["parent_id"] == parent && s["parent_call_id"] == "t1"
+			// fork_seq: the parent's row 2, the assistant turn holding t1.
+			found = s["parent_id"] == parent && s["parent_call_id"] == "t1" && s["fork_seq"] == float64(2)
 		}
 	}
 	if !found {
@@ -57,10 +58,14 @@ func TestRunTaskChildEventsListAndTotals(t *testing.T) {
 	}
 
 	var tot struct {
+		Turns        int   `json:"turns"`
+		ToolCalls    int   `json:"tool_calls"`
 		InputTokens  int64 `json:"input_tokens"`
 		OutputTokens int64 `json:"output_tokens"`
 		Children     []struct {
 			SessionID    string  `json:"session_id"`
+			Turns        *int    `json:"turns"`
+			ToolCalls    *int    `json:"tool_calls"`
 			InputTokens  int64   `json:"input_tokens"`
 			OutputTokens int64   `json:"output_tokens"`
 			Cost         float64 `json:"cost"`
@@ -71,6 +76,10 @@ func TestRunTaskChildEventsListAndTotals(t *testing.T) {
 	}
 	if tot.InputTokens != 350 || tot.OutputTokens != 35 || len(tot.Children) != 1 || tot.Children[0].SessionID != child ||
 		tot.Children[0].InputTokens != 50 || tot.Children[0].OutputTokens != 5 {
+		t.Fatalf("totals with the child: %+v", tot)
+	}
+	// Turns and tool calls add up too: the parent's 2 turns and 1 call, the child's 1 turn.
+	if k := tot.Children[0]; tot.Turns != 3 || tot.ToolCalls != 1 || k.Turns == nil || *k.Turns != 1 || k.ToolCalls == nil || *k.ToolCalls != 0 {
 		t.Fatalf("totals with the child: %+v", tot)
 	}
 }

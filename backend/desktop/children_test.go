@@ -64,10 +64,17 @@ func TestChildApprovalInTheWindowAndItsNotification(t *testing.T) {
 	list, _ := app.ListSessions()
 	var found bool
 	for _, x := range list {
-		found = found || (x.ID == child && x.ParentID == s.ID && x.ParentCallID == "t1")
+		// Under the row that started it: the parent's row 2 (the assistant turn with t1).
+		found = found || (x.ID == child && x.ParentID == s.ID && x.ParentCallID == "t1" && x.ForkSeq == 2)
 	}
 	if !found {
-		t.Fatalf("the child is not listed under its parent: %+v", list)
+		t.Fatalf("the child is not listed under its parent's call row: %+v", list)
+	}
+	// A child is no version of its parent: no version switcher on either.
+	for _, id := range []string{s.ID, child} {
+		if bs, err := app.Branches(id); err != nil || len(bs) != 0 {
+			t.Fatalf("branches of %s = %+v, %v; a task's child is no fork", id, bs, err)
+		}
 	}
 }
 
@@ -96,5 +103,64 @@ func TestAgentDefinitionsForTheSession(t *testing.T) {
 	}
 	if got["ok"] != "" || got["bad"] != "description is required" || got["explore"] != "" {
 		t.Fatalf("definitions %+v", defs)
+	}
+}
+
+// A page opened while a child waits for the person, or after it ended, rebuilds the task card
+// from the journal: the child by its call, running and waiting on its call, then its status
+// and what it used.
+func TestChildrenRebuildTheTaskCardFromTheJournal(t *testing.T) {
+	srv := startFake(t)
+	app := newTestApp(t, srv.URL())
+	s, err := app.NewSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.EnqueueFor("[parent]", fakeai.ToolCalls(fakeai.Call{ID: "t1", Name: "task",
+		Arguments: `{"description":"build","prompt":"[child] build it"}`}), fakeai.Text("parent done"))
+	srv.EnqueueFor("[child]", fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "run_shell_command", Arguments: `{"command":"make"}`}).WithUsage(300, 30, 0),
+		fakeai.Text("built").WithUsage(400, 40, 0))
+	runID, err := app.SendMessage(s.ID, "[parent] delegate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := app.rec.waitFor(t, "the child's approval_requested", func(ev map[string]any) bool {
+		return ev["type"] == "approval_requested" && ev["call_id"] == "c1"
+	})
+	child, _ := ev["session_id"].(string)
+	kids, err := app.Children(s.ID)
+	if err != nil || len(kids) != 1 {
+		t.Fatalf("children while it waits: %+v %v", kids, err)
+	}
+	k := kids[0]
+	if k.SessionID != child || k.ParentCallID != "t1" || k.Status != "running" || k.Step != "waiting for your approval of run_shell_command" ||
+		len(k.Pending) != 1 || k.Pending[0].CallID != "c1" || k.ToolCalls != 1 || k.Tokens != 330 || k.Seq == 0 {
+		t.Fatalf("the child while it waits: %+v", k)
+	}
+	if err := app.Decide(child, "c1", desktop.DecisionInput{Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	app.rec.runFinished(t, runID)
+	kids, err = app.Children(s.ID)
+	if err != nil || len(kids) != 1 {
+		t.Fatalf("children after: %+v %v", kids, err)
+	}
+	if k := kids[0]; k.Status != "completed" || k.Step != "completed" || len(k.Pending) != 0 || k.ToolCalls != 1 || k.Tokens != 770 {
+		t.Fatalf("the child after it ended: %+v", k)
+	}
+	// Reopened, the parent's meters still count its child's turns and calls, as they did live.
+	v, err := app.OpenSession(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, m := range v.Meters {
+		got[string(m.Key)] = m.Value
+	}
+	if got["turns"] != 4 || got["tool_calls"] != 2 || got["tokens"] < 770 {
+		t.Fatalf("the reopened parent's meters %v: want 4 turns (2 + the child's 2), 2 tool calls, the child's tokens", got)
+	}
+	if kids, err := app.Children(child); err != nil || len(kids) != 0 {
+		t.Fatalf("a child without children: %+v %v", kids, err)
 	}
 }

@@ -160,7 +160,9 @@ func branchesOf(id string, all []store.Session) []Branch {
 	children := map[string][]store.Session{}
 	for _, x := range all {
 		byID[x.ID] = x
-		if x.ParentID != "" {
+		// A child session (a task call's) is no version of its parent: its fork_seq is the
+		// row of its call, not a fork point.
+		if x.ParentID != "" && x.ParentCallID == "" {
 			children[x.ParentID] = append(children[x.ParentID], x)
 		}
 	}
@@ -169,7 +171,7 @@ func branchesOf(id string, all []store.Session) []Branch {
 		return []Branch{}
 	}
 	var ats []int64
-	if _, ok := byID[me.ParentID]; ok {
+	if _, ok := byID[me.ParentID]; ok && me.ParentCallID == "" {
 		ats = append(ats, me.ForkSeq)
 	}
 	for _, ch := range children[id] {
@@ -189,7 +191,7 @@ func branchesOf(id string, all []store.Session) []Branch {
 // branchAt lists the versions of id at the fork point at, oldest first.
 func branchAt(id string, at int64, byID map[string]store.Session, children map[string][]store.Session) []string {
 	root := byID[id]
-	for root.ParentID != "" && root.ForkSeq == at {
+	for root.ParentID != "" && root.ParentCallID == "" && root.ForkSeq == at {
 		p, ok := byID[root.ParentID]
 		if !ok {
 			break

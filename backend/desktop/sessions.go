@@ -151,7 +151,11 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 	if v.Totals, _, err = s.c.db.FamilyTotals(ctx, id); err != nil {
 		return SessionView{}, err
 	}
-	if v.Meters, err = idleMeters(runs, chunks, loop.DefaultSystemPrompt(x.Workspace)); err != nil {
+	kids, err := s.c.lastRunChildren(ctx, id, runs, chunks)
+	if err != nil {
+		return SessionView{}, err
+	}
+	if v.Meters, err = idleMeters(runs, chunks, loop.DefaultSystemPrompt(x.Workspace), kids); err != nil {
 		return SessionView{}, err
 	}
 	if x.Workspace != "" {
@@ -181,8 +185,9 @@ func (s *Sessions) Runs(id string) ([]store.Run, error) {
 }
 
 // idleMeters are the meters of the session's last run against the limits it ran under, with
-// the context fill the next request would have.
-func idleMeters(runs []store.Run, chunks []store.Chunk, system string) ([]loop.Meter, error) {
+// the context fill the next request would have. kids is what the run's children used: it
+// counted in the run's meters (and against its limits) while it ran.
+func idleMeters(runs []store.Run, chunks []store.Chunk, system string, kids store.Totals) ([]loop.Meter, error) {
 	if len(runs) == 0 {
 		return []loop.Meter{}, nil
 	}
@@ -199,6 +204,7 @@ func idleMeters(runs []store.Run, chunks []store.Chunk, system string) ([]loop.M
 	if end.IsZero() {
 		end = time.Now()
 	}
-	return loop.Meters(loop.MeterInput{Turns: last.Turns, ToolCalls: last.ToolCalls, Tokens: last.InputTokens + last.OutputTokens,
-		CostUSD: last.CostUSD, Elapsed: end.Sub(last.StartedAt), ContextTokens: ctxTokens, Limits: limits}), nil
+	return loop.Meters(loop.MeterInput{Turns: last.Turns + kids.Turns, ToolCalls: last.ToolCalls + kids.ToolCalls,
+		Tokens: last.InputTokens + last.OutputTokens + kids.InputTokens + kids.OutputTokens, CostUSD: last.CostUSD + kids.Cost,
+		Elapsed: end.Sub(last.StartedAt), ContextTokens: ctxTokens, Limits: limits}), nil
 }

@@ -102,7 +102,7 @@ func (rn *run) sessionSource(ctx context.Context) string {
 	switch {
 	case len(rn.chunks) == 0:
 		return "new"
-	case err == nil && sess.ParentID != "" && int64(len(rn.chunks)) <= sess.ForkSeq:
+	case err == nil && sess.ParentID != "" && sess.ParentCallID == "" && int64(len(rn.chunks)) <= sess.ForkSeq:
 		return "fork"
 	}
 	return "resume"

@@ -168,15 +168,17 @@ func parseTaskArgs(raw string) (TaskArgs, error) {
 
 // childLimits is each child's slice of what the run has left when a turn's n task calls
 // start: turns, tool calls, tokens and cost divided by n (at least one turn and call), and
-// the time left. Budgets the run does not have, the children do not have either. Called on
-// the owner goroutine (it reads the state).
+// the time left. Budgets the run does not have, the children do not have either. A child's
+// turns and tool calls count against the run's own limits when it returns (ToolFinished.Child),
+// so one turn is kept back for the parent to read the answers. Called on the owner goroutine
+// (it reads the state).
 func (rn *run) childLimits(n int) Limits {
 	l, s := rn.spec.Limits, rn.state
 	if n < 1 {
 		n = 1
 	}
 	if l.MaxTurns > 0 {
-		l.MaxTurns = max(1, (l.MaxTurns-s.Turns)/n)
+		l.MaxTurns = max(1, (l.MaxTurns-s.Turns-1)/n)
 	}
 	if l.MaxToolCalls > 0 {
 		l.MaxToolCalls = max(1, (l.MaxToolCalls-s.ToolCalls)/n)

@@ -56,8 +56,8 @@ func (rn *run) runTask(c Call, limits Limits) (tools.Result, *ChildSpend) {
 	if err != nil {
 		return tools.Result{Content: fmt.Sprintf("the child session %s: %v", child, err), IsError: true}, nil
 	}
-	spent := rn.r.nestedSpend(runID)
-	spent.InputTokens, spent.OutputTokens, spent.CostUSD = spent.InputTokens+res.InputTokens, spent.OutputTokens+res.OutputTokens, spent.CostUSD+res.CostUSD
+	spent := rn.r.nestedSpend(runID).Plus(ChildSpend{Turns: res.Turns, ToolCalls: res.ToolCalls,
+		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, CostUSD: res.CostUSD})
 	rn.addNested(spent)
 	return childResult(child, res), &spent
 }
@@ -79,9 +79,7 @@ func (r *Runner) nestedSpend(runID string) ChildSpend {
 func (rn *run) addNested(s ChildSpend) {
 	rn.capMu.Lock()
 	defer rn.capMu.Unlock()
-	rn.nested.InputTokens += s.InputTokens
-	rn.nested.OutputTokens += s.OutputTokens
-	rn.nested.CostUSD += s.CostUSD
+	rn.nested = rn.nested.Plus(s)
 }
 
 // startChild creates the child session and starts its run under the parent's rules.

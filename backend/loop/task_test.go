@@ -150,9 +150,10 @@ func TestTaskChildStoppedByItsBudgetSlice(t *testing.T) {
 		fakeai.ToolCalls(fakeai.Call{ID: "l2", Name: "find_files", Arguments: `{"pattern":"*"}`}),
 		fakeai.Text("never reached"))
 	sid := h.session()
-	// The parent may make 2 turns; its first is used when the task starts, so the child's
-	// slice is 1 turn: it stops on max_turns after its first (tool) turn.
-	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto, Limits: loop.Limits{MaxTurns: 2}})
+	// The parent may make 3 turns; its first is used when the task starts and one is kept for
+	// it to read the answer, so the child's slice is 1 turn: it stops on max_turns after its
+	// first (tool) turn, and the parent answers in its third.
+	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto, Limits: loop.Limits{MaxTurns: 3}})
 	if res.Status != loop.StopCompleted {
 		t.Fatalf("parent %+v", res)
 	}

@@ -49,6 +49,26 @@ func (db *DB) ChildOf(ctx context.Context, parentID, callID string) (Session, er
 	return s, nil
 }
 
+// callRowSQL finds the latest assistant row of session ?1 holding the call ?2 (call ids may
+// repeat across runs: the latest is the one whose call is being answered). Children stored
+// before this existed keep 0 (they show under the parent session itself).
+const callRowSQL = `SELECT c.seq FROM chunks c, json_each(c.payload, '$.tool_calls') t
+	WHERE c.session_id = ? AND c.kind = 'assistant' AND json_extract(t.value, '$.id') = ? ORDER BY c.seq DESC LIMIT 1`
+
+// callRow is the seq of the parent's row holding the call that starts a child (its place in
+// the lineage tree), 0 for a session that is no child or whose call is not stored.
+func callRow(ctx context.Context, q rowQuerier, parentID, callID string) (int64, error) {
+	if callID == "" {
+		return 0, nil
+	}
+	var seq int64
+	err := q.QueryRowContext(ctx, callRowSQL, parentID, callID).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return seq, err
+}
+
 type rowQuerier interface {
 	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
 }
@@ -75,7 +95,10 @@ func interruptedFor(ctx context.Context, tx rowQuerier, sessionID, callID, conte
 
 // ChildTotals is what one child session used, its own children included.
 type ChildTotals struct {
-	SessionID    string  `json:"session_id"`
+	SessionID string `json:"session_id"`
+	// Turns and ToolCalls count against the parent's limits like its own (loop.ChildSpend).
+	Turns        int     `json:"turns"`
+	ToolCalls    int     `json:"tool_calls"`
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`
 	Cost         float64 `json:"cost"`
@@ -101,7 +124,7 @@ func (db *DB) FamilyTotals(ctx context.Context, id string) (Totals, []ChildTotal
 		t.Runs, t.Turns, t.ToolCalls = t.Runs+kt.Runs, t.Turns+kt.Turns, t.ToolCalls+kt.ToolCalls
 		t.InputTokens, t.OutputTokens, t.Cost = t.InputTokens+kt.InputTokens, t.OutputTokens+kt.OutputTokens, t.Cost+kt.Cost
 		t.CacheReadTokens, t.CacheWriteTokens = t.CacheReadTokens+kt.CacheReadTokens, t.CacheWriteTokens+kt.CacheWriteTokens
-		out = append(out, ChildTotals{SessionID: k.ID, InputTokens: kt.InputTokens, OutputTokens: kt.OutputTokens, Cost: kt.Cost})
+		out = append(out, ChildTotals{SessionID: k.ID, Turns: kt.Turns, ToolCalls: kt.ToolCalls, InputTokens: kt.InputTokens, OutputTokens: kt.OutputTokens, Cost: kt.Cost})
 	}
 	t.Children = out
 	return t, out, nil

@@ -150,7 +150,8 @@ func writeLine(w *bufio.Writer, v any) error {
 }
 
 // Import reads an Export and stores it as a new session (new id, new run
-// ids; title, workspace, model, lineage, rows with their times kept). The
+// ids; title, workspace, model, lineage — parent_id, fork_seq and, for a child
+// session, parent_call_id — rows with their times kept). The
 // whole file is checked first: a bad line is ErrBadImport naming the line,
 // and nothing is written. Runs recorded as running come back interrupted,
 // and tool calls the export left unanswered get "interrupted" error results.
@@ -183,7 +184,7 @@ func (db *DB) ImportWith(ctx context.Context, r io.Reader, opt ImportOptions) (S
 		pj, _ := json.Marshal(pending)
 		in := hdr.Session
 		if s, err = db.createSession(ctx, tx, Session{Title: in.Title, Workspace: in.Workspace, Model: in.Model, Provider: in.Provider,
-			ParentID: in.ParentID, ForkSeq: in.ForkSeq}, string(pj), int64(len(rows))); err != nil {
+			ParentID: in.ParentID, ParentCallID: in.ParentCallID, ForkSeq: in.ForkSeq}, string(pj), int64(len(rows))); err != nil {
 			return err
 		}
 		newRun := map[string]string{}
@@ -298,6 +299,9 @@ func readExport(r io.Reader, types []string) (exportHeader, []importRow, []Run, 
 			}
 			if hdr.Format < 1 || hdr.Format > ExportFormat {
 				return hdr, nil, nil, nil, bad("export format %d, this build reads up to %d", hdr.Format, ExportFormat)
+			}
+			if hdr.Session.ParentCallID != "" && hdr.Session.ParentID == "" {
+				return hdr, nil, nil, nil, bad("session: parent_call_id %q without parent_id", hdr.Session.ParentCallID)
 			}
 		} else {
 			switch probe.Type {

@@ -14,7 +14,9 @@ import (
 // session started as a copy of ParentID's rows 1..ForkSeq. The parent may
 // since have been deleted. A child session (started by a task call) has
 // ParentID and ParentCallID, the id of the call that started it, and no rows
-// of its parent.
+// of its parent; its ForkSeq is the parent's row holding that call (0 when the
+// call was not stored), the row the lineage tree shows it under. Whatever
+// treats ForkSeq as a fork point must check ParentCallID first.
 type Session struct {
 	ID        string `json:"id"`
 	Title     string `json:"title"`
@@ -64,8 +66,12 @@ func (db *DB) CreateSession(ctx context.Context, n NewSession) (Session, error) 
 	}
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		var err error
+		at, err := callRow(ctx, tx, n.ParentID, n.ParentCallID)
+		if err != nil {
+			return err
+		}
 		s, err = db.createSession(ctx, tx, Session{Title: n.Title, Workspace: n.Workspace, Model: n.Model, Provider: n.Provider,
-			ParentID: n.ParentID, ParentCallID: n.ParentCallID}, "[]", 0)
+			ParentID: n.ParentID, ParentCallID: n.ParentCallID, ForkSeq: at}, "[]", 0)
 		return err
 	})
 	if err != nil {

@@ -66,7 +66,10 @@ func header(b *bufio.Writer, s store.Session) {
 	if s.Model != "" {
 		fmt.Fprintf(b, "- Model: %s\n", s.Model)
 	}
-	if s.ParentID != "" {
+	switch {
+	case s.ParentCallID != "":
+		fmt.Fprintf(b, "- Child session started by task call `%s` of `%s`\n", s.ParentCallID, s.ParentID)
+	case s.ParentID != "":
 		fmt.Fprintf(b, "- Forked from `%s` after row %d\n", s.ParentID, s.ForkSeq)
 	}
 	fmt.Fprintf(b, "- Started: %s\n\n", s.CreatedAt.UTC().Format(time.RFC3339))

@@ -50,3 +50,22 @@ func TestMarkdownReadsAsAConversation(t *testing.T) {
 		t.Errorf("a long result was not cut, or a usage row was shown:\n%s", md)
 	}
 }
+
+// A child session's transcript names the task call that started it; a fork names its row.
+func TestMarkdownHeaderNamesTheLineage(t *testing.T) {
+	for _, c := range []struct {
+		s    store.Session
+		want string
+	}{
+		{store.Session{ID: "c", Title: "count", ParentID: "p", ParentCallID: "t1"}, "- Child session started by task call `t1` of `p`\n"},
+		{store.Session{ID: "f", Title: "fork", ParentID: "p", ForkSeq: 4}, "- Forked from `p` after row 4\n"},
+	} {
+		var out strings.Builder
+		if err := Markdown(&out, c.s, nil, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), c.want) {
+			t.Errorf("%s: the header lacks %q:\n%s", c.s.ID, c.want, out.String())
+		}
+	}
+}

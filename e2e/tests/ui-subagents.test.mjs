@@ -4,7 +4,7 @@
 // box and is still there after the app restarts.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { runFinished, sendMessage, shot, startAll } from '../harness.mjs';
+import { newSession, runFinished, sendMessage, shot, startAll, until } from '../harness.mjs';
 
 let env;
 
@@ -87,9 +87,10 @@ test('a child session: live card, labelled approval, open it; the plan pinned ac
   // The child opens like any session, listed under its parent.
   await child.getByRole('button', { name: 'Open child session' }).click();
   await page.getByRole('heading', { name: 'write the notes' }).waitFor();
-  await page.getByText(/child of \[parent\] delegate the notes \(a task call\)/).waitFor();
+  await page.getByText(/child of \[parent\] delegate the notes \(task call at #2\)/).waitFor();
   await page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: 'I looked around.' }).waitFor();
-  await page.getByRole('navigation', { name: 'Sessions' }).getByText('child (task)').waitFor();
+  // Under the parent's row 2, the assistant turn holding its task call.
+  await page.getByRole('navigation', { name: 'Sessions' }).getByText('task @#2').waitFor();
   await shot(page, 'subagents-03-child-open');
 
   // After a restart the parent's plan is still pinned.
@@ -99,8 +100,11 @@ test('a child session: live card, labelled approval, open it; the plan pinned ac
   const nav = page.getByRole('navigation', { name: 'Sessions' });
   await nav.getByRole('button', { name: /\[parent\] delegate the notes/ }).first().click();
   await page.getByRole('region', { name: 'Plan', exact: true }).getByLabel('report back (in progress)').waitFor();
-  // The task card still opens its child after the restart.
-  await page.getByRole('group', { name: 'Child session: write the notes (agent explore)' }).getByRole('button', { name: 'Open child session' }).click();
+  // The task card, rebuilt from the journal after the restart, shows how the child ended and opens it.
+  const card = page.getByRole('group', { name: 'Child session: write the notes (agent explore)' });
+  await card.getByText('Child completed').waitFor();
+  assert.match(await card.textContent(), /1 tool call/);
+  await card.getByRole('button', { name: 'Open child session' }).click();
   await page.getByRole('heading', { name: 'write the notes' }).waitFor();
   await nav.getByRole('button', { name: /\[parent\] delegate the notes/ }).first().click();
   await page.getByRole('region', { name: 'Plan', exact: true }).waitFor();
@@ -120,5 +124,69 @@ test('a child session: live card, labelled approval, open it; the plan pinned ac
   assert.match(last, /loopdesk note/);
   assert.match(last, /report back in one line/);
   await page.getByRole('region', { name: 'Plan', exact: true }).getByLabel('report back in one line (in progress)').waitFor();
+  assert.deepEqual(env.browser.consoleErrors, []);
+});
+
+/** Reloads the page once the window has saved the open session as the one to reopen. */
+async function reloadKeeping(page) {
+  const id = await page.locator('main[data-session-id]').getAttribute('data-session-id');
+  await until('the open session saved', async () => (await page.evaluate(() => window.go.desktop.Window.UIState())).last_session === id);
+  await page.reload();
+  await page.locator(`main[data-session-id="${id}"]`).waitFor();
+  return id;
+}
+
+test('the task card survives a reload while the child waits and after; the chunk table links call and child', async () => {
+  const { page } = env.browser;
+  await newSession(page);
+  await enqueueFor(
+    '[reload-parent]',
+    { kind: 'text', calls: [{ id: 'call_scan', name: 'task', arguments: JSON.stringify({ description: 'scan the folder', prompt: '[reload-child] scan' }) }] },
+    { kind: 'text', text: 'Scanned.' },
+  );
+  await enqueueFor(
+    '[reload-child]',
+    { kind: 'text', calls: [{ id: 'call_ls', name: 'list_dir', arguments: '{}' }] },
+    { kind: 'text', text: 'Looked at it.' },
+  );
+  await sendMessage(page, '[reload-parent] scan it');
+  await page.getByRole('group', { name: 'Approval for child scan the folder' }).waitFor();
+
+  // Reloaded while the child waits for the person: the card comes back from the journal,
+  // with what the child is doing and its approval, which still works.
+  const parent = await reloadKeeping(page);
+  const card = page.getByRole('group', { name: 'Child session: scan the folder' });
+  await card.getByText('Child: waiting for your approval of list_dir').waitFor();
+  await page.getByText('Running child session').waitFor(); // the task call's own status
+  assert.match(await card.textContent(), /1 tool call/);
+  const approval = card.getByRole('group', { name: 'Approval for child scan the folder' });
+  assert.match(await approval.textContent(), /list_dir/);
+  await shot(page, 'subagents-05-card-after-reload');
+  await approval.getByRole('button', { name: 'Approve' }).click();
+  await page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: 'Scanned.' }).waitFor();
+  await runFinished(page);
+  await card.getByText('Child completed').waitFor();
+
+  // Reloaded after: the card still says how it ended and what it used.
+  await reloadKeeping(page);
+  await card.getByText('Child completed').waitFor();
+  assert.match(await card.textContent(), /1 tool call · \d+ tokens/);
+
+  // The chunk table: the call's row opens the child; the child's table leads back to that row.
+  await page.getByRole('tab', { name: 'Chunks' }).click();
+  const table = page.getByRole('table', { name: 'Chunk table' });
+  const toChild = table.getByRole('button', { name: 'Open child session scan the folder' });
+  await toChild.first().waitFor();
+  assert.equal(await toChild.count(), 2); // the call's row and its result's row
+  await shot(page, 'subagents-06-chunk-table-child-link');
+  await toChild.first().click();
+  await page.getByRole('heading', { name: 'scan the folder' }).waitFor();
+  await page.getByRole('tab', { name: 'Chunks' }).click();
+  const back = page.getByRole('button', { name: /Started by task call call_scan \(row #2\) of \[reload-parent\] scan it/ });
+  await back.waitFor();
+  await shot(page, 'subagents-07-child-chunk-table-back-link');
+  await back.click();
+  await page.locator(`main[data-session-id="${parent}"]`).waitFor();
+  await page.getByRole('region', { name: 'Row 2' }).waitFor();
   assert.deepEqual(env.browser.consoleErrors, []);
 });

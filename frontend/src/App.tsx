@@ -82,6 +82,7 @@ export function App() {
   const ws = useWorkspace(selected, workspace, chat.rows);
   const plan = usePlan(selected, chat.rows);
   const children = useChildren(selected);
+  const childSessions = useMemo(() => list.sessions.filter((s) => s.parent_id === selected && s.parent_call_id), [list.sessions, selected]);
   useTheme(previewTheme ?? settings?.theme);
 
   // The first load: with no endpoint configured, the window opens on settings.
@@ -100,7 +101,7 @@ export function App() {
   const taskCtx: TaskContext = useMemo(
     () => ({
       children,
-      childOf: (callId: string) => list.sessions.find((s) => s.parent_id === selected && s.parent_call_id === callId)?.id,
+      childOf: (callId: string) => childSessions.find((s) => s.parent_call_id === callId)?.id,
       openSession: (id: string) => open(id),
       decide: async (sessionId, callId, d) => {
         try {
@@ -112,7 +113,7 @@ export function App() {
         }
       },
     }),
-    [children, open, list.sessions, selected],
+    [children, open, childSessions],
   );
 
   const newSession = useCallback(async () => {
@@ -456,6 +457,9 @@ export function App() {
                   onCompact={chat.phase === 'idle' ? (seq) => void chat.compactHere(seq) : undefined}
                   onUndoCompaction={chat.phase === 'idle' ? (seq) => void chat.undoCompaction(seq) : undefined}
                   onShowInConversation={showRow}
+                  childSessions={childSessions}
+                  parentOf={current?.parent_call_id ? { session: current, parentTitle: list.sessions.find((s) => s.id === current.parent_id)?.title } : undefined}
+                  onOpenSession={(id, seq) => open(id, seq ?? null)}
                 />
               </Suspense>
             )}

@@ -113,16 +113,25 @@ type ToolFinished struct {
 	// Sandboxed: the command ran inside the sandbox (tools.Meta.Sandboxed).
 	Sandboxed bool
 	// Child is what the child session of a task call spent (its rows' sum, priced): it counts
-	// against this run's token and cost budgets and shows in its meters, so what a parent
-	// delegates adds up. Its own rows and run row keep it; the parent's rows never copy it.
+	// against this run's turn, tool-call, token and cost budgets and shows in its meters, so
+	// what a parent delegates adds up. Its own rows and run row keep it; the parent's rows
+	// never copy it.
 	Child *ChildSpend
 }
 
 // ChildSpend is a child session's spend as its run row holds it.
 type ChildSpend struct {
+	Turns        int
+	ToolCalls    int
 	InputTokens  int64
 	OutputTokens int64
 	CostUSD      float64
+}
+
+// Plus is the sum of two spends.
+func (c ChildSpend) Plus(d ChildSpend) ChildSpend {
+	return ChildSpend{Turns: c.Turns + d.Turns, ToolCalls: c.ToolCalls + d.ToolCalls, InputTokens: c.InputTokens + d.InputTokens,
+		OutputTokens: c.OutputTokens + d.OutputTokens, CostUSD: c.CostUSD + d.CostUSD}
 }
 
 // Compacted answers a Compact. OK is false when nothing could be summarised (no cut point, or

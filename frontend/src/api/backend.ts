@@ -13,6 +13,7 @@ import type {
   AgentDefinition,
   Applied,
   LiveView,
+  ChildView,
   Change,
   ForkFolder,
   ForkedRun,
@@ -173,6 +174,8 @@ export const api = {
     };
   },
   totals: (id: string): Promise<Totals> => as<Totals>(Sessions.Totals(id)),
+  /** The child sessions the session's task calls started, as their cards show them. */
+  children: (id: string): Promise<ChildView[]> => as<ChildView[]>(Sessions.Children(id)),
   /** The AGENTS.md files the session's next run will carry, with a preview of each. */
   instructions: (id: string): Promise<InstructionFile[]> => list<InstructionFile>(Sessions.Instructions(id)),
   /** Imports an export the person picks; a session with id "" when the picker was cancelled. */

@@ -316,7 +316,22 @@ export interface Totals {
   cache_read_tokens: number;
   cache_write_tokens: number;
   /** Each child session's share (included in the sums above); absent when none. */
-  children?: { session_id: string; input_tokens: number; output_tokens: number; cost: number }[];
+  children?: { session_id: string; turns: number; tool_calls: number; input_tokens: number; output_tokens: number; cost: number }[];
+}
+
+/** A child session as its task card shows it, read from the journal (Sessions.Children). */
+export interface ChildView {
+  session_id: string;
+  parent_call_id: string;
+  /** The child's latest event when Go began the read. */
+  seq: number;
+  /** 'running', else the last run's status ('' before any). */
+  status: string;
+  step: string;
+  tool_calls: number;
+  tokens: number;
+  cost: number;
+  pending: Pending[] | null;
 }
 
 /** An AGENTS.md the session's runs carry. */

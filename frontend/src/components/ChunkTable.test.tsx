@@ -2,7 +2,7 @@ import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import type { Row } from '../api/types';
-import { chunk } from '../test/fakeApi';
+import { chunk, makeFakeApi } from '../test/fakeApi';
 import { ChunkTable, ROW_HEIGHT } from './ChunkTable';
 
 function manyRows(n: number): Row[] {
@@ -17,6 +17,32 @@ function manyRows(n: number): Row[] {
 const bodyRows = () => screen.getAllByRole('row').filter((r) => r.getAttribute('aria-rowindex') !== '1');
 
 describe('ChunkTable', () => {
+  it('links a task call row and its result row to the child session, and a child back to its call row', async () => {
+    const f = makeFakeApi();
+    const rows: Row[] = [
+      chunk('s1', 1, 'user', { text: 'split it' }),
+      chunk('s1', 2, 'assistant', { text: '', tool_calls: [{ id: 't1', name: 'task', arguments: '{"description":"read notes","prompt":"x"}' }] }),
+      chunk('s1', 3, 'tool_result', { call_id: 't1', name: 'task', content: '42', is_error: false }),
+    ];
+    const child = f.session('read notes', { id: 'k1', parent_id: 's1', parent_call_id: 't1', fork_seq: 2 });
+    const open = vi.fn();
+    const { unmount } = render(<ChunkTable rows={rows} onFork={() => {}} childSessions={[child]} onOpenSession={open} />);
+    const row = (seq: number) => bodyRows().find((r) => r.getAttribute('data-seq') === String(seq)) as HTMLElement;
+    await userEvent.click(within(row(2)).getByRole('button', { name: 'Open child session read notes' }));
+    expect(open).toHaveBeenLastCalledWith('k1');
+    expect(within(row(1)).queryByRole('button', { name: /Open child session/ })).toBeNull();
+    await userEvent.click(row(3));
+    await userEvent.click(within(screen.getByRole('region', { name: 'Row 3' })).getByRole('button', { name: 'Open child session “read notes”' }));
+    expect(open).toHaveBeenCalledTimes(2);
+    unmount();
+
+    // In the child's own table: back to the parent's row holding the call.
+    const parent = f.session('split the work', { id: 's1' });
+    render(<ChunkTable rows={[chunk('k1', 1, 'user', { text: 'x' })]} onFork={() => {}} parentOf={{ session: child, parentTitle: parent.title }} onOpenSession={open} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Started by task call t1 (row #2) of split the work' }));
+    expect(open).toHaveBeenLastCalledWith('s1', 2);
+  });
+
   it('offers Compact up to here on a row and Undo compaction on a summary still in effect', async () => {
     const rows: Row[] = [
       chunk('s1', 1, 'user', { text: 'hello' }),

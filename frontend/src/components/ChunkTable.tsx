@@ -1,5 +1,5 @@
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { CHUNK_KINDS, type AssistantPayload, type ChunkKind, type Row, type SummaryPayload, type ToolResultPayload } from '../api/types';
+import { CHUNK_KINDS, type AssistantPayload, type ChunkKind, type Row, type Session, type SummaryPayload, type ToolResultPayload } from '../api/types';
 import { formatTime, formatTokens, summarize } from '../lib/format';
 import { useCheckpoints } from './CheckpointContext';
 import type { Focus } from './Conversation';
@@ -20,6 +20,27 @@ interface Props {
   /** "Undo compaction" on a summary row in effect (absent while a run goes on). */
   onUndoCompaction?: (seq: number) => void;
   onShowInConversation?: (seq: number) => void;
+  /** The child sessions this session's task calls started (linked from the rows of their calls). */
+  childSessions?: Session[];
+  /** This session itself when it is a task's child, with its parent's title: a link back to the call's row. */
+  parentOf?: { session: Session; parentTitle: string | undefined };
+  onOpenSession?: (id: string, seq?: number) => void;
+}
+
+/**
+ * The child sessions a row started: an assistant row by the task calls it holds (the child
+ * hangs under that row), a task call's result row by its call id (the latest child of that id
+ * started before the result; call ids may repeat across runs).
+ */
+export function childrenOfRow(row: Row, kids: Session[]): Session[] {
+  if (row.kind === 'assistant') {
+    const ids = new Set(((row.payload as AssistantPayload).tool_calls ?? []).map((c) => c.id));
+    return kids.filter((k) => k.fork_seq === row.seq || (k.fork_seq === 0 && ids.has(k.parent_call_id ?? '')));
+  }
+  if (row.kind !== 'tool_result') return [];
+  const id = (row.payload as ToolResultPayload).call_id;
+  const mine = kids.filter((k) => k.parent_call_id === id && k.fork_seq < row.seq);
+  return mine.length ? [mine.reduce((a, b) => (b.fork_seq > a.fork_seq ? b : a))] : [];
 }
 
 /**
@@ -27,7 +48,7 @@ interface Props {
  * are in the DOM, so 100,000 rows scroll like 100. Filter by kind; a click
  * shows the row's full payload; every row can be forked from.
  */
-export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, onShowInConversation }: Props) {
+export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, onShowInConversation, childSessions = [], parentOf, onOpenSession }: Props) {
   const undone = undoneSummaries(rows);
   const [kind, setKind] = useState<ChunkKind | ''>('');
   const [selected, setSelected] = useState<number | null>(null);
@@ -93,6 +114,17 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
         <span className="muted">
           {filtered.length.toLocaleString()} row{filtered.length === 1 ? '' : 's'}
         </span>
+        {parentOf && onOpenSession && parentOf.session.parent_call_id && (
+          <button
+            type="button"
+            className="small linklike"
+            onClick={() => onOpenSession(parentOf.session.parent_id, parentOf.session.fork_seq || undefined)}
+            title="Open the parent session at the row of the task call that started this one"
+          >
+            Started by task call {parentOf.session.parent_call_id}
+            {parentOf.session.fork_seq > 0 ? ` (row #${parentOf.session.fork_seq})` : ''} of {parentOf.parentTitle ?? 'a deleted session'}
+          </button>
+        )}
       </div>
       <div role="table" aria-label="Chunk table" aria-rowcount={filtered.length + 1} className="table">
         <div role="rowgroup" className="thead">
@@ -131,6 +163,8 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
                 selected={r.seq === selected}
                 onSelect={setSelected}
                 onFork={onFork}
+                kids={childSessions.length ? childrenOfRow(r, childSessions) : NO_KIDS}
+                onOpenSession={onOpenSession}
               />
             ))}
           </div>
@@ -162,6 +196,15 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
               ×
             </button>
           </header>
+          {onOpenSession &&
+            childrenOfRow(detail, childSessions).map((k) => (
+              <div key={k.id} className="row row-actions">
+                <button type="button" className="small" onClick={() => onOpenSession(k.id)}>
+                  Open child session “{k.title || 'Untitled'}”
+                </button>
+                <span className="muted">started by task call {k.parent_call_id}</span>
+              </div>
+            ))}
           <RowActions seq={detail.seq} onFork={onFork} />
           <FileChanges seq={detail.seq} />
           <pre aria-label="Payload">{JSON.stringify(detail.payload, null, 2)}</pre>
@@ -171,18 +214,24 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
   );
 }
 
+const NO_KIDS: Session[] = [];
+
 const ChunkRow = memo(function ChunkRow({
   row,
   index,
   selected,
   onSelect,
   onFork,
+  kids,
+  onOpenSession,
 }: {
   row: Row;
   index: number;
   selected: boolean;
   onSelect: (seq: number) => void;
   onFork: (seq: number) => void;
+  kids: Session[];
+  onOpenSession?: (id: string) => void;
 }) {
   return (
     <div
@@ -198,6 +247,22 @@ const ChunkRow = memo(function ChunkRow({
       <span role="cell" className="c-kind">{row.kind}</span>
       <span role="cell" className="c-sum" title={summarize(row, 400)}>
         <RowBadges row={row} />
+        {onOpenSession &&
+          kids.map((k) => (
+            <button
+              key={k.id}
+              type="button"
+              className="badge child"
+              aria-label={`Open child session ${k.title || 'Untitled'}`}
+              title={`Child session started by task call ${k.parent_call_id}`}
+              onClick={(e) => {
+                e.stopPropagation();
+                onOpenSession(k.id);
+              }}
+            >
+              ↳ {k.title || 'child'}
+            </button>
+          ))}
         {summarize(row)}
       </span>
       <span role="cell" className="c-tok">{row.tokens ? formatTokens(row.tokens) : ''}</span>

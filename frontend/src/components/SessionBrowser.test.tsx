@@ -35,6 +35,19 @@ describe('SessionBrowser', () => {
     expect(p.onNew).toHaveBeenCalled();
   });
 
+  it('shows task children under their parent in the order of the rows that started them', () => {
+    const f = makeFakeApi();
+    const parent = f.session('split the work', { updated_at: days(0) });
+    const late = f.session('count files', { parent_id: parent.id, parent_call_id: 't9', fork_seq: 12, created_at: days(0) });
+    const early = f.session('read notes', { parent_id: parent.id, parent_call_id: 't1', fork_seq: 2, created_at: days(0) });
+    const fork = f.session('split, again', { parent_id: parent.id, fork_seq: 5, created_at: days(1) });
+    setup([late, parent, fork, early]);
+    const under = screen.getByRole('list', { name: 'Forks of split the work' });
+    const names = within(under).getAllByRole('button').map((b) => b.textContent);
+    expect(names).toEqual([expect.stringMatching(/read notes.*task @#2/), expect.stringMatching(/split, again.*fork @#5/), expect.stringMatching(/count files.*task @#12/)]);
+    expect(within(under).getByText('task @#2').getAttribute('title')).toBe('Started by the task call t1 in row 2 of its parent');
+  });
+
   it('shows hits with their matches marked, as text', async () => {
     const hit: Hit = { session_id: 's9', session_title: 'deploy', seq: 12, kind: 'tool_result', snippet: 'ran \u0001make<b>\u0002 then \u0001deploy\u0002 ok', rank: 1 };
     const p = setup([], { query: 'make deploy', hits: [hit] });

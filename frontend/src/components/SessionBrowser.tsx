@@ -37,7 +37,11 @@ function groupOf(iso: string, now: Date): (typeof GROUPS)[number] {
   return 'Older';
 }
 
-/** Sessions as a forest: forks under their parent (oldest fork first), roots newest first. */
+/**
+ * Sessions as a forest: forks and task children under their parent, in the order of the
+ * parent's rows they hang under (a fork's row, a child's task call row), oldest first at one
+ * row; roots newest first.
+ */
 export function lineage(sessions: SessionSummary[]): Node[] {
   const byID = new Map(sessions.map((s) => [s.id, { session: s, forks: [] as Node[] }]));
   const roots: Node[] = [];
@@ -47,7 +51,8 @@ export function lineage(sessions: SessionSummary[]): Node[] {
     else roots.push(n);
   }
   const newest = (a: Node, b: Node) => b.session.updated_at.localeCompare(a.session.updated_at);
-  for (const n of byID.values()) n.forks.sort((a, b) => a.session.created_at.localeCompare(b.session.created_at));
+  const byRow = (a: Node, b: Node) => a.session.fork_seq - b.session.fork_seq || a.session.created_at.localeCompare(b.session.created_at);
+  for (const n of byID.values()) n.forks.sort(byRow);
   return roots.sort(newest);
 }
 
@@ -148,7 +153,9 @@ function SessionNode({ node, selected, onSelect, depth }: { node: Node; selected
           {s.title || 'Untitled'}
         </span>
         {s.running && <span className="running-dot" title="Running" aria-label="running" />}
-        <span className="session-time">{s.parent_call_id ? 'child (task)' : s.parent_id ? `fork @#${s.fork_seq}` : formatTime(s.updated_at)}</span>
+        <span className="session-time" title={s.parent_call_id ? `Started by the task call ${s.parent_call_id}${s.fork_seq > 0 ? ` in row ${s.fork_seq}` : ''} of its parent` : undefined}>
+          {s.parent_call_id ? (s.fork_seq > 0 ? `task @#${s.fork_seq}` : 'child (task)') : s.parent_id ? `fork @#${s.fork_seq}` : formatTime(s.updated_at)}
+        </span>
       </button>
       {node.forks.length > 0 && (
         <ul className="forks" aria-label={`Forks of ${s.title || 'Untitled'}`}>

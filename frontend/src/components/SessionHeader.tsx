@@ -128,7 +128,7 @@ export function SessionHeader({
           <button type="button" className="linklike fork-of" onClick={onOpenParent} title={`Open ${parentTitle ?? 'the parent session'} at row ${session.fork_seq}`}>
             {session.parent_call_id ? (
               <>
-                ↳ child of <span className="fork-parent">{parentTitle ?? 'a deleted session'}</span> (a task call)
+                ↳ child of <span className="fork-parent">{parentTitle ?? 'a deleted session'}</span> (task call{session.fork_seq > 0 ? ` at #${session.fork_seq}` : ''})
               </>
             ) : (
               <>

@@ -1,6 +1,6 @@
 import { ReviewHunks } from './ReviewHunks';
-import { TaskProgress } from './TaskProgress';
-import { memo, useEffect, useState, type KeyboardEvent } from 'react';
+import { TaskCtx, TaskProgress } from './TaskProgress';
+import { memo, useContext, useEffect, useState, type KeyboardEvent } from 'react';
 import type { ApprovalPayload, DecisionInput, HookPayload, Pending, RuleInput, ToolResultPayload } from '../api/types';
 import type { RunningTool } from '../state/session';
 import { useNow } from '../hooks/useNow';
@@ -84,6 +84,8 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
   };
 
   const denied = approval?.payload.decision === 'denied';
+  // A task call whose child runs is running, also on a page that opened after it started.
+  const child = useContext(TaskCtx)?.children[call.id];
   const status = pending
     ? 'Needs approval'
     : running
@@ -94,7 +96,9 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
           ? result.payload.is_error
             ? 'Error'
             : 'Done'
-          : 'Waiting';
+          : call.name === 'task' && child?.status === 'running'
+            ? 'Running child session'
+            : 'Waiting';
   const lines = result ? result.payload.content.split('\n').length : 0;
 
   return (

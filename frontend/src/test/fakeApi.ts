@@ -5,6 +5,7 @@ import { vi } from 'vitest';
 import type { Api, WireEvent } from '../api/backend';
 import type { Meter } from '../api/events';
 import type {
+  ChildView,
   Branch,
   ForkedRun,
   ForkFolder,
@@ -335,6 +336,7 @@ export function makeFakeApi() {
       queued: [],
     })),
     totals: vi.fn(async (id: string) => ({ session_id: id, runs: (state.runs.get(id) ?? []).length, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0 })),
+    children: vi.fn(async (_id: string): Promise<ChildView[]> => []),
     instructions: vi.fn(async (_id: string) => [...state.instructions]),
     importSession: vi.fn(async () => {
       if (!state.importPath) return { id: '' } as Session;

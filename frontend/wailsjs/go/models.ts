@@ -361,6 +361,76 @@ export namespace desktop {
 	        this.timeout_seconds = source["timeout_seconds"];
 	    }
 	}
+	export class PendingApproval {
+	    call_id: string;
+	    name: string;
+	    arguments: string;
+	    read_only: boolean;
+	    sandboxed: boolean;
+	    network: boolean;
+	    hunks?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PendingApproval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.call_id = source["call_id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	        this.read_only = source["read_only"];
+	        this.sandboxed = source["sandboxed"];
+	        this.network = source["network"];
+	        this.hunks = source["hunks"];
+	    }
+	}
+	export class ChildView {
+	    session_id: string;
+	    parent_call_id: string;
+	    seq: number;
+	    status: string;
+	    step: string;
+	    tool_calls: number;
+	    tokens: number;
+	    cost: number;
+	    pending: PendingApproval[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ChildView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.parent_call_id = source["parent_call_id"];
+	        this.seq = source["seq"];
+	        this.status = source["status"];
+	        this.step = source["step"];
+	        this.tool_calls = source["tool_calls"];
+	        this.tokens = source["tokens"];
+	        this.cost = source["cost"];
+	        this.pending = this.convertValues(source["pending"], PendingApproval);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ConnectionResult {
 	    ok: boolean;
 	    models: string[];
@@ -741,30 +811,6 @@ export namespace desktop {
 	        this.truncated = source["truncated"];
 	        this.warning = source["warning"];
 	        this.preview = source["preview"];
-	    }
-	}
-	export class PendingApproval {
-	    call_id: string;
-	    name: string;
-	    arguments: string;
-	    read_only: boolean;
-	    sandboxed: boolean;
-	    network: boolean;
-	    hunks?: number[];
-	
-	    static createFrom(source: any = {}) {
-	        return new PendingApproval(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.call_id = source["call_id"];
-	        this.name = source["name"];
-	        this.arguments = source["arguments"];
-	        this.read_only = source["read_only"];
-	        this.sandboxed = source["sandboxed"];
-	        this.network = source["network"];
-	        this.hunks = source["hunks"];
 	    }
 	}
 	export class LiveView {
@@ -1518,6 +1564,8 @@ export namespace store {
 	
 	export class ChildTotals {
 	    session_id: string;
+	    turns: number;
+	    tool_calls: number;
 	    input_tokens: number;
 	    output_tokens: number;
 	    cost: number;
@@ -1529,6 +1577,8 @@ export namespace store {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.session_id = source["session_id"];
+	        this.turns = source["turns"];
+	        this.tool_calls = source["tool_calls"];
 	        this.input_tokens = source["input_tokens"];
 	        this.output_tokens = source["output_tokens"];
 	        this.cost = source["cost"];

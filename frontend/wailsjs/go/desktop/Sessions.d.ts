@@ -7,6 +7,8 @@ import {loop} from '../models';
 
 export function Branches(arg1:string):Promise<Array<desktop.Branch>>;
 
+export function Children(arg1:string):Promise<Array<desktop.ChildView>>;
+
 export function DeleteSession(arg1:string):Promise<void>;
 
 export function DeleteSessionAndFolder(arg1:string):Promise<string>;

@@ -6,6 +6,10 @@ export function Branches(arg1) {
   return window['go']['desktop']['Sessions']['Branches'](arg1);
 }
 
+export function Children(arg1) {
+  return window['go']['desktop']['Sessions']['Children'](arg1);
+}
+
 export function DeleteSession(arg1) {
   return window['go']['desktop']['Sessions']['DeleteSession'](arg1);
 }
