@@ -64,7 +64,11 @@ func Next(s State, in Input) (State, []Effect, error) {
 			break
 		}
 		s = tick(s, in.Now)
-		s, out = stop(s, StopCancelled, "cancelled by the person")
+		reason, detail := StopCancelled, "cancelled by the person"
+		if in.Reason != "" {
+			reason, detail = in.Reason, in.Detail
+		}
+		s, out = stop(s, reason, detail)
 		return s, out, nil
 	case Failed:
 		if s.Phase == PhaseIdle {

@@ -174,12 +174,19 @@ type queueReply struct {
 
 // Queue adds a message to the session's running run, to be delivered at its next tool
 // boundary. It fails with ErrNotRunning when no run is going (start one with the message).
+// The message passes the UserPromptSubmit hooks first, like a typed one: a blocking hook
+// fails Queue with ErrHookBlocked (nothing is queued); the context they add is delivered with
+// the message.
 func (r *Runner) Queue(ctx context.Context, sessionID, text string) (QueuedMessage, error) {
 	if text == "" {
 		return QueuedMessage{}, fmt.Errorf("queue a message on session %s: %w", sessionID, ErrNoPrompt)
 	}
 	m := QueuedMessage{ID: newQueueID(), Text: text, QueuedAt: r.cfg.Now()}
+	if err := r.queuedPromptHooks(ctx, sessionID, m.ID, text); err != nil {
+		return QueuedMessage{}, err // the hook's reason, for the person as it stands
+	}
 	if ok, err := r.request(ctx, sessionID, queueRequest{add: &m}); err != nil || !ok {
+		r.queueContext.Delete(m.ID)
 		if err == nil {
 			err = ErrNotRunning
 		}

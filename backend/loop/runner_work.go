@@ -129,6 +129,7 @@ func (rn *run) requestApprovals(calls []Call) {
 				args = d.Arguments
 			}
 			rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: d.Approved, By: d.By, Reason: d.Reason, Arguments: args})
+			rn.signalHookStop() // a PreToolUse hook's "continue": false, once its denial is in
 		})
 	}
 }
@@ -180,11 +181,14 @@ func (rn *run) runTool(c Call, limits Limits) {
 	}
 	res = rn.postToolUse(c, res)
 	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note + rn.reviewNote(c.ID), IsError: res.IsError, Sandboxed: res.Meta.Sandboxed, Child: child})
+	rn.signalHookStop() // a PostToolUse hook's "continue": false, once the result is in
 }
 
 // compact summarises the rows up to the cut with one model call (no tools).
 func (rn *run) compact(e Compact, chunks []store.Chunk) {
-	rn.preCompact()
+	if !rn.preCompact() {
+		return // a PreCompact hook ended the run
+	}
 	fail := func(msg string) { rn.send(Compacted{Now: rn.now(), OK: false, Err: msg}) }
 	through, head, tail, err := compactionRows(chunks, e)
 	if err != nil {
