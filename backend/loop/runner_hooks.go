@@ -139,6 +139,11 @@ func (rn *run) promptHooks(ctx context.Context) error {
 	if rn.spec.Prompt == "" {
 		return nil
 	}
+	if rn.spec.PromptQueuedID != "" {
+		// "Send now" on a queued message: its hooks fire again here, and their context
+		// replaces what they said when it was queued.
+		rn.r.queueContext.Delete(rn.spec.PromptQueuedID)
+	}
 	out, _ := rn.fire(ctx, hooks.Input{Event: hooks.UserPromptSubmit, Prompt: rn.spec.Prompt})
 	rn.hooks.rows = append(rn.hooks.rows, out.Runs...)
 	if out.Stop {

@@ -202,6 +202,9 @@ func (r *Runner) Withdraw(ctx context.Context, sessionID, id string) (bool, erro
 	if err != nil && err != ErrNotRunning {
 		return false, fmt.Errorf("withdraw message %s: %w", id, err)
 	}
+	if ok {
+		r.queueContext.Delete(id)
+	}
 	return ok, nil
 }
 
@@ -231,6 +234,7 @@ func (r *Runner) storedQueue(ctx context.Context, sessionID, skip string) ([]Que
 // Unqueue removes a message left queued in the store while no run is going ("Remove" beside
 // the message box after a Stop or a restart). It reports false when it was not queued.
 func (r *Runner) Unqueue(ctx context.Context, sessionID, id string) (bool, error) {
+	r.queueContext.Delete(id) // removed: its hooks' context goes with it
 	if ok, err := r.Withdraw(ctx, sessionID, id); err != nil || ok {
 		return ok, err
 	}
