@@ -66,7 +66,8 @@ type run struct {
 	opStop context.CancelFunc
 	work   sync.WaitGroup
 
-	hooks     hookState // see runner_hooks.go
+	hooks     hookState  // see runner_hooks.go
+	skills    skillState // see runner_skills.go
 	state     State
 	result    Result
 	done      chan struct{}

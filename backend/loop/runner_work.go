@@ -110,7 +110,7 @@ func (rn *run) requestApprovals(calls []Call) {
 			}
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
 				Mode: mode, Call: call, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(call), Proposal: proposal,
-				Hook: hook, HookReason: hookReason,
+				Hook: hook, HookReason: hookReason, Grants: rn.skillGrants(),
 				OnPending: func(p tools.Pending) {
 					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: viewArguments(call.Arguments), ReadOnly: p.ReadOnly,
 						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(call), Hunks: hunks})
@@ -179,6 +179,7 @@ func (rn *run) runTool(c Call, limits Limits) {
 	if rn.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
+	rn.skillLoaded(c, res) // its allowed-tools apply from the next call on
 	res = rn.postToolUse(c, res)
 	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note + rn.reviewNote(c.ID), IsError: res.IsError, Sandboxed: res.Meta.Sandboxed, Child: child})
 	rn.signalHookStop() // a PostToolUse hook's "continue": false, once the result is in
