@@ -100,6 +100,9 @@ func TestPostToolUseContinueFalseEndsTheRun(t *testing.T) {
 	if n := len(h.srv.Requests()); n != 1 {
 		t.Fatalf("%d model requests, want 1: the run went on after the hook stopped it", n)
 	}
+	if hr := hookRows(t, h.rows(sid)); len(hr) != 1 || hr[0].Decision != hooks.DecisionStop || hr[0].Reason != "the build is red" {
+		t.Fatalf("the hook's row does not say it stopped the run: %+v", hr)
+	}
 	continueAfter(t, h, sid)
 }
 
