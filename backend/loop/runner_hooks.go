@@ -60,8 +60,13 @@ func (rn *run) requestHookStop(event hooks.Event, reason string) {
 	rn.hooks.mu.Lock()
 	defer rn.hooks.mu.Unlock()
 	if rn.hooks.stopDetail == "" {
-		rn.hooks.stopDetail = fmt.Sprintf("stopped by a %s hook: %s", event, orDefault(reason, "no reason given"))
+		rn.hooks.stopDetail = hookStopText(event, reason)
 	}
+}
+
+// hookStopText is what the person reads of a hook's "continue": false (the run's error).
+func hookStopText(event hooks.Event, stopReason string) string {
+	return fmt.Sprintf("stopped by a %s hook: %s", event, orDefault(stopReason, "no reason given"))
 }
 
 func (rn *run) hookStopDetail() string {
@@ -162,7 +167,7 @@ func (rn *run) refusePrompt(ctx context.Context, stopped hooks.Event, reason str
 	rn.storeHookRows(ctx, "", rn.hooks.rows)
 	rn.hooks.rows, rn.hooks.notes = nil, nil
 	if stopped != "" {
-		return fmt.Errorf("%w: stopped by a %s hook: %s", ErrHookBlocked, stopped, orDefault(reason, "no reason given"))
+		return fmt.Errorf("%w: %s", ErrHookBlocked, hookStopText(stopped, reason))
 	}
 	return fmt.Errorf("%w: %s", ErrHookBlocked, reason)
 }
@@ -441,7 +446,7 @@ func (rn *run) stopHooks() []Effect {
 	}
 	if out.Stop {
 		// "continue": false takes precedence over a block: the run ends, and says why.
-		total.Status, total.Error = StopHook, fmt.Sprintf("stopped by a %s hook: %s", event, orDefault(out.StopReason, "no reason given"))
+		total.Status, total.Error = StopHook, hookStopText(event, out.StopReason)
 		rn.result = total
 		return nil
 	}
