@@ -8,8 +8,11 @@
 //     in that order (a name defined twice keeps the first). SKILL.md starts with YAML front
 //     matter: name (at most 64 characters: lowercase letters, digits and single hyphens, not
 //     first or last, equal to the folder's name), description (1 to 1024 characters),
-//     optional allowed-tools (a space-separated string or a list; read and shown, not
-//     enforced). A skill that breaks any of this is returned with Error saying why, never
+//     optional allowed-tools (a space-separated string, Claude Code's comma-separated string
+//     or a list; allowed.go). Skill.Grants turns them into tools.Grants: the tools a skill
+//     pre-approves once load_skill has loaded it in the session, only where the approval mode
+//     alone would ask (rules, hooks, the deny/review/sandboxed modes and plan mode still win).
+//     A skill that breaks any of this is returned with Error saying why, never
 //     dropped: the person sees it, the model does not.
 //   - Prompt lists each valid skill's name and description for the system prompt. The
 //     load_skill tool ({"name", "file"?}) returns a skill's body, or a file of its folder (never

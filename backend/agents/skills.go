@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
 // The skill folders, in the order they are read: a name found twice keeps the first.
@@ -148,13 +150,17 @@ func toolList(n yaml.Node) ([]string, error) {
 	case 0:
 		return nil, nil
 	case yaml.ScalarNode:
-		return strings.Fields(n.Value), nil
+		return splitAllowed(n.Value), nil
 	case yaml.SequenceNode:
 		var l []string
 		if err := n.Decode(&l); err != nil {
 			return nil, fmt.Errorf("allowed-tools: %w", err)
 		}
-		return l, nil
+		var out []string
+		for _, e := range l {
+			out = append(out, splitAllowed(e)...) // a list item may itself be "Read, Grep"
+		}
+		return out, nil
 	}
 	return nil, fmt.Errorf("allowed-tools must be a space-separated string or a list")
 }
@@ -210,3 +216,15 @@ type Catalog struct {
 
 // Prompt implements loop.Skills.
 func (c Catalog) Prompt(folder string) string { return Prompt(Skills(c.PersonalDir, folder)) }
+
+// Grants implements loop.SkillGrants: the grants of each valid skill of folder that has
+// allowed-tools, by skill name.
+func (c Catalog) Grants(folder string) map[string][]tools.Grant {
+	out := map[string][]tools.Grant{}
+	for _, s := range Skills(c.PersonalDir, folder) {
+		if g := s.Grants(); s.Valid() && len(g) > 0 {
+			out[s.Name] = g
+		}
+	}
+	return out
+}

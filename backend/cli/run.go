@@ -555,7 +555,7 @@ func runExitCode(s loop.StopReason) int {
 		return runExitCompleted
 	case s.IsBound():
 		return runExitBound
-	case s == loop.StopCancelled:
+	case s == loop.StopCancelled, s == loop.StopHook:
 		return runExitCancelled
 	case s == loop.StopTruncated, s == loop.StopRefused, s == loop.StopProviderError:
 		return runExitModel

@@ -29,11 +29,8 @@ func (h *Chat) SendMessage(sessionID, text string) (string, error) {
 		return "", fmt.Errorf("%w: the message is empty", ErrInvalidInput)
 	}
 	for range 3 {
-		// A message queued on a running run passes the UserPromptSubmit hooks here (a new
-		// run's prompt passes them in Start).
-		if err := c.st.Runner.CheckQueued(ctx, sessionID, text); err != nil {
-			return "", err
-		}
+		// A message queued on a running run passes the UserPromptSubmit hooks in Queue (a
+		// new run's prompt passes them in Start).
 		if _, err := c.st.Runner.Queue(ctx, sessionID, text); err == nil {
 			runID, _ := c.st.Runner.Running(sessionID)
 			return runID, nil

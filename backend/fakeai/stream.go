@@ -21,6 +21,7 @@ type chatRequest struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
+	thinkingParams // checked by refuseThinkingParams (thinking.go)
 }
 
 // lastUserText is the text of the last user message, for the echo reply.
@@ -114,7 +115,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeError(w, http.StatusBadRequest, "We could not parse the JSON body of your request: "+err.Error(), "invalid_request_error", "")
 		return
 	}
-	if s.tooLong(w, body) || s.refuseThinking(w, req.Model, body) {
+	if refuseThinkingParams(w, req.Model, req.thinkingParams) || s.tooLong(w, body) || s.refuseThinking(w, req.Model, body) {
 		return // a refused request uses no scripted reply
 	}
 	rep, n := s.nextFor(req.firstUserText())

@@ -179,11 +179,19 @@ func combine(in Input, out Outcome, answers []answer) Outcome {
 	return out
 }
 
+// DecisionStop is a hook row's decision when the hook answered "continue": false (a
+// PreToolUse hook's row says deny: the call was denied on the way out).
+const DecisionStop = "stop"
+
 // row is the hook row of one answer.
 func row(in Input, a answer) store.HookPayload {
+	decision, reason := a.decision, a.reason
+	if a.stop && decision != Deny {
+		decision, reason = DecisionStop, orText(a.stopReason, "no reason given")
+	}
 	return store.HookPayload{Event: string(in.Event), Matcher: a.hook.Matcher, Command: a.hook.Command,
 		Source: string(a.hook.Source), CallID: in.CallID, Tool: in.Tool, ExitCode: a.ran.exitCode,
-		DurationMS: durationMS(a.ran.duration), Decision: a.decision, Reason: a.reason,
+		DurationMS: durationMS(a.ran.duration), Decision: decision, Reason: reason,
 		Stderr: validUTF8(a.ran.stderr), SystemMessage: a.system, Failed: a.failed}
 }
 

@@ -34,9 +34,10 @@
 //     PreToolUse denies with "hook failed: <command>: <why>" unless the hook says
 //     "onFailure": "ignore"; other events go on with a warning for the person.
 //   - Answers combine: for PreToolUse any deny wins, else any ask, else any allow; for the
-//     other events any block blocks. Outcome.Runs holds one store.HookPayload per hook run
-//     (event, command, exit code, duration, decision, reason, first 4 KB of stderr): the
-//     caller stores each as a `hook` row.
+//     other events any block blocks; any "continue": false sets Outcome.Stop (the runner ends
+//     the run, from every event, as hook_stopped). Outcome.Runs holds one store.HookPayload
+//     per hook run (event, command, exit code, duration, decision — "stop" for a
+//     continue: false —, reason, first 4 KB of stderr): the caller stores each as a `hook` row.
 //
 // How the runner combines a PreToolUse outcome with rules and modes is the approver's
 // (tools.Request.Hook): a hook makes a call stricter than the rules, never looser. Engine is

@@ -131,6 +131,7 @@ const (
 	ResponseRefused         = core.ResponseRefused
 	ResponseTruncated       = core.ResponseTruncated
 	StopCancelled           = core.StopCancelled
+	StopHook                = core.StopHook
 	StopCompleted           = core.StopCompleted
 	StopContextExceeded     = core.StopContextExceeded
 	StopCostBudget          = core.StopCostBudget

@@ -146,7 +146,7 @@ func TestEventsMirror(t *testing.T) {
 	}
 	goStops := []string{string(StopCompleted), string(StopMaxTurns), string(StopMaxToolCalls), string(StopLoopDetected),
 		string(StopTokenBudget), string(StopCostBudget), string(StopTimeout), string(StopContextExceeded),
-		string(StopCancelled), string(StopTruncated), string(StopRefused), string(StopProviderError), string(StopError)}
+		string(StopCancelled), string(StopTruncated), string(StopRefused), string(StopProviderError), string(StopHook), string(StopError)}
 	if !slices.Equal(tsStops, goStops) {
 		t.Errorf("StopReason = %v, Go has %v", tsStops, goStops)
 	}

@@ -47,6 +47,59 @@ type hookState struct {
 	// continued counts Stop continuations; prior sums the segments of the run before them.
 	continued int
 	prior     Result
+	// stopDetail is set (under mu) when a hook answered "continue": false: the run ends as
+	// hook_stopped with it as its error, before it starts any more work.
+	stopDetail string
+}
+
+// requestHookStop records that a hook of event asked to end the run ("continue": false).
+// The run starts no more work from then on (execute checks it); the worker that fired the
+// hook delivers its own answer first, then calls signalHookStop, so what already happened
+// (a call that ran, a denial) is kept as it is. The first stop wins.
+func (rn *run) requestHookStop(event hooks.Event, reason string) {
+	rn.hooks.mu.Lock()
+	defer rn.hooks.mu.Unlock()
+	if rn.hooks.stopDetail == "" {
+		rn.hooks.stopDetail = hookStopText(event, reason)
+	}
+}
+
+// hookStopText is what the person reads of a hook's "continue": false (the run's error).
+func hookStopText(event hooks.Event, stopReason string) string {
+	return fmt.Sprintf("stopped by a %s hook: %s", event, orDefault(stopReason, "no reason given"))
+}
+
+func (rn *run) hookStopDetail() string {
+	rn.hooks.mu.Lock()
+	defer rn.hooks.mu.Unlock()
+	return rn.hooks.stopDetail
+}
+
+// signalHookStop wakes the owner when a hook asked to stop, so a run waiting on a person or
+// on other calls ends now.
+func (rn *run) signalHookStop() {
+	if rn.hookStopDetail() != "" {
+		rn.cancelOnce.Do(func() { close(rn.cancel) })
+	}
+}
+
+// cancelInput is the CancelRequested the owner feeds when the run is cancelled: a hook's
+// stop when one asked, else the person's.
+func (rn *run) cancelInput() CancelRequested {
+	if d := rn.hookStopDetail(); d != "" {
+		return CancelRequested{Now: rn.now(), Reason: StopHook, Detail: d}
+	}
+	return CancelRequested{Now: rn.now()}
+}
+
+// stopsWork reports whether e would start work the run must not start any more: a hook has
+// asked to stop. Rows and events still go out, so nothing already decided is lost.
+func (rn *run) stopsWork(e Effect) bool {
+	switch e.(type) {
+	case CallModel, RequestApproval, RunTools, Compact:
+		return rn.hookStopDetail() != ""
+	}
+	return false
 }
 
 // permissionMode is the run's approval mode as hooks read it ("plan" in plan mode).
@@ -81,19 +134,42 @@ func (rn *run) promptHooks(ctx context.Context) error {
 		out, _ := rn.fire(ctx, hooks.Input{Event: hooks.SessionStart, Source: rn.sessionSource(ctx)})
 		rn.hooks.notes = append(rn.hooks.notes, out.Context...)
 		rn.hooks.rows = append(rn.hooks.rows, out.Runs...)
+		if out.Stop {
+			// "continue": false before anything was sent: like a blocked prompt (the next
+			// Start fires SessionStart again).
+			rn.r.hookSeen.Delete(rn.spec.SessionID)
+			return rn.refusePrompt(ctx, hooks.SessionStart, out.StopReason)
+		}
 	}
 	if rn.spec.Prompt == "" {
 		return nil
 	}
+	if rn.spec.PromptQueuedID != "" {
+		// "Send now" on a queued message: its hooks fire again here, and their context
+		// replaces what they said when it was queued.
+		rn.r.queueContext.Delete(rn.spec.PromptQueuedID)
+	}
 	out, _ := rn.fire(ctx, hooks.Input{Event: hooks.UserPromptSubmit, Prompt: rn.spec.Prompt})
 	rn.hooks.rows = append(rn.hooks.rows, out.Runs...)
-	if out.Decision == hooks.Block || out.Stop {
-		rn.storeHookRows(ctx, "", rn.hooks.rows) // no run: the rows say why nothing was sent
-		rn.hooks.rows = nil
-		return fmt.Errorf("%w: %s", ErrHookBlocked, orDefault(out.Reason, out.StopReason))
+	if out.Stop {
+		return rn.refusePrompt(ctx, hooks.UserPromptSubmit, out.StopReason)
+	}
+	if out.Decision == hooks.Block {
+		return rn.refusePrompt(ctx, "", out.Reason)
 	}
 	rn.hooks.notes = append(rn.hooks.notes, out.Context...)
 	return nil
+}
+
+// refusePrompt ends Start before the run exists: the hook rows say why nothing was sent, the
+// error (ErrHookBlocked) says it to the person. A stop names its event; a block does not.
+func (rn *run) refusePrompt(ctx context.Context, stopped hooks.Event, reason string) error {
+	rn.storeHookRows(ctx, "", rn.hooks.rows)
+	rn.hooks.rows, rn.hooks.notes = nil, nil
+	if stopped != "" {
+		return fmt.Errorf("%w: %s", ErrHookBlocked, hookStopText(stopped, reason))
+	}
+	return fmt.Errorf("%w: %s", ErrHookBlocked, reason)
 }
 
 // sessionSource is SessionStart's source: new (no rows yet), fork, or resume.
@@ -171,12 +247,13 @@ func (r *Runner) storeHookRows(ctx context.Context, sessionID, runID string, row
 	return added
 }
 
-// CheckQueued fires UserPromptSubmit for a message about to be queued on the session's
-// running run (a run's own prompt is checked by Start). A blocking hook returns
-// ErrHookBlocked with its reason, and the caller queues nothing. Context the hooks add is not
-// delivered with a queued message (it cannot sit between a call and its result); their runs
-// are recorded either way. No run going: nothing to check here (Start checks the prompt).
-func (r *Runner) CheckQueued(ctx context.Context, sessionID, text string) error {
+// queuedPromptHooks fires UserPromptSubmit for message id, about to be queued on the
+// session's running run (a run's own prompt is checked by Start). A blocking hook returns
+// ErrHookBlocked with its reason; "continue": false also ends the running run. The context
+// the hooks add is kept for the row that delivers the message (withQueuedContext). Their runs
+// are recorded either way. No run going: nothing to check here (Queue then fails, and Start
+// checks the message as a prompt).
+func (r *Runner) queuedPromptHooks(ctx context.Context, sessionID, id, text string) error {
 	r.mu.Lock()
 	rn, runID := r.bySession[sessionID], ""
 	if rn != nil {
@@ -191,10 +268,38 @@ func (r *Runner) CheckQueued(ctx context.Context, sessionID, text string) error 
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.PersistTimeout)
 	defer cancel()
 	r.storeHookRows(wctx, sessionID, runID, out.Runs)
-	if out.Decision == hooks.Block || out.Stop {
-		return fmt.Errorf("%w: %s", ErrHookBlocked, orDefault(out.Reason, out.StopReason))
+	if out.Stop {
+		rn.requestHookStop(hooks.UserPromptSubmit, out.StopReason)
+		rn.signalHookStop()
+		return fmt.Errorf("%w: %s", ErrHookBlocked, rn.hookStopDetail())
+	}
+	if out.Decision == hooks.Block {
+		return fmt.Errorf("%w: %s", ErrHookBlocked, out.Reason)
+	}
+	if len(out.Context) > 0 {
+		r.queueContext.Store(id, out.Context)
 	}
 	return nil
+}
+
+// withQueuedContext adds, after each user row delivering a queued message, the context its
+// UserPromptSubmit hooks gave, as note rows in the same transaction: the model reads it right
+// after the message, framed as Loopdesk's note, exactly as for a typed message.
+func (r *Runner) withQueuedContext(rows []Row, chunks []store.NewChunk) []store.NewChunk {
+	out := make([]store.NewChunk, 0, len(chunks))
+	for i, row := range rows {
+		out = append(out, chunks[i])
+		u, ok := row.(UserRow)
+		if !ok || u.QueuedID == "" {
+			continue
+		}
+		if held, ok := r.queueContext.LoadAndDelete(u.QueuedID); ok {
+			for _, text := range held.([]string) {
+				out = append(out, store.NewChunk{Kind: store.KindNote, Payload: store.NotePayload{Source: NoteSourceHook, Text: text}})
+			}
+		}
+	}
+	return out
 }
 
 // storeNote appends one note row for the model (owner goroutine only, between turns).
@@ -229,6 +334,9 @@ func (rn *run) preToolUse(c Call) (Call, tools.Effect, string) {
 		rn.hooks.callContext[c.ID] = append(rn.hooks.callContext[c.ID], out.Context...)
 		rn.hooks.mu.Unlock()
 	}
+	if out.Stop {
+		rn.requestHookStop(hooks.PreToolUse, out.StopReason) // the call is denied (decide.go), then the run ends
+	}
 	if out.UpdatedInput != "" && out.Decision != hooks.Deny {
 		c.Arguments = out.UpdatedInput
 	}
@@ -251,6 +359,9 @@ func (rn *run) postToolUse(c Call, res tools.Result) tools.Result {
 		if out.Decision == hooks.Block {
 			notes = append(notes, "A PostToolUse hook flagged this result: "+out.Reason)
 		}
+		if out.Stop {
+			rn.requestHookStop(hooks.PostToolUse, out.StopReason) // the result is kept, then the run ends
+		}
 		notes = append(notes, out.Context...)
 	}
 	if len(notes) > 0 {
@@ -260,17 +371,26 @@ func (rn *run) postToolUse(c Call, res tools.Result) tools.Result {
 }
 
 // preCompact fires PreCompact before a summary call ("manual" when the person asked for it).
-// Its hooks cannot stop the compaction; their runs are recorded.
-func (rn *run) preCompact() {
+// Its hooks cannot veto the compaction alone; "continue": false ends the run before it (the
+// result is false: no summary call is made).
+func (rn *run) preCompact() bool {
 	trigger := "auto"
 	if rn.spec.CompactThrough > 0 {
 		trigger = "manual"
 	}
-	if out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.PreCompact, Trigger: trigger}); ran {
-		ctx, cancel := rn.writeCtx()
-		defer cancel()
-		rn.storeHookRows(ctx, rn.id, out.Runs)
+	out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.PreCompact, Trigger: trigger})
+	if !ran {
+		return true
 	}
+	ctx, cancel := rn.writeCtx()
+	defer cancel()
+	rn.storeHookRows(ctx, rn.id, out.Runs)
+	if out.Stop {
+		rn.requestHookStop(hooks.PreCompact, out.StopReason)
+		rn.signalHookStop()
+		return false
+	}
+	return true
 }
 
 // notifyHooks fires Notification (the person is asked to approve a call) without making
@@ -285,6 +405,11 @@ func (rn *run) notifyHooks(message string) {
 			ctx, cancel := rn.writeCtx()
 			defer cancel()
 			rn.storeHookRows(ctx, rn.id, out.Runs)
+		}
+		if out.Stop {
+			// Nobody waits on this hook: the run (likely waiting for the person) ends now.
+			rn.requestHookStop(hooks.Notification, out.StopReason)
+			rn.signalHookStop()
 		}
 	})
 }
@@ -319,8 +444,14 @@ func (rn *run) stopHooks() []Effect {
 	if ran {
 		rn.storeHookRows(wctx, rn.id, out.Runs)
 	}
+	if out.Stop {
+		// "continue": false takes precedence over a block: the run ends, and says why.
+		total.Status, total.Error = StopHook, hookStopText(event, out.StopReason)
+		rn.result = total
+		return nil
+	}
 	limits, left := remaining(rn.spec.Limits, total, rn.now())
-	if out.Decision != hooks.Block || out.Stop || ctx.Err() != nil || rn.hooks.continued >= MaxStopContinuations || !left {
+	if out.Decision != hooks.Block || ctx.Err() != nil || rn.hooks.continued >= MaxStopContinuations || !left {
 		rn.result = total
 		return nil
 	}

@@ -299,11 +299,11 @@ func TestQueuedMessagesPassUserPromptSubmit(t *testing.T) {
 	sid := h.session()
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "say hi", Mode: tools.ModeAsk})
 	<-h.pending // the run is going, waiting for the person
-	err := h.runner.CheckQueued(context.Background(), sid, "my password is hunter2")
+	_, err := h.runner.Queue(context.Background(), sid, "my password is hunter2")
 	if !errors.Is(err, loop.ErrHookBlocked) || !strings.Contains(err.Error(), "do not paste passwords") {
 		t.Fatalf("check: %v", err)
 	}
-	if err := h.runner.CheckQueued(context.Background(), sid, "also say bye"); err != nil {
+	if _, err := h.runner.Queue(context.Background(), sid, "also say bye"); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.approver.Decide(sid, "c1", tools.Decision{Approved: true}); err != nil {

@@ -72,7 +72,8 @@ type run struct {
 	opStop context.CancelFunc
 	work   sync.WaitGroup
 
-	hooks     hookState // see runner_hooks.go
+	hooks     hookState  // see runner_hooks.go
+	skills    skillState // see runner_skills.go
 	state     State
 	result    Result
 	done      chan struct{}
@@ -268,7 +269,7 @@ func (rn *run) wait() []Effect {
 				drained = true
 			}
 		}
-		return rn.step(CancelRequested{Now: rn.now()})
+		return rn.step(rn.cancelInput())
 	case <-deadline:
 		return rn.step(Ticked{Now: rn.now()})
 	}
@@ -322,7 +323,12 @@ func (rn *run) stopWork() {
 // execute carries out effects in order. If one fails, the run is ended with Failed and the
 // effects of that are returned for the caller to execute.
 func (rn *run) execute(effects []Effect) []Effect {
+	stopping := false
 	for _, e := range effects {
+		if rn.stopsWork(e) {
+			stopping = true // a hook said "continue": false: rows still go out, no new work
+			continue
+		}
 		var err error
 		switch e := e.(type) {
 		case Persist:
@@ -359,6 +365,9 @@ func (rn *run) execute(effects []Effect) []Effect {
 			// Already stopping: FinishRun answers any call left without a result.
 			rn.r.log.Error("write while stopping failed", "session", rn.spec.SessionID, "run", rn.id, "err", err)
 		}
+	}
+	if stopping && rn.state.Phase != PhaseDone {
+		return rn.step(rn.cancelInput())
 	}
 	return nil
 }
@@ -419,6 +428,7 @@ func (rn *run) persist(rows []Row) error {
 	for i, row := range rows {
 		chunks[i] = store.NewChunk{Kind: store.Kind(row.Kind()), Payload: storePayload(row)}
 	}
+	chunks = rn.r.withQueuedContext(rows, chunks) // a queued message's hook context goes with it
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
 	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, chunks...)

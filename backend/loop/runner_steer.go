@@ -110,12 +110,19 @@ type queueReply struct {
 
 // Queue adds a message to the session's running run, to be delivered at its next tool
 // boundary. It fails with ErrNotRunning when no run is going (start one with the message).
+// The message passes the UserPromptSubmit hooks first, like a typed one: a blocking hook
+// fails Queue with ErrHookBlocked (nothing is queued); the context they add is delivered with
+// the message.
 func (r *Runner) Queue(ctx context.Context, sessionID, text string) (QueuedMessage, error) {
 	if text == "" {
 		return QueuedMessage{}, fmt.Errorf("queue a message on session %s: %w", sessionID, ErrNoPrompt)
 	}
 	m := QueuedMessage{ID: newQueueID(), Text: text, QueuedAt: r.cfg.Now()}
+	if err := r.queuedPromptHooks(ctx, sessionID, m.ID, text); err != nil {
+		return QueuedMessage{}, err // the hook's reason, for the person as it stands
+	}
 	if ok, err := r.request(ctx, sessionID, queueRequest{add: &m}); err != nil || !ok {
+		r.queueContext.Delete(m.ID)
 		if err == nil {
 			err = ErrNotRunning
 		}
@@ -130,6 +137,9 @@ func (r *Runner) Withdraw(ctx context.Context, sessionID, id string) (bool, erro
 	ok, err := r.request(ctx, sessionID, queueRequest{withdraw: id})
 	if err != nil && err != ErrNotRunning {
 		return false, fmt.Errorf("withdraw message %s: %w", id, err)
+	}
+	if ok {
+		r.queueContext.Delete(id)
 	}
 	return ok, nil
 }
@@ -160,6 +170,7 @@ func (r *Runner) storedQueue(ctx context.Context, sessionID, skip string) ([]Que
 // Unqueue removes a message left queued in the store while no run is going ("Remove" beside
 // the message box after a Stop or a restart). It reports false when it was not queued.
 func (r *Runner) Unqueue(ctx context.Context, sessionID, id string) (bool, error) {
+	r.queueContext.Delete(id) // removed: its hooks' context goes with it
 	if ok, err := r.Withdraw(ctx, sessionID, id); err != nil || ok {
 		return ok, err
 	}

@@ -69,7 +69,7 @@ func (rn *run) requestApprovals(calls []Call) {
 			}
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
 				Mode: mode, Call: call, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(call), Proposal: proposal,
-				Hook: hook, HookReason: hookReason,
+				Hook: hook, HookReason: hookReason, Grants: rn.skillGrants(),
 				OnPending: func(p tools.Pending) {
 					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: core.ViewArguments(call.Arguments), ReadOnly: p.ReadOnly,
 						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(call), Hunks: hunks})
@@ -88,6 +88,7 @@ func (rn *run) requestApprovals(calls []Call) {
 				args = d.Arguments
 			}
 			rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: d.Approved, By: d.By, Reason: d.Reason, Arguments: args})
+			rn.signalHookStop() // a PreToolUse hook's "continue": false, once its denial is in
 		})
 	}
 }
@@ -130,13 +131,17 @@ func (rn *run) runTool(c Call, limits Limits) {
 	if rn.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
+	rn.skillLoaded(c, res) // its allowed-tools apply from the next call on
 	res = rn.postToolUse(c, res)
 	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note + rn.reviewNote(c.ID), IsError: res.IsError, Sandboxed: res.Meta.Sandboxed, Child: child})
+	rn.signalHookStop() // a PostToolUse hook's "continue": false, once the result is in
 }
 
 // compact summarises the rows up to the cut with one model call (no tools).
 func (rn *run) compact(e Compact, chunks []store.Chunk) {
-	rn.preCompact()
+	if !rn.preCompact() {
+		return // a PreCompact hook ended the run
+	}
 	fail := func(msg string) { rn.send(Compacted{Now: rn.now(), OK: false, Err: msg}) }
 	head, tail, err := splitAt(chunks, e.ThroughSeq)
 	if err != nil {

@@ -43,6 +43,12 @@
 // without [DONE] or a finish, tool-call fragments without an index, arguments sent as an
 // object, reasoning under two names.
 //
+// The thinking budget goes in the server's own parameter, told by the base URL's host
+// (DialectOf; Config.Dialect overrides it): reasoning_effort (OpenAI, Gemini 3),
+// reasoning.max_tokens (OpenRouter), extra_body.google.thinking_config.thinking_budget
+// (other Gemini), thinking + reasoning_effort (DeepSeek); nothing for a server that
+// documents none or is unknown, and nothing when off (thinking.go).
+//
 // # Anthropic (Anthropic)
 //
 // anthropic-sdk-go supplies the base URL (the API root, without /v1), the anthropic-version

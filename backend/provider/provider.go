@@ -39,9 +39,13 @@ type Config struct {
 	// never logged or put in an error.
 	APIKey string
 	Model  string // default model; Request.Model overrides it
-	// ThinkingBudget is the default budget of thinking tokens (anthropic); 0: off.
-	// Request.ThinkingBudget overrides it.
+	// ThinkingBudget is the default budget of thinking tokens; 0: off. Request.ThinkingBudget
+	// overrides it. Anthropic takes it as is; an OpenAI-compatible server gets its dialect's
+	// parameter (thinking.go), or nothing when its dialect is unknown.
 	ThinkingBudget int
+	// Dialect names an OpenAI-compatible server's dialect (DialectOpenAI, ...) where its base
+	// URL does not tell it (a proxy in front of it, a test server); "" takes DialectOf(BaseURL).
+	Dialect string
 	// RequestTimeout bounds the wait for the response headers (and the
 	// whole of ListModels); IdleTimeout the silence between two reads of a
 	// stream. 0 takes the default, a negative value disables the timeout.
@@ -75,8 +79,9 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int // 0: the server's default (anthropic, which needs one: DefaultMaxTokens)
-	// ThinkingBudget > 0 asks for extended thinking with that many tokens (anthropic), < 0
-	// turns it off, 0 takes Config.ThinkingBudget.
+	// ThinkingBudget > 0 asks for thinking with that many tokens (anthropic; the dialect's
+	// parameter for OpenAI-compatible servers), < 0 turns it off, 0 takes
+	// Config.ThinkingBudget.
 	ThinkingBudget int
 	// Cache, when set, keeps this conversation's encoded messages between requests, so the
 	// next request encodes only what changed (see Cache).
@@ -289,7 +294,13 @@ func (c *Client) Prepare(req Request) (*WireBody, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildBody(model, units, req)
+	dialect := c.cfg.Dialect
+	if dialect == "" {
+		dialect = DialectOf(c.cfg.BaseURL)
+	}
+	var thinking bytes.Buffer
+	writeThinking(&thinking, dialect, model, thinkingBudget(req, c.cfg))
+	return buildBody(model, units, req, thinking.Bytes())
 }
 
 func (c *conn) model(req Request) string {
@@ -323,8 +334,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // buildBody writes the request JSON by hand so that every message goes out
-// exactly as given.
-func buildBody(model string, units []unit, req Request) (*WireBody, error) {
+// exactly as given. extra are fields written after the others (the thinking parameter),
+// each with its leading comma.
+func buildBody(model string, units []unit, req Request, extra []byte) (*WireBody, error) {
 	if model == "" {
 		return nil, errors.New("provider: no model configured")
 	}
@@ -358,6 +370,7 @@ func buildBody(model string, units []unit, req Request) (*WireBody, error) {
 	if req.MaxTokens > 0 {
 		fmt.Fprintf(&tail, `,"max_tokens":%d`, req.MaxTokens)
 	}
+	tail.Write(extra)
 	tail.WriteByte('}')
 	w.add(tail.Bytes())
 	return w, nil

@@ -59,6 +59,9 @@ type Request struct {
 	// see withHook.
 	Hook       Effect
 	HookReason string
+	// Grants pre-approve what the approval mode alone would ask about: the allowed-tools of
+	// the skills active in the session (see withGrant).
+	Grants []Grant
 	// OnPending, which may be nil, is called once the call waits for a person (without any
 	// lock held, on the requesting goroutine, before Request blocks), so whoever asked can
 	// announce it: a Decide made from then on is accepted.
@@ -115,9 +118,12 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 	}
 	effect, by := evaluate(req.Mode, rules, req.Call, req.ReadOnly, req.Sandboxed, req.Workspace)
 	effect, by = withHook(effect, by, req.Hook)
+	effect, by, granted := withGrant(effect, by, req)
 	reason := reasonFor(by, rules, effect)
 	if by == ByHook && req.HookReason != "" {
 		reason = req.HookReason
+	} else if granted != "" {
+		reason = granted
 	}
 	switch effect {
 	case EffectAllow:

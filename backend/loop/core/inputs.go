@@ -148,8 +148,14 @@ type Compacted struct {
 	Err    string
 }
 
-// CancelRequested asks the run to stop now.
-type CancelRequested struct{ Now time.Time }
+// CancelRequested asks the run to stop now. Reason, when set, is the status the run ends
+// with and Detail its error text (StopHook: a hook said "continue": false); unset, the person
+// cancelled.
+type CancelRequested struct {
+	Now    time.Time
+	Reason StopReason
+	Detail string
+}
 
 // Failed reports that the driver could not carry out an effect (a write to the database
 // failed, ...). The run ends with StopError; outstanding calls still get their results.

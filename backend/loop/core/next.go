@@ -64,7 +64,11 @@ func apply(s State, in Input) (State, []Effect, error) {
 	case Compacted:
 		s, out = onCompacted(tick(s, in.Now), in)
 	case CancelRequested:
-		s, out = stop(tick(s, in.Now), StopCancelled, "cancelled by the person")
+		reason, detail := StopCancelled, "cancelled by the person"
+		if in.Reason != "" {
+			reason, detail = in.Reason, in.Detail
+		}
+		s, out = stop(tick(s, in.Now), reason, detail)
 	case Failed:
 		s, out = stop(tick(s, in.Now), StopError, in.Err)
 	case MessageQueued:

@@ -72,6 +72,9 @@ const (
 	StopTruncated       StopReason = "truncated"
 	StopRefused         StopReason = "refused"
 	StopProviderError   StopReason = "provider_error"
+	// StopHook: a hook answered "continue": false (Claude Code's contract); the run's error
+	// carries the hook's stopReason.
+	StopHook StopReason = "hook_stopped"
 	// StopError: the runner itself failed (the database could not be written, ...). Not a
 	// model or budget outcome; the CLI exits 1.
 	StopError StopReason = "error"

@@ -67,6 +67,7 @@ export type StopReason =
   | 'truncated'
   | 'refused'
   | 'provider_error'
+  | 'hook_stopped'
   | 'error';
 
 export interface EventBase {

@@ -25,4 +25,22 @@ describe('hook rows in the conversation', () => {
     expect(screen.getByText(/Denied by a hook/)).toBeTruthy();
     expect(screen.getByText(/UserPromptSubmit hook echo ctx \(exit 0, 3 ms\)/)).toBeTruthy();
   });
+
+  it('names the skill that pre-approved a call, and a run a hook stopped says why', () => {
+    const rows = [
+      row(1, 'user', { text: 'which git?' }),
+      row(2, 'assistant', { text: '', reasoning: '', tool_calls: [{ id: 'c2', name: 'run_shell_command', arguments: '{"command":"git --version"}' }] }),
+      row(3, 'approval', { call_id: 'c2', tool: 'run_shell_command', decision: 'approved', by: 'skill:git-helper', reason: 'allow by skill:git-helper (allowed-tools: Bash(git:*))' }),
+      row(4, 'tool_result', { call_id: 'c2', name: 'run_shell_command', content: 'git version 2.39.5', is_error: false }),
+      row(5, 'hook', { event: 'PostToolUse', command: './gate.sh', source: 'personal', call_id: 'c2', tool: 'run_shell_command', exit_code: 0, duration_ms: 4, decision: 'stop', reason: 'the build is red', stderr: '' }),
+    ];
+    const outcome = { status: 'hook_stopped', error: 'stopped by a PostToolUse hook: the build is red' } as never;
+    render(
+      <Conversation rows={rows} stream={{ subscribe: () => () => {}, get: () => ({ text: '', reasoning: '' }) } as never} run="" streamFrom={0} sent={null} outputs={{}} phase="idle" pending={[]} running={{}} outcome={outcome} error="" focus={null} actions={actions as never} />,
+    );
+    expect(screen.getByText(/Approved by skill git-helper \(its allowed-tools\)/)).toBeTruthy();
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).toContain('Stopped by a hook.');
+    expect(alert.textContent).toContain('stopped by a PostToolUse hook: the build is red');
+  });
 });

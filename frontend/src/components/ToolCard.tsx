@@ -255,6 +255,7 @@ function describeBy(by: string): string {
   if (by.startsWith('rule:')) return `rule ${by.slice(5)}`;
   if (by.startsWith('mode:')) return `approval mode “${by.slice(5)}”`;
   if (by === 'hook') return 'a hook';
+  if (by.startsWith('skill:')) return `skill ${by.slice(6)} (its allowed-tools)`;
   return by;
 }
 

@@ -157,6 +157,7 @@ export const STOP_TEXT: Record<string, string> = {
   truncated: 'The reply was cut off: the model hit its output limit.',
   refused: 'The provider refused to answer (content filter).',
   provider_error: 'The model endpoint failed.',
+  hook_stopped: 'Stopped by a hook.',
   interrupted: 'The run was interrupted.',
   error: 'The run failed.',
 };

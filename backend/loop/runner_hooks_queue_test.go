@@ -1,0 +1,107 @@
+package loop_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/loopdesk/loopdesk/backend/fakeai"
+	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// A message queued while the run works goes through UserPromptSubmit like a typed one: a
+// blocked one is refused with the hook's reason and never reaches the model; the context a
+// hook adds (plain stdout here, additionalContext in JSON) reaches the model right after the
+// delivered message, framed as Loopdesk's note, and is stored once.
+func TestQueuedMessageCarriesUserPromptSubmitContext(t *testing.T) {
+	h := newHookHarness(t)
+	hook := h.script("prompt.py", `#!/usr/bin/env python3
+import json, sys
+p = json.load(sys.stdin)["prompt"]
+if "password" in p:
+    print("do not paste passwords", file=sys.stderr)
+    sys.exit(2)
+if "json" in p:
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "ticket LD-7 is open"}}))
+else:
+    print("current branch: feature/x")
+`)
+	h.setHooks("UserPromptSubmit", "", hook)
+	h.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "run_shell_command", Arguments: `{"command":"echo hi"}`}), fakeai.Text("done"))
+	sid := h.session()
+	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "say hi", Mode: tools.ModeAsk})
+	<-h.pending // the run is going, waiting for the person
+	if _, err := h.runner.Queue(context.Background(), sid, "my password is hunter2"); !errors.Is(err, loop.ErrHookBlocked) ||
+		!strings.Contains(err.Error(), "do not paste passwords") {
+		t.Fatalf("queue: %v", err)
+	}
+	for _, text := range []string{"which branch?", "as json please"} {
+		if _, err := h.runner.Queue(context.Background(), sid, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.approver.Decide(sid, "c1", tools.Decision{Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	if res := h.wait(id); res.Status != loop.StopCompleted {
+		t.Fatalf("result %+v", res)
+	}
+	reqs := h.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	msgs := reqs[1]
+	var got []string
+	for _, m := range msgs[len(msgs)-4:] {
+		got = append(got, m.Role+": "+m.Content)
+	}
+	want := []string{"user: which branch?", "current branch: feature/x", "user: as json please", "ticket LD-7 is open"}
+	for i, w := range want {
+		if !strings.HasSuffix(strings.TrimSpace(got[i]), w) && !strings.Contains(got[i], w) {
+			t.Fatalf("message %d = %q, want %q\nall: %q", i, got[i], w, got)
+		}
+		if i%2 == 1 && !strings.HasPrefix(got[i], "user: "+store.NotePrefix) {
+			t.Fatalf("the hook's context is not framed as Loopdesk's note: %q", got[i])
+		}
+	}
+	for _, m := range msgs {
+		if strings.Contains(m.Content, "hunter2") {
+			t.Fatal("the blocked message reached the model")
+		}
+	}
+	notes := 0
+	for _, r := range h.rows(sid) {
+		if r.Kind == store.KindNote {
+			notes++
+		}
+	}
+	if notes != 3 {
+		t.Fatalf("%d note rows, want 3 (the prompt's and one per queued message)", notes)
+	}
+	h.checkPairing()
+}
+
+// A UserPromptSubmit hook answering "continue": false for a queued message refuses it and
+// ends the running run, the waiting call answered.
+func TestQueuedMessageContinueFalseEndsTheRun(t *testing.T) {
+	h := newHookHarness(t)
+	h.setHooks("UserPromptSubmit", "", h.script("stop.sh",
+		"#!/bin/bash\nif grep -q deploy; then echo '{\"continue\": false, \"stopReason\": \"the build is red\"}'; fi\n"))
+	h.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "run_shell_command", Arguments: `{"command":"echo hi"}`}), fakeai.Text("done"))
+	sid := h.session()
+	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "say hi", Mode: tools.ModeAsk})
+	<-h.pending
+	if _, err := h.runner.Queue(context.Background(), sid, "now deploy"); !errors.Is(err, loop.ErrHookBlocked) ||
+		!strings.Contains(err.Error(), "the build is red") {
+		t.Fatalf("queue: %v", err)
+	}
+	res := h.wait(id)
+	assertHookStopped(t, h, sid, res, "UserPromptSubmit")
+	if q, _ := h.runner.Queued(context.Background(), sid); len(q) != 0 {
+		t.Fatalf("queued %+v", q)
+	}
+	continueAfter(t, h, sid)
+}
