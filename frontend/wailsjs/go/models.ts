@@ -222,6 +222,40 @@ export namespace checkpoint {
 
 export namespace config {
 	
+	export class Budgets {
+	    max_turns: number;
+	    max_tool_calls: number;
+	    max_tokens: number;
+	    max_cost_usd: number;
+	    timeout_seconds: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Budgets(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.max_turns = source["max_turns"];
+	        this.max_tool_calls = source["max_tool_calls"];
+	        this.max_tokens = source["max_tokens"];
+	        this.max_cost_usd = source["max_cost_usd"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	    }
+	}
+	export class ContextWindow {
+	    model: string;
+	    tokens: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ContextWindow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.tokens = source["tokens"];
+	    }
+	}
 	export class KeyOrigin {
 	    from: string;
 	    name?: string;
@@ -252,6 +286,26 @@ export namespace config {
 	        this.name = source["name"];
 	        this.base_url = source["base_url"];
 	        this.needs_key = source["needs_key"];
+	    }
+	}
+	export class Price {
+	    model: string;
+	    input_per_mtok: number;
+	    output_per_mtok: number;
+	    cache_read_per_mtok: number;
+	    cache_write_per_mtok: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Price(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.input_per_mtok = source["input_per_mtok"];
+	        this.output_per_mtok = source["output_per_mtok"];
+	        this.cache_read_per_mtok = source["cache_read_per_mtok"];
+	        this.cache_write_per_mtok = source["cache_write_per_mtok"];
 	    }
 	}
 	export class Provider {
@@ -341,26 +395,6 @@ export namespace desktop {
 	        this.index = source["index"];
 	    }
 	}
-	export class Budgets {
-	    max_turns: number;
-	    max_tool_calls: number;
-	    max_tokens: number;
-	    max_cost_usd: number;
-	    timeout_seconds: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Budgets(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.max_turns = source["max_turns"];
-	        this.max_tool_calls = source["max_tool_calls"];
-	        this.max_tokens = source["max_tokens"];
-	        this.max_cost_usd = source["max_cost_usd"];
-	        this.timeout_seconds = source["timeout_seconds"];
-	    }
-	}
 	export class ConnectionResult {
 	    ok: boolean;
 	    models: string[];
@@ -377,45 +411,11 @@ export namespace desktop {
 	        this.error = source["error"];
 	    }
 	}
-	export class ContextWindow {
-	    model: string;
-	    tokens: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new ContextWindow(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.model = source["model"];
-	        this.tokens = source["tokens"];
-	    }
-	}
-	export class RuleInput {
-	    tool: string;
-	    pattern: string;
-	    effect: string;
-	    scope: string;
-	    session_id: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new RuleInput(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.tool = source["tool"];
-	        this.pattern = source["pattern"];
-	        this.effect = source["effect"];
-	        this.scope = source["scope"];
-	        this.session_id = source["session_id"];
-	    }
-	}
 	export class DecisionInput {
 	    approved: boolean;
 	    reason: string;
 	    arguments: string;
-	    always?: RuleInput;
+	    always?: stack.RuleInput;
 	    hunks: tools.HunkChoice[];
 	
 	    static createFrom(source: any = {}) {
@@ -427,7 +427,7 @@ export namespace desktop {
 	        this.approved = source["approved"];
 	        this.reason = source["reason"];
 	        this.arguments = source["arguments"];
-	        this.always = this.convertValues(source["always"], RuleInput);
+	        this.always = this.convertValues(source["always"], stack.RuleInput);
 	        this.hunks = this.convertValues(source["hunks"], tools.HunkChoice);
 	    }
 	
@@ -864,26 +864,6 @@ export namespace desktop {
 	    }
 	}
 	
-	export class Price {
-	    model: string;
-	    input_per_mtok: number;
-	    output_per_mtok: number;
-	    cache_read_per_mtok: number;
-	    cache_write_per_mtok: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Price(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.model = source["model"];
-	        this.input_per_mtok = source["input_per_mtok"];
-	        this.output_per_mtok = source["output_per_mtok"];
-	        this.cache_read_per_mtok = source["cache_read_per_mtok"];
-	        this.cache_write_per_mtok = source["cache_write_per_mtok"];
-	    }
-	}
 	export class ProvidersView {
 	    path: string;
 	    providers: config.Provider[];
@@ -956,7 +936,6 @@ export namespace desktop {
 		    return a;
 		}
 	}
-	
 	export class SandboxInput {
 	    session_id: string;
 	    scope: string;
@@ -1055,9 +1034,9 @@ export namespace desktop {
 	    key_source: string;
 	    configured: boolean;
 	    approval_mode: string;
-	    budgets: Budgets;
-	    prices: Price[];
-	    context_windows: ContextWindow[];
+	    budgets: config.Budgets;
+	    prices: config.Price[];
+	    context_windows: config.ContextWindow[];
 	    theme: string;
 	    notifications: boolean;
 	
@@ -1074,9 +1053,9 @@ export namespace desktop {
 	        this.key_source = source["key_source"];
 	        this.configured = source["configured"];
 	        this.approval_mode = source["approval_mode"];
-	        this.budgets = this.convertValues(source["budgets"], Budgets);
-	        this.prices = this.convertValues(source["prices"], Price);
-	        this.context_windows = this.convertValues(source["context_windows"], ContextWindow);
+	        this.budgets = this.convertValues(source["budgets"], config.Budgets);
+	        this.prices = this.convertValues(source["prices"], config.Price);
+	        this.context_windows = this.convertValues(source["context_windows"], config.ContextWindow);
 	        this.theme = source["theme"];
 	        this.notifications = source["notifications"];
 	    }
@@ -1211,9 +1190,9 @@ export namespace desktop {
 	    api_key: string;
 	    clear_key: boolean;
 	    approval_mode: string;
-	    budgets: Budgets;
-	    prices: Price[];
-	    context_windows: ContextWindow[];
+	    budgets: config.Budgets;
+	    prices: config.Price[];
+	    context_windows: config.ContextWindow[];
 	    theme: string;
 	    notifications?: boolean;
 	
@@ -1229,9 +1208,9 @@ export namespace desktop {
 	        this.api_key = source["api_key"];
 	        this.clear_key = source["clear_key"];
 	        this.approval_mode = source["approval_mode"];
-	        this.budgets = this.convertValues(source["budgets"], Budgets);
-	        this.prices = this.convertValues(source["prices"], Price);
-	        this.context_windows = this.convertValues(source["context_windows"], ContextWindow);
+	        this.budgets = this.convertValues(source["budgets"], config.Budgets);
+	        this.prices = this.convertValues(source["prices"], config.Price);
+	        this.context_windows = this.convertValues(source["context_windows"], config.ContextWindow);
 	        this.theme = source["theme"];
 	        this.notifications = source["notifications"];
 	    }
@@ -1509,6 +1488,31 @@ export namespace mcp {
 	        this.max_restarts = source["max_restarts"];
 	        this.trusted = source["trusted"];
 	        this.skipped = source["skipped"];
+	    }
+	}
+
+}
+
+export namespace stack {
+	
+	export class RuleInput {
+	    tool: string;
+	    pattern: string;
+	    effect: string;
+	    scope: string;
+	    session_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RuleInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.tool = source["tool"];
+	        this.pattern = source["pattern"];
+	        this.effect = source["effect"];
+	        this.scope = source["scope"];
+	        this.session_id = source["session_id"];
 	    }
 	}
 

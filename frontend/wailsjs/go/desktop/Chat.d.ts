@@ -3,6 +3,7 @@
 import {desktop} from '../models';
 import {loop} from '../models';
 import {store} from '../models';
+import {stack} from '../models';
 
 export function Cancel(arg1:string):Promise<void>;
 
@@ -44,6 +45,6 @@ export function SetMode(arg1:string,arg2:string,arg3:string):Promise<store.Sessi
 
 export function SetSessionBudgets(arg1:string,arg2:store.SessionBudgets):Promise<store.SessionBudgets>;
 
-export function SuggestRule(arg1:string,arg2:string):Promise<desktop.RuleInput>;
+export function SuggestRule(arg1:string,arg2:string):Promise<stack.RuleInput>;
 
 export function UndoCompaction(arg1:string,arg2:number):Promise<void>;
