@@ -1,12 +1,3 @@
-// Package stack builds the one agent stack every front end shares — the window
-// (backend/desktop), the command line (backend/cli) and ACP (backend/acp): the tool registry,
-// the MCP servers, the checkpoint recorder, the model clients of the configured providers,
-// the sandbox, the workspaces, the approver, the hooks and the runner, wired once, in
-// dependency order, with nothing closing over a value that does not exist yet. The front
-// ends differ only in how they show things and ask the person.
-//
-// The approval path has no cycle: the runner asks the approver with a request that carries
-// its own OnPending notification, so the runner publishes approval_requested itself.
 package stack
 
 import (

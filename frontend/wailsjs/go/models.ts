@@ -222,6 +222,40 @@ export namespace checkpoint {
 
 export namespace config {
 	
+	export class Budgets {
+	    max_turns: number;
+	    max_tool_calls: number;
+	    max_tokens: number;
+	    max_cost_usd: number;
+	    timeout_seconds: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Budgets(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.max_turns = source["max_turns"];
+	        this.max_tool_calls = source["max_tool_calls"];
+	        this.max_tokens = source["max_tokens"];
+	        this.max_cost_usd = source["max_cost_usd"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	    }
+	}
+	export class ContextWindow {
+	    model: string;
+	    tokens: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ContextWindow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.tokens = source["tokens"];
+	    }
+	}
 	export class KeyOrigin {
 	    from: string;
 	    name?: string;
@@ -252,6 +286,26 @@ export namespace config {
 	        this.name = source["name"];
 	        this.base_url = source["base_url"];
 	        this.needs_key = source["needs_key"];
+	    }
+	}
+	export class Price {
+	    model: string;
+	    input_per_mtok: number;
+	    output_per_mtok: number;
+	    cache_read_per_mtok: number;
+	    cache_write_per_mtok: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Price(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.input_per_mtok = source["input_per_mtok"];
+	        this.output_per_mtok = source["output_per_mtok"];
+	        this.cache_read_per_mtok = source["cache_read_per_mtok"];
+	        this.cache_write_per_mtok = source["cache_write_per_mtok"];
 	    }
 	}
 	export class Provider {
@@ -323,6 +377,70 @@ export namespace config {
 
 }
 
+export namespace core {
+	
+	export class Meter {
+	    key: string;
+	    label: string;
+	    value: number;
+	    limit: number;
+	    unit: string;
+	    fraction: number;
+	    level: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Meter(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.label = source["label"];
+	        this.value = source["value"];
+	        this.limit = source["limit"];
+	        this.unit = source["unit"];
+	        this.fraction = source["fraction"];
+	        this.level = source["level"];
+	    }
+	}
+	export class QueuedMessage {
+	    id: string;
+	    text: string;
+	    // Go type: time
+	    queued_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new QueuedMessage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.text = source["text"];
+	        this.queued_at = this.convertValues(source["queued_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace desktop {
 	
 	export class Branch {
@@ -339,26 +457,6 @@ export namespace desktop {
 	        this.at = source["at"];
 	        this.sessions = source["sessions"];
 	        this.index = source["index"];
-	    }
-	}
-	export class Budgets {
-	    max_turns: number;
-	    max_tool_calls: number;
-	    max_tokens: number;
-	    max_cost_usd: number;
-	    timeout_seconds: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Budgets(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.max_turns = source["max_turns"];
-	        this.max_tool_calls = source["max_tool_calls"];
-	        this.max_tokens = source["max_tokens"];
-	        this.max_cost_usd = source["max_cost_usd"];
-	        this.timeout_seconds = source["timeout_seconds"];
 	    }
 	}
 	export class PendingApproval {
@@ -447,45 +545,11 @@ export namespace desktop {
 	        this.error = source["error"];
 	    }
 	}
-	export class ContextWindow {
-	    model: string;
-	    tokens: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new ContextWindow(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.model = source["model"];
-	        this.tokens = source["tokens"];
-	    }
-	}
-	export class RuleInput {
-	    tool: string;
-	    pattern: string;
-	    effect: string;
-	    scope: string;
-	    session_id: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new RuleInput(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.tool = source["tool"];
-	        this.pattern = source["pattern"];
-	        this.effect = source["effect"];
-	        this.scope = source["scope"];
-	        this.session_id = source["session_id"];
-	    }
-	}
 	export class DecisionInput {
 	    approved: boolean;
 	    reason: string;
 	    arguments: string;
-	    always?: RuleInput;
+	    always?: stack.RuleInput;
 	    hunks: tools.HunkChoice[];
 	
 	    static createFrom(source: any = {}) {
@@ -497,7 +561,7 @@ export namespace desktop {
 	        this.approved = source["approved"];
 	        this.reason = source["reason"];
 	        this.arguments = source["arguments"];
-	        this.always = this.convertValues(source["always"], RuleInput);
+	        this.always = this.convertValues(source["always"], stack.RuleInput);
 	        this.hunks = this.convertValues(source["hunks"], tools.HunkChoice);
 	    }
 	
@@ -817,7 +881,7 @@ export namespace desktop {
 	    seq: number;
 	    running_run_id: string;
 	    pending: PendingApproval[];
-	    queued: loop.QueuedMessage[];
+	    queued: core.QueuedMessage[];
 	
 	    static createFrom(source: any = {}) {
 	        return new LiveView(source);
@@ -828,7 +892,7 @@ export namespace desktop {
 	        this.seq = source["seq"];
 	        this.running_run_id = source["running_run_id"];
 	        this.pending = this.convertValues(source["pending"], PendingApproval);
-	        this.queued = this.convertValues(source["queued"], loop.QueuedMessage);
+	        this.queued = this.convertValues(source["queued"], core.QueuedMessage);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -910,26 +974,6 @@ export namespace desktop {
 	    }
 	}
 	
-	export class Price {
-	    model: string;
-	    input_per_mtok: number;
-	    output_per_mtok: number;
-	    cache_read_per_mtok: number;
-	    cache_write_per_mtok: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Price(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.model = source["model"];
-	        this.input_per_mtok = source["input_per_mtok"];
-	        this.output_per_mtok = source["output_per_mtok"];
-	        this.cache_read_per_mtok = source["cache_read_per_mtok"];
-	        this.cache_write_per_mtok = source["cache_write_per_mtok"];
-	    }
-	}
 	export class ProvidersView {
 	    path: string;
 	    providers: config.Provider[];
@@ -1002,7 +1046,6 @@ export namespace desktop {
 		    return a;
 		}
 	}
-	
 	export class SandboxInput {
 	    session_id: string;
 	    scope: string;
@@ -1101,9 +1144,9 @@ export namespace desktop {
 	    key_source: string;
 	    configured: boolean;
 	    approval_mode: string;
-	    budgets: Budgets;
-	    prices: Price[];
-	    context_windows: ContextWindow[];
+	    budgets: config.Budgets;
+	    prices: config.Price[];
+	    context_windows: config.ContextWindow[];
 	    theme: string;
 	    notifications: boolean;
 	
@@ -1120,9 +1163,9 @@ export namespace desktop {
 	        this.key_source = source["key_source"];
 	        this.configured = source["configured"];
 	        this.approval_mode = source["approval_mode"];
-	        this.budgets = this.convertValues(source["budgets"], Budgets);
-	        this.prices = this.convertValues(source["prices"], Price);
-	        this.context_windows = this.convertValues(source["context_windows"], ContextWindow);
+	        this.budgets = this.convertValues(source["budgets"], config.Budgets);
+	        this.prices = this.convertValues(source["prices"], config.Price);
+	        this.context_windows = this.convertValues(source["context_windows"], config.ContextWindow);
 	        this.theme = source["theme"];
 	        this.notifications = source["notifications"];
 	    }
@@ -1206,11 +1249,11 @@ export namespace desktop {
 	    runs: store.Run[];
 	    pending: PendingApproval[];
 	    running_run_id: string;
-	    meters: loop.Meter[];
+	    meters: core.Meter[];
 	    sandbox: SandboxView;
 	    mode: store.SessionMode;
 	    totals: store.Totals;
-	    queued: loop.QueuedMessage[];
+	    queued: core.QueuedMessage[];
 	    budgets: store.SessionBudgets;
 	
 	    static createFrom(source: any = {}) {
@@ -1224,11 +1267,11 @@ export namespace desktop {
 	        this.runs = this.convertValues(source["runs"], store.Run);
 	        this.pending = this.convertValues(source["pending"], PendingApproval);
 	        this.running_run_id = source["running_run_id"];
-	        this.meters = this.convertValues(source["meters"], loop.Meter);
+	        this.meters = this.convertValues(source["meters"], core.Meter);
 	        this.sandbox = this.convertValues(source["sandbox"], SandboxView);
 	        this.mode = this.convertValues(source["mode"], store.SessionMode);
 	        this.totals = this.convertValues(source["totals"], store.Totals);
-	        this.queued = this.convertValues(source["queued"], loop.QueuedMessage);
+	        this.queued = this.convertValues(source["queued"], core.QueuedMessage);
 	        this.budgets = this.convertValues(source["budgets"], store.SessionBudgets);
 	    }
 	
@@ -1257,9 +1300,9 @@ export namespace desktop {
 	    api_key: string;
 	    clear_key: boolean;
 	    approval_mode: string;
-	    budgets: Budgets;
-	    prices: Price[];
-	    context_windows: ContextWindow[];
+	    budgets: config.Budgets;
+	    prices: config.Price[];
+	    context_windows: config.ContextWindow[];
 	    theme: string;
 	    notifications?: boolean;
 	
@@ -1275,9 +1318,9 @@ export namespace desktop {
 	        this.api_key = source["api_key"];
 	        this.clear_key = source["clear_key"];
 	        this.approval_mode = source["approval_mode"];
-	        this.budgets = this.convertValues(source["budgets"], Budgets);
-	        this.prices = this.convertValues(source["prices"], Price);
-	        this.context_windows = this.convertValues(source["context_windows"], ContextWindow);
+	        this.budgets = this.convertValues(source["budgets"], config.Budgets);
+	        this.prices = this.convertValues(source["prices"], config.Price);
+	        this.context_windows = this.convertValues(source["context_windows"], config.ContextWindow);
 	        this.theme = source["theme"];
 	        this.notifications = source["notifications"];
 	    }
@@ -1339,65 +1382,6 @@ export namespace desktop {
 
 export namespace loop {
 	
-	export class Meter {
-	    key: string;
-	    label: string;
-	    value: number;
-	    limit: number;
-	    unit: string;
-	    fraction: number;
-	    level: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new Meter(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.key = source["key"];
-	        this.label = source["label"];
-	        this.value = source["value"];
-	        this.limit = source["limit"];
-	        this.unit = source["unit"];
-	        this.fraction = source["fraction"];
-	        this.level = source["level"];
-	    }
-	}
-	export class QueuedMessage {
-	    id: string;
-	    text: string;
-	    // Go type: time
-	    queued_at: any;
-	
-	    static createFrom(source: any = {}) {
-	        return new QueuedMessage(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.text = source["text"];
-	        this.queued_at = this.convertValues(source["queued_at"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class StoredRow {
 	    session_id: string;
 	    seq: number;
@@ -1555,6 +1539,31 @@ export namespace mcp {
 	        this.max_restarts = source["max_restarts"];
 	        this.trusted = source["trusted"];
 	        this.skipped = source["skipped"];
+	    }
+	}
+
+}
+
+export namespace stack {
+	
+	export class RuleInput {
+	    tool: string;
+	    pattern: string;
+	    effect: string;
+	    scope: string;
+	    session_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RuleInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.tool = source["tool"];
+	        this.pattern = source["pattern"];
+	        this.effect = source["effect"];
+	        this.scope = source["scope"];
+	        this.session_id = source["session_id"];
 	    }
 	}
 
