@@ -155,8 +155,9 @@ func TestSecondLaunchGoesToTheOpenWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
-	go func() { exited <- first.Wait() }()
-	t.Cleanup(func() { first.Process.Kill(); <-exited })
+	waited := make(chan struct{}) // closed once first.Wait returned: the cleanup waits on it, not on exited
+	go func() { exited <- first.Wait(); close(waited) }()
+	t.Cleanup(func() { first.Process.Kill(); <-waited })
 
 	client, err := dbus.Connect(bus)
 	if err != nil {
