@@ -135,6 +135,7 @@ func (s *Services) Startup(ctx context.Context, emit Emitter) {
 	c.watches.Emit = emit
 	c.emit = emit
 	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev loop.Event) { emit(EventLoop, ev) })
+	c.st.Runner.Bus().Subscribe(c.ctx, "", new(memoryRelease).offer)
 }
 
 // Shutdown cancels every run and waits until their rows are written.

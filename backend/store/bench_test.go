@@ -432,3 +432,52 @@ func bareSearch(ctx context.Context, db *sql.DB, q, match string) error {
 	}
 	return rows.Err()
 }
+
+// BenchmarkRecentHookRuns100k: the latest hook rows of a folder (Settings -> Hooks and the
+// hooks banner, at every run start and end) in a database of 100,000 rows of which 100 are
+// hook rows, against the bare lookup of those rows by kind through the partial index
+// chunks_hook (migration 0011): without that index the query read every row.
+func BenchmarkRecentHookRuns100k(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(benchDir(b), "hookruns.db")
+	_, statErr := os.Stat(path)
+	db := benchOpen(b, path)
+	defer db.Close()
+	if statErr != nil {
+		r := rand.New(rand.NewPCG(7, 8))
+		for s := 0; s < 100; s++ {
+			sess, _ := db.CreateSession(ctx, store.NewSession{Title: fmt.Sprintf("session %d", s), Workspace: "/w"})
+			var rows []store.NewChunk
+			for k := 0; len(rows) < 999; k++ {
+				rows = append(rows, turn(r, k)...)
+			}
+			rows = append(rows[:999], store.NewChunk{Kind: store.KindHook, Payload: store.HookPayload{Event: "Stop", Command: "true", Source: "personal"}})
+			if _, err := db.Append(ctx, sess.ID, "r", rows...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	var storeT, bareT time.Duration
+	for i := 0; i < b.N; i++ {
+		st, bt := timePair(b, i, func() error {
+			got, err := db.RecentHookRuns(ctx, "/w", 20)
+			if err == nil && len(got) != 20 {
+				err = fmt.Errorf("%d hook runs, want 20", len(got))
+			}
+			return err
+		}, func() error {
+			rows, err := db.SQL().QueryContext(ctx, `SELECT payload FROM chunks WHERE kind = 'hook' ORDER BY created_at DESC LIMIT 20`)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+			}
+			return rows.Err()
+		})
+		storeT, bareT = storeT+st, bareT+bt
+	}
+	b.ReportMetric(float64(storeT)/float64(b.N), "store_ns/call")
+	b.ReportMetric(float64(bareT)/float64(b.N), "bare_ns/call")
+	b.ReportMetric(float64(storeT)/float64(bareT), "x_vs_bare")
+}

@@ -5,7 +5,7 @@ import { errorMessage } from '../api/types';
 import { formatSize } from '../lib/format';
 import { changesOfPath, undoText } from '../state/checkpoints';
 import { useCheckpoints, useRowChanges } from './CheckpointContext';
-import { DiffView } from './DiffView';
+import { DiffView } from './LazyDiffView';
 
 /**
  * The files row seq changed (created, modified, deleted, mode) — for shell commands as for

@@ -1,0 +1,42 @@
+package desktop
+
+import (
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/loop"
+)
+
+// releaseDelay is how long after the last run_finished the window gives memory back: long
+// enough that a run started from the queue or by the person right away is not slowed by it.
+const releaseDelay = 2 * time.Second
+
+// memoryRelease hands the Go heap's free pages back to the OS releaseDelay after the last
+// run_finished. A long run raises the heap (rows, requests, the streamed reply);
+// the runtime returns free pages only gradually, so a window that streamed a 2,000-row session
+// kept several MB it no longer used (docs/benchmarks.md, "Memory stays flat"). The cost is one
+// forced collection of a heap of a few MB per burst of finished runs (a run started in those
+// 2 s pays it while it runs).
+type memoryRelease struct {
+	delay time.Duration // 0: releaseDelay
+	mu    sync.Mutex
+	timer *time.Timer
+}
+
+func (m *memoryRelease) offer(ev loop.Event) {
+	if ev.Type != loop.EventRunFinished {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d := m.delay
+	if d == 0 {
+		d = releaseDelay
+	}
+	if m.timer == nil {
+		m.timer = time.AfterFunc(d, debug.FreeOSMemory)
+		return
+	}
+	m.timer.Reset(d)
+}
