@@ -12,21 +12,21 @@ import (
 // image). Every wording below was seen from a real server; image_errors_test.go holds the
 // full answers.
 var imagePhrases = []string{
-	"invalid image",                           // OpenAI "Invalid image." and gateways
-	"unsupported image",                       // OpenAI "You uploaded an unsupported image. ..."
-	"image_url is only supported by certain",  // OpenAI, a text-only model
-	"unknown variant `image_url`",             // DeepSeek: content parts of type image_url
-	"does not support image",                  // "this model does not support image input" (GLM and gateways)
-	"doesn't support the image",               // Bedrock "This model doesn't support the image field"
-	"support image input",                     // OpenRouter "No endpoints found that support image input"
-	"could not process image",                 // Anthropic
-	"image exceeds",                           // Anthropic "image exceeds 5 MB maximum"
-	"image dimensions exceed",                 // Anthropic "At least one of the image dimensions exceed max allowed size"
-	"image.source",                            // Anthropic: any refusal pointing at an image block's source
-	"failed to load image",                    // vLLM, llama.cpp
-	"image input is not supported",            // llama.cpp without a multimodal projector
-	"multimodal is not supported",             // Ollama/llama.cpp wording
-	"does not appear to be a valid",           // Anthropic "... but does not appear to be a valid png image"
+	"invalid image",                          // OpenAI "Invalid image." and gateways
+	"unsupported image",                      // OpenAI "You uploaded an unsupported image. ..."
+	"image_url is only supported by certain", // OpenAI, a text-only model
+	"unknown variant `image_url`",            // DeepSeek: content parts of type image_url
+	"does not support image",                 // "this model does not support image input" (GLM and gateways)
+	"doesn't support the image",              // Bedrock "This model doesn't support the image field"
+	"support image input",                    // OpenRouter "No endpoints found that support image input"
+	"could not process image",                // Anthropic
+	"image exceeds",                          // Anthropic "image exceeds 5 MB maximum"
+	"image dimensions exceed",                // Anthropic "At least one of the image dimensions exceed max allowed size"
+	"image.source",                           // Anthropic: any refusal pointing at an image block's source
+	"failed to load image",                   // vLLM, llama.cpp
+	"image input is not supported",           // llama.cpp without a multimodal projector
+	"multimodal is not supported",            // Ollama/llama.cpp wording
+	"does not appear to be a valid",          // Anthropic "... but does not appear to be a valid png image"
 }
 
 var imageCodes = []string{"invalid_image", "invalid_image_format", "image_parse_error", "invalid_image_url", "image_too_large"}
