@@ -63,6 +63,9 @@
 //	                       stall_ms, retry_after, body
 //	GET  /_fake/requests   JSON array of {method, path, header, body (a string)}
 //	POST /_fake/reset      forget queued replies and recorded requests
+//	POST /_fake/refuse_images {"reason":"format"|"too_large"|"text_only"|"", "min_bytes":N}:
+//	                       refuse requests carrying an image (of at least N bytes) with the
+//	                       real server's 400 and error body (images.go); "" stops refusing
 //
 // POST /_fake/enqueue?for=MARKER queues the replies for the conversations whose first user
 // message contains MARKER (EnqueueFor, routes.go), so a parent and its child sessions can be

@@ -80,6 +80,8 @@ type Server struct {
 	sent map[string]sentTurn
 	// anthropic is the state of the fake Messages API (anthropic.go).
 	anthropic anthropicState
+	// imageRefusal says which images requests may not carry (images.go).
+	imageRefusal ImageRefusal
 	// routes are the queues of conversations told apart by a marker (routes.go).
 	routes []route
 }
@@ -156,6 +158,7 @@ func (s *Server) Reset() {
 	s.requests = nil
 	s.sent = nil
 	s.anthropic = anthropicState{}
+	s.imageRefusal = ImageRefusal{}
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -246,6 +249,8 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, body []byte) {
 		_ = json.NewEncoder(w).Encode(s.Requests())
 	case r.Method == http.MethodPost && r.URL.Path == "/_fake/context_limit":
 		s.setContextLimit(w, body)
+	case r.Method == http.MethodPost && r.URL.Path == "/_fake/refuse_images":
+		s.setImageRefusal(w, body)
 	case r.Method == http.MethodPost && r.URL.Path == "/_fake/reset":
 		s.Reset()
 		w.WriteHeader(http.StatusNoContent)
