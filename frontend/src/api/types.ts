@@ -27,8 +27,8 @@ export interface SessionSummary extends Session {
   running: boolean;
 }
 
-export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'note' | 'usage' | 'hook';
-export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'note', 'usage', 'hook'];
+export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'note' | 'usage' | 'hook' | 'image_excluded';
+export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'note', 'usage', 'hook', 'image_excluded'];
 
 /** One model call's spend, as its row keeps it (assistant, summary and usage rows). */
 export interface RowUsage {
