@@ -61,6 +61,13 @@ type Resolved struct {
 	Limits         loop.Limits
 	Prices         []Price
 	ContextWindows []ContextWindow
+	// Vision is the saved per-model vision table (vision.go); VisionOf reads it.
+	Vision []ModelVision
+}
+
+// VisionOf is the run's vision choice for provider's model from the saved table.
+func (r Resolved) VisionOf(provider, model string) loop.Vision {
+	return visionOf(r.Vision, provider, model)
 }
 
 // DefaultBaseURL is the endpoint when nothing names one.
@@ -98,7 +105,7 @@ func Effective(ctx context.Context, db SettingsReader, dbName string, keys confi
 		}
 	}
 	r := Resolved{Provider: saved.Provider, BaseURL: saved.BaseURL, Model: saved.Model, ApprovalMode: tools.Mode(saved.ApprovalMode),
-		Prices: saved.Prices, ContextWindows: saved.ContextWindows}
+		Prices: saved.Prices, ContextWindows: saved.ContextWindows, Vision: saved.Vision}
 	if err := r.applyKey(keys, env, set); err != nil {
 		return Resolved{}, nil, err
 	}
@@ -147,7 +154,7 @@ func hasWindow(ws []ContextWindow, model string) bool {
 // settingNames are the rows of `loopdesk settings`, in order.
 var settingNames = []string{"provider", "base_url", "model", "api_key", "approval_mode",
 	"max_turns", "max_tool_calls", "max_tokens", "max_cost_usd", "timeout",
-	"price", "context_window", "prices", "context_windows"}
+	"price", "context_window", "prices", "context_windows", "vision"}
 
 func (s Source) isDefault() bool { return s.Layer == LayerDefault }
 
@@ -179,6 +186,7 @@ func readSaved(ctx context.Context, db SettingsReader, s *SavedSettings, saved f
 		{keyBudgets, []string{"max_turns", "max_tool_calls", "max_tokens", "max_cost_usd", "timeout"}, &s.Budgets},
 		{keyPrices, []string{"prices"}, &s.Prices},
 		{keyContextWindows, []string{"context_windows"}, &s.ContextWindows},
+		{keyVision, []string{"vision"}, &s.Vision},
 	} {
 		v, ok, err := db.GetSetting(ctx, j.key)
 		if err != nil {
@@ -199,6 +207,9 @@ func readSaved(ctx context.Context, db SettingsReader, s *SavedSettings, saved f
 	}
 	if s.ContextWindows == nil {
 		s.ContextWindows = []ContextWindow{}
+	}
+	if s.Vision == nil {
+		s.Vision = []ModelVision{}
 	}
 	return nil
 }

@@ -106,12 +106,13 @@ func (s *Sessions) Image(hash string) (string, error) {
 	return images.DataURL(b.MIME, b.Data), nil
 }
 
-// SeesImages says whether the saved model takes images (its name's default: images.SeesImages).
-// The page says so next to the attached images when it does not.
+// SeesImages says whether the saved provider's model is sent images: the person's vision
+// setting for it, else the default from its name (vision.go). The page says so next to the
+// attached images when it is not.
 func (h *Chat) SeesImages() (bool, error) {
 	set, err := h.c.settings.Load(h.c.context())
 	if err != nil {
 		return false, err
 	}
-	return images.SeesImages(set.Model), nil
+	return set.SeesImages(set.Provider, set.Model), nil
 }
