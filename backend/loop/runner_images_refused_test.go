@@ -147,3 +147,28 @@ func TestARefusedImageIsExcludedAndTheCallRetriedOnce(t *testing.T) {
 		t.Fatalf("exclusions %+v", ex)
 	}
 }
+
+// The person's vision setting wins over the default from the model's name: "on" sends images
+// to a model whose name says text-only, "off" sends none to one whose name says it sees.
+func TestTheVisionSettingDecidesWhetherImagesAreSent(t *testing.T) {
+	h := newHarness(t)
+	data := pngOf(t, 20, 10)
+	hash, err := h.db.PutBlob(context.Background(), store.Blob{Data: data, MIME: "image/png", Width: 20, Height: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := loop.ImageRef{Hash: hash, MIME: "image/png", Width: 20, Height: 10}
+	for i, c := range []struct {
+		model  string
+		vision loop.Vision
+		want   int
+	}{{"deepseek-chat", loop.VisionAuto, 0}, {"deepseek-chat", loop.VisionOn, 1}, {"gpt-4o", loop.VisionOff, 0}, {"gpt-4o", loop.VisionAuto, 1}} {
+		res := h.run(loop.RunSpec{SessionID: h.session(), Prompt: "look", Images: []loop.ImageRef{ref}, Model: c.model, Vision: c.vision})
+		if res.Status != loop.StopCompleted {
+			t.Fatalf("%s: %s", res.Status, res.Error)
+		}
+		if got := imagesSent(t, h.srv.Requests()[i]); got != c.want {
+			t.Errorf("%s with vision %q: %d images sent; want %d", c.model, c.vision, got, c.want)
+		}
+	}
+}
