@@ -396,6 +396,13 @@ export interface ContextWindow {
   tokens: number;
 }
 
+/** Whether one provider's model is sent images; a model without an entry is auto (from its name). */
+export interface ModelVision {
+  provider: string;
+  model: string;
+  vision: 'on' | 'off' | 'auto';
+}
+
 export interface Settings {
   /** The provider new sessions use with model. */
   provider: string;
@@ -408,6 +415,7 @@ export interface Settings {
   budgets: Budgets;
   prices: Price[] | null;
   context_windows: ContextWindow[] | null;
+  vision?: ModelVision[] | null;
   theme: Theme;
   /** Desktop notifications while the window is not focused. */
   notifications: boolean;
@@ -425,6 +433,7 @@ export interface SettingsInput {
   budgets: Budgets;
   prices: Price[];
   context_windows: ContextWindow[];
+  vision?: ModelVision[];
   theme: Theme;
   /** Left out: the saved choice stays. */
   notifications?: boolean;
