@@ -1,12 +1,13 @@
 // Images a provider refuses (issue 20): against the real Go backend and the fake model told to
 // refuse an image the way OpenAI does, the refused image is left out of the context (never
 // deleted: it stays on its message, marked with the provider's words), the request is made
-// once more without it, and the session goes on.
+// once more without it, and the session goes on. The per-model vision setting in Settings
+// decides whether a model is sent images at all.
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { OUT, ROOT, chatRequests, newSession, runFinished, sendMessage, shot, startAll } from '../harness.mjs';
+import { OUT, ROOT, chatRequests, editSettings, newSession, runFinished, sendMessage, shot, startAll } from '../harness.mjs';
 
 let fake, browser, env;
 
@@ -105,5 +106,34 @@ test('a provider refusing an image: the image is excluded and shown so, the requ
   assert.equal(next.length, 1);
   assert.equal(imageParts(next[0]).length, 1);
   await refuseImages('', 0);
+  assert.deepEqual(browser.consoleErrors, []);
+});
+
+test('the vision setting: a model set to Off gets no image, and the message box says why', async () => {
+  const { page } = browser;
+  await editSettings(page, async (p) => {
+    await p.getByRole('button', { name: 'Add vision setting' }).click();
+    const n = await p.getByRole('table', { name: 'Vision' }).locator('tbody tr').count();
+    assert.equal(await p.getByRole('textbox', { name: `Vision model ${n}` }).inputValue(), 'fake-model');
+    await p.getByRole('combobox', { name: `Vision ${n}` }).selectOption('off');
+    await shot(p, 'images-vision-setting');
+  });
+  await newSession(page);
+  await page.getByLabel('Attach image').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: await pngOf(page, 8, 8, false) });
+  await page.getByRole('note').filter({ hasText: 'text-only' }).waitFor();
+  await docShot(page, 'images-vision-off');
+  await fake.enqueue({ kind: 'text', text: 'No picture reached me.' });
+  await sendMessage(page, 'see this?');
+  await reply(page, 'No picture reached me.').waitFor();
+  await runFinished(page);
+  const last = (await chatRequests(fake)).at(-1);
+  assert.equal(imageParts(last).length, 0);
+  assert.equal(last.messages.at(-1).content, 'see this?');
+  // Back to Auto (no entry): the model sees images again.
+  await editSettings(page, async (p) => {
+    const rows = p.getByRole('table', { name: 'Vision' }).locator('tbody tr');
+    for (let n = await rows.count(); n > 0; n--) await p.getByRole('button', { name: `Remove vision setting ${n}` }).click();
+  });
+  await page.getByRole('note').filter({ hasText: 'text-only' }).waitFor({ state: 'detached' });
   assert.deepEqual(browser.consoleErrors, []);
 });

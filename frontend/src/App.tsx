@@ -140,7 +140,8 @@ export function App() {
     if (!selected && last && list.sessions.some((s) => s.id === last)) open(last);
   }, [restored, win.loaded, list.sessions, selected, open]);
   const [showShortcuts, setShowShortcuts] = useState(false);
-  // Whether the saved model takes images (its name's default); read again when it changes.
+  // Whether the saved model is sent images (the vision setting, else its name's default);
+  // read again whenever the settings are saved.
   const [seesImages, setSeesImages] = useState(true);
   useEffect(() => {
     if (!settings?.model) return;
@@ -149,7 +150,7 @@ export function App() {
     return () => {
       live = false;
     };
-  }, [settings?.model]);
+  }, [settings]);
   const [finding, setFinding] = useState(false);
   const stepSession = (by: number) => {
     const ids = list.sessions.map((s) => s.id);

@@ -55,7 +55,7 @@ export function AttachedImages({ images, onRemove, textOnly }: { images: Attache
       </ul>
       {textOnly && (
         <p className="note" role="note">
-          The model is text-only: the images are kept in the session but not sent to it.
+          The model is text-only (see Settings → Images): the images are kept in the session but not sent to it.
         </p>
       )}
     </div>
