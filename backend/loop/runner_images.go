@@ -141,10 +141,14 @@ func (rn *run) retryWithoutImages(rc *requestCache, rows []store.Chunk, resp pro
 	if err != nil || len(blame) == 0 {
 		return resp
 	}
+	who := rn.spec.origin.Provider
+	if resp.Origin.Provider != "" {
+		who = resp.Origin.Provider // the client names what refused (its configured name)
+	}
 	ctx, cancel := rn.writeCtx()
 	defer cancel()
 	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, store.NewChunk{Kind: store.KindImageExcluded,
-		Payload: store.ImageExcludedPayload{Images: blame, Reason: resp.Err.Error(), Provider: rn.spec.origin.Provider, Model: rn.spec.Model}})
+		Payload: store.ImageExcludedPayload{Images: blame, Reason: resp.Err.Error(), Provider: who, Model: rn.spec.Model}})
 	if err != nil {
 		rn.r.log.Error("image exclusion not stored", "session", rn.spec.SessionID, "err", err)
 		return resp

@@ -172,3 +172,30 @@ func TestTheVisionSettingDecidesWhetherImagesAreSent(t *testing.T) {
 		}
 	}
 }
+
+// The same through Anthropic's Messages API: its refusal (an invalid_request_error naming the
+// image block's path) leaves the image out and the retry goes through.
+func TestAnAnthropicImageRefusalIsRetriedWithoutTheImage(t *testing.T) {
+	h, sw := newFidelity(t)
+	sw.set(anthropicAs(h, "claude", 0))
+	data := pngOf(t, 20, 10)
+	hash, err := h.db.PutBlob(context.Background(), store.Blob{Data: data, MIME: "image/png", Width: 20, Height: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.srv.RefuseImages(fakeai.ImageRefusal{Reason: "format"})
+	h.srv.Enqueue(fakeai.Text("Only your words reached me."))
+	sid := h.session()
+	res := runOK(t, h, loop.RunSpec{SessionID: sid, Prompt: "look", Model: "claude-sonnet-4-5",
+		Images: []loop.ImageRef{{Hash: hash, MIME: "image/png", Width: 20, Height: 10, Name: "bad.png"}}})
+	if res.Output != "Only your words reached me." {
+		t.Fatalf("output %q", res.Output)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 2 || !bytes.Contains(reqs[0].Body, []byte(`"type":"image"`)) || bytes.Contains(reqs[1].Body, []byte(`"type":"image"`)) {
+		t.Fatalf("%d requests; want the refused one with the image block, then one without", len(reqs))
+	}
+	if ex := exclusionRows(t, h.db, sid); len(ex) != 1 || ex[0].Provider != "claude" || !strings.Contains(ex[0].Reason, "messages.0.content.0.image.source.base64") {
+		t.Fatalf("exclusions %+v", ex)
+	}
+}
