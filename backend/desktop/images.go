@@ -116,3 +116,23 @@ func (h *Chat) SeesImages() (bool, error) {
 	}
 	return set.SeesImages(set.Provider, set.Model), nil
 }
+
+// SessionSeesImages says whether the session's next run sends images: its own provider and
+// model (the header's choice) under the vision setting, else the default from the name. The
+// page shows the text-only note from it while that session is open.
+func (h *Chat) SessionSeesImages(sessionID string) (bool, error) {
+	ctx := h.c.context()
+	set, err := h.c.settings.Load(ctx)
+	if err != nil {
+		return false, err
+	}
+	s, err := h.c.db.GetSession(ctx, sessionID)
+	if err != nil {
+		return false, err
+	}
+	choice, err := h.c.runChoice(s, set)
+	if err != nil {
+		return false, err
+	}
+	return set.SeesImages(choice.Provider, choice.Model), nil
+}

@@ -140,17 +140,18 @@ export function App() {
     if (!selected && last && list.sessions.some((s) => s.id === last)) open(last);
   }, [restored, win.loaded, list.sessions, selected, open]);
   const [showShortcuts, setShowShortcuts] = useState(false);
-  // Whether the saved model is sent images (the vision setting, else its name's default);
-  // read again whenever the settings are saved.
+  // Whether the open session's model is sent images (the vision setting, else its name's
+  // default); read again when the settings are saved or the session's model changes.
   const [seesImages, setSeesImages] = useState(true);
+  const sessionModel = record ? `${record.provider}/${record.model}` : '';
   useEffect(() => {
     if (!settings?.model) return;
     let live = true;
-    api.seesImages().then((v) => live && setSeesImages(v), () => {});
+    (selected ? api.sessionSeesImages(selected) : api.seesImages()).then((v) => live && setSeesImages(v), () => {});
     return () => {
       live = false;
     };
-  }, [settings]);
+  }, [settings, selected, sessionModel]);
   const [finding, setFinding] = useState(false);
   const stepSession = (by: number) => {
     const ids = list.sessions.map((s) => s.id);

@@ -841,6 +841,22 @@ export namespace desktop {
 		    return a;
 		}
 	}
+	export class ModelVision {
+	    provider: string;
+	    model: string;
+	    vision: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelVision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	        this.vision = source["vision"];
+	    }
+	}
 	export class PaletteEntry {
 	    kind: string;
 	    name: string;
@@ -1058,6 +1074,7 @@ export namespace desktop {
 	    budgets: Budgets;
 	    prices: Price[];
 	    context_windows: ContextWindow[];
+	    vision: ModelVision[];
 	    theme: string;
 	    notifications: boolean;
 	
@@ -1077,6 +1094,7 @@ export namespace desktop {
 	        this.budgets = this.convertValues(source["budgets"], Budgets);
 	        this.prices = this.convertValues(source["prices"], Price);
 	        this.context_windows = this.convertValues(source["context_windows"], ContextWindow);
+	        this.vision = this.convertValues(source["vision"], ModelVision);
 	        this.theme = source["theme"];
 	        this.notifications = source["notifications"];
 	    }
@@ -1214,6 +1232,7 @@ export namespace desktop {
 	    budgets: Budgets;
 	    prices: Price[];
 	    context_windows: ContextWindow[];
+	    vision: ModelVision[];
 	    theme: string;
 	    notifications?: boolean;
 	
@@ -1232,6 +1251,7 @@ export namespace desktop {
 	        this.budgets = this.convertValues(source["budgets"], Budgets);
 	        this.prices = this.convertValues(source["prices"], Price);
 	        this.context_windows = this.convertValues(source["context_windows"], ContextWindow);
+	        this.vision = this.convertValues(source["vision"], ModelVision);
 	        this.theme = source["theme"];
 	        this.notifications = source["notifications"];
 	    }
