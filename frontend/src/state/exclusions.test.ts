@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Row } from '../api/types';
+import { summarize } from '../lib/format';
 import { exclusionsOf } from './exclusions';
 
 const row = (seq: number, kind: Row['kind'], payload: unknown): Row => ({ session_id: 's', seq, kind, payload, run_id: 'r', created_at: '', tokens: 0 });
@@ -19,5 +20,10 @@ describe('exclusionsOf', () => {
     expect(ex.names.get(4)).toEqual(['two.png', 'an image of message #3']);
     expect(ex.names.get(5)).toEqual(['one.png']);
     expect(exclusionsOf(rows.slice(0, 3)).bySeq.size).toBe(0);
+  });
+
+  it('summarises an exclusion row for the chunk table', () => {
+    const r = row(4, 'image_excluded', { images: [{ seq: 3, hash: 'h2' }, { seq: 3, hash: 'h3' }], reason: '400 Invalid image.' });
+    expect(summarize(r)).toBe('2 image(s) of #3 left out of the context: 400 Invalid image.');
   });
 });
