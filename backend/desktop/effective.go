@@ -298,8 +298,10 @@ func (r Resolved) RunSpec(sessionID, workspace, prompt, system string) loop.RunS
 	if system == "" {
 		system = loop.DefaultSystemPrompt(workspace)
 	}
+	// Vision: the model as the "default" provider's (its Provider is ""); a caller choosing
+	// another provider sets both.
 	return loop.RunSpec{SessionID: sessionID, Workspace: workspace, Prompt: prompt, Model: r.Model,
-		Mode: r.ApprovalMode, SystemPrompt: system, Limits: r.Limits}
+		Mode: r.ApprovalMode, SystemPrompt: system, Limits: r.Limits, Vision: r.VisionOf("", r.Model)}
 }
 
 // UseModel makes model the run's model: its price and context window from the tables,
