@@ -366,6 +366,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	spec.Plan = o.plan
 	spec.Provider, spec.ThinkingBudget = target.choice.Provider, target.budget
 	spec.Images = imgs
+	spec.Vision = cfg.VisionOf(spec.Provider, spec.Model) // the window's per-model vision setting
 	if o.session != "" {
 		// Continuing a session: its own approval mode and budgets (set in the window's
 		// header) apply, unless a flag names the value.

@@ -430,6 +430,14 @@ func sessSummary(r store.Chunk) string {
 		line = fmt.Sprintf("(rows 1..%d) %s", p.ThroughSeq, p.Text)
 	case store.KindRestore:
 		line = restoreSummary(r.Payload)
+	case store.KindImageExcluded:
+		var p store.ImageExcludedPayload
+		json.Unmarshal(r.Payload, &p)
+		rows := make([]string, len(p.Images))
+		for i, im := range p.Images {
+			rows[i] = fmt.Sprintf("#%d", im.Seq)
+		}
+		line = fmt.Sprintf("%d image(s) of %s left out of the context: %s", len(p.Images), strings.Join(rows, ", "), p.Reason)
 	case store.KindHook:
 		var p store.HookPayload
 		json.Unmarshal(r.Payload, &p)

@@ -148,6 +148,7 @@ func settingRows(r config.Resolved, srcs []config.Source) []settingRow {
 		"context_window":  l.ContextWindow,
 		"prices":          r.Prices,
 		"context_windows": r.ContextWindows,
+		"vision":          r.Vision,
 	}
 	rows := make([]settingRow, len(srcs))
 	for i, s := range srcs {
@@ -216,6 +217,15 @@ func humanValue(v any) string {
 			parts[i] = fmt.Sprintf("%s %d", w.Model, w.Tokens)
 		}
 		return orNone(parts)
+	case []config.ModelVision:
+		parts := make([]string, len(x))
+		for i, v := range x {
+			parts[i] = fmt.Sprintf("%s/%s %s", v.Provider, v.Model, v.Vision)
+		}
+		if len(parts) == 0 {
+			return "auto (from each model's name)"
+		}
+		return strings.Join(parts, ", ") + "; others auto"
 	}
 	return fmt.Sprint(v)
 }

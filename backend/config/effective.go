@@ -60,6 +60,13 @@ type Resolved struct {
 	Limits         loop.Limits
 	Prices         []Price
 	ContextWindows []ContextWindow
+	// Vision is the saved per-model vision table (vision.go); VisionOf reads it.
+	Vision []ModelVision
+}
+
+// VisionOf is the run's vision choice for provider's model from the saved table.
+func (r Resolved) VisionOf(provider, model string) loop.Vision {
+	return visionOf(r.Vision, provider, model)
 }
 
 // DefaultBaseURL is the endpoint when nothing names one.
@@ -97,7 +104,7 @@ func Effective(ctx context.Context, db SettingsReader, dbName string, keys Keys,
 		}
 	}
 	r := Resolved{Provider: saved.Provider, BaseURL: saved.BaseURL, Model: saved.Model, ApprovalMode: tools.Mode(saved.ApprovalMode),
-		Prices: saved.Prices, ContextWindows: saved.ContextWindows}
+		Prices: saved.Prices, ContextWindows: saved.ContextWindows, Vision: saved.Vision}
 	if err := r.applyKey(keys, env, set); err != nil {
 		return Resolved{}, nil, err
 	}
@@ -143,7 +150,7 @@ func hasWindow(ws []ContextWindow, model string) bool {
 // settingNames are the rows of `loopdesk settings`, in order.
 var settingNames = []string{"provider", "base_url", "model", "api_key", "approval_mode",
 	"max_turns", "max_tool_calls", "max_tokens", "max_cost_usd", "timeout",
-	"price", "context_window", "prices", "context_windows"}
+	"price", "context_window", "prices", "context_windows", "vision"}
 
 func (s Source) isDefault() bool { return s.Layer == LayerDefault }
 
@@ -154,6 +161,7 @@ type savedLayer struct {
 	Budgets                                Budgets
 	Prices                                 []Price
 	ContextWindows                         []ContextWindow
+	Vision                                 []ModelVision
 }
 
 // readSaved reads what the window saved into s; saved(name) records each
@@ -184,6 +192,7 @@ func readSaved(ctx context.Context, db SettingsReader, s *savedLayer, saved func
 		{SettingBudgets, []string{"max_turns", "max_tool_calls", "max_tokens", "max_cost_usd", "timeout"}, &s.Budgets},
 		{SettingPrices, []string{"prices"}, &s.Prices},
 		{SettingContextWindows, []string{"context_windows"}, &s.ContextWindows},
+		{SettingVision, []string{"vision"}, &s.Vision},
 	} {
 		v, ok, err := db.GetSetting(ctx, j.key)
 		if err != nil {
@@ -204,6 +213,9 @@ func readSaved(ctx context.Context, db SettingsReader, s *savedLayer, saved func
 	}
 	if s.ContextWindows == nil {
 		s.ContextWindows = []ContextWindow{}
+	}
+	if s.Vision == nil {
+		s.Vision = []ModelVision{}
 	}
 	return nil
 }
@@ -287,8 +299,10 @@ func (r Resolved) RunSpec(sessionID, workspace, prompt, system string) loop.RunS
 	if system == "" {
 		system = loop.DefaultSystemPrompt(workspace)
 	}
+	// Vision: the model as the "default" provider's (its Provider is ""); a caller choosing
+	// another provider sets both.
 	return loop.RunSpec{SessionID: sessionID, Workspace: workspace, Prompt: prompt, Model: r.Model,
-		Mode: r.ApprovalMode, SystemPrompt: system, Limits: r.Limits}
+		Mode: r.ApprovalMode, SystemPrompt: system, Limits: r.Limits, Vision: r.VisionOf("", r.Model)}
 }
 
 // UseModel makes model the run's model: its price and context window from the tables,

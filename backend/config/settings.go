@@ -20,6 +20,7 @@ const (
 	SettingBudgets        = "run.budgets"
 	SettingPrices         = "model.prices"
 	SettingContextWindows = "model.context_windows"
+	SettingVision         = "model.vision"
 )
 
 // Budgets are the default limits of a run; 0 means no limit.

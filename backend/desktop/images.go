@@ -83,12 +83,33 @@ func (s *Sessions) Image(hash string) (string, error) {
 	return images.DataURL(b.MIME, b.Data), nil
 }
 
-// SeesImages says whether the saved model takes images (its name's default: images.SeesImages).
-// The page says so next to the attached images when it does not.
+// SeesImages says whether the saved provider's model is sent images: the person's vision
+// setting for it, else the default from its name (vision.go). The page says so next to the
+// attached images when it is not.
 func (h *Chat) SeesImages() (bool, error) {
 	set, err := h.c.settings.Load(h.c.context())
 	if err != nil {
 		return false, err
 	}
-	return images.SeesImages(set.Model), nil
+	return set.SeesImages(set.Provider, set.Model), nil
+}
+
+// SessionSeesImages says whether the session's next run sends images: its own provider and
+// model (the header's choice) under the vision setting, else the default from the name. The
+// page shows the text-only note from it while that session is open.
+func (h *Chat) SessionSeesImages(sessionID string) (bool, error) {
+	ctx := h.c.context()
+	set, err := h.c.settings.Load(ctx)
+	if err != nil {
+		return false, err
+	}
+	s, err := h.c.db.GetSession(ctx, sessionID)
+	if err != nil {
+		return false, err
+	}
+	choice, err := h.c.runChoice(s, set)
+	if err != nil {
+		return false, err
+	}
+	return set.SeesImages(choice.Provider, choice.Model), nil
 }

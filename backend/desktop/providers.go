@@ -254,5 +254,6 @@ func (c *core) respec(ctx context.Context, spec *loop.RunSpec) error {
 	}
 	spec.Provider, spec.Model, spec.ThinkingBudget = choice.Provider, choice.Model, e.ThinkingBudget
 	spec.Limits.Price, spec.Limits.ContextWindow = set.Price(choice.Model).Loop(), set.ContextWindow(choice.Model)
+	spec.Vision = set.VisionOf(choice.Provider, choice.Model)
 	return nil
 }

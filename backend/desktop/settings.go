@@ -43,7 +43,9 @@ type SavedSettings struct {
 	Budgets        Budgets         `json:"budgets"`
 	Prices         []Price         `json:"prices"`
 	ContextWindows []ContextWindow `json:"context_windows"`
-	Theme          string          `json:"theme"` // "system", "light" or "dark"
+	// Vision says per provider's model whether it is sent images (vision.go); none is auto.
+	Vision []ModelVision `json:"vision"`
+	Theme  string        `json:"theme"` // "system", "light" or "dark"
 	// Notifications: desktop notifications when a call waits or a run ends while the window
 	// is not focused (notifications.go). On unless turned off.
 	Notifications bool `json:"notifications"`
@@ -61,6 +63,7 @@ type SettingsInput struct {
 	Budgets        Budgets         `json:"budgets"`
 	Prices         []Price         `json:"prices"`
 	ContextWindows []ContextWindow `json:"context_windows"`
+	Vision         []ModelVision   `json:"vision"`
 	Theme          string          `json:"theme"`
 	// Notifications turns desktop notifications on or off; nil keeps the saved choice.
 	Notifications *bool `json:"notifications,omitempty"`
@@ -158,7 +161,7 @@ func (s SettingsStore) Load(ctx context.Context) (SavedSettings, error) {
 	for _, j := range []struct {
 		key string
 		dst any
-	}{{keyBudgets, &out.Budgets}, {keyPrices, &out.Prices}, {keyContextWindows, &out.ContextWindows}} {
+	}{{keyBudgets, &out.Budgets}, {keyPrices, &out.Prices}, {keyContextWindows, &out.ContextWindows}, {keyVision, &out.Vision}} {
 		v, err := get(j.key)
 		if err != nil {
 			return SavedSettings{}, err
@@ -174,6 +177,9 @@ func (s SettingsStore) Load(ctx context.Context) (SavedSettings, error) {
 	}
 	if out.ContextWindows == nil {
 		out.ContextWindows = []ContextWindow{}
+	}
+	if out.Vision == nil {
+		out.Vision = []ModelVision{}
 	}
 	return out, nil
 }
@@ -243,6 +249,10 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSetting
 		seen["w:"+w.Model] = true
 		windows = append(windows, w)
 	}
+	vision, err := checkVision(in.Vision)
+	if err != nil {
+		return SavedSettings{}, err
+	}
 	switch {
 	case in.ClearKey:
 		if err := s.Keys.SetKey(""); err != nil {
@@ -256,8 +266,9 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSetting
 	bj, _ := json.Marshal(b)
 	pj, _ := json.Marshal(prices)
 	wj, _ := json.Marshal(windows)
+	vj, _ := json.Marshal(vision)
 	kvs := [][2]string{{keyProvider, prov}, {keyBaseURL, base}, {keyModel, model}, {keyApprovalMode, mode},
-		{keyTheme, theme}, {keyBudgets, string(bj)}, {keyPrices, string(pj)}, {keyContextWindows, string(wj)}}
+		{keyTheme, theme}, {keyBudgets, string(bj)}, {keyPrices, string(pj)}, {keyContextWindows, string(wj)}, {keyVision, string(vj)}}
 	if in.Notifications != nil {
 		kvs = append(kvs, [2]string{keyNotifications, map[bool]string{true: "on", false: "off"}[*in.Notifications]})
 	}

@@ -41,6 +41,9 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error", msg)
 		return
 	}
+	if s.refuseAnthropicImage(w, &req) {
+		return
+	}
 	if tokens := len(body) / 4; limit > 0 && tokens > limit {
 		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("prompt is too long: %d tokens > %d maximum", tokens, limit))
 		return

@@ -65,6 +65,9 @@
 //	GET  /_fake/timings    JSON array, one per /v1 request: {path, body_bytes, started_unix_ms,
 //	                       body_read_unix_ms, first_byte_unix_ms, server_ms} (timing.go)
 //	POST /_fake/reset      forget queued replies and recorded requests
+//	POST /_fake/refuse_images {"reason":"format"|"too_large"|"text_only"|"", "min_bytes":N}:
+//	                       refuse requests carrying an image (of at least N bytes) with the
+//	                       real server's 400 and error body (images.go); "" stops refusing
 //
 // POST /_fake/enqueue?for=MARKER queues the replies for the conversations whose first user
 // message contains MARKER (EnqueueFor, routes.go), so a parent and its child sessions can be

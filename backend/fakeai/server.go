@@ -80,6 +80,8 @@ type Server struct {
 	sent map[string]sentTurn
 	// anthropic is the state of the fake Messages API (anthropic.go).
 	anthropic anthropicState
+	// imageRefusal says which images requests may not carry (images.go).
+	imageRefusal ImageRefusal
 	// routes are the queues of conversations told apart by a marker (routes.go).
 	routes []route
 	// timings has one entry per /v1 request, in order (timing.go).
@@ -159,6 +161,7 @@ func (s *Server) Reset() {
 	s.timings = nil
 	s.sent = nil
 	s.anthropic = anthropicState{}
+	s.imageRefusal = ImageRefusal{}
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -256,6 +259,8 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, body []byte) {
 		_ = json.NewEncoder(w).Encode(s.Timings())
 	case r.Method == http.MethodPost && r.URL.Path == "/_fake/context_limit":
 		s.setContextLimit(w, body)
+	case r.Method == http.MethodPost && r.URL.Path == "/_fake/refuse_images":
+		s.setImageRefusal(w, body)
 	case r.Method == http.MethodPost && r.URL.Path == "/_fake/reset":
 		s.Reset()
 		w.WriteHeader(http.StatusNoContent)

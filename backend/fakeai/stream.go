@@ -115,7 +115,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeError(w, http.StatusBadRequest, "We could not parse the JSON body of your request: "+err.Error(), "invalid_request_error", "")
 		return
 	}
-	if refuseThinkingParams(w, req.Model, req.thinkingParams) || s.tooLong(w, body) || s.refuseThinking(w, req.Model, body) {
+	if refuseThinkingParams(w, req.Model, req.thinkingParams) || s.tooLong(w, body) || s.refuseThinking(w, req.Model, body) || s.refuseChatImage(w, req) {
 		return // a refused request uses no scripted reply
 	}
 	rep, n := s.nextFor(req.firstUserText())

@@ -164,6 +164,9 @@ type RunSpec struct {
 	Resume bool
 	// Images go with Prompt on its user row (stored blobs: backend/store blobs.go).
 	Images []ImageRef
+	// Vision says whether the model is sent images: the person's per-model setting, or
+	// VisionAuto for the default from the model's name (runner_images.go).
+	Vision Vision
 	// client and origin are the run's model client and what it tags turns with (Start).
 	client Model
 	origin Origin

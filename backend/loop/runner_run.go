@@ -57,6 +57,8 @@ type run struct {
 	// doc.go "Durable commits"): they are written in the transaction of the next rows that
 	// must be durable, before the next model call, or at the end of the run, in their order.
 	deferred []Row
+	// images holds the image_excluded rows this run stored (runner_images.go).
+	images imageState
 
 	cancel     chan struct{}
 	cancelOnce sync.Once

@@ -23,23 +23,23 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 	// The session's cache: only the rows appended since the last call are decoded, and only
 	// the messages that changed are encoded (provider.Cache).
 	rc := rn.r.requests.take(rn.spec.SessionID)
-	msgs, err := rc.turnsOf(rows)
-	if err == nil {
-		msgs, err = rn.withImages(rn.op, msgs)
-	}
+	msgs, err := rn.requestMessages(rc, rows) // runner_images.go
 	if err != nil {
 		rn.send(Failed{Now: rn.now(), Err: err.Error()})
 		return
-	}
-	if e.Wrapup {
-		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: wrapupNote}) // never stored
 	}
 	h := provider.Handler{
 		OnText:      func(d string) { rn.publish(TextDelta(d)) },
 		OnReasoning: func(d string) { rn.publish(ReasoningDelta(d)) },
 	}
-	resp := rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
-		MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.enc}, h)
+	call := func(msgs []provider.Message) provider.Response {
+		if e.Wrapup {
+			msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: wrapupNote}) // never stored
+		}
+		return rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
+			MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.enc}, h)
+	}
+	resp := rn.retryWithoutImages(rc, rows, call(msgs), call)
 	if resp.Err != nil && rn.op.Err() != nil {
 		return // cancelled: the core already answered for this turn
 	}

@@ -32,6 +32,9 @@ const (
 	// KindContextLength: the server refused the request because it does not fit in the
 	// model's context window (400 context_length_exceeded and its wordings, context.go).
 	KindContextLength Kind = "context_length_exceeded"
+	// KindImageRejected: the server refused the request because of an image it carried (a
+	// format it cannot read, too large, or a model that takes no images; image_errors.go).
+	KindImageRejected Kind = "image_rejected"
 )
 
 // Error is what Stream and ListModels return when they could not get a
@@ -116,6 +119,8 @@ func (c *conn) newError(kind Kind, status int, message string, err error) *Error
 		e.text = "cancelled"
 	case KindContextLength:
 		e.text = "the request does not fit in the model's context window" + suffix(e.Message)
+	case KindImageRejected:
+		e.text = fmt.Sprintf("%d the server refused an image%s", status, suffix(e.Message))
 	default:
 		e.text = string(kind) + suffix(e.Message) + suffix(detail)
 	}
@@ -166,6 +171,10 @@ func (c *conn) statusError(res *http.Response, body []byte) *Error {
 	switch s := res.StatusCode; {
 	case s == http.StatusUnauthorized || s == http.StatusForbidden:
 		e = c.newError(KindUnauthorized, s, msg, nil)
+	case (s == http.StatusBadRequest || s == http.StatusRequestEntityTooLarge || s == http.StatusUnprocessableEntity ||
+		s == http.StatusNotFound) && isImageRejection(code, msg):
+		// 404: OpenRouter's "No endpoints found that support image input".
+		e = c.newError(KindImageRejected, s, msg, nil)
 	case s == http.StatusNotFound:
 		e = c.newError(KindNotFound, s, msg, nil)
 	case s == http.StatusTooManyRequests:

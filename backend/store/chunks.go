@@ -243,6 +243,8 @@ func canonical(kind Kind, p any) (json.RawMessage, any, error) {
 		v = &UsagePayload{}
 	case KindHook:
 		v = &HookPayload{}
+	case KindImageExcluded:
+		v = &ImageExcludedPayload{}
 	default:
 		return nil, nil, fmt.Errorf("%w: unknown kind %q", ErrInvalid, kind)
 	}
@@ -388,6 +390,9 @@ func (db *DB) Append(ctx context.Context, sessionID, runID string, chunks ...New
 				return fmt.Errorf("row %d: %w", i+1, err)
 			}
 			if err := checkImages(ctx, tx, ps[i].v); err != nil {
+				return fmt.Errorf("row %d: %w", i+1, err)
+			}
+			if err := checkExclusion(ctx, tx, sessionID, ps[i].v); err != nil {
 				return fmt.Errorf("row %d: %w", i+1, err)
 			}
 			if _, err := stmt.ExecContext(ctx, sessionID, seq, string(c.Kind), string(ps[i].raw), runID, now); err != nil {

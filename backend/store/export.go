@@ -230,6 +230,9 @@ func (db *DB) ImportWith(ctx context.Context, r io.Reader, opt ImportOptions) (S
 			if err := checkImages(ctx, tx, row.v); err != nil {
 				return fmt.Errorf("%w: line %d: %v", ErrBadImport, row.line, err)
 			}
+			if err := checkExclusion(ctx, tx, s.ID, row.v); err != nil { // the rows it names are in by now
+				return fmt.Errorf("%w: line %d: %v", ErrBadImport, row.line, err)
+			}
 			runID := row.RunID
 			if id, ok := newRun[runID]; ok {
 				runID = id

@@ -30,7 +30,8 @@ func Messages(chunks []Chunk) ([]json.RawMessage, error) {
 //     to the same provider and model. Reasoning stays in the row for the page and exports;
 //     where a provider needs it back it is in the raw message.
 //   - tool_result -> a tool message (call id, tool name, content, is_error).
-//   - approval, usage -> nothing: a denial reaches the model through the tool result.
+//   - approval, usage, hook, image_excluded -> nothing: a denial reaches the model through the
+//     tool result; an image left out is named in its user message instead (ExcludedNote).
 //   - restore, note -> a user message framed as Loopdesk's note (NoteText).
 //   - system -> a system message.
 //   - summary -> the last summary row replaces every earlier row with seq <= ThroughSeq by one
@@ -39,6 +40,10 @@ func Messages(chunks []Chunk) ([]json.RawMessage, error) {
 //     are superseded by the last one; a set-aside replaces its range where it started.
 func Turns(chunks []Chunk) ([]provider.Message, error) {
 	f, err := FoldsOf(chunks)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := ExclusionsOf(chunks)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +62,7 @@ func Turns(chunks []Chunk) ([]provider.Message, error) {
 			}
 		case KindSummary:
 			// Folded in below at the position of the first replaced row.
-		case KindApproval, KindUsage, KindHook:
+		case KindApproval, KindUsage, KindHook, KindImageExcluded:
 		default:
 			if c.Seq <= through {
 				if !summarized {
@@ -74,7 +79,7 @@ func Turns(chunks []Chunk) ([]provider.Message, error) {
 				break
 			}
 			var m provider.Message
-			if m, err = turn(c); err == nil {
+			if m, err = turn(c, ex); err == nil {
 				out = append(out, m)
 			}
 		}
@@ -150,15 +155,17 @@ func (f Folds) asideIndex(seq int64) int {
 	return -1
 }
 
-// turn is the message of one user, assistant, tool_result, restore or note row.
-func turn(c Chunk) (provider.Message, error) {
+// turn is the message of one user, assistant, tool_result, restore or note row; ex are the
+// session's image exclusions (a user row's excluded images are not sent, and its text says so).
+func turn(c Chunk, ex Exclusions) (provider.Message, error) {
 	switch c.Kind {
 	case KindUser:
 		var p UserPayload
 		if err := json.Unmarshal(c.Payload, &p); err != nil {
 			return provider.Message{}, err
 		}
-		m := provider.Message{Role: provider.RoleUser, Text: p.Text}
+		ex.Apply(c.Seq, &p)
+		m := provider.Message{Role: provider.RoleUser, Text: p.Text + ExcludedNote(p)}
 		for _, im := range p.Images {
 			if !im.Excluded {
 				m.ImageRefs = append(m.ImageRefs, im.Hash)

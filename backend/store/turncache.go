@@ -9,7 +9,7 @@ import (
 
 // TurnCache derives a session's messages (Turns) from its rows incrementally: rows are
 // append-only, so when the rows given extend the rows of the last call and none of the new
-// ones is a summary (a compaction, a set-aside or an undo), only the new rows are decoded.
+// ones is a summary (a compaction, a set-aside or an undo) or an image exclusion, only the new rows are decoded.
 // Anything else is derived again from all rows. It is not safe for concurrent use.
 type TurnCache struct {
 	n       int   // rows the messages were derived from
@@ -51,8 +51,8 @@ func (tc *TurnCache) extends(chunks []Chunk) bool {
 		return false
 	}
 	for _, c := range chunks[tc.n:] {
-		if c.Kind == KindSummary {
-			return false
+		if c.Kind == KindSummary || c.Kind == KindImageExcluded {
+			return false // it changes what earlier rows send
 		}
 	}
 	return true
@@ -62,7 +62,7 @@ func (tc *TurnCache) extends(chunks []Chunk) bool {
 // is, like any other).
 func rowTurn(c Chunk) (provider.Message, error) {
 	if c.Kind != KindSystem {
-		return turn(c)
+		return turn(c, nil) // a new user row has no exclusion yet: they name earlier rows
 	}
 	var p SystemPayload
 	if err := json.Unmarshal(c.Payload, &p); err != nil {

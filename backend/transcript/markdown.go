@@ -49,8 +49,12 @@ func Export(ctx context.Context, db Reader, id string, w io.Writer, opt Options)
 func Markdown(w io.Writer, s store.Session, rows []store.Chunk, opt Options) error {
 	b := bufio.NewWriter(plain{w})
 	header(b, s)
+	ex, err := store.ExclusionsOf(rows)
+	if err != nil {
+		return err
+	}
 	for _, r := range rows {
-		if err := row(b, r, opt); err != nil {
+		if err := row(b, r, ex, opt); err != nil {
 			return fmt.Errorf("row %d: %w", r.Seq, err)
 		}
 	}
@@ -76,13 +80,15 @@ func header(b *bufio.Writer, s store.Session) {
 }
 
 // row writes one row; unknown kinds are skipped (the set is closed in store).
-func row(b *bufio.Writer, r store.Chunk, opt Options) error {
+// ex are the session's image exclusions.
+func row(b *bufio.Writer, r store.Chunk, ex store.Exclusions, opt Options) error {
 	switch r.Kind {
 	case store.KindUser:
 		var p store.UserPayload
 		if err := json.Unmarshal(r.Payload, &p); err != nil {
 			return err
 		}
+		ex.Apply(r.Seq, &p)
 		fmt.Fprintf(b, "## You (#%d)\n\n", r.Seq)
 		if p.Text != "" {
 			fmt.Fprintf(b, "%s\n\n", p.Text)

@@ -69,3 +69,23 @@ func TestMarkdownHeaderNamesTheLineage(t *testing.T) {
 		}
 	}
 }
+
+// An image a provider refused is named so on its message; the image_excluded row itself is
+// not a section of its own.
+func TestMarkdownMarksAnExcludedImage(t *testing.T) {
+	h1, h2 := strings.Repeat("a", 64), strings.Repeat("b", 64)
+	rows := []store.Chunk{
+		chunk(t, 1, store.KindUser, store.UserPayload{Text: "look", Images: []store.ImageRef{
+			{Hash: h1, MIME: "image/png", Width: 2, Height: 2, Name: "kept.png"}, {Hash: h2, MIME: "image/png", Width: 2, Height: 2, Name: "bad.png"}}}),
+		chunk(t, 2, store.KindImageExcluded, store.ImageExcludedPayload{Images: []store.ExcludedImage{{Seq: 1, Hash: h2}}, Reason: "400 Invalid image."}),
+	}
+	var out strings.Builder
+	if err := Markdown(&out, store.Session{ID: "s", Title: "t"}, rows, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	md := out.String()
+	if !strings.Contains(md, "- Image: bad.png, 2x2, sha256 "+h2+" (excluded from context)") ||
+		strings.Contains(md, "kept.png, 2x2, sha256 "+h1+" (excluded") || strings.Contains(md, "image_excluded") {
+		t.Fatalf("transcript:\n%s", md)
+	}
+}

@@ -266,7 +266,16 @@ test('a text-only model: the attached image is kept, and a note says it is not s
   await page.getByRole('list', { name: 'Attached images' }).getByRole('img', { name: 'dot.gif' }).waitFor();
   await page.getByRole('note').filter({ hasText: 'text-only' }).waitFor();
   await docShot(page, 'controls-text-only');
+  // The note follows the open session's own model: this session keeps gpt-3.5-turbo when the
+  // saved default changes, and loses the note when its header chooses a model that sees images.
   await editSettings(page, (p) => p.getByLabel('Model').fill('fake-model'));
+  await page.getByLabel('Attach image').setInputFiles({ name: 'dot.gif', mimeType: 'image/gif', buffer: gif });
+  await page.getByRole('list', { name: 'Attached images' }).getByRole('img', { name: 'dot.gif' }).first().waitFor();
+  await page.getByRole('note').filter({ hasText: 'text-only' }).waitFor();
+  await page.getByRole('button', { name: /Provider and model of the next run: default · gpt-3.5-turbo/ }).click();
+  await page.getByRole('combobox', { name: 'Session model' }).fill('fake-model');
+  await page.getByRole('button', { name: 'Use for the next run' }).click();
+  await page.getByRole('button', { name: /Provider and model of the next run: default · fake-model/ }).waitFor();
   await page.getByRole('note').filter({ hasText: 'text-only' }).waitFor({ state: 'detached' });
   assert.deepEqual(browser.consoleErrors, []);
 });

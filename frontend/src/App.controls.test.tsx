@@ -118,6 +118,31 @@ describe('conversation controls', () => {
     expect(fake.api.cancel).not.toHaveBeenCalled();
   });
 
+  it('finds in rows not rendered: counts them, and moving to one renders it', async () => {
+    const s = fake.session('long');
+    fake.state.sessions.push(s);
+    const rows = [chunk(s.id, 1, 'user', { text: 'the needle is here' })];
+    for (let seq = 2; seq < 260; seq++) rows.push(seq % 2 ? chunk(s.id, seq, 'assistant', { text: `filler ${seq}` }) : chunk(s.id, seq, 'user', { text: `more ${seq}` }));
+    rows.push(chunk(s.id, 260, 'assistant', { text: 'a needle at the end' }));
+    fake.state.rows.set(s.id, rows);
+    render(<App />);
+    await open(/long/);
+    // A long session renders slowly under load: generous waits.
+    const slow = { timeout: 10000 };
+    await screen.findByText('a needle at the end', {}, slow);
+    expect(screen.queryByText('the needle is here')).toBeNull(); // only the last rows are rendered
+    await userEvent.keyboard('{Control>}f{/Control}');
+    const find = await screen.findByRole('textbox', { name: 'Find in session' });
+    await userEvent.type(find, 'needle');
+    const count = () => screen.getByRole('status', { name: 'Matches' }).textContent;
+    await waitFor(() => expect(count()).toBe('2 of 2'), slow); // the first match on screen, of the whole session's
+    await userEvent.keyboard('{Shift>}{Enter}{/Shift}');
+    await screen.findByText('the needle is here', {}, slow); // rendered to show the match
+    await waitFor(() => expect(count()).toBe('1 of 2'), slow);
+    await userEvent.keyboard('{Enter}');
+    await waitFor(() => expect(count()).toBe('2 of 2'), slow);
+  }, 30000);
+
   it("sets the session's own budgets in the header; a bad number is refused and nothing saved", async () => {
     const s = seed('geo');
     render(<App />);

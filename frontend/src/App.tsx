@@ -141,16 +141,18 @@ export function App() {
     if (!selected && last && list.sessions.some((s) => s.id === last)) open(last);
   }, [restored, win.loaded, list.sessions, selected, open]);
   const [showShortcuts, setShowShortcuts] = useState(false);
-  // Whether the saved model takes images (its name's default); read again when it changes.
+  // Whether the open session's model is sent images (the vision setting, else its name's
+  // default); read again when the settings are saved or the session's model changes.
   const [seesImages, setSeesImages] = useState(true);
+  const sessionModel = record ? `${record.provider}/${record.model}` : '';
   useEffect(() => {
     if (!settings?.model) return;
     let live = true;
-    api.seesImages().then((v) => live && setSeesImages(v), () => {});
+    (selected ? api.sessionSeesImages(selected) : api.seesImages()).then((v) => live && setSeesImages(v), () => {});
     return () => {
       live = false;
     };
-  }, [settings?.model]);
+  }, [settings, selected, sessionModel]);
   const [finding, setFinding] = useState(false);
   const stepSession = (by: number) => {
     const ids = list.sessions.map((s) => s.id);
@@ -384,7 +386,7 @@ export function App() {
               />
             )}
             {current && selected && <SessionBudgets key={`budgets-${selected}`} sessionID={selected} defaults={settings?.budgets} />}
-            {finding && selected && <FindBar root={conversationEl} version={`${selected}:${chat.rows.length}`} onClose={() => setFinding(false)} />}
+            {finding && selected && <FindBar root={conversationEl} version={`${selected}:${chat.rows.length}`} rows={chat.rows} onReveal={showRow} onClose={() => setFinding(false)} />}
             <TaskCtx.Provider value={taskCtx}>
             <Conversation
               key={`conv-${selected}`}

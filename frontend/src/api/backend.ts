@@ -214,8 +214,10 @@ export const api = {
     Chat.SendWithImages(sessionID, text, images as never),
   /** A stored image as a data URL. */
   image: (hash: string): Promise<string> => Sessions.Image(hash),
-  /** Whether the saved model takes images (its name's default). */
+  /** Whether the saved model is sent images (the vision setting, else its name's default). */
   seesImages: (): Promise<boolean> => Chat.SeesImages(),
+  /** Whether the session's next run sends images (its own provider and model). */
+  sessionSeesImages: (sessionID: string): Promise<boolean> => Chat.SessionSeesImages(sessionID),
   /** The command templates and skills of the session's folder and the person's own. */
   palette: (sessionID: string): Promise<PaletteEntry[]> => list<PaletteEntry>(Chat.Palette(sessionID)),
   /** Sends /name args: the template (or skill) expanded in Go; the row records the command. */

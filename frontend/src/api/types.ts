@@ -27,8 +27,8 @@ export interface SessionSummary extends Session {
   running: boolean;
 }
 
-export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'note' | 'usage' | 'hook';
-export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'note', 'usage', 'hook'];
+export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'note' | 'usage' | 'hook' | 'image_excluded';
+export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'note', 'usage', 'hook', 'image_excluded'];
 
 /** One model call's spend, as its row keeps it (assistant, summary and usage rows). */
 export interface RowUsage {
@@ -411,6 +411,13 @@ export interface ContextWindow {
   tokens: number;
 }
 
+/** Whether one provider's model is sent images; a model without an entry is auto (from its name). */
+export interface ModelVision {
+  provider: string;
+  model: string;
+  vision: 'on' | 'off' | 'auto';
+}
+
 export interface Settings {
   /** The provider new sessions use with model. */
   provider: string;
@@ -423,6 +430,7 @@ export interface Settings {
   budgets: Budgets;
   prices: Price[] | null;
   context_windows: ContextWindow[] | null;
+  vision?: ModelVision[] | null;
   theme: Theme;
   /** Desktop notifications while the window is not focused. */
   notifications: boolean;
@@ -440,6 +448,7 @@ export interface SettingsInput {
   budgets: Budgets;
   prices: Price[];
   context_windows: ContextWindow[];
+  vision?: ModelVision[];
   theme: Theme;
   /** Left out: the saved choice stays. */
   notifications?: boolean;

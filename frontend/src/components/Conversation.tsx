@@ -23,6 +23,7 @@ import { StreamingMarkdown } from './StreamingMarkdown';
 import { ToolCard, type CardActions } from './ToolCard';
 import { ReplyActions, UserMessage, type ConversationControls } from './MessageControls';
 import { isFinalReply, placeVersions, type Versions } from '../state/versions';
+import { exclusionsOf, type ImageExcludedPayload } from '../state/exclusions';
 
 interface Props {
   rows: Row[];
@@ -90,6 +91,7 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
   const { results, approvals, hooks, folded, open } = useMemo(() => pairCalls(shown), [shown]);
   const pendingByKey = useMemo(() => new Map(pending.map((p) => [callKey(p.run_id, p.call_id), p])), [pending]);
   const versions = useMemo(() => placeVersions(rows, branches), [rows, branches]);
+  const exclusions = useMemo(() => exclusionsOf(rows), [rows]);
   const orphanPending = pending.filter((p) => !open.has(callKey(p.run_id, p.call_id)));
 
   useLayoutEffect(() => {
@@ -144,6 +146,8 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
           actions={actions}
           controls={controls}
           versions={versions.get(r.seq)}
+          excluded={r.kind === 'user' ? exclusions.bySeq.get(r.seq) : undefined}
+          excludedNames={r.kind === 'image_excluded' ? exclusions.names.get(r.seq) : undefined}
         />
       ))}
       {sent && (
@@ -334,24 +338,29 @@ interface RowProps {
   actions: CardActions;
   controls?: ConversationControls;
   versions?: Versions;
+  /** A user row's images left out of the context: the reason, by hash. */
+  excluded?: Record<string, string>;
+  /** An image_excluded row's images, by name. */
+  excludedNames?: string[];
 }
 
 // Appending a row re-renders the new row (and a card whose call changed), not the rows above.
 const sameRow = (a: RowProps, b: RowProps) =>
-  a.row === b.row && a.focused === b.focused && a.folded === b.folded && a.actions === b.actions && a.controls === b.controls && a.versions === b.versions && sameCards(a.cards, b.cards);
+  a.row === b.row && a.focused === b.focused && a.folded === b.folded && a.actions === b.actions && a.controls === b.controls && a.versions === b.versions &&
+  a.excluded === b.excluded && sameList(a.excludedNames, b.excludedNames) && sameCards(a.cards, b.cards);
 
 const NOTE_TITLES: Record<string, string> = {
   hunk_revert: 'You reverted a hunk; the model is told',
   fork_apply: "A fork's changes were applied here; the model is told",
 };
 
-const RowView = memo(function RowView({ row, focused, folded, cards, actions, controls, versions }: RowProps) {
+const RowView = memo(function RowView({ row, focused, folded, cards, actions, controls, versions, excluded, excludedNames }: RowProps) {
   const cls = focused ? ' focused' : '';
   switch (row.kind) {
     case 'user': {
       const p = row.payload as UserPayload;
       return (
-        <UserMessage seq={row.seq} text={p.text} command={p.command} images={p.images} className={cls} versions={versions} controls={controls} />
+        <UserMessage seq={row.seq} text={p.text} command={p.command} images={p.images} excluded={excluded} className={cls} versions={versions} controls={controls} />
       );
     }
     case 'assistant': {
@@ -462,6 +471,16 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
       return (
         <p className={`note hook${p.failed ? ' bad' : ''}${cls}`} data-seq={row.seq}>
           {describeHook(p)}
+        </p>
+      );
+    }
+    case 'image_excluded': {
+      // A provider refused these images: they stay in the session, left out of the context.
+      const p = row.payload as ImageExcludedPayload;
+      return (
+        <p className={`note image-excluded${cls}`} data-seq={row.seq} role="note" aria-label="Image left out">
+          Left out of the context: {(excludedNames ?? []).join(', ')}. The provider refused {(excludedNames ?? []).length === 1 ? 'it' : 'them'}
+          {p.model ? ` (${p.model})` : ''}: {p.reason}
         </p>
       );
     }

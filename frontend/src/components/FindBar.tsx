@@ -1,5 +1,6 @@
-import { useEffect, useMemo, useState, type KeyboardEvent } from 'react';
-import { findMatches, step } from '../state/find';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import type { Row } from '../api/types';
+import { findMatches, hiddenMatches, step } from '../state/find';
 
 interface Props {
   /** The element to search: the conversation (messages, tool arguments and output). */
@@ -7,6 +8,16 @@ interface Props {
   /** Changes when the conversation does, so the matches are found again. */
   version: unknown;
   onClose: () => void;
+  /** Every row of the open session: the rows not rendered are searched here. */
+  rows?: Row[];
+  /** Renders and scrolls to a row not rendered yet (the conversation widens to include it). */
+  onReveal?: (seq: number) => void;
+}
+
+/** The seq of the first row the conversation renders (Infinity when none). */
+function firstShown(root: HTMLElement): number {
+  const el = root.querySelector<HTMLElement>('[data-seq]');
+  return el ? Number(el.dataset.seq) : Infinity;
 }
 
 type Highlights = { set: (name: string, h: unknown) => void; delete: (name: string) => void };
@@ -26,16 +37,21 @@ function textNodes(root: HTMLElement): Text[] {
 /**
  * The find bar (Ctrl+F): a textbox named "Find in session", the match count, Enter and
  * Shift+Enter for the next and previous match, Esc to close. WebKitGTK has no find bar of
- * its own. It searches the rows on screen ("Show earlier messages" brings older ones in).
+ * its own. It finds in the whole session: the rendered rows in the page's text, the older
+ * rows (not rendered in a long session) in their stored text; moving to one of those renders
+ * it first. Matches run oldest first; the first is the first match on screen.
  */
-export function FindBar({ root, version, onClose }: Props) {
+export function FindBar({ root, version, onClose, rows, onReveal }: Props) {
   const [query, setQuery] = useState('');
   const [current, setCurrent] = useState(-1);
-  const ranges = useMemo(() => {
+  // tick re-reads the page after a row was revealed; keep holds the current match through it.
+  const [tick, setTick] = useState(0);
+  const keep = useRef(false);
+  const { ranges, hidden } = useMemo(() => {
     const el = root();
-    if (!el) return [];
+    if (!el) return { ranges: [], hidden: [] };
     const nodes = textNodes(el);
-    return findMatches(
+    const ranges = findMatches(
       nodes.map((n) => n.data),
       query,
     ).map((m) => {
@@ -44,16 +60,43 @@ export function FindBar({ root, version, onClose }: Props) {
       r.setEnd(nodes[m.text], m.offset + query.length);
       return r;
     });
-    // version: the conversation's rows changed, so its text did.
+    return { ranges, hidden: rows ? hiddenMatches(rows, firstShown(el), query) : [] };
+    // version: the conversation's rows changed, so its text did; tick: more rows rendered.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [query, version, root]);
+  }, [query, version, root, rows, tick]);
+  const total = hidden.length + ranges.length;
 
-  useEffect(() => setCurrent(ranges.length > 0 ? 0 : -1), [ranges]);
+  useEffect(() => {
+    if (keep.current) {
+      keep.current = false;
+      setCurrent((c) => Math.min(c, total - 1));
+      return;
+    }
+    // The first match on screen; with none on screen, the newest of the older rows.
+    setCurrent(ranges.length > 0 ? hidden.length : hidden.length - 1);
+  }, [ranges, hidden, total]);
+
+  // A match in a row not rendered: render it, wait until the page shows it, then read again.
+  const target = current >= 0 && current < hidden.length ? hidden[current].seq : null;
+  useEffect(() => {
+    if (target === null || !onReveal) return;
+    onReveal(target);
+    let frame = 0;
+    const wait = () => {
+      const el = root();
+      if (el && firstShown(el) <= target) {
+        keep.current = true;
+        setTick((t) => t + 1);
+      } else frame = requestAnimationFrame(wait);
+    };
+    frame = requestAnimationFrame(wait);
+    return () => cancelAnimationFrame(frame);
+  }, [target, onReveal, root]);
 
   useEffect(() => {
     const hl = highlights();
     if (hl && Highlight) hl.set('find', new Highlight(...ranges));
-    const r = ranges[current];
+    const r = current >= hidden.length ? ranges[current - hidden.length] : undefined;
     const el = r?.startContainer.parentElement;
     if (hl && Highlight) hl.set('find-current', r ? new Highlight(r) : new Highlight());
     if (!el) return;
@@ -62,7 +105,7 @@ export function FindBar({ root, version, onClose }: Props) {
     el.classList.add('find-current');
     el.scrollIntoView?.({ block: 'center' });
     return () => el.classList.remove('find-current');
-  }, [ranges, current]);
+  }, [ranges, hidden, current]);
 
   useEffect(
     () => () => {
@@ -75,24 +118,24 @@ export function FindBar({ root, version, onClose }: Props) {
   const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
     if (e.key === 'Enter') {
       e.preventDefault();
-      setCurrent((c) => step(c, ranges.length, e.shiftKey));
+      setCurrent((c) => step(c, total, e.shiftKey));
     } else if (e.key === 'Escape') {
       e.preventDefault();
       e.stopPropagation(); // Esc closes the bar and stops no run
       onClose();
     }
   };
-  const count = query.trim() === '' ? '' : ranges.length === 0 ? 'No matches' : `${current + 1} of ${ranges.length}`;
+  const count = query.trim() === '' ? '' : total === 0 ? 'No matches' : `${current + 1} of ${total}`;
   return (
     <div className="find-bar" role="search">
       <input aria-label="Find in session" placeholder="Find in session" value={query} autoFocus onChange={(e) => setQuery(e.target.value)} onKeyDown={onKeyDown} />
       <span className="find-count" role="status" aria-label="Matches">
         {count}
       </span>
-      <button type="button" className="small" aria-label="Previous match" disabled={ranges.length === 0} onClick={() => setCurrent((c) => step(c, ranges.length, true))}>
+      <button type="button" className="small" aria-label="Previous match" disabled={total === 0} onClick={() => setCurrent((c) => step(c, total, true))}>
         ↑
       </button>
-      <button type="button" className="small" aria-label="Next match" disabled={ranges.length === 0} onClick={() => setCurrent((c) => step(c, ranges.length, false))}>
+      <button type="button" className="small" aria-label="Next match" disabled={total === 0} onClick={() => setCurrent((c) => step(c, total, false))}>
         ↓
       </button>
       <button type="button" className="small" aria-label="Close find" onClick={onClose}>

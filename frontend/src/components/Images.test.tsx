@@ -11,6 +11,7 @@ vi.mock('../api/backend', () => ({
 }));
 
 import { MessageBox } from './MessageBox';
+import { RowImages } from './Images';
 
 const png = () => new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], 'shot.png', { type: 'image/png' });
 
@@ -47,5 +48,13 @@ describe('attaching images', () => {
     await screen.findByRole('list', { name: 'Attached images' });
     await userEvent.click(screen.getByRole('button', { name: 'Send' }));
     await waitFor(() => expect(onSend).toHaveBeenCalledWith('', [expect.objectContaining({ name: 'shot.png' })]));
+  });
+
+  it('says on a stored image that a provider refused it, and why', () => {
+    const im = (hash: string, name: string) => ({ hash, mime: 'image/png', width: 4, height: 3, name });
+    render(<RowImages images={[im('h1', 'kept.png'), im('h2', 'big.png')]} excluded={{ h2: '400 the server refused an image: Invalid image.' }} />);
+    const note = screen.getByRole('note', { name: 'big.png excluded from context' });
+    expect(note.textContent).toBe('Excluded from context: 400 the server refused an image: Invalid image.');
+    expect(screen.queryByRole('note', { name: 'kept.png excluded from context' })).toBeNull();
   });
 });

@@ -55,15 +55,15 @@ export function AttachedImages({ images, onRemove, textOnly }: { images: Attache
       </ul>
       {textOnly && (
         <p className="note" role="note">
-          The model is text-only: the images are kept in the session but not sent to it.
+          The model is text-only (see Settings → Images): the images are kept in the session but not sent to it.
         </p>
       )}
     </div>
   );
 }
 
-/** The images of a stored message, loaded from Go by hash. */
-export function RowImages({ images }: { images: ImageRef[] }) {
+/** The images of a stored message, loaded from Go by hash; each one a provider refused says so, and why. */
+export function RowImages({ images, excluded }: { images: ImageRef[]; excluded?: Record<string, string> }) {
   const [urls, setUrls] = useState<Record<string, string>>({});
   useEffect(() => {
     let live = true;
@@ -79,12 +79,21 @@ export function RowImages({ images }: { images: ImageRef[] }) {
   }, [images]);
   return (
     <ul className="thumbs" aria-label="Images">
-      {images.map((im, i) => (
-        <li key={`${im.hash}-${i}`} className={im.excluded ? 'excluded' : undefined}>
-          {urls[im.hash] ? <img src={urls[im.hash]} alt={im.name || `image ${i + 1}`} /> : <span className="thumb-placeholder">{im.name || 'image'}</span>}
-          {im.excluded && <span className="note">excluded from context</span>}
-        </li>
-      ))}
+      {images.map((im, i) => {
+        const reason = excluded?.[im.hash];
+        const out = im.excluded || reason !== undefined;
+        const name = im.name || `image ${i + 1}`;
+        return (
+          <li key={`${im.hash}-${i}`} className={out ? 'excluded' : undefined}>
+            {urls[im.hash] ? <img src={urls[im.hash]} alt={name} /> : <span className="thumb-placeholder">{im.name || 'image'}</span>}
+            {out && (
+              <span className="note" role="note" aria-label={`${name} excluded from context`} title={reason}>
+                Excluded from context{reason ? `: ${reason}` : ''}
+              </span>
+            )}
+          </li>
+        );
+      })}
     </ul>
   );
 }

@@ -66,13 +66,15 @@ interface UserProps {
   /** The slash command or skill the text was expanded from. */
   command?: string;
   images?: ImageRef[];
+  /** Images a provider refused (left out of the context): the reason, by hash. */
+  excluded?: Record<string, string>;
   className: string;
   versions?: Versions;
   controls?: ConversationControls;
 }
 
 /** One of the person's messages, with Edit message (in place), Copy message and its versions. */
-export function UserMessage({ seq, text, command, images, className, versions, controls }: UserProps) {
+export function UserMessage({ seq, text, command, images, excluded, className, versions, controls }: UserProps) {
   const [draft, setDraft] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const send = async () => {
@@ -94,7 +96,7 @@ export function UserMessage({ seq, text, command, images, className, versions, c
   return (
     <article className={`msg user${className}`} aria-label="You" data-seq={seq}>
       {command && <p className="from-command muted">{command}</p>}
-      {images && images.length > 0 && <RowImages images={images} />}
+      {images && images.length > 0 && <RowImages images={images} excluded={excluded} />}
       {draft === null ? (
         text && <p className="plain">{text}</p>
       ) : (

@@ -50,6 +50,18 @@ describe('SettingsPanel', () => {
     expect(onSaved).toHaveBeenCalledWith(expect.objectContaining({ theme: 'dark' }));
   });
 
+  it('saves a vision setting per provider and model', async () => {
+    render(<SettingsPanel settings={{ ...fake.state.settings, vision: [{ provider: 'default', model: 'old-model', vision: 'on' }] }} onSaved={() => {}} />);
+    expect((screen.getByRole('combobox', { name: 'Vision 1' }) as HTMLSelectElement).value).toBe('on');
+    await userEvent.click(screen.getByRole('button', { name: 'Add vision setting' }));
+    expect((screen.getByRole('textbox', { name: 'Vision model 2' }) as HTMLInputElement).value).toBe('fake-model');
+    expect((screen.getByRole('combobox', { name: 'Vision 2' }) as HTMLSelectElement).value).toBe('off');
+    await userEvent.click(screen.getByRole('button', { name: 'Remove vision setting 1' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await screen.findByText('Saved.');
+    expect(fake.api.saveSettings.mock.calls[0][0].vision).toEqual([{ provider: 'default', model: 'fake-model', vision: 'off' }]);
+  });
+
   it('lists the saved rules and deletes one', async () => {
     fake.state.rules = [
       { id: 'r1', tool: 'run_shell_command', pattern: 'git status*', effect: 'allow', scope: 'workspace', scope_id: '/p', created_at: '' },

@@ -1,6 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import { api } from '../api/backend';
-import type { ApprovalMode, Budgets, ConnectionResult, ContextWindow, Preset, Price, Settings, Theme } from '../api/types';
+import type { ApprovalMode, Budgets, ConnectionResult, ContextWindow, ModelVision, Preset, Price, Settings, Theme } from '../api/types';
+import { VisionSettings } from './VisionSettings';
 import { errorMessage } from '../api/types';
 import { useRules } from '../hooks/useSettings';
 import { RulesTable } from './RulesTable';
@@ -51,6 +52,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
   const [budgets, setBudgets] = useState<Budgets>(settings?.budgets ?? NO_BUDGETS);
   const [prices, setPrices] = useState<Price[]>(settings?.prices ?? []);
   const [windows, setWindows] = useState<ContextWindow[]>(settings?.context_windows ?? []);
+  const [vision, setVision] = useState<ModelVision[]>(settings?.vision ?? []);
   const [theme, setTheme] = useState<Theme>(settings?.theme ?? 'system');
   const [notifications, setNotifications] = useState(settings?.notifications ?? true);
   const [models, setModels] = useState<string[]>([]);
@@ -71,6 +73,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
     setBudgets(settings.budgets ?? NO_BUDGETS);
     setPrices(settings.prices ?? []);
     setWindows(settings.context_windows ?? []);
+    setVision(settings.vision ?? []);
     setTheme(settings.theme ?? 'system');
     setNotifications(settings.notifications ?? true);
   }, [settings]);
@@ -120,6 +123,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
         budgets,
         prices: prices.filter((p) => p.model.trim()),
         context_windows: windows.filter((w) => w.model.trim()),
+        vision: vision.filter((v) => v.model.trim()),
         theme,
         notifications,
       });
@@ -320,6 +324,8 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
           Add context window
         </button>
       </div>
+
+      <VisionSettings rows={vision} onChange={setVision} providers={providerNames} provider={provider} model={model} />
 
       <ProvidersSettings onSaved={() => void loadProviderNames()} />
 

@@ -78,6 +78,12 @@ export function summarize(row: Row, max = 140): string {
       s = `${p.reason}: ${spendText(p.usage)}`;
       break;
     }
+    case 'image_excluded': {
+      const p = row.payload as { images?: { seq: number }[]; reason?: string };
+      const seqs = [...new Set((p.images ?? []).map((im) => `#${im.seq}`))].join(', ');
+      s = `${p.images?.length ?? 0} image(s) of ${seqs} left out of the context: ${p.reason ?? ''}`;
+      break;
+    }
   }
   // Cut before collapsing whitespace: a 1 MB tool result costs what 400 characters do.
   s = s.slice(0, max * 3).replace(/\s+/g, ' ').trim();

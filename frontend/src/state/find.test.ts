@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findMatches, step } from './find';
+import type { Row } from '../api/types';
+import { findMatches, hiddenMatches, step } from './find';
 
 describe('find', () => {
   it('finds every occurrence across texts, ignoring case', () => {
@@ -18,5 +19,22 @@ describe('find', () => {
     expect(step(2, 3, false)).toBe(0);
     expect(step(0, 3, true)).toBe(2);
     expect(step(0, 0, false)).toBe(-1);
+  });
+});
+
+describe('hiddenMatches', () => {
+  const row = (seq: number, kind: Row['kind'], payload: unknown): Row => ({ session_id: 's', seq, kind, payload, run_id: 'r', created_at: '', tokens: 0 });
+  const rows = [
+    row(1, 'user', { text: 'find the needle' }),
+    row(2, 'assistant', { text: 'Needle? Let me look.', reasoning: 'a needle', tool_calls: [{ id: 'c', name: 'search_text', arguments: '{"pattern":"needle"}' }] }),
+    row(3, 'tool_result', { call_id: 'c', name: 'search_text', content: 'a.txt: needle, needle', is_error: false }),
+    row(4, 'usage', { usage: {}, reason: 'needle' }),
+    row(5, 'user', { text: 'needle again' }),
+  ];
+  it('counts each match of the rows not rendered, in row order, in messages, arguments and output', () => {
+    expect(hiddenMatches(rows, 5, 'NEEDLE').map((m) => m.seq)).toEqual([1, 2, 2, 2, 3, 3]);
+    expect(hiddenMatches(rows, 1, 'needle')).toEqual([]);
+    expect(hiddenMatches(rows, Infinity, 'needle')).toHaveLength(7);
+    expect(hiddenMatches(rows, Infinity, ' ')).toEqual([]);
   });
 });

@@ -1,5 +1,8 @@
 // Find in the session (Ctrl+F): where a query occurs in the text the conversation shows.
-// WebKitGTK has no find bar of its own, so the page finds in its own text nodes.
+// WebKitGTK has no find bar of its own, so the page finds in its own text nodes, and in the
+// rows of the session it has not rendered (long sessions render their last rows only).
+
+import type { AssistantPayload, Row, ToolResultPayload } from '../api/types';
 
 /** One match: the index of the text it is in and its offset there. */
 export interface Match {
@@ -29,4 +32,42 @@ export function step(current: number, count: number, back: boolean): number {
   if (count === 0) return -1;
   if (current < 0) return back ? count - 1 : 0;
   return (current + (back ? count - 1 : 1)) % count;
+}
+
+/** What a row shows that find searches: messages, reasoning, tool arguments and output, notes. */
+export function rowTexts(row: Row): string[] {
+  const p = row.payload as Record<string, unknown> | null;
+  if (!p) return [];
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? [v] : []);
+  switch (row.kind) {
+    case 'assistant': {
+      const a = p as unknown as AssistantPayload;
+      return [...str(a.reasoning), ...str(a.text), ...(a.tool_calls ?? []).flatMap((c) => str(c.arguments))];
+    }
+    case 'tool_result':
+      return str((p as unknown as ToolResultPayload).content);
+    case 'approval':
+      return str(p.reason);
+    case 'user':
+    case 'note':
+    case 'summary':
+    case 'system':
+      return str(p.text);
+    default:
+      return [];
+  }
+}
+
+/**
+ * The matches in rows the conversation has not rendered (seq < firstShown): one entry per
+ * match, with its row, oldest first. The rendered rows are searched in the page's own text.
+ */
+export function hiddenMatches(rows: Row[], firstShown: number, query: string): { seq: number }[] {
+  if (query.trim() === '') return [];
+  const out: { seq: number }[] = [];
+  for (const r of rows) {
+    if (r.seq >= firstShown) break;
+    for (let n = findMatches(rowTexts(r), query).length; n > 0; n--) out.push({ seq: r.seq });
+  }
+  return out;
 }

@@ -376,6 +376,7 @@ export function makeFakeApi() {
     }),
     image: vi.fn(async (_hash: string) => 'data:image/png;base64,iVBORw0KGgo='),
     seesImages: vi.fn(async () => state.seesImages),
+    sessionSeesImages: vi.fn(async (_id: string) => state.seesImages),
     // Edit and Regenerate fork as Go does (rows before the edited message; through the
     // regenerated reply's message) and start a run in the fork.
     editAndResend: vi.fn(async (id: string, seq: number, text: string): Promise<ForkedRun> => {

@@ -272,6 +272,22 @@ export namespace config {
 	        this.found = source["found"];
 	    }
 	}
+	export class ModelVision {
+	    provider: string;
+	    model: string;
+	    vision: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelVision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	        this.vision = source["vision"];
+	    }
+	}
 	export class Preset {
 	    name: string;
 	    base_url: string;
@@ -1147,6 +1163,7 @@ export namespace desktop {
 	    budgets: config.Budgets;
 	    prices: config.Price[];
 	    context_windows: config.ContextWindow[];
+	    vision: config.ModelVision[];
 	    theme: string;
 	    notifications: boolean;
 	
@@ -1166,6 +1183,7 @@ export namespace desktop {
 	        this.budgets = this.convertValues(source["budgets"], config.Budgets);
 	        this.prices = this.convertValues(source["prices"], config.Price);
 	        this.context_windows = this.convertValues(source["context_windows"], config.ContextWindow);
+	        this.vision = this.convertValues(source["vision"], config.ModelVision);
 	        this.theme = source["theme"];
 	        this.notifications = source["notifications"];
 	    }
@@ -1303,6 +1321,7 @@ export namespace desktop {
 	    budgets: config.Budgets;
 	    prices: config.Price[];
 	    context_windows: config.ContextWindow[];
+	    vision: config.ModelVision[];
 	    theme: string;
 	    notifications?: boolean;
 	
@@ -1321,6 +1340,7 @@ export namespace desktop {
 	        this.budgets = this.convertValues(source["budgets"], config.Budgets);
 	        this.prices = this.convertValues(source["prices"], config.Price);
 	        this.context_windows = this.convertValues(source["context_windows"], config.ContextWindow);
+	        this.vision = this.convertValues(source["vision"], config.ModelVision);
 	        this.theme = source["theme"];
 	        this.notifications = source["notifications"];
 	    }

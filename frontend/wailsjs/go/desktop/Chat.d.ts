@@ -41,6 +41,8 @@ export function SendWithImages(arg1:string,arg2:string,arg3:Array<desktop.ImageI
 
 export function SessionBudgets(arg1:string):Promise<store.SessionBudgets>;
 
+export function SessionSeesImages(arg1:string):Promise<boolean>;
+
 export function SetMode(arg1:string,arg2:string,arg3:string):Promise<store.SessionMode>;
 
 export function SetSessionBudgets(arg1:string,arg2:store.SessionBudgets):Promise<store.SessionBudgets>;

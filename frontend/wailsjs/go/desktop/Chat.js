@@ -74,6 +74,10 @@ export function SessionBudgets(arg1) {
   return window['go']['desktop']['Chat']['SessionBudgets'](arg1);
 }
 
+export function SessionSeesImages(arg1) {
+  return window['go']['desktop']['Chat']['SessionSeesImages'](arg1);
+}
+
 export function SetMode(arg1, arg2, arg3) {
   return window['go']['desktop']['Chat']['SetMode'](arg1, arg2, arg3);
 }
