@@ -107,14 +107,16 @@ func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error)
 func (h *Chat) Cancel(sessionID string) { h.c.st.Runner.Cancel(sessionID) }
 
 // PendingApprovals lists the session's calls waiting for the person.
-func (h *Chat) PendingApprovals(sessionID string) []PendingApproval { return h.c.pending(sessionID) }
+func (h *Chat) PendingApprovals(sessionID string) []loop.ApprovalRequestedPayload {
+	return h.c.pending(sessionID)
+}
 
-func (c *core) pending(sessionID string) []PendingApproval {
+// pending lists the session's waiting calls in the shape approval_requested carries them.
+func (c *core) pending(sessionID string) []loop.ApprovalRequestedPayload {
 	ps := c.st.Approver.Pending(sessionID)
-	out := make([]PendingApproval, len(ps))
+	out := make([]loop.ApprovalRequestedPayload, len(ps))
 	for i, p := range ps {
-		out[i] = PendingApproval{CallID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, ReadOnly: p.ReadOnly,
-			Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(p.Call), Hunks: p.Proposal}
+		out[i] = loop.PendingView(p)
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package desktop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -180,29 +179,16 @@ type SessionSummary struct {
 	Running bool `json:"running"`
 }
 
-// PendingApproval is a tool call waiting for the person.
-type PendingApproval struct {
-	CallID    string `json:"call_id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-	ReadOnly  bool   `json:"read_only"`
-	Sandboxed bool   `json:"sandboxed"` // as approval_requested: will run in the sandbox
-	Network   bool   `json:"network"`   // asks for network
-	// Hunks (approval mode review): what the call would write, hunk by hunk
-	// (loop.ProposedHunk), so a page opened while it waits shows them too.
-	Hunks json.RawMessage `json:"hunks,omitempty"`
-}
-
 // SessionView is one session with everything the window shows of it when it opens. Meters
 // are what the meters show while no run is going: the last run's, against its limits.
 type SessionView struct {
-	Session      Session           `json:"session"`
-	Rows         []loop.StoredRow  `json:"rows"`
-	Runs         []store.Run       `json:"runs"`
-	Pending      []PendingApproval `json:"pending"`
-	RunningRunID string            `json:"running_run_id"`
-	Meters       []loop.Meter      `json:"meters"`
-	Sandbox      SandboxView       `json:"sandbox"` // what the next run's shell commands get
+	Session      Session                         `json:"session"`
+	Rows         []loop.StoredRow                `json:"rows"`
+	Runs         []store.Run                     `json:"runs"`
+	Pending      []loop.ApprovalRequestedPayload `json:"pending"`
+	RunningRunID string                          `json:"running_run_id"`
+	Meters       []loop.Meter                    `json:"meters"`
+	Sandbox      SandboxView                     `json:"sandbox"` // what the next run's shell commands get
 	// Mode is the mode the window keeps for the session; Totals what all its runs used;
 	// Queued the messages waiting for the running run's next tool boundary.
 	Mode   store.SessionMode    `json:"mode"`

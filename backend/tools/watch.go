@@ -27,10 +27,12 @@ const (
 	ChangeRenamed ChangeOp = "renamed"
 )
 
-// Change is one path that changed, relative to the watched root, slash-separated.
+// Change is one path that changed, relative to the watched root, slash-separated. It is
+// also what the window's workspace:changed event carries. (A row's recorded change is
+// checkpoint.Change: the watcher reports moves, a record reports contents.)
 type Change struct {
-	Path string
-	Op   ChangeOp
+	Path string   `json:"path"`
+	Op   ChangeOp `json:"op"`
 }
 
 // WarningKind classifies watcher warnings.
