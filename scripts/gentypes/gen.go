@@ -23,15 +23,16 @@ const module = "github.com/loopdesk/loopdesk"
 // whose constants it finds in the Go source (enums), every type reachable from the roots.
 // A second Go type with the same name is an error: the page has one type per concept.
 type gen struct {
-	root    string // the module's folder, to read constants from source
-	named   map[reflect.Type]string
-	byName  map[string]reflect.Type
-	order   []reflect.Type // structs and enums in the order first reached
-	enums   map[reflect.Type][]string
-	consts  map[string]map[string][]string // package path -> type name -> values, source order
-	special map[reflect.Type]string        // types written as given (the Row union)
-	renames map[reflect.Type]string        // TypeScript names that differ from Go's
-	errs    []string
+	root       string // the module's folder, to read constants from source
+	named      map[reflect.Type]string
+	byName     map[string]reflect.Type
+	order      []reflect.Type // structs and enums in the order first reached
+	enums      map[reflect.Type][]string
+	consts     map[string]map[string][]string // package path -> type name -> values, source order
+	special    map[reflect.Type]string        // types written as given (the Row union)
+	renames    map[reflect.Type]string        // TypeScript names that differ from Go's
+	fieldEnums map[string]reflect.Type        // "Type.field" -> the enum a plain string field holds
+	errs       []string
 }
 
 func newGen(root string) *gen {
@@ -86,8 +87,18 @@ func (g *gen) add(t reflect.Type) {
 	g.name(t)
 	g.order = append(g.order, t)
 	if t.Kind() == reflect.Struct {
+		for i := range t.NumField() { // embedded named structs are declared too (see embeds)
+			if f := t.Field(i); f.Anonymous && f.Type.Kind() == reflect.Struct && f.Type.Name() != t.Name() {
+				g.add(f.Type)
+			}
+		}
 		for _, f := range fields(t) {
 			g.add(f.typ)
+		}
+		for _, f := range fields(t) {
+			if e, ok := g.fieldEnums[t.Name()+"."+f.name]; ok {
+				g.add(e)
+			}
 		}
 	}
 }
@@ -282,14 +293,49 @@ func (g *gen) inline(t reflect.Type) string {
 }
 
 // block writes a struct's members one per line, for a declaration.
-func (g *gen) block(t reflect.Type) string {
+func (g *gen) block(t reflect.Type, fs []field) string {
 	var b strings.Builder
 	b.WriteString("{\n")
-	for _, f := range fields(t) {
+	for _, f := range fs {
+		if e, ok := g.fieldEnums[t.Name()+"."+f.name]; ok {
+			f.typ = e
+		}
 		b.WriteString("  " + g.member(f) + ";\n")
 	}
 	b.WriteString("}")
 	return b.String()
+}
+
+// embeds splits a struct into the named structs it embeds (written as "extends", so a shared
+// part such as store.Counters stays one type) and its own members. It returns no embeds
+// when an own member shadows an embedded one: the members are then flattened.
+func (g *gen) embeds(t reflect.Type) ([]string, []field) {
+	var ext []string
+	inherited := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		et := f.Type
+		if !f.Anonymous || f.Tag.Get("json") != "" || et.Kind() != reflect.Struct || et.Name() == "" {
+			continue
+		}
+		if _, ok := g.named[et]; !ok {
+			return nil, fields(t)
+		}
+		ext = append(ext, g.named[et])
+		for _, ef := range fields(et) {
+			inherited[ef.name] = true
+		}
+	}
+	var own []field
+	for _, f := range fields(t) {
+		if !inherited[f.name] {
+			own = append(own, f)
+		}
+	}
+	if len(own)+len(inherited) != len(fields(t)) {
+		return nil, fields(t) // shadowing: flatten
+	}
+	return ext, own
 }
 
 func (g *gen) member(f field) string {
@@ -318,7 +364,12 @@ func (g *gen) decl(t reflect.Type) string {
 	if vals, ok := g.enums[t]; ok {
 		return fmt.Sprintf("/** Go: %s.%s */\nexport type %s = %s;\n", pkgName(t), t.Name(), n, union(vals))
 	}
-	return fmt.Sprintf("/** Go: %s.%s */\nexport interface %s %s\n", pkgName(t), t.Name(), n, g.block(t))
+	ext, own := g.embeds(t)
+	head := n
+	if len(ext) > 0 {
+		head += " extends " + strings.Join(ext, ", ")
+	}
+	return fmt.Sprintf("/** Go: %s.%s */\nexport interface %s %s\n", pkgName(t), t.Name(), head, g.block(t, own))
 }
 
 func union(vals []string) string {

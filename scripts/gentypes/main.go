@@ -19,10 +19,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
+	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
+	"github.com/loopdesk/loopdesk/backend/sandbox"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -84,6 +88,33 @@ var renames = map[reflect.Type]string{
 	// What the watcher saw happen to a path, not a row's recorded change (checkpoint.Change).
 	reflect.TypeFor[tools.Change]():   "PathChange",
 	reflect.TypeFor[tools.ChangeOp](): "ChangeOp",
+	// Names too general for the page's one namespace.
+	reflect.TypeFor[mcp.Status]():            "McpStatus",
+	reflect.TypeFor[mcp.State]():             "McpState",
+	reflect.TypeFor[mcp.Config]():            "McpConfig",
+	reflect.TypeFor[mcp.ServerConfig]():      "McpServerConfig",
+	reflect.TypeFor[mcp.NameMapping]():       "McpName",
+	reflect.TypeFor[desktop.MCPView]():       "McpView",
+	reflect.TypeFor[config.Kind]():           "ProviderKind",
+	reflect.TypeFor[agents.Definition]():     "AgentDefinition",
+	reflect.TypeFor[desktop.SavedSettings](): "Settings",
+	reflect.TypeFor[store.Effect]():          "RuleEffect",
+	reflect.TypeFor[store.Scope]():           "RuleScope",
+	reflect.TypeFor[tools.Mode]():            "ApprovalMode",
+	reflect.TypeFor[sandbox.Mode]():          "SandboxMode",
+	reflect.TypeFor[config.KeySource]():      "KeySource",
+}
+
+// fieldEnums gives a string field the values of a Go enum type where the field itself is
+// declared as a plain string ("Type.json_name" -> the enum), so the page still gets a union.
+var fieldEnums = map[string]reflect.Type{
+	"SavedSettings.approval_mode": reflect.TypeFor[tools.Mode](),
+	"SettingsInput.approval_mode": reflect.TypeFor[tools.Mode](),
+	"SandboxSetting.mode":         reflect.TypeFor[sandbox.Mode](),
+	"SandboxInput.mode":           reflect.TypeFor[sandbox.Mode](),
+	"SandboxInput.scope":          reflect.TypeFor[store.Scope](),
+	"SavedSettings.key_source":    reflect.TypeFor[config.KeySource](),
+	"HookView.source":             reflect.TypeFor[hooks.Source](),
 }
 
 var rowType = reflect.TypeFor[loop.StoredRow]()
@@ -93,6 +124,7 @@ func Generate(root string) ([]byte, error) {
 	g := newGen(root)
 	g.special[rowType] = "Row"
 	g.renames = renames
+	g.fieldEnums = fieldEnums
 	roots := rootTypes()
 	for _, t := range roots {
 		g.add(t)
