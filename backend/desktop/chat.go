@@ -142,7 +142,7 @@ type DecisionInput struct {
 	Always *RuleInput `json:"always"`
 	// Hunks (approval mode review): the person's choice for each proposed hunk of a
 	// write_file or edit_file call; a hunk not named is kept.
-	Hunks []tools.HunkChoice `json:"hunks"`
+	Hunks []tools.HunkChoice `json:"hunks,omitempty"`
 }
 
 // Decide answers a pending call. It is refused unless that exact call of that session is

@@ -55,6 +55,16 @@ func (p Price) invalid() bool {
 	return false
 }
 
+// Theme is the window's colour scheme.
+type Theme string
+
+// Themes.
+const (
+	ThemeSystem Theme = "system" // follow the desktop
+	ThemeLight  Theme = "light"
+	ThemeDark   Theme = "dark"
+)
+
 // ContextWindow is a model's context size in tokens.
 type ContextWindow struct {
 	Model  string `json:"model"`
@@ -76,7 +86,7 @@ type SavedSettings struct {
 	Budgets        Budgets         `json:"budgets"`
 	Prices         []Price         `json:"prices"`
 	ContextWindows []ContextWindow `json:"context_windows"`
-	Theme          string          `json:"theme"` // "system", "light" or "dark"
+	Theme          Theme           `json:"theme"`
 	// Notifications: desktop notifications when a call waits or a run ends while the window
 	// is not focused (notifications.go). On unless turned off.
 	Notifications bool `json:"notifications"`
@@ -94,7 +104,7 @@ type SettingsInput struct {
 	Budgets        Budgets         `json:"budgets"`
 	Prices         []Price         `json:"prices"`
 	ContextWindows []ContextWindow `json:"context_windows"`
-	Theme          string          `json:"theme"`
+	Theme          Theme           `json:"theme"`
 	// Notifications turns desktop notifications on or off; nil keeps the saved choice.
 	Notifications *bool `json:"notifications,omitempty"`
 }
@@ -176,11 +186,12 @@ func (s SettingsStore) Load(ctx context.Context) (SavedSettings, error) {
 	if !tools.Mode(out.ApprovalMode).Valid() {
 		out.ApprovalMode = string(tools.ModeAsk)
 	}
-	if out.Theme, err = get(keyTheme); err != nil {
+	theme, err := get(keyTheme)
+	if err != nil {
 		return SavedSettings{}, err
 	}
-	if out.Theme != "light" && out.Theme != "dark" {
-		out.Theme = "system"
+	if out.Theme = Theme(theme); out.Theme != ThemeLight && out.Theme != ThemeDark {
+		out.Theme = ThemeSystem
 	}
 	out.Notifications = true
 	if v, err := get(keyNotifications); err != nil {
@@ -238,9 +249,9 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSetting
 	}
 	theme := in.Theme
 	if theme == "" {
-		theme = "system"
+		theme = ThemeSystem
 	}
-	if theme != "system" && theme != "light" && theme != "dark" {
+	if theme != ThemeSystem && theme != ThemeLight && theme != ThemeDark {
 		return SavedSettings{}, fmt.Errorf("unknown theme %q", theme)
 	}
 	b := in.Budgets
@@ -291,7 +302,7 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSetting
 	pj, _ := json.Marshal(prices)
 	wj, _ := json.Marshal(windows)
 	kvs := [][2]string{{keyProvider, prov}, {keyBaseURL, base}, {keyModel, model}, {keyApprovalMode, mode},
-		{keyTheme, theme}, {keyBudgets, string(bj)}, {keyPrices, string(pj)}, {keyContextWindows, string(wj)}}
+		{keyTheme, string(theme)}, {keyBudgets, string(bj)}, {keyPrices, string(pj)}, {keyContextWindows, string(wj)}}
 	if in.Notifications != nil {
 		kvs = append(kvs, [2]string{keyNotifications, map[bool]string{true: "on", false: "off"}[*in.Notifications]})
 	}

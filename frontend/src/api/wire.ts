@@ -268,7 +268,7 @@ export interface DecisionInput {
   reason: string;
   arguments: string;
   always: RuleInput | null;
-  hunks: HunkChoice[] | null;
+  hunks?: HunkChoice[];
 }
 
 /** Go: loop.DeltaPayload */
@@ -606,7 +606,7 @@ export interface Plan {
 /** Go: store.PlanStep */
 export interface PlanStep {
   step: string;
-  status: string;
+  status: StepStatus;
 }
 
 /** Go: config.Preset */
@@ -918,7 +918,7 @@ export interface Settings {
   budgets: Budgets;
   prices: Price[] | null;
   context_windows: ContextWindow[] | null;
-  theme: string;
+  theme: Theme;
   notifications: boolean;
 }
 
@@ -933,12 +933,15 @@ export interface SettingsInput {
   budgets: Budgets;
   prices: Price[] | null;
   context_windows: ContextWindow[] | null;
-  theme: string;
+  theme: Theme;
   notifications?: boolean;
 }
 
 /** Go: hooks.Source */
 export type Source = 'personal' | 'project';
+
+/** Go: store.StepStatus */
+export type StepStatus = 'pending' | 'in_progress' | 'completed';
 
 /** Go: loop.StopReason */
 export type StopReason = 'completed' | 'max_turns' | 'max_tool_calls' | 'loop_detected' | 'token_budget' | 'cost_budget' | 'timeout' | 'context_exceeded' | 'cancelled' | 'truncated' | 'refused' | 'provider_error' | 'error';
@@ -956,6 +959,9 @@ export interface SummaryPayload {
 export interface SystemPayload {
   text: string;
 }
+
+/** Go: desktop.Theme */
+export type Theme = 'system' | 'light' | 'dark';
 
 /** Go: store.ToolCall */
 export interface ToolCall {
