@@ -31,7 +31,7 @@ type gen struct {
 	consts     map[string]map[string][]string // package path -> type name -> values, source order
 	special    map[reflect.Type]string        // types written as given (the Row union)
 	renames    map[reflect.Type]string        // TypeScript names that differ from Go's
-	fieldEnums map[string]reflect.Type        // "Type.field" -> the enum a plain string field holds
+	fieldEnums map[string]fieldEnum           // "Type.field" -> the enum a plain string field holds
 	errs       []string
 }
 
@@ -97,7 +97,7 @@ func (g *gen) add(t reflect.Type) {
 		}
 		for _, f := range fields(t) {
 			if e, ok := g.fieldEnums[t.Name()+"."+f.name]; ok {
-				g.add(e)
+				g.add(e.typ)
 			}
 		}
 	}
@@ -167,6 +167,12 @@ func readConsts(dir string) map[string][]string {
 		}
 	}
 	return out
+}
+
+// fieldEnum is the enum a plain string field holds (and whether it may also be "").
+type fieldEnum struct {
+	typ     reflect.Type
+	orEmpty bool
 }
 
 // field is one JSON member of a struct.
@@ -297,10 +303,14 @@ func (g *gen) block(t reflect.Type, fs []field) string {
 	var b strings.Builder
 	b.WriteString("{\n")
 	for _, f := range fs {
+		m := g.member(f)
 		if e, ok := g.fieldEnums[t.Name()+"."+f.name]; ok {
-			f.typ = e
+			f.typ = e.typ
+			if m = g.member(f); e.orEmpty {
+				m += " | ''"
+			}
 		}
-		b.WriteString("  " + g.member(f) + ";\n")
+		b.WriteString("  " + m + ";\n")
 	}
 	b.WriteString("}")
 	return b.String()

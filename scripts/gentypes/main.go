@@ -106,15 +106,17 @@ var renames = map[reflect.Type]string{
 }
 
 // fieldEnums gives a string field the values of a Go enum type where the field itself is
-// declared as a plain string ("Type.json_name" -> the enum), so the page still gets a union.
-var fieldEnums = map[string]reflect.Type{
-	"SavedSettings.approval_mode": reflect.TypeFor[tools.Mode](),
-	"SettingsInput.approval_mode": reflect.TypeFor[tools.Mode](),
-	"SandboxSetting.mode":         reflect.TypeFor[sandbox.Mode](),
-	"SandboxInput.mode":           reflect.TypeFor[sandbox.Mode](),
-	"SandboxInput.scope":          reflect.TypeFor[store.Scope](),
-	"SavedSettings.key_source":    reflect.TypeFor[config.KeySource](),
-	"HookView.source":             reflect.TypeFor[hooks.Source](),
+// declared as a plain string ("Type.json_name" -> the enum), so the page still gets a union;
+// orEmpty when the field may also be "".
+var fieldEnums = map[string]fieldEnum{
+	"SavedSettings.approval_mode": {reflect.TypeFor[tools.Mode](), false},
+	"SettingsInput.approval_mode": {reflect.TypeFor[tools.Mode](), false},
+	"SessionMode.approve":         {reflect.TypeFor[tools.Mode](), true}, // "": the saved default
+	"SandboxSetting.mode":         {reflect.TypeFor[sandbox.Mode](), false},
+	"SandboxInput.mode":           {reflect.TypeFor[sandbox.Mode](), false},
+	"SandboxInput.scope":          {reflect.TypeFor[store.Scope](), false},
+	"SavedSettings.key_source":    {reflect.TypeFor[config.KeySource](), false},
+	"HookView.source":             {reflect.TypeFor[hooks.Source](), false},
 }
 
 var rowType = reflect.TypeFor[loop.StoredRow]()

@@ -8,7 +8,6 @@ import * as SettingsService from '../../wailsjs/go/desktop/Settings';
 import * as Workspace from '../../wailsjs/go/desktop/Workspace';
 import * as WindowService from '../../wailsjs/go/desktop/Window';
 import { BrowserOpenURL, ClipboardSetText, EventsOn } from '../../wailsjs/runtime/runtime';
-import type { QueuedMessage } from './events';
 import type {
   AgentDefinition,
   Applied,
@@ -34,7 +33,8 @@ import type {
   McpConfig,
   McpStatus,
   McpView,
-  Pending,
+  ApprovalRequestedPayload,
+  QueuedMessage,
   PinnedPlan,
   Plan,
   Provider,
@@ -63,19 +63,9 @@ import type {
   WorkspaceWarning,
 } from './types';
 
-// Wails event channels, mirrored from Go (desktop.EventLoop, ...; a Go test checks them).
-/** The Wails event that carries every loop event. */
-export const LOOP_EVENT = 'loop:event';
-/** The watcher's debounced changes of a workspace. */
-export const WORKSPACE_CHANGED = 'workspace:changed';
-/** A watcher problem (for example, watch limit reached). */
-export const WORKSPACE_WARNING = 'workspace:warning';
-/** An MCP server's status changed (Settings → MCP servers). */
-export const MCP_STATUS = 'mcp:status';
-/** A later `loopdesk FOLDER` launch: open a new session in {path}. */
-export const APP_OPEN_FOLDER = 'app:open-folder';
-/** A click on a desktop notification: show {session_id, run_id, call_id}. */
-export const APP_FOCUS_CARD = 'app:focus-card';
+// The Wails channels' names are declared in Go (desktop.Channels) and generated into wire.ts.
+import { APP_FOCUS_CARD, APP_OPEN_FOLDER, LOOP_EVENT, MCP_STATUS, WORKSPACE_CHANGED, WORKSPACE_WARNING } from './wire';
+export { APP_FOCUS_CARD, APP_OPEN_FOLDER, LOOP_EVENT, MCP_STATUS, WORKSPACE_CHANGED, WORKSPACE_WARNING };
 
 /** A loop event as it arrives: "type" names it; see events.ts for each shape. */
 export interface WireEvent {
@@ -86,8 +76,8 @@ export interface WireEvent {
   [field: string]: unknown;
 }
 
-// The generated models type json.RawMessage and nested structs loosely; cast
-// through unknown to the shapes in types.ts, which say what really arrives.
+// The Wails bindings' models (wailsjs/go/models.ts) type json.RawMessage and nested structs
+// loosely; cast through unknown to the generated wire types (wire.ts), which say what arrives.
 const as = <T>(p: Promise<unknown>): Promise<T> => p as Promise<T>;
 const list = async <T>(p: Promise<unknown>): Promise<T[]> => ((await p) ?? []) as T[];
 
@@ -159,16 +149,11 @@ export const api = {
   openSession: async (id: string): Promise<SessionView> => {
     const v = (await Sessions.OpenSession(id)) as unknown as SessionView;
     return {
-      session: v.session,
+      ...v,
       rows: v.rows ?? [],
       runs: v.runs ?? [],
       pending: v.pending ?? [],
-      running_run_id: v.running_run_id ?? '',
       meters: v.meters ?? [],
-      mode: v.mode ?? { mode: 'execute', approve: '' },
-      totals: v.totals ?? {
-        session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0,
-      },
       queued: v.queued ?? [],
     };
   },
@@ -230,7 +215,8 @@ export const api = {
   /** Saves the session's own budgets; the next run of it (window or CLI) uses them. */
   setSessionBudgets: (sessionID: string, b: SessionBudgets): Promise<SessionBudgets> =>
     as<SessionBudgets>(Chat.SetSessionBudgets(sessionID, b as never)),
-  pendingApprovals: (sessionID: string): Promise<Pending[]> => list<Pending>(Chat.PendingApprovals(sessionID)),
+  pendingApprovals: (sessionID: string): Promise<ApprovalRequestedPayload[]> =>
+    list<ApprovalRequestedPayload>(Chat.PendingApprovals(sessionID)),
   decide: (sessionID: string, callID: string, d: DecisionInput): Promise<void> =>
     Chat.Decide(sessionID, callID, d as never),
   suggestRule: (sessionID: string, callID: string): Promise<RuleInput> =>

@@ -883,7 +883,7 @@ export interface SessionBudgets {
 /** Go: store.SessionMode */
 export interface SessionMode {
   mode: RunMode;
-  approve: string;
+  approve: ApprovalMode | '';
 }
 
 /** Go: desktop.SessionSummary */

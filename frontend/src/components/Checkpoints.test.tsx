@@ -1,7 +1,6 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { FileChange } from '../api/events';
 import type { Change, Row } from '../api/types';
 import { chunk, makeFakeApi } from '../test/fakeApi';
 
@@ -31,7 +30,7 @@ function rows(): Row[] {
   ];
 }
 
-function wrap(ui: React.ReactNode, live: Record<number, FileChange[]> = {}, onForked = vi.fn()) {
+function wrap(ui: React.ReactNode, live: Record<number, Change[]> = {}, onForked = vi.fn()) {
   return render(
     <CheckpointProvider sessionID="s1" rows={rows()} live={live} onForked={onForked} onError={vi.fn()}>
       {ui}

@@ -4,7 +4,7 @@ import type {
   ApprovalPayload,
   AssistantPayload,
   RestorePayload,
-  RowUsage,
+  Usage,
   Row,
   SummaryPayload,
   ToolResultPayload,
@@ -162,7 +162,7 @@ export const STOP_TEXT: Record<string, string> = {
 };
 
 /** A model call's spend in words: "1.2k in (300 cached) / 40 out · $0.0012", or "usage unreported". */
-export function spendText(u: RowUsage | undefined): string {
+export function spendText(u: Usage | undefined): string {
   if (!u || u.unreported) return 'usage unreported';
   const cached = u.cache_read_tokens ? ` (${formatTokens(u.cache_read_tokens)} cached)` : '';
   return `${formatTokens(u.input_tokens)} in${cached} / ${formatTokens(u.output_tokens)} out · $${u.cost_usd.toFixed(4)}`;

@@ -1,7 +1,7 @@
 // Transcripts for reduceSession, in the style of the Go core's: inputs in, state out. Each
 // step feeds one input and checks the part of the state it is about.
 import { describe, expect, it } from 'vitest';
-import type { LoopEvent, Meter } from '../api/events';
+import type { LoopEvent, Meter } from '../api/types';
 import type { LiveView, Row, SessionView } from '../api/types';
 import { chunk, meter } from '../test/fakeApi';
 import { callKey, initialSession, reduceSession, type SessionInput, type SessionState } from './session';

@@ -38,7 +38,7 @@ export function isFinalReply(r: Row): boolean {
 export function placeVersions(rows: Row[], branches: Branch[]): Map<number, Versions> {
   const out = new Map<number, Versions>();
   if (branches.length === 0) return out;
-  const byAt = new Map(branches.filter((b) => b.sessions.length > 1).map((b) => [b.at, b]));
+  const byAt = new Map(branches.filter((b) => (b.sessions ?? []).length > 1).map((b) => [b.at, b]));
   const starts = runStarts(rows);
   const placed = new Set<number>();
   for (const r of rows) {
@@ -49,7 +49,7 @@ export function placeVersions(rows: Row[], branches: Branch[]): Map<number, Vers
     // One switcher per branch: on the first row it fits (a run with two final replies keeps it on the first).
     if (!b || placed.has(b.at)) continue;
     placed.add(b.at);
-    out.set(r.seq, { sessions: b.sessions, index: b.index });
+    out.set(r.seq, { sessions: b.sessions ?? [], index: b.index });
   }
   return out;
 }

@@ -3,7 +3,7 @@
 // workspace events; inspect the calls made.
 import { vi } from 'vitest';
 import type { Api, WireEvent } from '../api/backend';
-import type { Meter } from '../api/events';
+import type { Meter } from '../api/types';
 import type {
   Branch,
   ForkedRun,
