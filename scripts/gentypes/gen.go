@@ -31,6 +31,7 @@ type gen struct {
 	consts     map[string]map[string][]string // package path -> type name -> values, source order
 	special    map[reflect.Type]string        // types written as given (the Row union)
 	renames    map[reflect.Type]string        // TypeScript names that differ from Go's
+	enumUnions map[reflect.Type]reflect.Type  // an enum widened by another (store.RunStatus)
 	fieldEnums map[string]fieldEnum           // "Type.field" -> the enum a plain string field holds
 	errs       []string
 }
@@ -81,6 +82,9 @@ func (g *gen) add(t reflect.Type) {
 			return // a plain string with a name
 		}
 		g.enums[t] = vals
+		if w, ok := g.enumUnions[t]; ok {
+			defer g.add(w)
+		}
 	default:
 		return
 	}
@@ -372,7 +376,11 @@ func isIdent(s string) bool {
 func (g *gen) decl(t reflect.Type) string {
 	n := g.named[t]
 	if vals, ok := g.enums[t]; ok {
-		return fmt.Sprintf("/** Go: %s.%s */\nexport type %s = %s;\n", pkgName(t), t.Name(), n, union(vals))
+		u := union(vals)
+		if w, ok := g.enumUnions[t]; ok {
+			u += " | " + g.ts(w, false)
+		}
+		return fmt.Sprintf("/** Go: %s.%s */\nexport type %s = %s;\n", pkgName(t), t.Name(), n, u)
 	}
 	ext, own := g.embeds(t)
 	head := n

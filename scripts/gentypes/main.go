@@ -105,6 +105,12 @@ var renames = map[reflect.Type]string{
 	reflect.TypeFor[config.KeySource]():      "KeySource",
 }
 
+// enumUnions widen an enum by another: a value of the first may be any of the second too.
+var enumUnions = map[reflect.Type]reflect.Type{
+	// A run's status is the store's own (running, interrupted) or the loop's stop reason.
+	reflect.TypeFor[store.RunStatus](): reflect.TypeFor[loop.StopReason](),
+}
+
 // fieldEnums gives a string field the values of a Go enum type where the field itself is
 // declared as a plain string ("Type.json_name" -> the enum), so the page still gets a union;
 // orEmpty when the field may also be "".
@@ -127,6 +133,7 @@ func Generate(root string) ([]byte, error) {
 	g.special[rowType] = "Row"
 	g.renames = renames
 	g.fieldEnums = fieldEnums
+	g.enumUnions = enumUnions
 	roots := rootTypes()
 	for _, t := range roots {
 		g.add(t)

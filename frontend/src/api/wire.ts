@@ -819,7 +819,7 @@ export interface RunStartedPayload {
 }
 
 /** Go: store.RunStatus */
-export type RunStatus = 'running' | 'interrupted';
+export type RunStatus = 'running' | 'interrupted' | StopReason;
 
 /** Go: desktop.SandboxInput */
 export interface SandboxInput {

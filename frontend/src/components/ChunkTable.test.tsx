@@ -20,7 +20,7 @@ describe('ChunkTable', () => {
   it('offers Compact up to here on a row and Undo compaction on a summary still in effect', async () => {
     const rows: Row[] = [
       chunk('s1', 1, 'user', { text: 'hello' }),
-      chunk('s1', 2, 'assistant', { text: 'hi' }),
+      chunk('s1', 2, 'assistant', { text: 'hi', reasoning: '', tool_calls: [] }),
       chunk('s1', 3, 'summary', { text: 'said hi', through_seq: 2 }),
       chunk('s1', 4, 'summary', { text: 'old', through_seq: 2 }),
       chunk('s1', 5, 'summary', { text: 'Compaction undone', through_seq: 2, undoes: 4 }),

@@ -5,9 +5,9 @@ import { changesOfPath, describeStatus, groupChanges, serverOf } from './checkpo
 describe('checkpoints helpers', () => {
   it('groups changes by row and finds the rows of a path', () => {
     const by = groupChanges([
-      { seq: 3, path: 'a', change: 'modified', size: 1, sha256: '' },
-      { seq: 3, path: 'd/x', change: 'created', size: 1, sha256: '' },
-      { seq: 5, path: 'a', change: 'deleted', size: 1, sha256: '' },
+      { seq: 3, path: 'a', change: 'modified', size: 1, sha256: '', by: 'agent' },
+      { seq: 3, path: 'd/x', change: 'created', size: 1, sha256: '', by: 'agent' },
+      { seq: 5, path: 'a', change: 'deleted', size: 1, sha256: '', by: 'agent' },
     ]);
     expect(by[3].map((c) => c.path)).toEqual(['a', 'd/x']);
     expect(changesOfPath(by, 'a')).toEqual([{ seq: 3, change: 'modified' }, { seq: 5, change: 'deleted' }]);
