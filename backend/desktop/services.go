@@ -22,9 +22,8 @@ import (
 )
 
 // EventLoop is the one Wails event that carries every loop event to the page; the payload's
-// "type" field says which (frontend/src/api/events.ts). The other channels are listed in
-// Channels below. frontend/src/api/backend.ts mirrors every name; mirror_test.go fails when
-// they drift.
+// "type" field says which. The other channels are listed in Channels below; the page's
+// constants for them are generated from Channels (scripts/gentypes, `make types`).
 const EventLoop = "loop:event"
 
 // EventMCPStatus carries an MCP server's status (mcp.Status) each time it changes.
@@ -263,8 +262,8 @@ func checkFolder(path string) (string, error) {
 
 // ---- errors
 
-// ErrorCode is what the page branches on when a bound method fails. The set is mirrored in
-// frontend/src/api/types.ts (ErrorCode); mirror_test.go fails when they drift.
+// ErrorCode is what the page branches on when a bound method fails. The page's ErrorCode
+// union is generated from these constants (`make types`).
 type ErrorCode string
 
 const (
@@ -276,7 +275,7 @@ const (
 	CodeError         ErrorCode = "error"
 )
 
-// ErrorCodes lists every code, for the mirror test.
+// ErrorCodes lists every code (the page's ERROR_CODES, generated).
 var ErrorCodes = []ErrorCode{CodeNotFound, CodeBusy, CodeNotPending, CodeInvalid, CodeNotConfigured, CodeError}
 
 // ErrInvalidInput is what the services return for input the page should not have sent
