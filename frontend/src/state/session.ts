@@ -15,9 +15,7 @@
 // after its turn's assistant row is never shown as pending.
 
 import type {
-  ApprovalPayload,
   ApprovalRequestedPayload,
-  AssistantPayload,
   Change,
   LiveView,
   LoopEvent,
@@ -30,7 +28,6 @@ import type {
   Session,
   SessionMode,
   SessionView,
-  ToolResultPayload,
   Totals,
 } from '../api/types';
 
@@ -360,9 +357,9 @@ export function isResolved(rows: Row[], run: string, call: string): boolean {
   for (let i = rows.length - 1; i >= 0; i--) {
     const r = rows[i];
     if (r.run_id !== run) continue;
-    if (r.kind === 'assistant' && (r.payload as AssistantPayload).tool_calls?.some((c) => c.id === call)) return false;
-    if (r.kind === 'tool_result' && (r.payload as ToolResultPayload).call_id === call) return true;
-    if (r.kind === 'approval' && (r.payload as ApprovalPayload).call_id === call) return true;
+    if (r.kind === 'assistant' && r.payload.tool_calls?.some((c) => c.id === call)) return false;
+    if (r.kind === 'tool_result' && r.payload.call_id === call) return true;
+    if (r.kind === 'approval' && r.payload.call_id === call) return true;
   }
   return false;
 }
