@@ -48,7 +48,7 @@ export interface EventBase {
 }
 
 // writeChannels writes the Wails channel names and the error codes of desktop.ErrorCodes.
-func writeChannels(b *bytes.Buffer) {
+func writeChannels(b *bytes.Buffer, g *gen) {
 	b.WriteString("\n// Wails event channels (backend/desktop).\n")
 	listed := map[string]bool{}
 	for _, c := range channels {
@@ -57,7 +57,7 @@ func writeChannels(b *bytes.Buffer) {
 	}
 	for _, name := range desktop.Channels {
 		if !listed[name] {
-			panic("gentypes: channel " + name + " has no entry in channels")
+			g.errs = append(g.errs, "channel "+name+" (desktop.Channels) has no entry in channels: name it and its payload")
 		}
 	}
 	var codes []string

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding"
 	"encoding/json"
 	"fmt"
 	"go/ast"
@@ -45,7 +44,6 @@ var (
 	timeType      = reflect.TypeFor[time.Time]()
 	rawType       = reflect.TypeFor[json.RawMessage]()
 	marshalerType = reflect.TypeFor[json.Marshaler]()
-	textType      = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
 // add reaches t and everything its fields reach.
@@ -191,9 +189,8 @@ type field struct {
 func fields(t reflect.Type) []field {
 	var out []field
 	seen := map[string]bool{}
-	var walk func(t reflect.Type, depth int)
 	var later []reflect.Type
-	walk = func(t reflect.Type, depth int) {
+	walk := func(t reflect.Type) {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			tag := f.Tag.Get("json")
@@ -226,11 +223,11 @@ func fields(t reflect.Type) []field {
 			out = append(out, field{name: name, typ: ft, optional: opt})
 		}
 	}
-	walk(t, 0)
-	for len(later) > 0 {
+	walk(t)
+	for len(later) > 0 { // embedded structs' members come after the outer ones, which win
 		e := later[0]
 		later = later[1:]
-		walk(e, 1)
+		walk(e)
 	}
 	return out
 }
@@ -261,9 +258,6 @@ func (g *gen) ts(t reflect.Type, nullable bool) string {
 	case reflect.Bool:
 		return "boolean"
 	case reflect.String:
-		if t.Implements(textType) {
-			return "string"
-		}
 		return "string"
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:

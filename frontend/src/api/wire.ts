@@ -365,12 +365,15 @@ export interface HookRun {
   hook: HookPayload;
 }
 
+/** Go: hooks.Source */
+export type HookSource = 'personal' | 'project';
+
 /** Go: desktop.HookView */
 export interface HookView {
   event: string;
   matcher: string;
   command: string;
-  source: Source;
+  source: HookSource;
   file: string;
   timeout_seconds: number;
   ignore_failure: boolean;
@@ -441,7 +444,7 @@ export interface Instruction {
 
 /** Go: desktop.InstructionFile */
 export interface InstructionFile {
-  scope: string;
+  scope: InstructionScope;
   path: string;
   sha256: string;
   bytes: number;
@@ -449,6 +452,9 @@ export interface InstructionFile {
   warning: string;
   preview: string;
 }
+
+/** Go: instructions.Scope */
+export type InstructionScope = 'personal' | 'folder';
 
 /** Go: config.KeyOrigin */
 export interface KeyOrigin {
@@ -936,9 +942,6 @@ export interface SettingsInput {
   theme: Theme;
   notifications?: boolean;
 }
-
-/** Go: hooks.Source */
-export type Source = 'personal' | 'project';
 
 /** Go: store.StepStatus */
 export type StepStatus = 'pending' | 'in_progress' | 'completed';
