@@ -1,7 +1,8 @@
 // The only module that talks to Go. Components and hooks import from here,
 // never from wailsjs, so tests can replace this one seam. Go binds four small
 // services (backend/desktop: Sessions, Chat, Settings, Workspace); every method
-// rejects with {code, message} (see AppError in types.ts) when Go fails.
+// rejects with {code, message} (see AppError in types.ts) when Go fails. Every type it
+// hands out is generated from Go (wire.ts).
 import * as Chat from '../../wailsjs/go/desktop/Chat';
 import * as Sessions from '../../wailsjs/go/desktop/Sessions';
 import * as SettingsService from '../../wailsjs/go/desktop/Settings';
@@ -28,6 +29,7 @@ import type {
   FileDiff,
   Hit,
   HooksView,
+  ImportedHooks,
   PaletteEntry,
   InstructionFile,
   McpConfig,
@@ -116,8 +118,8 @@ export const api = {
   /** Trusts the project hooks whose hash the person saw; refused if they changed since. */
   trustHooks: (sessionID: string, sha256: string): Promise<HooksView> => as<HooksView>(SettingsService.TrustHooks(sessionID, sha256)),
   /** Copies ~/.claude/settings.json's hooks into the personal hooks.json. */
-  importClaudeCodeHooks: (sessionID: string): Promise<{ added: number; view: HooksView }> =>
-    as<{ added: number; view: HooksView }>(SettingsService.ImportClaudeCodeHooks(sessionID)),
+  importClaudeCodeHooks: (sessionID: string): Promise<ImportedHooks> =>
+    as<ImportedHooks>(SettingsService.ImportClaudeCodeHooks(sessionID)),
 
   // Sessions
   listSessions: (): Promise<SessionSummary[]> => list<SessionSummary>(Sessions.ListSessions()),
