@@ -16,13 +16,15 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// ChangeOp is what happened to a path.
+// ChangeOp is what happened to a path. The words are a recorded change's
+// (checkpoint.ChangeKind: created, modified, deleted), so the page reads one
+// vocabulary; a watcher also sees moves (renamed), a record also mode changes.
 type ChangeOp string
 
 const (
 	ChangeCreated ChangeOp = "created"
-	ChangeChanged ChangeOp = "changed"
-	ChangeRemoved ChangeOp = "removed"
+	ChangeChanged ChangeOp = "modified"
+	ChangeRemoved ChangeOp = "deleted"
 	// ChangeRenamed: the path was moved away; its new name arrives as created.
 	ChangeRenamed ChangeOp = "renamed"
 )

@@ -210,7 +210,7 @@ export interface Change {
 export type ChangeKind = 'created' | 'modified' | 'deleted' | 'mode';
 
 /** Go: tools.ChangeOp */
-export type ChangeOp = 'created' | 'changed' | 'removed' | 'renamed';
+export type ChangeOp = 'created' | 'modified' | 'deleted' | 'renamed';
 
 /** Go: store.ChildTotals */
 export interface ChildTotals {
