@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -102,5 +103,46 @@ func TestEnumsAndOptionalFields(t *testing.T) {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("wire.ts lacks %q", want)
 		}
+	}
+}
+
+// TestMembersAreWhatJSONWrites: for every struct the page receives, the members the
+// generator declares are the keys encoding/json writes for a zero value: no key arrives that
+// the page's type lacks, and every member not marked optional is present.
+func TestMembersAreWhatJSONWrites(t *testing.T) {
+	g := newGen(moduleRoot())
+	g.renames, g.fieldEnums, g.enumUnions = renames, fieldEnums, enumUnions
+	for _, r := range rootTypes() {
+		g.add(r)
+	}
+	checked := 0
+	for _, typ := range g.order {
+		if typ.Kind() != reflect.Struct {
+			continue
+		}
+		b, err := json.Marshal(reflect.New(typ).Elem().Interface())
+		if err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(b, &keys); err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		declared := map[string]bool{}
+		for _, f := range fields(typ) {
+			declared[f.name] = true
+			if _, ok := keys[f.name]; !ok && !f.optional {
+				t.Errorf("%s.%s is declared required but a zero value leaves it out", typ, f.name)
+			}
+		}
+		for k := range keys {
+			if !declared[k] {
+				t.Errorf("%s writes %q, which its page type does not declare", typ, k)
+			}
+		}
+		checked++
+	}
+	if checked < 50 {
+		t.Fatalf("checked %d structs; the roots reach fewer types than the page uses", checked)
 	}
 }
