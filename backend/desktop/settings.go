@@ -32,6 +32,9 @@ type Budgets struct {
 
 // Price is what a model costs, in US dollars per million tokens. Cache reads and writes
 // are parts of the input priced apart; 0 prices them as input (loop.Price.Cost).
+// It is the saved table's row (the page's Price, `settings --json`'s prices, which always
+// carry both cache prices); loop.Price is what a run takes (its limits omit unset cache
+// prices). Loop is the one conversion.
 type Price struct {
 	Model             string  `json:"model"`
 	InputPerMTok      float64 `json:"input_per_mtok"`
