@@ -16,7 +16,7 @@ NFPM      := .tools/bin/nfpm
 DEB       := $(BIN)/loopdesk_$(VERSION)_amd64.deb
 FRONTEND_SRC := $(shell find frontend/src frontend/wailsjs -type f 2>/dev/null) frontend/index.html frontend/vite.config.ts
 
-.PHONY: run build dev test test-go test-frontend test-e2e test-package package vet bench deps deps-test bindings screenshot clean FORCE
+.PHONY: run build dev test test-go test-frontend test-e2e test-package package vet bench deps deps-test bindings types screenshot clean FORCE
 
 run: build
 	./$(BIN)/loopdesk
@@ -123,6 +123,11 @@ bench: deps .stamps/system-test .stamps/npm-acp $(BIN)/loopdesk
 # go install github.com/wailsapp/wails/v2/cmd/wails@v2.13.0). Commit the result.
 bindings:
 	LOOPDESK_DB=$$(mktemp -d)/bindings.db wails generate module -tags webkit2_41,sqlite_fts5
+
+# Regenerates frontend/src/api/wire.ts, the page's types, from the Go types (scripts/gentypes).
+# Commit the result: TestWireTypesAreCurrent fails when it is stale.
+types:
+	$(GO) run -tags $(TAGS) ./scripts/gentypes
 
 # A screenshot of the real window under Xvfb (docs/screenshots.md).
 screenshot: build $(BIN)/fakeai

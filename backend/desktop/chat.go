@@ -106,14 +106,16 @@ func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error)
 func (h *Chat) Cancel(sessionID string) { h.c.st.Runner.Cancel(sessionID) }
 
 // PendingApprovals lists the session's calls waiting for the person.
-func (h *Chat) PendingApprovals(sessionID string) []PendingApproval { return h.c.pending(sessionID) }
+func (h *Chat) PendingApprovals(sessionID string) []loop.ApprovalRequestedPayload {
+	return h.c.pending(sessionID)
+}
 
-func (c *core) pending(sessionID string) []PendingApproval {
+// pending lists the session's waiting calls in the shape approval_requested carries them.
+func (c *core) pending(sessionID string) []loop.ApprovalRequestedPayload {
 	ps := c.st.Approver.Pending(sessionID)
-	out := make([]PendingApproval, len(ps))
+	out := make([]loop.ApprovalRequestedPayload, len(ps))
 	for i, p := range ps {
-		out[i] = PendingApproval{CallID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments, ReadOnly: p.ReadOnly,
-			Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(p.Call), Hunks: p.Proposal}
+		out[i] = loop.PendingView(p)
 	}
 	return out
 }
@@ -139,7 +141,7 @@ type DecisionInput struct {
 	Always *RuleInput `json:"always"`
 	// Hunks (approval mode review): the person's choice for each proposed hunk of a
 	// write_file or edit_file call; a hunk not named is kept.
-	Hunks []tools.HunkChoice `json:"hunks"`
+	Hunks []tools.HunkChoice `json:"hunks,omitempty"`
 }
 
 // Decide answers a pending call. It is refused unless that exact call of that session is

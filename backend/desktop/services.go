@@ -2,7 +2,6 @@ package desktop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -22,9 +21,8 @@ import (
 )
 
 // EventLoop is the one Wails event that carries every loop event to the page; the payload's
-// "type" field says which (frontend/src/api/events.ts). The other channels are listed in
-// Channels below. frontend/src/api/backend.ts mirrors every name; mirror_test.go fails when
-// they drift.
+// "type" field says which. The other channels are listed in Channels below; the page's
+// constants for them are generated from Channels (scripts/gentypes, `make types`).
 const EventLoop = "loop:event"
 
 // EventMCPStatus carries an MCP server's status (mcp.Status) each time it changes.
@@ -176,29 +174,16 @@ type SessionSummary struct {
 	Running bool `json:"running"`
 }
 
-// PendingApproval is a tool call waiting for the person.
-type PendingApproval struct {
-	CallID    string `json:"call_id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-	ReadOnly  bool   `json:"read_only"`
-	Sandboxed bool   `json:"sandboxed"` // as approval_requested: will run in the sandbox
-	Network   bool   `json:"network"`   // asks for network
-	// Hunks (approval mode review): what the call would write, hunk by hunk
-	// (loop.ProposedHunk), so a page opened while it waits shows them too.
-	Hunks json.RawMessage `json:"hunks,omitempty"`
-}
-
 // SessionView is one session with everything the window shows of it when it opens. Meters
 // are what the meters show while no run is going: the last run's, against its limits.
 type SessionView struct {
-	Session      Session           `json:"session"`
-	Rows         []loop.StoredRow  `json:"rows"`
-	Runs         []store.Run       `json:"runs"`
-	Pending      []PendingApproval `json:"pending"`
-	RunningRunID string            `json:"running_run_id"`
-	Meters       []loop.Meter      `json:"meters"`
-	Sandbox      SandboxView       `json:"sandbox"` // what the next run's shell commands get
+	Session      Session                         `json:"session"`
+	Rows         []loop.StoredRow                `json:"rows"`
+	Runs         []store.Run                     `json:"runs"`
+	Pending      []loop.ApprovalRequestedPayload `json:"pending"`
+	RunningRunID string                          `json:"running_run_id"`
+	Meters       []loop.Meter                    `json:"meters"`
+	Sandbox      SandboxView                     `json:"sandbox"` // what the next run's shell commands get
 	// Mode is the mode the window keeps for the session; Totals what all its runs used;
 	// Queued the messages waiting for the running run's next tool boundary.
 	Mode   store.SessionMode    `json:"mode"`
@@ -273,8 +258,8 @@ func checkFolder(path string) (string, error) {
 
 // ---- errors
 
-// ErrorCode is what the page branches on when a bound method fails. The set is mirrored in
-// frontend/src/api/types.ts (ErrorCode); mirror_test.go fails when they drift.
+// ErrorCode is what the page branches on when a bound method fails. The page's ErrorCode
+// union is generated from these constants (`make types`).
 type ErrorCode string
 
 const (
@@ -286,7 +271,7 @@ const (
 	CodeError         ErrorCode = "error"
 )
 
-// ErrorCodes lists every code, for the mirror test.
+// ErrorCodes lists every code (the page's ERROR_CODES, generated).
 var ErrorCodes = []ErrorCode{CodeNotFound, CodeBusy, CodeNotPending, CodeInvalid, CodeNotConfigured, CodeError}
 
 // ErrInvalidInput is what the services return for input the page should not have sent

@@ -28,6 +28,16 @@ type (
 	ContextWindow = config.ContextWindow
 )
 
+// Theme is the window's colour scheme.
+type Theme string
+
+// Themes.
+const (
+	ThemeSystem Theme = "system" // follow the desktop
+	ThemeLight  Theme = "light"
+	ThemeDark   Theme = "dark"
+)
+
 // SavedSettings is everything the settings screen edits except the key, plus
 // where the key comes from. The key itself never leaves Go.
 type SavedSettings struct {
@@ -45,7 +55,7 @@ type SavedSettings struct {
 	ContextWindows []ContextWindow `json:"context_windows"`
 	// Vision says per provider's model whether it is sent images (vision.go); none is auto.
 	Vision []ModelVision `json:"vision"`
-	Theme  string        `json:"theme"` // "system", "light" or "dark"
+	Theme  Theme         `json:"theme"`
 	// Notifications: desktop notifications when a call waits or a run ends while the window
 	// is not focused (notifications.go). On unless turned off.
 	Notifications bool `json:"notifications"`
@@ -64,7 +74,7 @@ type SettingsInput struct {
 	Prices         []Price         `json:"prices"`
 	ContextWindows []ContextWindow `json:"context_windows"`
 	Vision         []ModelVision   `json:"vision"`
-	Theme          string          `json:"theme"`
+	Theme          Theme           `json:"theme"`
 	// Notifications turns desktop notifications on or off; nil keeps the saved choice.
 	Notifications *bool `json:"notifications,omitempty"`
 }
@@ -145,11 +155,12 @@ func (s SettingsStore) Load(ctx context.Context) (SavedSettings, error) {
 	if !tools.Mode(out.ApprovalMode).Valid() {
 		out.ApprovalMode = string(tools.ModeAsk)
 	}
-	if out.Theme, err = get(keyTheme); err != nil {
+	theme, err := get(keyTheme)
+	if err != nil {
 		return SavedSettings{}, err
 	}
-	if out.Theme != "light" && out.Theme != "dark" {
-		out.Theme = "system"
+	if out.Theme = Theme(theme); out.Theme != ThemeLight && out.Theme != ThemeDark {
+		out.Theme = ThemeSystem
 	}
 	out.Notifications = true
 	if v, err := get(keyNotifications); err != nil {
@@ -210,9 +221,9 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSetting
 	}
 	theme := in.Theme
 	if theme == "" {
-		theme = "system"
+		theme = ThemeSystem
 	}
-	if theme != "system" && theme != "light" && theme != "dark" {
+	if theme != ThemeSystem && theme != ThemeLight && theme != ThemeDark {
 		return SavedSettings{}, fmt.Errorf("unknown theme %q", theme)
 	}
 	b := in.Budgets
@@ -268,7 +279,7 @@ func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSetting
 	wj, _ := json.Marshal(windows)
 	vj, _ := json.Marshal(vision)
 	kvs := [][2]string{{keyProvider, prov}, {keyBaseURL, base}, {keyModel, model}, {keyApprovalMode, mode},
-		{keyTheme, theme}, {keyBudgets, string(bj)}, {keyPrices, string(pj)}, {keyContextWindows, string(wj)}, {keyVision, string(vj)}}
+		{keyTheme, string(theme)}, {keyBudgets, string(bj)}, {keyPrices, string(pj)}, {keyContextWindows, string(wj)}, {keyVision, string(vj)}}
 	if in.Notifications != nil {
 		kvs = append(kvs, [2]string{keyNotifications, map[bool]string{true: "on", false: "off"}[*in.Notifications]})
 	}

@@ -188,10 +188,10 @@ func (s *Sessions) importFile(path string) (Session, error) {
 type LiveView struct {
 	// Seq is the session's latest event when the read began: the read reflects every event up
 	// to it (and maybe later ones).
-	Seq          uint64               `json:"seq"`
-	RunningRunID string               `json:"running_run_id"`
-	Pending      []PendingApproval    `json:"pending"`
-	Queued       []loop.QueuedMessage `json:"queued"`
+	Seq          uint64                          `json:"seq"`
+	RunningRunID string                          `json:"running_run_id"`
+	Pending      []loop.ApprovalRequestedPayload `json:"pending"`
+	Queued       []loop.QueuedMessage            `json:"queued"`
 }
 
 // Live reads the session's LiveView. The run is read first: a call pending or a message

@@ -15,14 +15,8 @@ const (
 
 // WorkspaceChanged is the payload of EventWorkspaceChanged.
 type WorkspaceChanged struct {
-	Workspace string       `json:"workspace"`
-	Changes   []FileChange `json:"changes"`
-}
-
-// FileChange is one changed path, relative to the workspace root.
-type FileChange struct {
-	Path string `json:"path"`
-	Op   string `json:"op"` // created, changed, removed or renamed
+	Workspace string         `json:"workspace"`
+	Changes   []tools.Change `json:"changes"`
 }
 
 // WorkspaceWarning is the payload of EventWorkspaceWarning (e.g. inotify
@@ -78,11 +72,7 @@ func (w *Watches) Show(ctx context.Context, root string) error {
 					updates = nil
 					continue
 				}
-				changes := make([]FileChange, len(ch))
-				for i, c := range ch {
-					changes[i] = FileChange{Path: c.Path, Op: string(c.Op)}
-				}
-				w.Emit(EventWorkspaceChanged, WorkspaceChanged{Workspace: root, Changes: changes})
+				w.Emit(EventWorkspaceChanged, WorkspaceChanged{Workspace: root, Changes: ch})
 			case warn, ok := <-warnings:
 				if !ok {
 					warnings = nil

@@ -57,7 +57,7 @@ func (rn *run) finishCaptures(ctx context.Context, rows []store.Chunk) {
 			continue
 		}
 		if len(changes) > 0 {
-			rn.publish(FilesChangedPayload{RowSeq: row.Seq, CallID: p.CallID, Changes: changeViews(changes)})
+			rn.publish(FilesChangedPayload{RowSeq: row.Seq, CallID: p.CallID, Changes: changes})
 		}
 	}
 }
@@ -73,29 +73,12 @@ func (rn *run) abortCaptures() {
 	}
 }
 
-// FileChange is one path a row changed, as events and the page show it.
-type FileChange struct {
-	Path   string `json:"path"`
-	Change string `json:"change"` // created, modified, deleted or mode
-	Size   int64  `json:"size"`
-	// By: agent (a call), outside (found between calls) or person (a restore, a hunk revert).
-	By string `json:"by,omitempty"`
-}
-
 // FilesChangedPayload lists what the call answered by row RowSeq changed in the folder. (Not
 // "seq": events are flat, and seq is the event's own sequence number.)
 type FilesChangedPayload struct {
-	RowSeq  int64        `json:"row_seq"`
-	CallID  string       `json:"call_id"`
-	Changes []FileChange `json:"changes"`
+	RowSeq  int64               `json:"row_seq"`
+	CallID  string              `json:"call_id"`
+	Changes []checkpoint.Change `json:"changes"`
 }
 
 func (FilesChangedPayload) Type() EventType { return EventFilesChanged }
-
-func changeViews(cs []checkpoint.Change) []FileChange {
-	out := make([]FileChange, len(cs))
-	for i, c := range cs {
-		out[i] = FileChange{Path: c.Path, Change: string(c.Change), Size: c.Size, By: c.By}
-	}
-	return out
-}

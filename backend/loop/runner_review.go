@@ -14,23 +14,23 @@ import (
 // recorded on the approval row), and its result tells the model which hunks
 // were kept, dropped or edited, with line ranges.
 
-// proposal is the hunks of a reviewable call in mode review, and their JSON
-// for the pending call (a page opened later shows them too); nil otherwise,
+// proposal is the JSON of the hunks of a reviewable call in mode review,
+// kept on the pending call (PendingView decodes it); nil otherwise,
 // or when the call would fail anyway (it then fails as it would have).
-func (rn *run) proposal(c Call) ([]ProposedHunk, json.RawMessage) {
+func (rn *run) proposal(c Call) json.RawMessage {
 	if rn.spec.Mode != tools.ModeReview || !tools.Reviewable(c.Name) {
-		return nil, nil
+		return nil
 	}
 	_, old, new, err := tools.Proposal(rn.ws, c)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	var out []ProposedHunk
 	for _, h := range checkpoint.Propose(old, new) {
 		out = append(out, ProposedHunk(h))
 	}
 	raw, _ := json.Marshal(out)
-	return out, raw
+	return raw
 }
 
 // applyReview turns a person's approval in mode review into one that writes

@@ -60,7 +60,7 @@ func (rn *run) requestApprovals(calls []Call) {
 	for _, c := range calls {
 		rn.goWork(func() {
 			call, hook, hookReason := rn.preToolUse(c) // updatedInput and the hooks' decision
-			hunks, proposal := rn.proposal(call)
+			proposal := rn.proposal(call)
 			mode := rn.spec.Mode
 			if (rn.isTask(c) || c.Name == store.UpdatePlanTool) && mode != tools.ModeDeny {
 				// A task call and a plan update change nothing: they run without asking (a
@@ -71,8 +71,7 @@ func (rn *run) requestApprovals(calls []Call) {
 				Mode: mode, Call: call, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(call), Proposal: proposal,
 				Hook: hook, HookReason: hookReason, Grants: rn.skillGrants(),
 				OnPending: func(p tools.Pending) {
-					rn.publish(ApprovalRequestedPayload{CallID: c.ID, Name: c.Name, Arguments: core.ViewArguments(call.Arguments), ReadOnly: p.ReadOnly,
-						Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(call), Hunks: hunks})
+					rn.publish(PendingView(p))
 					rn.notifyHooks("Loopdesk needs your permission to use " + c.Name)
 				}})
 			if err != nil {

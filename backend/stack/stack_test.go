@@ -172,7 +172,7 @@ func TestShellChangesAreRecordedAndRestoredAfterARestart(t *testing.T) {
 		t.Fatalf("files_changed = %+v, want 3 changes on row %d", published, row.Seq)
 	}
 	for _, c := range published.Changes {
-		if want[c.Path] != c.Change {
+		if want[c.Path] != string(c.Change) {
 			t.Errorf("%s: %s, want %s", c.Path, c.Change, want[c.Path])
 		}
 	}

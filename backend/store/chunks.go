@@ -36,6 +36,40 @@ const (
 	KindHook Kind = "hook"
 )
 
+// Kinds lists every row kind, in declaration order.
+var Kinds = []Kind{KindUser, KindAssistant, KindToolResult, KindApproval, KindSummary, KindSystem, KindRestore, KindNote, KindUsage, KindHook, KindImageExcluded}
+
+// NewPayload returns a pointer to a zero payload of the kind's type; false for an unknown
+// kind. It is the one table of which payload each kind stores (the page's Row union is
+// generated from it).
+func NewPayload(kind Kind) (any, bool) {
+	switch kind {
+	case KindUser:
+		return &UserPayload{}, true
+	case KindAssistant:
+		return &AssistantPayload{}, true
+	case KindToolResult:
+		return &ToolResultPayload{}, true
+	case KindApproval:
+		return &ApprovalPayload{}, true
+	case KindSummary:
+		return &SummaryPayload{}, true
+	case KindSystem:
+		return &SystemPayload{}, true
+	case KindRestore:
+		return &RestorePayload{}, true
+	case KindNote:
+		return &NotePayload{}, true
+	case KindUsage:
+		return &UsagePayload{}, true
+	case KindHook:
+		return &HookPayload{}, true
+	case KindImageExcluded:
+		return &ImageExcludedPayload{}, true
+	}
+	return nil, false
+}
+
 // Chunk is one stored row of a session. Payload is the JSON of the payload
 // type matching Kind, exactly as stored.
 type Chunk struct {
@@ -221,31 +255,8 @@ func canonical(kind Kind, p any) (json.RawMessage, any, error) {
 			return nil, nil, fmt.Errorf("%w: %s payload: %v", ErrInvalid, kind, err)
 		}
 	}
-	var v any
-	switch kind {
-	case KindUser:
-		v = &UserPayload{}
-	case KindAssistant:
-		v = &AssistantPayload{}
-	case KindToolResult:
-		v = &ToolResultPayload{}
-	case KindApproval:
-		v = &ApprovalPayload{}
-	case KindSummary:
-		v = &SummaryPayload{}
-	case KindSystem:
-		v = &SystemPayload{}
-	case KindRestore:
-		v = &RestorePayload{}
-	case KindNote:
-		v = &NotePayload{}
-	case KindUsage:
-		v = &UsagePayload{}
-	case KindHook:
-		v = &HookPayload{}
-	case KindImageExcluded:
-		v = &ImageExcludedPayload{}
-	default:
+	v, ok := NewPayload(kind)
+	if !ok {
 		return nil, nil, fmt.Errorf("%w: unknown kind %q", ErrInvalid, kind)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

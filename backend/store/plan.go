@@ -17,17 +17,20 @@ const UpdatePlanTool = "update_plan"
 // PlanEditSource is the note Source of a person's edit of the plan.
 const PlanEditSource = "plan_edit"
 
+// StepStatus is where a plan step stands.
+type StepStatus string
+
 // Plan step statuses.
 const (
-	StepPending    = "pending"
-	StepInProgress = "in_progress"
-	StepCompleted  = "completed"
+	StepPending    StepStatus = "pending"
+	StepInProgress StepStatus = "in_progress"
+	StepCompleted  StepStatus = "completed"
 )
 
 // PlanStep is one step of a plan.
 type PlanStep struct {
-	Step   string `json:"step"`
-	Status string `json:"status"`
+	Step   string     `json:"step"`
+	Status StepStatus `json:"status"`
 }
 
 // Plan is update_plan's arguments, and what the window pins.

@@ -5,6 +5,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // Mode is a session's approval mode.
@@ -34,22 +36,23 @@ func (m Mode) Valid() bool {
 	return false
 }
 
-// Effect is what the policy says about a call.
-type Effect string
+// Effect is what the policy says about a call: the stored rules' effects (one set of rule
+// enums; the store keeps them, the policy decides with them).
+type Effect = store.Effect
 
 const (
-	EffectAllow Effect = "allow"
-	EffectAsk   Effect = "ask"
-	EffectDeny  Effect = "deny"
+	EffectAllow = store.EffectAllow
+	EffectAsk   = store.EffectAsk
+	EffectDeny  = store.EffectDeny
 )
 
 // Scope is what a rule applies to: one session, or every session in a workspace.
-type Scope string
+type Scope = store.Scope
 
 // Rule scopes.
 const (
-	ScopeSession   Scope = "session"
-	ScopeWorkspace Scope = "workspace"
+	ScopeSession   = store.ScopeSession
+	ScopeWorkspace = store.ScopeWorkspace
 )
 
 // Rule is a stored allow/ask/deny rule. Tool is a tool name or "*". Pattern is

@@ -16,21 +16,25 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// ChangeOp is what happened to a path.
+// ChangeOp is what happened to a path. The words are a recorded change's
+// (checkpoint.ChangeKind: created, modified, deleted), so the page reads one
+// vocabulary; a watcher also sees moves (renamed), a record also mode changes.
 type ChangeOp string
 
 const (
 	ChangeCreated ChangeOp = "created"
-	ChangeChanged ChangeOp = "changed"
-	ChangeRemoved ChangeOp = "removed"
+	ChangeChanged ChangeOp = "modified"
+	ChangeRemoved ChangeOp = "deleted"
 	// ChangeRenamed: the path was moved away; its new name arrives as created.
 	ChangeRenamed ChangeOp = "renamed"
 )
 
-// Change is one path that changed, relative to the watched root, slash-separated.
+// Change is one path that changed, relative to the watched root, slash-separated. It is
+// also what the window's workspace:changed event carries. (A row's recorded change is
+// checkpoint.Change: the watcher reports moves, a record reports contents.)
 type Change struct {
-	Path string
-	Op   ChangeOp
+	Path string   `json:"path"`
+	Op   ChangeOp `json:"op"`
 }
 
 // WarningKind classifies watcher warnings.

@@ -6,6 +6,13 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Run } from './api/types';
 import { chunk, makeFakeApi } from './test/fakeApi';
 
+/** A finished run that ended with a provider error, as Sessions.Runs lists it. */
+const failedRun = (session_id: string): Run => ({
+  run_id: 'run1', session_id, model: 'm', provider: 'default', system_prompt_hash: '', budgets: null, status: 'provider_error',
+  output: '', started_at: '', error: 'boom', mode: 'execute', instructions: null,
+  turns: 1, tool_calls: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0,
+});
+
 let fake = makeFakeApi();
 vi.mock('./api/backend', () => ({
   get api() {
@@ -22,7 +29,7 @@ beforeEach(() => {
 function seed(title: string) {
   const s = fake.session(title);
   fake.state.sessions.push(s);
-  fake.state.rows.set(s.id, [chunk(s.id, 1, 'user', { text: 'capital of France?' }), chunk(s.id, 2, 'assistant', { text: 'Paris.' })]);
+  fake.state.rows.set(s.id, [chunk(s.id, 1, 'user', { text: 'capital of France?' }), chunk(s.id, 2, 'assistant', { text: 'Paris.', reasoning: '', tool_calls: [] })]);
   return s;
 }
 
@@ -83,7 +90,7 @@ describe('conversation controls', () => {
 
   it('offers Retry after a provider error', async () => {
     const s = seed('geo');
-    fake.state.runs.set(s.id, [{ run_id: 'run1', session_id: s.id, status: 'provider_error' } as Run]);
+    fake.state.runs.set(s.id, [failedRun(s.id)]);
     render(<App />);
     await open(/geo/);
     await userEvent.click(await screen.findByRole('button', { name: 'Retry' }));
@@ -93,7 +100,7 @@ describe('conversation controls', () => {
 
   it('Esc stops a running run, and no Retry shows while it runs', async () => {
     const s = seed('busy');
-    fake.state.runs.set(s.id, [{ run_id: 'run1', session_id: s.id, status: 'provider_error' } as Run]);
+    fake.state.runs.set(s.id, [failedRun(s.id)]);
     fake.state.running.set(s.id, 'run2');
     render(<App />);
     await open(/busy/);
@@ -122,8 +129,8 @@ describe('conversation controls', () => {
     const s = fake.session('long');
     fake.state.sessions.push(s);
     const rows = [chunk(s.id, 1, 'user', { text: 'the needle is here' })];
-    for (let seq = 2; seq < 260; seq++) rows.push(seq % 2 ? chunk(s.id, seq, 'assistant', { text: `filler ${seq}` }) : chunk(s.id, seq, 'user', { text: `more ${seq}` }));
-    rows.push(chunk(s.id, 260, 'assistant', { text: 'a needle at the end' }));
+    for (let seq = 2; seq < 260; seq++) rows.push(seq % 2 ? chunk(s.id, seq, 'assistant', { text: `filler ${seq}`, reasoning: '', tool_calls: null }) : chunk(s.id, seq, 'user', { text: `more ${seq}` }));
+    rows.push(chunk(s.id, 260, 'assistant', { text: 'a needle at the end', reasoning: '', tool_calls: null }));
     fake.state.rows.set(s.id, rows);
     render(<App />);
     await open(/long/);

@@ -49,9 +49,9 @@ describe('desktop behaviour', () => {
     fake.state.sessions.push(a, s);
     fake.state.rows.set(s.id, [
       chunk(s.id, 1, 'user', { text: 'go' }),
-      chunk(s.id, 2, 'assistant', { text: '', tool_calls: [{ id: 'c7', name: 'run_shell_command', arguments: '{"command":"make test"}' }] }),
+      chunk(s.id, 2, 'assistant', { text: '', reasoning: '', tool_calls: [{ id: 'c7', name: 'run_shell_command', arguments: '{"command":"make test"}' }] }),
     ]);
-    fake.state.pending.set(s.id, [{ call_id: 'c7', name: 'run_shell_command', arguments: '{"command":"make test"}', read_only: false }]);
+    fake.state.pending.set(s.id, [{ call_id: 'c7', name: 'run_shell_command', arguments: '{"command":"make test"}', read_only: false, sandboxed: false, network: false }]);
     render(<App />);
     await screen.findByRole('navigation', { name: 'Sessions' });
     act(() => fake.emitFocusCard({ session_id: s.id, run_id: 'run1', call_id: 'c7' }));

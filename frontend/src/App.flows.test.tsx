@@ -43,11 +43,11 @@ describe('App flows', () => {
     const args2 = '{"command":"ls"}';
     fake.state.rows.set(s.id, [
       chunk(s.id, 1, 'user', { text: 'look around' }),
-      chunk(s.id, 2, 'assistant', { text: '', tool_calls: [{ id: 'c1', name: 'read_file', arguments: args1 }, { id: 'c2', name: 'run_shell_command', arguments: args2 }] }),
+      chunk(s.id, 2, 'assistant', { text: '', reasoning: '', tool_calls: [{ id: 'c1', name: 'read_file', arguments: args1 }, { id: 'c2', name: 'run_shell_command', arguments: args2 }] }),
     ]);
     fake.state.pending.set(s.id, [
-      { call_id: 'c1', name: 'read_file', arguments: args1, read_only: true },
-      { call_id: 'c2', name: 'run_shell_command', arguments: args2, read_only: false },
+      { call_id: 'c1', name: 'read_file', arguments: args1, read_only: true, sandboxed: false, network: false },
+      { call_id: 'c2', name: 'run_shell_command', arguments: args2, read_only: false, sandboxed: false, network: false },
     ]);
     fake.state.running.set(s.id, 'run1');
     render(<App />);
@@ -77,8 +77,8 @@ describe('App flows', () => {
   it('y and n walk the pending cards by keyboard', async () => {
     const s = seed('keys');
     const calls = ['c1', 'c2'].map((id) => ({ id, name: 'run_shell_command', arguments: `{"command":"echo ${id}"}` }));
-    fake.state.rows.set(s.id, [chunk(s.id, 1, 'user', { text: 'go' }), chunk(s.id, 2, 'assistant', { text: '', tool_calls: calls })]);
-    fake.state.pending.set(s.id, calls.map((c) => ({ call_id: c.id, name: c.name, arguments: c.arguments, read_only: false })));
+    fake.state.rows.set(s.id, [chunk(s.id, 1, 'user', { text: 'go' }), chunk(s.id, 2, 'assistant', { text: '', reasoning: '', tool_calls: calls })]);
+    fake.state.pending.set(s.id, calls.map((c) => ({ call_id: c.id, name: c.name, arguments: c.arguments, read_only: false, sandboxed: false, network: false })));
     fake.state.running.set(s.id, 'run1');
     render(<App />);
     await openSession(/keys/);
@@ -98,7 +98,7 @@ describe('App flows', () => {
     const s = seed('live approval');
     render(<App />);
     await openSession(/live approval/);
-    fake.state.pending.set(s.id, [{ call_id: 'c9', name: 'write_file', arguments: '{"path":"x","content":"y"}', read_only: false }]);
+    fake.state.pending.set(s.id, [{ call_id: 'c9', name: 'write_file', arguments: '{"path":"x","content":"y"}', read_only: false, sandboxed: false, network: false }]);
     act(() => {
       fake.emit({ type: 'run_started', session_id: s.id, started_at: new Date().toISOString() });
       fake.emit({ type: 'approval_requested', session_id: s.id, call_id: 'c9', name: 'write_file', arguments: { path: 'x', content: 'y' } });
@@ -150,7 +150,7 @@ describe('App flows', () => {
     await screen.findByText('one');
     act(() => fake.emit({ type: 'run_started', session_id: s.id }));
     // Row 2 was stored without the page hearing of it; row 3 arrives.
-    fake.state.rows.get(s.id)!.push(chunk(s.id, 2, 'assistant', { text: 'two' }));
+    fake.state.rows.get(s.id)!.push(chunk(s.id, 2, 'assistant', { text: 'two', reasoning: '', tool_calls: [] }));
     act(() => fake.store(s.id, [chunk(s.id, 3, 'user', { text: 'three' })]));
     expect(await screen.findByText('three')).toBeTruthy();
     expect(screen.getByText('two')).toBeTruthy();
@@ -214,14 +214,14 @@ describe('App flows', () => {
     await openSession(/racy approval/);
     await waitFor(() => expect(fake.api.openSession).toHaveBeenCalledTimes(1));
     // OpenSession read the session before the request (Go lists nothing pending in its answer).
-    act(() => fake.emit({ type: 'approval_requested', session_id: s.id, seq: 1, call_id: 'c7', name: 'write_file', arguments: { path: 'a' }, read_only: false }));
+    act(() => fake.emit({ type: 'approval_requested', session_id: s.id, seq: 1, call_id: 'c7', name: 'write_file', arguments: { path: 'a' }, read_only: false, sandboxed: false, network: false }));
     await act(async () => answer());
     expect(await screen.findByRole('button', { name: 'Approve' })).toBeTruthy();
   });
 
   it('a server that reuses a call id in a later turn still gets its approval card', async () => {
     const s = seed('reused ids');
-    const call = (seq: number) => chunk(s.id, seq, 'assistant', { text: '', tool_calls: [{ id: 'call_0', name: 'write_file', arguments: `{"path":"f${seq}.txt","content":"x"}` }] });
+    const call = (seq: number) => chunk(s.id, seq, 'assistant', { text: '', reasoning: '', tool_calls: [{ id: 'call_0', name: 'write_file', arguments: `{"path":"f${seq}.txt","content":"x"}` }] });
     fake.state.rows.set(s.id, [
       chunk(s.id, 1, 'user', { text: 'two files' }),
       call(2),
@@ -235,7 +235,7 @@ describe('App flows', () => {
     act(() => {
       fake.store(s.id, [call(5)], { seq: 1 });
       fake.emit({ type: 'assistant_message', session_id: s.id, text: '', reasoning: '', tool_calls: [] });
-      fake.emit({ type: 'approval_requested', session_id: s.id, call_id: 'call_0', name: 'write_file', arguments: { path: 'f5.txt', content: 'x' }, read_only: false });
+      fake.emit({ type: 'approval_requested', session_id: s.id, call_id: 'call_0', name: 'write_file', arguments: { path: 'f5.txt', content: 'x' }, read_only: false, sandboxed: false, network: false });
     });
     const cards = await screen.findAllByRole('region', { name: 'Tool call write_file' });
     expect(cards).toHaveLength(2);
@@ -266,7 +266,7 @@ describe('App flows', () => {
 
   it('reads the files touched by new rows only', async () => {
     const s = seed('touchy', { workspace: '/home/me/project' });
-    fake.state.rows.set(s.id, [chunk(s.id, 1, 'user', { text: 'go' }), chunk(s.id, 2, 'assistant', { text: '', tool_calls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"a.txt"}' }] })]);
+    fake.state.rows.set(s.id, [chunk(s.id, 1, 'user', { text: 'go' }), chunk(s.id, 2, 'assistant', { text: '', reasoning: '', tool_calls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"a.txt"}' }] })]);
     fake.state.touched.set(s.id, [{ path: 'a.txt', seq: 2, tool: 'read_file', changed: false }]);
     render(<App />);
     await openSession(/touchy/);
@@ -277,7 +277,7 @@ describe('App flows', () => {
     fake.state.touched.get(s.id)!.push({ path: 'b.txt', seq: 3, tool: 'write_file', changed: true });
     act(() => {
       fake.emit({ type: 'run_started', session_id: s.id });
-      fake.store(s.id, [chunk(s.id, 3, 'assistant', { text: '', tool_calls: [{ id: 'c2', name: 'write_file', arguments: '{"path":"b.txt"}' }] })]);
+      fake.store(s.id, [chunk(s.id, 3, 'assistant', { text: '', reasoning: '', tool_calls: [{ id: 'c2', name: 'write_file', arguments: '{"path":"b.txt"}' }] })]);
     });
     expect(await within(touched).findByText('b.txt')).toBeTruthy();
     expect(fake.api.touchedFiles).toHaveBeenLastCalledWith(s.id, 2);
@@ -303,7 +303,7 @@ describe('App flows', () => {
     });
     await screen.findByText('Looking at the file.');
     act(() => {
-      fake.store(s.id, [chunk(s.id, 1, 'assistant', { text: 'Looking at the file.', tool_calls: [{ id: 'c1', name: 'read_file', arguments: '{}' }] })]);
+      fake.store(s.id, [chunk(s.id, 1, 'assistant', { text: 'Looking at the file.', reasoning: '', tool_calls: [{ id: 'c1', name: 'read_file', arguments: '{}' }] })]);
       fake.emit({ type: 'assistant_message', session_id: s.id, text: 'Looking at the file.' });
     });
     await waitFor(() => expect(screen.getAllByText('Looking at the file.')).toHaveLength(1));
@@ -339,7 +339,7 @@ describe('App flows', () => {
     const s = seed('parent');
     fake.state.rows.set(s.id, [
       chunk(s.id, 1, 'user', { text: 'one' }),
-      chunk(s.id, 2, 'assistant', { text: 'two' }),
+      chunk(s.id, 2, 'assistant', { text: 'two', reasoning: '', tool_calls: [] }),
       chunk(s.id, 3, 'user', { text: 'three' }),
     ]);
     render(<App />);

@@ -25,8 +25,8 @@ function seedFork() {
   fake.state.sessions.push(parent, fork);
   fake.state.rows.set(parent.id, []);
   const call = { id: 'c1', name: 'run_shell_command', arguments: '{"command":"ls -la"}' };
-  fake.state.rows.set(fork.id, [chunk(fork.id, 1, 'user', { text: 'list it' }), chunk(fork.id, 2, 'assistant', { text: '', tool_calls: [call] })]);
-  fake.state.pending.set(fork.id, [{ call_id: 'c1', name: call.name, arguments: call.arguments, read_only: false }]);
+  fake.state.rows.set(fork.id, [chunk(fork.id, 1, 'user', { text: 'list it' }), chunk(fork.id, 2, 'assistant', { text: '', reasoning: '', tool_calls: [call] })]);
+  fake.state.pending.set(fork.id, [{ call_id: 'c1', name: call.name, arguments: call.arguments, read_only: false, sandboxed: false, network: false }]);
   fake.state.running.set(fork.id, 'run1');
   return { parent, fork };
 }

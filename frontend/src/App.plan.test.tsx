@@ -40,7 +40,7 @@ describe('the pinned plan', () => {
       by: 'model',
     });
     act(() =>
-      fake.store(s.id, [chunk(s.id, 2, 'assistant', { text: '', tool_calls: [{ id: 'p2', name: 'update_plan', arguments: '{}' }] })]),
+      fake.store(s.id, [chunk(s.id, 2, 'assistant', { text: '', reasoning: '', tool_calls: [{ id: 'p2', name: 'update_plan', arguments: '{}' }] })]),
     );
     expect(await screen.findByLabelText('fix the bug (in progress)')).toBeTruthy();
 
@@ -50,7 +50,7 @@ describe('the pinned plan', () => {
     await userEvent.type(step, 'fix the bug, test first');
     await userEvent.click(screen.getByRole('button', { name: 'Save plan' }));
     await waitFor(() => expect(fake.api.editPlan).toHaveBeenCalledTimes(1));
-    expect(fake.api.editPlan.mock.calls[0][1].plan[1].step).toBe('fix the bug, test first');
+    expect(fake.api.editPlan.mock.calls[0][1].plan?.[1].step).toBe('fix the bug, test first');
     expect(await screen.findByText(/edited by you/)).toBeTruthy();
   });
 });

@@ -54,7 +54,7 @@ describe('App', () => {
     expect(screen.getByRole('button', { name: 'Stop' })).toBeTruthy();
 
     act(() => {
-      fake.store(id, [chunk(id, 2, 'assistant', { text: 'Hi back, stored' })]);
+      fake.store(id, [chunk(id, 2, 'assistant', { text: 'Hi back, stored', reasoning: '', tool_calls: [] })]);
       fake.emit({ type: 'run_finished', session_id: id, status: 'completed' });
     });
     expect(await screen.findByText('Hi back, stored')).toBeTruthy();

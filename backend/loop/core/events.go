@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// EventType names an event published to the UI and the CLI. The list is mirrored once in
-// frontend/src/api/events.ts; events_mirror_test.go fails when the two drift.
+// EventType names an event published to the UI and the CLI. The page's event names, payload
+// types and LoopEvent union are generated from EventTypes and PayloadTypes (scripts/gentypes,
+// `make types`); a test fails when the committed frontend/src/api/wire.ts is stale.
 type EventType string
 
 // Event types. Deltas are lossy (coalesced for a slow subscriber); everything else is

@@ -1,14 +1,14 @@
 // The only module that talks to Go. Components and hooks import from here,
 // never from wailsjs, so tests can replace this one seam. Go binds four small
 // services (backend/desktop: Sessions, Chat, Settings, Workspace); every method
-// rejects with {code, message} (see AppError in types.ts) when Go fails.
+// rejects with {code, message} (see AppError in types.ts) when Go fails. Every type it
+// hands out is generated from Go (wire.ts).
 import * as Chat from '../../wailsjs/go/desktop/Chat';
 import * as Sessions from '../../wailsjs/go/desktop/Sessions';
 import * as SettingsService from '../../wailsjs/go/desktop/Settings';
 import * as Workspace from '../../wailsjs/go/desktop/Workspace';
 import * as WindowService from '../../wailsjs/go/desktop/Window';
 import { BrowserOpenURL, ClipboardSetText, EventsOn } from '../../wailsjs/runtime/runtime';
-import type { QueuedMessage } from './events';
 import type {
   AgentDefinition,
   Applied,
@@ -30,12 +30,14 @@ import type {
   FileDiff,
   Hit,
   HooksView,
+  ImportedHooks,
   PaletteEntry,
   InstructionFile,
   McpConfig,
   McpStatus,
   McpView,
-  Pending,
+  ApprovalRequestedPayload,
+  QueuedMessage,
   PinnedPlan,
   Plan,
   Provider,
@@ -64,19 +66,9 @@ import type {
   WorkspaceWarning,
 } from './types';
 
-// Wails event channels, mirrored from Go (desktop.EventLoop, ...; a Go test checks them).
-/** The Wails event that carries every loop event. */
-export const LOOP_EVENT = 'loop:event';
-/** The watcher's debounced changes of a workspace. */
-export const WORKSPACE_CHANGED = 'workspace:changed';
-/** A watcher problem (for example, watch limit reached). */
-export const WORKSPACE_WARNING = 'workspace:warning';
-/** An MCP server's status changed (Settings → MCP servers). */
-export const MCP_STATUS = 'mcp:status';
-/** A later `loopdesk FOLDER` launch: open a new session in {path}. */
-export const APP_OPEN_FOLDER = 'app:open-folder';
-/** A click on a desktop notification: show {session_id, run_id, call_id}. */
-export const APP_FOCUS_CARD = 'app:focus-card';
+// The Wails channels' names are declared in Go (desktop.Channels) and generated into wire.ts.
+import { APP_FOCUS_CARD, APP_OPEN_FOLDER, LOOP_EVENT, MCP_STATUS, WORKSPACE_CHANGED, WORKSPACE_WARNING } from './wire';
+export { APP_FOCUS_CARD, APP_OPEN_FOLDER, LOOP_EVENT, MCP_STATUS, WORKSPACE_CHANGED, WORKSPACE_WARNING };
 
 /** A loop event as it arrives: "type" names it; see events.ts for each shape. */
 export interface WireEvent {
@@ -87,8 +79,8 @@ export interface WireEvent {
   [field: string]: unknown;
 }
 
-// The generated models type json.RawMessage and nested structs loosely; cast
-// through unknown to the shapes in types.ts, which say what really arrives.
+// The Wails bindings' models (wailsjs/go/models.ts) type json.RawMessage and nested structs
+// loosely; cast through unknown to the generated wire types (wire.ts), which say what arrives.
 const as = <T>(p: Promise<unknown>): Promise<T> => p as Promise<T>;
 const list = async <T>(p: Promise<unknown>): Promise<T[]> => ((await p) ?? []) as T[];
 
@@ -127,8 +119,8 @@ export const api = {
   /** Trusts the project hooks whose hash the person saw; refused if they changed since. */
   trustHooks: (sessionID: string, sha256: string): Promise<HooksView> => as<HooksView>(SettingsService.TrustHooks(sessionID, sha256)),
   /** Copies ~/.claude/settings.json's hooks into the personal hooks.json. */
-  importClaudeCodeHooks: (sessionID: string): Promise<{ added: number; view: HooksView }> =>
-    as<{ added: number; view: HooksView }>(SettingsService.ImportClaudeCodeHooks(sessionID)),
+  importClaudeCodeHooks: (sessionID: string): Promise<ImportedHooks> =>
+    as<ImportedHooks>(SettingsService.ImportClaudeCodeHooks(sessionID)),
 
   // Sessions
   listSessions: (): Promise<SessionSummary[]> => list<SessionSummary>(Sessions.ListSessions()),
@@ -160,16 +152,11 @@ export const api = {
   openSession: async (id: string): Promise<SessionView> => {
     const v = (await Sessions.OpenSession(id)) as unknown as SessionView;
     return {
-      session: v.session,
+      ...v,
       rows: v.rows ?? [],
       runs: v.runs ?? [],
       pending: v.pending ?? [],
-      running_run_id: v.running_run_id ?? '',
       meters: v.meters ?? [],
-      mode: v.mode ?? { mode: 'execute', approve: '' },
-      totals: v.totals ?? {
-        session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0,
-      },
       queued: v.queued ?? [],
     };
   },
@@ -235,7 +222,8 @@ export const api = {
   /** Saves the session's own budgets; the next run of it (window or CLI) uses them. */
   setSessionBudgets: (sessionID: string, b: SessionBudgets): Promise<SessionBudgets> =>
     as<SessionBudgets>(Chat.SetSessionBudgets(sessionID, b as never)),
-  pendingApprovals: (sessionID: string): Promise<Pending[]> => list<Pending>(Chat.PendingApprovals(sessionID)),
+  pendingApprovals: (sessionID: string): Promise<ApprovalRequestedPayload[]> =>
+    list<ApprovalRequestedPayload>(Chat.PendingApprovals(sessionID)),
   decide: (sessionID: string, callID: string, d: DecisionInput): Promise<void> =>
     Chat.Decide(sessionID, callID, d as never),
   suggestRule: (sessionID: string, callID: string): Promise<RuleInput> =>

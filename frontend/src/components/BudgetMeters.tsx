@@ -1,4 +1,4 @@
-import type { Meter, MeterUnit, Repeats } from '../api/events';
+import type { Meter, MeterUnit, Repeats } from '../api/types';
 import { useNow } from '../hooks/useNow';
 import type { Phase } from '../state/session';
 import { STOP_TEXT, formatCost, formatDuration, formatTokens } from '../lib/format';

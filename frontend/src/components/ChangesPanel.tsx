@@ -141,7 +141,7 @@ function ForkBar({ sessionID, busy, act, onOpenSession }: {
     act(async () => {
       const a = await api.applyToParent(sessionID);
       setParent(a.parent_id);
-      return `Applied ${a.paths.join(', ')} to the parent's folder, as hunks to review there (row #${a.seq}).`;
+      return `Applied ${(a.paths ?? []).join(', ')} to the parent's folder, as hunks to review there (row #${a.seq}).`;
     });
   return (
     <div className="fork-bar" aria-label="Fork folder">

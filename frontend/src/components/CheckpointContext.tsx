@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 import { api } from '../api/backend';
-import type { FileChange } from '../api/events';
+import type { Change } from '../api/types';
 import type { FileDiff, McpName, Row, Session } from '../api/types';
 import { errorMessage } from '../api/types';
 import { useChanges, useMcpNames } from '../hooks/useCheckpoints';
@@ -39,7 +39,7 @@ export const CheckpointContext = createContext<Checkpoints>({
 export const useCheckpoints = () => useContext(CheckpointContext);
 
 /** The changes one row made (undefined when none). */
-export function useRowChanges(seq: number | undefined): FileChange[] | undefined {
+export function useRowChanges(seq: number | undefined): Change[] | undefined {
   const { changes } = useCheckpoints();
   return seq === undefined ? undefined : changes[seq];
 }

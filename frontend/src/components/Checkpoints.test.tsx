@@ -1,7 +1,6 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { FileChange } from '../api/events';
 import type { Change, Row } from '../api/types';
 import { chunk, makeFakeApi } from '../test/fakeApi';
 
@@ -19,19 +18,19 @@ import { ToolCard } from './ToolCard';
 import { WorkspacePanel } from './WorkspacePanel';
 
 const noActions = { decide: async () => true, suggestRule: async () => null, readFile: async () => null };
-const change = (seq: number, path: string, c: Change['change'], size = 10): Change => ({ seq, path, change: c, size, sha256: 'x' });
+const change = (seq: number, path: string, c: Change['change'], size = 10): Change => ({ seq, path, change: c, size, sha256: 'x', by: 'agent' });
 const shell = { id: 'c1', name: 'run_shell_command', arguments: JSON.stringify({ command: "sed -i 's/one/ONE/' a.txt && rm b.txt && echo new > c.txt" }) };
 const result = { seq: 3, payload: { call_id: 'c1', name: 'run_shell_command', content: '', is_error: false } };
 
 function rows(): Row[] {
   return [
     chunk('s1', 1, 'user', { text: 'change files' }),
-    chunk('s1', 2, 'assistant', { text: '', tool_calls: [shell] }),
+    chunk('s1', 2, 'assistant', { text: '', reasoning: '', tool_calls: [shell] }),
     chunk('s1', 3, 'tool_result', result.payload),
   ];
 }
 
-function wrap(ui: React.ReactNode, live: Record<number, FileChange[]> = {}, onForked = vi.fn()) {
+function wrap(ui: React.ReactNode, live: Record<number, Change[]> = {}, onForked = vi.fn()) {
   return render(
     <CheckpointProvider sessionID="s1" rows={rows()} live={live} onForked={onForked} onError={vi.fn()}>
       {ui}
@@ -73,7 +72,7 @@ describe('checkpoints in the window', () => {
 
   it('shows changes announced live (files_changed) before any reload', async () => {
     fake.state.changes.set('s1', []);
-    wrap(<ToolCard call={shell} result={result} actions={noActions} />, { 3: [{ path: 'x.go', change: 'mode', size: 1 }] });
+    wrap(<ToolCard call={shell} result={result} actions={noActions} />, { 3: [{ seq: 3, path: 'x.go', change: 'mode', size: 1, sha256: '', by: 'agent' }] });
     const list = await screen.findByRole('region', { name: 'Files changed by row 3' });
     expect(within(list).getByRole('button', { name: 'Diff of x.go' }).textContent).toBe('mode x.go');
   });

@@ -21,7 +21,7 @@ describe('ChunkTable', () => {
     const f = makeFakeApi();
     const rows: Row[] = [
       chunk('s1', 1, 'user', { text: 'split it' }),
-      chunk('s1', 2, 'assistant', { text: '', tool_calls: [{ id: 't1', name: 'task', arguments: '{"description":"read notes","prompt":"x"}' }] }),
+      chunk('s1', 2, 'assistant', { text: '', reasoning: '', tool_calls: [{ id: 't1', name: 'task', arguments: '{"description":"read notes","prompt":"x"}' }] }),
       chunk('s1', 3, 'tool_result', { call_id: 't1', name: 'task', content: '42', is_error: false }),
     ];
     const child = f.session('read notes', { id: 'k1', parent_id: 's1', parent_call_id: 't1', fork_seq: 2 });
@@ -46,7 +46,7 @@ describe('ChunkTable', () => {
   it('offers Compact up to here on a row and Undo compaction on a summary still in effect', async () => {
     const rows: Row[] = [
       chunk('s1', 1, 'user', { text: 'hello' }),
-      chunk('s1', 2, 'assistant', { text: 'hi' }),
+      chunk('s1', 2, 'assistant', { text: 'hi', reasoning: '', tool_calls: [] }),
       chunk('s1', 3, 'summary', { text: 'said hi', through_seq: 2 }),
       chunk('s1', 4, 'summary', { text: 'old', through_seq: 2 }),
       chunk('s1', 5, 'summary', { text: 'Compaction undone', through_seq: 2, undoes: 4 }),

@@ -1,5 +1,5 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import type { RunFinishedPayload } from '../api/events';
+import type { RunFinishedPayload } from '../api/types';
 import type {
   HookPayload,
   ApprovalPayload,

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { FileChange } from '../api/events';
+import type { Change } from '../api/types';
 import type { FileDiff, RestorePayload } from '../api/types';
 import { errorMessage } from '../api/types';
 import { formatSize } from '../lib/format';
@@ -47,7 +47,7 @@ export function FileChanges({ seq }: { seq: number }) {
   );
 }
 
-function Diff({ seq, change }: { seq: number; change: FileChange }) {
+function Diff({ seq, change }: { seq: number; change: Change }) {
   const { fileDiff, restore } = useCheckpoints();
   const [d, setD] = useState<FileDiff | null>(null);
   const [error, setError] = useState('');

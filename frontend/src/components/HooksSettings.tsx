@@ -19,8 +19,9 @@ export function HooksSettings({ sessionID }: { sessionID: string | null }) {
   const [trustError, setTrustError] = useState('');
   const [imported, setImported] = useState('');
   const v = h.value;
-  const project = v.hooks.filter((x) => x.source === 'project');
-  const personal = v.hooks.filter((x) => x.source === 'personal');
+  const hooks = v.hooks ?? [];
+  const project = hooks.filter((x) => x.source === 'project');
+  const personal = hooks.filter((x) => x.source === 'personal');
 
   const trust = async () => {
     if (!sessionID) return;
@@ -69,7 +70,7 @@ export function HooksSettings({ sessionID }: { sessionID: string | null }) {
           {trustError}
         </p>
       )}
-      {v.errors.map((e) => (
+      {(v.errors ?? []).map((e) => (
         <p key={e} role="alert" className="bad">
           {e}
         </p>
@@ -90,7 +91,7 @@ export function HooksSettings({ sessionID }: { sessionID: string | null }) {
         {imported && <span role="status">{imported}</span>}
       </div>
       <h3>Recent hook runs</h3>
-      {v.recent.length === 0 ? <p className="muted">No hook has run in this folder yet.</p> : <RunTable runs={v.recent} />}
+      {!v.recent?.length ? <p className="muted">No hook has run in this folder yet.</p> : <RunTable runs={v.recent} />}
     </section>
   );
 }
@@ -107,7 +108,7 @@ export function HookTrustPrompt({ view, busy, onTrust, onDismiss }: { view: Hook
         {view.changed ? 'Its hooks changed since you trusted them. ' : ''}
         These commands run on your machine at the events shown, as you, once you trust them. Until then they do not run.
       </p>
-      <HookTable hooks={view.hooks.filter((x) => x.source === 'project')} />
+      <HookTable hooks={(view.hooks ?? []).filter((x) => x.source === 'project')} />
       {view.changed && view.diff && (
         <pre className="hooks-diff" aria-label="What changed">
           {view.diff}

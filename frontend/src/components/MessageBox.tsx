@@ -1,5 +1,5 @@
 import { useEffect, useId, useState, type KeyboardEvent } from 'react';
-import type { QueuedMessage } from '../api/events';
+import type { QueuedMessage } from '../api/types';
 import type { ImageInput, PaletteEntry } from '../api/types';
 import { matchEntries, paletteQuery, parseCommand } from '../lib/palette';
 import { AttachedImages, IMAGE_TYPES, filesOf, readImages, type Attached } from './Images';

@@ -1,5 +1,8 @@
 import { useState } from 'react';
-import type { PinnedPlan as Pinned, Plan, StepStatus } from '../api/types';
+import type { PinnedPlan as Pinned, Plan, PlanStep, StepStatus } from '../api/types';
+
+/** A plan being edited: its steps are always a list (Go may send none as null). */
+type Draft = Plan & { plan: PlanStep[] };
 
 const MARK: Record<StepStatus, string> = { pending: '○', in_progress: '◐', completed: '●' };
 const LABEL: Record<StepStatus, string> = { pending: 'pending', in_progress: 'in progress', completed: 'completed' };
@@ -14,33 +17,34 @@ interface Props {
 
 /** The session's latest plan, pinned above the message box; the person can edit its steps. */
 export function PinnedPlan({ plan, running, error, onSave }: Props) {
-  const [draft, setDraft] = useState<Plan | null>(null);
+  const [draft, setDraft] = useState<Draft | null>(null);
   if (!plan && !draft) return null;
   if (draft) return <PlanEditor draft={draft} error={error} onChange={setDraft} onCancel={() => setDraft(null)} onSave={async () => {
     if (await onSave(draft)) setDraft(null);
   }} />;
   const p = plan as Pinned;
-  const done = p.plan.filter((s) => s.status === 'completed').length;
+  const steps = p.plan ?? [];
+  const done = steps.filter((s) => s.status === 'completed').length;
   return (
     <section className="pinned-plan" aria-label="Plan">
       <header className="pinned-plan-head">
         <strong>Plan</strong>
         <span className="muted">
-          {done}/{p.plan.length} done{p.by === 'person' ? ' · edited by you' : ''}
+          {done}/{steps.length} done{p.by === 'person' ? ' · edited by you' : ''}
         </span>
         <button
           type="button"
           className="small"
           disabled={running}
           title={running ? 'Stop the run to edit the plan' : undefined}
-          onClick={() => setDraft({ explanation: p.explanation, plan: p.plan.map((s) => ({ ...s })) })}
+          onClick={() => setDraft({ explanation: p.explanation, plan: steps.map((s) => ({ ...s })) })}
         >
           Edit plan
         </button>
       </header>
       {p.explanation && <p className="muted pinned-plan-why">{p.explanation}</p>}
       <ol className="pinned-plan-steps">
-        {p.plan.map((s, i) => (
+        {steps.map((s, i) => (
           <li key={i} className={`step-${s.status}`} aria-label={`${s.step} (${LABEL[s.status]})`}>
             <span aria-hidden="true">{MARK[s.status]}</span> {s.step}
           </li>
@@ -52,15 +56,15 @@ export function PinnedPlan({ plan, running, error, onSave }: Props) {
 }
 
 interface EditorProps {
-  draft: Plan;
+  draft: Draft;
   error: string;
-  onChange: (p: Plan) => void;
+  onChange: (p: Draft) => void;
   onCancel: () => void;
   onSave: () => void;
 }
 
 function PlanEditor({ draft, error, onChange, onCancel, onSave }: EditorProps) {
-  const setStep = (i: number, patch: Partial<Plan['plan'][number]>) =>
+  const setStep = (i: number, patch: Partial<PlanStep>) =>
     onChange({ ...draft, plan: draft.plan.map((s, j) => (j === i ? { ...s, ...patch } : s)) });
   return (
     <section className="pinned-plan editing" aria-label="Edit plan">

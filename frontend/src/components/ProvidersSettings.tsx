@@ -55,7 +55,7 @@ export function ProvidersSettings({ onSaved }: { onSaved?: () => void }) {
                   result={p.tests[x.name]}
                   onTest={async () => {
                     const r = await p.test(x);
-                    if (r.ok && x.models.length === 0 && (r.models ?? []).length > 0) p.put({ ...x, models: r.models ?? [] });
+                    if (r.ok && !x.models?.length && (r.models ?? []).length > 0) p.put({ ...x, models: r.models ?? [] });
                   }}
                 />
                 <button type="button" className="small" aria-label={`Edit provider ${x.name}`} onClick={() => setEditing(x)}>
@@ -65,7 +65,7 @@ export function ProvidersSettings({ onSaved }: { onSaved?: () => void }) {
                   Remove
                 </button>
               </div>
-              <div className="muted small-print">Models: {x.models.length ? x.models.join(', ') : 'none listed (Test connection fills them)'}</div>
+              <div className="muted small-print">Models: {x.models?.length ? x.models.join(', ') : 'none listed (Test connection fills them)'}</div>
               {info?.error && (
                 <p role="alert" className="bad">
                   {info.error}

@@ -22,7 +22,7 @@ describe('StatusLine', () => {
 
   it('offers approve all and deny all only when several calls wait', async () => {
     const onDecideAll = vi.fn();
-    const p = (id: string) => ({ call_id: id, name: 'write_file', arguments: '{}', read_only: false });
+    const p = (id: string) => ({ run_id: 'r1', call_id: id, name: 'write_file', arguments: '{}', read_only: false, sandboxed: false, network: false });
     const { rerender } = render(<StatusLine {...base} phase="waiting" pending={[p('a')]} onDecideAll={onDecideAll} />);
     expect(screen.getByText('Waiting for your approval of write_file')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Approve all' })).toBeNull();

@@ -1,11 +1,10 @@
-import type { Pending } from '../api/types';
 import { useNow } from '../hooks/useNow';
-import type { Phase, RunningTool } from '../state/session';
+import type { PendingCall, Phase, RunningTool } from '../state/session';
 import { formatDuration } from '../lib/format';
 
 interface Props {
   phase: Phase;
-  pending: Pending[];
+  pending: PendingCall[];
   running: Record<string, RunningTool>;
   runStartedAt: number | null;
   onDecideAll: (approved: boolean) => void;

@@ -30,7 +30,7 @@ describe('childStep', () => {
 
 const view = (extra: Partial<ChildView> = {}): ChildView => ({
   session_id: 'child1', parent_call_id: 't1', seq: 5, status: 'running', step: 'waiting for your approval of write_file',
-  tool_calls: 3, tokens: 2000, cost: 0.02, pending: [{ call_id: 'w1', name: 'write_file', arguments: '{"path":"a"}', read_only: false }], ...extra,
+  tool_calls: 3, tokens: 2000, cost: 0.02, pending: [{ call_id: 'w1', name: 'write_file', arguments: { path: 'a' }, read_only: false, sandboxed: false, network: false }], ...extra,
 });
 
 describe('childSeed (a page opened or reloaded while a child runs, or after)', () => {

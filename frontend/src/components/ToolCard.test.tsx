@@ -1,7 +1,8 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import type { DecisionInput, Pending, RuleInput } from '../api/types';
+import type { DecisionInput, RuleInput } from '../api/types';
+import type { PendingCall } from '../state/session';
 import { ToolCard, type CardActions } from './ToolCard';
 
 function actions(over: Partial<CardActions> = {}) {
@@ -14,7 +15,7 @@ function actions(over: Partial<CardActions> = {}) {
 }
 
 const shell = { id: 'c1', name: 'run_shell_command', arguments: '{"command":"git status --short"}' };
-const pendingShell: Pending = { call_id: 'c1', name: 'run_shell_command', arguments: shell.arguments, read_only: false };
+const pendingShell: PendingCall = { run_id: 'r1', call_id: 'c1', name: 'run_shell_command', arguments: shell.arguments, read_only: false, sandboxed: false, network: false };
 
 describe('ToolCard', () => {
   it('says on the card whether a shell command will run sandboxed, or asks for network, and on the result whether it did', () => {
@@ -52,7 +53,7 @@ describe('ToolCard', () => {
   it('diffs a pending write_file against the file as it is now', async () => {
     const call = { id: 'c3', name: 'write_file', arguments: JSON.stringify({ path: 'notes.txt', content: 'one\nthree\n' }) };
     const a = actions({ readFile: vi.fn(async () => 'one\ntwo\n') });
-    render(<ToolCard call={call} pending={{ call_id: 'c3', name: 'write_file', arguments: call.arguments, read_only: false }} actions={a} />);
+    render(<ToolCard call={call} pending={{ run_id: 'r1', call_id: 'c3', name: 'write_file', arguments: call.arguments, read_only: false, sandboxed: false, network: false }} actions={a} />);
     expect(await screen.findByText('- two')).toBeTruthy();
     expect(screen.getByText('+ three')).toBeTruthy();
     expect(a.readFile).toHaveBeenCalledWith('notes.txt');

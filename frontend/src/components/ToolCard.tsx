@@ -1,8 +1,8 @@
 import { ReviewHunks } from './ReviewHunks';
 import { TaskCtx, TaskProgress } from './TaskProgress';
 import { memo, useContext, useEffect, useState, type KeyboardEvent } from 'react';
-import type { ApprovalPayload, DecisionInput, HookPayload, Pending, RuleInput, ToolResultPayload } from '../api/types';
-import type { RunningTool } from '../state/session';
+import type { ApprovalPayload, DecisionInput, HookPayload, RuleInput, ToolResultPayload } from '../api/types';
+import type { PendingCall, RunningTool } from '../state/session';
 import { useNow } from '../hooks/useNow';
 import { describeHook, formatDuration, parseArgs, prettyJSON } from '../lib/format';
 import { useCheckpoints } from './CheckpointContext';
@@ -25,7 +25,7 @@ interface Props {
   approval?: { seq: number; payload: ApprovalPayload };
   /** The runs of the hooks of this call (PreToolUse, PostToolUse). */
   hooks?: { seq: number; payload: HookPayload }[];
-  pending?: Pending;
+  pending?: PendingCall;
   output?: string;
   running?: RunningTool;
   actions: CardActions;
@@ -320,7 +320,7 @@ function WriteDiff({ path, content, pending, readFile }: { path: string; content
  * Where a shell command runs, as Go said: on the approval card whether it will run in the
  * sandbox (and whether it asks for network); on a finished call whether it ran in it.
  */
-function SandboxNote({ pending, result }: { pending?: Pending; result?: ToolResultPayload }) {
+function SandboxNote({ pending, result }: { pending?: PendingCall; result?: ToolResultPayload }) {
   if (pending) {
     const text = pending.sandboxed
       ? `Will run in the sandbox: only this folder is writable${pending.network ? '; with network' : ''}.`

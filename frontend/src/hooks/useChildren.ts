@@ -65,16 +65,8 @@ export function childStep(state: Children, ev: WireEvent): Children {
 
 /** A child as Go read it from the journal. */
 export function fromView(v: ChildView): ChildActivity {
-  const pending = (v.pending ?? []).map((p) => ({ call_id: p.call_id, name: p.name, arguments: parseArgs(p.arguments) }));
+  const pending = (v.pending ?? []).map((p) => ({ call_id: p.call_id, name: p.name, arguments: p.arguments }));
   return { sessionId: v.session_id, status: v.status || 'running', step: v.step || 'starting', toolCalls: v.tool_calls, tokens: v.tokens, cost: v.cost, pending, seq: v.seq };
-}
-
-function parseArgs(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
 }
 
 /**

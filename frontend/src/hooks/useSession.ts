@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
 import { api, type WireEvent } from '../api/backend';
-import { LOSSY_EVENTS, isLoopEvent } from '../api/events';
+import { isLoopEvent } from '../api/events';
+import { LOSSY_EVENTS } from '../api/types';
 import type { DecisionInput, ImageInput, Session, SessionMode } from '../api/types';
 import { errorMessage } from '../api/types';
 import { createStore } from '../lib/store';

@@ -1,15 +1,8 @@
 // Pure helpers for showing rows, arguments and numbers. No React, no Go.
 import type {
   HookPayload,
-  ApprovalPayload,
-  AssistantPayload,
-  RestorePayload,
-  RowUsage,
+  Usage,
   Row,
-  SummaryPayload,
-  ToolResultPayload,
-  UsagePayload,
-  UserPayload,
 } from '../api/types';
 
 /** Parses raw tool arguments; undefined when they are not JSON. */
@@ -37,44 +30,44 @@ export function summarize(row: Row, max = 140): string {
   switch (row.kind) {
     case 'user':
     case 'system':
-      s = (row.payload as UserPayload).text ?? '';
+      s = row.payload.text ?? '';
       break;
     case 'assistant': {
-      const p = row.payload as AssistantPayload;
+      const p = row.payload;
       const calls = (p.tool_calls ?? []).map((c) => `${c.name}(…)`).join(', ');
       s = [p.text, calls && `calls ${calls}`].filter(Boolean).join(' · ');
       break;
     }
     case 'tool_result': {
-      const p = row.payload as ToolResultPayload;
+      const p = row.payload;
       s = `${p.name}${p.sandboxed ? ' [sandboxed]' : ''}${p.is_error ? ' (error)' : ''}: ${p.content ?? ''}`;
       break;
     }
     case 'approval': {
-      const p = row.payload as ApprovalPayload;
+      const p = row.payload;
       s = `${p.tool} ${p.decision} by ${p.by}${p.reason ? `: ${p.reason}` : ''}`;
       break;
     }
     case 'restore': {
-      const p = row.payload as RestorePayload;
+      const p = row.payload;
       const n = p.restored?.length ?? 0;
       s = `restored ${p.path || `${n} file${n === 1 ? '' : 's'}`} to before #${p.to_seq}: ${(p.restored ?? []).map((r) => r.path).join(', ')}`;
       break;
     }
     case 'hook': {
-      const p = row.payload as HookPayload;
+      const p = row.payload;
       const decided = p.decision ? ` → ${p.decision}` : '';
       s = `${p.event}${p.tool ? ` ${p.tool}` : ''} hook ${p.command} exit ${p.exit_code}${decided}${p.reason ? `: ${p.reason}` : ''}`;
       break;
     }
     case 'summary':
-      s = `summary through #${(row.payload as SummaryPayload).through_seq}: ${(row.payload as SummaryPayload).text ?? ''}`;
+      s = `summary through #${row.payload.through_seq}: ${row.payload.text ?? ''}`;
       break;
     case 'note':
-      s = `note to the model: ${(row.payload as { text?: string }).text ?? ''}`;
+      s = `note to the model: ${row.payload.text ?? ''}`;
       break;
     case 'usage': {
-      const p = row.payload as UsagePayload;
+      const p = row.payload;
       s = `${p.reason}: ${spendText(p.usage)}`;
       break;
     }
@@ -169,7 +162,7 @@ export const STOP_TEXT: Record<string, string> = {
 };
 
 /** A model call's spend in words: "1.2k in (300 cached) / 40 out · $0.0012", or "usage unreported". */
-export function spendText(u: RowUsage | undefined): string {
+export function spendText(u: Usage | undefined): string {
   if (!u || u.unreported) return 'usage unreported';
   const cached = u.cache_read_tokens ? ` (${formatTokens(u.cache_read_tokens)} cached)` : '';
   return `${formatTokens(u.input_tokens)} in${cached} / ${formatTokens(u.output_tokens)} out · $${u.cost_usd.toFixed(4)}`;

@@ -5,13 +5,13 @@ import { changesOfPath, describeStatus, groupChanges, serverOf } from './checkpo
 describe('checkpoints helpers', () => {
   it('groups changes by row and finds the rows of a path', () => {
     const by = groupChanges([
-      { seq: 3, path: 'a', change: 'modified', size: 1, sha256: '' },
-      { seq: 3, path: 'd/x', change: 'created', size: 1, sha256: '' },
-      { seq: 5, path: 'a', change: 'deleted', size: 1, sha256: '' },
+      { seq: 3, path: 'a', change: 'modified', size: 1, sha256: '', by: 'agent' },
+      { seq: 3, path: 'd/x', change: 'created', size: 1, sha256: '', by: 'agent' },
+      { seq: 5, path: 'a', change: 'deleted', size: 1, sha256: '', by: 'outside' },
     ]);
     expect(by[3].map((c) => c.path)).toEqual(['a', 'd/x']);
-    expect(changesOfPath(by, 'a')).toEqual([{ seq: 3, change: 'modified' }, { seq: 5, change: 'deleted' }]);
-    expect(changesOfPath(by, 'd')).toEqual([{ seq: 3, change: 'created' }]);
+    expect(changesOfPath(by, 'a')).toEqual([{ seq: 3, change: 'modified', by: 'agent' }, { seq: 5, change: 'deleted', by: 'outside' }]);
+    expect(changesOfPath(by, 'd')).toEqual([{ seq: 3, change: 'created', by: 'agent' }]);
   });
 
   it.each([

@@ -1,20 +1,19 @@
 // Pure helpers for checkpoints and MCP names as the page shows them. No React, no Go.
-import type { FileChange } from '../api/events';
 import type { Change, McpName, McpStatus } from '../api/types';
 
 /** What each row changed, by the row's seq. */
-export type ChangesBySeq = Record<number, FileChange[]>;
+export type ChangesBySeq = Record<number, Change[]>;
 
 /** Groups Workspace.Changes (oldest first) by the row that made them. */
 export function groupChanges(list: Change[]): ChangesBySeq {
   const out: ChangesBySeq = {};
-  for (const c of list) (out[c.seq] ??= []).push({ path: c.path, change: c.change, size: c.size, by: c.by });
+  for (const c of list) (out[c.seq] ??= []).push(c);
   return out;
 }
 
 /** The rows that changed path (or a path below it), oldest first. */
-export function changesOfPath(bySeq: ChangesBySeq, path: string): { seq: number; change: FileChange['change']; by?: FileChange['by'] }[] {
-  const out: { seq: number; change: FileChange['change']; by?: FileChange['by'] }[] = [];
+export function changesOfPath(bySeq: ChangesBySeq, path: string): { seq: number; change: Change['change']; by: Change['by'] }[] {
+  const out: { seq: number; change: Change['change']; by: Change['by'] }[] = [];
   for (const [seq, list] of Object.entries(bySeq)) {
     for (const c of list) if (c.path === path || c.path.startsWith(`${path}/`)) out.push({ seq: Number(seq), change: c.change, by: c.by });
   }

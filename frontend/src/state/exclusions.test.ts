@@ -3,7 +3,7 @@ import type { Row } from '../api/types';
 import { summarize } from '../lib/format';
 import { exclusionsOf } from './exclusions';
 
-const row = (seq: number, kind: Row['kind'], payload: unknown): Row => ({ session_id: 's', seq, kind, payload, run_id: 'r', created_at: '', tokens: 0 });
+const row = (seq: number, kind: Row['kind'], payload: unknown): Row => ({ session_id: 's', seq, kind, payload, run_id: 'r', created_at: '', tokens: 0 }) as Row;
 
 describe('exclusionsOf', () => {
   it('names each refused image on its message and on the exclusion row, with the reason', () => {

@@ -23,7 +23,7 @@ describe('find', () => {
 });
 
 describe('hiddenMatches', () => {
-  const row = (seq: number, kind: Row['kind'], payload: unknown): Row => ({ session_id: 's', seq, kind, payload, run_id: 'r', created_at: '', tokens: 0 });
+  const row = (seq: number, kind: Row['kind'], payload: unknown): Row => ({ session_id: 's', seq, kind, payload, run_id: 'r', created_at: '', tokens: 0 }) as Row;
   const rows = [
     row(1, 'user', { text: 'find the needle' }),
     row(2, 'assistant', { text: 'Needle? Let me look.', reasoning: 'a needle', tool_calls: [{ id: 'c', name: 'search_text', arguments: '{"pattern":"needle"}' }] }),

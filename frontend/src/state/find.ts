@@ -36,7 +36,7 @@ export function step(current: number, count: number, back: boolean): number {
 
 /** What a row shows that find searches: messages, reasoning, tool arguments and output, notes. */
 export function rowTexts(row: Row): string[] {
-  const p = row.payload as Record<string, unknown> | null;
+  const p = row.payload as unknown as Record<string, unknown> | null;
   if (!p) return [];
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? [v] : []);
   switch (row.kind) {

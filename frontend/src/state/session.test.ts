@@ -1,7 +1,7 @@
 // Transcripts for reduceSession, in the style of the Go core's: inputs in, state out. Each
 // step feeds one input and checks the part of the state it is about.
 import { describe, expect, it } from 'vitest';
-import type { LoopEvent, Meter } from '../api/events';
+import type { LoopEvent, Meter } from '../api/types';
 import type { LiveView, Row, SessionView } from '../api/types';
 import { chunk, meter } from '../test/fakeApi';
 import { callKey, initialSession, reduceSession, type SessionInput, type SessionState } from './session';
@@ -40,10 +40,10 @@ const stored = (...rows: Row[]) => ev('rows_stored', { rows }, rows[0]?.run_id ?
 const user = (n: number, text: string, run = 'r1') => chunk(S, n, 'user', { text }, run);
 const said = (n: number, text: string, run = 'r1') => chunk(S, n, 'assistant', { text, reasoning: '', tool_calls: [] }, run);
 const calls = (n: number, ids: string[], run = 'r1') =>
-  chunk(S, n, 'assistant', { text: '', tool_calls: ids.map((id) => ({ id, name: 'write_file', arguments: '{"path":"a"}' })) }, run);
+  chunk(S, n, 'assistant', { text: '', reasoning: '', tool_calls: ids.map((id) => ({ id, name: 'write_file', arguments: '{"path":"a"}' })) }, run);
 const result = (n: number, call: string, run = 'r1') => chunk(S, n, 'tool_result', { call_id: call, name: 'write_file', content: 'ok', is_error: false }, run);
 const approval = (n: number, call: string, run = 'r1') => chunk(S, n, 'approval', { call_id: call, tool: 'write_file', decision: 'approved', by: 'person', reason: '' }, run);
-const asked = (call: string, run = 'r1') => ev('approval_requested', { call_id: call, name: 'write_file', arguments: { path: 'a' }, read_only: false }, run);
+const asked = (call: string, run = 'r1') => ev('approval_requested', { call_id: call, name: 'write_file', arguments: { path: 'a' }, read_only: false, sandboxed: false, network: false }, run);
 
 function view(over: Partial<SessionView> = {}): SessionView {
   return {
@@ -56,6 +56,15 @@ function view(over: Partial<SessionView> = {}): SessionView {
     mode: { mode: 'execute', approve: '' },
     totals: { session_id: S, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
     queued: [],
+    sandbox: {
+      workspace: { mode: 'auto', network: false },
+      session: null,
+      effective: { mode: 'auto', network: false },
+      source: 'default',
+      description: '',
+      notice: '',
+    },
+    budgets: { max_turns: null, max_tool_calls: null, max_tokens: null, max_cost_usd: null, timeout_seconds: null },
     ...over,
   };
 }
@@ -196,7 +205,7 @@ describe('reduceSession', () => {
     const meters: Meter[] = [meter('turns', 3, 20)];
     transcript([
       [
-        opened({ rows: [user(1, 'go'), calls(2, ['c1'])], running_run_id: 'r1', pending: [{ call_id: 'c1', name: 'write_file', arguments: '{}', read_only: false }], meters }),
+        opened({ rows: [user(1, 'go'), calls(2, ['c1'])], running_run_id: 'r1', pending: [{ call_id: 'c1', name: 'write_file', arguments: '{}', read_only: false, sandboxed: false, network: false }], meters }),
         (s) => {
           expect(s).toMatchObject({ loaded: true, run: 'r1', phase: 'waiting', meters });
           expect(pendingIDs(s)).toEqual(['r1/c1']);
@@ -271,7 +280,7 @@ describe('reduceSession', () => {
   it("files_changed files a call's changes under its result row, not under the event's own seq", () => {
     const s = reduceSession(
       reduceSession(initialSession(S), opened()),
-      ev('files_changed', { seq: 12, row_seq: 3, call_id: 'c1', changes: [{ path: 'a.txt', change: 'modified', size: 4 }] }),
+      ev('files_changed', { seq: 12, row_seq: 3, call_id: 'c1', changes: [{ seq: 3, path: 'a.txt', change: 'modified', size: 4, sha256: '', by: 'agent' }] }),
     );
     expect(Object.keys(s.changes)).toEqual(['3']);
     expect(s.changes[3][0].path).toBe('a.txt');
@@ -304,7 +313,7 @@ describe('reduceSession', () => {
     transcript([
       [opened({ rows: [user(1, 'go'), calls(2, ['c1', 'c2']), approval(3, 'c1')], running_run_id: 'r1' }), {}],
       [
-        { type: 'pending_loaded', pending: ['c1', 'c2'].map((id) => ({ call_id: id, name: 'write_file', arguments: '{}', read_only: false })) },
+        { type: 'pending_loaded', pending: ['c1', 'c2'].map((id) => ({ call_id: id, name: 'write_file', arguments: '{}', read_only: false, sandboxed: false, network: false })) },
         (s) => expect(pendingIDs(s)).toEqual(['r1/c2']),
       ],
     ]);
@@ -314,7 +323,7 @@ describe('reduceSession', () => {
 // The page never misses what Go knows: whatever order events and reads arrive in, a pending
 // approval, a queued message and the run state end up shown (Chat.Live, reconciled).
 describe('reconciling with what Go knows (live_loaded)', () => {
-  const pendingCall = { call_id: 'c1', name: 'write_file', arguments: '{"path":"a"}', read_only: false };
+  const pendingCall = { call_id: 'c1', name: 'write_file', arguments: '{"path":"a"}', read_only: false, sandboxed: false, network: false };
   const live = (over: Partial<LiveView>): SessionInput => ({ type: 'live_loaded', live: { seq: 0, running_run_id: '', pending: [], queued: [], ...over } });
 
   it('shows an approval whose events arrived before the page switched to a just-created session', () => {
@@ -376,7 +385,7 @@ describe('reconciling with what Go knows (live_loaded)', () => {
       [opened({ running_run_id: 'r1' }), { run: 'r1' }],
       [ev('run_finished', { status: 'cancelled' }), { run: '' }],
       [live({ seq: 5, queued: [q1, q2] }), (s) => expect(s.queued.map((q) => q.id)).toEqual(['q1', 'q2'])],
-      [stored({ ...user(1, 'then b', 'r2'), payload: { text: 'then b', queued_id: 'q1' } }), {}],
+      [stored(chunk(S, 1, 'user', { text: 'then b', queued_id: 'q1' }, 'r2')), {}],
       [live({ seq: 5, queued: [q1, q2] }), (s) => expect(s.queued.map((q) => q.id)).toEqual(['q2'])],
     ]);
   });

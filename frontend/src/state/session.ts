@@ -14,18 +14,20 @@
 // their output are keyed by (run id, call id), and a call with a stored decision or result
 // after its turn's assistant row is never shown as pending.
 
-import type { FileChange, LoopEvent, Meter, QueuedMessage, Repeats, RunFinishedPayload } from '../api/events';
 import type {
-  ApprovalPayload,
-  AssistantPayload,
+  ApprovalRequestedPayload,
+  Change,
   LiveView,
-  Pending,
+  LoopEvent,
+  Meter,
+  QueuedMessage,
+  Repeats,
   Row,
+  RunFinishedPayload,
   Run,
   Session,
   SessionMode,
   SessionView,
-  ToolResultPayload,
   Totals,
 } from '../api/types';
 
@@ -40,9 +42,19 @@ export interface RunningTool {
   since: number;
 }
 
-/** A call waiting for a person, with the run it belongs to. */
-export interface PendingCall extends Pending {
+/**
+ * A call waiting for a person as the page keeps it: Go's one pending-call shape (the same on
+ * approval_requested, Chat.Live and OpenSession), with its run, and its arguments as the JSON
+ * text the card shows and the person edits.
+ */
+export interface PendingCall extends Omit<ApprovalRequestedPayload, 'arguments'> {
   run_id: string;
+  arguments: string;
+}
+
+/** The one conversion from the wire's pending call: arguments arrive parsed (or as the raw text, a string, when they did not parse). */
+export function pendingCall(p: ApprovalRequestedPayload, run: string): PendingCall {
+  return { ...p, run_id: run, arguments: typeof p.arguments === 'string' ? p.arguments : JSON.stringify(p.arguments ?? {}) };
 }
 
 /** The text of a message sent and not yet stored as a row. */
@@ -86,7 +98,7 @@ export interface SessionState {
   /** Grows when the runs should be read again (a run started or finished). */
   runsWanted: number;
   /** What each row changed in the folder, by the row's seq (files_changed; checkpoints). */
-  changes: Record<number, FileChange[]>;
+  changes: Record<number, Change[]>;
   /** Messages sent during the run, waiting for its next tool boundary (Go's queue). */
   queued: QueuedMessage[];
   /** The session's mode (plan or execute) and approval mode. */
@@ -108,7 +120,7 @@ export type PageInput =
   | { type: 'session_loaded'; session: Session }
   | { type: 'rows_loaded'; rows: Row[] }
   | { type: 'runs_loaded'; runs: Run[] }
-  | { type: 'pending_loaded'; pending: Pending[] }
+  | { type: 'pending_loaded'; pending: ApprovalRequestedPayload[] }
   | { type: 'send_started'; text: string; at: number }
   | { type: 'send_failed'; error: string }
   | { type: 'decided'; call_id: string }
@@ -217,7 +229,7 @@ function onEvent(s: SessionState, ev: ReceivedEvent): SessionState {
       };
     }
     case 'rows_stored':
-      return rowsStored(s, ev.rows, ev.seq);
+      return rowsStored(s, ev.rows ?? [], ev.seq);
     case 'text_delta':
     case 'reasoning_delta':
       // The text itself goes to the hook's stream buffer; here it only says the model answers.
@@ -243,7 +255,7 @@ function onEvent(s: SessionState, ev: ReceivedEvent): SessionState {
       return { ...s, running, outputs };
     }
     case 'files_changed':
-      return { ...s, changes: { ...s.changes, [ev.row_seq]: ev.changes } };
+      return { ...s, changes: { ...s.changes, [ev.row_seq]: ev.changes ?? [] } };
     case 'budget':
       return { ...s, meters: ev.meters ?? s.meters, repeats: ev.repeats };
     case 'run_finished':
@@ -278,17 +290,17 @@ function opened(s: SessionState, v: SessionView): SessionState {
     ...s,
     session: v.session,
     loaded: true,
-    rows: v.rows,
-    runs: v.runs,
+    rows: v.rows ?? [],
+    runs: v.runs ?? [],
     run,
     phase: run ? (s.phase === 'idle' ? 'waiting' : s.phase) : s.sent ? s.phase : 'idle',
-    pending: withRun(v.pending, run),
-    meters: v.meters,
+    pending: withRun(v.pending ?? [], run),
+    meters: v.meters ?? [],
     mode: v.mode ?? s.mode,
     totals: v.totals ?? s.totals,
     queued: v.queued ?? [],
     missingAfter: null,
-    seenSeq: Math.max(s.seenSeq, v.rows.at(-1)?.seq ?? 0),
+    seenSeq: Math.max(s.seenSeq, v.rows?.at(-1)?.seq ?? 0),
   };
   return clearSent(base);
 }
@@ -328,21 +340,13 @@ function clearSent(s: SessionState): SessionState {
 function approvalRequested(s: SessionState, ev: ReceivedEvent & { type: 'approval_requested' }): SessionState {
   if (s.pending.some((p) => p.run_id === ev.run_id && p.call_id === ev.call_id)) return s;
   if (isResolved(s.rows, ev.run_id, ev.call_id)) return s;
-  const p: PendingCall = {
-    run_id: ev.run_id,
-    call_id: ev.call_id,
-    name: ev.name,
-    arguments: typeof ev.arguments === 'string' ? ev.arguments : JSON.stringify(ev.arguments ?? {}),
-    read_only: ev.read_only,
-    sandboxed: ev.sandboxed,
-    network: ev.network,
-    hunks: ev.hunks,
-  };
+  const { call_id, name, arguments: args, read_only, sandboxed, network, hunks } = ev;
+  const p = pendingCall({ call_id, name, arguments: args, read_only, sandboxed, network, hunks }, ev.run_id);
   return { ...s, pending: [...s.pending, p] };
 }
 
-function withRun(pending: Pending[], run: string): PendingCall[] {
-  return pending.map((p) => ({ ...p, run_id: run }));
+function withRun(pending: ApprovalRequestedPayload[], run: string): PendingCall[] {
+  return pending.map((p) => pendingCall(p, run));
 }
 
 /**
@@ -353,9 +357,9 @@ export function isResolved(rows: Row[], run: string, call: string): boolean {
   for (let i = rows.length - 1; i >= 0; i--) {
     const r = rows[i];
     if (r.run_id !== run) continue;
-    if (r.kind === 'assistant' && (r.payload as AssistantPayload).tool_calls?.some((c) => c.id === call)) return false;
-    if (r.kind === 'tool_result' && (r.payload as ToolResultPayload).call_id === call) return true;
-    if (r.kind === 'approval' && (r.payload as ApprovalPayload).call_id === call) return true;
+    if (r.kind === 'assistant' && r.payload.tool_calls?.some((c) => c.id === call)) return false;
+    if (r.kind === 'tool_result' && r.payload.call_id === call) return true;
+    if (r.kind === 'approval' && r.payload.call_id === call) return true;
   }
   return false;
 }
@@ -392,5 +396,5 @@ function mergeBy<T>(held: T[], fresh: T[], key: (t: T) => string): T[] {
 
 /** Whether a user row delivered the queued message id. */
 function isDelivered(rows: Row[], id: string): boolean {
-  return rows.some((r) => r.kind === 'user' && (r.payload as { queued_id?: string }).queued_id === id);
+  return rows.some((r) => r.kind === 'user' && r.payload.queued_id === id);
 }

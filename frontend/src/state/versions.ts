@@ -1,7 +1,7 @@
 // Where the version switchers go (issue 20). An edit or a regeneration is a fork: the
 // versions of a row are sibling sessions sharing the rows before it (Go's Sessions.Branches).
 // These pure functions place each branch on the row it is a version of.
-import type { AssistantPayload, Branch, Row } from '../api/types';
+import type { Branch, Row } from '../api/types';
 
 /** The version switcher of one row: which session this is of how many. */
 export interface Versions {
@@ -26,7 +26,7 @@ export function runStarts(rows: Row[]): Map<string, number> {
 /** A final reply: the model's answer with no tool call, the row Regenerate is offered on. */
 export function isFinalReply(r: Row): boolean {
   if (r.kind !== 'assistant') return false;
-  const p = r.payload as AssistantPayload;
+  const p = r.payload;
   return (p.tool_calls ?? []).length === 0 && Boolean(p.text);
 }
 
@@ -38,7 +38,7 @@ export function isFinalReply(r: Row): boolean {
 export function placeVersions(rows: Row[], branches: Branch[]): Map<number, Versions> {
   const out = new Map<number, Versions>();
   if (branches.length === 0) return out;
-  const byAt = new Map(branches.filter((b) => b.sessions.length > 1).map((b) => [b.at, b]));
+  const byAt = new Map(branches.filter((b) => (b.sessions ?? []).length > 1).map((b) => [b.at, b]));
   const starts = runStarts(rows);
   const placed = new Set<number>();
   for (const r of rows) {
@@ -49,7 +49,7 @@ export function placeVersions(rows: Row[], branches: Branch[]): Map<number, Vers
     // One switcher per branch: on the first row it fits (a run with two final replies keeps it on the first).
     if (!b || placed.has(b.at)) continue;
     placed.add(b.at);
-    out.set(r.seq, { sessions: b.sessions, index: b.index });
+    out.set(r.seq, { sessions: b.sessions ?? [], index: b.index });
   }
   return out;
 }

@@ -3,7 +3,7 @@
 // workspace events; inspect the calls made.
 import { vi } from 'vitest';
 import type { Api, WireEvent } from '../api/backend';
-import type { Meter } from '../api/events';
+import type { Meter } from '../api/types';
 import type {
   ChildView,
   Branch,
@@ -30,7 +30,9 @@ import type {
   Hit,
   HooksView,
   PaletteEntry,
-  Pending,
+  ApprovalRequestedPayload,
+  ChunkKind,
+  RowPayloads,
   AgentDefinition,
   PinnedPlan,
   Plan,
@@ -69,6 +71,7 @@ export const defaultSettings = (): Settings => ({
   budgets: { max_turns: 20, max_tool_calls: 50, max_tokens: 0, max_cost_usd: 0, timeout_seconds: 600 },
   prices: [{ model: 'gpt-4.1-mini', input_per_mtok: 0.4, output_per_mtok: 1.6, cache_read_per_mtok: 0, cache_write_per_mtok: 0 }],
   context_windows: [{ model: 'fake-model', tokens: 32000 }],
+  vision: [],
   theme: 'system',
   notifications: true,
 });
@@ -97,7 +100,7 @@ export function makeFakeApi() {
     plans: new Map<string, PinnedPlan>(),
     agents: [] as AgentDefinition[],
     meters: new Map<string, Meter[]>(),
-    pending: new Map<string, Pending[]>(),
+    pending: new Map<string, ApprovalRequestedPayload[]>(),
     running: new Map<string, string>(),
     rules: [] as Rule[],
     modes: new Map<string, SessionMode>(),
@@ -274,7 +277,7 @@ export function makeFakeApi() {
     importClaudeCodeHooks: vi.fn(async (_sessionID: string) => ({ added: 0, view: { ...state.hooks } })),
     trustHooks: vi.fn(async (_sessionID: string, sha256: string) => {
       if (sha256 !== state.hooks.sha256) throw { code: 'invalid', message: 'the hooks changed since they were shown; review them again' };
-      state.hooks = { ...state.hooks, trusted: true, changed: false, diff: '', hooks: state.hooks.hooks.map((h) => ({ ...h, trusted: true })) };
+      state.hooks = { ...state.hooks, trusted: true, changed: false, diff: '', hooks: (state.hooks.hooks ?? []).map((h) => ({ ...h, trusted: true })) };
       return { ...state.hooks };
     }),
 
@@ -334,6 +337,8 @@ export function makeFakeApi() {
       mode: state.modes.get(id) ?? { mode: 'execute' as const, approve: '' as const },
       totals: { session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
       queued: [],
+      sandbox: state.sandbox,
+      budgets: { max_turns: null, max_tool_calls: null, max_tokens: null, max_cost_usd: null, timeout_seconds: null },
     })),
     totals: vi.fn(async (id: string) => ({ session_id: id, runs: (state.runs.get(id) ?? []).length, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0 })),
     children: vi.fn(async (_id: string): Promise<ChildView[]> => []),
@@ -582,8 +587,10 @@ export function makeFakeApi() {
 
 export type FakeApi = ReturnType<typeof makeFakeApi>;
 
-export function chunk(session_id: string, seq: number, kind: Row['kind'], payload: unknown, run_id = 'run1'): Row {
-  return { session_id, seq, kind, payload, run_id, created_at: new Date().toISOString(), tokens: 10 };
+/** A stored row of the given kind; its payload is typed by the kind. */
+export function chunk<K extends ChunkKind>(session_id: string, seq: number, kind: K, payload: RowPayloads[K], run_id = 'run1'): Row {
+  // A generic K does not narrow the Row union; the parameters tie kind and payload together.
+  return { session_id, seq, kind, payload, run_id, created_at: new Date().toISOString(), tokens: 10 } as Row;
 }
 
 const UNITS: Record<Meter['key'], [string, Meter['unit']]> = {

@@ -395,6 +395,74 @@ export namespace config {
 
 export namespace core {
 	
+	export class ProposedHunk {
+	    hunk: number;
+	    old_start: number;
+	    old_lines: number;
+	    new_start: number;
+	    new_lines: number;
+	    patch: string;
+	    old: string;
+	    new: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ProposedHunk(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.hunk = source["hunk"];
+	        this.old_start = source["old_start"];
+	        this.old_lines = source["old_lines"];
+	        this.new_start = source["new_start"];
+	        this.new_lines = source["new_lines"];
+	        this.patch = source["patch"];
+	        this.old = source["old"];
+	        this.new = source["new"];
+	    }
+	}
+	export class ApprovalRequestedPayload {
+	    call_id: string;
+	    name: string;
+	    arguments: number[];
+	    read_only: boolean;
+	    sandboxed: boolean;
+	    network: boolean;
+	    hunks?: ProposedHunk[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ApprovalRequestedPayload(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.call_id = source["call_id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	        this.read_only = source["read_only"];
+	        this.sandboxed = source["sandboxed"];
+	        this.network = source["network"];
+	        this.hunks = this.convertValues(source["hunks"], ProposedHunk);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Meter {
 	    key: string;
 	    label: string;
@@ -419,6 +487,7 @@ export namespace core {
 	        this.level = source["level"];
 	    }
 	}
+	
 	export class QueuedMessage {
 	    id: string;
 	    text: string;
@@ -475,30 +544,6 @@ export namespace desktop {
 	        this.index = source["index"];
 	    }
 	}
-	export class PendingApproval {
-	    call_id: string;
-	    name: string;
-	    arguments: string;
-	    read_only: boolean;
-	    sandboxed: boolean;
-	    network: boolean;
-	    hunks?: number[];
-	
-	    static createFrom(source: any = {}) {
-	        return new PendingApproval(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.call_id = source["call_id"];
-	        this.name = source["name"];
-	        this.arguments = source["arguments"];
-	        this.read_only = source["read_only"];
-	        this.sandboxed = source["sandboxed"];
-	        this.network = source["network"];
-	        this.hunks = source["hunks"];
-	    }
-	}
 	export class ChildView {
 	    session_id: string;
 	    parent_call_id: string;
@@ -508,7 +553,7 @@ export namespace desktop {
 	    tool_calls: number;
 	    tokens: number;
 	    cost: number;
-	    pending: PendingApproval[];
+	    pending: core.ApprovalRequestedPayload[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ChildView(source);
@@ -524,7 +569,7 @@ export namespace desktop {
 	        this.tool_calls = source["tool_calls"];
 	        this.tokens = source["tokens"];
 	        this.cost = source["cost"];
-	        this.pending = this.convertValues(source["pending"], PendingApproval);
+	        this.pending = this.convertValues(source["pending"], core.ApprovalRequestedPayload);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -566,7 +611,7 @@ export namespace desktop {
 	    reason: string;
 	    arguments: string;
 	    always?: stack.RuleInput;
-	    hunks: tools.HunkChoice[];
+	    hunks?: tools.HunkChoice[];
 	
 	    static createFrom(source: any = {}) {
 	        return new DecisionInput(source);
@@ -896,7 +941,7 @@ export namespace desktop {
 	export class LiveView {
 	    seq: number;
 	    running_run_id: string;
-	    pending: PendingApproval[];
+	    pending: core.ApprovalRequestedPayload[];
 	    queued: core.QueuedMessage[];
 	
 	    static createFrom(source: any = {}) {
@@ -907,7 +952,7 @@ export namespace desktop {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.seq = source["seq"];
 	        this.running_run_id = source["running_run_id"];
-	        this.pending = this.convertValues(source["pending"], PendingApproval);
+	        this.pending = this.convertValues(source["pending"], core.ApprovalRequestedPayload);
 	        this.queued = this.convertValues(source["queued"], core.QueuedMessage);
 	    }
 	
@@ -989,7 +1034,6 @@ export namespace desktop {
 	        this.error = source["error"];
 	    }
 	}
-	
 	export class ProvidersView {
 	    path: string;
 	    providers: config.Provider[];
@@ -1265,7 +1309,7 @@ export namespace desktop {
 	    session: Session;
 	    rows: loop.StoredRow[];
 	    runs: store.Run[];
-	    pending: PendingApproval[];
+	    pending: core.ApprovalRequestedPayload[];
 	    running_run_id: string;
 	    meters: core.Meter[];
 	    sandbox: SandboxView;
@@ -1283,7 +1327,7 @@ export namespace desktop {
 	        this.session = this.convertValues(source["session"], Session);
 	        this.rows = this.convertValues(source["rows"], loop.StoredRow);
 	        this.runs = this.convertValues(source["runs"], store.Run);
-	        this.pending = this.convertValues(source["pending"], PendingApproval);
+	        this.pending = this.convertValues(source["pending"], core.ApprovalRequestedPayload);
 	        this.running_run_id = source["running_run_id"];
 	        this.meters = this.convertValues(source["meters"], core.Meter);
 	        this.sandbox = this.convertValues(source["sandbox"], SandboxView);

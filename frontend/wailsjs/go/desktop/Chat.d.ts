@@ -19,7 +19,7 @@ export function Live(arg1:string):Promise<desktop.LiveView>;
 
 export function Palette(arg1:string):Promise<Array<desktop.PaletteEntry>>;
 
-export function PendingApprovals(arg1:string):Promise<Array<desktop.PendingApproval>>;
+export function PendingApprovals(arg1:string):Promise<Array<core.ApprovalRequestedPayload>>;
 
 export function QueuedMessages(arg1:string):Promise<Array<core.QueuedMessage>>;
 
