@@ -23,6 +23,9 @@ type recorder struct {
 	mu     sync.Mutex
 	events []map[string]any
 	signal chan struct{}
+	// onEmit, when set before the run, sees each event as the page receives it, before the
+	// next one is emitted (what a page handler does at that moment).
+	onEmit func(map[string]any)
 }
 
 func newRecorder() *recorder { return &recorder{signal: make(chan struct{}, 1)} }
@@ -37,6 +40,9 @@ func (r *recorder) emit(name string, data any) {
 		panic(err)
 	}
 	ev["_event"] = name
+	if r.onEmit != nil {
+		r.onEmit(ev)
+	}
 	r.mu.Lock()
 	r.events = append(r.events, ev)
 	r.mu.Unlock()

@@ -3,6 +3,7 @@ package desktop_test
 import (
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/loopdesk/loopdesk/backend/desktop"
@@ -74,4 +75,58 @@ func TestTouchedFilesComeFromTheCheckpoints(t *testing.T) {
 	// result rows, still linked to the call's row.
 	delete(want, "notes.txt|false")
 	check(callRow, want)
+}
+
+// The page reads what a call changed when the call's result row arrives (useWorkspace): by the
+// time rows_stored carries a result row, the checkpoints' record of that call must be stored,
+// or the page moves past the row and never lists the change.
+func TestAResultRowArrivesAfterItsChangesAreRecorded(t *testing.T) {
+	srv := startFake(t)
+	app := newTestApp(t, srv.URL())
+	if _, err := app.SaveSettings(desktop.SettingsInput{BaseURL: srv.URL(), Model: "fake-model", ApprovalMode: "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	s, _ := app.NewSession(dir)
+	var mu sync.Mutex
+	var seen []string // what TouchedFiles said at each result row's arrival
+	app.rec.onEmit = func(ev map[string]any) {
+		if ev["type"] != "rows_stored" {
+			return
+		}
+		rows, _ := ev["rows"].([]any)
+		for _, r := range rows {
+			row, _ := r.(map[string]any)
+			if row["kind"] != string(store.KindToolResult) {
+				continue
+			}
+			seq := int64(row["seq"].(float64))
+			got, err := app.TouchedFiles(s.ID, seq-1)
+			mu.Lock()
+			if err != nil {
+				seen = append(seen, "error: "+err.Error())
+			}
+			for _, g := range got {
+				if g.Changed {
+					seen = append(seen, g.Path)
+				}
+			}
+			mu.Unlock()
+		}
+	}
+	srv.Enqueue(
+		fakeai.ToolCalls(fakeai.Call{ID: "w1", Name: "write_file", Arguments: `{"path":"hello.txt","content":"hi\n"}`}),
+		fakeai.Text("done"))
+	runID, err := app.SendMessage(s.ID, "write it")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := app.rec.runFinished(t, runID); ev["status"] != "completed" {
+		t.Fatalf("run: %v", ev)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[0] != "hello.txt" {
+		t.Fatalf("changed files read when the result row arrived: %q; want [hello.txt]", seen)
+	}
 }

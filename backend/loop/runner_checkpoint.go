@@ -34,8 +34,11 @@ func (rn *run) capture(c Call) string {
 }
 
 // finishCaptures records, for each stored tool result whose call was captured, what the call
-// changed, linked to that row.
-func (rn *run) finishCaptures(ctx context.Context, rows []store.Chunk) {
+// changed, linked to that row, and returns the files_changed events to publish. The caller
+// records them before it publishes the rows (a page that reads what a call changed when its
+// result row arrives must find the record) and publishes these after the rows.
+func (rn *run) finishCaptures(ctx context.Context, rows []store.Chunk) []FilesChangedPayload {
+	var out []FilesChangedPayload
 	for _, row := range rows {
 		if row.Kind != store.KindToolResult {
 			continue
@@ -57,9 +60,10 @@ func (rn *run) finishCaptures(ctx context.Context, rows []store.Chunk) {
 			continue
 		}
 		if len(changes) > 0 {
-			rn.publish(FilesChangedPayload{RowSeq: row.Seq, CallID: p.CallID, Changes: changes})
+			out = append(out, FilesChangedPayload{RowSeq: row.Seq, CallID: p.CallID, Changes: changes})
 		}
 	}
+	return out
 }
 
 // abortCaptures lets go of captures whose call never got a result row (none should remain once

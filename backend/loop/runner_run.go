@@ -436,8 +436,11 @@ func (rn *run) persist(rows []Row) error {
 	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, chunks...)
 	rn.chunks = append(rn.chunks, added...)
 	if len(added) > 0 {
+		changed := rn.finishCaptures(ctx, added)
 		rn.publish(RowsStoredPayload{Rows: RowsOf(added)})
-		rn.finishCaptures(ctx, added)
+		for _, c := range changed {
+			rn.publish(c)
+		}
 	}
 	return err
 }
@@ -472,8 +475,11 @@ func (rn *run) finish() {
 		}
 	}
 	if len(synthesized) > 0 {
+		changed := rn.finishCaptures(ctx, synthesized)
 		rn.publish(RowsStoredPayload{Rows: RowsOf(synthesized)})
-		rn.finishCaptures(ctx, synthesized)
+		for _, c := range changed {
+			rn.publish(c)
+		}
 	}
 	rn.abortCaptures()
 	for _, c := range synthesized {
