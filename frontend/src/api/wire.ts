@@ -679,8 +679,8 @@ export interface Price {
   model: string;
   input_per_mtok: number;
   output_per_mtok: number;
-  cache_read_per_mtok: number;
-  cache_write_per_mtok: number;
+  cache_read_per_mtok?: number;
+  cache_write_per_mtok?: number;
 }
 
 /** Go: core.ProposedHunk */
