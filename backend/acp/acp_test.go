@@ -219,7 +219,7 @@ func checkJournal(t *testing.T, e *env, sessionID string) {
 		if r.Kind == store.KindApproval {
 			var a store.ApprovalPayload
 			_ = json.Unmarshal(r.Payload, &a)
-			by = append(by, a.Decision+" "+strings.SplitN(a.By, ":", 2)[0]+":"+map[bool]string{true: "acp", false: "rule"}[a.By == "person:acp"])
+			by = append(by, string(a.Decision)+" "+strings.SplitN(a.By, ":", 2)[0]+":"+map[bool]string{true: "acp", false: "rule"}[a.By == "person:acp"])
 		}
 	}
 	if got := strings.Join(by, ", "); got != "approved person:acp, approved person:acp, approved rule:rule" {
@@ -338,7 +338,7 @@ func TestRejectAlways(t *testing.T) {
 		if r.Kind == store.KindApproval {
 			var a store.ApprovalPayload
 			_ = json.Unmarshal(r.Payload, &a)
-			by = append(by, a.Decision+" "+strings.SplitN(a.By, ":", 2)[0])
+			by = append(by, string(a.Decision)+" "+strings.SplitN(a.By, ":", 2)[0])
 		}
 	}
 	if strings.Join(by, ", ") != "denied person, denied rule" {

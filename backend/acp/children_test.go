@@ -77,7 +77,7 @@ func TestChildSessionAskedInTheEditor(t *testing.T) {
 		if r.Kind == store.KindApproval {
 			var a store.ApprovalPayload
 			_ = json.Unmarshal(r.Payload, &a)
-			by = append(by, a.Decision+" "+a.By)
+			by = append(by, string(a.Decision)+" "+a.By)
 		}
 	}
 	if strings.Join(by, ", ") != "approved person:acp, denied person:acp" {

@@ -21,11 +21,14 @@ const (
 	Reverted   ReviewState = "reverted"
 )
 
-// Who made a change (Change.By).
+// ChangeAuthor is who made a change (Change.By).
+type ChangeAuthor string
+
+// Change authors.
 const (
-	ByAgent   = "agent"   // a tool call
-	ByOutside = "outside" // the person or another program, between calls
-	ByPerson  = "person"  // a restore or a hunk revert the person asked for
+	ByAgent   ChangeAuthor = "agent"   // a tool call
+	ByOutside ChangeAuthor = "outside" // the person or another program, between calls
+	ByPerson  ChangeAuthor = "person"  // a restore or a hunk revert the person asked for
 )
 
 // Hunk is one hunk (unified diff, HunkContext lines of context) of the
@@ -34,16 +37,16 @@ const (
 // after contents, the same way every time. The JSON is the contract of
 // `loopdesk sessions changes ID --hunks --json`.
 type Hunk struct {
-	Seq      int64       `json:"seq"`
-	Path     string      `json:"path"`
-	Hunk     int         `json:"hunk"` // from 1 within Seq and Path
-	OldStart int         `json:"old_start"`
-	OldLines int         `json:"old_lines"`
-	NewStart int         `json:"new_start"`
-	NewLines int         `json:"new_lines"`
-	State    ReviewState `json:"state"`
-	Patch    string      `json:"patch"`
-	By       string      `json:"-"`
+	Seq      int64        `json:"seq"`
+	Path     string       `json:"path"`
+	Hunk     int          `json:"hunk"` // from 1 within Seq and Path
+	OldStart int          `json:"old_start"`
+	OldLines int          `json:"old_lines"`
+	NewStart int          `json:"new_start"`
+	NewLines int          `json:"new_lines"`
+	State    ReviewState  `json:"state"`
+	Patch    string       `json:"patch"`
+	By       ChangeAuthor `json:"-"`
 
 	old, new []string // the hunk's lines before and after, context included
 	change   changeRow
@@ -51,7 +54,7 @@ type Hunk struct {
 
 // byOf says who made the changes of a capture, from its call id: captures
 // the app makes for itself carry a prefix ("outside:", "restore:", "hunk:").
-func byOf(callID string) string {
+func byOf(callID string) ChangeAuthor {
 	switch {
 	case strings.HasPrefix(callID, "outside:"):
 		return ByOutside

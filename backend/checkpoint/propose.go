@@ -82,7 +82,7 @@ func ApplyChoices(path, old, new string, choices []tools.HunkChoice) (final, not
 	return final, note, nil
 }
 
-func hunkLine(n int, s span, action string, from, to int) string {
+func hunkLine(n int, s span, action tools.HunkAction, from, to int) string {
 	proposed := fmt.Sprintf("hunk %d (your lines %d-%d, replacing lines %d-%d)", n, s.newStart, s.newStart+max(s.newLines, 1)-1,
 		s.oldStart, s.oldStart+max(s.oldLines, 1)-1)
 	switch action {

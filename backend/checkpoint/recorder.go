@@ -29,9 +29,9 @@ type Change struct {
 	SHA256 string     `json:"sha256"`
 	// By: "agent" (a tool call), "outside" (found between calls: the
 	// person's editor, a build...) or "person" (a restore or hunk revert).
-	By     string `json:"by"`
-	Before *Entry `json:"-"`
-	After  *Entry `json:"-"`
+	By     ChangeAuthor `json:"by"`
+	Before *Entry       `json:"-"`
+	After  *Entry       `json:"-"`
 }
 
 func (c *Change) fill() {

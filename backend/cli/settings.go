@@ -122,12 +122,35 @@ type settingRow struct {
 }
 
 func (r settingRow) MarshalJSON() ([]byte, error) {
+	v := r.Value
+	if p, ok := v.([]config.Price); ok {
+		v = savedPrices(p)
+	}
 	return json.Marshal(struct {
 		Setting string `json:"setting"`
 		Value   any    `json:"value"`
 		Source  string `json:"source"`
 		Detail  string `json:"detail"`
-	}{r.Setting, r.Value, string(r.Source.Layer), r.Source.Detail})
+	}{r.Setting, v, string(r.Source.Layer), r.Source.Detail})
+}
+
+// savedPrice is a row of the price table as `settings --json` prints it (docs/cli.md): both
+// cache prices always, 0 when unset. config.Price, like a run's limits, leaves them out; this
+// is the CLI's wire format of the same price, converted here only.
+type savedPrice struct {
+	Model             string  `json:"model"`
+	InputPerMTok      float64 `json:"input_per_mtok"`
+	OutputPerMTok     float64 `json:"output_per_mtok"`
+	CacheReadPerMTok  float64 `json:"cache_read_per_mtok"`
+	CacheWritePerMTok float64 `json:"cache_write_per_mtok"`
+}
+
+func savedPrices(ps []config.Price) []savedPrice {
+	out := make([]savedPrice, len(ps))
+	for i, p := range ps {
+		out[i] = savedPrice{p.Model, p.InputPerMTok, p.OutputPerMTok, p.CacheReadPerMTok, p.CacheWritePerMTok}
+	}
+	return out
 }
 
 // settingRows pairs each source with its value; the key only as found or not.

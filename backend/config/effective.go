@@ -314,7 +314,7 @@ func (r *Resolved) UseModel(model string, f Overrides) {
 	}
 	r.Model = model
 	if f.PriceIn == nil && f.PriceOut == nil {
-		r.Limits.Price = PriceOf(r.Prices, model).Loop()
+		r.Limits.Price = PriceOf(r.Prices, model).Price
 	}
 	if f.ContextWindow == nil {
 		r.Limits.ContextWindow = ContextWindowOf(r.ContextWindows, model)

@@ -43,20 +43,13 @@ func (b Budgets) Limits() loop.Limits {
 		MaxCostUSD: b.MaxCostUSD, Timeout: time.Duration(b.TimeoutSeconds) * time.Second}
 }
 
-// Price is what a model costs, in US dollars per million tokens. Cache reads and writes
-// are parts of the input priced apart; 0 prices them as input (loop.Price.Cost).
+// Price is one row of the saved price table: a model and what it costs (loop.Price, the one
+// price type: US dollars per million tokens; cache reads and writes are parts of the input
+// priced apart, 0 prices them as input). Its JSON is flat; as in a run's limits an unset cache
+// price is left out, and `settings --json` writes the table with both (cli.savedPrices).
 type Price struct {
-	Model             string  `json:"model"`
-	InputPerMTok      float64 `json:"input_per_mtok"`
-	OutputPerMTok     float64 `json:"output_per_mtok"`
-	CacheReadPerMTok  float64 `json:"cache_read_per_mtok"`
-	CacheWritePerMTok float64 `json:"cache_write_per_mtok"`
-}
-
-// Loop is the price as the loop takes it.
-func (p Price) Loop() loop.Price {
-	return loop.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok,
-		CacheReadPerMTok: p.CacheReadPerMTok, CacheWritePerMTok: p.CacheWritePerMTok}
+	Model string `json:"model"`
+	loop.Price
 }
 
 // Invalid says a rate is negative or not a number.
@@ -102,7 +95,7 @@ func ContextWindowOf(windows []ContextWindow, model string) int64 {
 // the tables.
 func ModelLimits(b Budgets, prices []Price, windows []ContextWindow, model string) loop.Limits {
 	l := b.Limits()
-	l.Price = PriceOf(prices, model).Loop()
+	l.Price = PriceOf(prices, model).Price
 	l.ContextWindow = ContextWindowOf(windows, model)
 	return l
 }

@@ -19,7 +19,7 @@ type ChildView struct {
 	// Seq is the child's latest event when the read began (as LiveView.Seq).
 	Seq uint64 `json:"seq"`
 	// Status is "running" while its run goes on, else the last run's status ("" before any).
-	Status string `json:"status"`
+	Status store.RunStatus `json:"status"`
 	// Step is what it is doing, in the words of the live card ("running read_file").
 	Step string `json:"step"`
 	// ToolCalls, Tokens and Cost are what it used over its runs, its own children included.
@@ -64,12 +64,12 @@ func (c *core) childView(ctx context.Context, id, callID string) (ChildView, err
 			return ChildView{}, err
 		}
 		if len(runs) > 0 {
-			v.Status = string(runs[len(runs)-1].Status)
+			v.Status = runs[len(runs)-1].Status
 		}
-		v.Step = v.Status
+		v.Step = string(v.Status)
 		return v, nil
 	}
-	v.Status, v.Step = "running", "thinking"
+	v.Status, v.Step = store.RunRunning, "thinking"
 	calls, err := c.db.PendingCalls(ctx, id)
 	if err != nil {
 		return ChildView{}, err

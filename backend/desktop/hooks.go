@@ -96,13 +96,22 @@ func (h *Settings) TrustHooks(sessionID, sha256 string) (HooksView, error) {
 // PaletteEntry is one entry of the "/" palette: a command template or a skill. Error says
 // why an entry cannot be sent ("" when it can).
 type PaletteEntry struct {
-	Kind         string `json:"kind"` // command or skill
-	Name         string `json:"name"`
-	Description  string `json:"description"`
-	ArgumentHint string `json:"argument_hint"`
-	Path         string `json:"path"`
-	Error        string `json:"error"`
+	Kind         PaletteKind `json:"kind"`
+	Name         string      `json:"name"`
+	Description  string      `json:"description"`
+	ArgumentHint string      `json:"argument_hint"`
+	Path         string      `json:"path"`
+	Error        string      `json:"error"`
 }
+
+// PaletteKind is what a palette entry sends: a command template or a skill.
+type PaletteKind string
+
+// Palette entry kinds.
+const (
+	PaletteCommand PaletteKind = "command"
+	PaletteSkill   PaletteKind = "skill"
+)
 
 // Palette lists the command templates and skills of the session's folder and the person's own.
 func (h *Chat) Palette(sessionID string) ([]PaletteEntry, error) {
@@ -112,10 +121,10 @@ func (h *Chat) Palette(sessionID string) ([]PaletteEntry, error) {
 	}
 	out := []PaletteEntry{}
 	for _, c := range agents.Commands(h.c.instructionsDir, s.Workspace) {
-		out = append(out, PaletteEntry{Kind: "command", Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Path: c.Path, Error: c.Error})
+		out = append(out, PaletteEntry{Kind: PaletteCommand, Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint, Path: c.Path, Error: c.Error})
 	}
 	for _, k := range agents.Skills(h.c.instructionsDir, s.Workspace) {
-		out = append(out, PaletteEntry{Kind: "skill", Name: k.Name, Description: k.Description, Path: k.Path, Error: k.Error})
+		out = append(out, PaletteEntry{Kind: PaletteSkill, Name: k.Name, Description: k.Description, Path: k.Path, Error: k.Error})
 	}
 	return out, nil
 }

@@ -33,5 +33,5 @@ func (s *Sessions) EditPlan(sessionID string, plan store.Plan) (*store.PinnedPla
 		return nil, err
 	}
 	c.publishRows(sessionID, rows[0].Seq)
-	return &store.PinnedPlan{Plan: plan, Seq: rows[0].Seq, By: "person"}, nil
+	return &store.PinnedPlan{Plan: plan, Seq: rows[0].Seq, By: store.PlanByPerson}, nil
 }

@@ -22,10 +22,10 @@ func TestPricesCarryCacheReadAndWrite(t *testing.T) {
 	defer db.Close()
 	keys := config.Keys{Dir: t.TempDir(), Getenv: func(string) string { return "" }}
 	st := SettingsStore{DB: db, Keys: keys, Getenv: func(string) string { return "" }}
-	claude := Price{Model: "claude", InputPerMTok: 3, OutputPerMTok: 15, CacheReadPerMTok: 0.3, CacheWritePerMTok: 3.75}
+	claude := Price{Model: "claude", Price: loop.Price{InputPerMTok: 3, OutputPerMTok: 15, CacheReadPerMTok: 0.3, CacheWritePerMTok: 3.75}}
 	in := SettingsInput{BaseURL: "http://localhost:8080/v1", Model: "claude", Prices: []Price{claude}}
 	bad := in
-	bad.Prices = []Price{{Model: "x", CacheWritePerMTok: -1}}
+	bad.Prices = []Price{{Model: "x", Price: loop.Price{CacheWritePerMTok: -1}}}
 	if _, err := st.Save(ctx, bad); err == nil || !strings.Contains(err.Error(), `the price of "x" cannot be negative`) {
 		t.Fatalf("a negative cache price: %v", err)
 	}

@@ -253,7 +253,7 @@ func (c *core) respec(ctx context.Context, spec *loop.RunSpec) error {
 		return err
 	}
 	spec.Provider, spec.Model, spec.ThinkingBudget = choice.Provider, choice.Model, e.ThinkingBudget
-	spec.Limits.Price, spec.Limits.ContextWindow = set.Price(choice.Model).Loop(), set.ContextWindow(choice.Model)
+	spec.Limits.Price, spec.Limits.ContextWindow = set.Price(choice.Model).Price, set.ContextWindow(choice.Model)
 	spec.Vision = set.VisionOf(choice.Provider, choice.Model)
 	return nil
 }

@@ -121,7 +121,7 @@ func storePayload(row Row) any {
 	case ToolResultRow:
 		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Sandboxed: r.Sandboxed}
 	case ApprovalRow:
-		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: string(r.Decision), By: r.By, Reason: r.Reason, Arguments: r.Arguments}
+		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: r.Decision, By: r.By, Reason: r.Reason, Arguments: r.Arguments}
 	case SummaryRow:
 		p := store.SummaryPayload{Text: r.Text, ThroughSeq: r.ThroughSeq, FromSeq: r.FromSeq}
 		if r.Usage != nil {

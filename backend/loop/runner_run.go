@@ -465,8 +465,7 @@ func (rn *run) finish() {
 		Status: store.RunStatus(res.Status), Output: res.Output, Error: res.Error})
 	if err == nil {
 		// What run_finished reports is what the journal holds: the sum of the run's rows.
-		res.Turns, res.ToolCalls, res.InputTokens, res.OutputTokens = stored.Turns, stored.ToolCalls, stored.InputTokens, stored.OutputTokens
-		res.CacheReadTokens, res.CacheWriteTokens, res.CostUSD = stored.CacheReadTokens, stored.CacheWriteTokens, stored.CostUSD
+		res.Counters = stored.Counters
 	}
 	if err != nil {
 		rn.r.log.Error("store run result", "session", rn.spec.SessionID, "run", rn.id, "err", err)

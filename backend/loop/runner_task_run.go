@@ -56,8 +56,7 @@ func (rn *run) runTask(c Call, limits Limits) (tools.Result, *ChildSpend) {
 	if err != nil {
 		return tools.Result{Content: fmt.Sprintf("the child session %s: %v", child, err), IsError: true}, nil
 	}
-	spent := rn.r.nestedSpend(runID).Plus(ChildSpend{Turns: res.Turns, ToolCalls: res.ToolCalls,
-		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens, CostUSD: res.CostUSD})
+	spent := rn.r.nestedSpend(runID).Plus(res.Counters)
 	rn.addNested(spent)
 	return childResult(child, res), &spent
 }

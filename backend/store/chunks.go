@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
 // Kind is the type of a row.
@@ -162,21 +164,24 @@ type ToolResultPayload struct {
 	Sandboxed bool `json:"sandboxed,omitempty"`
 }
 
-// Decision of an approval row.
+// Decision is an approval row's decision: the core's type, one set of values.
+type Decision = core.Decision
+
+// Decisions of an approval row.
 const (
-	DecisionApproved = "approved"
-	DecisionDenied   = "denied"
+	DecisionApproved = core.DecisionApproved
+	DecisionDenied   = core.DecisionDenied
 )
 
 // ApprovalPayload records who decided a pending tool call and how. By is
 // "person", "rule:<id>" or "mode:<mode>". It is not sent to the model: a
 // denial reaches the model through the call's tool_result.
 type ApprovalPayload struct {
-	CallID   string `json:"call_id"`
-	Tool     string `json:"tool"`
-	Decision string `json:"decision"`
-	By       string `json:"by"`
-	Reason   string `json:"reason"`
+	CallID   string   `json:"call_id"`
+	Tool     string   `json:"tool"`
+	Decision Decision `json:"decision"`
+	By       string   `json:"by"`
+	Reason   string   `json:"reason"`
 	// Arguments, when not empty, are what the person edited the call's
 	// arguments to before approving it: what actually ran.
 	Arguments string `json:"arguments,omitempty"`
@@ -389,7 +394,7 @@ func (db *DB) Append(ctx context.Context, sessionID, runID string, chunks ...New
 		}
 		var spent Counters
 		for i, c := range chunks {
-			spent = spent.plus(rowCounters(ps[i].v))
+			spent = spent.Plus(rowCounters(ps[i].v))
 			seq := last + int64(i) + 1
 			if pending, err = step(pending, c.Kind, ps[i].v, seq); err != nil {
 				return fmt.Errorf("row %d: %w", i+1, err)

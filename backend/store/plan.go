@@ -54,13 +54,21 @@ func (p Plan) Check() error {
 	return nil
 }
 
-// PinnedPlan is the latest plan of a session: Seq is the row it came from, By "model" or
-// "person".
+// PinnedPlan is the latest plan of a session: Seq is the row it came from, By who wrote it.
 type PinnedPlan struct {
 	Plan
-	Seq int64  `json:"seq"`
-	By  string `json:"by"`
+	Seq int64      `json:"seq"`
+	By  PlanAuthor `json:"by"`
 }
+
+// PlanAuthor is who wrote a pinned plan: the model (update_plan) or the person (an edit).
+type PlanAuthor string
+
+// Plan authors.
+const (
+	PlanByModel  PlanAuthor = "model"
+	PlanByPerson PlanAuthor = "person"
+)
 
 const planJSONOpen, planJSONClose = "\n```json\n", "\n```"
 
@@ -114,7 +122,7 @@ func planOf(c Chunk, failed map[string]bool) (*PinnedPlan, bool) {
 			if tc.Name != UpdatePlanTool || failed[tc.ID] || json.Unmarshal([]byte(tc.Arguments), &p) != nil || p.Check() != nil {
 				continue
 			}
-			return &PinnedPlan{Plan: p, Seq: c.Seq, By: "model"}, true
+			return &PinnedPlan{Plan: p, Seq: c.Seq, By: PlanByModel}, true
 		}
 	case KindNote:
 		var n NotePayload
@@ -128,7 +136,7 @@ func planOf(c Chunk, failed map[string]bool) (*PinnedPlan, bool) {
 		var p Plan
 		body := strings.TrimSuffix(n.Text[i+len(planJSONOpen):], planJSONClose)
 		if json.Unmarshal([]byte(body), &p) == nil {
-			return &PinnedPlan{Plan: p, Seq: c.Seq, By: "person"}, true
+			return &PinnedPlan{Plan: p, Seq: c.Seq, By: PlanByPerson}, true
 		}
 	}
 	return nil, false

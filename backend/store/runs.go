@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
 // RunStatus is a run's state: running, interrupted (found dangling on open),
@@ -256,22 +258,12 @@ func runMeta(mode RunMode, files []Instruction) (RunMode, string, error) {
 	return mode, string(b), err
 }
 
-// Counters are what a run (or a session) used: model calls (turns), tool calls, tokens as the
-// provider reported them (cache reads and writes are parts of the input) and cost. A run's
-// counters are the sum of its rows' usage: Append adds each row's share in the same
-// transaction as the row, so a kill loses nothing; FinishRun and Repair recompute them from
-// the rows (RunCounters), so they equal the journal by construction.
-type Counters struct {
-	Turns            int     `json:"turns"`
-	ToolCalls        int     `json:"tool_calls"`
-	InputTokens      int64   `json:"input_tokens"`
-	OutputTokens     int64   `json:"output_tokens"`
-	CacheReadTokens  int64   `json:"cache_read_tokens"`
-	CacheWriteTokens int64   `json:"cache_write_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
-}
-
-func (c Counters) zero() bool { return c == Counters{} }
+// Counters are what a run (or a session) used: the core's type (core.Counters), one type from
+// the run's running count to its row. A run's counters are the sum of its rows' usage: Append
+// adds each row's share in the same transaction as the row, so a kill loses nothing; FinishRun
+// and Repair recompute them from the rows (RunCounters), so they equal the journal by
+// construction.
+type Counters = core.Counters
 
 // rowCounters is one row's share of its run's counters: an assistant row is a model call
 // with its tool calls; a usage row a model call that left no other row; a summary row the
@@ -294,15 +286,9 @@ func rowCounters(v any) Counters {
 	return c
 }
 
-func (c Counters) plus(d Counters) Counters {
-	return Counters{Turns: c.Turns + d.Turns, ToolCalls: c.ToolCalls + d.ToolCalls, InputTokens: c.InputTokens + d.InputTokens,
-		OutputTokens: c.OutputTokens + d.OutputTokens, CacheReadTokens: c.CacheReadTokens + d.CacheReadTokens,
-		CacheWriteTokens: c.CacheWriteTokens + d.CacheWriteTokens, CostUSD: c.CostUSD + d.CostUSD}
-}
-
 // addCounters adds d to the run's counters (Append, in the rows' transaction).
 func addCounters(ctx context.Context, tx execer, sessionID, runID string, d Counters) error {
-	if runID == "" || d.zero() {
+	if runID == "" || d.IsZero() {
 		return nil
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE runs SET turns = turns + ?, tool_calls = tool_calls + ?, input_tokens = input_tokens + ?,
@@ -342,7 +328,7 @@ func countRows(ctx context.Context, tx execer, sessionID, runID string) (Counter
 		if err != nil {
 			return Counters{}, fmt.Errorf("session %s row %d: %w", sessionID, seq, err)
 		}
-		c = c.plus(rowCounters(v))
+		c = c.Plus(rowCounters(v))
 	}
 	return c, rows.Err()
 }

@@ -10,18 +10,21 @@ import (
 
 // HunkChoice is the person's answer about one proposed hunk (mode review).
 type HunkChoice struct {
-	Hunk   int    `json:"hunk"`   // from 1, as proposed
-	Action string `json:"action"` // keep, drop or edit
+	Hunk   int        `json:"hunk"` // from 1, as proposed
+	Action HunkAction `json:"action"`
 	// Text (edit): what the hunk's lines become — the whole new side of the hunk as
 	// shown, context lines included, each line ending in "\n" except maybe the last.
 	Text string `json:"text,omitempty"`
 }
 
+// HunkAction is what the person chose for a proposed hunk.
+type HunkAction string
+
 // Hunk actions.
 const (
-	HunkKeep = "keep"
-	HunkDrop = "drop"
-	HunkEdit = "edit"
+	HunkKeep HunkAction = "keep"
+	HunkDrop HunkAction = "drop"
+	HunkEdit HunkAction = "edit"
 )
 
 // Reviewable reports whether mode review shows call's hunks before it runs.

@@ -184,9 +184,9 @@ func result(b *bufio.Writer, p store.ToolResultPayload) {
 }
 
 func approval(b *bufio.Writer, p store.ApprovalPayload) {
-	decision := map[string]string{store.DecisionApproved: "Approved", store.DecisionDenied: "Denied"}[p.Decision]
+	decision := map[store.Decision]string{store.DecisionApproved: "Approved", store.DecisionDenied: "Denied"}[p.Decision]
 	if decision == "" {
-		decision = "Decided (" + oneLine(p.Decision) + ")"
+		decision = "Decided (" + oneLine(string(p.Decision)) + ")"
 	}
 	fmt.Fprintf(b, "**%s** `%s` (by %s)", decision, oneLine(p.Tool), p.By)
 	if p.Reason != "" {

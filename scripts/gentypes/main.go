@@ -127,6 +127,7 @@ var fieldEnums = map[string]fieldEnum{
 	"SavedSettings.key_source":    {reflect.TypeFor[config.KeySource](), false},
 	"HookView.source":             {reflect.TypeFor[hooks.Source](), false},
 	"InstructionFile.scope":       {reflect.TypeFor[instructions.Scope](), false},
+	"ChildView.status":            {reflect.TypeFor[store.RunStatus](), true}, // "": no run yet
 }
 
 var rowType = reflect.TypeFor[loop.StoredRow]()

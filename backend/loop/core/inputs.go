@@ -119,20 +119,8 @@ type ToolFinished struct {
 	Child *ChildSpend
 }
 
-// ChildSpend is a child session's spend as its run row holds it.
-type ChildSpend struct {
-	Turns        int
-	ToolCalls    int
-	InputTokens  int64
-	OutputTokens int64
-	CostUSD      float64
-}
-
-// Plus is the sum of two spends.
-func (c ChildSpend) Plus(d ChildSpend) ChildSpend {
-	return ChildSpend{Turns: c.Turns + d.Turns, ToolCalls: c.ToolCalls + d.ToolCalls, InputTokens: c.InputTokens + d.InputTokens,
-		OutputTokens: c.OutputTokens + d.OutputTokens, CostUSD: c.CostUSD + d.CostUSD}
-}
+// ChildSpend is a child session's spend as its run row holds it, its own children's included.
+type ChildSpend = Counters
 
 // Compacted answers a Compact. OK is false when nothing could be summarised (no cut point, or
 // the summary call failed: Err says why).

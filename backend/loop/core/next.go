@@ -264,9 +264,7 @@ func stop(s State, reason StopReason, detail string) (State, []Effect) {
 		errText = detail
 	}
 	res := Result{
-		Status: reason, Output: s.Output, Turns: s.Turns, ToolCalls: s.ToolCalls,
-		InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, CacheReadTokens: s.CacheReadTokens,
-		CacheWriteTokens: s.CacheWriteTokens, CostUSD: s.CostUSD,
+		Status: reason, Output: s.Output, Counters: s.Counters,
 		StartedAt: s.StartedAt, EndedAt: s.Now, Error: errText, SessionID: s.SessionID, RunID: s.RunID,
 	}
 	s.result = &res

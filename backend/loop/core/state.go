@@ -149,24 +149,43 @@ type ModelResponse struct {
 	Origin Origin          `json:"origin,omitzero"`
 }
 
-// Result is the structured outcome of a run: the audit row and the run_finished payload.
-type Result struct {
-	Status       StopReason `json:"status"`
-	Output       string     `json:"output"`
-	Turns        int        `json:"turns"`
-	ToolCalls    int        `json:"tool_calls"`
-	InputTokens  int64      `json:"input_tokens"`
-	OutputTokens int64      `json:"output_tokens"`
+// Counters are what a run (or a session) used: model calls (turns), tool calls, tokens as the
+// provider reported them (cache reads and writes are parts of the input) and cost. One type
+// for the core's running count, a run's result, its row in the store (store.Counters is this
+// type) and a child session's spend added to its parent's.
+type Counters struct {
+	Turns        int   `json:"turns"`
+	ToolCalls    int   `json:"tool_calls"`
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
 	// CacheReadTokens and CacheWriteTokens are the parts of InputTokens read from and
 	// written to the provider's prompt cache.
-	CacheReadTokens  int64     `json:"cache_read_tokens"`
-	CacheWriteTokens int64     `json:"cache_write_tokens"`
-	CostUSD          float64   `json:"cost_usd"`
-	StartedAt        time.Time `json:"started_at"`
-	EndedAt          time.Time `json:"ended_at"`
-	Error            string    `json:"error"`
-	SessionID        string    `json:"session_id"`
-	RunID            string    `json:"run_id"`
+	CacheReadTokens  int64   `json:"cache_read_tokens"`
+	CacheWriteTokens int64   `json:"cache_write_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+}
+
+// Plus is the sum of two counters.
+func (c Counters) Plus(d Counters) Counters {
+	return Counters{Turns: c.Turns + d.Turns, ToolCalls: c.ToolCalls + d.ToolCalls, InputTokens: c.InputTokens + d.InputTokens,
+		OutputTokens: c.OutputTokens + d.OutputTokens, CacheReadTokens: c.CacheReadTokens + d.CacheReadTokens,
+		CacheWriteTokens: c.CacheWriteTokens + d.CacheWriteTokens, CostUSD: c.CostUSD + d.CostUSD}
+}
+
+// IsZero reports whether nothing was used.
+func (c Counters) IsZero() bool { return c == Counters{} }
+
+// Result is the structured outcome of a run: the audit row and the run_finished payload.
+// Its JSON is flat: the counters' fields sit between output and started_at.
+type Result struct {
+	Status StopReason `json:"status"`
+	Output string     `json:"output"`
+	Counters
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at"`
+	Error     string    `json:"error"`
+	SessionID string    `json:"session_id"`
+	RunID     string    `json:"run_id"`
 }
 
 // callStatus tracks one call of the current assistant turn.
@@ -195,17 +214,10 @@ type State struct {
 	StartedAt time.Time
 	Now       time.Time
 
-	Turns        int
-	ToolCalls    int
-	InputTokens  int64
-	OutputTokens int64
-	// CacheReadTokens and CacheWriteTokens are the parts of InputTokens served from or
-	// written to the provider's prompt cache.
-	CacheReadTokens  int64
-	CacheWriteTokens int64
-	CostUSD          float64
-	ContextTokens    int64
-	Output           string
+	// Counters are what the run has used so far (a task call's child spend included).
+	Counters
+	ContextTokens int64
+	Output        string
 
 	calls      []callState
 	seen       map[string]int // call signature -> times the model asked for it in this run

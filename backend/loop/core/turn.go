@@ -309,8 +309,7 @@ func onToolFinished(s State, in ToolFinished) (State, []Effect, error) {
 	}
 	s, out := answerRow(s, i, ToolResultRow{Content: in.Content, IsError: in.IsError, Sandboxed: in.Sandboxed})
 	if c := in.Child; c != nil {
-		s.InputTokens, s.OutputTokens, s.CostUSD = s.InputTokens+c.InputTokens, s.OutputTokens+c.OutputTokens, s.CostUSD+c.CostUSD
-		s.Turns, s.ToolCalls = s.Turns+c.Turns, s.ToolCalls+c.ToolCalls
+		s.Counters = s.Counters.Plus(*c)
 		out = append(out, Emit{s.budget()})
 	}
 	if r, detail := s.hardStop(); r == StopTimeout {

@@ -2,9 +2,12 @@
 // into wire.ts (`make types`; a Go test fails when it is stale): this module re-exports it and
 // adds only what the page has of its own: the error helpers.
 
-import type { ErrorCode } from './wire';
+import type { ChunkKind, ErrorCode, Row } from './wire';
 
 export * from './wire';
+
+/** The rows of one kind: `RowOf<'assistant'>` has an AssistantPayload (Row is a union on kind). */
+export type RowOf<K extends ChunkKind> = Extract<Row, { kind: K }>;
 
 /** The error every failed bound method rejects with (Go's error formatter). */
 export interface AppError {

@@ -128,7 +128,7 @@ export type ApprovalMode = 'ask' | 'read-only' | 'auto' | 'deny' | 'review' | 's
 export interface ApprovalPayload {
   call_id: string;
   tool: string;
-  decision: string;
+  decision: Decision;
   by: string;
   reason: string;
   arguments?: string;
@@ -204,8 +204,11 @@ export interface Change {
   change: ChangeKind;
   size: number;
   sha256: string;
-  by: string;
+  by: ChangeAuthor;
 }
+
+/** Go: checkpoint.ChangeAuthor */
+export type ChangeAuthor = 'agent' | 'outside' | 'person';
 
 /** Go: checkpoint.ChangeKind */
 export type ChangeKind = 'created' | 'modified' | 'deleted' | 'mode';
@@ -228,7 +231,7 @@ export interface ChildView {
   session_id: string;
   parent_call_id: string;
   seq: number;
-  status: string;
+  status: RunStatus | '';
   step: string;
   tool_calls: number;
   tokens: number;
@@ -267,7 +270,7 @@ export interface ContextWindow {
   tokens: number;
 }
 
-/** Go: store.Counters */
+/** Go: core.Counters */
 export interface Counters {
   turns: number;
   tool_calls: number;
@@ -277,6 +280,9 @@ export interface Counters {
   cache_write_tokens: number;
   cost_usd: number;
 }
+
+/** Go: core.Decision */
+export type Decision = 'approved' | 'denied';
 
 /** Go: desktop.DecisionInput */
 export interface DecisionInput {
@@ -427,10 +433,13 @@ export interface Hunk {
   patch: string;
 }
 
+/** Go: tools.HunkAction */
+export type HunkAction = 'keep' | 'drop' | 'edit';
+
 /** Go: tools.HunkChoice */
 export interface HunkChoice {
   hunk: number;
-  action: string;
+  action: HunkAction;
   text?: string;
 }
 
@@ -620,13 +629,16 @@ export interface Other {
 
 /** Go: desktop.PaletteEntry */
 export interface PaletteEntry {
-  kind: string;
+  kind: PaletteKind;
   name: string;
   description: string;
   argument_hint: string;
   path: string;
   error: string;
 }
+
+/** Go: desktop.PaletteKind */
+export type PaletteKind = 'command' | 'skill';
 
 /** Go: tools.Change */
 export interface PathChange {
@@ -637,7 +649,7 @@ export interface PathChange {
 /** Go: store.PinnedPlan */
 export interface PinnedPlan extends Plan {
   seq: number;
-  by: string;
+  by: PlanAuthor;
 }
 
 /** Go: store.Plan */
@@ -645,6 +657,9 @@ export interface Plan {
   explanation?: string;
   plan: PlanStep[] | null;
 }
+
+/** Go: store.PlanAuthor */
+export type PlanAuthor = 'model' | 'person';
 
 /** Go: store.PlanStep */
 export interface PlanStep {
@@ -664,8 +679,8 @@ export interface Price {
   model: string;
   input_per_mtok: number;
   output_per_mtok: number;
-  cache_read_per_mtok: number;
-  cache_write_per_mtok: number;
+  cache_read_per_mtok?: number;
+  cache_write_per_mtok?: number;
 }
 
 /** Go: core.ProposedHunk */
@@ -765,16 +780,9 @@ export interface RestoredPath {
 }
 
 /** Go: core.Result */
-export interface Result {
+export interface Result extends Counters {
   status: StopReason;
   output: string;
-  turns: number;
-  tool_calls: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  cost_usd: number;
   started_at: string;
   ended_at: string;
   error: string;

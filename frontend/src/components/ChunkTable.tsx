@@ -1,5 +1,5 @@
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { CHUNK_KINDS, type AssistantPayload, type ChunkKind, type Row, type Session, type SummaryPayload, type ToolResultPayload } from '../api/types';
+import { CHUNK_KINDS, type ChunkKind, type Row, type Session } from '../api/types';
 import { formatTime, formatTokens, summarize } from '../lib/format';
 import { useCheckpoints } from './CheckpointContext';
 import type { Focus } from './Conversation';
@@ -34,11 +34,11 @@ interface Props {
  */
 export function childrenOfRow(row: Row, kids: Session[]): Session[] {
   if (row.kind === 'assistant') {
-    const ids = new Set(((row.payload as AssistantPayload).tool_calls ?? []).map((c) => c.id));
+    const ids = new Set((row.payload.tool_calls ?? []).map((c) => c.id));
     return kids.filter((k) => k.fork_seq === row.seq || (k.fork_seq === 0 && ids.has(k.parent_call_id ?? '')));
   }
   if (row.kind !== 'tool_result') return [];
-  const id = (row.payload as ToolResultPayload).call_id;
+  const id = row.payload.call_id;
   const mine = kids.filter((k) => k.parent_call_id === id && k.fork_seq < row.seq);
   return mine.length ? [mine.reduce((a, b) => (b.fork_seq > a.fork_seq ? b : a))] : [];
 }
@@ -187,7 +187,7 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
                 Compact up to here
               </button>
             )}
-            {onUndoCompaction && detail.kind === 'summary' && !undone.has(detail.seq) && !(detail.payload as SummaryPayload).undoes && (
+            {onUndoCompaction && detail.kind === 'summary' && !undone.has(detail.seq) && !detail.payload.undoes && (
               <button type="button" onClick={() => onUndoCompaction(detail.seq)}>
                 Undo compaction
               </button>
@@ -289,7 +289,7 @@ const ChunkRow = memo(function ChunkRow({
 export function undoneSummaries(rows: Row[]): Set<number> {
   const out = new Set<number>();
   for (const r of rows) {
-    const u = r.kind === 'summary' ? (r.payload as SummaryPayload).undoes : 0;
+    const u = r.kind === 'summary' ? r.payload.undoes : 0;
     if (u) out.add(u);
   }
   return out;
@@ -301,9 +301,9 @@ function RowBadges({ row }: { row: Row }) {
   const n = changes[row.seq]?.length ?? 0;
   const names =
     row.kind === 'tool_result'
-      ? [(row.payload as ToolResultPayload).name]
+      ? [row.payload.name]
       : row.kind === 'assistant'
-        ? ((row.payload as AssistantPayload).tool_calls ?? []).map((c) => c.name)
+        ? (row.payload.tool_calls ?? []).map((c) => c.name)
         : [];
   const servers = [...new Set(names.map(serverOf).filter((s): s is string => Boolean(s)))];
   return (

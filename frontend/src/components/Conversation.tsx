@@ -3,15 +3,11 @@ import type { RunFinishedPayload } from '../api/types';
 import type {
   HookPayload,
   ApprovalPayload,
-  AssistantPayload,
   Branch,
-  RestorePayload,
   Row,
-  SummaryPayload,
+  RowOf,
   ToolCall,
   ToolResultPayload,
-  UsagePayload,
-  UserPayload,
 } from '../api/types';
 import type { StreamStore } from '../hooks/useSession';
 import { callKey, type PendingCall, type Phase, type RunningTool, type Sent } from '../state/session';
@@ -23,7 +19,7 @@ import { StreamingMarkdown } from './StreamingMarkdown';
 import { ToolCard, type CardActions } from './ToolCard';
 import { ReplyActions, UserMessage, type ConversationControls } from './MessageControls';
 import { isFinalReply, placeVersions, type Versions } from '../state/versions';
-import { exclusionsOf, type ImageExcludedPayload } from '../state/exclusions';
+import { exclusionsOf } from '../state/exclusions';
 
 interface Props {
   rows: Row[];
@@ -214,11 +210,12 @@ function StreamingReply({ store, run, from, showWaiting, onGrow }: { store: Stre
 
 // One {seq, payload} per stored row, so a card whose row did not change keeps its props and
 // its memo holds when rows are appended (the work of an append stays with the new rows).
-const indexedRows = new WeakMap<Row, Indexed<unknown>>();
-function indexed<T>(r: Row): Indexed<T> {
+// The map holds each row's own payload, so what it gives back for r is r's payload type.
+const indexedRows = new WeakMap<Row, Indexed<Row['payload']>>();
+function indexed<R extends Row>(r: R): Indexed<R['payload']> {
   let v = indexedRows.get(r);
   if (!v) indexedRows.set(r, (v = { seq: r.seq, payload: r.payload }));
-  return v as Indexed<T>;
+  return v as Indexed<R['payload']>;
 }
 
 /** Where a tool call's card is: the seq of the assistant row that made it, and the call id. */
@@ -237,26 +234,25 @@ function pairCalls(shown: Row[]) {
   const folded = new Set<number>();
   for (const r of shown) {
     if (r.kind === 'assistant') {
-      for (const c of (r.payload as AssistantPayload).tool_calls ?? []) turnOf.set(c.id, r);
+      for (const c of r.payload.tool_calls ?? []) turnOf.set(c.id, r);
       continue;
     }
     if (r.kind === 'hook') {
       // A tool hook's run shows on its call's card (why a call was blocked); the rest stand alone.
-      const id = (r.payload as HookPayload).call_id;
+      const id = r.payload.call_id;
       const turn = id ? turnOf.get(id) : undefined;
       if (!id || !turn) continue;
       folded.add(r.seq);
       const k = cardKey(turn.seq, id);
-      hooks.set(k, [...(hooks.get(k) ?? []), indexed<HookPayload>(r)]);
+      hooks.set(k, [...(hooks.get(k) ?? []), indexed(r)]);
       continue;
     }
     if (r.kind !== 'tool_result' && r.kind !== 'approval') continue;
-    const p = r.payload as ToolResultPayload | ApprovalPayload;
-    const turn = turnOf.get(p.call_id);
+    const turn = turnOf.get(r.payload.call_id);
     if (!turn) continue;
     folded.add(r.seq);
-    if (r.kind === 'tool_result') results.set(cardKey(turn.seq, p.call_id), indexed<ToolResultPayload>(r));
-    else approvals.set(cardKey(turn.seq, p.call_id), indexed<ApprovalPayload>(r));
+    if (r.kind === 'tool_result') results.set(cardKey(turn.seq, r.payload.call_id), indexed(r));
+    else approvals.set(cardKey(turn.seq, r.payload.call_id), indexed(r));
   }
   const open = new Set<string>();
   for (const [call, turn] of turnOf) {
@@ -287,7 +283,7 @@ const sameList = <T,>(a?: T[], b?: T[]) => a === b || (a !== undefined && b !== 
  * (run, id), and only a call with nothing stored yet can wait or run.
  */
 function cardsOf(
-  row: Row,
+  row: RowOf<'assistant'>,
   results: Map<string, Indexed<ToolResultPayload>>,
   approvals: Map<string, Indexed<ApprovalPayload>>,
   hooks: Map<string, Indexed<HookPayload>[]>,
@@ -295,7 +291,7 @@ function cardsOf(
   outputs: Record<string, string>,
   running: Record<string, RunningTool>,
 ): Card[] {
-  const calls = (row.payload as AssistantPayload).tool_calls ?? [];
+  const calls = row.payload.tool_calls ?? [];
   if (calls.length === 0) return NO_CARDS;
   return calls.map((call) => {
     const result = results.get(cardKey(row.seq, call.id));
@@ -358,13 +354,13 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
   const cls = focused ? ' focused' : '';
   switch (row.kind) {
     case 'user': {
-      const p = row.payload as UserPayload;
+      const p = row.payload;
       return (
         <UserMessage seq={row.seq} text={p.text} command={p.command} images={p.images} excluded={excluded} className={cls} versions={versions} controls={controls} />
       );
     }
     case 'assistant': {
-      const p = row.payload as AssistantPayload;
+      const p = row.payload;
       const calls = p.tool_calls ?? [];
       return (
         <>
@@ -398,7 +394,7 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
       );
     }
     case 'tool_result': {
-      const p = row.payload as ToolResultPayload;
+      const p = row.payload;
       if (folded) return null;
       return (
         <details className={`tool-result standalone${p.is_error ? ' error' : ''}${cls}`} data-seq={row.seq}>
@@ -411,11 +407,11 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
       );
     }
     case 'restore':
-      return <RestoreRow seq={row.seq} payload={row.payload as RestorePayload} className={cls} />;
+      return <RestoreRow seq={row.seq} payload={row.payload} className={cls} />;
     case 'note': {
       // Loopdesk's note to the model (a reverted hunk, a fork applied...), with the file
       // change recorded on it.
-      const p = row.payload as { source: string; text: string };
+      const p = row.payload;
       return (
         <article className={`msg note-row${cls}`} aria-label="Loopdesk note" data-seq={row.seq}>
           <details>
@@ -428,7 +424,7 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
     }
     case 'usage': {
       // A model call that left no answer still cost what it cost (or is unknown).
-      const p = row.payload as UsagePayload;
+      const p = row.payload;
       if (folded) return null;
       return (
         <p className={`note usage-row${cls}`} data-seq={row.seq} aria-label="Model call without an answer">
@@ -437,7 +433,7 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
       );
     }
     case 'approval': {
-      const p = row.payload as ApprovalPayload;
+      const p = row.payload;
       if (folded) return null;
       return (
         <p className={`note${cls}`} data-seq={row.seq}>
@@ -447,7 +443,7 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
       );
     }
     case 'summary': {
-      const p = row.payload as SummaryPayload;
+      const p = row.payload;
       if (p.undoes) {
         return (
           <p className={`note${cls}`} data-seq={row.seq}>
@@ -466,7 +462,7 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
       );
     }
     case 'hook': {
-      const p = row.payload as HookPayload;
+      const p = row.payload;
       if (folded) return null;
       return (
         <p className={`note hook${p.failed ? ' bad' : ''}${cls}`} data-seq={row.seq}>
@@ -476,7 +472,7 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
     }
     case 'image_excluded': {
       // A provider refused these images: they stay in the session, left out of the context.
-      const p = row.payload as ImageExcludedPayload;
+      const p = row.payload;
       return (
         <p className={`note image-excluded${cls}`} data-seq={row.seq} role="note" aria-label="Image left out">
           Left out of the context: {(excludedNames ?? []).join(', ')}. The provider refused {(excludedNames ?? []).length === 1 ? 'it' : 'them'}
@@ -487,7 +483,7 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
     case 'system':
       return (
         <p className={`note system${cls}`} data-seq={row.seq}>
-          {(row.payload as UserPayload).text}
+          {row.payload.text}
         </p>
       );
     default:

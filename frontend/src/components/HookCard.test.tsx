@@ -1,10 +1,10 @@
 import { render, screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import type { ChunkKind, Row, RowPayloads } from '../api/types';
+import type { ChunkKind, RowPayloads } from '../api/types';
+import { chunk } from '../test/fakeApi';
 import { Conversation } from './Conversation';
 
-const row = <K extends ChunkKind>(seq: number, kind: K, payload: RowPayloads[K]): Row =>
-  ({ session_id: 's1', seq, kind, payload, run_id: 'r1', created_at: '2026-12-01T10:00:00Z', tokens: 1 }) as Row;
+const row = <K extends ChunkKind>(seq: number, kind: K, payload: RowPayloads[K]) => chunk('s1', seq, kind, payload, 'r1');
 
 const actions = { decide: vi.fn(async () => true), suggestRule: vi.fn(async () => null), readFile: vi.fn(async () => null) };
 

@@ -1,6 +1,8 @@
 import { useState } from 'react';
-import type { HunkChoice, ProposedHunk } from '../api/types';
+import type { HunkAction, HunkChoice, ProposedHunk } from '../api/types';
 import { PatchView } from './ChangesPanel';
+
+const HUNK_ACTIONS: readonly HunkAction[] = ['keep', 'drop', 'edit'];
 
 /**
  * Approval mode review: the hunks a write_file or edit_file call would write, each kept,
@@ -8,7 +10,7 @@ import { PatchView } from './ChangesPanel';
  */
 export function ReviewHunks({ hunks, busy, onApprove }: { hunks: ProposedHunk[]; busy: boolean; onApprove: (choices: HunkChoice[]) => void }) {
   const [choices, setChoices] = useState<Record<number, HunkChoice>>(() =>
-    Object.fromEntries(hunks.map((h) => [h.hunk, { hunk: h.hunk, action: 'keep' } as HunkChoice])),
+    Object.fromEntries(hunks.map((h): [number, HunkChoice] => [h.hunk, { hunk: h.hunk, action: 'keep' }])),
   );
   const set = (c: HunkChoice) => setChoices((cs) => ({ ...cs, [c.hunk]: c }));
   const kept = Object.values(choices).filter((c) => c.action !== 'drop').length;
@@ -24,7 +26,7 @@ export function ReviewHunks({ hunks, busy, onApprove }: { hunks: ProposedHunk[];
                 <strong>
                   {name} · lines {h.new_start}–{h.new_start + Math.max(h.new_lines, 1) - 1}
                 </strong>
-                {(['keep', 'drop', 'edit'] as const).map((a) => (
+                {HUNK_ACTIONS.map((a) => (
                   <label key={a} className="small">
                     <input
                       type="radio"

@@ -1,6 +1,7 @@
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeFakeApi } from '../test/fakeApi';
+import type { RunStatus } from '../api/types';
 
 let fake = makeFakeApi();
 vi.mock('../api/backend', () => ({
@@ -33,7 +34,7 @@ describe('useChildren', () => {
   });
 
   it('reads the children again when the parent run ends, so a missed child event leaves no stale card', async () => {
-    let status = 'running';
+    let status: RunStatus = 'running';
     fake.api.children.mockImplementation(async () => [
       { session_id: 'c1', parent_call_id: 't1', seq: status === 'running' ? 3 : 8, status, step: status, tool_calls: 1, tokens: 10, cost: 0, pending: null },
     ]);

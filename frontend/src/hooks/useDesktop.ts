@@ -56,7 +56,7 @@ export function rowOfCall(rows: Row[], callID: string): number | null {
   for (let i = rows.length - 1; i >= 0; i--) {
     const r = rows[i];
     if (r.kind !== 'assistant') continue;
-    const calls = (r.payload as { tool_calls?: { id: string }[] } | null)?.tool_calls ?? [];
+    const calls = r.payload?.tool_calls ?? [];
     if (calls.some((c) => c.id === callID)) return r.seq;
   }
   return null;

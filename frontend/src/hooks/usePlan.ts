@@ -5,9 +5,8 @@ import { errorMessage } from '../api/types';
 
 /** Whether a row sets the plan: an update_plan call or the person's edit (store.LatestPlan). */
 export function setsPlan(r: Row): boolean {
-  const p = r.payload as { tool_calls?: { name: string }[]; source?: string } | null;
-  if (r.kind === 'assistant') return (p?.tool_calls ?? []).some((c) => c.name === 'update_plan');
-  return r.kind === 'note' && p?.source === 'plan_edit';
+  if (r.kind === 'assistant') return (r.payload?.tool_calls ?? []).some((c) => c.name === 'update_plan');
+  return r.kind === 'note' && r.payload?.source === 'plan_edit';
 }
 
 /**

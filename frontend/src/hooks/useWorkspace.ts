@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api } from '../api/backend';
-import type { AssistantPayload, FileEntry, FilePreview, Row, Touched } from '../api/types';
+import type { FileEntry, FilePreview, Row, Touched } from '../api/types';
 import { errorMessage } from '../api/types';
 
 /**
@@ -9,8 +9,9 @@ import { errorMessage } from '../api/types';
  */
 function callsAfter(rows: Row[], through: number): boolean {
   for (let i = rows.length - 1; i >= 0 && rows[i].seq > through; i--) {
-    if (rows[i].kind === 'tool_result') return true;
-    if (rows[i].kind === 'assistant' && ((rows[i].payload as AssistantPayload).tool_calls?.length ?? 0) > 0) return true;
+    const r = rows[i];
+    if (r.kind === 'tool_result') return true;
+    if (r.kind === 'assistant' && (r.payload.tool_calls?.length ?? 0) > 0) return true;
   }
   return false;
 }

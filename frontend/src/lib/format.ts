@@ -72,7 +72,7 @@ export function summarize(row: Row, max = 140): string {
       break;
     }
     case 'image_excluded': {
-      const p = row.payload as { images?: { seq: number }[]; reason?: string };
+      const p = row.payload;
       const seqs = [...new Set((p.images ?? []).map((im) => `#${im.seq}`))].join(', ');
       s = `${p.images?.length ?? 0} image(s) of ${seqs} left out of the context: ${p.reason ?? ''}`;
       break;

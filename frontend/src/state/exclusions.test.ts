@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Row } from '../api/types';
+import type { ChunkKind, RowPayloads } from '../api/types';
 import { summarize } from '../lib/format';
+import { chunk } from '../test/fakeApi';
 import { exclusionsOf } from './exclusions';
 
-const row = (seq: number, kind: Row['kind'], payload: unknown): Row => ({ session_id: 's', seq, kind, payload, run_id: 'r', created_at: '', tokens: 0 }) as Row;
+const row = <K extends ChunkKind>(seq: number, kind: K, payload: RowPayloads[K]) => chunk('s', seq, kind, payload, 'r');
 
 describe('exclusionsOf', () => {
   it('names each refused image on its message and on the exclusion row, with the reason', () => {

@@ -3,15 +3,7 @@
 // context from then on, with the provider's words. The conversation shows the note on each
 // image and the row itself names them.
 
-import type { ImageRef, Row, UserPayload } from '../api/types';
-
-/** The payload of an image_excluded row (backend/store excluded.go). */
-export interface ImageExcludedPayload {
-  images: { seq: number; hash: string }[];
-  reason: string;
-  provider?: string;
-  model?: string;
-}
+import type { ImageRef, Row } from '../api/types';
 
 export interface Exclusions {
   /** Per user row seq: the reason for each of its images left out, by hash. */
@@ -27,8 +19,8 @@ export function exclusionsOf(rows: Row[]): Exclusions {
   let users: Map<number, ImageRef[]> | null = null;
   for (const r of rows) {
     if (r.kind !== 'image_excluded') continue;
-    users ??= new Map(rows.filter((u) => u.kind === 'user').map((u) => [u.seq, (u.payload as UserPayload).images ?? []]));
-    const p = r.payload as ImageExcludedPayload;
+    users ??= new Map(rows.flatMap((u) => (u.kind === 'user' ? [[u.seq, u.payload.images ?? []] as const] : [])));
+    const p = r.payload;
     const list: string[] = [];
     for (const im of p.images ?? []) {
       bySeq.set(im.seq, { ...bySeq.get(im.seq), [im.hash]: p.reason });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Row } from '../api/types';
+import type { ChunkKind, RowPayloads } from '../api/types';
+import { chunk } from '../test/fakeApi';
 import { findMatches, hiddenMatches, step } from './find';
 
 describe('find', () => {
@@ -23,12 +24,12 @@ describe('find', () => {
 });
 
 describe('hiddenMatches', () => {
-  const row = (seq: number, kind: Row['kind'], payload: unknown): Row => ({ session_id: 's', seq, kind, payload, run_id: 'r', created_at: '', tokens: 0 }) as Row;
+  const row = <K extends ChunkKind>(seq: number, kind: K, payload: RowPayloads[K]) => chunk('s', seq, kind, payload, 'r');
   const rows = [
     row(1, 'user', { text: 'find the needle' }),
     row(2, 'assistant', { text: 'Needle? Let me look.', reasoning: 'a needle', tool_calls: [{ id: 'c', name: 'search_text', arguments: '{"pattern":"needle"}' }] }),
     row(3, 'tool_result', { call_id: 'c', name: 'search_text', content: 'a.txt: needle, needle', is_error: false }),
-    row(4, 'usage', { usage: {}, reason: 'needle' }),
+    row(4, 'usage', { usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 }, reason: 'needle' }),
     row(5, 'user', { text: 'needle again' }),
   ];
   it('counts each match of the rows not rendered, in row order, in messages, arguments and output', () => {

@@ -2,7 +2,7 @@
 // WebKitGTK has no find bar of its own, so the page finds in its own text nodes, and in the
 // rows of the session it has not rendered (long sessions render their last rows only).
 
-import type { AssistantPayload, Row, ToolResultPayload } from '../api/types';
+import type { Row } from '../api/types';
 
 /** One match: the index of the text it is in and its offset there. */
 export interface Match {
@@ -36,23 +36,22 @@ export function step(current: number, count: number, back: boolean): number {
 
 /** What a row shows that find searches: messages, reasoning, tool arguments and output, notes. */
 export function rowTexts(row: Row): string[] {
-  const p = row.payload as unknown as Record<string, unknown> | null;
-  if (!p) return [];
+  if (!row.payload) return []; // an old row may hold null
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? [v] : []);
   switch (row.kind) {
     case 'assistant': {
-      const a = p as unknown as AssistantPayload;
+      const a = row.payload;
       return [...str(a.reasoning), ...str(a.text), ...(a.tool_calls ?? []).flatMap((c) => str(c.arguments))];
     }
     case 'tool_result':
-      return str((p as unknown as ToolResultPayload).content);
+      return str(row.payload.content);
     case 'approval':
-      return str(p.reason);
+      return str(row.payload.reason);
     case 'user':
     case 'note':
     case 'summary':
     case 'system':
-      return str(p.text);
+      return str(row.payload.text);
     default:
       return [];
   }

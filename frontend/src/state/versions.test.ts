@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Row } from '../api/types';
+import { chunk } from '../test/fakeApi';
 import { isFinalReply, placeVersions, runStarts } from './versions';
 
-const user = (seq: number, run: string, text = 'q'): Row => ({ session_id: 's', seq, kind: 'user', payload: { text }, run_id: run, created_at: '', tokens: 0 }) as Row;
-const reply = (seq: number, run: string, text = 'a', calls = 0): Row =>
-  ({
-    session_id: 's',
-    seq,
-    kind: 'assistant',
-    payload: { text, tool_calls: Array.from({ length: calls }, (_, i) => ({ id: `c${i}`, name: 'list_dir', arguments: '{}' })) },
-    run_id: run,
-    created_at: '',
-    tokens: 0,
-  }) as Row;
+const user = (seq: number, run: string, text = 'q') => chunk('s', seq, 'user', { text }, run);
+const reply = (seq: number, run: string, text = 'a', calls = 0) =>
+  chunk('s', seq, 'assistant', { text, reasoning: '', tool_calls: Array.from({ length: calls }, (_, i) => ({ id: `c${i}`, name: 'list_dir', arguments: '{}' })) }, run);
 
 describe('versions', () => {
   it('puts an edit branch on the message and a regeneration branch on the final reply', () => {

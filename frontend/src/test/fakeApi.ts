@@ -589,7 +589,8 @@ export type FakeApi = ReturnType<typeof makeFakeApi>;
 
 /** A stored row of the given kind; its payload is typed by the kind. */
 export function chunk<K extends ChunkKind>(session_id: string, seq: number, kind: K, payload: RowPayloads[K], run_id = 'run1'): Row {
-  // A generic K does not narrow the Row union; the parameters tie kind and payload together.
+  // The page's one row-building cast: a generic K does not narrow the Row union, and the
+  // parameters tie kind and payload together.
   return { session_id, seq, kind, payload, run_id, created_at: new Date().toISOString(), tokens: 10 } as Row;
 }
 

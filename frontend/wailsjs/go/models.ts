@@ -308,8 +308,8 @@ export namespace config {
 	    model: string;
 	    input_per_mtok: number;
 	    output_per_mtok: number;
-	    cache_read_per_mtok: number;
-	    cache_write_per_mtok: number;
+	    cache_read_per_mtok?: number;
+	    cache_write_per_mtok?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Price(source);
