@@ -112,7 +112,7 @@ func OpenWith(ctx context.Context, path string, opt Options) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	db := &DB{sql: sdb, path: abs, now: now, pid: os.Getpid(), host: host}
-	if err := db.init(ctx); err != nil {
+	if err := db.init(ctx, busy); err != nil {
 		sdb.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
@@ -139,9 +139,9 @@ func dsn(abs string, busy time.Duration) string {
 		esc, busy.Milliseconds())
 }
 
-func (db *DB) init(ctx context.Context) error {
-	if err := db.sql.PingContext(ctx); err != nil {
-		return classify(err)
+func (db *DB) init(ctx context.Context, busy time.Duration) error {
+	if err := db.connect(ctx, busy); err != nil {
+		return err
 	}
 	if err := db.migrate(ctx); err != nil {
 		return err
@@ -152,6 +152,26 @@ func (db *DB) init(ctx context.Context) error {
 	}
 	db.Repaired = rep
 	return nil
+}
+
+// connect opens the first connection, which sets the file's pragmas (WAL among them). A
+// connection opened while another process is creating the file or switching it to WAL can be
+// told "busy" at once, without SQLite's busy handler (seen with two `loopdesk acp` agents
+// started together on a fresh file); it is tried again, like any write, until the busy
+// timeout has passed.
+func (db *DB) connect(ctx context.Context, busy time.Duration) error {
+	deadline := time.Now().Add(busy)
+	for {
+		err := classify(db.sql.PingContext(ctx))
+		if err == nil || !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
 }
 
 // Close closes the database. Safe to call once; rows already committed are durable.
