@@ -25,6 +25,7 @@ type run struct {
 	root string
 
 	tools    ToolRunner // the tools of this run (see Runner.toolsFor)
+	live     liveCalls  // the calls executing now (RunningCalls)
 	specs    []tools.Spec
 	readOnly map[string]bool
 	// taskSlots bounds the children going at once; nil when the run has no task tool.

@@ -501,6 +501,7 @@ export interface LiveView {
   seq: number;
   running_run_id: string;
   pending: ApprovalRequestedPayload[] | null;
+  running: RunningCall[] | null;
   queued: QueuedMessage[] | null;
 }
 
@@ -863,6 +864,13 @@ export interface RunStartedPayload {
 
 /** Go: store.RunStatus */
 export type RunStatus = 'running' | 'interrupted' | StopReason;
+
+/** Go: loop.RunningCall */
+export interface RunningCall {
+  call_id: string;
+  name: string;
+  started_at: string;
+}
 
 /** Go: desktop.SandboxInput */
 export interface SandboxInput {
