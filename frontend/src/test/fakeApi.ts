@@ -432,6 +432,7 @@ export function makeFakeApi() {
       seq: 1_000_000,
       running_run_id: state.running.get(id) ?? '',
       pending: [...(state.pending.get(id) ?? [])],
+      running: [],
       queued: [],
     })),
     setMode: vi.fn(async (id: string, mode: string, approve: string) => {
