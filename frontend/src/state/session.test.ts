@@ -2,7 +2,7 @@
 // step feeds one input and checks the part of the state it is about.
 import { describe, expect, it } from 'vitest';
 import type { LoopEvent, Meter } from '../api/types';
-import type { LiveView, Row, SessionView } from '../api/types';
+import type { LiveView, Row, Run, SessionView } from '../api/types';
 import { chunk, meter } from '../test/fakeApi';
 import { callKey, initialSession, reduceSession, type SessionInput, type SessionState } from './session';
 
@@ -383,7 +383,10 @@ describe('reconciling with what Go knows (live_loaded)', () => {
     seq = 0;
     const task = { call_id: 't1', name: 'task', started_at: '2026-01-01T00:00:05Z' };
     transcript([
-      [opened({ running_run_id: 'r1', rows: [user(1, 'delegate'), calls(2, ['t1'])] }), { run: 'r1', phase: 'waiting' }],
+      [
+        opened({ running_run_id: 'r1', rows: [user(1, 'delegate'), calls(2, ['t1'])], runs: [{ run_id: 'r1', started_at: '2026-01-01T00:00:02Z' } as Run] }),
+        { run: 'r1', phase: 'waiting', runStartedAt: Date.parse('2026-01-01T00:00:02Z') },
+      ],
       [live({ seq: 4, running_run_id: 'r1', running: [task] }), (s) => {
         expect(s.phase).toBe('tools');
         expect(s.running[callKey('r1', 't1')]).toEqual({ run_id: 'r1', call_id: 't1', name: 'task', since: Date.parse(task.started_at) });

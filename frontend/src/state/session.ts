@@ -295,6 +295,8 @@ function opened(s: SessionState, v: SessionView): SessionState {
     runs: v.runs ?? [],
     run,
     phase: run ? (s.phase === 'idle' ? 'waiting' : s.phase) : s.sent ? s.phase : 'idle',
+    // A page opened while a run goes (a reload) counts the run's time from its stored start.
+    runStartedAt: s.runStartedAt ?? startOf(v.runs ?? [], run),
     pending: withRun(v.pending ?? [], run),
     meters: v.meters ?? [],
     mode: v.mode ?? s.mode,
@@ -304,6 +306,12 @@ function opened(s: SessionState, v: SessionView): SessionState {
     seenSeq: Math.max(s.seenSeq, v.rows?.at(-1)?.seq ?? 0),
   };
   return clearSent(base);
+}
+
+/** When the run started (ms since epoch), from the runs Go listed; null when not listed. */
+function startOf(runs: Run[], run: string): number | null {
+  const t = run ? Date.parse(runs.find((r) => r.run_id === run)?.started_at ?? '') : NaN;
+  return Number.isNaN(t) ? null : t;
 }
 
 /** Appends rows that continue the ones held; ignores older ones; marks a gap for newer ones. */
