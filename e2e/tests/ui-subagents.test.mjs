@@ -152,7 +152,6 @@ test('the task card survives a reload while the child waits and after; the chunk
   await sendMessage(page, '[reload-parent] scan it');
   await page.getByRole('group', { name: 'Approval for child scan the folder' }).waitFor();
   const status = page.getByRole('status', { name: 'Run status' });
-  await shot(page, 'subagents-05a-card-before-reload');
 
   // Reloaded while the child waits for the person: the card comes back from the journal,
   // with what the child is doing and its approval, which still works.
