@@ -8,8 +8,8 @@ import (
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 )
 
-// A page that opens (or reloads) while a child session works reads from Chat.Live that the
-// parent's task call is running, since when, and that nothing of the parent waits for a
+// A page that opens (or reloads) while a child session works reads from OpenSession and
+// Chat.Live that the parent's task call is running, since when, and that nothing of the parent waits for a
 // person: the approval is the child's. Once the call is done it is no longer listed.
 func TestLiveListsTheRunningTaskCall(t *testing.T) {
 	srv := startFake(t)
@@ -38,6 +38,9 @@ func TestLiveListsTheRunningTaskCall(t *testing.T) {
 	if live.RunningRunID != runID || len(live.Pending) != 0 || len(live.Running) != 1 ||
 		live.Running[0].CallID != "t1" || live.Running[0].Name != "task" || live.Running[0].StartedAt.Before(before.Add(-time.Second)) {
 		t.Fatalf("the parent's live view while its child waits: %+v", live)
+	}
+	if view, err := app.OpenSession(s.ID); err != nil || len(view.Running) != 1 || view.Running[0] != live.Running[0] {
+		t.Fatalf("OpenSession lists %+v (%v), want the task call as Live does", view.Running, err)
 	}
 	childLive, err := app.Live(child)
 	if err != nil || len(childLive.Pending) != 1 || len(childLive.Running) != 0 {

@@ -949,6 +949,7 @@ export interface SessionView {
   runs: Run[] | null;
   pending: ApprovalRequestedPayload[] | null;
   running_run_id: string;
+  running: RunningCall[] | null;
   meters: Meter[] | null;
   sandbox: SandboxView;
   mode: SessionMode;

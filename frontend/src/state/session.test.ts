@@ -52,6 +52,7 @@ function view(over: Partial<SessionView> = {}): SessionView {
     runs: [],
     pending: [],
     running_run_id: '',
+    running: [],
     meters: [],
     mode: { mode: 'execute', approve: '' },
     totals: { session_id: S, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
@@ -399,6 +400,21 @@ describe('reconciling with what Go knows (live_loaded)', () => {
       [ev('tool_finished', { call_id: 't1', name: 'task', content: 'done', is_error: false }), (s) => expect(s.running).toEqual({})],
       [live({ seq: 1, running_run_id: 'r1', running: [task] }), (s) => expect(s.running).toEqual({})],
     ]);
+  });
+
+  it('a session opened while its task call runs shows it running from the start (OpenSession lists it too)', () => {
+    seq = 0;
+    const task = { call_id: 't1', name: 'task', started_at: '2026-01-01T00:00:05Z' };
+    transcript([
+      [opened({ running_run_id: 'r1', rows: [user(1, 'delegate'), calls(2, ['t1'])], running: [task] }), (s) => {
+        expect(s.phase).toBe('tools');
+        expect(Object.keys(s.running)).toEqual([callKey('r1', 't1')]);
+      }],
+    ]);
+    // A call whose result the rows hold is not running, whatever the list says.
+    const s = reduceSession(initialSession(S), opened({ running_run_id: 'r1', rows: [user(1, 'delegate'), calls(2, ['t1']), result(3, 't1')], running: [task] }));
+    expect(s.running).toEqual({});
+    expect(s.phase).toBe('waiting');
   });
 
   it('a run first seen on a Live read comes with its running calls; a fresh read drops a call Go no longer runs', () => {

@@ -298,6 +298,7 @@ function opened(s: SessionState, v: SessionView): SessionState {
     // A page opened while a run goes (a reload) counts the run's time from its stored start.
     runStartedAt: s.runStartedAt ?? startOf(v.runs ?? [], run),
     pending: withRun(v.pending ?? [], run),
+    running: run ? liveRunning({ ...s, rows: v.rows ?? [] }, run, v.running ?? [], false) : s.running,
     meters: v.meters ?? [],
     mode: v.mode ?? s.mode,
     totals: v.totals ?? s.totals,
@@ -305,7 +306,8 @@ function opened(s: SessionState, v: SessionView): SessionState {
     missingAfter: null,
     seenSeq: Math.max(s.seenSeq, v.rows?.at(-1)?.seq ?? 0),
   };
-  return clearSent(base);
+  const busy = run !== '' && Object.keys(base.running).length > 0;
+  return clearSent(busy && base.phase === 'waiting' ? { ...base, phase: 'tools' } : base);
 }
 
 /** When the run started (ms since epoch), from the runs Go listed; null when not listed. */

@@ -1313,6 +1313,7 @@ export namespace desktop {
 	    runs: store.Run[];
 	    pending: core.ApprovalRequestedPayload[];
 	    running_run_id: string;
+	    running: loop.RunningCall[];
 	    meters: core.Meter[];
 	    sandbox: SandboxView;
 	    mode: store.SessionMode;
@@ -1331,6 +1332,7 @@ export namespace desktop {
 	        this.runs = this.convertValues(source["runs"], store.Run);
 	        this.pending = this.convertValues(source["pending"], core.ApprovalRequestedPayload);
 	        this.running_run_id = source["running_run_id"];
+	        this.running = this.convertValues(source["running"], loop.RunningCall);
 	        this.meters = this.convertValues(source["meters"], core.Meter);
 	        this.sandbox = this.convertValues(source["sandbox"], SandboxView);
 	        this.mode = this.convertValues(source["mode"], store.SessionMode);
