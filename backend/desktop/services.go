@@ -182,6 +182,7 @@ type SessionView struct {
 	Runs         []store.Run                     `json:"runs"`
 	Pending      []loop.ApprovalRequestedPayload `json:"pending"`
 	RunningRunID string                          `json:"running_run_id"`
+	Running      []loop.RunningCall              `json:"running"` // the running run's executing calls (Chat.Live)
 	Meters       []loop.Meter                    `json:"meters"`
 	Sandbox      SandboxView                     `json:"sandbox"` // what the next run's shell commands get
 	// Mode is the mode the window keeps for the session; Totals what all its runs used;

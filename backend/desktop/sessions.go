@@ -136,6 +136,7 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 	}
 	v := SessionView{Session: s.c.view(x), Rows: loop.RowsOf(chunks), Runs: runs, Pending: s.c.pending(id)}
 	v.RunningRunID, _ = s.c.st.Runner.Running(id)
+	v.Running = s.c.st.Runner.RunningCalls(id)
 	if v.Sandbox, err = s.c.sandboxView(ctx, x); err != nil {
 		return SessionView{}, err
 	}

@@ -182,7 +182,8 @@ func (s *Sessions) importFile(path string) (Session, error) {
 }
 
 // LiveView is what Go knows of a session right now that the page must never miss: the run
-// going on, the calls waiting for a person and the queued messages. The
+// going on, the calls waiting for a person, the calls executing (a task call whose child
+// session works, a long command) and the queued messages. The
 // page reconciles with it after opening a session, after a gap in the events and when a run
 // ends, so no ordering of events can leave any of them unshown.
 type LiveView struct {
@@ -191,6 +192,7 @@ type LiveView struct {
 	Seq          uint64                          `json:"seq"`
 	RunningRunID string                          `json:"running_run_id"`
 	Pending      []loop.ApprovalRequestedPayload `json:"pending"`
+	Running      []loop.RunningCall              `json:"running"`
 	Queued       []loop.QueuedMessage            `json:"queued"`
 }
 
@@ -202,6 +204,7 @@ func (h *Chat) Live(sessionID string) (LiveView, error) {
 	v := LiveView{Seq: c.st.Runner.Bus().Seq(sessionID)}
 	v.RunningRunID, _ = c.st.Runner.Running(sessionID)
 	v.Pending = c.pending(sessionID)
+	v.Running = c.st.Runner.RunningCalls(sessionID)
 	var err error
 	if v.Queued, err = c.st.Runner.Queued(ctx, sessionID); err != nil {
 		return LiveView{}, err

@@ -38,6 +38,7 @@ type harness struct {
 	rec      *recorder
 	pending  chan tools.Pending // calls waiting for a person
 	model    *provider.Client
+	cfg      loop.Config // what the runner was made with (restart makes another)
 }
 
 func modelOf(h *harness) *provider.Client { return h.model }
@@ -89,10 +90,22 @@ func newHarnessWith(t *testing.T, configure func(*loop.Config)) *harness {
 		configure(&cfg)
 	}
 	runner := loop.New(cfg)
-	h.runner = runner
+	h.runner, h.cfg = runner, cfg
 	t.Cleanup(runner.Close)
 	h.rec = record(t, runner.Bus(), "")
 	return h
+}
+
+// restart closes the runner and makes a new one over the same database, as a restart of the
+// app does: nothing held in memory survives, a new approver waits for the person.
+func (h *harness) restart() {
+	h.t.Helper()
+	h.runner.Close()
+	h.approver = tools.NewApprover(nil)
+	h.cfg.Approver = announcing{h.approver, h.pending}
+	h.runner = loop.New(h.cfg)
+	h.t.Cleanup(h.runner.Close)
+	h.rec = record(h.t, h.runner.Bus(), "")
 }
 
 // announcing hands the test every call that starts waiting for a person.

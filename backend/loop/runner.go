@@ -246,9 +246,6 @@ type Runner struct {
 	closed    bool
 	wg        sync.WaitGroup
 	hookSeen  sync.Map // session ids whose SessionStart hooks have fired in this process
-	// queueContext: queued message id -> what its UserPromptSubmit hooks added, stored as
-	// notes with the row that delivers it (runner_hooks.go).
-	queueContext sync.Map
 
 	requests requestCaches // per session: the next request is built from what changed
 }

@@ -145,9 +145,9 @@ func (rn *run) promptHooks(ctx context.Context) error {
 		return nil
 	}
 	if rn.spec.PromptQueuedID != "" {
-		// "Send now" on a queued message: its hooks fire again here, and their context
-		// replaces what they said when it was queued.
-		rn.r.queueContext.Delete(rn.spec.PromptQueuedID)
+		// "Send now" on a queued message: its hooks ran when it was queued, and what they
+		// added is stored with it (delivered by withQueuedContext). They never run twice.
+		return nil
 	}
 	out, _ := rn.fire(ctx, hooks.Input{Event: hooks.UserPromptSubmit, Prompt: rn.spec.Prompt})
 	rn.hooks.rows = append(rn.hooks.rows, out.Runs...)
@@ -247,13 +247,13 @@ func (r *Runner) storeHookRows(ctx context.Context, sessionID, runID string, row
 	return added
 }
 
-// queuedPromptHooks fires UserPromptSubmit for message id, about to be queued on the
-// session's running run (a run's own prompt is checked by Start). A blocking hook returns
+// queuedPromptHooks fires UserPromptSubmit for a message about to be queued on the session's
+// running run (a run's own prompt is checked by Start). A blocking hook returns
 // ErrHookBlocked with its reason; "continue": false also ends the running run. The context
-// the hooks add is kept for the row that delivers the message (withQueuedContext). Their runs
-// are recorded either way. No run going: nothing to check here (Queue then fails, and Start
-// checks the message as a prompt).
-func (r *Runner) queuedPromptHooks(ctx context.Context, sessionID, id, text string) error {
+// the hooks add is returned, to be stored with the message (handleQueue) and delivered with
+// the row that delivers it (withQueuedContext). Their runs are recorded either way. No run
+// going: nothing to check here (Queue then fails, and Start checks the message as a prompt).
+func (r *Runner) queuedPromptHooks(ctx context.Context, sessionID, text string) ([]string, error) {
 	r.mu.Lock()
 	rn, runID := r.bySession[sessionID], ""
 	if rn != nil {
@@ -261,7 +261,7 @@ func (r *Runner) queuedPromptHooks(ctx context.Context, sessionID, id, text stri
 	}
 	r.mu.Unlock()
 	if r.cfg.Hooks == nil || runID == "" {
-		return nil
+		return nil, nil
 	}
 	out := r.cfg.Hooks.Fire(ctx, hooks.Input{Event: hooks.UserPromptSubmit, SessionID: sessionID, Workspace: rn.root,
 		PermissionMode: rn.permissionMode(), Prompt: text})
@@ -271,21 +271,22 @@ func (r *Runner) queuedPromptHooks(ctx context.Context, sessionID, id, text stri
 	if out.Stop {
 		rn.requestHookStop(hooks.UserPromptSubmit, out.StopReason)
 		rn.signalHookStop()
-		return fmt.Errorf("%w: %s", ErrHookBlocked, rn.hookStopDetail())
+		return nil, fmt.Errorf("%w: %s", ErrHookBlocked, rn.hookStopDetail())
 	}
 	if out.Decision == hooks.Block {
-		return fmt.Errorf("%w: %s", ErrHookBlocked, out.Reason)
+		return nil, fmt.Errorf("%w: %s", ErrHookBlocked, out.Reason)
 	}
-	if len(out.Context) > 0 {
-		r.queueContext.Store(id, out.Context)
-	}
-	return nil
+	return out.Context, nil
 }
 
 // withQueuedContext adds, after each user row delivering a queued message, the context its
-// UserPromptSubmit hooks gave, as note rows in the same transaction: the model reads it right
-// after the message, framed as Loopdesk's note, exactly as for a typed message.
-func (r *Runner) withQueuedContext(rows []Row, chunks []store.NewChunk) []store.NewChunk {
+// UserPromptSubmit hooks gave when it was queued, read from the stored queue, as note rows
+// in the same transaction (which also removes the message): the model reads it right after
+// the message, framed as Loopdesk's note, exactly as for a typed message, whether the
+// message is delivered at a tool boundary, by "Send now" or with the next run after a
+// restart. Only the owner goroutine appends, so the message is still stored here.
+func (rn *run) withQueuedContext(ctx context.Context, rows []Row, chunks []store.NewChunk) []store.NewChunk {
+	var held map[string][]string
 	out := make([]store.NewChunk, 0, len(chunks))
 	for i, row := range rows {
 		out = append(out, chunks[i])
@@ -293,11 +294,27 @@ func (r *Runner) withQueuedContext(rows []Row, chunks []store.NewChunk) []store.
 		if !ok || u.QueuedID == "" {
 			continue
 		}
-		if held, ok := r.queueContext.LoadAndDelete(u.QueuedID); ok {
-			for _, text := range held.([]string) {
-				out = append(out, store.NewChunk{Kind: store.KindNote, Payload: store.NotePayload{Source: NoteSourceHook, Text: text}})
-			}
+		if held == nil {
+			held = rn.queuedContexts(ctx)
 		}
+		for _, text := range held[u.QueuedID] {
+			out = append(out, store.NewChunk{Kind: store.KindNote, Payload: store.NotePayload{Source: NoteSourceHook, Text: text}})
+		}
+	}
+	return out
+}
+
+// queuedContexts reads the hook context of the session's queued messages, by id. A failed
+// read is logged: the messages are still delivered (the append that follows reports the
+// store's trouble, if it lasts).
+func (rn *run) queuedContexts(ctx context.Context) map[string][]string {
+	out := map[string][]string{}
+	queued, err := rn.r.cfg.Store.Queued(ctx, rn.spec.SessionID)
+	if err != nil {
+		rn.r.log.Error("read the queued messages' hook context", "session", rn.spec.SessionID, "err", err)
+	}
+	for _, m := range queued {
+		out[m.ID] = m.HookContext
 	}
 	return out
 }

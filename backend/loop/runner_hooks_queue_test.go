@@ -3,6 +3,8 @@ package loop_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,4 +106,100 @@ func TestQueuedMessageContinueFalseEndsTheRun(t *testing.T) {
 		t.Fatalf("queued %+v", q)
 	}
 	continueAfter(t, h, sid)
+}
+
+// What a queued message's UserPromptSubmit hooks added is stored with the message and
+// survives a restart of the app (a new runner over the same database): "Send now" delivers it
+// framed right after the message, a leftover delivered with that run's prompt keeps its own,
+// a removed message's context goes with it, and the hooks never run twice for a message.
+func TestQueuedHookContextSurvivesARestart(t *testing.T) {
+	h := newHookHarness(t)
+	log := filepath.Join(h.config, "runs.log")
+	h.setHooks("UserPromptSubmit", "", h.script("prompt.sh", `#!/bin/bash
+input=$(cat)
+prompt=$(printf '%s' "$input" | sed -n 's/.*"prompt":"\([^"]*\)".*/\1/p')
+echo "$prompt" >> `+log+`
+case "$prompt" in
+  *json*) echo '{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "ticket LD-9 is open"}}' ;;
+  *) echo "hook saw: $prompt" ;;
+esac
+`))
+	h.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "run_shell_command", Arguments: `{"command":"echo hi"}`}))
+	ctx := context.Background()
+	sid := h.session()
+	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "start", Mode: tools.ModeAsk})
+	<-h.pending // the run is going, waiting for the person
+	ids := map[string]string{}
+	for _, text := range []string{"alpha", "beta", "gamma as json"} {
+		m, err := h.runner.Queue(ctx, sid, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[text] = m.ID
+	}
+	stored, err := h.db.Queued(ctx, sid)
+	if err != nil || len(stored) != 3 || len(stored[0].HookContext) != 1 || stored[0].HookContext[0] != "hook saw: alpha" ||
+		len(stored[2].HookContext) != 1 || stored[2].HookContext[0] != "ticket LD-9 is open" {
+		t.Fatalf("stored queue %+v (%v): want each message with its hook context", stored, err)
+	}
+	if !h.runner.Cancel(sid) {
+		t.Fatal("nothing to stop")
+	}
+	if res := h.wait(id); res.Status != loop.StopCancelled {
+		t.Fatalf("result %+v", res)
+	}
+	hookRuns := func() []string {
+		b, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Fields(strings.ReplaceAll(string(b), " ", "_"))
+	}
+	if got := hookRuns(); len(got) != 4 {
+		t.Fatalf("hook runs before the restart %q, want 4 (the prompt and 3 queued)", got)
+	}
+
+	h.restart()
+	if ok, err := h.runner.Unqueue(ctx, sid, ids["beta"]); !ok || err != nil {
+		t.Fatalf("remove beta: %v %v", ok, err)
+	}
+	h.srv.Enqueue(fakeai.Text("ok"))
+	run := h.start(loop.RunSpec{SessionID: sid, Prompt: "alpha", PromptQueuedID: ids["alpha"]}) // "Send now"
+	if res := h.wait(run); res.Status != loop.StopCompleted {
+		t.Fatalf("send now: %+v", res)
+	}
+	if got := hookRuns(); len(got) != 4 {
+		t.Fatalf("hook runs after Send now %q: the hooks ran again for a queued message", got)
+	}
+	reqs := h.requests()
+	msgs := reqs[len(reqs)-1]
+	var got []string
+	for _, m := range msgs[len(msgs)-4:] {
+		got = append(got, m.Role+": "+m.Content)
+	}
+	want := []string{"user: alpha", "user: " + store.NotePrefix, "user: gamma as json", "user: " + store.NotePrefix}
+	said := []string{"", "hook saw: alpha", "", "ticket LD-9 is open"}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) || !strings.Contains(got[i], said[i]) {
+			t.Fatalf("message %d = %q, want %q … %q\nlast four: %q", i, got[i], want[i], said[i], got)
+		}
+	}
+	for _, m := range msgs {
+		if strings.Contains(m.Content, "beta") {
+			t.Fatalf("the removed message or its context reached the model: %q", m.Content)
+		}
+	}
+	if q, _ := h.db.Queued(ctx, sid); len(q) != 0 {
+		t.Fatalf("still queued: %+v", q)
+	}
+	notes := 0
+	for _, r := range h.rows(sid) {
+		if r.Kind == store.KindNote {
+			notes++
+		}
+	}
+	if notes != 3 {
+		t.Fatalf("%d note rows, want 3 (the first prompt's, alpha's and gamma's, each once)", notes)
+	}
+	h.checkPairing()
 }

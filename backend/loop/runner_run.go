@@ -25,6 +25,7 @@ type run struct {
 	root string
 
 	tools    ToolRunner // the tools of this run (see Runner.toolsFor)
+	live     liveCalls  // the calls executing now (RunningCalls)
 	specs    []tools.Spec
 	readOnly map[string]bool
 	// taskSlots bounds the children going at once; nil when the run has no task tool.
@@ -430,9 +431,9 @@ func (rn *run) persist(rows []Row) error {
 	for i, row := range rows {
 		chunks[i] = store.NewChunk{Kind: store.Kind(row.Kind()), Payload: storePayload(row)}
 	}
-	chunks = rn.r.withQueuedContext(rows, chunks) // a queued message's hook context goes with it
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
+	chunks = rn.withQueuedContext(ctx, rows, chunks) // a queued message's hook context goes with it
 	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, chunks...)
 	rn.chunks = append(rn.chunks, added...)
 	if len(added) > 0 {

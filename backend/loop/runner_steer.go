@@ -98,9 +98,10 @@ func (r *Runner) CompactThrough(ctx context.Context, spec RunSpec, seq int64) (s
 
 // queueRequest is a change to a running run's queue, answered on reply.
 type queueRequest struct {
-	add      *QueuedMessage
-	withdraw string
-	reply    chan queueReply
+	add         *QueuedMessage
+	hookContext []string // what add's UserPromptSubmit hooks added, stored with it
+	withdraw    string
+	reply       chan queueReply
 }
 
 type queueReply struct {
@@ -111,18 +112,18 @@ type queueReply struct {
 // Queue adds a message to the session's running run, to be delivered at its next tool
 // boundary. It fails with ErrNotRunning when no run is going (start one with the message).
 // The message passes the UserPromptSubmit hooks first, like a typed one: a blocking hook
-// fails Queue with ErrHookBlocked (nothing is queued); the context they add is delivered with
-// the message.
+// fails Queue with ErrHookBlocked (nothing is queued); the context they add is stored with the
+// message and delivered with it, also after a restart. The hooks never run again for it.
 func (r *Runner) Queue(ctx context.Context, sessionID, text string) (QueuedMessage, error) {
 	if text == "" {
 		return QueuedMessage{}, fmt.Errorf("queue a message on session %s: %w", sessionID, ErrNoPrompt)
 	}
 	m := QueuedMessage{ID: newQueueID(), Text: text, QueuedAt: r.cfg.Now()}
-	if err := r.queuedPromptHooks(ctx, sessionID, m.ID, text); err != nil {
+	hookContext, err := r.queuedPromptHooks(ctx, sessionID, text)
+	if err != nil {
 		return QueuedMessage{}, err // the hook's reason, for the person as it stands
 	}
-	if ok, err := r.request(ctx, sessionID, queueRequest{add: &m}); err != nil || !ok {
-		r.queueContext.Delete(m.ID)
+	if ok, err := r.request(ctx, sessionID, queueRequest{add: &m, hookContext: hookContext}); err != nil || !ok {
 		if err == nil {
 			err = ErrNotRunning
 		}
@@ -137,9 +138,6 @@ func (r *Runner) Withdraw(ctx context.Context, sessionID, id string) (bool, erro
 	ok, err := r.request(ctx, sessionID, queueRequest{withdraw: id})
 	if err != nil && err != ErrNotRunning {
 		return false, fmt.Errorf("withdraw message %s: %w", id, err)
-	}
-	if ok {
-		r.queueContext.Delete(id)
 	}
 	return ok, nil
 }
@@ -168,9 +166,9 @@ func (r *Runner) storedQueue(ctx context.Context, sessionID, skip string) ([]Que
 }
 
 // Unqueue removes a message left queued in the store while no run is going ("Remove" beside
-// the message box after a Stop or a restart). It reports false when it was not queued.
+// the message box after a Stop or a restart). It reports false when it was not queued. The
+// context its hooks added is stored in the message's row, so it goes with it.
 func (r *Runner) Unqueue(ctx context.Context, sessionID, id string) (bool, error) {
-	r.queueContext.Delete(id) // removed: its hooks' context goes with it
 	if ok, err := r.Withdraw(ctx, sessionID, id); err != nil || ok {
 		return ok, err
 	}
@@ -208,7 +206,9 @@ func (rn *run) handleQueue(req queueRequest) []Effect {
 			return nil
 		}
 		m := *req.add
-		if err := rn.r.cfg.Store.Enqueue(ctx, rn.spec.SessionID, storeQueued(m)); err != nil {
+		stored := storeQueued(m)
+		stored.HookContext = req.hookContext // in the message's transaction: durable with it
+		if err := rn.r.cfg.Store.Enqueue(ctx, rn.spec.SessionID, stored); err != nil {
 			req.reply <- queueReply{err: err}
 			return nil
 		}

@@ -114,6 +114,8 @@ func (rn *run) runTools(batches [][]Call, limits Limits) {
 // runTool runs one call; a task call starts a child session with limits as its budgets.
 func (rn *run) runTool(c Call, limits Limits) {
 	note := rn.capture(c)
+	rn.live.add(RunningCall{CallID: c.ID, Name: c.Name, StartedAt: rn.now()})
+	defer rn.live.remove(c.ID)
 	rn.publish(ToolStartedPayload{CallID: c.ID, Name: c.Name})
 	var res tools.Result
 	var child *ChildSpend

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -11,11 +12,14 @@ import (
 // at the run's next tool boundary, or as the message of the session's next run. It is not a
 // conversation row until delivered; the user row that delivers it names it (UserPayload.QueuedID)
 // and Append removes it from the queue in the same transaction, so a crash can neither lose
-// it nor deliver it twice.
+// it nor deliver it twice. HookContext is what the message's UserPromptSubmit hooks added
+// when it was queued (they run once per message): the runner stores it as note rows right
+// after the delivering row, so it survives a restart with the message and goes with Dequeue.
 type QueuedMessage struct {
-	ID       string    `json:"id"`
-	Text     string    `json:"text"`
-	QueuedAt time.Time `json:"queued_at"`
+	ID          string    `json:"id"`
+	Text        string    `json:"text"`
+	QueuedAt    time.Time `json:"queued_at"`
+	HookContext []string  `json:"hook_context,omitempty"`
 }
 
 // Enqueue stores m at the end of the session's queue. An unknown session is ErrNotFound.
@@ -23,13 +27,17 @@ func (db *DB) Enqueue(ctx context.Context, sessionID string, m QueuedMessage) er
 	if m.ID == "" || m.Text == "" {
 		return fmt.Errorf("queue a message on session %s: %w: no id or text", sessionID, ErrInvalid)
 	}
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	hookContext, err := json.Marshal(orEmpty(m.HookContext))
+	if err != nil {
+		return fmt.Errorf("queue a message on session %s: %w", sessionID, err)
+	}
+	err = db.tx(ctx, func(tx *sql.Tx) error {
 		if _, _, err := sessionTail(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO queued_messages(id, session_id, pos, text, created_at)
-			VALUES (?, ?, (SELECT coalesce(max(pos), 0) + 1 FROM queued_messages WHERE session_id = ?), ?, ?)`,
-			m.ID, sessionID, sessionID, m.Text, m.QueuedAt.UnixMilli())
+		_, err := tx.ExecContext(ctx, `INSERT INTO queued_messages(id, session_id, pos, text, created_at, hook_context)
+			VALUES (?, ?, (SELECT coalesce(max(pos), 0) + 1 FROM queued_messages WHERE session_id = ?), ?, ?, ?)`,
+			m.ID, sessionID, sessionID, m.Text, m.QueuedAt.UnixMilli(), string(hookContext))
 		return err
 	})
 	if err != nil {
@@ -42,7 +50,7 @@ func (db *DB) Enqueue(ctx context.Context, sessionID string, m QueuedMessage) er
 func (db *DB) Queued(ctx context.Context, sessionID string) ([]QueuedMessage, error) {
 	out := []QueuedMessage{}
 	err := db.read(ctx, func(tx execer) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id, text, created_at FROM queued_messages WHERE session_id = ? ORDER BY pos`, sessionID)
+		rows, err := tx.QueryContext(ctx, `SELECT id, text, created_at, hook_context FROM queued_messages WHERE session_id = ? ORDER BY pos`, sessionID)
 		if err != nil {
 			return err
 		}
@@ -50,10 +58,17 @@ func (db *DB) Queued(ctx context.Context, sessionID string) ([]QueuedMessage, er
 		for rows.Next() {
 			var m QueuedMessage
 			var at int64
-			if err := rows.Scan(&m.ID, &m.Text, &at); err != nil {
+			var hookContext string
+			if err := rows.Scan(&m.ID, &m.Text, &at, &hookContext); err != nil {
 				return err
 			}
 			m.QueuedAt = fromMS(at)
+			if err := json.Unmarshal([]byte(hookContext), &m.HookContext); err != nil {
+				return fmt.Errorf("queued message %s: hook context: %w", m.ID, err)
+			}
+			if len(m.HookContext) == 0 {
+				m.HookContext = nil
+			}
 			out = append(out, m)
 		}
 		return rows.Err()
@@ -79,6 +94,13 @@ func (db *DB) Dequeue(ctx context.Context, sessionID, id string) (bool, error) {
 		return false, fmt.Errorf("remove queued message %s: %w", id, err)
 	}
 	return n > 0, nil
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // delivered removes the queued message a user row delivers (Append, in the row's transaction).

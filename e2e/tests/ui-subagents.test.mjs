@@ -151,6 +151,7 @@ test('the task card survives a reload while the child waits and after; the chunk
   );
   await sendMessage(page, '[reload-parent] scan it');
   await page.getByRole('group', { name: 'Approval for child scan the folder' }).waitFor();
+  const status = page.getByRole('status', { name: 'Run status' });
 
   // Reloaded while the child waits for the person: the card comes back from the journal,
   // with what the child is doing and its approval, which still works.
@@ -158,6 +159,12 @@ test('the task card survives a reload while the child waits and after; the chunk
   const card = page.getByRole('group', { name: 'Child session: scan the folder' });
   await card.getByText('Child: waiting for your approval of list_dir').waitFor();
   await page.getByText('Running child session').waitFor(); // the task call's own status
+  // The parent's status line says its task call runs (Chat.Live lists the running call: its
+  // tool_started went by before the reload), never "Waiting for the model…", and no empty
+  // reply bubble waits for the model.
+  await until('the status line names the running task', async () => /Running task for \d/.test(await status.textContent()));
+  assert.doesNotMatch(await status.textContent(), /Waiting for the model/);
+  assert.equal(await page.getByRole('article', { name: 'Assistant reply (streaming)' }).count(), 0);
   assert.match(await card.textContent(), /1 tool call/);
   const approval = card.getByRole('group', { name: 'Approval for child scan the folder' });
   assert.match(await approval.textContent(), /list_dir/);

@@ -510,6 +510,7 @@ export interface LiveView {
   seq: number;
   running_run_id: string;
   pending: ApprovalRequestedPayload[] | null;
+  running: RunningCall[] | null;
   queued: QueuedMessage[] | null;
 }
 
@@ -872,6 +873,13 @@ export interface RunStartedPayload {
 /** Go: store.RunStatus */
 export type RunStatus = 'running' | 'interrupted' | StopReason;
 
+/** Go: loop.RunningCall */
+export interface RunningCall {
+  call_id: string;
+  name: string;
+  started_at: string;
+}
+
 /** Go: desktop.SandboxInput */
 export interface SandboxInput {
   session_id: string;
@@ -949,6 +957,7 @@ export interface SessionView {
   runs: Run[] | null;
   pending: ApprovalRequestedPayload[] | null;
   running_run_id: string;
+  running: RunningCall[] | null;
   meters: Meter[] | null;
   sandbox: SandboxView;
   mode: SessionMode;

@@ -123,5 +123,13 @@ describe('the task call card', () => {
       </TaskCtx.Provider>,
     );
     expect(screen.getByText('Waiting')).toBeTruthy();
+    // Known to run (tool_started, or Chat.Live after a reload): the same words, with how long.
+    const running = { run_id: 'r1', call_id: 't1', name: 'task', since: Date.now() - 5000 };
+    rerender(
+      <TaskCtx.Provider value={ctx}>
+        <ToolCard call={call} actions={actions} running={running} />
+      </TaskCtx.Provider>,
+    );
+    expect(screen.getByText(/^Running child session \d+s$/)).toBeTruthy();
   });
 });

@@ -89,7 +89,7 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
   const status = pending
     ? 'Needs approval'
     : running
-      ? `Running ${formatDuration(now - running.since)}`
+      ? `Running ${call.name === 'task' ? 'child session ' : ''}${formatDuration(now - running.since)}`
       : denied
         ? 'Denied'
         : result

@@ -2,7 +2,7 @@
 // step feeds one input and checks the part of the state it is about.
 import { describe, expect, it } from 'vitest';
 import type { LoopEvent, Meter } from '../api/types';
-import type { LiveView, Row, SessionView } from '../api/types';
+import type { LiveView, Row, Run, SessionView } from '../api/types';
 import { chunk, meter } from '../test/fakeApi';
 import { callKey, initialSession, reduceSession, type SessionInput, type SessionState } from './session';
 
@@ -52,6 +52,7 @@ function view(over: Partial<SessionView> = {}): SessionView {
     runs: [],
     pending: [],
     running_run_id: '',
+    running: [],
     meters: [],
     mode: { mode: 'execute', approve: '' },
     totals: { session_id: S, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
@@ -324,7 +325,7 @@ describe('reduceSession', () => {
 // approval, a queued message and the run state end up shown (Chat.Live, reconciled).
 describe('reconciling with what Go knows (live_loaded)', () => {
   const pendingCall = { call_id: 'c1', name: 'write_file', arguments: '{"path":"a"}', read_only: false, sandboxed: false, network: false };
-  const live = (over: Partial<LiveView>): SessionInput => ({ type: 'live_loaded', live: { seq: 0, running_run_id: '', pending: [], queued: [], ...over } });
+  const live = (over: Partial<LiveView>): SessionInput => ({ type: 'live_loaded', live: { seq: 0, running_run_id: '', pending: [], running: [], queued: [], ...over } });
 
   it('shows an approval whose events arrived before the page switched to a just-created session', () => {
     // The page opened the new session before the run registered; run_started and
@@ -374,6 +375,66 @@ describe('reconciling with what Go knows (live_loaded)', () => {
       // Read before c2 was asked about, while c1 was pending; c1 was since decided (its row is in).
       [stored(approval(2, 'c1')), {}],
       [live({ seq: 1, running_run_id: 'r1', pending: [pendingCall] }), (s) => expect(pendingIDs(s)).toEqual(['r1/c2'])],
+    ]);
+  });
+
+  it('a page reloaded while a task call runs shows it running, not "Waiting for the model…"', () => {
+    // The task's tool_started went by before the reload; the child's approval is stored with
+    // its result, so only Go's list of running calls tells the page the call runs.
+    seq = 0;
+    const task = { call_id: 't1', name: 'task', started_at: '2026-01-01T00:00:05Z' };
+    transcript([
+      [
+        opened({ running_run_id: 'r1', rows: [user(1, 'delegate'), calls(2, ['t1'])], runs: [{ run_id: 'r1', started_at: '2026-01-01T00:00:02Z' } as Run] }),
+        { run: 'r1', phase: 'waiting', runStartedAt: Date.parse('2026-01-01T00:00:02Z') },
+      ],
+      [live({ seq: 4, running_run_id: 'r1', running: [task] }), (s) => {
+        expect(s.phase).toBe('tools');
+        expect(s.running[callKey('r1', 't1')]).toEqual({ run_id: 'r1', call_id: 't1', name: 'task', since: Date.parse(task.started_at) });
+      }],
+      // Read again (a gap): the call keeps its start.
+      [live({ seq: 4, running_run_id: 'r1', running: [{ ...task, started_at: '2026-01-01T00:00:09Z' }] }), (s) =>
+        expect(s.running[callKey('r1', 't1')].since).toBe(Date.parse(task.started_at))],
+      // Its result is stored: an older answer that still lists it does not bring it back.
+      [stored(chunk(S, 3, 'tool_result', { call_id: 't1', name: 'task', content: 'done', is_error: false }, 'r1')), {}],
+      [ev('tool_finished', { call_id: 't1', name: 'task', content: 'done', is_error: false }), (s) => expect(s.running).toEqual({})],
+      [live({ seq: 1, running_run_id: 'r1', running: [task] }), (s) => expect(s.running).toEqual({})],
+    ]);
+  });
+
+  it('a session opened while its task call runs shows it running from the start (OpenSession lists it too)', () => {
+    seq = 0;
+    const task = { call_id: 't1', name: 'task', started_at: '2026-01-01T00:00:05Z' };
+    transcript([
+      [opened({ running_run_id: 'r1', rows: [user(1, 'delegate'), calls(2, ['t1'])], running: [task] }), (s) => {
+        expect(s.phase).toBe('tools');
+        expect(Object.keys(s.running)).toEqual([callKey('r1', 't1')]);
+      }],
+    ]);
+    // A call whose result the rows hold is not running, whatever the list says.
+    const s = reduceSession(initialSession(S), opened({ running_run_id: 'r1', rows: [user(1, 'delegate'), calls(2, ['t1']), result(3, 't1')], running: [task] }));
+    expect(s.running).toEqual({});
+    expect(s.phase).toBe('waiting');
+  });
+
+  it('a run first seen on a Live read comes with its running calls; a fresh read drops a call Go no longer runs', () => {
+    seq = 0;
+    const shell = { call_id: 'c1', name: 'run_shell_command', started_at: '2026-01-01T00:00:01Z' };
+    transcript([
+      [opened(), { run: '', phase: 'idle' }],
+      [live({ seq: 2, running_run_id: 'r1', running: [shell] }), (s) => {
+        expect(s.run).toBe('r1');
+        expect(s.phase).toBe('tools');
+        expect(Object.keys(s.running)).toEqual([callKey('r1', 'c1')]);
+      }],
+      // An older answer (before the tool_started below) keeps the call the page heard start.
+      [ev('tool_started', { call_id: 'c2', name: 'read_file' }), (s) => expect(Object.keys(s.running)).toHaveLength(2)],
+      [live({ seq: 0, running_run_id: 'r1', running: [shell] }), (s) => expect(Object.keys(s.running)).toHaveLength(2)],
+      // A read after every applied event is the truth: c1 finished and its tool_finished was missed.
+      [live({ seq: 9, running_run_id: 'r1', running: [{ call_id: 'c2', name: 'read_file', started_at: '' }] }), (s) => {
+        expect(Object.keys(s.running)).toEqual([callKey('r1', 'c2')]);
+        expect(s.running[callKey('r1', 'c2')].since).toBe(1000);
+      }],
     ]);
   });
 

@@ -25,6 +25,7 @@ import type {
   Row,
   RunFinishedPayload,
   Run,
+  RunningCall,
   Session,
   SessionMode,
   SessionView,
@@ -294,7 +295,10 @@ function opened(s: SessionState, v: SessionView): SessionState {
     runs: v.runs ?? [],
     run,
     phase: run ? (s.phase === 'idle' ? 'waiting' : s.phase) : s.sent ? s.phase : 'idle',
+    // A page opened while a run goes (a reload) counts the run's time from its stored start.
+    runStartedAt: s.runStartedAt ?? startOf(v.runs ?? [], run),
     pending: withRun(v.pending ?? [], run),
+    running: run ? liveRunning({ ...s, rows: v.rows ?? [] }, run, v.running ?? [], false) : s.running,
     meters: v.meters ?? [],
     mode: v.mode ?? s.mode,
     totals: v.totals ?? s.totals,
@@ -302,7 +306,14 @@ function opened(s: SessionState, v: SessionView): SessionState {
     missingAfter: null,
     seenSeq: Math.max(s.seenSeq, v.rows?.at(-1)?.seq ?? 0),
   };
-  return clearSent(base);
+  const busy = run !== '' && Object.keys(base.running).length > 0;
+  return clearSent(busy && base.phase === 'waiting' ? { ...base, phase: 'tools' } : base);
+}
+
+/** When the run started (ms since epoch), from the runs Go listed; null when not listed. */
+function startOf(runs: Run[], run: string): number | null {
+  const t = run ? Date.parse(runs.find((r) => r.run_id === run)?.started_at ?? '') : NaN;
+  return Number.isNaN(t) ? null : t;
 }
 
 /** Appends rows that continue the ones held; ignores older ones; marks a gap for newer ones. */
@@ -366,12 +377,13 @@ export function isResolved(rows: Row[], run: string, call: string): boolean {
 
 /**
  * Reconciles the page with what Go knows right now (Chat.Live): the run going on, the calls
- * waiting for a person, the queued messages. Events may arrive in any order around the read,
- * so nothing the page already holds is dropped for an older answer: calls and messages are
- * merged, and only what the rows show as resolved or delivered goes. A run Go no longer has
- * ended (its run_finished was missed or is late); a run Go has that the page does not show is
- * shown, with its pending calls, so an approval can never stay hidden behind "Waiting for the
- * model…".
+ * waiting for a person, the calls executing, the queued messages. Events may arrive in any
+ * order around the read, so nothing the page already holds is dropped for an older answer:
+ * calls and messages are merged, and only what the rows show as resolved or delivered goes. A
+ * run Go no longer has ended (its run_finished was missed or is late); a run Go has that the
+ * page does not show is shown, with its pending and running calls, so an approval or a task
+ * whose child works (its approvals are stored with their results, and its tool_started went
+ * by before a reload) can never stay hidden behind "Waiting for the model…".
  */
 function reconcile(s: SessionState, v: LiveView): SessionState {
   // Go read the run as going before the page heard it end: the answer is older than the event.
@@ -385,8 +397,28 @@ function reconcile(s: SessionState, v: LiveView): SessionState {
   }
   const mine = s.run === run ? s.pending : [];
   const pending = mergeBy(mine, withRun(v.pending ?? [], run), (p) => p.call_id).filter((p) => !isResolved(s.rows, run, p.call_id));
-  if (s.run === run) return { ...s, queued, pending };
-  return { ...s, queued, pending, run, phase: s.phase === 'idle' ? 'waiting' : s.phase, runsWanted: s.runsWanted + 1 };
+  const running = liveRunning(s, run, v.running ?? [], fresh);
+  const busy = Object.keys(running).length > 0;
+  if (s.run === run) return { ...s, queued, pending, running, phase: busy && s.phase === 'waiting' ? 'tools' : s.phase };
+  const phase = busy ? 'tools' : s.phase === 'idle' ? 'waiting' : s.phase;
+  return { ...s, queued, pending, running, run, phase, runsWanted: s.runsWanted + 1 };
+}
+
+/**
+ * The run's executing calls after a Live read: Go's list (a call keeps the start the page
+ * already had for it), plus, for a read older than an applied event, the ones the page holds
+ * (a tool_started newer than the read). A call whose result is stored is never shown running.
+ */
+function liveRunning(s: SessionState, run: string, calls: RunningCall[], fresh: boolean): Record<string, RunningTool> {
+  const held = s.run === run ? s.running : {};
+  const out: Record<string, RunningTool> = fresh ? {} : { ...held };
+  for (const c of calls) {
+    const key = callKey(run, c.call_id);
+    const since = Date.parse(c.started_at);
+    out[key] = held[key] ?? { run_id: run, call_id: c.call_id, name: c.name, since: Number.isNaN(since) ? 0 : since };
+  }
+  for (const [key, t] of Object.entries(out)) if (isResolved(s.rows, run, t.call_id)) delete out[key];
+  return out;
 }
 
 function mergeBy<T>(held: T[], fresh: T[], key: (t: T) => string): T[] {

@@ -333,6 +333,7 @@ export function makeFakeApi() {
       runs: [...(state.runs.get(id) ?? [])],
       pending: [...(state.pending.get(id) ?? [])],
       running_run_id: state.running.get(id) ?? '',
+      running: [],
       meters: [...(state.meters.get(id) ?? [])],
       mode: state.modes.get(id) ?? { mode: 'execute' as const, approve: '' as const },
       totals: { session_id: id, runs: 0, turns: 0, tool_calls: 0, input_tokens: 0, output_tokens: 0, cost: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
@@ -432,6 +433,7 @@ export function makeFakeApi() {
       seq: 1_000_000,
       running_run_id: state.running.get(id) ?? '',
       pending: [...(state.pending.get(id) ?? [])],
+      running: [],
       queued: [],
     })),
     setMode: vi.fn(async (id: string, mode: string, approve: string) => {

@@ -942,6 +942,7 @@ export namespace desktop {
 	    seq: number;
 	    running_run_id: string;
 	    pending: core.ApprovalRequestedPayload[];
+	    running: loop.RunningCall[];
 	    queued: core.QueuedMessage[];
 	
 	    static createFrom(source: any = {}) {
@@ -953,6 +954,7 @@ export namespace desktop {
 	        this.seq = source["seq"];
 	        this.running_run_id = source["running_run_id"];
 	        this.pending = this.convertValues(source["pending"], core.ApprovalRequestedPayload);
+	        this.running = this.convertValues(source["running"], loop.RunningCall);
 	        this.queued = this.convertValues(source["queued"], core.QueuedMessage);
 	    }
 	
@@ -1311,6 +1313,7 @@ export namespace desktop {
 	    runs: store.Run[];
 	    pending: core.ApprovalRequestedPayload[];
 	    running_run_id: string;
+	    running: loop.RunningCall[];
 	    meters: core.Meter[];
 	    sandbox: SandboxView;
 	    mode: store.SessionMode;
@@ -1329,6 +1332,7 @@ export namespace desktop {
 	        this.runs = this.convertValues(source["runs"], store.Run);
 	        this.pending = this.convertValues(source["pending"], core.ApprovalRequestedPayload);
 	        this.running_run_id = source["running_run_id"];
+	        this.running = this.convertValues(source["running"], loop.RunningCall);
 	        this.meters = this.convertValues(source["meters"], core.Meter);
 	        this.sandbox = this.convertValues(source["sandbox"], SandboxView);
 	        this.mode = this.convertValues(source["mode"], store.SessionMode);
@@ -1446,6 +1450,41 @@ export namespace desktop {
 
 export namespace loop {
 	
+	export class RunningCall {
+	    call_id: string;
+	    name: string;
+	    // Go type: time
+	    started_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new RunningCall(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.call_id = source["call_id"];
+	        this.name = source["name"];
+	        this.started_at = this.convertValues(source["started_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class StoredRow {
 	    session_id: string;
 	    seq: number;
