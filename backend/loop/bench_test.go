@@ -256,6 +256,12 @@ func (s timedStore) FinishRun(ctx context.Context, id string, r store.RunResult)
 	return s.DB.FinishRun(ctx, id, r)
 }
 
+func (s timedStore) AppendAndFinish(ctx context.Context, sid, rid string, r store.RunResult, cs ...store.NewChunk) (store.Run, []store.Chunk, []store.Chunk, error) {
+	defer s.c.add(&s.c.store, time.Now())
+	s.c.commit()
+	return s.DB.AppendAndFinish(ctx, sid, rid, r, cs...)
+}
+
 func (s timedStore) Enqueue(ctx context.Context, sid string, m store.QueuedMessage) error {
 	defer s.c.add(&s.c.store, time.Now())
 	s.c.commit()

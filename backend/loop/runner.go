@@ -33,6 +33,8 @@ type Store interface {
 	Append(ctx context.Context, sessionID, runID string, chunks ...store.NewChunk) ([]store.Chunk, error)
 	StartRun(ctx context.Context, n store.NewRun) (store.Run, error)
 	FinishRun(ctx context.Context, runID string, res store.RunResult) (store.Run, []store.Chunk, error)
+	// AppendAndFinish is Append then FinishRun in one transaction (runner_finish.go).
+	AppendAndFinish(ctx context.Context, sessionID, runID string, res store.RunResult, chunks ...store.NewChunk) (store.Run, []store.Chunk, []store.Chunk, error)
 	ListRuns(ctx context.Context, sessionID string) ([]store.Run, error)
 }
 

@@ -421,7 +421,7 @@ func (rn *run) notifyHooks(message string) {
 func (rn *run) stopHooks() []Effect {
 	res := rn.result
 	total := sumResults(rn.hooks.prior, res)
-	if rn.r.cfg.Hooks == nil || res.Status != StopCompleted || rn.spec.CompactThrough > 0 {
+	if rn.r.cfg.Hooks == nil || res.Status != StopCompleted || rn.spec.CompactThrough > 0 || rn.quiet {
 		rn.result = total
 		return nil
 	}
@@ -434,10 +434,7 @@ func (rn *run) stopHooks() []Effect {
 		case <-ctx.Done():
 		}
 	}()
-	event := hooks.Stop
-	if rn.spec.parentCallID != "" {
-		event = hooks.SubagentStop // a child session's run ends: Claude Code's event for a subagent
-	}
+	event := rn.stopEvent()
 	out, ran := rn.fire(ctx, hooks.Input{Event: event, Active: rn.hooks.continued > 0})
 	wctx, wcancel := rn.writeCtx()
 	defer wcancel()

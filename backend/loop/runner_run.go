@@ -57,6 +57,10 @@ type run struct {
 	// doc.go "Durable commits"): they are written in the transaction of the next rows that
 	// must be durable, before the next model call, or at the end of the run, in their order.
 	deferred []Row
+	// held are the events reporting rows of the run's last batch, held with them until
+	// finish stores them (runner_finish.go); quiet is set then: no Stop hook fires.
+	held  []Payload
+	quiet bool
 	// images holds the image_excluded rows this run stored (runner_images.go).
 	images imageState
 
@@ -325,7 +329,10 @@ func (rn *run) stopWork() {
 // execute carries out effects in order. If one fails, the run is ended with Failed and the
 // effects of that are returned for the caller to execute.
 func (rn *run) execute(effects []Effect) []Effect {
-	stopping := false
+	stopping, holding := false, false
+	if !rn.quiet && rn.endsQuietly(effects) {
+		rn.quiet = true // the rows wait for finish, and the events that report them too
+	}
 	for _, e := range effects {
 		if rn.stopsWork(e) {
 			stopping = true // a hook said "continue": false: rows still go out, no new work
@@ -334,12 +341,17 @@ func (rn *run) execute(effects []Effect) []Effect {
 		var err error
 		switch e := e.(type) {
 		case Persist:
-			if deferrable(e.Rows) {
+			if deferrable(e.Rows) || rn.quiet {
 				rn.deferred = append(rn.deferred, e.Rows...)
+				holding = holding || rn.quiet
 				continue
 			}
 			err = rn.persist(e.Rows)
 		case Emit:
+			if holding {
+				rn.held = append(rn.held, e.Payload)
+				continue
+			}
 			rn.publish(e.Payload)
 		case CallModel:
 			if err = rn.flushDeferred(); err == nil {
@@ -426,11 +438,7 @@ func (rn *run) persist(rows []Row) error {
 		rows = append(rn.deferred, rows...)
 		rn.deferred = nil
 	}
-	chunks := make([]store.NewChunk, len(rows))
-	for i, row := range rows {
-		chunks[i] = store.NewChunk{Kind: store.Kind(row.Kind()), Payload: storePayload(row)}
-	}
-	chunks = rn.r.withQueuedContext(rows, chunks) // a queued message's hook context goes with it
+	chunks := rn.newChunks(rows) // a queued message's hook context goes with it
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
 	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, chunks...)
@@ -453,13 +461,9 @@ func (rn *run) finish() {
 		res = Result{Status: StopError, Error: "run ended without a result", SessionID: rn.spec.SessionID, RunID: rn.id,
 			StartedAt: rn.state.StartedAt, EndedAt: rn.now()}
 	}
-	if err := rn.flushDeferred(); err != nil {
-		rn.r.log.Error("store approval rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
-	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
-	stored, synthesized, err := rn.r.cfg.Store.FinishRun(ctx, rn.id, store.RunResult{
-		Status: store.RunStatus(res.Status), Output: res.Output, Error: res.Error})
+	stored, synthesized, err := rn.storeEnd(ctx, &res) // with the rows still held, in one commit
 	if err == nil {
 		// What run_finished reports is what the journal holds: the sum of the run's rows.
 		res.Turns, res.ToolCalls, res.InputTokens, res.OutputTokens = stored.Turns, stored.ToolCalls, stored.InputTokens, stored.OutputTokens

@@ -168,32 +168,40 @@ func (db *DB) FinishRun(ctx context.Context, runID string, res RunResult) (Run, 
 	var added []Chunk
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if run, err = scanRun(tx.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, runID)); err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("run %q: %w", runID, ErrNotFound)
-			}
-			return err
-		}
-		if run.Status != RunRunning {
-			return fmt.Errorf("%w: run already ended as %s", ErrInvalid, run.Status)
-		}
-		now := db.nowMS()
-		if added, err = db.answerPending(ctx, tx, run.SessionID, runID,
-			"interrupted: the run ended ("+string(res.Status)+") before this tool call returned a result", now); err != nil {
-			return err
-		}
-		if run.Counters, err = rebuildCounters(ctx, tx, run.SessionID, runID); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, output = ?, ended_at = ?, error = ? WHERE id = ?`,
-			res.Status, res.Output, now, res.Error, runID)
-		run.Status, run.Output, run.Error, run.EndedAt = res.Status, res.Output, res.Error, fromMS(now)
+		run, added, err = db.finishTx(ctx, tx, runID, res)
 		return err
 	})
 	if err != nil {
 		return Run{}, nil, fmt.Errorf("finish run %s: %w", runID, err)
 	}
 	return run, added, nil
+}
+
+// finishTx is FinishRun's work inside the caller's write transaction.
+func (db *DB) finishTx(ctx context.Context, tx *sql.Tx, runID string, res RunResult) (Run, []Chunk, error) {
+	run, err := scanRun(tx.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, runID))
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return Run{}, nil, fmt.Errorf("run %q: %w", runID, ErrNotFound)
+		}
+		return Run{}, nil, err
+	}
+	if run.Status != RunRunning {
+		return Run{}, nil, fmt.Errorf("%w: run already ended as %s", ErrInvalid, run.Status)
+	}
+	now := db.nowMS()
+	added, err := db.answerPending(ctx, tx, run.SessionID, runID,
+		"interrupted: the run ended ("+string(res.Status)+") before this tool call returned a result", now)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	if run.Counters, err = rebuildCounters(ctx, tx, run.SessionID, runID); err != nil {
+		return Run{}, nil, err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, output = ?, ended_at = ?, error = ? WHERE id = ?`,
+		res.Status, res.Output, now, res.Error, runID)
+	run.Status, run.Output, run.Error, run.EndedAt = res.Status, res.Output, res.Error, fromMS(now)
+	return run, added, err
 }
 
 // ListRuns returns a session's runs, oldest first.
