@@ -250,6 +250,17 @@ func (s timedStore) StartRun(ctx context.Context, n store.NewRun) (store.Run, er
 	return s.DB.StartRun(ctx, n)
 }
 
+func (s timedStore) StartRunWith(ctx context.Context, n store.NewRun, cs ...store.NewChunk) (store.Run, []store.Chunk, error) {
+	defer s.c.add(&s.c.store, time.Now())
+	s.c.commit()
+	return s.DB.StartRunWith(ctx, n, cs...)
+}
+
+func (s timedStore) CheckIdle(ctx context.Context, sid string) error {
+	defer s.c.add(&s.c.store, time.Now())
+	return s.DB.CheckIdle(ctx, sid)
+}
+
 func (s timedStore) FinishRun(ctx context.Context, id string, r store.RunResult) (store.Run, []store.Chunk, error) {
 	defer s.c.add(&s.c.store, time.Now())
 	s.c.commit()

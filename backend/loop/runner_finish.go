@@ -62,10 +62,28 @@ func (rn *run) newChunks(rows []Row) []store.NewChunk {
 	return rn.r.withQueuedContext(rows, chunks)
 }
 
+// append appends chunks to the run, and writes the run's row first in the same transaction
+// when it is not written yet (Store.StartRunWith).
+func (rn *run) append(ctx context.Context, chunks []store.NewChunk) ([]store.Chunk, error) {
+	if rn.pending == nil {
+		return rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, chunks...)
+	}
+	_, added, err := rn.r.cfg.Store.StartRunWith(ctx, *rn.pending, chunks...)
+	if err == nil {
+		rn.pending = nil
+	}
+	return added, err
+}
+
 // storeEnd writes the held rows and the run's end in one transaction and publishes the held
 // events once the rows are stored. If that transaction fails the run's end is written alone,
 // as an error that says the last rows were lost, so the run never stays "running".
 func (rn *run) storeEnd(ctx context.Context, res *Result) (store.Run, []store.Chunk, error) {
+	if rn.pending != nil { // the run ended before it stored anything (a cancel while tools settled)
+		if _, err := rn.append(ctx, nil); err != nil {
+			return store.Run{}, nil, err
+		}
+	}
 	rows, held := rn.deferred, rn.held
 	rn.deferred, rn.held = nil, nil
 	result := func() store.RunResult {

@@ -205,6 +205,9 @@ func (rn *run) afterPrompt(effects []Effect) []Effect {
 	if more := rn.execute(effects[:cut]); len(more) > 0 {
 		return more
 	}
+	if err := rn.flushDeferred(); err != nil { // no prompt row: the hook rows' run is written first
+		rn.r.log.Error("store the run", "session", rn.spec.SessionID, "run", rn.id, "err", err)
+	}
 	ctx, cancel := rn.writeCtx()
 	defer cancel()
 	rn.chunks = append(rn.chunks, rn.storeHookRows(ctx, rn.id, rn.hooks.rows)...)

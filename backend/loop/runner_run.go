@@ -61,6 +61,9 @@ type run struct {
 	// finish stores them (runner_finish.go); quiet is set then: no Stop hook fires.
 	held  []Payload
 	quiet bool
+	// pending is the run's row until it is written, with the first rows the run stores
+	// (normally the prompt) or alone before the first model call (runner_finish.go).
+	pending *store.NewRun
 	// images holds the image_excluded rows this run stored (runner_images.go).
 	images imageState
 
@@ -99,17 +102,25 @@ func (rn *run) prepare(ctx context.Context) error {
 	}
 	limits, err := json.Marshal(rn.spec.Limits)
 	if err == nil {
-		var run store.Run
-		run, err = rn.r.cfg.Store.StartRun(ctx, store.NewRun{SessionID: rn.spec.SessionID, Model: rn.spec.Model, Provider: rn.spec.origin.Provider,
-			SystemPromptHash: hashPrompt(rn.system), Limits: limits, Mode: rn.spec.RunMode(), Instructions: recorded(rn.files),
-			Sandbox: rn.spec.Sandbox.Describe()})
-		rn.r.mu.Lock()
-		rn.id = run.ID
-		rn.r.mu.Unlock()
+		// The run's row is written with its first rows (doc.go, "Durable commits"); whether
+		// it could start is checked now, and again in that transaction.
+		err = rn.r.cfg.Store.CheckIdle(ctx, rn.spec.SessionID)
 	}
 	if err != nil {
 		rn.ws.Release()
-		return err // StartRun names the session already
+		return err // CheckIdle names the session already
+	}
+	rn.pending = &store.NewRun{ID: store.NewRunID(), SessionID: rn.spec.SessionID, Model: rn.spec.Model, Provider: rn.spec.origin.Provider,
+		SystemPromptHash: hashPrompt(rn.system), Limits: limits, Mode: rn.spec.RunMode(), Instructions: recorded(rn.files),
+		Sandbox: rn.spec.Sandbox.Describe()}
+	rn.r.mu.Lock()
+	rn.id = rn.pending.ID
+	rn.r.mu.Unlock()
+	if rn.spec.rowFirst {
+		if _, err := rn.append(ctx, nil); err != nil {
+			rn.ws.Release()
+			return err
+		}
 	}
 	return nil
 }
@@ -424,15 +435,17 @@ func deferrable(rows []Row) bool {
 	return len(rows) > 0
 }
 
-// flushDeferred writes the deferred rows on their own; a no-op when there are none.
+// flushDeferred writes the deferred rows, and the run's row if it is not written yet, on
+// their own; a no-op when there are none.
 func (rn *run) flushDeferred() error {
-	if len(rn.deferred) == 0 {
+	if len(rn.deferred) == 0 && rn.pending == nil {
 		return nil
 	}
 	return rn.persist(nil)
 }
 
-// persist appends the deferred rows and then rows in one transaction.
+// persist appends the deferred rows and then rows in one transaction, with the run's row
+// when it is not written yet.
 func (rn *run) persist(rows []Row) error {
 	if len(rn.deferred) > 0 {
 		rows = append(rn.deferred, rows...)
@@ -441,7 +454,7 @@ func (rn *run) persist(rows []Row) error {
 	chunks := rn.newChunks(rows) // a queued message's hook context goes with it
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
-	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, chunks...)
+	added, err := rn.append(ctx, chunks)
 	rn.chunks = append(rn.chunks, added...)
 	if len(added) > 0 {
 		rn.publish(RowsStoredPayload{Rows: RowsOf(added)})

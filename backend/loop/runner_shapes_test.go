@@ -90,7 +90,7 @@ func (f *failingStore) Append(ctx context.Context, sid, rid string, cs ...store.
 func TestStoreFailureEndsRunAsError(t *testing.T) {
 	h := newHarness(t)
 	fs := &failingStore{DB: h.db}
-	fs.n.Store(2) // the prompt and the assistant turn; the approval row with the result fails
+	fs.n.Store(1) // the assistant turn (the prompt goes with the run's row); the approval row with the result fails
 	r := loop.New(loop.Config{Store: fs, Model: modelOf(h), Approver: h.approver, Tools: toolsOf(t), Workspaces: wsOf()})
 	defer r.Close()
 	h.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "list_dir", Arguments: `{}`}))

@@ -70,6 +70,8 @@ type Instruction struct {
 
 // NewRun starts a run. Limits is the JSON of the run's loop.Limits (empty means {}).
 type NewRun struct {
+	// ID is the run's id: "" makes a new one (see NewRunID).
+	ID               string
 	SessionID        string
 	Model            string
 	Provider         string // see Run.Provider
@@ -117,43 +119,83 @@ func scanRun(r scanner) (Run, error) {
 // ErrSessionBusy while another run on the session is running in a live
 // process, and with ErrNotFound for an unknown session.
 func (db *DB) StartRun(ctx context.Context, n NewRun) (Run, error) {
+	run, _, err := db.StartRunWith(ctx, n)
+	return run, err
+}
+
+// StartRunWith is StartRun and then Append of chunks to the run, in one transaction (one
+// durable commit): the runner stores a run's row with its first rows, normally the prompt.
+func (db *DB) StartRunWith(ctx context.Context, n NewRun, chunks ...NewChunk) (Run, []Chunk, error) {
 	budgets := json.RawMessage("{}")
 	if len(n.Limits) > 0 {
 		if !json.Valid(n.Limits) {
-			return Run{}, fmt.Errorf("start run on session %s: %w: limits are not JSON", n.SessionID, ErrInvalid)
+			return Run{}, nil, fmt.Errorf("start run on session %s: %w: limits are not JSON", n.SessionID, ErrInvalid)
 		}
 		budgets = n.Limits
 	}
 	mode, instr, err := runMeta(n.Mode, n.Instructions)
 	if err != nil {
-		return Run{}, fmt.Errorf("start run on session %s: %w", n.SessionID, err)
+		return Run{}, nil, fmt.Errorf("start run on session %s: %w", n.SessionID, err)
 	}
-	run := Run{ID: newID(), SessionID: n.SessionID, Model: n.Model, Provider: n.Provider, SystemPromptHash: n.SystemPromptHash,
+	ps, err := prepareRows(n.SessionID, chunks)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	if n.ID == "" {
+		n.ID = newID()
+	}
+	run := Run{ID: n.ID, SessionID: n.SessionID, Model: n.Model, Provider: n.Provider, SystemPromptHash: n.SystemPromptHash,
 		Limits: budgets, Status: RunRunning, StartedAt: fromMS(db.nowMS()), Mode: mode, Instructions: n.Instructions,
 		Sandbox: n.Sandbox}
 	if run.Instructions == nil {
 		run.Instructions = []Instruction{}
 	}
+	var added []Chunk
 	err = db.tx(ctx, func(tx *sql.Tx) error {
-		if _, _, err := sessionTail(ctx, tx, n.SessionID); err != nil {
+		if err := db.checkIdle(ctx, tx, n.SessionID); err != nil {
 			return err
-		}
-		live, err := db.liveRun(ctx, tx, n.SessionID)
-		if err != nil {
-			return err
-		}
-		if live != "" {
-			return fmt.Errorf("%w (run %s)", ErrSessionBusy, live)
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, started_at, pid, host,
 			sandbox, mode, instructions, provider) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
 			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host, run.Sandbox, mode, instr, run.Provider)
+		if err == nil && len(chunks) > 0 {
+			added, err = db.appendTx(ctx, tx, n.SessionID, run.ID, chunks, ps)
+		}
 		return err
 	})
 	if err != nil {
-		return Run{}, fmt.Errorf("start run on session %s: %w", n.SessionID, err)
+		return Run{}, nil, fmt.Errorf("start run on session %s: %w", n.SessionID, err)
 	}
-	return run, nil
+	return run, added, nil
+}
+
+// NewRunID makes an id for NewRun.ID, for a run whose row is written later (StartRunWith).
+func NewRunID() string { return newID() }
+
+// CheckIdle says, without writing, whether StartRun could start a run on the session now:
+// ErrNotFound for an unknown session, ErrSessionBusy while a live process runs one. The
+// runner asks when a run's row is to be written later with its first rows; StartRunWith
+// checks again in its transaction.
+func (db *DB) CheckIdle(ctx context.Context, sessionID string) error {
+	err := db.read(ctx, func(tx execer) error { return db.checkIdle(ctx, tx, sessionID) })
+	if err != nil {
+		return fmt.Errorf("start run on session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+func (db *DB) checkIdle(ctx context.Context, tx execer, sessionID string) error {
+	if _, _, err := sessionTail(ctx, tx, sessionID); err != nil {
+		return err
+	}
+	live, err := db.liveRun(ctx, tx, sessionID)
+	if err != nil {
+		return err
+	}
+	if live != "" {
+		return fmt.Errorf("%w (run %s)", ErrSessionBusy, live)
+	}
+	return nil
 }
 
 // FinishRun records how a running run ended. Any tool call of the session
