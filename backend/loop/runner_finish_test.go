@@ -2,6 +2,7 @@ package loop_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,5 +64,25 @@ func TestStopHookReadsTheAnswerInItsTranscript(t *testing.T) {
 	b, err := os.ReadFile(seen)
 	if err != nil || !strings.Contains(string(b), "Done.") {
 		t.Fatalf("the Stop hook's transcript %q (%v) does not hold the answer", b, err)
+	}
+}
+
+// Start still refuses a session another live process runs, though the run's row is written
+// later with the prompt: CheckIdle answers before Start returns, and nothing is stored.
+func TestStartRefusesASessionBusyElsewhere(t *testing.T) {
+	h := newHarness(t)
+	sid := h.session()
+	if _, err := h.db.StartRun(context.Background(), store.NewRun{SessionID: sid}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.runner.Start(context.Background(), loop.RunSpec{SessionID: sid, Prompt: "x", Model: "fake-model", Mode: "auto"})
+	if !errors.Is(err, store.ErrSessionBusy) {
+		t.Fatalf("start on a busy session: %v", err)
+	}
+	if runs, _ := h.db.ListRuns(context.Background(), sid); len(runs) != 1 {
+		t.Fatalf("runs %+v", runs)
+	}
+	if rows := h.rows(sid); len(rows) != 0 {
+		t.Fatalf("rows %+v", rows)
 	}
 }
