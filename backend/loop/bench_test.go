@@ -250,10 +250,27 @@ func (s timedStore) StartRun(ctx context.Context, n store.NewRun) (store.Run, er
 	return s.DB.StartRun(ctx, n)
 }
 
+func (s timedStore) StartRunWith(ctx context.Context, n store.NewRun, cs ...store.NewChunk) (store.Run, []store.Chunk, error) {
+	defer s.c.add(&s.c.store, time.Now())
+	s.c.commit()
+	return s.DB.StartRunWith(ctx, n, cs...)
+}
+
+func (s timedStore) CheckIdle(ctx context.Context, sid string) error {
+	defer s.c.add(&s.c.store, time.Now())
+	return s.DB.CheckIdle(ctx, sid)
+}
+
 func (s timedStore) FinishRun(ctx context.Context, id string, r store.RunResult) (store.Run, []store.Chunk, error) {
 	defer s.c.add(&s.c.store, time.Now())
 	s.c.commit()
 	return s.DB.FinishRun(ctx, id, r)
+}
+
+func (s timedStore) AppendAndFinish(ctx context.Context, sid, rid string, r store.RunResult, cs ...store.NewChunk) (store.Run, []store.Chunk, []store.Chunk, error) {
+	defer s.c.add(&s.c.store, time.Now())
+	s.c.commit()
+	return s.DB.AppendAndFinish(ctx, sid, rid, r, cs...)
 }
 
 func (s timedStore) Enqueue(ctx context.Context, sid string, m store.QueuedMessage) error {

@@ -12,13 +12,15 @@
 //
 //  1. Feed Started with the run id, the time, the prompt, the tools the run offers (name and
 //     read-only flag), the session's rows (core.RowRef, with the summaries in effect) and how
-//     its last run ended; before that, record the run (Store.StartRun) so a crash leaves an
-//     audit row. Before every later input, feed Stored with the rows stored since (its own
+//     its last run ended; before that, check that the session can take the run
+//     (Store.CheckIdle; the run's row is written with its first rows, see Durable commits, so a
+//     crash after the prompt is stored leaves an audit row). Before every later input, feed Stored with the rows stored since (its own
 //     Persist effects and the rows it wrote itself: hook runs, notes), so the core's
 //     compaction cuts see them.
 //  2. Carry out the effects strictly in the order returned:
-//     - Persist: append the rows in one transaction (one call of Store.Append), together with
-//     any deferred rows before them (see Durable commits). A failure ends the run; the rows
+//     - Persist: append the rows in one transaction (one call of Store.Append, or
+//     Store.StartRunWith for the run's first rows), together with any deferred rows before
+//     them (see Durable commits); the rows of the batch that ends the run wait for Done. A failure ends the run; the rows
 //     already written stay valid because every assistant turn with tool calls is followed, in
 //     the same batch or a later one, by one result per call.
 //     - Emit: publish the payload on the bus, stamped with session id, run id and the next
@@ -37,8 +39,8 @@
 //     - Compact: ask the model for a summary of the rows through the core's cut (ThroughSeq)
 //     and feed Compacted (OK false when the call failed). The core never asks when nothing
 //     can be cut.
-//     - Done: store the result as the run's audit row (Store.FinishRun), then publish
-//     run_finished. Nothing is fed after Done.
+//     - Done: store the result as the run's audit row (Store.FinishRun, or
+//     Store.AppendAndFinish with the rows held for it), then publish run_finished. Nothing is fed after Done.
 //  3. While waiting for an answer, feed CancelRequested when Cancel is called and Ticked when
 //     the wall-clock deadline passes; then cancel the outstanding work and discard its late
 //     answers: the core has already given every outstanding call its one result.
@@ -69,19 +71,39 @@
 // largest part of a tool turn's cost after the model. The journal's guarantees need exactly
 // these rows durable before the runner goes on:
 //
-//   - the user row (and the run row, Store.StartRun) before the model is asked;
+//   - the run's first rows (normally the prompt) before the model is asked, with the run's
+//     row in the same transaction (Store.StartRunWith): Start only checks that the session
+//     can take a run (Store.CheckIdle; the transaction checks again), and the row waits for
+//     the first write the run makes, or for the first model call, compaction or hook row when
+//     the run stores nothing first (a resumed run). A run started for messages left queued
+//     (startNext) writes its row before Start returns: whoever waits on the run before sees
+//     the next one recorded;
 //   - the assistant row that makes tool calls before any of its tools runs: a crash while a
 //     tool runs must leave the call on record, so recovery answers it as interrupted and the
 //     person sees what may have changed files;
 //   - each tool result (and a summary) before the next model request is built from the rows;
-//   - the run's result (Store.FinishRun) before run_finished is published.
+//   - the run's last rows and its result (Store.FinishRun) before run_finished is published.
 //
-// Approval rows are the rest: the call they decide is already durable and a crash before
-// its result is answered the same way whether or not the decision was written, so the
-// runner defers them (run.deferred) and writes them in the transaction of the next rows that
-// must be durable (normally the call's result), before the next model call or compaction,
-// or at the end of the run. Their order among the rows is unchanged; the person sees the
-// decision at once through approval_decided. A tool turn with one call therefore costs two
-// commits (its call, its result) instead of three; BenchmarkRunnerTurn counts them at the store
-// (commits/turn, docs/benchmarks.md).
+// Everything else waits for the next of those commits, in its order among the rows:
+//
+//   - Approval rows: the call they decide is already durable and a crash before its result
+//     is answered the same way whether or not the decision was written, so the runner defers
+//     them (run.deferred) and writes them in the transaction of the next rows that must be
+//     durable (normally the call's result), before the next model call or compaction, or at
+//     the end of the run. The person sees the decision at once through approval_decided.
+//   - The rows of the batch that ends the run (the answer; results given to calls a stop
+//     cancelled), when no Stop or SubagentStop hook can fire (no hooks engine, the run did not
+//     complete, or the engine says none is configured: hooks.Engine.Has). A Stop hook reads
+//     the transcript, which must hold the answer it judges, so with one configured they are
+//     stored at once as before. Held, they are written with the run's end in one transaction
+//     (Store.AppendAndFinish, runner_finish.go), and the events that report them
+//     (assistant_message, usage, budget, tool_finished) are held with them and published,
+//     after rows_stored, once they are stored, then run_finished: the page never hears of a
+//     row the journal does not hold. A crash before that commit loses the answer with the
+//     run's end; recovery marks the run interrupted, as for a crash during the model call.
+//
+// A run of n tool turns with one call each and a final answer therefore makes 2n+2 commits:
+// the run with its prompt, per tool turn the call and its result (with its approval), and
+// the answer with the run's end. BenchmarkRunnerTurn counts them at the store (commits/turn,
+// docs/benchmarks.md): 2.0 for 4 tool turns and the answer, from 3.2 before issue 18.
 package loop

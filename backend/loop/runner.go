@@ -31,8 +31,12 @@ type Store interface {
 	Chunks(ctx context.Context, sessionID string) ([]store.Chunk, error)
 	ChunksAfter(ctx context.Context, sessionID string, after int64) ([]store.Chunk, error)
 	Append(ctx context.Context, sessionID, runID string, chunks ...store.NewChunk) ([]store.Chunk, error)
-	StartRun(ctx context.Context, n store.NewRun) (store.Run, error)
+	// CheckIdle then StartRunWith: the run's row is written with its first rows.
+	CheckIdle(ctx context.Context, sessionID string) error
+	StartRunWith(ctx context.Context, n store.NewRun, chunks ...store.NewChunk) (store.Run, []store.Chunk, error)
 	FinishRun(ctx context.Context, runID string, res store.RunResult) (store.Run, []store.Chunk, error)
+	// AppendAndFinish is Append then FinishRun in one transaction (runner_finish.go).
+	AppendAndFinish(ctx context.Context, sessionID, runID string, res store.RunResult, chunks ...store.NewChunk) (store.Run, []store.Chunk, []store.Chunk, error)
 	ListRuns(ctx context.Context, sessionID string) ([]store.Run, error)
 }
 
@@ -177,6 +181,9 @@ type RunSpec struct {
 	parentCallID  string
 	// agent is the definition a child runs as (nil: the parent's prompt and tools).
 	agent *agents.Definition
+	// rowFirst writes the run's row before Start returns (startNext: whoever waits on the
+	// run before sees the next one recorded) instead of with its first rows.
+	rowFirst bool
 }
 
 // openModel picks the run's model client: from Models by provider name, else Model.
@@ -272,8 +279,9 @@ func New(cfg Config) *Runner {
 // Bus is where the runner publishes its events.
 func (r *Runner) Bus() *Bus { return r.bus }
 
-// Start records a new run on the session and starts it on its own goroutine. It returns once
-// the run row exists; the outcome arrives as run_finished on the bus, in the run row, and
+// Start checks that the session can take a run and starts it on its own goroutine. The run's
+// row is written with the run's first rows, normally the prompt, in one transaction (doc.go,
+// "Durable commits"); the outcome arrives as run_finished on the bus, in the run row, and
 // from Wait. ctx bounds only the start itself, not the run.
 func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
 	if spec.Prompt == "" && len(spec.Images) == 0 && len(spec.Queued) == 0 && spec.CompactThrough == 0 && !spec.Resume {

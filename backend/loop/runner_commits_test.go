@@ -30,6 +30,30 @@ func (c *commitLog) Append(ctx context.Context, sid, rid string, cs ...store.New
 	return c.DB.Append(ctx, sid, rid, cs...)
 }
 
+// StartRunWith records the run's row with the rows appended with it, as one entry.
+func (c *commitLog) StartRunWith(ctx context.Context, n store.NewRun, cs ...store.NewChunk) (store.Run, []store.Chunk, error) {
+	kinds := []string{"run"}
+	for _, ch := range cs {
+		kinds = append(kinds, string(ch.Kind))
+	}
+	c.mu.Lock()
+	c.commits = append(c.commits, strings.Join(kinds, "+"))
+	c.mu.Unlock()
+	return c.DB.StartRunWith(ctx, n, cs...)
+}
+
+// AppendAndFinish records the rows it appends with the run's end, as one entry.
+func (c *commitLog) AppendAndFinish(ctx context.Context, sid, rid string, r store.RunResult, cs ...store.NewChunk) (store.Run, []store.Chunk, []store.Chunk, error) {
+	kinds := make([]string, 0, len(cs)+1)
+	for _, ch := range cs {
+		kinds = append(kinds, string(ch.Kind))
+	}
+	c.mu.Lock()
+	c.commits = append(c.commits, strings.Join(append(kinds, "finish"), "+"))
+	c.mu.Unlock()
+	return c.DB.AppendAndFinish(ctx, sid, rid, r, cs...)
+}
+
 // An approval row waits for the call's result and is written in its transaction (doc.go,
 // Durable commits): a tool turn costs two commits, the call before the tool and the result
 // before the next request, and the journal's order of rows is what it was.
@@ -52,8 +76,9 @@ func TestApprovalRowSharesTheResultsCommit(t *testing.T) {
 		t.Fatalf("result %+v %v", res, err)
 	}
 	// Parallel read-only calls: both decisions are deferred; the first result to finish
-	// carries them, the second result is its own commit.
-	want := []string{"user", "assistant", "approval+tool_result", "assistant", "approval+approval+tool_result", "tool_result", "assistant"}
+	// carries them, the second result is its own commit. No Stop hook: the answer is
+	// stored with the run's end; the run's row is stored with the prompt.
+	want := []string{"run+user", "assistant", "approval+tool_result", "assistant", "approval+approval+tool_result", "tool_result", "assistant+finish"}
 	if !slices.Equal(log.commits, want) {
 		t.Errorf("commits %q, want %q", log.commits, want)
 	}

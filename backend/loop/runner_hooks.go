@@ -205,6 +205,9 @@ func (rn *run) afterPrompt(effects []Effect) []Effect {
 	if more := rn.execute(effects[:cut]); len(more) > 0 {
 		return more
 	}
+	if err := rn.flushDeferred(); err != nil { // no prompt row: the hook rows' run is written first
+		rn.r.log.Error("store the run", "session", rn.spec.SessionID, "run", rn.id, "err", err)
+	}
 	ctx, cancel := rn.writeCtx()
 	defer cancel()
 	rn.chunks = append(rn.chunks, rn.storeHookRows(ctx, rn.id, rn.hooks.rows)...)
@@ -438,7 +441,7 @@ func (rn *run) notifyHooks(message string) {
 func (rn *run) stopHooks() []Effect {
 	res := rn.result
 	total := sumResults(rn.hooks.prior, res)
-	if rn.r.cfg.Hooks == nil || res.Status != StopCompleted || rn.spec.CompactThrough > 0 {
+	if rn.r.cfg.Hooks == nil || res.Status != StopCompleted || rn.spec.CompactThrough > 0 || rn.quiet {
 		rn.result = total
 		return nil
 	}
@@ -451,10 +454,7 @@ func (rn *run) stopHooks() []Effect {
 		case <-ctx.Done():
 		}
 	}()
-	event := hooks.Stop
-	if rn.spec.parentCallID != "" {
-		event = hooks.SubagentStop // a child session's run ends: Claude Code's event for a subagent
-	}
+	event := rn.stopEvent()
 	out, ran := rn.fire(ctx, hooks.Input{Event: event, Active: rn.hooks.continued > 0})
 	wctx, wcancel := rn.writeCtx()
 	defer wcancel()

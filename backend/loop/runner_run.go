@@ -58,6 +58,13 @@ type run struct {
 	// doc.go "Durable commits"): they are written in the transaction of the next rows that
 	// must be durable, before the next model call, or at the end of the run, in their order.
 	deferred []Row
+	// held are the events reporting rows of the run's last batch, held with them until
+	// finish stores them (runner_finish.go); quiet is set then: no Stop hook fires.
+	held  []Payload
+	quiet bool
+	// pending is the run's row until it is written, with the first rows the run stores
+	// (normally the prompt) or alone before the first model call (runner_finish.go).
+	pending *store.NewRun
 	// images holds the image_excluded rows this run stored (runner_images.go).
 	images imageState
 
@@ -96,17 +103,25 @@ func (rn *run) prepare(ctx context.Context) error {
 	}
 	limits, err := json.Marshal(rn.spec.Limits)
 	if err == nil {
-		var run store.Run
-		run, err = rn.r.cfg.Store.StartRun(ctx, store.NewRun{SessionID: rn.spec.SessionID, Model: rn.spec.Model, Provider: rn.spec.origin.Provider,
-			SystemPromptHash: hashPrompt(rn.system), Limits: limits, Mode: rn.spec.RunMode(), Instructions: recorded(rn.files),
-			Sandbox: rn.spec.Sandbox.Describe()})
-		rn.r.mu.Lock()
-		rn.id = run.ID
-		rn.r.mu.Unlock()
+		// The run's row is written with its first rows (doc.go, "Durable commits"); whether
+		// it could start is checked now, and again in that transaction.
+		err = rn.r.cfg.Store.CheckIdle(ctx, rn.spec.SessionID)
 	}
 	if err != nil {
 		rn.ws.Release()
-		return err // StartRun names the session already
+		return err // CheckIdle names the session already
+	}
+	rn.pending = &store.NewRun{ID: store.NewRunID(), SessionID: rn.spec.SessionID, Model: rn.spec.Model, Provider: rn.spec.origin.Provider,
+		SystemPromptHash: hashPrompt(rn.system), Limits: limits, Mode: rn.spec.RunMode(), Instructions: recorded(rn.files),
+		Sandbox: rn.spec.Sandbox.Describe()}
+	rn.r.mu.Lock()
+	rn.id = rn.pending.ID
+	rn.r.mu.Unlock()
+	if rn.spec.rowFirst {
+		if _, err := rn.append(ctx, nil); err != nil {
+			rn.ws.Release()
+			return err
+		}
 	}
 	return nil
 }
@@ -326,7 +341,10 @@ func (rn *run) stopWork() {
 // execute carries out effects in order. If one fails, the run is ended with Failed and the
 // effects of that are returned for the caller to execute.
 func (rn *run) execute(effects []Effect) []Effect {
-	stopping := false
+	stopping, holding := false, false
+	if !rn.quiet && rn.endsQuietly(effects) {
+		rn.quiet = true // the rows wait for finish, and the events that report them too
+	}
 	for _, e := range effects {
 		if rn.stopsWork(e) {
 			stopping = true // a hook said "continue": false: rows still go out, no new work
@@ -335,12 +353,17 @@ func (rn *run) execute(effects []Effect) []Effect {
 		var err error
 		switch e := e.(type) {
 		case Persist:
-			if deferrable(e.Rows) {
+			if deferrable(e.Rows) || rn.quiet {
 				rn.deferred = append(rn.deferred, e.Rows...)
+				holding = holding || rn.quiet
 				continue
 			}
 			err = rn.persist(e.Rows)
 		case Emit:
+			if holding {
+				rn.held = append(rn.held, e.Payload)
+				continue
+			}
 			rn.publish(e.Payload)
 		case CallModel:
 			if err = rn.flushDeferred(); err == nil {
@@ -413,28 +436,26 @@ func deferrable(rows []Row) bool {
 	return len(rows) > 0
 }
 
-// flushDeferred writes the deferred rows on their own; a no-op when there are none.
+// flushDeferred writes the deferred rows, and the run's row if it is not written yet, on
+// their own; a no-op when there are none.
 func (rn *run) flushDeferred() error {
-	if len(rn.deferred) == 0 {
+	if len(rn.deferred) == 0 && rn.pending == nil {
 		return nil
 	}
 	return rn.persist(nil)
 }
 
-// persist appends the deferred rows and then rows in one transaction.
+// persist appends the deferred rows and then rows in one transaction, with the run's row
+// when it is not written yet.
 func (rn *run) persist(rows []Row) error {
 	if len(rn.deferred) > 0 {
 		rows = append(rn.deferred, rows...)
 		rn.deferred = nil
 	}
-	chunks := make([]store.NewChunk, len(rows))
-	for i, row := range rows {
-		chunks[i] = store.NewChunk{Kind: store.Kind(row.Kind()), Payload: storePayload(row)}
-	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
-	chunks = rn.withQueuedContext(ctx, rows, chunks) // a queued message's hook context goes with it
-	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, chunks...)
+	chunks := rn.newChunks(ctx, rows) // a queued message's hook context goes with it
+	added, err := rn.append(ctx, chunks)
 	rn.chunks = append(rn.chunks, added...)
 	if len(added) > 0 {
 		changed := rn.finishCaptures(ctx, added)
@@ -457,13 +478,9 @@ func (rn *run) finish() {
 		res = Result{Status: StopError, Error: "run ended without a result", SessionID: rn.spec.SessionID, RunID: rn.id,
 			StartedAt: rn.state.StartedAt, EndedAt: rn.now()}
 	}
-	if err := rn.flushDeferred(); err != nil {
-		rn.r.log.Error("store approval rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
-	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
-	stored, synthesized, err := rn.r.cfg.Store.FinishRun(ctx, rn.id, store.RunResult{
-		Status: store.RunStatus(res.Status), Output: res.Output, Error: res.Error})
+	stored, synthesized, err := rn.storeEnd(ctx, &res) // with the rows still held, in one commit
 	if err == nil {
 		// What run_finished reports is what the journal holds: the sum of the run's rows.
 		res.Counters = stored.Counters

@@ -90,7 +90,7 @@ func (f *failingStore) Append(ctx context.Context, sid, rid string, cs ...store.
 func TestStoreFailureEndsRunAsError(t *testing.T) {
 	h := newHarness(t)
 	fs := &failingStore{DB: h.db}
-	fs.n.Store(2) // the prompt and the assistant turn; the approval row with the result fails
+	fs.n.Store(1) // the assistant turn (the prompt goes with the run's row); the approval row with the result fails
 	r := loop.New(loop.Config{Store: fs, Model: modelOf(h), Approver: h.approver, Tools: toolsOf(t), Workspaces: wsOf()})
 	defer r.Close()
 	h.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "list_dir", Arguments: `{}`}))
@@ -113,5 +113,47 @@ func TestStoreFailureEndsRunAsError(t *testing.T) {
 	runs, _ := h.db.ListRuns(context.Background(), sid)
 	if len(runs) != 1 || runs[0].Status != "error" {
 		t.Errorf("run rows %+v", runs)
+	}
+}
+
+// endFailingStore fails the transaction that stores a run's last rows with its end.
+type endFailingStore struct{ *store.DB }
+
+func (f endFailingStore) AppendAndFinish(ctx context.Context, sid, rid string, r store.RunResult, cs ...store.NewChunk) (store.Run, []store.Chunk, []store.Chunk, error) {
+	if len(cs) > 0 {
+		return store.Run{}, nil, nil, errors.New("disk full")
+	}
+	return f.DB.AppendAndFinish(ctx, sid, rid, r, cs...)
+}
+
+// When the answer cannot be stored with the run's end, the run still ends, as "error"
+// saying so, and the answer the journal does not hold is never announced.
+func TestLastRowsFailingEndTheRunAsError(t *testing.T) {
+	h := newHarness(t)
+	r := loop.New(loop.Config{Store: endFailingStore{h.db}, Model: modelOf(h), Approver: h.approver, Tools: toolsOf(t), Workspaces: wsOf()})
+	defer r.Close()
+	rec := record(t, r.Bus(), "")
+	h.srv.Enqueue(fakeai.Text("an answer that is lost"))
+	sid := h.session()
+	id, err := r.Start(context.Background(), loop.RunSpec{SessionID: sid, Prompt: "x", Model: "fake-model", Mode: "auto"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Wait(context.Background(), id)
+	if err != nil || res.Status != loop.StopError || !strings.Contains(res.Error, "last rows could not be stored: ") {
+		t.Fatalf("result %+v %v", res, err)
+	}
+	runs, _ := h.db.ListRuns(context.Background(), sid)
+	if len(runs) != 1 || runs[0].Status != "error" {
+		t.Fatalf("run rows %+v", runs)
+	}
+	rec.waitFor(t, "run_finished", func(e loop.Event) bool { return e.Type == loop.EventRunFinished })
+	for _, e := range rec.all() {
+		if e.Type == loop.EventAssistantMessage {
+			t.Fatalf("the lost answer was announced: %+v", e)
+		}
+	}
+	if rows := h.rows(sid); len(rows) != 1 || rows[0].Kind != store.KindUser {
+		t.Fatalf("rows %+v, want the prompt only", rows)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 // lastBudget is the last budget event of session sid.
 func lastBudget(h *harness, sid string) loop.BudgetPayload {
+	finished(h, sid)
 	var last loop.BudgetPayload
 	for _, e := range h.rec.all() {
 		if b, ok := e.Payload.(loop.BudgetPayload); ok && e.SessionID == sid {
@@ -19,6 +20,15 @@ func lastBudget(h *harness, sid string) loop.BudgetPayload {
 		}
 	}
 	return last
+}
+
+// finished waits until the recorder holds the session's run_finished: the bus delivers
+// asynchronously, and the events of a run's last batch are published just before it.
+func finished(h *harness, sid string) {
+	h.t.Helper()
+	h.rec.waitFor(h.t, "run_finished of "+sid, func(e loop.Event) bool {
+		return e.Type == loop.EventRunFinished && e.SessionID == sid
+	})
 }
 
 // A child's turns count against the parent's max_turns: two children of one turn use one

@@ -281,6 +281,7 @@ func TestTaskChildSpendAddsUpInTheParent(t *testing.T) {
 	if res.Status != loop.StopTokenBudget {
 		t.Fatalf("the parent should stop on its token budget once the child's 800 tokens add up: %+v", res)
 	}
+	finished(h, sid)
 	var last loop.BudgetPayload
 	for _, e := range h.rec.all() {
 		if b, ok := e.Payload.(loop.BudgetPayload); ok && e.SessionID == sid {

@@ -368,63 +368,80 @@ func (db *DB) Append(ctx context.Context, sessionID, runID string, chunks ...New
 	if len(chunks) == 0 {
 		return []Chunk{}, nil
 	}
-	type prepared struct {
-		raw json.RawMessage
-		v   any
+	ps, err := prepareRows(sessionID, chunks)
+	if err != nil {
+		return nil, err
 	}
-	ps := make([]prepared, len(chunks))
-	for i, c := range chunks {
-		raw, v, err := canonical(c.Kind, c.Payload)
-		if err != nil {
-			return nil, fmt.Errorf("append to session %s: row %d: %w", sessionID, i+1, err)
-		}
-		ps[i] = prepared{raw, v}
-	}
-	out := make([]Chunk, 0, len(chunks))
-	err := db.tx(ctx, func(wtx *sql.Tx) error {
-		tx := db.cached(wtx)
-		last, pending, err := sessionTail(ctx, tx, sessionID)
-		if err != nil {
-			return err
-		}
-		now := db.nowMS()
-		stmt, err := tx.stmt(ctx, `INSERT INTO chunks(session_id, seq, kind, payload, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		var spent Counters
-		for i, c := range chunks {
-			spent = spent.Plus(rowCounters(ps[i].v))
-			seq := last + int64(i) + 1
-			if pending, err = step(pending, c.Kind, ps[i].v, seq); err != nil {
-				return fmt.Errorf("row %d: %w", i+1, err)
-			}
-			if err := checkSummary(ctx, tx, sessionID, ps[i].v); err != nil {
-				return fmt.Errorf("row %d: %w", i+1, err)
-			}
-			if err := delivered(ctx, tx, sessionID, ps[i].v); err != nil {
-				return fmt.Errorf("row %d: %w", i+1, err)
-			}
-			if err := checkImages(ctx, tx, ps[i].v); err != nil {
-				return fmt.Errorf("row %d: %w", i+1, err)
-			}
-			if err := checkExclusion(ctx, tx, sessionID, ps[i].v); err != nil {
-				return fmt.Errorf("row %d: %w", i+1, err)
-			}
-			if _, err := stmt.ExecContext(ctx, sessionID, seq, string(c.Kind), string(ps[i].raw), runID, now); err != nil {
-				return err
-			}
-			out = append(out, Chunk{SessionID: sessionID, Seq: seq, Kind: c.Kind, Payload: ps[i].raw, RunID: runID, CreatedAt: fromMS(now)})
-		}
-		if err := addCounters(ctx, tx, sessionID, runID, spent); err != nil {
-			return err
-		}
-		return setTail(ctx, tx, sessionID, last+int64(len(chunks)), pending, now)
+	var out []Chunk
+	err = db.tx(ctx, func(wtx *sql.Tx) error {
+		out, err = db.appendTx(ctx, wtx, sessionID, runID, chunks, ps)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("append to session %s: %w", sessionID, err)
 	}
 	return out, nil
+}
+
+// preparedRow is a row's payload in canonical form, checked before the transaction.
+type preparedRow struct {
+	raw json.RawMessage
+	v   any
+}
+
+func prepareRows(sessionID string, chunks []NewChunk) ([]preparedRow, error) {
+	ps := make([]preparedRow, len(chunks))
+	for i, c := range chunks {
+		raw, v, err := canonical(c.Kind, c.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("append to session %s: row %d: %w", sessionID, i+1, err)
+		}
+		ps[i] = preparedRow{raw, v}
+	}
+	return ps, nil
+}
+
+// appendTx is Append's work inside the caller's write transaction.
+func (db *DB) appendTx(ctx context.Context, wtx *sql.Tx, sessionID, runID string, chunks []NewChunk, ps []preparedRow) ([]Chunk, error) {
+	out := make([]Chunk, 0, len(chunks))
+	tx := db.cached(wtx)
+	last, pending, err := sessionTail(ctx, tx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	now := db.nowMS()
+	stmt, err := tx.stmt(ctx, `INSERT INTO chunks(session_id, seq, kind, payload, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return nil, err
+	}
+	var spent Counters
+	for i, c := range chunks {
+		spent = spent.Plus(rowCounters(ps[i].v))
+		seq := last + int64(i) + 1
+		if pending, err = step(pending, c.Kind, ps[i].v, seq); err != nil {
+			return nil, fmt.Errorf("row %d: %w", i+1, err)
+		}
+		if err := checkSummary(ctx, tx, sessionID, ps[i].v); err != nil {
+			return nil, fmt.Errorf("row %d: %w", i+1, err)
+		}
+		if err := delivered(ctx, tx, sessionID, ps[i].v); err != nil {
+			return nil, fmt.Errorf("row %d: %w", i+1, err)
+		}
+		if err := checkImages(ctx, tx, ps[i].v); err != nil {
+			return nil, fmt.Errorf("row %d: %w", i+1, err)
+		}
+		if err := checkExclusion(ctx, tx, sessionID, ps[i].v); err != nil {
+			return nil, fmt.Errorf("row %d: %w", i+1, err)
+		}
+		if _, err := stmt.ExecContext(ctx, sessionID, seq, string(c.Kind), string(ps[i].raw), runID, now); err != nil {
+			return nil, err
+		}
+		out = append(out, Chunk{SessionID: sessionID, Seq: seq, Kind: c.Kind, Payload: ps[i].raw, RunID: runID, CreatedAt: fromMS(now)})
+	}
+	if err := addCounters(ctx, tx, sessionID, runID, spent); err != nil {
+		return nil, err
+	}
+	return out, setTail(ctx, tx, sessionID, last+int64(len(chunks)), pending, now)
 }
 
 // checkSummary refuses a summary that would cut a tool turn in half: the

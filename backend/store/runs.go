@@ -72,6 +72,8 @@ type Instruction struct {
 
 // NewRun starts a run. Limits is the JSON of the run's loop.Limits (empty means {}).
 type NewRun struct {
+	// ID is the run's id: "" makes a new one (see NewRunID).
+	ID               string
 	SessionID        string
 	Model            string
 	Provider         string // see Run.Provider
@@ -119,43 +121,83 @@ func scanRun(r scanner) (Run, error) {
 // ErrSessionBusy while another run on the session is running in a live
 // process, and with ErrNotFound for an unknown session.
 func (db *DB) StartRun(ctx context.Context, n NewRun) (Run, error) {
+	run, _, err := db.StartRunWith(ctx, n)
+	return run, err
+}
+
+// StartRunWith is StartRun and then Append of chunks to the run, in one transaction (one
+// durable commit): the runner stores a run's row with its first rows, normally the prompt.
+func (db *DB) StartRunWith(ctx context.Context, n NewRun, chunks ...NewChunk) (Run, []Chunk, error) {
 	budgets := json.RawMessage("{}")
 	if len(n.Limits) > 0 {
 		if !json.Valid(n.Limits) {
-			return Run{}, fmt.Errorf("start run on session %s: %w: limits are not JSON", n.SessionID, ErrInvalid)
+			return Run{}, nil, fmt.Errorf("start run on session %s: %w: limits are not JSON", n.SessionID, ErrInvalid)
 		}
 		budgets = n.Limits
 	}
 	mode, instr, err := runMeta(n.Mode, n.Instructions)
 	if err != nil {
-		return Run{}, fmt.Errorf("start run on session %s: %w", n.SessionID, err)
+		return Run{}, nil, fmt.Errorf("start run on session %s: %w", n.SessionID, err)
 	}
-	run := Run{ID: newID(), SessionID: n.SessionID, Model: n.Model, Provider: n.Provider, SystemPromptHash: n.SystemPromptHash,
+	ps, err := prepareRows(n.SessionID, chunks)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	if n.ID == "" {
+		n.ID = newID()
+	}
+	run := Run{ID: n.ID, SessionID: n.SessionID, Model: n.Model, Provider: n.Provider, SystemPromptHash: n.SystemPromptHash,
 		Limits: budgets, Status: RunRunning, StartedAt: fromMS(db.nowMS()), Mode: mode, Instructions: n.Instructions,
 		Sandbox: n.Sandbox}
 	if run.Instructions == nil {
 		run.Instructions = []Instruction{}
 	}
+	var added []Chunk
 	err = db.tx(ctx, func(tx *sql.Tx) error {
-		if _, _, err := sessionTail(ctx, tx, n.SessionID); err != nil {
+		if err := db.checkIdle(ctx, tx, n.SessionID); err != nil {
 			return err
-		}
-		live, err := db.liveRun(ctx, tx, n.SessionID)
-		if err != nil {
-			return err
-		}
-		if live != "" {
-			return fmt.Errorf("%w (run %s)", ErrSessionBusy, live)
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, started_at, pid, host,
 			sandbox, mode, instructions, provider) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
 			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host, run.Sandbox, mode, instr, run.Provider)
+		if err == nil && len(chunks) > 0 {
+			added, err = db.appendTx(ctx, tx, n.SessionID, run.ID, chunks, ps)
+		}
 		return err
 	})
 	if err != nil {
-		return Run{}, fmt.Errorf("start run on session %s: %w", n.SessionID, err)
+		return Run{}, nil, fmt.Errorf("start run on session %s: %w", n.SessionID, err)
 	}
-	return run, nil
+	return run, added, nil
+}
+
+// NewRunID makes an id for NewRun.ID, for a run whose row is written later (StartRunWith).
+func NewRunID() string { return newID() }
+
+// CheckIdle says, without writing, whether StartRun could start a run on the session now:
+// ErrNotFound for an unknown session, ErrSessionBusy while a live process runs one. The
+// runner asks when a run's row is to be written later with its first rows; StartRunWith
+// checks again in its transaction.
+func (db *DB) CheckIdle(ctx context.Context, sessionID string) error {
+	err := db.read(ctx, func(tx execer) error { return db.checkIdle(ctx, tx, sessionID) })
+	if err != nil {
+		return fmt.Errorf("start run on session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+func (db *DB) checkIdle(ctx context.Context, tx execer, sessionID string) error {
+	if _, _, err := sessionTail(ctx, tx, sessionID); err != nil {
+		return err
+	}
+	live, err := db.liveRun(ctx, tx, sessionID)
+	if err != nil {
+		return err
+	}
+	if live != "" {
+		return fmt.Errorf("%w (run %s)", ErrSessionBusy, live)
+	}
+	return nil
 }
 
 // FinishRun records how a running run ended. Any tool call of the session
@@ -170,32 +212,40 @@ func (db *DB) FinishRun(ctx context.Context, runID string, res RunResult) (Run, 
 	var added []Chunk
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if run, err = scanRun(tx.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, runID)); err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("run %q: %w", runID, ErrNotFound)
-			}
-			return err
-		}
-		if run.Status != RunRunning {
-			return fmt.Errorf("%w: run already ended as %s", ErrInvalid, run.Status)
-		}
-		now := db.nowMS()
-		if added, err = db.answerPending(ctx, tx, run.SessionID, runID,
-			"interrupted: the run ended ("+string(res.Status)+") before this tool call returned a result", now); err != nil {
-			return err
-		}
-		if run.Counters, err = rebuildCounters(ctx, tx, run.SessionID, runID); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, output = ?, ended_at = ?, error = ? WHERE id = ?`,
-			res.Status, res.Output, now, res.Error, runID)
-		run.Status, run.Output, run.Error, run.EndedAt = res.Status, res.Output, res.Error, fromMS(now)
+		run, added, err = db.finishTx(ctx, tx, runID, res)
 		return err
 	})
 	if err != nil {
 		return Run{}, nil, fmt.Errorf("finish run %s: %w", runID, err)
 	}
 	return run, added, nil
+}
+
+// finishTx is FinishRun's work inside the caller's write transaction.
+func (db *DB) finishTx(ctx context.Context, tx *sql.Tx, runID string, res RunResult) (Run, []Chunk, error) {
+	run, err := scanRun(tx.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, runID))
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return Run{}, nil, fmt.Errorf("run %q: %w", runID, ErrNotFound)
+		}
+		return Run{}, nil, err
+	}
+	if run.Status != RunRunning {
+		return Run{}, nil, fmt.Errorf("%w: run already ended as %s", ErrInvalid, run.Status)
+	}
+	now := db.nowMS()
+	added, err := db.answerPending(ctx, tx, run.SessionID, runID,
+		"interrupted: the run ended ("+string(res.Status)+") before this tool call returned a result", now)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	if run.Counters, err = rebuildCounters(ctx, tx, run.SessionID, runID); err != nil {
+		return Run{}, nil, err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, output = ?, ended_at = ?, error = ? WHERE id = ?`,
+		res.Status, res.Output, now, res.Error, runID)
+	run.Status, run.Output, run.Error, run.EndedAt = res.Status, res.Output, res.Error, fromMS(now)
+	return run, added, err
 }
 
 // ListRuns returns a session's runs, oldest first.

@@ -1,0 +1,111 @@
+package loop
+
+import (
+	"context"
+
+	"github.com/loopdesk/loopdesk/backend/hooks"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+// The end of a run in one durable commit (doc.go, "Durable commits"): the rows of the batch
+// that ends the run (its answer, the results given to calls it cancelled) need to be durable
+// only before run_finished is published, unless a Stop hook will read them first. So when no
+// Stop hook can fire, execute holds them, with the events that report them, and finish writes
+// them with the run's end in one transaction (Store.AppendAndFinish), then publishes
+// rows_stored and the held events in their order, then run_finished.
+
+// hookLister is the optional part of Hooks that says beforehand whether an event has hooks
+// (*hooks.Engine). Without it the runner assumes a Stop hook may fire.
+type hookLister interface {
+	Has(ctx context.Context, workspace string, event hooks.Event) bool
+}
+
+// stopEvent is the event fired when this run completes: SubagentStop for a child session.
+func (rn *run) stopEvent() hooks.Event {
+	if rn.spec.parentCallID != "" {
+		return hooks.SubagentStop // a child session's run ends: Claude Code's event for a subagent
+	}
+	return hooks.Stop
+}
+
+// endsQuietly says whether effects end the run (they hold Done) and no Stop hook will fire
+// after them (stopHooks' conditions), so their rows may wait for the run's end.
+func (rn *run) endsQuietly(effects []Effect) bool {
+	var done *Done
+	for _, e := range effects {
+		if d, ok := e.(Done); ok {
+			done = &d
+		}
+	}
+	if done == nil {
+		return false
+	}
+	h := rn.r.cfg.Hooks
+	if h == nil || done.Result.Status != StopCompleted || rn.spec.CompactThrough > 0 {
+		return true
+	}
+	l, ok := h.(hookLister)
+	if !ok {
+		return false
+	}
+	ctx, cancel := rn.writeCtx() // rn.op is already cancelled: the core has ended the run
+	defer cancel()
+	return !l.Has(ctx, rn.root, rn.stopEvent())
+}
+
+// newChunks converts rows for the store, with a queued message's hook context after it.
+func (rn *run) newChunks(ctx context.Context, rows []Row) []store.NewChunk {
+	chunks := make([]store.NewChunk, len(rows))
+	for i, row := range rows {
+		chunks[i] = store.NewChunk{Kind: store.Kind(row.Kind()), Payload: storePayload(row)}
+	}
+	return rn.withQueuedContext(ctx, rows, chunks)
+}
+
+// append appends chunks to the run, and writes the run's row first in the same transaction
+// when it is not written yet (Store.StartRunWith).
+func (rn *run) append(ctx context.Context, chunks []store.NewChunk) ([]store.Chunk, error) {
+	if rn.pending == nil {
+		return rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, chunks...)
+	}
+	_, added, err := rn.r.cfg.Store.StartRunWith(ctx, *rn.pending, chunks...)
+	if err == nil {
+		rn.pending = nil
+	}
+	return added, err
+}
+
+// storeEnd writes the held rows and the run's end in one transaction and publishes the held
+// events once the rows are stored. If that transaction fails the run's end is written alone,
+// as an error that says the last rows were lost, so the run never stays "running".
+func (rn *run) storeEnd(ctx context.Context, res *Result) (store.Run, []store.Chunk, error) {
+	if rn.pending != nil { // the run ended before it stored anything (a cancel while tools settled)
+		if _, err := rn.append(ctx, nil); err != nil {
+			return store.Run{}, nil, err
+		}
+	}
+	rows, held := rn.deferred, rn.held
+	rn.deferred, rn.held = nil, nil
+	result := func() store.RunResult {
+		return store.RunResult{Status: store.RunStatus(res.Status), Output: res.Output, Error: res.Error}
+	}
+	run, added, synthesized, err := rn.r.cfg.Store.AppendAndFinish(ctx, rn.spec.SessionID, rn.id, result(), rn.newChunks(ctx, rows)...)
+	if err != nil && len(rows) > 0 {
+		rn.r.log.Error("store the run's last rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
+		res.Status, res.Error = StopError, "the run's last rows could not be stored: "+err.Error()
+		held = nil // what they report is not in the journal
+		run, synthesized, err = rn.r.cfg.Store.FinishRun(ctx, rn.id, result())
+	}
+	rn.chunks = append(rn.chunks, added...)
+	if len(added) > 0 {
+		changed := rn.finishCaptures(ctx, added) // recorded before the rows are announced
+		rn.publish(RowsStoredPayload{Rows: RowsOf(added)})
+		for _, c := range changed {
+			rn.publish(c)
+		}
+	}
+	for _, p := range held {
+		rn.publish(p)
+	}
+	return run, synthesized, err
+}
