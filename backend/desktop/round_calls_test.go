@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/desktop"
+	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -91,5 +94,86 @@ func TestPageCallsPerRoundDoNotGrowWithTheSession(t *testing.T) {
 		if b > 5*time.Millisecond && b > 3*s {
 			t.Errorf("%s: %v at 10,000 rows against %v at 12", c.name, b, s)
 		}
+	}
+}
+
+// TestRoundDeliveryDoesNotGrowWithTheSession runs one tool round (a list_dir call, its
+// result, an answer) in a 12-row and a 10,000-row session through the desktop services and
+// times, on one clock, the answer row's created_at to its rows_stored reaching the page's
+// emitter, and the tool result row to the answer row. The window measurement
+// (ui-measure's delivery_ms) showed a few ms more at 10,000 rows; this isolates Go's part.
+func TestRoundDeliveryDoesNotGrowWithTheSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports a 10,000-row session")
+	}
+	srv := startFake(t)
+	app := newTestApp(t, srv.URL())
+	if _, err := app.SaveSettings(desktop.SettingsInput{BaseURL: srv.URL(), Model: "fake-model", ApprovalMode: "read-only",
+		ContextWindows: []desktop.ContextWindow{{Model: "fake-model", Tokens: 10_000_000}}}); err != nil {
+		t.Fatal(err)
+	}
+	small := importRows(t, app.dbPath, 12)
+	big := importRows(t, app.dbPath, 10_000)
+	var mu sync.Mutex
+	heard := map[string]time.Time{} // answer text -> when its rows_stored was emitted
+	app.rec.onEmit = func(ev map[string]any) {
+		if ev["type"] != "rows_stored" {
+			return
+		}
+		now := time.Now()
+		rows, _ := ev["rows"].([]any)
+		for _, r := range rows {
+			m, _ := r.(map[string]any)
+			p, _ := m["payload"].(map[string]any)
+			if s, _ := p["text"].(string); m["kind"] == "assistant" && s != "" {
+				mu.Lock()
+				heard[s] = now
+				mu.Unlock()
+			}
+		}
+	}
+	round := func(id, tag string) (toAnswer, delivery time.Duration) {
+		answer := "Listed " + tag
+		srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "l" + tag, Name: "list_dir", Arguments: `{"path":"."}`}), fakeai.Text(answer))
+		runID, err := app.SendMessage(id, "list "+tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev := app.rec.runFinished(t, runID); ev["status"] != "completed" {
+			t.Fatalf("run: %v", ev)
+		}
+		rows, err := app.RowsAfter(id, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var result, ans time.Time
+		for _, r := range rows {
+			switch {
+			case r.Kind == store.KindToolResult:
+				result = r.CreatedAt
+			case r.Kind == store.KindAssistant && strings.Contains(string(r.Payload), answer):
+				ans = r.CreatedAt
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return ans.Sub(result), heard[answer].Sub(ans)
+	}
+	med := func(ds []time.Duration) time.Duration { slices.Sort(ds); return ds[len(ds)/2] }
+	var sa, sd, ba, bd []time.Duration
+	round(small, "warm-s")
+	round(big, "warm-b")
+	for i := range 5 {
+		a, d := round(small, fmt.Sprint("s", i))
+		sa, sd = append(sa, a), append(sd, d)
+		a, d = round(big, fmt.Sprint("b", i))
+		ba, bd = append(ba, a), append(bd, d)
+	}
+	t.Logf("result row -> answer row: 12 rows %v %v, 10,000 rows %v %v", med(sa), sa, med(ba), ba)
+	t.Logf("answer row -> its rows_stored emitted: 12 rows %v %v, 10,000 rows %v %v", med(sd), sd, med(bd), bd)
+	// The stored answer reaches the page as soon in a long session as in a short one (generous
+	// bounds: two shared cores; single rounds swing by tens of ms).
+	if med(bd) > 3*med(sd)+10*time.Millisecond {
+		t.Errorf("the answer's rows_stored took %v at 10,000 rows against %v at 12", med(bd), med(sd))
 	}
 }
