@@ -68,19 +68,7 @@ export interface Focus {
  * run ended. Only the last rows are rendered until the person asks for more.
  */
 export function Conversation({ rows, stream, run, streamFrom, sent, outputs, phase, pending, running, outcome, error, focus, actions, controls, branches = NO_BRANCHES, onRetry }: Props) {
-  // The rows shown: from the row with seq `from` on, at least the last PAGE. `from` is set when
-  // the session's rows first arrive and only moves back (Show earlier, a focus): rows stored
-  // while the session is open extend the window. Before, the window was the last PAGE rows, so
-  // in a long session every stored row also unmounted the oldest one shown and the whole
-  // column moved and was laid out again, twice per tool round (issue 19).
-  const [win, setWin] = useState({ session: '', from: 0 });
-  const session = rows[0]?.session_id ?? '';
-  let from = win.from;
-  if (win.session !== session) {
-    from = rows[Math.max(0, rows.length - PAGE)]?.seq ?? 0;
-    setWin({ session, from });
-  }
-  const start = Math.min(firstAtOrAfter(rows, from), Math.max(0, rows.length - PAGE));
+  const [limit, setLimit] = useState(PAGE);
   const scroller = useRef<HTMLElement>(null);
   const stick = useRef(true);
   const scrolledTo = useRef<Focus | null>(null);
@@ -90,9 +78,10 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
   useEffect(() => {
     if (focusSeq == null || rows[0]?.session_id !== focus?.sessionID) return;
     const i = rows.findIndex((r) => r.seq === focusSeq);
-    if (i >= 0 && i < start) setWin((w) => ({ ...w, from: rows[Math.max(0, i - 20)].seq }));
-  }, [focusSeq, focus?.sessionID, rows, start]);
+    if (i >= 0 && i < rows.length - limit) setLimit(rows.length - i + 20);
+  }, [focusSeq, focus?.sessionID, rows, limit]);
 
+  const start = Math.max(0, rows.length - limit);
   const shown = useMemo(() => rows.slice(start), [rows, start]);
 
   const { results, approvals, hooks, folded, open } = useMemo(() => pairCalls(shown), [shown]);
@@ -139,7 +128,7 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
     >
       {rows.length === 0 && !busy && <p className="hint">Ask the agent something to start this session.</p>}
       {start > 0 && (
-        <button type="button" className="earlier" onClick={() => setWin((w) => ({ ...w, from: rows[Math.max(0, start - PAGE)].seq }))}>
+        <button type="button" className="earlier" onClick={() => setLimit((l) => l + PAGE)}>
           Show earlier messages ({start} more)
         </button>
       )}
@@ -237,18 +226,6 @@ const cardKey = (turn: number, call: string) => `${turn}:${call}`;
  * them that made a call with that id (ids are unique only within a turn). open lists the calls
  * (by callKey) with neither a result nor a decision stored: the ones a pending entry can be.
  */
-/** The index of the first row whose seq is at least seq (rows are in seq order). */
-function firstAtOrAfter(rows: Row[], seq: number): number {
-  let lo = 0;
-  let hi = rows.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (rows[mid].seq < seq) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 function pairCalls(shown: Row[]) {
   const turnOf = new Map<string, Row>();
   const results = new Map<string, Indexed<ToolResultPayload>>();
