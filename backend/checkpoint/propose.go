@@ -4,22 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
-// Proposed is one hunk of a change not yet written (approval mode review),
-// as the approval card shows it. Old and New are the hunk's lines on each
-// side, context included (New is what an edit starts from).
-type Proposed struct {
-	Hunk     int    `json:"hunk"`
-	OldStart int    `json:"old_start"`
-	OldLines int    `json:"old_lines"`
-	NewStart int    `json:"new_start"`
-	NewLines int    `json:"new_lines"`
-	Patch    string `json:"patch"`
-	Old      string `json:"old"`
-	New      string `json:"new"`
-}
+// Proposed is one hunk of a change not yet written (approval mode review), as the approval
+// card shows it: the loop's own type (core.ProposedHunk), so the proposal, the event and the
+// page share one shape.
+type Proposed = core.ProposedHunk
 
 // Propose splits the change from old to new into hunks (HunkContext lines
 // of context), numbered from 1.

@@ -25,11 +25,7 @@ func (rn *run) proposal(c Call) json.RawMessage {
 	if err != nil {
 		return nil
 	}
-	var out []ProposedHunk
-	for _, h := range checkpoint.Propose(old, new) {
-		out = append(out, ProposedHunk(h))
-	}
-	raw, _ := json.Marshal(out)
+	raw, _ := json.Marshal(checkpoint.Propose(old, new))
 	return raw
 }
 

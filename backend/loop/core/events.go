@@ -98,7 +98,7 @@ type ApprovalRequestedPayload struct {
 	Hunks []ProposedHunk `json:"hunks,omitempty"`
 }
 
-// ProposedHunk is one hunk of a change not yet written (checkpoint.Proposed, as the card
+// ProposedHunk is one hunk of a change not yet written (checkpoint.Propose makes them; as the card
 // shows it): its ranges, its unified-diff text, and its lines before and after (context
 // included; "new" is what an edit starts from).
 type ProposedHunk struct {
