@@ -179,11 +179,14 @@ test('dropped frames while streaming 2,000 deltas per second (measured)', async 
       let deltas = 0;
       let first = 0;
       let last = 0;
-      const off = window.runtime.EventsOn('loop:event', (ev) => {
-        if (ev.type !== 'text_delta') return;
-        deltas++;
-        last = performance.now();
-        if (!first) first = last;
+      // Go sends a frame's events in one emit: the listener gets them as its arguments.
+      const off = window.runtime.EventsOn('loop:event', (...evs) => {
+        for (const ev of evs) {
+          if (ev.type !== 'text_delta') continue;
+          deltas++;
+          last = performance.now();
+          if (!first) first = last;
+        }
       });
       const frames = await eval(probeSrc);
       off();
@@ -270,7 +273,7 @@ async function toolRound(page, tag) {
     // to the page: storing the result, the request, the fake model, reading the stream.
     let resultAt = 0;
     let answerAt = 0;
-    const off = window.runtime.EventsOn('loop:event', (ev) => {
+    const off = window.runtime.EventsOn('loop:event', (...evs) => evs.forEach((ev) => {
       if (ev.type === 'tool_finished' && !t0) t0 = performance.now();
       if (ev.type === 'rows_stored' && !resultAt) {
         const r = ev.rows.find((x) => x.kind === 'tool_result');
@@ -283,7 +286,7 @@ async function toolRound(page, tag) {
           answerAt = Date.parse(r.created_at);
         }
       }
-    });
+    }));
     const t = performance.now();
     const look = () => {
       const done = [...document.querySelectorAll('.conversation article[aria-label="Assistant"][data-seq]')].some((a) => a.textContent.includes(text));
