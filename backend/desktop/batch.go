@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -21,6 +22,7 @@ const batchInterval = 16 * time.Millisecond
 // distinct scripts, and the web process kept tens of MB it took while evaluating them
 // (docs/benchmarks.md, "Memory stays flat"). One script per frame carries the same events.
 type batcher struct {
+	ctx   context.Context // the window's: once it ends, nothing is sent (the page is gone)
 	name  string
 	emit  Emitter
 	every time.Duration
@@ -30,8 +32,8 @@ type batcher struct {
 	out     sync.Mutex // held while emitting, so batches reach the page in the order they were cut
 }
 
-func newBatcher(name string, emit Emitter, every time.Duration) *batcher {
-	return &batcher{name: name, emit: emit, every: every}
+func newBatcher(ctx context.Context, name string, emit Emitter, every time.Duration) *batcher {
+	return &batcher{ctx: ctx, name: name, emit: emit, every: every}
 }
 
 // add queues ev; the first event of an empty batch starts its timer.
@@ -54,7 +56,7 @@ func (b *batcher) flush() {
 	batch := b.pending
 	b.pending = nil
 	b.mu.Unlock()
-	if len(batch) > 0 {
+	if len(batch) > 0 && b.ctx.Err() == nil {
 		b.emit(b.name, batch)
 	}
 }

@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ func TestBatcherKeepsEveryEventInOrderInFewerEmits(t *testing.T) {
 	emits := 0
 	done := make(chan struct{})
 	const n = 2000
-	b := newBatcher(EventLoop, func(name string, data any) {
+	b := newBatcher(context.Background(), EventLoop, func(name string, data any) {
 		batch, ok := data.(EventBatch)
 		if name != EventLoop || !ok {
 			t.Errorf("emit(%q, %T), want an EventBatch on %q", name, data, EventLoop)
@@ -61,7 +62,7 @@ func TestBatcherKeepsEveryEventInOrderInFewerEmits(t *testing.T) {
 // batch to fill.
 func TestBatcherSendsALoneEventWithinAFrame(t *testing.T) {
 	got := make(chan any, 1)
-	b := newBatcher(EventLoop, func(_ string, data any) { got <- data }, batchInterval)
+	b := newBatcher(context.Background(), EventLoop, func(_ string, data any) { got <- data }, batchInterval)
 	b.add("approval_requested")
 	select {
 	case data := <-got:
@@ -70,5 +71,20 @@ func TestBatcherSendsALoneEventWithinAFrame(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second): // a frame, on a machine loaded by other tests
 		t.Fatal("a lone event never reached the page")
+	}
+}
+
+// Once the window has shut down nothing more is sent: the page is gone.
+func TestBatcherSendsNothingAfterTheWindowCloses(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	emitted := make(chan struct{}, 1)
+	b := newBatcher(ctx, EventLoop, func(string, any) { emitted <- struct{}{} }, time.Hour) // flushed by hand below
+	b.add("run_finished")
+	cancel()
+	b.flush() // what the timer does when it fires
+	select {
+	case <-emitted:
+		t.Fatal("an event was sent after the window closed")
+	case <-time.After(20 * time.Millisecond):
 	}
 }

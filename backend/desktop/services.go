@@ -135,7 +135,7 @@ func (s *Services) Startup(ctx context.Context, emit Emitter) {
 	c.emit = emit
 	// Loop events go out batched, one emit per frame (batch.go says why); the bus hands them
 	// to this subscriber in order, and the batcher keeps that order.
-	loopEvents := newBatcher(EventLoop, emit, batchInterval)
+	loopEvents := newBatcher(c.ctx, EventLoop, emit, batchInterval)
 	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev loop.Event) { loopEvents.add(ev) })
 	c.st.Runner.Bus().Subscribe(c.ctx, "", new(memoryRelease).offer)
 }

@@ -213,7 +213,7 @@ func (c *conn) httpClient() *http.Client {
 // Wails' binding calls reflect's Method, so the linker then keeps every exported method of
 // every reachable type: the SDK's whole API (Realtime, Responses, Files...), about 30 MB of
 // the 79 MB binary, nearly all of it resident at idle because the kernel maps a binary's
-// page cache in whole large folios (docs/benchmarks.md, "The binary"). The same holds for
+// page cache in whole large folios (docs/benchmarks.md, "The binary, and the event bridge"). The same holds for
 // anthropic.Client; TestSDKClientsAreNotStored guards both.
 type Client struct {
 	conn
