@@ -45,7 +45,11 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 	if geom.Maximised {
 		startState = options.Maximised
 	}
+	// The web process starts when the page first loads; once it has, the window's own
+	// children (tools, hooks, MCP servers) must not inherit its settings.
+	webProcessStarted := desktop.PrepareWebProcess()
 	opts := &options.App{
+		OnDomReady:       func(context.Context) { webProcessStarted() },
 		Title:            "Loopdesk",
 		Width:            geom.Width,
 		Height:           geom.Height,
@@ -56,7 +60,13 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 		AssetServer:      &assetserver.Options{Assets: assets, Middleware: securityHeaders},
 		OnStartup: func(ctx context.Context) {
 			dialogs.ctx = ctx
-			emit := func(name string, data any) { runtime.EventsEmit(ctx, name, data) }
+			emit := func(name string, data any) {
+				if batch, ok := data.(desktop.EventBatch); ok { // one script for the whole batch
+					runtime.EventsEmit(ctx, name, batch...)
+					return
+				}
+				runtime.EventsEmit(ctx, name, data)
+			}
 			svc.Startup(ctx, emit)
 			// UnMinimise is gtk_window_present: it raises and focuses the window.
 			show := func() { runtime.WindowShow(ctx); runtime.WindowUnminimise(ctx) }

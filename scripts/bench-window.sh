@@ -53,12 +53,12 @@ measure() {
     return 1
   fi
   sleep "$idle" # the measurement: memory once the window has been idle this long
-  local p rss=0 pss=0 n=0 pids
+  local p rss=0 pss=0 anon=0 n=0 pids
   pids=$(tree "$pid")
   for p in $pids; do
     [[ -r /proc/$p/smaps_rollup ]] || continue
-    read -r r s < <(awk '/^Rss:/ {r=$2} /^Pss:/ {s=$2} END {print r+0, s+0}' "/proc/$p/smaps_rollup")
-    rss=$((rss + r)) pss=$((pss + s)) n=$((n + 1))
+    read -r r s a < <(awk '/^Rss:/ {r=$2} /^Pss:/ {s=$2} /^Pss_Anon:/ {a=$2} END {print r+0, s+0, a+0}' "/proc/$p/smaps_rollup")
+    rss=$((rss + r)) pss=$((pss + s)) anon=$((anon + a)) n=$((n + 1))
   done
   kill $pids 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
@@ -71,12 +71,12 @@ measure() {
       sleep 0.05
     done
   done
-  echo "$name $times $rss $pss $n"
+  echo "$name $times $rss $pss $n $anon"
 }
 
 results=$scratch/results
 : >"$results"
-printf '%-9s %9s %9s %9s %9s %6s\n' run window_ms paint_ms rss_MB pss_MB procs
+printf '%-9s %9s %9s %9s %9s %6s %9s\n' run window_ms paint_ms rss_MB pss_MB procs anon_MB
 for ((i = 1; i <= pairs; i++)); do
   for app in bare loopdesk; do
     if [[ $app == bare ]]; then
@@ -85,13 +85,13 @@ for ((i = 1; i <= pairs; i++)); do
       line=$(measure loopdesk Loopdesk build/bin/loopdesk)
     fi
     echo "$line" >>"$results"
-    awk '{printf "%-9s %9d %9d %9.1f %9.1f %6d\n", $1, $2, $3, $4/1024, $5/1024, $6}' <<<"$line"
+    awk '{printf "%-9s %9d %9d %9.1f %9.1f %6d %9.1f\n", $1, $2, $3, $4/1024, $5/1024, $6, $7/1024}' <<<"$line"
   done
 done
 
 # Ratios of the medians, Loopdesk over bare, and of each pair.
 awk '
-  { k=$1; n[k]++; w[k,n[k]]=$2; p[k,n[k]]=$3; r[k,n[k]]=$4; s[k,n[k]]=$5 }
+  { k=$1; n[k]++; w[k,n[k]]=$2; p[k,n[k]]=$3; r[k,n[k]]=$4; s[k,n[k]]=$5; a[k,n[k]]=$7 }
   function median(a, k, cnt,   i, j, t, v) {
     for (i = 1; i <= cnt; i++) v[i] = a[k,i]
     for (i = 1; i <= cnt; i++) for (j = i + 1; j <= cnt; j++) if (v[j] < v[i]) { t=v[i]; v[i]=v[j]; v[j]=t }
@@ -105,4 +105,8 @@ awk '
       median(p,"bare",b), median(r,"bare",b)/1024, median(s,"bare",b)/1024, median(p,"loopdesk",l), median(r,"loopdesk",l)/1024, median(s,"loopdesk",l)/1024
     printf "x_vs_bare (medians): paint %.2f  rss %.2f  pss %.2f  (goal <= 1.20)\n",
       median(p,"loopdesk",l)/median(p,"bare",b), median(r,"loopdesk",l)/median(r,"bare",b), median(s,"loopdesk",l)/median(s,"bare",b)
+    # Anonymous PSS (heaps, JIT, DOM): the part of PSS no other process on the machine shares,
+    # so it does not move with other windows the way file-backed PSS does.
+    printf "anonymous pss: bare %.1f MB, loopdesk %.1f MB (x%.2f)\n",
+      median(a,"bare",b)/1024, median(a,"loopdesk",l)/1024, median(a,"loopdesk",l)/median(a,"bare",b)
   }' "$results"

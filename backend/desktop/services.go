@@ -20,8 +20,9 @@ import (
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
-// EventLoop is the one Wails event that carries every loop event to the page; the payload's
-// "type" field says which. The other channels are listed in Channels below; the page's
+// EventLoop is the one Wails event that carries every loop event to the page; each event's
+// "type" field says which. One emit carries one or more events, in order (an EventBatch:
+// the listener is called with each as an argument). The other channels are listed in Channels below; the page's
 // constants for them are generated from Channels (scripts/gentypes, `make types`).
 const EventLoop = "loop:event"
 
@@ -132,7 +133,10 @@ func (s *Services) Startup(ctx context.Context, emit Emitter) {
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.watches.Emit = emit
 	c.emit = emit
-	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev loop.Event) { emit(EventLoop, ev) })
+	// Loop events go out batched, one emit per frame (batch.go says why); the bus hands them
+	// to this subscriber in order, and the batcher keeps that order.
+	loopEvents := newBatcher(c.ctx, EventLoop, emit, batchInterval)
+	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev loop.Event) { loopEvents.add(ev) })
 	c.st.Runner.Bus().Subscribe(c.ctx, "", new(memoryRelease).offer)
 }
 

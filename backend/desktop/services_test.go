@@ -32,20 +32,28 @@ type recorder struct {
 func newRecorder() *recorder { return &recorder{signal: make(chan struct{}, 1)} }
 
 func (r *recorder) emit(name string, data any) {
-	b, err := json.Marshal(data)
-	if err != nil {
-		panic(err)
+	each := []any{data}
+	if batch, ok := data.(desktop.EventBatch); ok { // the page's listener gets each in order
+		each = batch
 	}
-	var ev map[string]any
-	if err := json.Unmarshal(b, &ev); err != nil {
-		panic(err)
-	}
-	ev["_event"] = name
-	if r.onEmit != nil {
-		r.onEmit(ev)
+	evs := make([]map[string]any, 0, len(each))
+	for _, data := range each {
+		b, err := json.Marshal(data)
+		if err != nil {
+			panic(err)
+		}
+		var ev map[string]any
+		if err := json.Unmarshal(b, &ev); err != nil {
+			panic(err)
+		}
+		ev["_event"] = name
+		if r.onEmit != nil {
+			r.onEmit(ev)
+		}
+		evs = append(evs, ev)
 	}
 	r.mu.Lock()
-	r.events = append(r.events, ev)
+	r.events = append(r.events, evs...)
 	r.mu.Unlock()
 	select {
 	case r.signal <- struct{}{}:

@@ -26,7 +26,7 @@ import (
 // the key goes in the x-api-key header only.
 type Anthropic struct {
 	conn
-	ac anthropic.Client
+	ac []aoption.RequestOption // anthropic.NewClient(...).Options; Client's comment says why
 }
 
 // NewAnthropic makes a client for cfg (BaseURL: the API root without /v1). It does no I/O.
@@ -44,7 +44,7 @@ func NewAnthropic(cfg Config) *Anthropic {
 		aoption.WithHeaderDel("authorization"),
 		aoption.WithHTTPClient(c.httpClient()),
 		aoption.WithMaxRetries(0), // Stream retries itself: only before output
-	)
+	).Options
 	return c
 }
 
@@ -88,7 +88,8 @@ func (c *Anthropic) send(ctx, actx context.Context, wd *watchdog, method, path s
 		params = body.Reader()
 		opts = append(opts, aoption.WithMiddleware(body.withLength))
 	}
-	err := c.ac.Execute(actx, method, path, params, &res, opts...)
+	ac := anthropic.Client{Options: c.ac} // on the stack: see Client
+	err := ac.Execute(actx, method, path, params, &res, opts...)
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) && apiErr.Response != nil {
 		return nil, c.statusError(apiErr.Response, []byte(apiErr.RawJSON()))

@@ -206,9 +206,18 @@ func (c *conn) httpClient() *http.Client {
 }
 
 // Client calls one OpenAI-compatible server. It is safe for concurrent use.
+//
+// It keeps the options openai.NewClient built, not the openai.Client: send makes a Client
+// on its stack for each call (Execute reads nothing else). A stored openai.Client makes the
+// SDK's Client type reachable from the heap, and with it the type of every service field;
+// Wails' binding calls reflect's Method, so the linker then keeps every exported method of
+// every reachable type: the SDK's whole API (Realtime, Responses, Files...), about 30 MB of
+// the 79 MB binary, nearly all of it resident at idle because the kernel maps a binary's
+// page cache in whole large folios (docs/benchmarks.md, "The binary, and the event bridge"). The same holds for
+// anthropic.Client; TestSDKClientsAreNotStored guards both.
 type Client struct {
 	conn
-	oa openai.Client
+	oa []option.RequestOption // openai.NewClient(...).Options
 }
 
 // sharedHTTPClient serves every Client made without Config.HTTPClient, so
@@ -229,7 +238,7 @@ func New(cfg Config) *Client {
 		option.WithHeaderDel("OpenAI-Project"),
 		option.WithHTTPClient(c.httpClient()),
 		option.WithMaxRetries(0), // Stream retries itself: only before output, with its own backoff
-	)
+	).Options
 	return c
 }
 

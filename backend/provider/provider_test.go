@@ -508,7 +508,7 @@ func TestNonStreamedAndMislabelledAnswers(t *testing.T) {
 	if err != nil || resp.Text != "Plain." || got != "Plain." {
 		t.Fatalf("mislabelled stream: %v %+v", err, resp)
 	}
-	c.oa.Options = append(c.oa.Options, option.WithHeader("X-Case", "json"))
+	c.oa = append(c.oa, option.WithHeader("X-Case", "json"))
 	resp = c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{OnText: func(d string) { got += d }})
 	err = resp.Err
 	if err != nil || resp.Text != "Whole answer." || got != "Plain.Whole answer." || resp.Usage.OutputTokens != 4 ||

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 )
@@ -74,7 +75,8 @@ func (c *Client) send(ctx, actx context.Context, wd *watchdog, method, path stri
 		params = body.Reader() // openai-go sends a reader unchanged
 		opts = append(opts, option.WithMiddleware(body.withLength))
 	}
-	err := c.oa.Execute(actx, method, path, params, &res, opts...)
+	oc := openai.Client{Options: c.oa} // on the stack, never stored: see Client
+	err := oc.Execute(actx, method, path, params, &res, opts...)
 	if res == nil || (err != nil && res.StatusCode < 400) {
 		if err == nil {
 			err = errors.New("no response")

@@ -179,11 +179,14 @@ test('dropped frames while streaming 2,000 deltas per second (measured)', async 
       let deltas = 0;
       let first = 0;
       let last = 0;
-      const off = window.runtime.EventsOn('loop:event', (ev) => {
-        if (ev.type !== 'text_delta') return;
-        deltas++;
-        last = performance.now();
-        if (!first) first = last;
+      // Go sends a frame's events in one emit: the listener gets them as its arguments.
+      const off = window.runtime.EventsOn('loop:event', (...evs) => {
+        for (const ev of evs) {
+          if (ev.type !== 'text_delta') continue;
+          deltas++;
+          last = performance.now();
+          if (!first) first = last;
+        }
       });
       const frames = await eval(probeSrc);
       off();
@@ -277,7 +280,7 @@ async function toolRound(page, tag) {
       for (const e of l.getEntries()) trace.push({ long_task: Math.round(performance.timeOrigin + e.startTime), ms: Math.round(e.duration) });
     });
     po.observe({ type: 'longtask' });
-    const off = window.runtime.EventsOn('loop:event', (ev) => {
+    const off = window.runtime.EventsOn('loop:event', (...evs) => evs.forEach((ev) => {
       trace.push({ ev: ev.type + (ev.rows ? ':' + ev.rows.map((r) => r.kind).join(',') : ''), at: Date.now() });
       if (ev.type !== 'rows_stored') return;
       const result = ev.rows.find((x) => x.kind === 'tool_result');
@@ -287,7 +290,7 @@ async function toolRound(page, tag) {
         heardAt = Date.now();
         answerAt = Date.parse(r.created_at);
       }
-    });
+    }));
     const started = Date.now();
     const finish = (v) => {
       off();

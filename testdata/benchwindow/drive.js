@@ -81,7 +81,7 @@
       await newSession();
       const idleFrames = await frames(args.seconds * 1000);
       let deltas = 0;
-      const off = window.runtime.EventsOn('loop:event', (ev) => { if (ev.type === 'text_delta') deltas++; });
+      const off = window.runtime.EventsOn('loop:event', (...evs) => { for (const ev of evs) if (ev.type === 'text_delta') deltas++; });
       const p = frames(args.seconds * 1000);
       await send('stream for real');
       const streaming = await p;

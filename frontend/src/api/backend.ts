@@ -279,8 +279,12 @@ export const api = {
   saveGeometry: (): Promise<void> => WindowService.SaveGeometry(),
 
   openURL: (url: string): void => BrowserOpenURL(url),
-  /** Subscribes to loop events; returns the unsubscribe function. */
-  onEvent: (handler: (ev: WireEvent) => void): (() => void) => EventsOn(LOOP_EVENT, (ev: WireEvent) => handler(ev)),
+  /** Subscribes to loop events; returns the unsubscribe function. Go sends a frame's events in
+   * one emit (backend/desktop/batch.go), so the listener gets one or more, in order. */
+  onEvent: (handler: (ev: WireEvent) => void): (() => void) =>
+    EventsOn(LOOP_EVENT, (...evs: WireEvent[]) => {
+      for (const ev of evs) handler(ev);
+    }),
   onWorkspaceChanged: (handler: (ev: WorkspaceChanged) => void): (() => void) =>
     EventsOn(WORKSPACE_CHANGED, (ev: WorkspaceChanged) => handler(ev)),
   onWorkspaceWarning: (handler: (ev: WorkspaceWarning) => void): (() => void) =>
