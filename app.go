@@ -45,11 +45,7 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 	if geom.Maximised {
 		startState = options.Maximised
 	}
-	// The web process starts when the page first loads; once it has, the window's own
-	// children (tools, hooks, MCP servers) must not inherit its settings.
-	webProcessStarted := desktop.PrepareWebProcess()
 	opts := &options.App{
-		OnDomReady:       func(context.Context) { webProcessStarted() },
 		Title:            "Loopdesk",
 		Width:            geom.Width,
 		Height:           geom.Height,
