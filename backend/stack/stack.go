@@ -50,9 +50,6 @@ type Config struct {
 	Respec func(ctx context.Context, spec *loop.RunSpec) error
 	// Tasks configures the task tool (child sessions); nil: on, with the runner's defaults.
 	Tasks *loop.TaskConfig
-	// NoTasks leaves the task tool out: for a front end that cannot yet ask the person about a
-	// child's calls (ACP asks its editor about the prompt's own session only).
-	NoTasks bool
 }
 
 // Stack is the wired agent. Close stops every run, the MCP servers and the recorder's
@@ -160,11 +157,8 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack,
 	return s, nil
 }
 
-// tasksOf is the task tool's configuration: nil without it.
+// tasksOf is the task tool's configuration (every front end offers the task tool).
 func tasksOf(cfg Config) *loop.TaskConfig {
-	if cfg.NoTasks {
-		return nil
-	}
 	tasks := loop.TaskConfig{}
 	if cfg.Tasks != nil {
 		tasks = *cfg.Tasks // the caller's config is not changed
