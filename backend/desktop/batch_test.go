@@ -88,3 +88,32 @@ func TestBatcherSendsNothingAfterTheWindowCloses(t *testing.T) {
 	case <-time.After(20 * time.Millisecond):
 	}
 }
+
+// The batcher throttles, it does not debounce: an event that finds the channel quiet for a
+// frame goes out at once (here the frame is an hour long, so only an immediate flush can
+// deliver it), and what follows it within the frame waits for the frame's end, in order.
+func TestBatcherSendsTheFirstEventAfterAQuietFrameAtOnce(t *testing.T) {
+	got := make(chan EventBatch, 4)
+	b := newBatcher(context.Background(), EventLoop, func(_ string, data any) { got <- data.(EventBatch) }, time.Hour)
+	b.add("rows_stored")
+	select {
+	case batch := <-got:
+		if len(batch) != 1 || batch[0] != "rows_stored" {
+			t.Fatalf("first emit %v, want the lone event", batch)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first event after a quiet frame was held back")
+	}
+	b.add("assistant_message")
+	b.add("usage")
+	b.mu.Lock()
+	held, scheduled := len(b.pending), b.scheduled
+	b.mu.Unlock()
+	if held != 2 || !scheduled {
+		t.Fatalf("within the frame: %d events held, flush scheduled %v; want 2 held until the frame ends", held, scheduled)
+	}
+	b.flush() // what the timer does when the frame ends
+	if batch := <-got; len(batch) != 2 || batch[0] != "assistant_message" || batch[1] != "usage" {
+		t.Fatalf("second emit %v, want both events in order", batch)
+	}
+}
