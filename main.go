@@ -100,5 +100,12 @@ func runWindow(folder string, getenv func(string) string) (err error) {
 	if err != nil {
 		return err
 	}
+	pageLoaded, next := limitPageJIT(), opts.OnDomReady
+	opts.OnDomReady = func(ctx context.Context) {
+		pageLoaded()
+		if next != nil {
+			next(ctx)
+		}
+	}
 	return wails.Run(opts)
 }

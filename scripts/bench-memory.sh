@@ -7,7 +7,11 @@
 # approval row and its result), 2,203 by default.
 # A second run measures smoothness in the same real window: frames dropped while the fake
 # streams 6,000 words, and while idle, once per WebKit GPU policy.
-#   scripts/bench-memory.sh [memory|frames|all]      default all
+# `speed` (not part of all) times, in the same real window, what the page's JavaScript speed
+# decides: opening a 10,000-row session, its chunk table, a long markdown reply; once with
+# the product's JavaScriptCore options and once with every JIT tier on (JSC_useDFGJIT=true),
+# BENCH_PAIRS (3) times, alternating.
+#   scripts/bench-memory.sh [memory|frames|all|speed]      default all
 # The window is the product built with the bench tag, which only adds bench_hook.go (the
 # page driver testdata/benchwindow/drive.js and the measuring hook). Env: BENCH_ROUNDS (200),
 # BENCH_CALLS (5), BENCH_REPEATS (2: a second long session streams in after the first, to
@@ -63,6 +67,10 @@ open(path, "w").write("\n".join(json.dumps(l) for l in lines) + "\n")
 PY
   LOOPDESK_DB=$h/loopdesk.db XDG_CONFIG_HOME=$h/config XDG_DATA_HOME=$h/data HOME=$h \
     build/bin/loopdesk-bench sessions import "$h/twenty.jsonl" >/dev/null
+  if [[ -n ${BENCH_BIG:-} ]]; then
+    LOOPDESK_DB=$h/loopdesk.db XDG_CONFIG_HOME=$h/config XDG_DATA_HOME=$h/data HOME=$h \
+      build/bin/loopdesk-bench sessions import "$BENCH_BIG" >/dev/null
+  fi
   echo "$h"
 }
 
@@ -79,7 +87,7 @@ window() {
     LOOPDESK_BENCH_ARGS="$args" ${BENCH_GPU:+LOOPDESK_BENCH_GPU=$BENCH_GPU} \
     timeout 3600 build/bin/loopdesk-bench >"$scratch/$name.log" 2>&1 || true
   if ! [[ -s $scratch/$name.jsonl ]] || grep -q '"label":"error"' "$scratch/$name.jsonl" ||
-    ! grep -q '"label":"\(open20_after\|frames\)"' "$scratch/$name.jsonl"; then
+    ! grep -q '"label":"\(open20_after\|frames\|speed\)"' "$scratch/$name.jsonl"; then
     cat "$scratch/$name.jsonl" "$scratch/$name.log" >&2 2>/dev/null
     echo "bench-memory: the $name run failed" >&2
     return 1
@@ -134,4 +142,41 @@ print(f"frames {sys.argv[2]:8s}: idle 4 s {i['frames']} frames, {i['dropped']} d
       f"{s['dropped']} dropped, worst {s['worst_ms']} ms, {s['deltas']} deltas; rss {r['rss_kb']/1024:.1f} MB pss {r['pss_kb']/1024:.1f} MB")
 PY
   done
+fi
+
+if [[ $what == speed ]]; then
+  # The 10,000-row session of e2e/tests/ui-measure.test.mjs: question, tool call, result, answer.
+  BENCH_BIG=$scratch/big.jsonl
+  export BENCH_BIG
+  python3 - "$BENCH_BIG" <<'PY'
+import json, sys, datetime
+at = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+lines = [{"type": "session", "format": 1, "session": {"id": "big", "title": "ten thousand rows", "workspace": "",
+          "model": "fake-model", "parent_id": "", "fork_seq": 0, "created_at": at, "updated_at": at}}]
+for seq in range(1, 10001):
+    g, k = (seq - 1) // 4, (seq - 1) % 4
+    payload = [{"text": f"Question {g}: what is in file {g}?"},
+               {"text": "", "reasoning": "", "tool_calls": [{"id": f"c{g}", "name": "read_file", "arguments": json.dumps({"path": f"src/file{g}.go"})}]},
+               {"call_id": f"c{g}", "name": "read_file", "content": f"package main\n\n// file {g}\nfunc f{g}() int {{ return {g} }}\n", "is_error": False},
+               {"text": f"File {g} defines **f{g}**, which returns `{g}`.\n\n- one\n- two", "reasoning": "", "tool_calls": []}][k]
+    lines.append({"type": "chunk", "seq": seq, "kind": ["user", "assistant", "tool_result", "assistant"][k], "payload": payload, "run_id": "", "created_at": at})
+open(sys.argv[1], "w").write("\n".join(json.dumps(l) for l in lines) + "\n")
+PY
+  # A long markdown reply: 60 sections, each a paragraph, a list and a Go fence.
+  python3 -c '
+import json
+part = "## Part {0}\n\nSome **bold** and `code` words, then a list:\n\n- one\n- two\n\n```go\nfunc f{0}() int {{\n\treturn {0}\n}}\n```\n\n"
+print(json.dumps([{"kind": "text", "delay_ms": 1, "text": "".join(part.format(i) for i in range(60))}]))' >"$scratch/replies.json"
+  for i in $(seq "${BENCH_PAIRS:-3}"); do
+    for jit in product all-tiers; do
+      if [[ $jit == all-tiers ]]; then export JSC_useDFGJIT=true; else unset JSC_useDFGJIT; fi
+      window "speed-$jit-$i" "{\"scenario\":\"speed\",\"tries\":${BENCH_TRIES:-5}}"
+      python3 - "$scratch/speed-$jit-$i.jsonl" "$jit" <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if '"speed"' in l][0]["data"]
+print(f"speed {sys.argv[2]:9s}: open 10,000 rows {r['median_open_10k_ms']} ms {r['open_10k_ms']}; chunk table {r['median_table_10k_ms']} ms {r['table_10k_ms']}; long markdown reply {r['reply_ms']} ms")
+PY
+    done
+  done
+  unset JSC_useDFGJIT
 fi

@@ -35,8 +35,14 @@ func (m *memoryRelease) offer(ev loop.Event) {
 		d = releaseDelay
 	}
 	if m.timer == nil {
-		m.timer = time.AfterFunc(d, debug.FreeOSMemory)
+		m.timer = time.AfterFunc(d, release)
 		return
 	}
 	m.timer.Reset(d)
+}
+
+// release gives back what the Go heap and the C heap hold free.
+func release() {
+	debug.FreeOSMemory()
+	trimCHeap()
 }

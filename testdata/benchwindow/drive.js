@@ -2,9 +2,10 @@
 // (build tag bench). It does what a person does (clicks, typing) and emits "bench:mark" at each
 // measuring point; Go then records the memory of the process tree. Approvals are set to auto:
 // the bench measures streaming, not a person clicking Approve. window.__benchArgs:
-//   scenario: "memory" | "frames"; idle_ms: how long to idle before a memory mark;
+//   scenario: "memory" | "frames" | "speed"; idle_ms: how long to idle before a memory mark;
 //   repeats: how many long sessions stream in, one after the other (memory, default 1);
-//   seconds: how long each frame count lasts (frames).
+//   seconds: how long each frame count lasts (frames); tries: how many times each thing is
+//   timed (speed).
 (async () => {
   const args = window.__benchArgs || {};
   const idle = args.idle_ms ?? 8000;
@@ -70,6 +71,43 @@
     });
   }
 
+  // From a click to the frame in which what it shows is on screen, timed in the page.
+  async function clickUntil(el, done) {
+    const t0 = performance.now();
+    el.click();
+    for (;;) {
+      await new Promise((r) => requestAnimationFrame(r));
+      if (done()) return Math.round(performance.now() - t0);
+      if (performance.now() - t0 > 60000) throw new Error('timed out after a click');
+    }
+  }
+  // What the page's JavaScript speed decides, in the real window: opening the 10,000-row
+  // session (its last row drawn, markdown included), the chunk table of it, and a long
+  // markdown reply with code fences streamed in.
+  async function speed(tries) {
+    const nav = await until('the sessions list', () => document.querySelector('nav[aria-label="Sessions"]'));
+    const open = [];
+    const table = [];
+    for (let i = 0; i < tries; i++) {
+      await openSession('twenty rows');
+      await sleep(300);
+      const b = [...nav.querySelectorAll('button')].find((x) => x.textContent.includes('ten thousand rows'));
+      open.push(await clickUntil(b, () => (document.querySelector('.conversation [data-seq="10000"]')?.textContent ?? '').includes('File 2499 defines')));
+      await sleep(300);
+      const tab = await until('the Chunks tab', () => [...document.querySelectorAll('[role="tab"]')].find((x) => x.textContent === 'Chunks'));
+      table.push(await clickUntil(tab, () => document.querySelector('[aria-label="Chunk table"] [data-seq="1"]')));
+      const back = [...document.querySelectorAll('[role="tab"]')].find((x) => x.textContent !== 'Chunks');
+      back?.click();
+    }
+    await newSession();
+    const t0 = performance.now();
+    await send('a long markdown reply');
+    await runFinished(120000);
+    const reply = Math.round(performance.now() - t0);
+    const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    return { open_10k_ms: open, table_10k_ms: table, reply_ms: reply, median_open_10k_ms: med(open), median_table_10k_ms: med(table) };
+  }
+
   try {
     const s = await window.go.desktop.Settings.GetSettings();
     await window.go.desktop.Settings.SaveSettings({
@@ -77,7 +115,9 @@
       approval_mode: 'auto', prices: s.prices, context_windows: s.context_windows, theme: s.theme,
       budgets: { ...s.budgets, max_turns: 10000, max_tool_calls: 100000, timeout_seconds: 7200 },
     });
-    if (args.scenario === 'frames') {
+    if (args.scenario === 'speed') {
+      mark('speed', await speed(args.tries ?? 5));
+    } else if (args.scenario === 'frames') {
       await newSession();
       const idleFrames = await frames(args.seconds * 1000);
       let deltas = 0;
