@@ -121,12 +121,10 @@ bench: deps .stamps/system-test .stamps/npm-acp $(BIN)/loopdesk
 
 # Regenerates frontend/wailsjs from the bound Go methods (needs the Wails CLI:
 # go install github.com/wailsapp/wails/v2/cmd/wails@v2.13.0). Commit the result.
-bindings:
-	LOOPDESK_DB=$$(mktemp -d)/bindings.db wails generate module -tags webkit2_41,sqlite_fts5
-
-# Regenerates frontend/src/api/wire.ts, the page's types, from the Go types (scripts/gentypes).
+# Regenerates the page's types (frontend/src/api/wire.ts) and the bound methods' stubs typed
+# with them (frontend/wailsjs/go) from the Go types (scripts/gentypes); `bindings` is the same.
 # Commit the result: TestWireTypesAreCurrent fails when it is stale.
-types:
+types bindings:
 	$(GO) run -tags $(TAGS) ./scripts/gentypes
 
 # A screenshot of the real window under Xvfb (docs/screenshots.md).

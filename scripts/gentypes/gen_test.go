@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,25 +15,65 @@ import (
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
-// TestWireTypesAreCurrent fails when frontend/src/api/wire.ts is not what the generator
-// writes from the Go types today: a Go field renamed, added or retyped without `make types`.
+// TestWireTypesAreCurrent fails when frontend/src/api/wire.ts or a bound method's stub under
+// frontend/wailsjs/go is not what the generator writes from the Go types today (a Go field or
+// a bound method renamed, added or retyped without `make types`), or when a file there is not
+// the generator's (Wails' own models.ts, a stub of a service no longer bound).
 func TestWireTypesAreCurrent(t *testing.T) {
 	root := moduleRoot()
-	tmp := filepath.Join(t.TempDir(), "wire.ts")
-	b, err := Generate(root)
+	files, err := GenerateAll(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		t.Fatal(err)
+	for name, fresh := range files {
+		committed, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+		if err != nil {
+			t.Fatalf("%v: run `make types` and commit it", err)
+		}
+		if !bytes.Equal(fresh, committed) {
+			t.Errorf("%s is stale: run `make types` and commit it; first difference:\n%s", name, firstDiff(committed, fresh))
+		}
 	}
-	fresh, _ := os.ReadFile(tmp)
-	committed, err := os.ReadFile(filepath.Join(root, Output))
+	err = filepath.WalkDir(filepath.Join(root, BindingsDir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if _, ok := files[filepath.ToSlash(rel)]; !ok {
+			t.Errorf("%s is not generated from Go: `make types` removes it", rel)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(fresh, committed) {
-		t.Fatalf("%s is stale: run `make types` and commit it; first difference:\n%s", Output, firstDiff(committed, fresh))
+}
+
+// Every bound method has its stub, calling the method Wails binds, typed with the page's
+// types: a parameter as the page sends it, a result as encoding/json writes it (a nil slice
+// or pointer as null), an error result as the promise's rejection.
+func TestStubsCallEveryBoundMethodWithThePagesTypes(t *testing.T) {
+	files, err := GenerateAll(moduleRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dts := string(files[BindingsDir+"/desktop/Chat.d.ts"])
+	js := string(files[BindingsDir+"/desktop/Chat.js"])
+	for _, want := range []string{
+		"import type { ",
+		"export function Decide(arg1: string, arg2: string, arg3: DecisionInput): Promise<void>;",
+		"export function Palette(arg1: string): Promise<PaletteEntry[] | null>;",
+		"export function Live(arg1: string): Promise<LiveView>;",
+	} {
+		if !strings.Contains(dts, want) {
+			t.Errorf("Chat.d.ts lacks %q:\n%s", want, dts)
+		}
+	}
+	if !strings.Contains(js, "return window['go']['desktop']['Chat']['Decide'](arg1, arg2, arg3);") {
+		t.Errorf("Chat.js does not call the bound method:\n%s", js)
+	}
+	if strings.Contains(dts, "models") {
+		t.Errorf("Chat.d.ts still names Wails' models:\n%s", dts)
 	}
 }
 

@@ -79,66 +79,65 @@ export interface WireEvent {
   [field: string]: unknown;
 }
 
-// The Wails bindings' models (wailsjs/go/models.ts) type json.RawMessage and nested structs
-// loosely; cast through unknown to the generated wire types (wire.ts), which say what arrives.
-const as = <T>(p: Promise<unknown>): Promise<T> => p as Promise<T>;
-const list = async <T>(p: Promise<unknown>): Promise<T[]> => ((await p) ?? []) as T[];
+// The bindings (wailsjs/go) are typed with the wire types (wire.ts), as encoding/json writes
+// them: a nil slice arrives as null, which the page reads as an empty list.
+const list = async <T>(p: Promise<T[] | null>): Promise<T[]> => (await p) ?? [];
 
 export const api = {
   // Settings
   presets: (): Promise<Preset[]> => list<Preset>(SettingsService.Presets()),
-  getSettings: (): Promise<Settings> => as<Settings>(SettingsService.GetSettings()),
-  saveSettings: (s: SettingsInput): Promise<Settings> => as<Settings>(SettingsService.SaveSettings(s as never)),
+  getSettings: (): Promise<Settings> => SettingsService.GetSettings(),
+  saveSettings: (s: SettingsInput): Promise<Settings> => SettingsService.SaveSettings(s),
   testConnection: (baseURL: string, apiKey: string): Promise<ConnectionResult> =>
-    as<ConnectionResult>(SettingsService.TestConnection(baseURL, apiKey)),
+    SettingsService.TestConnection(baseURL, apiKey),
   listRules: (): Promise<Rule[]> => list<Rule>(SettingsService.ListRules()),
-  addRule: (r: RuleInput): Promise<Rule> => as<Rule>(SettingsService.AddRule(r as never)),
-  updateRule: (id: string, r: RuleInput): Promise<Rule> => as<Rule>(SettingsService.UpdateRule(id, r as never)),
+  addRule: (r: RuleInput): Promise<Rule> => SettingsService.AddRule(r),
+  updateRule: (id: string, r: RuleInput): Promise<Rule> => SettingsService.UpdateRule(id, r),
   deleteRule: (id: string): Promise<void> => SettingsService.DeleteRule(id),
   /** What was detected at start-up; a non-empty notice is shown once, dismissable. */
-  sandboxStatus: (): Promise<SandboxStatus> => as<SandboxStatus>(SettingsService.SandboxStatus()),
-  sessionSandbox: (sessionID: string): Promise<SandboxView> => as<SandboxView>(SettingsService.SessionSandbox(sessionID)),
-  saveSandbox: (in_: SandboxInput): Promise<SandboxView> => as<SandboxView>(SettingsService.SaveSandbox(in_ as never)),
+  sandboxStatus: (): Promise<SandboxStatus> => SettingsService.SandboxStatus(),
+  sessionSandbox: (sessionID: string): Promise<SandboxView> => SettingsService.SessionSandbox(sessionID),
+  saveSandbox: (in_: SandboxInput): Promise<SandboxView> => SettingsService.SaveSandbox(in_),
   /** providers.json and every provider ("default" first), never a key. */
-  listProviders: (): Promise<ProvidersView> => as<ProvidersView>(SettingsService.ListProviders()),
+  listProviders: (): Promise<ProvidersView> => SettingsService.ListProviders(),
   /** Validates and writes providers.json; rejects naming the bad entry, writing nothing. */
-  saveProviders: (ps: Provider[]): Promise<ProvidersView> => as<ProvidersView>(SettingsService.SaveProviders(ps as never)),
+  saveProviders: (ps: Provider[]): Promise<ProvidersView> => SettingsService.SaveProviders(ps),
   /** Asks a provider (as edited, saved or not) for its model list. */
-  testProvider: (p: Provider): Promise<ConnectionResult> => as<ConnectionResult>(SettingsService.TestProvider(p as never)),
+  testProvider: (p: Provider): Promise<ConnectionResult> => SettingsService.TestProvider(p),
   /** The agent definitions of the session's folder and the person's own, invalid ones with the reason. */
   agentDefinitions: (sessionID: string): Promise<AgentDefinition[]> => list<AgentDefinition>(SettingsService.AgentDefinitions(sessionID)),
-  mcpServers: (): Promise<McpView> => as<McpView>(SettingsService.MCPServers()),
+  mcpServers: (): Promise<McpView> => SettingsService.MCPServers(),
   /** Writes the file (the only call that does), then starts, stops or restarts what changed. */
-  saveMCPConfig: (c: McpConfig): Promise<McpView> => as<McpView>(SettingsService.SaveMCPConfig(c as never)),
+  saveMCPConfig: (c: McpConfig): Promise<McpView> => SettingsService.SaveMCPConfig(c),
   /** Claude Desktop's servers merged into the current configuration, unsaved. */
-  importClaudeDesktop: (): Promise<McpConfig> => as<McpConfig>(SettingsService.ImportClaudeDesktop()),
+  importClaudeDesktop: (): Promise<McpConfig> => SettingsService.ImportClaudeDesktop(),
   restartMCPServer: (name: string): Promise<void> => SettingsService.RestartMCPServer(name),
   mcpServerLog: (name: string): Promise<string> => SettingsService.MCPServerLog(name),
   /** Every hook of the session's folder, the project hooks' trust and the latest runs. */
-  hooks: (sessionID: string): Promise<HooksView> => as<HooksView>(SettingsService.Hooks(sessionID)),
+  hooks: (sessionID: string): Promise<HooksView> => SettingsService.Hooks(sessionID),
   /** Trusts the project hooks whose hash the person saw; refused if they changed since. */
-  trustHooks: (sessionID: string, sha256: string): Promise<HooksView> => as<HooksView>(SettingsService.TrustHooks(sessionID, sha256)),
+  trustHooks: (sessionID: string, sha256: string): Promise<HooksView> => SettingsService.TrustHooks(sessionID, sha256),
   /** Copies ~/.claude/settings.json's hooks into the personal hooks.json. */
   importClaudeCodeHooks: (sessionID: string): Promise<ImportedHooks> =>
-    as<ImportedHooks>(SettingsService.ImportClaudeCodeHooks(sessionID)),
+    SettingsService.ImportClaudeCodeHooks(sessionID),
 
   // Sessions
   listSessions: (): Promise<SessionSummary[]> => list<SessionSummary>(Sessions.ListSessions()),
-  newSession: (workspace = ''): Promise<Session> => as<Session>(Sessions.NewSession(workspace)),
+  newSession: (workspace = ''): Promise<Session> => Sessions.NewSession(workspace),
   renameSession: (id: string, title: string): Promise<void> => Sessions.RenameSession(id, title),
   /** The provider and model the session's next run uses. */
   setSessionModel: (id: string, provider: string, model: string): Promise<Session> =>
-    as<Session>(Sessions.SetSessionModel(id, provider, model)),
+    Sessions.SetSessionModel(id, provider, model),
   deleteSession: (id: string): Promise<void> => Sessions.DeleteSession(id),
   /** Writes the export through the native save dialog; "" when cancelled. */
   exportSession: (id: string): Promise<string> => Sessions.ExportSession(id),
   /** Writes a Markdown transcript through the native save dialog; "" when cancelled. */
   exportMarkdown: (id: string): Promise<string> => Sessions.ExportMarkdown(id),
-  forkSession: (id: string, seq: number): Promise<Session> => as<Session>(Sessions.ForkSession(id, seq)),
+  forkSession: (id: string, seq: number): Promise<Session> => Sessions.ForkSession(id, seq),
   /** A fork with its own copy of the folder as it was at row seq. */
-  forkSessionWithFiles: (id: string, seq: number): Promise<Session> => as<Session>(Sessions.ForkSessionWithFiles(id, seq)),
+  forkSessionWithFiles: (id: string, seq: number): Promise<Session> => Sessions.ForkSessionWithFiles(id, seq),
   /** The fork folder a session works in (folder "" when none), with its branch and size. */
-  forkFolderOf: (id: string): Promise<ForkFolder> => as<ForkFolder>(Sessions.ForkFolderOf(id)),
+  forkFolderOf: (id: string): Promise<ForkFolder> => Sessions.ForkFolderOf(id),
   /** Deletes a fork session and the folder (worktree, branch) made for it; returns the folder. */
   deleteSessionAndFolder: (id: string): Promise<string> => Sessions.DeleteSessionAndFolder(id),
   /** Fork folders whose session is gone, largest first. */
@@ -150,7 +149,7 @@ export const api = {
   searchText: (text: string): Promise<Hit[]> => list<Hit>(Sessions.SearchText(text)),
   /** The whole session: only when it is opened. */
   openSession: async (id: string): Promise<SessionView> => {
-    const v = (await Sessions.OpenSession(id)) as unknown as SessionView;
+    const v = await Sessions.OpenSession(id);
     return {
       ...v,
       rows: v.rows ?? [],
@@ -160,13 +159,13 @@ export const api = {
       queued: v.queued ?? [],
     };
   },
-  totals: (id: string): Promise<Totals> => as<Totals>(Sessions.Totals(id)),
+  totals: (id: string): Promise<Totals> => Sessions.Totals(id),
   /** The child sessions the session's task calls started, as their cards show them. */
-  children: (id: string): Promise<ChildView[]> => as<ChildView[]>(Sessions.Children(id)),
+  children: (id: string): Promise<ChildView[]> => list(Sessions.Children(id)),
   /** The AGENTS.md files the session's next run will carry, with a preview of each. */
   instructions: (id: string): Promise<InstructionFile[]> => list<InstructionFile>(Sessions.Instructions(id)),
   /** Imports an export the person picks; a session with id "" when the picker was cancelled. */
-  importSession: (): Promise<Session> => as<Session>(Sessions.ImportSession()),
+  importSession: (): Promise<Session> => Sessions.ImportSession(),
   /** The rows with seq > afterSeq (after a gap). */
   rowsAfter: (id: string, afterSeq: number): Promise<Row[]> => list<Row>(Sessions.RowsAfter(id, afterSeq)),
   runs: (id: string): Promise<Run[]> => list<Run>(Sessions.Runs(id)),
@@ -190,15 +189,19 @@ export const api = {
     }
   },
   /** The session's latest plan (null when it has none). */
-  plan: async (id: string): Promise<PinnedPlan | null> => ((await Sessions.Plan(id)) ?? null) as unknown as PinnedPlan | null,
+  plan: async (id: string): Promise<PinnedPlan | null> => (await Sessions.Plan(id)) ?? null,
   /** Records the person's edit (a note the model reads at its next request); refused while running. */
-  editPlan: (id: string, p: Plan): Promise<PinnedPlan> => as<PinnedPlan>(Sessions.EditPlan(id, p as never)),
+  editPlan: async (id: string, p: Plan): Promise<PinnedPlan> => {
+    const pinned = await Sessions.EditPlan(id, p);
+    if (!pinned) throw new Error('the edited plan did not come back'); // Go returns it or an error
+    return pinned;
+  },
 
   // Chat
   sendMessage: (sessionID: string, text: string): Promise<string> => Chat.SendMessage(sessionID, text),
   /** Sends text with images (stored as blobs first); refused while a run goes on. */
   sendWithImages: (sessionID: string, text: string, images: ImageInput[]): Promise<string> =>
-    Chat.SendWithImages(sessionID, text, images as never),
+    Chat.SendWithImages(sessionID, text, images),
   /** A stored image as a data URL. */
   image: (hash: string): Promise<string> => Sessions.Image(hash),
   /** Whether the saved model is sent images (the vision setting, else its name's default). */
@@ -212,69 +215,69 @@ export const api = {
   cancel: (sessionID: string): Promise<void> => Chat.Cancel(sessionID),
   /** Forks before the person's message at seq and sends text there; the original is untouched. */
   editAndResend: (sessionID: string, seq: number, text: string): Promise<ForkedRun> =>
-    as<ForkedRun>(Chat.EditAndResend(sessionID, seq, text)),
+    Chat.EditAndResend(sessionID, seq, text),
   /** Forks before the run that made the reply at seq and runs again from its message. */
-  regenerate: (sessionID: string, seq: number): Promise<ForkedRun> => as<ForkedRun>(Chat.Regenerate(sessionID, seq)),
+  regenerate: (sessionID: string, seq: number): Promise<ForkedRun> => Chat.Regenerate(sessionID, seq),
   /** Runs again from the last complete row after a failed or interrupted run; returns the run id. */
   retry: (sessionID: string): Promise<string> => Chat.Retry(sessionID),
   /** The session's own budgets (null: the saved default). */
-  sessionBudgets: (sessionID: string): Promise<SessionBudgets> => as<SessionBudgets>(Chat.SessionBudgets(sessionID)),
+  sessionBudgets: (sessionID: string): Promise<SessionBudgets> => Chat.SessionBudgets(sessionID),
   /** Saves the session's own budgets; the next run of it (window or CLI) uses them. */
   setSessionBudgets: (sessionID: string, b: SessionBudgets): Promise<SessionBudgets> =>
-    as<SessionBudgets>(Chat.SetSessionBudgets(sessionID, b as never)),
+    Chat.SetSessionBudgets(sessionID, b),
   pendingApprovals: (sessionID: string): Promise<ApprovalRequestedPayload[]> =>
     list<ApprovalRequestedPayload>(Chat.PendingApprovals(sessionID)),
   decide: (sessionID: string, callID: string, d: DecisionInput): Promise<void> =>
-    Chat.Decide(sessionID, callID, d as never),
+    Chat.Decide(sessionID, callID, d),
   suggestRule: (sessionID: string, callID: string): Promise<RuleInput> =>
-    as<RuleInput>(Chat.SuggestRule(sessionID, callID)),
+    Chat.SuggestRule(sessionID, callID),
   queuedMessages: (sessionID: string): Promise<QueuedMessage[]> => list<QueuedMessage>(Chat.QueuedMessages(sessionID)),
   /** false when the message was delivered already. */
   removeQueued: (sessionID: string, id: string): Promise<boolean> => Chat.RemoveQueued(sessionID, id),
   /** Sends a message left queued (after a Stop, a bound or a restart) as a new run's prompt. */
   sendQueued: (sessionID: string, id: string): Promise<string> => Chat.SendQueued(sessionID, id),
   /** What Go knows of the session right now: its run, pending calls and queued messages. */
-  live: (sessionID: string): Promise<LiveView> => as<LiveView>(Chat.Live(sessionID)),
+  live: (sessionID: string): Promise<LiveView> => Chat.Live(sessionID),
   setMode: (sessionID: string, mode: string, approve: string): Promise<SessionMode> =>
-    as<SessionMode>(Chat.SetMode(sessionID, mode, approve)),
+    Chat.SetMode(sessionID, mode, approve),
   executePlan: (sessionID: string, approve: string): Promise<string> => Chat.ExecutePlan(sessionID, approve),
   compactHere: (sessionID: string, seq: number): Promise<string> => Chat.CompactHere(sessionID, seq),
   undoCompaction: (sessionID: string, seq: number): Promise<void> => Chat.UndoCompaction(sessionID, seq),
 
   // Workspace
   chooseFolder: (): Promise<string> => Workspace.ChooseFolder(),
-  setWorkspace: (sessionID: string, path: string): Promise<Session> => as<Session>(Workspace.SetWorkspace(sessionID, path)),
+  setWorkspace: (sessionID: string, path: string): Promise<Session> => Workspace.SetWorkspace(sessionID, path),
   listFiles: (sessionID: string): Promise<FileEntry[]> => list<FileEntry>(Workspace.ListFiles(sessionID)),
-  readFile: (sessionID: string, path: string): Promise<FilePreview> => as<FilePreview>(Workspace.ReadFile(sessionID, path)),
+  readFile: (sessionID: string, path: string): Promise<FilePreview> => Workspace.ReadFile(sessionID, path),
   /** Files touched by the calls in rows with seq > afterSeq (0: all). */
   touchedFiles: (sessionID: string, afterSeq = 0): Promise<Touched[]> => list<Touched>(Workspace.TouchedFiles(sessionID, afterSeq)),
 
   /** Every path the session's rows changed, oldest first. */
   changes: (sessionID: string): Promise<Change[]> => list<Change>(Workspace.Changes(sessionID)),
-  fileDiff: (sessionID: string, seq: number, path: string): Promise<FileDiff> => as<FileDiff>(Workspace.FileDiff(sessionID, seq, path)),
+  fileDiff: (sessionID: string, seq: number, path: string): Promise<FileDiff> => Workspace.FileDiff(sessionID, seq, path),
   /** What restoring to before row toSeq (only path, when not "") would do; changes nothing. */
   restorePreview: (sessionID: string, toSeq: number, path = ''): Promise<RestorePlan> =>
-    as<RestorePlan>(Workspace.RestorePreview(sessionID, toSeq, path)),
+    Workspace.RestorePreview(sessionID, toSeq, path),
   /** Restores; conflicting files are overwritten only when listed in override. */
   restore: (sessionID: string, toSeq: number, path: string, override: string[]): Promise<RestorePlan> =>
-    as<RestorePlan>(Workspace.Restore(sessionID, toSeq, path, override)),
+    Workspace.Restore(sessionID, toSeq, path, override),
   /** Every hunk of the session's text-file changes, with its review state. */
   hunks: (sessionID: string): Promise<Hunk[]> => list<Hunk>(Workspace.Hunks(sessionID)),
   keepHunk: (sessionID: string, seq: number, path: string, hunk: number): Promise<Hunk> =>
-    as<Hunk>(Workspace.KeepHunk(sessionID, seq, path, hunk)),
+    Workspace.KeepHunk(sessionID, seq, path, hunk),
   /** Rejects (code conflict) naming the lines when they changed since the row. */
   revertHunk: (sessionID: string, seq: number, path: string, hunk: number): Promise<RevertedHunk> =>
-    as<RevertedHunk>(Workspace.RevertHunk(sessionID, seq, path, hunk)),
+    Workspace.RevertHunk(sessionID, seq, path, hunk),
   /** Brings a fork's changes into its parent's folder as hunks to review there. */
-  applyToParent: (forkID: string): Promise<Applied> => as<Applied>(Workspace.ApplyToParent(forkID)),
+  applyToParent: (forkID: string): Promise<Applied> => Workspace.ApplyToParent(forkID),
   /** The folder the window was launched with, once; "" when none. */
   launchFolder: (): Promise<string> => Workspace.LaunchFolder(),
 
   // Window
   /** Tells Go whether the window has the focus (notifications only show while it does not). */
   setFocused: (focused: boolean): Promise<void> => WindowService.SetFocused(focused),
-  uiState: (): Promise<UIState> => as<UIState>(WindowService.UIState()),
-  saveUIState: (s: UIState): Promise<void> => WindowService.SaveUIState(s as never),
+  uiState: (): Promise<UIState> => WindowService.UIState(),
+  saveUIState: (s: UIState): Promise<void> => WindowService.SaveUIState(s),
   /** Go reads the window's size, position and maximised state and saves them. */
   saveGeometry: (): Promise<void> => WindowService.SaveGeometry(),
 
