@@ -441,6 +441,9 @@ func (db *DB) appendTx(ctx context.Context, wtx *sql.Tx, sessionID, runID string
 	if err := addCounters(ctx, tx, sessionID, runID, spent); err != nil {
 		return nil, err
 	}
+	if err := db.noteBacklog(ctx, tx, len(chunks)); err != nil {
+		return nil, err
+	}
 	return out, setTail(ctx, tx, sessionID, last+int64(len(chunks)), pending, now)
 }
 

@@ -47,6 +47,9 @@ type DB struct {
 	Repaired RepairReport
 	// stmts holds the hot write path's prepared statements (stmts.go).
 	stmts stmtCache
+	// backlog counts the rows this process appended since it last indexed the search
+	// backlog (search.go).
+	backlog atomic.Int64
 }
 
 // DefaultPath returns $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db
