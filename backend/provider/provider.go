@@ -373,9 +373,11 @@ func buildBody(model string, units []unit, req Request, extra []byte) (*WireBody
 	}
 	var tail bytes.Buffer
 	tail.WriteString(`],"stream":true,"stream_options":{"include_usage":true}`)
-	if err := openAITools(&tail, req.Tools); err != nil {
+	tools, err := req.Cache.encodeTools(KindOpenAI, req.Tools, openAITools)
+	if err != nil {
 		return nil, err
 	}
+	tail.Write(tools)
 	if req.MaxTokens > 0 {
 		fmt.Fprintf(&tail, `,"max_tokens":%d`, req.MaxTokens)
 	}
