@@ -433,7 +433,7 @@ func (db *DB) appendTx(ctx context.Context, wtx *sql.Tx, sessionID, runID string
 		if err := checkExclusion(ctx, tx, sessionID, ps[i].v); err != nil {
 			return nil, fmt.Errorf("row %d: %w", i+1, err)
 		}
-		if _, err := stmt.ExecContext(ctx, sessionID, seq, string(c.Kind), string(ps[i].raw), runID, now); err != nil {
+		if _, err := stmt.ExecContext(stmtCtx(ctx), sessionID, seq, string(c.Kind), string(ps[i].raw), runID, now); err != nil {
 			return nil, err
 		}
 		out = append(out, Chunk{SessionID: sessionID, Seq: seq, Kind: c.Kind, Payload: ps[i].raw, RunID: runID, CreatedAt: fromMS(now)})
