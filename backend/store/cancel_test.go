@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -31,4 +32,27 @@ func TestCancelledWritesCommitNothing(t *testing.T) {
 	}
 	// A live context still writes through the same cached statements.
 	mustAppend(t, db, s.ID, "", user("stored"))
+}
+
+// Typed payloads skip the decoding round trip (canonical): the stored JSON and what the
+// store checks stay those of the round trip, also for text that is not valid UTF-8 (replaced
+// when stored, and a tool call still paired with its result).
+func TestTypedPayloadsStoreAsTheirJSON(t *testing.T) {
+	db, _ := openTemp(t)
+	s := mustSession(t, db, "typed")
+	rows := mustAppend(t, db, s.ID, "", assistant("bad \xff text", call("c\xff", "ls", `{"a": 1}`)))
+	want := strings.ReplaceAll(`{"text":"bad ? text","reasoning":"","tool_calls":[{"id":"c?","name":"ls","arguments":"{\"a\": 1}"}]}`, "?", "\ufffd")
+	if got := string(rows[0].Payload); got != want {
+		t.Fatalf("stored %s", got)
+	}
+	mustAppend(t, db, s.ID, "", result("c\xff", "ls", "ok"))
+	ptr := &store.AssistantPayload{Text: "by pointer"}
+	rows = mustAppend(t, db, s.ID, "", store.NewChunk{Kind: store.KindAssistant, Payload: ptr})
+	if got := string(rows[0].Payload); got != `{"text":"by pointer","reasoning":"","tool_calls":[]}` || ptr.ToolCalls != nil {
+		t.Fatalf("stored %s, the caller's payload became %+v", got, ptr)
+	}
+	if _, err := db.Append(context.Background(), s.ID, "", store.NewChunk{Kind: store.KindAssistant,
+		Payload: store.AssistantPayload{Raw: []byte(`{not json`)}}); !errors.Is(err, store.ErrInvalid) {
+		t.Fatalf("raw turn that is not JSON: %v", err)
+	}
 }

@@ -376,7 +376,7 @@ func countRows(ctx context.Context, tx execer, sessionID, runID string) (Counter
 		if err := rows.Scan(&seq, &kind, &payload); err != nil {
 			return Counters{}, err
 		}
-		_, v, err := canonical(kind, json.RawMessage(payload))
+		v, err := decodePayload(kind, json.RawMessage(payload))
 		if err != nil {
 			return Counters{}, fmt.Errorf("session %s row %d: %w", sessionID, seq, err)
 		}
