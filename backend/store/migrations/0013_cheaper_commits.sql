@@ -1,4 +1,8 @@
--- 0013: the full-text index catches up in batches instead of in every commit (issue 18).
+-- 0013: cheaper commits (issue 18). Every row the runner stores is one durable commit, so
+-- what a commit writes besides the row is paid on every tool turn (docs/benchmarks.md,
+-- "Cheaper commits").
+--
+-- 1. The full-text index catches up in batches instead of in every commit.
 -- FTS5 writes a new segment, its structure record and the averages record in every
 -- transaction that indexes anything, which made the search index the most expensive part of
 -- a small append (the runner's commits before a tool runs and before the next model request;
@@ -30,3 +34,10 @@ BEGIN
     WHERE id = old.id AND NOT EXISTS (SELECT 1 FROM search_backlog WHERE id = old.id);
   DELETE FROM search_backlog WHERE id = old.id;
 END;
+
+-- 2. Two indexes on sessions that every append rewrote (updated_at moves and pending flips
+-- with each row) and that no frequent query needs: the session list reads every session
+-- anyway (a scan and a sort of the small sessions table), and repair-on-open looks for
+-- sessions with pending calls once per open.
+DROP INDEX sessions_updated;
+DROP INDEX sessions_pending;
