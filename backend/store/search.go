@@ -100,7 +100,7 @@ func Literal(text string) string {
 	return strings.Join(fields, " ")
 }
 
-// The full-text index catches up in batches (migration 0013_cheaper_commits): a new row only records its id
+// The full-text index catches up in batches (migration 0013): a new row only records its id
 // in search_backlog, and the backlog is indexed in one statement, so FTS5 writes its segment,
 // structure and averages records once per batch instead of once per commit. A row is in
 // chunks_fts exactly when its id is not in search_backlog.
