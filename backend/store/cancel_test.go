@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -32,6 +33,24 @@ func TestCancelledWritesCommitNothing(t *testing.T) {
 	}
 	// A live context still writes through the same cached statements.
 	mustAppend(t, db, s.ID, "", user("stored"))
+
+	// Done while the transaction runs: nothing of it is committed.
+	ctx, cancel = context.WithCancel(context.Background())
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`INSERT INTO settings(key, value) VALUES ('cancelled', 'x')`); err != nil {
+			return err
+		}
+		cancel()
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("transaction whose context ended before COMMIT: %v", err)
+	}
+	var n int
+	db.SQL().QueryRow(`SELECT count(*) FROM settings WHERE key = 'cancelled'`).Scan(&n)
+	if n != 0 {
+		t.Fatal("a transaction whose context ended before COMMIT was committed")
+	}
 }
 
 // Typed payloads skip the decoding round trip (canonical): the stored JSON and what the

@@ -49,10 +49,9 @@ func (c *stmtCache) close() {
 // Its statements run without the context's cancellation (stmtCtx): go-sqlite3 runs a
 // statement whose context can be cancelled on a goroutine of its own and waits for it, two
 // hand-offs per statement, about a tenth of a small commit's cost on a busy machine
-// (BenchmarkRunnerTurn). The context still bounds the transaction: BEGIN waits for the write
-// lock under it, and database/sql rolls the transaction back when it is done, so a cancelled
-// write stops at its next statement and commits nothing. Only a statement already running
-// is no longer interrupted, and one of these takes microseconds.
+// (BenchmarkRunnerTurn). The context still bounds the transaction: DB.tx commits nothing
+// when it is done before COMMIT. Only a statement already running is no longer interrupted,
+// and one of these takes microseconds.
 type cachedTx struct {
 	tx *sql.Tx
 	db *DB

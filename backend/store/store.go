@@ -190,14 +190,27 @@ func (db *DB) Close() error {
 func (db *DB) Path() string { return db.path }
 
 // tx runs fn in one immediate transaction and maps SQLite errors once.
+//
+// A context done before the commit commits nothing. It is checked before BEGIN, by each
+// statement fn runs with it, and before COMMIT, rather than handed to BEGIN: go-sqlite3 runs
+// a statement whose context can be cancelled on a goroutine of its own and waits for it (two
+// hand-offs per commit on a busy machine; see cachedTx). So a cancelled write still waiting
+// for another process's lock gives up with the busy timeout, not at once.
 func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tx, err := db.sql.BeginTx(stmtCtx(ctx), nil)
 	if err != nil {
 		return classify(err)
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
 		return classify(err)
+	}
+	if err := ctx.Err(); err != nil {
+		tx.Rollback()
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return classify(err)
