@@ -172,4 +172,7 @@ func checkIndex(t *testing.T, db *store.DB, words ...string) {
 	if n != want {
 		t.Errorf("search index holds %d rows, the session rows are %d", n, want)
 	}
+	if _, err := db.SQL().Exec(`DROP TABLE ref_fts`); err != nil {
+		t.Fatal(err)
+	}
 }
