@@ -100,31 +100,31 @@ func Literal(text string) string {
 	return strings.Join(fields, " ")
 }
 
-// The full-text index catches up in batches (migration 0013): a new row only records its id
-// in search_backlog, and the backlog is indexed in one statement, so FTS5 writes its segment,
-// structure and averages records once per batch instead of once per commit. A row is in
-// chunks_fts exactly when its id is not in search_backlog.
+// The full-text index catches up in batches (migration 0013): a new row is left out of
+// chunks_fts, and the rows left out are indexed in one statement, so FTS5 writes its segment,
+// structure and averages records once per batch instead of once per commit. The rows in
+// chunks_fts are exactly those with an id at most the mark, the highest id FTS5 holds.
+const searchMark = `(SELECT coalesce(max(id), 0) FROM chunks_fts_docsize)`
 
 // searchBacklogLimit is how many rows this process appends before an append indexes the
-// backlog in its own transaction, so a search never has many rows to index first.
+// rows left out in its own transaction, so a search never has many rows to index first.
 const searchBacklogLimit = 64
 
-// indexBacklog indexes every row waiting in search_backlog, inside the caller's write
+// indexBacklog indexes every row left out of chunks_fts, inside the caller's write
 // transaction.
 func indexBacklog(ctx context.Context, tx execer) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts(rowid, body)
-		SELECT id, body FROM chunk_text WHERE id IN (SELECT id FROM search_backlog) ORDER BY id`); err != nil {
+		SELECT id, body FROM chunk_text WHERE id > `+searchMark+` ORDER BY id`); err != nil {
 		return fmt.Errorf("index rows for search: %w", err)
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM search_backlog`)
-	return err
+	return nil
 }
 
-// catchUpSearch indexes the backlog before a search, so a search sees every committed row
-// (from this process or another). It writes only when rows wait.
+// catchUpSearch indexes the rows left out before a search, so a search sees every committed
+// row (from this process or another). It writes only when rows wait.
 func (db *DB) catchUpSearch(ctx context.Context) error {
 	var waiting bool
-	if err := db.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_backlog)`).Scan(&waiting); err != nil {
+	if err := db.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id > `+searchMark+`)`).Scan(&waiting); err != nil {
 		return classify(err)
 	}
 	if !waiting {
@@ -136,8 +136,8 @@ func (db *DB) catchUpSearch(ctx context.Context) error {
 	})
 }
 
-// noteBacklog counts n rows appended by this process and indexes the backlog in tx once
-// searchBacklogLimit rows have waited.
+// noteBacklog counts n rows appended by this process and indexes the rows left out in tx
+// once searchBacklogLimit rows have waited.
 func (db *DB) noteBacklog(ctx context.Context, tx execer, n int) error {
 	if db.backlog.Add(int64(n)) < searchBacklogLimit {
 		return nil

@@ -47,8 +47,8 @@ type DB struct {
 	Repaired RepairReport
 	// stmts holds the hot write path's prepared statements (stmts.go).
 	stmts stmtCache
-	// backlog counts the rows this process appended since it last indexed the search
-	// backlog (search.go).
+	// backlog counts the rows this process appended since it last indexed the rows left
+	// out of the search index (search.go).
 	backlog atomic.Int64
 }
 
