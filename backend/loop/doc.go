@@ -106,4 +106,10 @@
 // the run with its prompt, per tool turn the call and its result (with its approval), and
 // the answer with the run's end. BenchmarkRunnerTurn counts them at the store (commits/turn,
 // docs/benchmarks.md): 2.0 for 4 tool turns and the answer, from 3.2 before issue 18.
+//
+// Each commit writes what the journal needs and little else (docs/benchmarks.md, "Cheaper
+// commits"): the rows, the session's tail and the run's counters. The full-text index is
+// derived from the rows and is not part of the commit: the store indexes the rows left out
+// in batches, before every search and every 64 rows (backend/store/search.go), so a search
+// still finds every committed row, and a crash loses no row and no search hit.
 package loop

@@ -96,15 +96,19 @@ func (rn *run) requestApprovals(calls []Call) {
 // parallel.
 func (rn *run) runTools(batches [][]Call, limits Limits) {
 	for _, batch := range batches {
-		var wg sync.WaitGroup
-		for _, c := range batch {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				rn.runTool(c, limits)
-			}()
+		if len(batch) == 1 {
+			rn.runTool(batch[0], limits) // most turns make one call: no goroutine to start and wait for
+		} else {
+			var wg sync.WaitGroup
+			for _, c := range batch {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rn.runTool(c, limits)
+				}()
+			}
+			wg.Wait()
 		}
-		wg.Wait()
 		if rn.op.Err() != nil {
 			return
 		}

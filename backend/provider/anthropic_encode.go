@@ -54,9 +54,11 @@ func anthropicBody(model string, req Request, o Origin, budget int) (*WireBody, 
 	} else {
 		fmt.Fprintf(b, `,"max_tokens":%d,"stream":true`, maxTokens)
 	}
-	if err := anthropicTools(b, req.Tools); err != nil {
+	tools, err := req.Cache.encodeTools(KindAnthropic, req.Tools, anthropicTools)
+	if err != nil {
 		return nil, err
 	}
+	b.Write(tools)
 	anthropicSystem(b, req.System, req.Messages)
 	b.WriteString(`,"messages":[`)
 	w := &WireBody{parts: make([][]byte, 0, 2*len(units)+2)}

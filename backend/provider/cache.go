@@ -11,14 +11,20 @@ import (
 // the end, and a 10,000-row session's next turn then costs about what a 10-row one does.
 // A change earlier in the list (a compaction, an undo) re-encodes from the first message
 // that differs. Use one Cache per conversation (Request.Cache); it is safe for concurrent
-// use, though a conversation makes one request at a time. The Messages of a request made
-// with a Cache must not be changed afterwards: the Cache compares the next request's with
-// them.
+// use, though a conversation makes one request at a time. The Messages and Tools of a
+// request made with a Cache must not be changed afterwards: the Cache compares the next
+// request's with them.
 type Cache struct {
 	mu    sync.Mutex
 	key   Origin // what the units were encoded for (kind included)
 	msgs  []Message
 	units []unit
+	// The last request's tool list and its encoding for toolsKind: a run offers the same
+	// tools on every call, and encoding them (checking each schema, quoting each
+	// description) cost about a tenth of a tool turn's model call (BenchmarkRunnerTurn).
+	toolsKind string
+	tools     []ToolSpec
+	toolsJSON []byte
 }
 
 // unit is one wire message: the bytes that encode msgs[from:to] (several tool results make
@@ -97,6 +103,42 @@ func sameMessage(a, b *Message) bool {
 	}
 	for i := range a.ToolCalls {
 		if a.ToolCalls[i] != b.ToolCalls[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// encodeTools returns tools encoded by enc for the wire kind, reusing the last request's
+// encoding when the list is the same. A nil Cache encodes every time.
+func (c *Cache) encodeTools(kind string, tools []ToolSpec, enc func(*bytes.Buffer, []ToolSpec) error) ([]byte, error) {
+	if c == nil {
+		var b bytes.Buffer
+		err := enc(&b, tools)
+		return b.Bytes(), err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.toolsKind == kind && sameTools(c.tools, tools) {
+		return c.toolsJSON, nil
+	}
+	var b bytes.Buffer
+	if err := enc(&b, tools); err != nil {
+		c.toolsKind, c.tools, c.toolsJSON = "", nil, nil
+		return nil, err
+	}
+	c.toolsKind, c.tools, c.toolsJSON = kind, append([]ToolSpec(nil), tools...), b.Bytes()
+	return c.toolsJSON, nil
+}
+
+// sameTools compares two tool lists. The runner builds each list from the same specs, so
+// every comparison is a pointer check.
+func sameTools(a, b []ToolSpec) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Description != b[i].Description || !bytes.Equal(a[i].Parameters, b[i].Parameters) {
 			return false
 		}
 	}

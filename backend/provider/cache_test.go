@@ -40,3 +40,35 @@ func TestCachedBodiesEqualFreshOnes(t *testing.T) {
 		}
 	}
 }
+
+// The tools are encoded once per list: the same list gives the same bytes, a changed tool
+// (a description, a schema, one more tool) or another wire format is encoded afresh.
+func TestCachedToolsFollowTheList(t *testing.T) {
+	tools := []ToolSpec{{Name: "ls", Description: "list", Parameters: []byte(`{"type":"object"}`)}}
+	lists := [][]ToolSpec{tools, tools,
+		{{Name: "ls", Description: "list a folder", Parameters: []byte(`{"type":"object"}`)}},
+		{{Name: "ls", Description: "list a folder", Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)}},
+		append(tools, ToolSpec{Name: "cat"}), nil, tools}
+	cache := &Cache{}
+	for _, c := range []interface{ Body(Request) ([]byte, error) }{New(Config{Model: "m"}), NewAnthropic(Config{Model: "m"})} {
+		for i, list := range lists {
+			req := Request{Messages: conversation(1), Tools: list}
+			fresh, err := c.Body(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Cache = cache // shared across both formats on purpose
+			cached, err := c.Body(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(fresh) != string(cached) {
+				t.Fatalf("%T list %d: cached body differs:\n%s\n%s", c, i, cached, fresh)
+			}
+		}
+	}
+	bad := []ToolSpec{{Name: "x", Parameters: []byte(`{`)}}
+	if _, err := New(Config{Model: "m"}).Body(Request{Messages: conversation(1), Tools: bad, Cache: cache}); err == nil {
+		t.Fatal("a schema that is not JSON was sent")
+	}
+}

@@ -224,7 +224,16 @@ type Client struct {
 // that clients made per turn or per settings change share one connection
 // pool (keep-alive) instead of each leaving idle connections behind. It has
 // no timeouts of its own: Stream's watchdog owns them.
-var sharedHTTPClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+var sharedHTTPClient = &http.Client{Transport: sharedTransport()}
+
+// sharedTransport is http.DefaultTransport's settings with a write buffer that holds a whole
+// request as a tool loop sends it (the tools' schemas alone are several KB): with the default
+// 4 KB, every request went out in two or three writes, each a wake-up of the server's reader.
+func sharedTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.WriteBufferSize = 64 << 10
+	return t
+}
 
 // New makes a Client. It does no I/O and is cheap: making one per turn is fine.
 func New(cfg Config) *Client {
@@ -373,9 +382,11 @@ func buildBody(model string, units []unit, req Request, extra []byte) (*WireBody
 	}
 	var tail bytes.Buffer
 	tail.WriteString(`],"stream":true,"stream_options":{"include_usage":true}`)
-	if err := openAITools(&tail, req.Tools); err != nil {
+	tools, err := req.Cache.encodeTools(KindOpenAI, req.Tools, openAITools)
+	if err != nil {
 		return nil, err
 	}
+	tail.Write(tools)
 	if req.MaxTokens > 0 {
 		fmt.Fprintf(&tail, `,"max_tokens":%d`, req.MaxTokens)
 	}

@@ -33,29 +33,106 @@ type rawNode struct {
 var firstWins = map[string]bool{"id": true, "type": true, "name": true, "role": true, "format": true, "index": true}
 
 // mergeJSON merges the object b into o, skipping the fields in skip. It reports false when b
-// is not a JSON object.
+// is not a JSON object. b comes from a chunk encoding/json has already checked, so its fields
+// are split by a plain scan (objectFields) rather than by json.Decoder's tokens, which cost
+// most of a streamed tool turn's decoding.
 func (o *rawObject) mergeJSON(b []byte, skip map[string]bool) bool {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	return objectFields(b, func(key string, v []byte) {
+		if !skip[key] {
+			o.set(key, v)
+		}
+	})
+}
+
+// objectFields calls fn with each field of the JSON object b, in order: its key and its
+// value's bytes (which alias b). It reports false, having stopped, at anything that is not
+// well-formed.
+func objectFields(b []byte, fn func(key string, v []byte)) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
 		return false
 	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return false
-		}
-		if skip[key] {
-			continue
-		}
-		o.set(key, v)
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return true
 	}
-	return true
+	for i < len(b) {
+		end := valueEnd(b, i)
+		if b[i] != '"' || end < 0 {
+			return false
+		}
+		key, ok := jsonString(b[i:end])
+		if !ok {
+			return false
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+		if end = valueEnd(b, i); end < 0 {
+			return false
+		}
+		fn(key, b[i:end])
+		i = skipSpace(b, end)
+		switch {
+		case i < len(b) && b[i] == ',':
+			i = skipSpace(b, i+1)
+		case i < len(b) && b[i] == '}':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd returns the index just past the JSON value starting at b[i], or -1.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch c := b[j]; c {
+		case '"':
+			for j++; j < len(b) && b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(b) {
+				return -1
+			}
+			if depth == 0 {
+				return j + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 { // the end of the enclosing value: a number or literal ends here
+				return j
+			}
+			if depth--; depth == 0 {
+				return j + 1
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	if depth != 0 {
+		return -1
+	}
+	return len(b)
 }
 
 func (o *rawObject) set(key string, v json.RawMessage) {
@@ -78,8 +155,8 @@ func (o *rawObject) set(key string, v json.RawMessage) {
 func (n *rawNode) merge(key string, v json.RawMessage) {
 	switch v[0] {
 	case '"':
-		var s string
-		if json.Unmarshal(v, &s) != nil {
+		s, ok := jsonString(v)
+		if !ok {
 			return
 		}
 		if n.str == nil {
@@ -103,7 +180,7 @@ func (n *rawNode) merge(key string, v json.RawMessage) {
 			n.mergeElem(e)
 		}
 	default:
-		n.val = v
+		n.val = append(json.RawMessage(nil), v...) // v may alias the stream's buffer
 	}
 }
 

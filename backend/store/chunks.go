@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -251,49 +250,6 @@ type pendingCall struct {
 	Name string `json:"name"`
 }
 
-// canonical validates p against kind and returns its stored JSON.
-func canonical(kind Kind, p any) (json.RawMessage, any, error) {
-	raw, ok := p.(json.RawMessage)
-	if !ok {
-		var err error
-		if raw, err = marshal(p); err != nil {
-			return nil, nil, fmt.Errorf("%w: %s payload: %v", ErrInvalid, kind, err)
-		}
-	}
-	v, ok := NewPayload(kind)
-	if !ok {
-		return nil, nil, fmt.Errorf("%w: unknown kind %q", ErrInvalid, kind)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return nil, nil, fmt.Errorf("%w: %s payload: %v", ErrInvalid, kind, err)
-	}
-	if a, ok := v.(*AssistantPayload); ok && a.ToolCalls == nil {
-		a.ToolCalls = []ToolCall{}
-	}
-	if r, ok := v.(*RestorePayload); ok && r.Restored == nil {
-		r.Restored = []RestoredPath{}
-	}
-	out, err := marshal(v)
-	if err != nil {
-		return nil, nil, err
-	}
-	return out, v, nil
-}
-
-// marshal is json.Marshal without HTML escaping, so stored text reads as
-// written (`<` stays `<`) in exports and in the sqlite3 shell.
-func marshal(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
 // step applies one row to the pending tool calls, refusing any row that
 // would make the next model request invalid. seq is the row's own seq.
 func step(pending []pendingCall, kind Kind, v any, seq int64) ([]pendingCall, error) {
@@ -433,12 +389,15 @@ func (db *DB) appendTx(ctx context.Context, wtx *sql.Tx, sessionID, runID string
 		if err := checkExclusion(ctx, tx, sessionID, ps[i].v); err != nil {
 			return nil, fmt.Errorf("row %d: %w", i+1, err)
 		}
-		if _, err := stmt.ExecContext(ctx, sessionID, seq, string(c.Kind), string(ps[i].raw), runID, now); err != nil {
+		if _, err := stmt.ExecContext(stmtCtx(ctx), sessionID, seq, string(c.Kind), string(ps[i].raw), runID, now); err != nil {
 			return nil, err
 		}
 		out = append(out, Chunk{SessionID: sessionID, Seq: seq, Kind: c.Kind, Payload: ps[i].raw, RunID: runID, CreatedAt: fromMS(now)})
 	}
 	if err := addCounters(ctx, tx, sessionID, runID, spent); err != nil {
+		return nil, err
+	}
+	if err := db.noteBacklog(ctx, tx, len(chunks)); err != nil {
 		return nil, err
 	}
 	return out, setTail(ctx, tx, sessionID, last+int64(len(chunks)), pending, now)
@@ -518,7 +477,7 @@ func pendingAt(ctx context.Context, tx execer, sessionID string, seq int64) ([]p
 		if err := rows.Scan(&s, &kind, &payload); err != nil {
 			return nil, err
 		}
-		_, v, err := canonical(kind, json.RawMessage(payload))
+		v, err := decodePayload(kind, json.RawMessage(payload))
 		if err != nil {
 			return nil, fmt.Errorf("session %s row %d: %w", sessionID, s, err)
 		}

@@ -246,6 +246,9 @@ func (db *DB) ImportWith(ctx context.Context, r io.Reader, opt ImportOptions) (S
 			"interrupted: the session was exported before this tool call returned a result", now); err != nil {
 			return err
 		}
+		if err := indexBacklog(ctx, tx); err != nil { // a bulk insert: indexed in its own commit
+			return err
+		}
 		if opt.Extra != nil && len(extra) > 0 {
 			return opt.Extra(ctx, tx, s, extra)
 		}

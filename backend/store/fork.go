@@ -74,9 +74,11 @@ func (db *DB) fork(ctx context.Context, id string, seq, lowest int64) (Session, 
 			WHERE scope = 'session' AND scope_id = ?`, child.ID, id); err != nil {
 			return err
 		}
-		_, err = db.answerPending(ctx, tx, child.ID, "",
-			"interrupted: the session was forked before this tool call returned a result; it did not run in this fork", db.nowMS())
-		return err
+		if _, err = db.answerPending(ctx, tx, child.ID, "",
+			"interrupted: the session was forked before this tool call returned a result; it did not run in this fork", db.nowMS()); err != nil {
+			return err
+		}
+		return indexBacklog(ctx, tx) // a bulk copy: indexed in its own commit, as a search would
 	})
 	if err != nil {
 		return Session{}, fmt.Errorf("fork session %s at %d: %w", id, seq, err)

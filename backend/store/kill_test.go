@@ -66,6 +66,11 @@ func TestSurvivesSIGKILL(t *testing.T) {
 			t.Fatalf("round %d: unanswered calls after repair: %+v %v", round, p, err)
 		}
 		assertPaired(t, rows)
+		// The rows a kill left in the search backlog are found, and the index stays sound.
+		if _, err := db.Search(ctx, "turn", 1); err != nil {
+			t.Fatalf("round %d: search: %v", round, err)
+		}
+		checkIndex(t, db, "turn", "contents", "reading", "interrupted")
 		runs, _ := db.ListRuns(ctx, list[0].ID)
 		for _, r := range runs {
 			if r.Status == store.RunRunning {

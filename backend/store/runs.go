@@ -153,7 +153,8 @@ func (db *DB) StartRunWith(ctx context.Context, n NewRun, chunks ...NewChunk) (R
 		run.Instructions = []Instruction{}
 	}
 	var added []Chunk
-	err = db.tx(ctx, func(tx *sql.Tx) error {
+	err = db.tx(ctx, func(wtx *sql.Tx) error {
+		tx := db.cached(wtx) // the runner starts a run with every prompt: prepared once
 		if err := db.checkIdle(ctx, tx, n.SessionID); err != nil {
 			return err
 		}
@@ -161,7 +162,7 @@ func (db *DB) StartRunWith(ctx context.Context, n NewRun, chunks ...NewChunk) (R
 			sandbox, mode, instructions, provider) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
 			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host, run.Sandbox, mode, instr, run.Provider)
 		if err == nil && len(chunks) > 0 {
-			added, err = db.appendTx(ctx, tx, n.SessionID, run.ID, chunks, ps)
+			added, err = db.appendTx(ctx, wtx, n.SessionID, run.ID, chunks, ps)
 		}
 		return err
 	})
@@ -222,7 +223,8 @@ func (db *DB) FinishRun(ctx context.Context, runID string, res RunResult) (Run, 
 }
 
 // finishTx is FinishRun's work inside the caller's write transaction.
-func (db *DB) finishTx(ctx context.Context, tx *sql.Tx, runID string, res RunResult) (Run, []Chunk, error) {
+func (db *DB) finishTx(ctx context.Context, wtx *sql.Tx, runID string, res RunResult) (Run, []Chunk, error) {
+	tx := db.cached(wtx) // every run ends here: its statements are prepared once
 	run, err := scanRun(tx.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, runID))
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
@@ -374,7 +376,7 @@ func countRows(ctx context.Context, tx execer, sessionID, runID string) (Counter
 		if err := rows.Scan(&seq, &kind, &payload); err != nil {
 			return Counters{}, err
 		}
-		_, v, err := canonical(kind, json.RawMessage(payload))
+		v, err := decodePayload(kind, json.RawMessage(payload))
 		if err != nil {
 			return Counters{}, fmt.Errorf("session %s row %d: %w", sessionID, seq, err)
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -53,6 +54,9 @@ func (db *DB) Search(ctx context.Context, query string, limit int) ([]Hit, error
 	if limit <= 0 {
 		limit = DefaultSearchLimit
 	}
+	if err := db.catchUpSearch(ctx); err != nil {
+		return nil, fmt.Errorf("search %q: %w", query, err)
+	}
 	rows, err := db.sql.QueryContext(ctx, SearchSQL, query, limit)
 	if err != nil {
 		return nil, searchErr(query, err)
@@ -94,4 +98,50 @@ func Literal(text string) string {
 		fields[i] = `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
 	}
 	return strings.Join(fields, " ")
+}
+
+// The full-text index catches up in batches (migration 0013): a new row is left out of
+// chunks_fts, and the rows left out are indexed in one statement, so FTS5 writes its segment,
+// structure and averages records once per batch instead of once per commit. The rows in
+// chunks_fts are exactly those with an id at most the mark, the highest id FTS5 holds.
+const searchMark = `(SELECT coalesce(max(id), 0) FROM chunks_fts_docsize)`
+
+// searchBacklogLimit is how many rows this process appends before an append indexes the
+// rows left out in its own transaction, so a search never has many rows to index first.
+const searchBacklogLimit = 64
+
+// indexBacklog indexes every row left out of chunks_fts, inside the caller's write
+// transaction.
+func indexBacklog(ctx context.Context, tx execer) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts(rowid, body)
+		SELECT id, body FROM chunk_text WHERE id > `+searchMark+` ORDER BY id`); err != nil {
+		return fmt.Errorf("index rows for search: %w", err)
+	}
+	return nil
+}
+
+// catchUpSearch indexes the rows left out before a search, so a search sees every committed
+// row (from this process or another). It writes only when rows wait.
+func (db *DB) catchUpSearch(ctx context.Context) error {
+	var waiting bool
+	if err := db.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE id > `+searchMark+`)`).Scan(&waiting); err != nil {
+		return classify(err)
+	}
+	if !waiting {
+		return nil
+	}
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		db.backlog.Store(0)
+		return indexBacklog(ctx, tx)
+	})
+}
+
+// noteBacklog counts n rows appended by this process and indexes the rows left out in tx
+// once searchBacklogLimit rows have waited.
+func (db *DB) noteBacklog(ctx context.Context, tx execer, n int) error {
+	if db.backlog.Add(int64(n)) < searchBacklogLimit {
+		return nil
+	}
+	db.backlog.Store(0)
+	return indexBacklog(ctx, tx)
 }

@@ -47,6 +47,9 @@ type DB struct {
 	Repaired RepairReport
 	// stmts holds the hot write path's prepared statements (stmts.go).
 	stmts stmtCache
+	// backlog counts the rows this process appended since it last indexed the rows left
+	// out of the search index (search.go).
+	backlog atomic.Int64
 }
 
 // DefaultPath returns $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db
@@ -187,14 +190,27 @@ func (db *DB) Close() error {
 func (db *DB) Path() string { return db.path }
 
 // tx runs fn in one immediate transaction and maps SQLite errors once.
+//
+// A context done before the commit commits nothing. It is checked before BEGIN, by each
+// statement fn runs with it, and before COMMIT, rather than handed to BEGIN: go-sqlite3 runs
+// a statement whose context can be cancelled on a goroutine of its own and waits for it (two
+// hand-offs per commit on a busy machine; see cachedTx). So a cancelled write still waiting
+// for another process's lock gives up with the busy timeout, not at once.
 func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tx, err := db.sql.BeginTx(stmtCtx(ctx), nil)
 	if err != nil {
 		return classify(err)
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
 		return classify(err)
+	}
+	if err := ctx.Err(); err != nil {
+		tx.Rollback()
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return classify(err)
