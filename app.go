@@ -16,6 +16,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/notify"
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -23,14 +24,15 @@ import (
 // error formatter and the asset headers. Everything the services do lives in backend/desktop.
 
 // appOptions builds the window on db (at dbPath: one window per database). instance hands
-// the window a folder given on the command line, of this launch or a later one.
-func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop.Instance) (*options.App, error) {
+// the window a folder given on the command line, of this launch or a later one; sb is the
+// sandbox stack.DetectSandbox found.
+func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop.Instance, sb stack.Sandbox) (*options.App, error) {
 	dialogs := &wailsDialogs{}
 	mcpPath, err := mcp.DefaultPath()
 	if err != nil {
 		mcpPath = "" // no usable config folder: no MCP servers, said in Settings
 	}
-	svc, err := desktop.New(db, keys, dialogs, mcpPath)
+	svc, err := desktop.NewWith(db, keys, dialogs, mcpPath, sb)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/sandbox"
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -83,6 +84,10 @@ func runWindow(folder string, getenv func(string) string) (err error) {
 		}
 	}()
 	ctx := context.Background()
+	// The sandbox probe starts bwrap twice (about 6 ms); it runs while the database opens,
+	// not before the window.
+	sb := make(chan stack.Sandbox, 1)
+	go func() { sb <- stack.DetectSandbox(ctx) }()
 	path, err := store.DefaultPath()
 	if err != nil {
 		return err
@@ -96,7 +101,7 @@ func runWindow(folder string, getenv func(string) string) (err error) {
 	if err != nil {
 		return err
 	}
-	opts, err := appOptions(db, path, config.Keys{Dir: cfgDir, Getenv: getenv}, desktop.NewInstance(folder))
+	opts, err := appOptions(db, path, config.Keys{Dir: cfgDir, Getenv: getenv}, desktop.NewInstance(folder), <-sb)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,11 @@ fi
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+# Both windows run from copies written with write(), as an installer writes them: how much of
+# a binary a run keeps resident depends on how its file entered the page cache, and the
+# linker's own output kept 40.9 MB of Loopdesk's 47 MB binary resident where the same bytes
+# copied (or read cold from disk) kept 24.6 MB (docs/benchmarks.md, "second pass").
+cp build/bin/barewails build/bin/loopdesk "$scratch/"
 
 # tree PID: PID and all its descendants.
 tree() {
@@ -80,9 +85,9 @@ printf '%-9s %9s %9s %9s %9s %6s %9s\n' run window_ms paint_ms rss_MB pss_MB pro
 for ((i = 1; i <= pairs; i++)); do
   for app in bare loopdesk; do
     if [[ $app == bare ]]; then
-      line=$(measure bare barewails build/bin/barewails)
+      line=$(measure bare barewails "$scratch/barewails")
     else
-      line=$(measure loopdesk Loopdesk build/bin/loopdesk)
+      line=$(measure loopdesk Loopdesk "$scratch/loopdesk")
     fi
     echo "$line" >>"$results"
     awk '{printf "%-9s %9d %9d %9.1f %9.1f %6d %9.1f\n", $1, $2, $3, $4/1024, $5/1024, $6, $7/1024}' <<<"$line"

@@ -28,6 +28,16 @@ func (m *memoryRelease) offer(ev loop.Event) {
 	if ev.Type != loop.EventRunFinished {
 		return
 	}
+	m.schedule()
+}
+
+// settle schedules one release releaseDelay after the window starts: start-up (migrations,
+// package inits, the bindings, the page's first calls) leaves garbage the runtime returns only
+// gradually, about 0.8 MB of the idle window's resident memory (docs/benchmarks.md, "Idle
+// start-up and first paint").
+func (m *memoryRelease) settle() { m.schedule() }
+
+func (m *memoryRelease) schedule() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	d := m.delay

@@ -25,16 +25,34 @@ func TestFreeHeapGoesBackToTheOSAfterARunFinishes(t *testing.T) {
 	if m.timer != nil {
 		t.Fatal("a tool_finished event scheduled a release")
 	}
+	garbage()
+	m.offer(loop.Event{Type: loop.EventRunFinished})
+	waitReleased(t, "run_finished")
+}
+
+// What start-up left in the heap goes back once the window has started, with no run at all.
+func TestStartUpHeapGoesBackToTheOS(t *testing.T) {
+	m := &memoryRelease{delay: 10 * time.Millisecond}
+	garbage()
+	m.settle()
+	waitReleased(t, "the window started")
+}
+
+// garbage leaves 64 MB of free heap the runtime has not given back yet.
+func garbage() {
 	for range 64 {
 		sink = append(sink, make([]byte, 1<<20))
 	}
 	sink = nil
 	runtime.GC()
-	m.offer(loop.Event{Type: loop.EventRunFinished})
+}
+
+func waitReleased(t *testing.T, after string) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for retained() > 4<<20 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d MB of free heap still held 5 s after run_finished", retained()>>20)
+			t.Fatalf("%d MB of free heap still held 5 s after %s", retained()>>20, after)
 		}
 		time.Sleep(5 * time.Millisecond) // polling the runtime's figure, not waiting for a fixed time
 	}

