@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"sync"
 
 	ijs "github.com/invopop/jsonschema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -163,8 +166,14 @@ func firstLines(s string, n int) string {
 
 // schemaFor generates the JSON Schema of a tool's argument struct: fields without
 // omitempty are required, unknown properties are refused, no $ref indirection (some
-// servers do not resolve it).
+// servers do not resolve it). Each type's schema is generated once per process (by
+// reflection, about 65 KB of garbage for the built-in tools) and copied out: every run
+// lists the tools.
 func schemaFor[T any]() json.RawMessage {
+	t := reflect.TypeFor[T]()
+	if b, ok := schemas.Load(t); ok {
+		return slices.Clone(b.(json.RawMessage))
+	}
 	rf := ijs.Reflector{DoNotReference: true, ExpandedStruct: true}
 	var zero T
 	s := rf.Reflect(&zero)
@@ -174,5 +183,9 @@ func schemaFor[T any]() json.RawMessage {
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema for %T: %v", zero, err)) // programming error, caught by tests
 	}
-	return b
+	schemas.Store(t, json.RawMessage(b))
+	return slices.Clone(b)
 }
+
+// schemas holds each argument type's schema (reflect.Type -> json.RawMessage).
+var schemas sync.Map
