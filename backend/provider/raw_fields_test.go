@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -20,7 +21,7 @@ func TestObjectFieldsSplitsAsTheDecoderDoes(t *testing.T) {
 			t.Errorf("%s: refused", in)
 			continue
 		}
-		if want := decoderFields(t, in); !equalStrings(got, want) {
+		if want := decoderFields(t, in); !slices.Equal(got, want) {
 			t.Errorf("%s:\n got %q\nwant %q", in, got, want)
 		}
 	}
@@ -47,16 +48,4 @@ func decoderFields(t *testing.T, in string) []string {
 		out = append(out, k.(string)+"="+string(v))
 	}
 	return out
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
