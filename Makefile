@@ -119,8 +119,6 @@ test-e2e: deps-test .stamps/npm-mcp $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-
 bench: deps .stamps/system-test .stamps/npm-acp $(BIN)/loopdesk
 	scripts/bench.sh
 
-# Regenerates frontend/wailsjs from the bound Go methods (needs the Wails CLI:
-# go install github.com/wailsapp/wails/v2/cmd/wails@v2.13.0). Commit the result.
 # Regenerates the page's types (frontend/src/api/wire.ts) and the bound methods' stubs typed
 # with them (frontend/wailsjs/go) from the Go types (scripts/gentypes); `bindings` is the same.
 # Commit the result: TestWireTypesAreCurrent fails when it is stale.
