@@ -174,3 +174,39 @@ func childLock(path string) {
 	tx.Rollback()
 	os.Exit(0)
 }
+
+// An upgrade applies every pending migration in one transaction: when a later one fails, the
+// earlier ones of the same upgrade are not kept, and the file stays at its older schema whole
+// (here 0012 would apply, and 0013 fails because what it drops is already gone).
+func TestAFailingUpgradeLeavesTheOlderSchemaWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	db := openPath(t, path)
+	for _, q := range []string{
+		`DELETE FROM schema_migrations WHERE version >= 12`,
+		`ALTER TABLE queued_messages DROP COLUMN hook_context`, // undo 0012 only
+	} {
+		if _, err := db.SQL().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	err := openErr(t, path)
+	if err == nil || !strings.Contains(err.Error(), "migrate to version 13") {
+		t.Fatalf("open: %v, want migration 13's failure", err)
+	}
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var version, hookContext int
+	if err := raw.QueryRow(`SELECT max(version) FROM schema_migrations`).Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.QueryRow(`SELECT count(*) FROM pragma_table_info('queued_messages') WHERE name = 'hook_context'`).Scan(&hookContext); err != nil {
+		t.Fatal(err)
+	}
+	if version != 11 || hookContext != 0 {
+		t.Fatalf("after the failed upgrade: version %d, hook_context columns %d; want 11 and 0 (0012 rolled back with 0013)", version, hookContext)
+	}
+}
