@@ -131,8 +131,9 @@ func (c *Cache) encodeTools(kind string, tools []ToolSpec, enc func(*bytes.Buffe
 	return c.toolsJSON, nil
 }
 
-// sameTools compares two tool lists. The runner builds each list from the same specs, so
-// every comparison is a pointer check.
+// sameTools compares two tool lists by content. Within a run the lists share their strings
+// and schemas, so each comparison stops at equal pointers; a later run's list is compared
+// byte for byte (a few KB).
 func sameTools(a, b []ToolSpec) bool {
 	if len(a) != len(b) {
 		return false
