@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	ijs "github.com/invopop/jsonschema"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Sentinel errors of NewRegistry.
@@ -40,7 +39,7 @@ type Registry struct {
 
 type entry struct {
 	tool   Tool
-	schema *jsonschema.Schema
+	schema *jsonschema.Resolved
 }
 
 // OpenAI-compatible servers accept function names of this shape.
@@ -71,21 +70,88 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 	return r, nil
 }
 
-func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
+// compileSchema checks a tool's JSON Schema (draft 2020-12, or draft-07 when it says so) and
+// prepares it for validating arguments. A schema naming another draft, using a keyword value
+// the drafts do not define ("type": "strin") or referring outside itself is refused: the
+// registry never offers a tool whose arguments it cannot check.
+func compileSchema(name string, raw json.RawMessage) (*jsonschema.Resolved, error) {
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(raw, &sch); err != nil {
 		return nil, fmt.Errorf("parse schema: %w", err)
 	}
-	c := jsonschema.NewCompiler()
-	url := "mem:///tools/" + name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("add schema: %w", err)
+	switch sch.Schema {
+	case "", "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema",
+		"https://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2020-12/schema":
+	default:
+		return nil, fmt.Errorf("compile schema: $schema %q is neither draft-07 nor draft 2020-12", sch.Schema)
 	}
-	sch, err := c.Compile(url)
-	if err != nil {
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("parse schema: %w", err)
+	}
+	if err := checkTypes(doc, ""); err != nil {
 		return nil, fmt.Errorf("compile schema: %w", err)
 	}
-	return sch, nil
+	rs, err := sch.Resolve(&jsonschema.ResolveOptions{BaseURI: "mem:///tools/" + name + ".json"})
+	if err != nil {
+		return nil, fmt.Errorf("compile schema: %s", strings.ReplaceAll(err.Error(), "mem:///tools/"+name+".json", ""))
+	}
+	return rs, nil
+}
+
+// jsonTypes are the values "type" may take.
+var jsonTypes = map[string]bool{"null": true, "boolean": true, "object": true, "array": true, "number": true, "integer": true, "string": true}
+
+// checkTypes refuses a "type" keyword, anywhere in a schema, that names no JSON type. Values
+// that are data, not schemas (enum, const, default, examples), are not looked into, and under
+// properties every key is a property name, whatever it is called.
+func checkTypes(v any, at string) error {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, c := range v {
+			switch k {
+			case "enum", "const", "default", "examples":
+				continue
+			case "type":
+				if err := checkTypeValue(c, at); err != nil {
+					return err
+				}
+				continue
+			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+				if m, ok := c.(map[string]any); ok {
+					for name, sub := range m {
+						if err := checkTypes(sub, at+"/"+k+"/"+name); err != nil {
+							return err
+						}
+					}
+					continue
+				}
+			}
+			if err := checkTypes(c, at+"/"+k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, c := range v {
+			if err := checkTypes(c, fmt.Sprintf("%s/%d", at, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func checkTypeValue(v any, at string) error {
+	names, ok := v.([]any)
+	if !ok {
+		names = []any{v}
+	}
+	for _, n := range names {
+		if s, ok := n.(string); !ok || !jsonTypes[s] {
+			return fmt.Errorf("at %q: \"type\" %v is not a JSON type", at+"/type", n)
+		}
+	}
+	return nil
 }
 
 // Specs lists the tools in registration order, for the request to the model.
@@ -116,8 +182,8 @@ func (r *Registry) Run(ctx context.Context, ws *Workspace, call Call, out func(s
 	if raw == "" {
 		raw = "{}" // some servers send nothing for a call without arguments
 	}
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(raw))
-	if err != nil {
+	var inst any
+	if err := json.Unmarshal([]byte(raw), &inst); err != nil {
 		return codeResult(CodeInvalidArguments, "arguments are not valid JSON: %v", err)
 	}
 	if err := e.schema.Validate(inst); err != nil {
@@ -134,27 +200,37 @@ func (r *Registry) Run(ctx context.Context, ws *Workspace, call Call, out func(s
 	return e.tool.Execute(ctx, ws, json.RawMessage(raw), out)
 }
 
-// validationMessage drops the validator's first line (which names the internal
-// schema URL) and keeps the "at '/x': ..." lines the model can act on.
+// validationMessage turns the validator's chain ("validating root: validating
+// /properties/n: type: ...") into the innermost schema location and what failed there, which
+// the model can act on: `at /properties/n: type: "one" has type "string", want "integer"`.
 func validationMessage(err error) string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err.Error()
-	}
-	lines := strings.Split(ve.Error(), "\n")
-	var kept []string
-	for _, l := range lines {
-		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- "))
-		if l == "" || strings.HasPrefix(l, "jsonschema validation failed") {
-			continue
+	msg := err.Error()
+	where := ""
+	for strings.HasPrefix(msg, "validating ") {
+		rest := msg[len("validating "):]
+		i := strings.Index(rest, ": ")
+		if i < 0 {
+			break
 		}
-		kept = append(kept, l)
+		if loc := rest[:i]; loc != "root" {
+			where = loc
+		}
+		msg = rest[i+2:]
 	}
-	if len(kept) == 0 {
-		return ve.Error()
+	// The validator prints numbers as fractions and with six decimals: "0/1 is less than
+	// 1.000000" reads "0 is less than 1".
+	msg = wholeFraction.ReplaceAllString(msg, "$1")
+	msg = zeroDecimals.ReplaceAllString(msg, "$1")
+	if where == "" {
+		return msg
 	}
-	return strings.Join(kept, "; ")
+	return "at " + where + ": " + msg
 }
+
+var (
+	wholeFraction = regexp.MustCompile(`\b(-?\d+)/1\b`)
+	zeroDecimals  = regexp.MustCompile(`\b(-?\d+)\.0+\b`)
+)
 
 func firstLines(s string, n int) string {
 	lines := strings.SplitN(s, "\n", n+1)

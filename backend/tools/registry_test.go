@@ -98,9 +98,9 @@ func TestRunRefusesBadCallsBeforeExecuting(t *testing.T) {
 	}{
 		{"unknown tool", "rm_rf", `{}`, "unknown_tool: ", "rm_rf"},
 		{"not JSON", "count", `{"n": 1`, "invalid_tool_arguments: ", "not valid JSON"},
-		{"missing required", "count", `{}`, "invalid_tool_arguments: ", "missing property 'n'"},
+		{"missing required", "count", `{}`, "invalid_tool_arguments: ", `missing properties: ["n"]`},
 		{"wrong type", "count", `{"n": "one"}`, "invalid_tool_arguments: ", "/n"},
-		{"extra property", "count", `{"n": 1, "m": 2}`, "invalid_tool_arguments: ", "'m'"},
+		{"extra property", "count", `{"n": 1, "m": 2}`, "invalid_tool_arguments: ", `additional properties ["m"]`},
 		{"array instead of object", "count", `[1]`, "invalid_tool_arguments: ", "object"},
 		{"builtin missing path", "read_file", `{"offset": 3}`, "invalid_tool_arguments: ", "path"},
 		{"builtin bad minimum", "read_file", `{"path": "a", "limit": 0}`, "invalid_tool_arguments: ", "limit"},
@@ -161,5 +161,61 @@ func TestToolsWithoutAWorkspaceFailClearly(t *testing.T) {
 		if !res.IsError || !strings.Contains(res.Content, "no workspace") {
 			t.Errorf("%s: %+v", c.Name, res)
 		}
+	}
+}
+
+// The schemas servers send: the registry takes what drafts 07 and 2020-12 define, refuses what
+// it could not check arguments against, and validates by the schema's own draft.
+func TestSchemasAreCheckedAsTheirDraftDefines(t *testing.T) {
+	cases := []struct {
+		name, schema string
+		ok           bool
+	}{
+		{"draft-07 with definitions", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"p":{"type":"string"}},"properties":{"a":{"$ref":"#/definitions/p"}}}`, true},
+		{"2020-12 with $defs", `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"p":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/p"}}}`, true},
+		{"a property called type", `{"type":"object","properties":{"type":{"type":"string","enum":["a","b"]}}}`, true},
+		{"type in an enum's data", `{"type":"object","properties":{"o":{"enum":[{"type":"anything"}]}}}`, true},
+		{"a list of types", `{"type":"object","properties":{"a":{"type":["string","null"]}}}`, true},
+		{"draft-04", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`, false},
+		{"no such type", `{"type":"object","properties":{"a":{"type":"strin"}}}`, false},
+		{"no such type in a list", `{"type":"object","properties":{"a":{"type":["string","nul"]}}}`, false},
+		{"remote $ref", `{"type":"object","properties":{"a":{"$ref":"https://example.com/remote.json"}}}`, false},
+		{"keyword of the wrong kind", `{"type":"object","required":"a"}`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := NewRegistry(fakeTool{name: "x", schema: c.schema})
+			if (err == nil) != c.ok {
+				t.Fatalf("NewRegistry(%s): err = %v, want ok=%v", c.schema, err, c.ok)
+			}
+			if err != nil && (!errors.Is(err, ErrBadTool) || strings.Contains(err.Error(), "mem:///")) {
+				t.Fatalf("err = %v, want ErrBadTool without the internal schema URL", err)
+			}
+		})
+	}
+
+	ran := 0
+	r, err := NewRegistry(fakeTool{
+		name:   "x",
+		schema: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"p":{"type":"string","minLength":2}},"properties":{"a":{"$ref":"#/definitions/p"},"n":{"type":"integer","minimum":1}},"required":["a"]}`,
+		exec:   func(json.RawMessage) Result { ran++; return Result{Content: "ok"} },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := newWS(t)
+	for _, c := range []struct{ args, mention string }{
+		{`{"a":"x"}`, "minLength"},
+		{`{"a":"xy","n":0}`, "minimum: 0 is less than 1"},
+		{`{"a":"xy","n":1.5}`, "integer"},
+		{`{"a":3}`, "string"},
+	} {
+		res := r.Run(context.Background(), ws, Call{ID: "1", Name: "x", Arguments: c.args}, nil)
+		if !res.IsError || !strings.HasPrefix(res.Content, "invalid_tool_arguments: at /") || !strings.Contains(res.Content, c.mention) {
+			t.Errorf("%s: got %q, want an invalid_tool_arguments error at a location, mentioning %q", c.args, res.Content, c.mention)
+		}
+	}
+	if res := r.Run(context.Background(), ws, Call{ID: "2", Name: "x", Arguments: `{"a":"xy","n":2}`}, nil); res.IsError || ran != 1 {
+		t.Fatalf("valid call: %+v, ran %d times", res, ran)
 	}
 }
