@@ -33,7 +33,7 @@ describe('PinnedPlan', () => {
     const onSave = vi.fn().mockResolvedValueOnce(false).mockResolvedValueOnce(true);
     render(<PinnedPlan plan={plan} running={false} error="" onSave={onSave} />);
     fireEvent.click(screen.getByRole('button', { name: 'Edit plan' }));
-    fireEvent.input(screen.getByLabelText('Step 2'), { target: { value: 'fix the bug with a test first' } });
+    fireEvent.change(screen.getByLabelText('Step 2'), { target: { value: 'fix the bug with a test first' } });
     fireEvent.change(screen.getByLabelText('Status of step 3'), { target: { value: 'in_progress' } });
     fireEvent.click(screen.getByRole('button', { name: 'Remove step 1' }));
     fireEvent.click(screen.getByRole('button', { name: 'Save plan' }));

@@ -111,11 +111,11 @@ describe('ToolCard', () => {
     render(<ToolCard call={shell} pending={pendingShell} actions={a} />);
     await userEvent.click(screen.getByRole('button', { name: 'Edit arguments' }));
     const box = screen.getByRole('textbox', { name: 'Arguments' });
-    fireEvent.input(box, { target: { value: 'not json' } });
+    fireEvent.change(box, { target: { value: 'not json' } });
     await userEvent.click(screen.getByRole('button', { name: 'Approve edited call' }));
     expect(screen.getByRole('alert').textContent).toMatch(/JSON object/);
     expect(a.decide).not.toHaveBeenCalled();
-    fireEvent.input(box, { target: { value: '{"command": "git status"}' } });
+    fireEvent.change(box, { target: { value: '{"command": "git status"}' } });
     await userEvent.click(screen.getByRole('button', { name: 'Approve edited call' }));
     expect(a.decide).toHaveBeenCalledWith('c1', { approved: true, reason: '', arguments: '{"command":"git status"}', always: null });
   });

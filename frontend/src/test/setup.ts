@@ -1,10 +1,5 @@
 import { afterEach, beforeEach } from 'vitest';
 import { cleanup, configure } from '@testing-library/react';
-import { options } from 'preact';
-
-// Preact runs effects after the next animation frame; here they run once the render's task is
-// done, so a test that counts or stubs requestAnimationFrame sees the page's own frames only.
-(options as { requestAnimationFrame?: (cb: () => void) => void }).requestAnimationFrame = (cb) => setTimeout(cb, 0);
 
 // findBy*/waitFor poll until what they wait for appears; their default limit (1 s) is a
 // wall-clock bound that a busy machine (make test runs Go, the page and Chromium at once on
