@@ -117,7 +117,7 @@ func checkTypes(v any, at string) error {
 					return err
 				}
 				continue
-			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependentRequired", "dependencies":
 				if m, ok := c.(map[string]any); ok {
 					for name, sub := range m {
 						if err := checkTypes(sub, at+"/"+k+"/"+name); err != nil {

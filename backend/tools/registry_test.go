@@ -176,6 +176,7 @@ func TestSchemasAreCheckedAsTheirDraftDefines(t *testing.T) {
 		{"a property called type", `{"type":"object","properties":{"type":{"type":"string","enum":["a","b"]}}}`, true},
 		{"type in an enum's data", `{"type":"object","properties":{"o":{"enum":[{"type":"anything"}]}}}`, true},
 		{"a list of types", `{"type":"object","properties":{"a":{"type":["string","null"]}}}`, true},
+		{"a dependency on a property called type", `{"type":"object","dependencies":{"type":["a"]},"dependentRequired":{"type":["b"]}}`, true},
 		{"draft-04", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`, false},
 		{"no such type", `{"type":"object","properties":{"a":{"type":"strin"}}}`, false},
 		{"no such type in a list", `{"type":"object","properties":{"a":{"type":["string","nul"]}}}`, false},
