@@ -217,10 +217,13 @@ func validationMessage(err error) string {
 		}
 		msg = rest[i+2:]
 	}
-	// The validator prints numbers as fractions and with six decimals: "0/1 is less than
-	// 1.000000" reads "0 is less than 1".
-	msg = wholeFraction.ReplaceAllString(msg, "$1")
-	msg = zeroDecimals.ReplaceAllString(msg, "$1")
+	// The numeric keywords print numbers as fractions and with six decimals: "0/1 is less than
+	// 1.000000" reads "0 is less than 1". Other messages quote the arguments' own strings, which
+	// stay as they are.
+	if numericMessage.MatchString(msg) {
+		msg = wholeFraction.ReplaceAllString(msg, "$1")
+		msg = zeroDecimals.ReplaceAllString(msg, "$1")
+	}
 	if where == "" {
 		return msg
 	}
@@ -228,8 +231,9 @@ func validationMessage(err error) string {
 }
 
 var (
-	wholeFraction = regexp.MustCompile(`\b(-?\d+)/1\b`)
-	zeroDecimals  = regexp.MustCompile(`\b(-?\d+)\.0+\b`)
+	numericMessage = regexp.MustCompile(`^(minimum|maximum|exclusiveMinimum|exclusiveMaximum|multipleOf): `)
+	wholeFraction  = regexp.MustCompile(`\b(-?\d+)/1\b`)
+	zeroDecimals   = regexp.MustCompile(`\b(-?\d+)\.0+\b`)
 )
 
 func firstLines(s string, n int) string {

@@ -198,7 +198,7 @@ func TestSchemasAreCheckedAsTheirDraftDefines(t *testing.T) {
 	ran := 0
 	r, err := NewRegistry(fakeTool{
 		name:   "x",
-		schema: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"p":{"type":"string","minLength":2}},"properties":{"a":{"$ref":"#/definitions/p"},"n":{"type":"integer","minimum":1}},"required":["a"]}`,
+		schema: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"p":{"type":"string","minLength":2}},"properties":{"a":{"$ref":"#/definitions/p"},"n":{"type":"integer","minimum":1},"s":{"type":"string","pattern":"^x"}},"required":["a"]}`,
 		exec:   func(json.RawMessage) Result { ran++; return Result{Content: "ok"} },
 	})
 	if err != nil {
@@ -210,6 +210,8 @@ func TestSchemasAreCheckedAsTheirDraftDefines(t *testing.T) {
 		{`{"a":"xy","n":0}`, "minimum: 0 is less than 1"},
 		{`{"a":"xy","n":1.5}`, "integer"},
 		{`{"a":3}`, "string"},
+		// The argument's own string is quoted as sent, numbers in it included.
+		{`{"a":"xy","s":"v10/1 at 2.00"}`, `"v10/1 at 2.00"`},
 	} {
 		res := r.Run(context.Background(), ws, Call{ID: "1", Name: "x", Arguments: c.args}, nil)
 		if !res.IsError || !strings.HasPrefix(res.Content, "invalid_tool_arguments: at /") || !strings.Contains(res.Content, c.mention) {
