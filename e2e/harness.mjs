@@ -109,11 +109,16 @@ export async function startApp(home, env = {}) {
   const childEnv = { ...process.env, LOOPDESK_DB: home.db, XDG_CONFIG_HOME: home.config, XDG_DATA_HOME: home.dir, ...env };
   delete childEnv.OPENAI_API_KEY;
   if (env.OPENAI_API_KEY) childEnv.OPENAI_API_KEY = env.OPENAI_API_KEY;
+  // Its own process group: WebKit's network and web processes are its
+  // children and write into the data dir (hsts-storage.sqlite, storage/) for
+  // a moment after the main process exits, so stopping waits for the group.
   const proc = spawn(join(BIN, 'loopdesk-dev'), ['-assetdir', join(ROOT, 'frontend', 'dist'), '-devserver', addr, '-loglevel', 'Warning'], {
     cwd: ROOT,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
+  groups.add(proc.pid);
   const logs = collect(proc, 'app');
   let exited = null;
   proc.once('exit', (code, sig) => (exited = `${code ?? sig}`));
@@ -123,7 +128,45 @@ export async function startApp(home, env = {}) {
     const r = await fetch(url);
     return r.ok;
   });
-  return { url, logs, proc, stop: () => stopProcess(proc) };
+  return { url, logs, proc, stop: () => stopGroup(proc) };
+}
+
+// Process groups of apps started and not yet gone; killed if the runner exits.
+const groups = new Set();
+process.once('exit', () => {
+  for (const pgid of groups) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {}
+  }
+});
+
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    if (e.code === 'ESRCH') return false;
+    throw e;
+  }
+}
+
+/** Stops the app, then waits until no process of its group is left. */
+async function stopGroup(proc) {
+  await stopProcess(proc);
+  const pgid = proc.pid;
+  try {
+    process.kill(-pgid, 'SIGTERM');
+  } catch {}
+  try {
+    await until(`the app's WebKit processes (group ${pgid}) to exit`, async () => !groupAlive(pgid), 5000);
+  } catch {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {}
+    await until(`the app's process group ${pgid} to go after SIGKILL`, async () => !groupAlive(pgid), 5000);
+  }
+  groups.delete(pgid);
 }
 
 export async function launchBrowser() {
@@ -237,9 +280,12 @@ export async function startAll({ configured = false, seed } = {}) {
   // restart({ kill: true }) kills the app with SIGKILL first, as a crash would.
   env.restart = async ({ kill = false } = {}) => {
     if (kill) {
+      // As a crash would: the main process alone; its WebKit children go
+      // when their connection to it closes, and the group wait below sees them go.
       const exited = new Promise((res) => env.app.proc.once('exit', res));
       env.app.proc.kill('SIGKILL');
       await exited;
+      await env.app.stop();
     } else {
       await env.app.stop();
     }
