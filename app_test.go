@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"image/color"
+	"image/png"
 	"strings"
 	"testing"
 
@@ -30,5 +33,29 @@ func TestErrorsReachThePageAsCodeAndMessage(t *testing.T) {
 	var e desktop.AppError
 	if err := json.Unmarshal([]byte(s), &e); err != nil || e.Code != "not_found" || !strings.Contains(e.Message, "open session x") {
 		t.Fatalf("formatError = %s (%v)", s, err)
+	}
+}
+
+// The window's icon is decoded by GTK before the window shows, on every start: it stays small
+// (main.go says why), and it is the app's icon, not a blank square.
+func TestWindowIconIsSmallAndDrawn(t *testing.T) {
+	img, err := png.Decode(bytes.NewReader(icon))
+	if err != nil {
+		t.Fatalf("the window icon is not a PNG: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != 128 || b.Dy() != 128 {
+		t.Fatalf("window icon %dx%d, want 128x128", b.Dx(), b.Dy())
+	}
+	if img.ColorModel() != color.NRGBAModel && img.ColorModel() != color.RGBAModel {
+		t.Fatalf("window icon colour model %T, want 8-bit RGBA (a 16-bit PNG costs GTK twice the decoding)", img.ColorModel())
+	}
+	colours := map[color.Color]bool{}
+	for y := 0; y < 128; y += 4 {
+		for x := 0; x < 128; x += 4 {
+			colours[img.At(x, y)] = true
+		}
+	}
+	if len(colours) < 8 {
+		t.Fatalf("window icon has %d colours: not the app's icon", len(colours))
 	}
 }
