@@ -280,8 +280,9 @@ export async function startAll({ configured = false, seed } = {}) {
   // restart({ kill: true }) kills the app with SIGKILL first, as a crash would.
   env.restart = async ({ kill = false } = {}) => {
     if (kill) {
-      // As a crash would: the main process alone; its WebKit children go
-      // when their connection to it closes, and the group wait below sees them go.
+      // As a crash would: the main process alone. Then its WebKit children,
+      // which outlive it for a moment, are stopped and waited for, so the next
+      // start finds no process of the old one writing into the data dir.
       const exited = new Promise((res) => env.app.proc.once('exit', res));
       env.app.proc.kill('SIGKILL');
       await exited;
