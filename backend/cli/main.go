@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/loopdesk/loopdesk/backend/provider"
 )
 
 // Version and Commit identify the build. The Makefile sets them at link time
@@ -18,6 +20,9 @@ var (
 	Version = "0.0.0+dev"
 	Commit  = "unknown"
 )
+
+// The model servers see which Loopdesk calls them.
+func init() { provider.UserAgent = "Loopdesk/" + Version }
 
 // Exit statuses shared by every subcommand (docs/cli.md).
 const (

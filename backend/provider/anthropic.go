@@ -12,21 +12,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 )
 
 // Anthropic calls Anthropic's Messages API natively (Config.Kind "anthropic"): streaming with
 // thinking and its signatures, tool_use and tool_result blocks, prompt caching. It is safe
 // for concurrent use.
 //
-// As for the OpenAI-compatible client, the body is written here and handed to the SDK as
-// bytes (anthropic-sdk-go supplies the base URL, the anthropic-version header and transport);
-// the key goes in the x-api-key header only.
+// As for the OpenAI-compatible client, the body is written here and sent with net/http
+// (request.go), with the anthropic-version header; the key goes in the x-api-key header only.
+// The stream is framed by anthropic-sdk-go's SSE decoder and its events are read here.
 type Anthropic struct {
 	conn
-	ac []aoption.RequestOption // anthropic.NewClient(...).Options; Client's comment says why
 }
 
 // NewAnthropic makes a client for cfg (BaseURL: the API root without /v1). It does no I/O.
@@ -36,15 +33,6 @@ func NewAnthropic(cfg Config) *Anthropic {
 	}
 	c := &Anthropic{conn: newConn(cfg)}
 	c.apiName, c.hint404 = "Anthropic's Messages API", "check the base URL; it is the API root, without /v1"
-	c.ac = anthropic.NewClient(
-		// No environment defaults: ANTHROPIC_* variables never leak in.
-		aoption.WithoutEnvironmentDefaults(),
-		aoption.WithBaseURL(c.cfg.BaseURL+"/"),
-		aoption.WithHeader("x-api-key", c.cfg.APIKey),
-		aoption.WithHeaderDel("authorization"),
-		aoption.WithHTTPClient(c.httpClient()),
-		aoption.WithMaxRetries(0), // Stream retries itself: only before output
-	).Options
 	return c
 }
 
@@ -78,34 +66,17 @@ func (c *Anthropic) Prepare(req Request) (*WireBody, error) {
 	return anthropicBody(model, req, Origin{Provider: c.cfg.Name, Kind: KindAnthropic, Model: model}, budget)
 }
 
-// send makes one request; the watchdog guards the wait for headers, then the body.
-func (c *Anthropic) send(ctx, actx context.Context, wd *watchdog, method, path string, body *WireBody) (*http.Response, error) {
-	wd.arm(c.cfg.RequestTimeout, errRequestTimeout)
-	var res *http.Response
-	var params any
-	opts := []aoption.RequestOption{aoption.WithHeader("Accept", "text/event-stream")}
-	if body != nil {
-		params = body.Reader()
-		opts = append(opts, aoption.WithMiddleware(body.withLength))
+// anthropicVersion is the Messages API version every request names (anthropic-version).
+const anthropicVersion = "2023-06-01"
+
+// header is what each request to the Messages API carries: the API version, and the key in
+// x-api-key only.
+func (c *Anthropic) header(body *WireBody) http.Header {
+	h := http.Header{"Accept": {accept(body)}, "Anthropic-Version": {anthropicVersion}}
+	if c.cfg.APIKey != "" {
+		h.Set("X-Api-Key", c.cfg.APIKey)
 	}
-	ac := anthropic.Client{Options: c.ac} // on the stack: see Client
-	err := ac.Execute(actx, method, path, params, &res, opts...)
-	var apiErr *anthropic.Error
-	if errors.As(err, &apiErr) && apiErr.Response != nil {
-		return nil, c.statusError(apiErr.Response, []byte(apiErr.RawJSON()))
-	}
-	if err != nil || res == nil {
-		if err == nil {
-			err = errors.New("no response")
-		}
-		return nil, c.transportError(err, context.Cause(actx), ctx)
-	}
-	if res.StatusCode >= 400 {
-		defer res.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-		return nil, c.statusError(res, b)
-	}
-	return res, nil
+	return h
 }
 
 func (c *Anthropic) attempt(ctx context.Context, body *WireBody, origin Origin, h Handler) (Response, error) {
@@ -113,7 +84,7 @@ func (c *Anthropic) attempt(ctx context.Context, body *WireBody, origin Origin, 
 	defer cancel(nil)
 	wd := &watchdog{cancel: cancel}
 	defer wd.stop()
-	res, err := c.send(ctx, actx, wd, http.MethodPost, "v1/messages", body)
+	res, err := c.send(ctx, actx, wd, http.MethodPost, "v1/messages", body, c.header(body))
 	if err != nil {
 		return Response{}, err
 	}
@@ -189,7 +160,7 @@ func (c *Anthropic) ListModels(ctx context.Context) ([]string, error) {
 	defer cancel(nil)
 	wd := &watchdog{cancel: cancel}
 	defer wd.stop()
-	res, err := c.send(ctx, actx, wd, http.MethodGet, "v1/models", nil)
+	res, err := c.send(ctx, actx, wd, http.MethodGet, "v1/models", nil, c.header(nil))
 	if err != nil {
 		return nil, err
 	}

@@ -35,13 +35,12 @@
 //
 // # OpenAI-compatible (Client)
 //
-// The request body is written by hand and handed to openai-go as bytes, so messages go out
-// byte for byte (provider prompt caches match on exact prefixes); openai-go supplies the
-// base URL, auth, headers and its SSE framing (ssestream), which already skips comment
-// lines. The events themselves are read here because servers differ in ways the SDK's typed
-// stream hides or rejects: "event: error" without an "error" field, a stream that ends
-// without [DONE] or a finish, tool-call fragments without an index, arguments sent as an
-// object, reasoning under two names.
+// The request body is written by hand and sent as bytes, so messages go out byte for byte
+// (provider prompt caches match on exact prefixes); openai-go supplies the SSE framing
+// (packages/ssestream), which already skips comment lines. The events themselves are read
+// here because servers differ in ways the SDK's typed stream hides or rejects: "event:
+// error" without an "error" field, a stream that ends without [DONE] or a finish, tool-call
+// fragments without an index, arguments sent as an object, reasoning under two names.
 //
 // The thinking budget goes in the server's own parameter, told by the base URL's host
 // (DialectOf; Config.Dialect overrides it): reasoning_effort (OpenAI, Gemini 3),
@@ -51,14 +50,27 @@
 //
 // # Anthropic (Anthropic)
 //
-// anthropic-sdk-go supplies the base URL (the API root, without /v1), the anthropic-version
-// header and the transport, with no environment defaults; the key goes in the x-api-key
-// header only. The body is written here: extended thinking with the budget
+// The base URL is the API root, without /v1; every request names anthropic-version
+// 2023-06-01 and carries the key in the x-api-key header only; anthropic-sdk-go supplies the
+// SSE framing (packages/ssestream). The body is written here: extended thinking with the budget
 // (Request.ThinkingBudget, else Config.ThinkingBudget; max_tokens grows past it), tool
 // results as tool_result blocks (consecutive results one user message), and four cache
 // breakpoints: the last tool, the system prompt, and the last block of the last two user
 // messages, so each request reads from the cache what the last one wrote. Field order puts
 // what never changes first and the messages last.
+//
+// # Requests (both adapters)
+//
+// Requests go out with net/http (request.go), not through the SDKs' clients: every body is
+// written here, retries and timeouts are Stream's own, and the clients added only the base
+// URL and headers, which request.go adds itself — the path resolved against the base URL as
+// the SDKs resolve it, the key in the one header the wire format reads (none when there is
+// no key), Loopdesk's User-Agent, and the body with its length (never chunked). A redirect is
+// followed only on the same origin, so a key never goes to a server it was not given to.
+// Nothing is read from the environment. The clients' packages are not linked at all:
+// their package inits register the whole API with reflection, which made the window's
+// binary 49 MB instead of 20 and its idle memory and start measurably worse (linked_test.go
+// keeps them out; docs/benchmarks.md, "The SDKs' clients out of the binary").
 //
 // # Rules the loop relies on (both adapters)
 //

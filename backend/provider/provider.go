@@ -11,9 +11,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // Defaults for the zero values of Config.
@@ -206,18 +203,8 @@ func (c *conn) httpClient() *http.Client {
 }
 
 // Client calls one OpenAI-compatible server. It is safe for concurrent use.
-//
-// It keeps the options openai.NewClient built, not the openai.Client: send makes a Client
-// on its stack for each call (Execute reads nothing else). A stored openai.Client makes the
-// SDK's Client type reachable from the heap, and with it the type of every service field;
-// Wails' binding calls reflect's Method, so the linker then keeps every exported method of
-// every reachable type: the SDK's whole API (Realtime, Responses, Files...), about 30 MB of
-// the 79 MB binary, nearly all of it resident at idle because the kernel maps a binary's
-// page cache in whole large folios (docs/benchmarks.md, "The binary, and the event bridge"). The same holds for
-// anthropic.Client; TestSDKClientsAreNotStored guards both.
 type Client struct {
 	conn
-	oa []option.RequestOption // openai.NewClient(...).Options
 }
 
 // sharedHTTPClient serves every Client made without Config.HTTPClient, so
@@ -237,18 +224,7 @@ func sharedTransport() *http.Transport {
 
 // New makes a Client. It does no I/O and is cheap: making one per turn is fine.
 func New(cfg Config) *Client {
-	c := &Client{conn: newConn(cfg)}
-	c.oa = openai.NewClient(
-		option.WithBaseURL(c.cfg.BaseURL),
-		// Explicit, so OPENAI_* variables of the environment never leak in.
-		option.WithAPIKey(c.cfg.APIKey),
-		option.WithAdminAPIKey(""),
-		option.WithHeaderDel("OpenAI-Organization"),
-		option.WithHeaderDel("OpenAI-Project"),
-		option.WithHTTPClient(c.httpClient()),
-		option.WithMaxRetries(0), // Stream retries itself: only before output, with its own backoff
-	).Options
-	return c
+	return &Client{conn: newConn(cfg)}
 }
 
 // Stream sends req and streams the answer, calling h for each delta. Its one error is

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
@@ -65,33 +63,14 @@ func (i *idleReader) Read(p []byte) (int, error) {
 
 func (i *idleReader) Close() error { return i.c.Close() }
 
-// send makes one request through openai-go and returns the response with
-// its headers read; the watchdog then guards the body.
-func (c *Client) send(ctx, actx context.Context, wd *watchdog, method, path string, body *WireBody, opts ...option.RequestOption) (*http.Response, error) {
-	wd.arm(c.cfg.RequestTimeout, errRequestTimeout)
-	var res *http.Response
-	var params any
-	if body != nil {
-		params = body.Reader() // openai-go sends a reader unchanged
-		opts = append(opts, option.WithMiddleware(body.withLength))
+// header is what each request to an OpenAI-compatible server carries: the key as a bearer
+// token, only when there is one.
+func (c *Client) header(body *WireBody) http.Header {
+	h := http.Header{"Accept": {accept(body)}}
+	if c.cfg.APIKey != "" {
+		h.Set("Authorization", "Bearer "+c.cfg.APIKey)
 	}
-	oc := openai.Client{Options: c.oa} // on the stack, never stored: see Client
-	err := oc.Execute(actx, method, path, params, &res, opts...)
-	if res == nil || (err != nil && res.StatusCode < 400) {
-		if err == nil {
-			err = errors.New("no response")
-		}
-		if res != nil {
-			res.Body.Close()
-		}
-		return nil, c.transportError(err, context.Cause(actx), ctx)
-	}
-	if res.StatusCode >= 400 {
-		defer res.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-		return nil, c.statusError(res, b)
-	}
-	return res, nil
+	return h
 }
 
 // attempt makes one request and reads its stream to the end.
@@ -100,8 +79,7 @@ func (c *Client) attempt(ctx context.Context, body *WireBody, origin Origin, h H
 	defer cancel(nil)
 	wd := &watchdog{cancel: cancel}
 	defer wd.stop()
-	res, err := c.send(ctx, actx, wd, http.MethodPost, "chat/completions", body,
-		option.WithHeader("Accept", "text/event-stream"))
+	res, err := c.send(ctx, actx, wd, http.MethodPost, "chat/completions", body, c.header(body))
 	if err != nil {
 		return Response{}, err
 	}
@@ -238,7 +216,7 @@ func (c *Client) ListModels(ctx context.Context) ([]string, error) {
 	defer cancel(nil)
 	wd := &watchdog{cancel: cancel}
 	defer wd.stop()
-	res, err := c.send(ctx, actx, wd, http.MethodGet, "models", nil)
+	res, err := c.send(ctx, actx, wd, http.MethodGet, "models", nil, c.header(nil))
 	if err != nil {
 		return nil, err
 	}

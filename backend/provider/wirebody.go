@@ -1,9 +1,6 @@
 package provider
 
-import (
-	"io"
-	"net/http"
-)
+import "io"
 
 // WireBody is a request body kept as the parts it is made of: the head, each encoded message
 // (the very bytes Cache keeps, never changed once made) and the tail. It is sent as a reader
@@ -38,16 +35,9 @@ func (w *WireBody) Bytes() []byte {
 	return out
 }
 
-// withLength sets the request's Content-Length and GetBody, which the SDKs leave unset for a
-// reader they do not know (the request would otherwise go chunked, which some servers refuse).
-func (w *WireBody) withLength(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-	req.ContentLength = int64(w.n)
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(w.Reader()), nil }
-	if req.Body != nil && req.Body != http.NoBody {
-		req.Body = io.NopCloser(w.Reader())
-	}
-	return next(req)
-}
+// readCloser reads the body from its start; it is the request's GetBody too, so a redirect
+// or a retry of the transport sends it again whole.
+func (w *WireBody) readCloser() (io.ReadCloser, error) { return io.NopCloser(w.Reader()), nil }
 
 type partsReader struct {
 	parts [][]byte
