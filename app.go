@@ -24,9 +24,9 @@ import (
 // error formatter and the asset headers. Everything the services do lives in backend/desktop.
 
 // appOptions builds the window on db (at dbPath: one window per database). instance hands
-// the window a folder given on the command line, of this launch or a later one; sb is the
-// sandbox stack.DetectSandbox found.
-func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop.Instance, sb stack.Sandbox) (*options.App, error) {
+// the window a folder given on the command line, of this launch or a later one; sb detects
+// the sandbox (runWindow starts it once the page has loaded).
+func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop.Instance, sb *stack.SandboxProbe) (*options.App, error) {
 	dialogs := &wailsDialogs{}
 	mcpPath, err := mcp.DefaultPath()
 	if err != nil {

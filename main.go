@@ -90,11 +90,13 @@ func runWindow(folder string, getenv func(string) string) (err error) {
 		}
 	}()
 	ctx := context.Background()
-	// The sandbox probe starts bwrap twice (about 6 ms) and the database opens (a new file's
-	// migrations take 10-20 ms) while GTK starts on this goroutine's thread (about 70 ms),
-	// not one after the other before the window.
-	sb := make(chan stack.Sandbox, 1)
-	go func() { sb <- stack.DetectSandbox(ctx) }()
+	// The database opens (a new file's migrations take 10-20 ms) while GTK starts on this
+	// goroutine's thread (about 70 ms), not one after the other before the window. The
+	// sandbox probe (bwrap started twice, each in new namespaces) waits until the page has
+	// loaded: on this two-core machine it slowed the window's start by about 50 ms after an
+	// idle spell (docs/benchmarks.md, "The SDKs' clients out of the binary"); a run or
+	// Settings that needs it first starts it then.
+	sb := stack.NewSandboxProbe()
 	path, err := store.DefaultPath()
 	if err != nil {
 		return err
@@ -122,13 +124,14 @@ func runWindow(folder string, getenv func(string) string) (err error) {
 	if err != nil {
 		return err
 	}
-	opts, err := appOptions(db, path, config.Keys{Dir: cfgDir, Getenv: getenv}, desktop.NewInstance(folder), <-sb)
+	opts, err := appOptions(db, path, config.Keys{Dir: cfgDir, Getenv: getenv}, desktop.NewInstance(folder), sb)
 	if err != nil {
 		return err
 	}
 	pageLoaded, next := limitPageJIT(), opts.OnDomReady
 	opts.OnDomReady = func(ctx context.Context) {
 		pageLoaded()
+		sb.Start()
 		if next != nil {
 			next(ctx)
 		}

@@ -122,7 +122,7 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags con
 		return err
 	}
 	defer st.Close() // after Serve: waits for the rows of a run the client walked away from
-	shell := st.Sandbox.Shell(sbMode, network)
+	shell := st.Sandbox.Get().Shell(sbMode, network)
 	if n := shell.Notice(); n != "" {
 		log.Warn(n) // once, before anything runs: never silently unconfined
 	}

@@ -354,7 +354,7 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	defer func() { stopSub(); <-exited; <-asked }()
 
 	// The same shape (and default instructions) as a run from the window.
-	shell := st.Sandbox.Shell(o.sandbox, o.network)
+	shell := st.Sandbox.Get().Shell(o.sandbox, o.network)
 	if n := shell.Notice(); n != "" {
 		fmt.Fprintf(stderr, "loopdesk run: %s\n", n) // once, before anything runs: never silently unconfined
 	}

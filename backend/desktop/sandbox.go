@@ -94,7 +94,7 @@ func (c *core) shellSandbox(s SandboxSetting) tools.ShellSandbox {
 	if err != nil {
 		mode = sandbox.ModeBestEffort // stored values are checked on save; never fall to "off"
 	}
-	return c.st.Sandbox.Shell(mode, s.Network)
+	return c.st.Sandbox.Get().Shell(mode, s.Network)
 }
 
 // saveSandbox validates and stores in.
@@ -130,10 +130,10 @@ func (c *core) saveSandbox(ctx context.Context, in SandboxInput) (SandboxView, e
 // with the fix that the window shows once.
 func (h *Settings) SandboxStatus() SandboxStatus {
 	c := h.c
-	st := SandboxStatus{Available: c.st.Sandbox.Box != nil,
-		Notice: c.st.Sandbox.Shell(sandbox.ModeBestEffort, false).Notice()}
-	if c.st.Sandbox.Box != nil {
-		st.Name = c.st.Sandbox.Box.Name()
+	found := c.st.Sandbox.Get()
+	st := SandboxStatus{Available: found.Box != nil, Notice: found.Shell(sandbox.ModeBestEffort, false).Notice()}
+	if found.Box != nil {
+		st.Name = found.Box.Name()
 	}
 	return st
 }

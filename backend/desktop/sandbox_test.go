@@ -107,7 +107,7 @@ func TestSandboxStatusSaysWhenNoneCanBeMade(t *testing.T) {
 	defer db.Close()
 	missing := &sandbox.UnavailableError{Reason: "bubblewrap (bwrap) is not installed or not on PATH", Fix: "install it (sudo apt-get install bubblewrap)"}
 	svc, err := desktop.NewWith(db, config.Keys{Dir: t.TempDir(), Getenv: func(string) string { return "" }}, &fakeDialogs{}, "",
-		stack.Sandbox{Missing: missing})
+		stack.KnownSandbox(stack.Sandbox{Missing: missing}))
 	if err != nil {
 		t.Fatal(err)
 	}

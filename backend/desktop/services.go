@@ -82,18 +82,19 @@ type core struct {
 // ("" for none) and start in the background at once; a bad file is reported in Settings,
 // never fatal. Startup must be called before anything runs.
 //
-// New detects the sandbox once (stack.New starts bwrap to prove it works); NewWith takes what
-// was detected, for tests and for a caller that already detected it.
+// New detects the sandbox once, starting at once (stack.New starts bwrap to prove it works);
+// NewWith takes a probe, which the window starts once its page has loaded, and tests give
+// one whose answer is known.
 func New(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string) (*Services, error) {
 	return newServices(db, keys, dialogs, mcpPath, nil)
 }
 
-// NewWith is New with the sandbox already detected.
-func NewWith(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string, sb stack.Sandbox) (*Services, error) {
-	return newServices(db, keys, dialogs, mcpPath, &sb)
+// NewWith is New with the sandbox probe given.
+func NewWith(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string, sb *stack.SandboxProbe) (*Services, error) {
+	return newServices(db, keys, dialogs, mcpPath, sb)
 }
 
-func newServices(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string, sb *stack.Sandbox) (*Services, error) {
+func newServices(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string, sb *stack.SandboxProbe) (*Services, error) {
 	settings := SettingsStore{DB: db, Keys: keys, Getenv: keys.Getenv}
 	instr, err := config.ConfigDir()
 	if err != nil {

@@ -18,7 +18,7 @@
 //     servers in the background; a run waits for those still starting.
 //  3. Subscribe to Runner.Bus() to show events and to answer approvals (Approver.Claim).
 //  4. Start runs with the one run-spec builder (config.Resolved.RunSpec), the shell sandbox
-//     Stack.Sandbox.Shell(mode, network) and the session's own settings (config.ApplySession).
+//     Stack.Sandbox.Get().Shell(mode, network) and the session's own settings (config.ApplySession).
 //  5. Watch a folder through Stack.Watches (tools.Watches.Acquire), never with a watcher of
 //     your own: the checkpoints listen to the same one.
 //  6. Close, then close the database: Close cancels every run, waits for their rows, stops

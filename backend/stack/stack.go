@@ -37,8 +37,9 @@ type Config struct {
 	// changed (one per process and database); New links the captures a killed process left
 	// open to the interrupted rows repair added (Recorder.Recover), Close stops it.
 	Checkpoints *checkpoint.Options
-	// Sandbox is what sandbox detection found; nil: New detects it (it starts bwrap once).
-	Sandbox *Sandbox
+	// Sandbox detects the sandbox (it starts bwrap twice); nil: New makes a probe and starts
+	// it at once. The window passes one it starts after the page has loaded.
+	Sandbox *SandboxProbe
 	Logger  *slog.Logger
 	// InstructionsDir holds the person's own AGENTS.md (config.ConfigDir()); "" for none.
 	InstructionsDir string
@@ -63,7 +64,7 @@ type Stack struct {
 	MCP         *mcp.Manager         // nil without MCP
 	Checkpoints *checkpoint.Recorder // nil without checkpoints
 	Hooks       *hooks.Engine
-	Sandbox     Sandbox // what each run's shell sandbox is made from (Sandbox.Shell)
+	Sandbox     *SandboxProbe // what each run's shell sandbox is made from (Sandbox.Get().Shell)
 	// Watches holds the one watcher of each folder, shared by the checkpoint recorder's dirty
 	// set and the window's file tree.
 	Watches *tools.Watches
@@ -72,7 +73,7 @@ type Stack struct {
 	ownsCheckpoints bool   // New made the recorder (a WithMCP stack shares its parent's)
 }
 
-// New builds a Stack: it detects the sandbox (unless given), opens the checkpoint recorder
+// New builds a Stack: it starts detecting the sandbox (unless given a probe), opens the checkpoint recorder
 // and recovers what a killed process left, and starts the MCP servers in the background.
 // Errors: no database, no model, a recorder that cannot recover.
 func New(cfg Config) (*Stack, error) {
@@ -83,8 +84,8 @@ func New(cfg Config) (*Stack, error) {
 		cfg.Models = Models{Providers: cfg.Providers, Configure: cfg.Configure}
 	}
 	if cfg.Sandbox == nil {
-		sb := DetectSandbox(context.Background())
-		cfg.Sandbox = &sb
+		cfg.Sandbox = NewSandboxProbe()
+		cfg.Sandbox.Start()
 	}
 	watches := &tools.Watches{}
 	var rec *checkpoint.Recorder
@@ -140,7 +141,7 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack,
 		return nil, fmt.Errorf("build the agent stack: %w", err)
 	}
 	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB}),
-		MCP: manager, Checkpoints: rec, Sandbox: *cfg.Sandbox, Watches: watches, cfg: cfg}
+		MCP: manager, Checkpoints: rec, Sandbox: cfg.Sandbox, Watches: watches, cfg: cfg}
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
 		Respec: cfg.Respec, Skills: agents.Catalog{PersonalDir: cfg.InstructionsDir}, Tasks: tasksOf(cfg)}
