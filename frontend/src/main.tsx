@@ -1,7 +1,7 @@
+// The app itself, imported by boot.ts once index.html's frame has been painted.
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
-import './style.css';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
