@@ -128,7 +128,7 @@ func runWindow(folder string, getenv func(string) string) (err error) {
 	if err != nil {
 		return err
 	}
-	pageLoaded, next := limitPageJIT(), opts.OnDomReady
+	pageLoaded, next := setPageJSCOptions(), opts.OnDomReady
 	opts.OnDomReady = func(ctx context.Context) {
 		pageLoaded()
 		sb.Start()

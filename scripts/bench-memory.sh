@@ -9,8 +9,8 @@
 # streams 6,000 words, and while idle, once per WebKit GPU policy.
 # `speed` (not part of all) times, in the same real window, what the page's JavaScript speed
 # decides: opening a 10,000-row session, its chunk table, a long markdown reply; once with
-# the product's JavaScriptCore options and once with every JIT tier on (JSC_useDFGJIT=true),
-# BENCH_PAIRS (3) times, alternating.
+# the product's JavaScriptCore options and once with other ones (BENCH_SPEED_OTHER, default
+# JSC_useDFGJIT=true: every JIT tier on), BENCH_PAIRS (3) times, alternating.
 #   scripts/bench-memory.sh [memory|frames|all|speed]      default all
 # The window is the product built with the bench tag, which only adds bench_hook.go (the
 # page driver testdata/benchwindow/drive.js and the measuring hook). Env: BENCH_ROUNDS (200),
@@ -168,15 +168,18 @@ import json
 part = "## Part {0}\n\nSome **bold** and `code` words, then a list:\n\n- one\n- two\n\n```go\nfunc f{0}() int {{\n\treturn {0}\n}}\n```\n\n"
 print(json.dumps([{"kind": "text", "delay_ms": 1, "text": "".join(part.format(i) for i in range(60))}]))' >"$scratch/replies.json"
   for i in $(seq "${BENCH_PAIRS:-3}"); do
-    for jit in product all-tiers; do
-      if [[ $jit == all-tiers ]]; then export JSC_useDFGJIT=true; else unset JSC_useDFGJIT; fi
+    for jit in product other; do
+      # The other side's options: every JIT tier by default, BENCH_SPEED_OTHER to compare another
+      # (e.g. JSC_useGenerationalGC=true).
+      if [[ $jit == other ]]; then export ${BENCH_SPEED_OTHER:-JSC_useDFGJIT=true}; else unset JSC_useDFGJIT JSC_useGenerationalGC; fi
+      [[ $jit == other && $i == 1 ]] && echo "other: ${BENCH_SPEED_OTHER:-JSC_useDFGJIT=true}"
       window "speed-$jit-$i" "{\"scenario\":\"speed\",\"tries\":${BENCH_TRIES:-5}}"
       python3 - "$scratch/speed-$jit-$i.jsonl" "$jit" <<'PY'
 import json, sys
 r = [json.loads(l) for l in open(sys.argv[1]) if '"speed"' in l][0]["data"]
-print(f"speed {sys.argv[2]:9s}: open 10,000 rows {r['median_open_10k_ms']} ms {r['open_10k_ms']}; chunk table {r['median_table_10k_ms']} ms {r['table_10k_ms']}; long markdown reply {r['reply_ms']} ms")
+print(f"speed {sys.argv[2]:7s}: open 10,000 rows {r['median_open_10k_ms']} ms {r['open_10k_ms']}; chunk table {r['median_table_10k_ms']} ms {r['table_10k_ms']}; long markdown reply {r['reply_ms']} ms")
 PY
     done
   done
-  unset JSC_useDFGJIT
+  unset JSC_useDFGJIT JSC_useGenerationalGC
 fi

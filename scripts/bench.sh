@@ -35,8 +35,8 @@ run -bench '^BenchmarkStart$' -benchtime=5x -count=3 ./backend/mcp/
 LOOPDESK_ACP_BIN="$PWD/build/bin/loopdesk" run -bench '^BenchmarkFirstChunk$' -benchtime=20x -count=3 ./backend/acp/
 # The window against a bare Wails window with Wails' defaults: first paint and idle memory
 # (needs build/bin/loopdesk).
-echo "== scripts/bench-window.sh 3" | tee -a "$out"
-scripts/bench-window.sh 3 2>&1 | tee -a "$out"
+echo "== scripts/bench-window.sh 8" | tee -a "$out"
+scripts/bench-window.sh 8 2>&1 | tee -a "$out"
 # Issue 18: the window's memory with a 20-row session open, before and after a 2,203-row
 # session (200 tool rounds through the fake model) streamed into it; frames dropped while a
 # reply streams, per WebKit GPU policy.

@@ -36,7 +36,9 @@
   }
   async function newSession() {
     const before = sessionId();
-    button(document, 'New session').click();
+    // The page's app starts after its first frame (frontend/src/boot.ts): wait for it as a
+    // person waits for the button to be there.
+    (await until('the New session button', () => button(document, 'New session'))).click();
     await until('the new session', () => sessionId() && sessionId() !== before && heading('New session'));
   }
   // Types text into the message box as React sees typing, then sends it.
