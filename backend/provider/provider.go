@@ -186,13 +186,29 @@ func newConn(cfg Config) conn {
 		cfg.MaxBackoff = DefaultMaxBackoff
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	display := cfg.BaseURL
+	display := withoutUserinfo(cfg.BaseURL) // even a URL that does not parse
 	if u, err := url.Parse(cfg.BaseURL); err == nil {
 		u.User = nil
 		display = u.String()
 	}
 	return conn{cfg: cfg, displayURL: display, key: redactor(cfg.APIKey), sleep: sleepCtx,
 		apiName: "an OpenAI-compatible API", hint404: "check the base URL; it usually ends in /v1"}
+}
+
+// withoutUserinfo drops "user:password@" after the scheme of raw, by its text alone.
+func withoutUserinfo(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	host := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		host = rest[:i]
+	}
+	if at := strings.LastIndex(host, "@"); at >= 0 {
+		return scheme + "://" + rest[at+1:]
+	}
+	return raw
 }
 
 func (c *conn) httpClient() *http.Client {

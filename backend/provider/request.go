@@ -28,7 +28,11 @@ var UserAgent = "Loopdesk"
 func (c *conn) do(ctx context.Context, method, path string, body *WireBody, header http.Header) (*http.Response, error) {
 	base, err := url.Parse(c.cfg.BaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("base URL: %w", err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL itself, which may hold a password
+		}
+		return nil, fmt.Errorf("the base URL is not a URL: %w", err)
 	}
 	if base.Scheme != "http" && base.Scheme != "https" {
 		return nil, fmt.Errorf("base URL %s: want http:// or https://", c.displayURL)

@@ -124,6 +124,12 @@ func TestPathsResolveAgainstTheBaseURL(t *testing.T) {
 	if _, err := c.ListModels(context.Background()); err == nil || !strings.Contains(err.Error(), "want http:// or https://") {
 		t.Errorf("ftp base URL: %v", err)
 	}
+	// A base URL that does not parse is said so, without repeating it (it may hold a password).
+	c, _ = newClient(t, "http://user:hunter2@exa mple.com/v1", nil)
+	if _, err := c.ListModels(context.Background()); err == nil || !strings.Contains(err.Error(), "the base URL is not a URL") ||
+		strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("unparsable base URL: %v", err)
+	}
 }
 
 // A redirect to another origin is not followed: the key, in either header, never reaches a
