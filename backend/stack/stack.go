@@ -73,8 +73,9 @@ type Stack struct {
 	ownsCheckpoints bool   // New made the recorder (a WithMCP stack shares its parent's)
 }
 
-// New builds a Stack: it starts detecting the sandbox (unless given a probe), opens the checkpoint recorder
-// and recovers what a killed process left, and starts the MCP servers in the background.
+// New builds a Stack: it starts detecting the sandbox (unless given a probe), opens the
+// checkpoint recorder and recovers what a killed process left, and starts the MCP servers in
+// the background.
 // Errors: no database, no model, a recorder that cannot recover.
 func New(cfg Config) (*Stack, error) {
 	if cfg.DB == nil || (cfg.Model == nil && cfg.Models == nil && cfg.Providers == nil) {
