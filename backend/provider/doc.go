@@ -13,11 +13,16 @@
 // provider's Name, the kind and the model):
 //
 //   - openai: role, content, then every other field of the deltas in the order it first came
-//     (reasoning_content, reasoning, reasoning_details merged element by element on "index",
-//     refusal, fields no one told us about), strings concatenated, objects merged; then
+//     (reasoning_content, reasoning, reasoning_details, refusal, fields no one told us about),
+//     strings concatenated, objects merged; then
 //     tool_calls, each with every field of its fragments (extra_content with Gemini 3's
 //     google.thought_signature). Identity fields (id, type, name, format, index) keep their
-//     first value, since some servers repeat them in every fragment.
+//     first value, since some servers repeat them in every fragment. OpenRouter's
+//     reasoning_details keep every item in the order it came: a piece continues the item
+//     before it only when both have the same index and type (a reasoning.text or
+//     reasoning.summary in pieces: text concatenated, other fields first value); a
+//     reasoning.encrypted item is always an item of its own (Gemini 3 sends its thought
+//     signature as one, at the index of the text before it).
 //   - anthropic: {"role":"assistant","content":[...]}, the content blocks as streamed: text,
 //     thinking with its signature, redacted_thinking, tool_use with its input.
 //

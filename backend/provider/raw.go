@@ -13,8 +13,10 @@ import (
 //     except identity fields (id, type, name, role, format, index), where the first non-empty
 //     value stays: some servers repeat them in every fragment;
 //   - objects merge field by field (tool_calls[].extra_content.google.thought_signature);
-//   - arrays merge element by element on their "index" field, as OpenRouter streams
-//     reasoning_details; elements without one are appended;
+//   - an array element carrying an "index" continues the array's last element when both
+//     have the same index and the same "type" (OpenRouter's reasoning_details: a
+//     reasoning.text or reasoning.summary streamed in pieces); any other element is appended,
+//     so the array keeps every item in the order it came (see continuePiece);
 //   - null never overwrites; any other value replaces the earlier one.
 type rawObject struct {
 	keys []string
@@ -22,12 +24,18 @@ type rawObject struct {
 }
 
 type rawNode struct {
-	str    *strings.Builder // a string
-	obj    *rawObject       // an object
-	arr    []*rawNode       // an array
-	arrIdx map[int64]int    // "index" of an array's object elements -> position in arr
-	isArr  bool
-	val    json.RawMessage // a number, bool
+	str   *strings.Builder // a string
+	obj   *rawObject       // an object
+	arr   []*rawNode       // an array
+	isArr bool
+	val   json.RawMessage // a number, bool
+	piece *pieceKey       // an array element's index and type, when it carries an index
+}
+
+// pieceKey is what makes two streamed array elements pieces of one item.
+type pieceKey struct {
+	index int64
+	typ   string
 }
 
 var firstWins = map[string]bool{"id": true, "type": true, "name": true, "role": true, "format": true, "index": true}
@@ -184,25 +192,55 @@ func (n *rawNode) merge(key string, v json.RawMessage) {
 	}
 }
 
-// mergeElem merges one array element: into the element with the same "index" when it has one.
+// mergeElem merges one array element: into the array's last element when it is the next piece
+// of that item (continuePiece), else as a new element.
 func (n *rawNode) mergeElem(e json.RawMessage) {
 	e = bytes.TrimSpace(e)
 	var probe struct {
 		Index *int64 `json:"index"`
-	}
-	if len(e) > 0 && e[0] == '{' && json.Unmarshal(e, &probe) == nil && probe.Index != nil {
-		if pos, ok := n.arrIdx[*probe.Index]; ok {
-			n.arr[pos].merge("", e)
-			return
-		}
-		if n.arrIdx == nil {
-			n.arrIdx = map[int64]int{}
-		}
-		n.arrIdx[*probe.Index] = len(n.arr)
+		Type  string `json:"type"`
 	}
 	el := &rawNode{}
+	if len(e) > 0 && e[0] == '{' && json.Unmarshal(e, &probe) == nil && probe.Index != nil {
+		key := pieceKey{index: *probe.Index, typ: probe.Type}
+		if last := n.lastElem(); last != nil && last.piece != nil && *last.piece == key && !wholeItem[key.typ] {
+			last.obj.continuePiece(e)
+			return
+		}
+		el.piece = &key
+	}
 	el.merge("", e)
 	n.arr = append(n.arr, el)
+}
+
+func (n *rawNode) lastElem() *rawNode {
+	if len(n.arr) == 0 || n.arr[len(n.arr)-1].obj == nil {
+		return nil
+	}
+	return n.arr[len(n.arr)-1]
+}
+
+// OpenRouter streams reasoning_details as items in order, a reasoning.text or
+// reasoning.summary in pieces at one index, and documents that the items go back as they
+// came, none rearranged or altered. Gemini 3 sends its reasoning.encrypted item (the thought
+// signature) at the same index as the text before it, so the index alone does not tell
+// items apart: the type does, and an encrypted item always arrives whole, so two of them at
+// one index are two items. Within an item, the streamed fields are concatenated and every
+// other field keeps its first non-empty value (a signature sent once, or repeated), as
+// OpenRouter's own AI SDK provider assembles them.
+var (
+	wholeItem       = map[string]bool{"reasoning.encrypted": true}
+	streamedInPiece = map[string]bool{"text": true, "summary": true}
+)
+
+// continuePiece merges the next piece b of the item o.
+func (o *rawObject) continuePiece(b []byte) {
+	objectFields(b, func(key string, v []byte) {
+		if n := o.vals[key]; !streamedInPiece[key] && n != nil && (n.str == nil || n.str.Len() > 0) {
+			return
+		}
+		o.set(key, v)
+	})
 }
 
 func (o *rawObject) has(key string) bool { _, ok := o.vals[key]; return ok }
