@@ -125,9 +125,12 @@ bench: deps .stamps/system-test .stamps/npm-acp $(BIN)/loopdesk
 types bindings:
 	$(GO) run -tags $(TAGS) ./scripts/gentypes
 
-# A screenshot of the real window under Xvfb (docs/screenshots.md).
-screenshot: build $(BIN)/fakeai
+# The committed screenshots (docs/screenshots.md): the real window under Xvfb, then the
+# end-to-end runs with LOOPDESK_UPDATE_SCREENSHOTS=1, which lets their docShot()s overwrite
+# docs/screenshots/. Only this target writes there: `make test` leaves a clone's git status clean.
+screenshot: build deps-test .stamps/npm-mcp $(BIN)/fakeai $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-exec
 	scripts/screenshot.sh
+	LOOPDESK_UPDATE_SCREENSHOTS=1 xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-concurrency=1 e2e/tests/
 
 clean:
 	rm -rf $(BIN) .stamps .tools build/.version frontend/dist/assets frontend/dist/index.html

@@ -2,16 +2,45 @@
 // build on free loopback ports, and drives Debian's Chromium with playwright-core.
 // Every wait is a readiness poll, never a fixed sleep.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const OUT = join(ROOT, 'e2e', 'out');
+// Screenshots and figures of a test run: under build/, never tracked.
+export const OUT = join(ROOT, 'build', 'e2e');
 const BIN = join(ROOT, 'build', 'bin');
+
+// The committed screenshots (README, docs) are refreshed by `make screenshot` alone, which
+// sets LOOPDESK_UPDATE_SCREENSHOTS=1; a plain test run must leave a clone's `git status` clean.
+export const DOC_SHOTS = join(ROOT, 'docs', 'screenshots');
+const UPDATE_DOC_SHOTS = process.env.LOOPDESK_UPDATE_SCREENSHOTS === '1';
+
+/** Each file of docs/screenshots with what shows it was written (size, mtime, inode). */
+function docShotsState() {
+  if (!existsSync(DOC_SHOTS)) return new Map();
+  return new Map(readdirSync(DOC_SHOTS).map((n) => {
+    const st = statSync(join(DOC_SHOTS, n));
+    return [n, `${st.size}:${st.mtimeMs}:${st.ino}`];
+  }));
+}
+
+// Every test file imports the harness: it fails when anything in that file wrote under
+// docs/screenshots without `make screenshot` asking for it.
+const docShotsBefore = docShotsState();
+after(() => {
+  if (UPDATE_DOC_SHOTS) return;
+  const now = docShotsState();
+  const written = [...now].filter(([n, v]) => docShotsBefore.get(n) !== v).map(([n]) => n);
+  const removed = [...docShotsBefore.keys()].filter((n) => !now.has(n));
+  if (written.length + removed.length > 0) {
+    throw new Error(`a test wrote under docs/screenshots (only \`make screenshot\` may): ${[...written, ...removed].join(', ')}`);
+  }
+});
 
 export function freePort() {
   return new Promise((res, rej) => {
@@ -204,6 +233,17 @@ export async function launchBrowser() {
 export async function shot(page, name) {
   mkdirSync(OUT, { recursive: true });
   await page.screenshot({ path: join(OUT, `${name}.png`) });
+}
+
+/**
+ * A screenshot the docs show: saved in OUT like any other, and copied over its committed
+ * copy in docs/screenshots only under `make screenshot` (LOOPDESK_UPDATE_SCREENSHOTS=1).
+ */
+export async function docShot(page, name) {
+  await shot(page, name);
+  if (!UPDATE_DOC_SHOTS) return;
+  mkdirSync(DOC_SHOTS, { recursive: true });
+  copyFileSync(join(OUT, `${name}.png`), join(DOC_SHOTS, `${name}.png`));
 }
 
 /** Fills the settings screen with the fake server and saves it. */

@@ -5,10 +5,8 @@
 // Copy code / a tool card's Copy fill the clipboard; Esc stops a run; Alt+Up/Down move
 // between sessions.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { OUT, ROOT, chatRequests, editSettings, newSession, runFinished, sendMessage, shot, startAll, until } from '../harness.mjs';
+import { chatRequests, docShot, editSettings, newSession, runFinished, sendMessage, shot, startAll, until } from '../harness.mjs';
 
 let fake, browser, env;
 
@@ -22,12 +20,6 @@ before(async () => {
 after(async () => {
   await env?.stop();
 });
-
-async function docShot(page, name) {
-  await shot(page, name);
-  mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
-  copyFileSync(join(OUT, `${name}.png`), join(ROOT, 'docs', 'screenshots', `${name}.png`));
-}
 
 const sessionID = (page) => page.locator('main[data-session-id]').getAttribute('data-session-id');
 const you = (page, text) => page.getByRole('article', { name: 'You', exact: true }).filter({ hasText: text });

@@ -3,7 +3,7 @@
 // the side panel's width, the zoom and the open session across a restart.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { runFinished, sendMessage, shot, startAll, until } from '../harness.mjs';
+import { docShot, runFinished, sendMessage, startAll, until } from '../harness.mjs';
 
 let env;
 
@@ -51,7 +51,7 @@ test('shortcuts: Ctrl+N, Ctrl+K, Ctrl+=, Ctrl+-, Ctrl+, and the ? sheet (not whi
   for (const does of ['New session', 'Search sessions', 'Settings', 'Zoom in', 'Zoom out']) {
     await sheet.getByText(does, { exact: true }).waitFor();
   }
-  await shot(page, 'ui-shortcuts'); // kept as docs/screenshots/ui-shortcuts.png
+  await docShot(page, 'ui-shortcuts');
   await page.keyboard.press('Escape');
   await until('the sheet to close', async () => (await sheet.count()) === 0);
 

@@ -4,10 +4,10 @@
 // scrolls to it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { OUT, ROOT, shot, startAll, until } from '../harness.mjs';
+import { ROOT, docShot, startAll, until } from '../harness.mjs';
 
 let browser, env;
 
@@ -64,9 +64,7 @@ test('Ctrl+F counts the matches of the whole session and moves to ones not rende
   const box = await current.boundingBox();
   const view = await page.getByRole('region', { name: 'Conversation' }).boundingBox();
   assert.ok(box.y >= view.y && box.y + box.height <= view.y + view.height, 'scrolled into the conversation');
-  await shot(page, 'find-whole-session');
-  mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
-  copyFileSync(join(OUT, 'find-whole-session.png'), join(ROOT, 'docs', 'screenshots', 'find-whole-session.png'));
+  await docShot(page, 'find-whole-session');
   await find.press('Shift+Enter');
   await until('1 of 3', async () => (await count.textContent()) === '1 of 3');
   await page.locator('.conversation [data-seq="1"]').filter({ hasText: 'Where is the zebra?' }).waitFor();

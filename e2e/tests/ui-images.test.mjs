@@ -4,10 +4,8 @@
 // once more without it, and the session goes on. The per-model vision setting in Settings
 // decides whether a model is sent images at all.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { OUT, ROOT, chatRequests, editSettings, newSession, runFinished, sendMessage, shot, startAll } from '../harness.mjs';
+import { chatRequests, docShot, editSettings, newSession, runFinished, sendMessage, shot, startAll } from '../harness.mjs';
 
 let fake, browser, env;
 
@@ -19,12 +17,6 @@ before(async () => {
 after(async () => {
   await env?.stop();
 });
-
-async function docShot(page, name) {
-  await shot(page, name);
-  mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
-  copyFileSync(join(OUT, `${name}.png`), join(ROOT, 'docs', 'screenshots', `${name}.png`));
-}
 
 const you = (page, text) => page.getByRole('article', { name: 'You', exact: true }).filter({ hasText: text });
 const reply = (page, text) => page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: text });

@@ -3,7 +3,7 @@
 // stream into the conversation, and one tool round in a 10-row and a
 // 10,000-row session side by side (bytes over the bridge, time from
 // tool_finished to the stored reply on screen). Figures go to
-// e2e/out/ui-measure.json and the test log; nothing here fails on a number.
+// build/e2e/ui-measure.json and the test log; nothing here fails on a number.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -341,7 +341,7 @@ async function toolRound(page, tag) {
 
 /**
  * With MEASURE_PROFILE=1 and a name, runs fn under Chrome's CPU profiler and writes the page's
- * profile to e2e/out/<name>.cpuprofile (to see what the page spends a round on).
+ * profile to build/e2e/<name>.cpuprofile (to see what the page spends a round on).
  */
 async function profiled(page, name, fn) {
   if (!process.env.MEASURE_PROFILE || !name) return fn();

@@ -3,10 +3,8 @@
 // for network shows a card that says it asks for network; in mode "ask" the card of a plain
 // command says it will run in the sandbox (screenshot: docs/screenshots/ui-sandbox-card.png).
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { OUT, ROOT, editSettings, newSession, runFinished, sendMessage, shot, startAll } from '../harness.mjs';
+import { docShot, editSettings, newSession, runFinished, sendMessage, shot, startAll } from '../harness.mjs';
 
 let fake, browser, env;
 
@@ -66,9 +64,7 @@ test('mode ask: the card says the command will run in the sandbox', async () => 
   const c = card(page, 'call_test');
   await c.getByRole('button', { name: 'Approve', exact: true }).waitFor();
   assert.match(await c.getByLabel('Sandbox').textContent(), /Will run in the sandbox/);
-  await shot(page, 'ui-sandbox-card');
-  mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
-  copyFileSync(join(OUT, 'ui-sandbox-card.png'), join(ROOT, 'docs', 'screenshots', 'ui-sandbox-card.png'));
+  await docShot(page, 'ui-sandbox-card');
   // The header's editor: mode and network for this folder or this session.
   await page.getByRole('button', { name: 'Sandbox settings' }).click();
   await page.getByRole('group', { name: 'Sandbox' }).getByLabel('Allow network').waitFor();

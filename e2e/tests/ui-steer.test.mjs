@@ -3,10 +3,8 @@
 // write and "Execute plan" carries it out; a session that hit the context limit runs again
 // and completes, with the exchange that did not fit set aside as a visible row.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { OUT, ROOT, chatRequests, newSession, runFinished, sendMessage, shot, startAll } from '../harness.mjs';
+import { chatRequests, docShot, newSession, runFinished, sendMessage, shot, startAll } from '../harness.mjs';
 
 let fake, browser, env;
 
@@ -20,13 +18,6 @@ after(async () => {
 });
 
 const card = (page, tool) => page.getByRole('region', { name: `Tool call ${tool}` });
-
-/** Saves a screenshot into docs/screenshots as well as e2e/out. */
-async function docShot(page, name) {
-  await shot(page, name);
-  mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
-  copyFileSync(join(OUT, `${name}.png`), join(ROOT, 'docs', 'screenshots', `${name}.png`));
-}
 
 test('a message sent during a run is queued, removable, and delivered after the results', async () => {
   const { page } = browser;
