@@ -54,6 +54,8 @@ commands:
                        --force PATH (repeatable) / --force-all to overwrite files
                        changed outside the session since)
   totals ID            tokens, cost, turns and tool calls over all of a session's runs
+  plan ID              the session's pinned plan (the latest update_plan that succeeded,
+                       or your edit of it); --json: null when there is none
 
 flags for every command:
   --db PATH            database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
@@ -154,7 +156,7 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		c.hk.changesFlags(fs)
 	case "revert":
 		c.hk.revertFlags(fs)
-	case "list", "show", "import", "totals":
+	case "list", "show", "import", "totals", "plan":
 	default:
 		return nil, sessUsagef("unknown command %q", c.name)
 	}
@@ -185,7 +187,7 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		}
 		c.at, c.atSet = n, true
 	}
-	want := map[string]int{"list": 0, "show": 1, "fork": 1, "export": 1, "import": 1, "delete": 1, "changes": 1, "restore": 1, "totals": 1, "revert": 1}
+	want := map[string]int{"list": 0, "show": 1, "fork": 1, "export": 1, "import": 1, "delete": 1, "changes": 1, "restore": 1, "totals": 1, "revert": 1, "plan": 1}
 	if n, ok := want[c.name]; ok && len(c.args) != n {
 		if n == 0 {
 			return nil, sessUsagef("%s takes no arguments, got %q", c.name, c.args)
@@ -247,6 +249,8 @@ func (c *sessCmd) run(ctx context.Context) error {
 		return c.list(ctx, db)
 	case "totals":
 		return c.totals(ctx, db, c.args[0])
+	case "plan":
+		return c.plan(ctx, db, c.args[0])
 	case "show":
 		return c.show(ctx, db, c.args[0])
 	case "fork":

@@ -89,15 +89,22 @@ func PlanEditNote(p Plan) (NewChunk, error) {
 
 // LatestPlan finds the session's latest plan in its rows: the last update_plan call that
 // succeeded, or the last edit by the person, whichever is later. nil when there is none.
+// A call's result is matched to the assistant row that made it, never by call id alone:
+// servers that number calls per response (llama.cpp, Ollama, TGI) reuse ids across turns
+// and runs, and a later call's failure or denial must not undo an earlier plan.
 func LatestPlan(chunks []Chunk) (*PinnedPlan, error) {
-	failed := map[string]bool{}
+	failed := map[callOfRow]bool{}
+	var turn int64 // the assistant row whose calls the next results answer
 	for _, c := range chunks {
-		if c.Kind == KindToolResult {
+		switch c.Kind {
+		case KindAssistant:
+			turn = c.Seq
+		case KindToolResult:
 			var p ToolResultPayload
 			if err := json.Unmarshal(c.Payload, &p); err != nil {
 				return nil, fmt.Errorf("row %d: %w", c.Seq, err)
 			}
-			failed[p.CallID] = p.IsError
+			failed[callOfRow{turn, p.CallID}] = p.IsError
 		}
 	}
 	for i := len(chunks) - 1; i >= 0; i-- {
@@ -108,8 +115,15 @@ func LatestPlan(chunks []Chunk) (*PinnedPlan, error) {
 	return nil, nil
 }
 
+// callOfRow names one tool call: the assistant row that made it and its id within that row.
+// Append keeps every result after its own assistant row and before the next one.
+type callOfRow struct {
+	seq int64
+	id  string
+}
+
 // planOf reads the plan a row sets, if it sets one.
-func planOf(c Chunk, failed map[string]bool) (*PinnedPlan, bool) {
+func planOf(c Chunk, failed map[callOfRow]bool) (*PinnedPlan, bool) {
 	switch c.Kind {
 	case KindAssistant:
 		var a AssistantPayload
@@ -119,7 +133,7 @@ func planOf(c Chunk, failed map[string]bool) (*PinnedPlan, bool) {
 		for j := len(a.ToolCalls) - 1; j >= 0; j-- {
 			tc := a.ToolCalls[j]
 			var p Plan
-			if tc.Name != UpdatePlanTool || failed[tc.ID] || json.Unmarshal([]byte(tc.Arguments), &p) != nil || p.Check() != nil {
+			if tc.Name != UpdatePlanTool || failed[callOfRow{c.Seq, tc.ID}] || json.Unmarshal([]byte(tc.Arguments), &p) != nil || p.Check() != nil {
 				continue
 			}
 			return &PinnedPlan{Plan: p, Seq: c.Seq, By: PlanByModel}, true

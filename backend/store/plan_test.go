@@ -37,3 +37,42 @@ func TestLatestPlan(t *testing.T) {
 		t.Fatal("an empty step should be refused")
 	}
 }
+
+// Servers that number calls per response reuse ids: a later run's denied call and a later
+// turn's failed call, both with the plan call's id, leave the plan pinned.
+func TestLatestPlanCallIDsRepeatAcrossRuns(t *testing.T) {
+	db, _ := openTemp(t)
+	s := mustSession(t, db, "plan ids")
+	ctx := context.Background()
+	planArgs := `{"explanation":"tidy","plan":[{"step":"read","status":"completed"},{"step":"write","status":"in_progress"}]}`
+	mustAppend(t, db, s.ID, "r1", user("make a plan"))
+	mustAppend(t, db, s.ID, "r1", assistant("", call("0", "update_plan", planArgs)))
+	mustAppend(t, db, s.ID, "r1", result("0", "update_plan", "plan updated"))
+	mustAppend(t, db, s.ID, "r1", assistant("", call("0", "read_file", `{"path":"missing"}`)))
+	mustAppend(t, db, s.ID, "r1", store.NewChunk{Kind: store.KindToolResult,
+		Payload: store.ToolResultPayload{CallID: "0", Name: "read_file", Content: "no such file", IsError: true}})
+	mustAppend(t, db, s.ID, "r1", assistant("planned"))
+	mustAppend(t, db, s.ID, "r2", user("now write it"))
+	mustAppend(t, db, s.ID, "r2", assistant("", call("0", "write_file", `{"path":"a","content":"b"}`)))
+	mustAppend(t, db, s.ID, "r2", store.NewChunk{Kind: store.KindApproval,
+		Payload: store.ApprovalPayload{CallID: "0", Tool: "write_file", Decision: store.DecisionDenied, By: "person", Reason: "not yet"}})
+	mustAppend(t, db, s.ID, "r2", store.NewChunk{Kind: store.KindToolResult,
+		Payload: store.ToolResultPayload{CallID: "0", Name: "write_file", Content: "denied: not yet", IsError: true}})
+	rows, _ := db.Chunks(ctx, s.ID)
+	p, err := store.LatestPlan(rows)
+	if err != nil || p == nil {
+		t.Fatalf("the plan vanished after calls reused its id: %+v %v", p, err)
+	}
+	if p.Seq != 2 || p.Explanation != "tidy" || len(p.Plan.Plan) != 2 || p.Plan.Plan[1].Status != store.StepInProgress {
+		t.Fatalf("pinned plan: %+v", p)
+	}
+	// A denied update_plan sets no plan and keeps the one before.
+	mustAppend(t, db, s.ID, "r3", user("change the plan"))
+	mustAppend(t, db, s.ID, "r3", assistant("", call("0", "update_plan", `{"plan":[{"step":"other","status":"pending"}]}`)))
+	mustAppend(t, db, s.ID, "r3", store.NewChunk{Kind: store.KindToolResult,
+		Payload: store.ToolResultPayload{CallID: "0", Name: "update_plan", Content: "denied", IsError: true}})
+	rows, _ = db.Chunks(ctx, s.ID)
+	if p, _ := store.LatestPlan(rows); p == nil || p.Seq != 2 {
+		t.Fatalf("a denied update_plan should keep the earlier plan: %+v", p)
+	}
+}
