@@ -19,8 +19,9 @@ import (
 // cache_control breakpoints. Usage reports cache reads and writes from the breakpoints.
 //
 // A reply's Reasoning becomes a thinking block (signed), Redacted adds a redacted_thinking
-// block, Text a text block, Calls tool_use blocks; Finish overrides stop_reason
-// ("max_tokens", "refusal"); ErrorAfter > 0 cuts the stream with an error event of
+// block, Text a text block, Calls tool_use blocks; Finish overrides stop_reason with any
+// value, documented or not ("max_tokens", "refusal", "model_context_window_exceeded",
+// "pause_turn", "stop_sequence"); ErrorAfter > 0 cuts the stream with an error event of
 // ErrorType after that many events.
 
 func (s *Server) messages(w http.ResponseWriter, r *http.Request, body []byte) {

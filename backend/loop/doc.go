@@ -55,7 +55,9 @@
 //     next tool boundary. After Done, start the next run with State.Queued(), if any. Plan
 //     mode is enforced by the core (Started.Mode "plan": every call of a tool that is not
 //     read-only is refused by mode:plan without asking). Classify a length refusal (provider.ContextExceeded) as
-//     ResponseContextExceeded: the core compacts and retries once.
+//     ResponseContextExceeded, and pass the provider's status through otherwise (a turn cut
+//     at the context window is context_exceeded, a paused turn paused): the core decides —
+//     it compacts and retries once, or continues the paused turn with nothing between.
 //  6. Children (runner_task.go, with Config.Tasks): offer the task tool (narrowed by the run's
 //     agent, never to a child past MaxTaskDepth); a task call is approved as read-only; its
 //     worker creates the child session (parent_id, parent_call_id), starts its run through

@@ -320,15 +320,8 @@ func (a *accumulator) response() Response {
 		Status:       StatusOK,
 		Origin:       a.origin,
 	}
-	switch a.finish {
-	case "length":
-		r.Status = StatusTruncated
-	case "content_filter":
-		r.Status = StatusRefused
-	case "error":
-		r.Status = StatusProviderError
-	}
 	calls := a.finalCalls()
+	r.Status = finishStatus(openAIFinish, a.finish, len(calls) > 0)
 	var valid []ToolCall
 	for _, tc := range calls {
 		if tc.Name != "" && isJSONObject(tc.Arguments) {

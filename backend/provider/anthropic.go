@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -150,6 +151,10 @@ func (c *Anthropic) result(ctx, actx context.Context, acc *antAcc, parseErr, rea
 		resp.Err = errors.New("the model refused to answer")
 	case resp.Status == StatusTruncated:
 		resp.Err = errors.New("the answer reached the output token limit")
+	case resp.Status == StatusContextExceeded:
+		resp.Err = c.newError(KindContextLength, 0, "the answer reached the model's context window (stop_reason model_context_window_exceeded); its tool calls were not run", nil)
+	case resp.Status == StatusProviderError:
+		return resp, c.newError(KindStream, 0, fmt.Sprintf("stop_reason %q is not one Loopdesk knows; the turn's tool calls were not run", acc.stop), nil)
 	}
 	return resp, nil
 }

@@ -186,12 +186,7 @@ func (a *antAcc) response() Response {
 	r := Response{Status: StatusOK, FinishReason: a.stop, Origin: a.origin,
 		Usage: Usage{InputTokens: a.in + a.cacheW + a.cacheR, OutputTokens: a.out,
 			CacheReadTokens: a.cacheR, CacheWriteTokens: a.cacheW}}
-	switch a.stop {
-	case "max_tokens":
-		r.Status = StatusTruncated
-	case "refusal":
-		r.Status = StatusRefused
-	}
+	r.Status = finishStatus(anthropicStop, a.stop, a.hasCalls())
 	if a.errMsg != "" || !a.stopped {
 		r.Status = StatusProviderError
 	}
@@ -221,6 +216,15 @@ func (a *antAcc) response() Response {
 	}
 	r.Raw = a.raw(r.Status == StatusOK)
 	return r
+}
+
+func (a *antAcc) hasCalls() bool {
+	for _, b := range a.blocks {
+		if b.typ == "tool_use" {
+			return true
+		}
+	}
+	return false
 }
 
 // Fields each block type's raw form writes itself.
@@ -269,7 +273,13 @@ func (a *antAcc) raw(withCalls bool) json.RawMessage {
 			w.WriteString(in)
 		}
 		skip := antWritten[b.typ]
-		if skip == nil {
+		if skip == nil && b.input.Len() > 0 {
+			// A block of another kind that streamed its input (server_tool_use, which a
+			// paused turn sends back): the input as streamed, not the start's empty one.
+			w.WriteString(`,"input":`)
+			w.WriteString(strings.TrimSpace(b.input.String()))
+			skip = map[string]bool{"type": true, "input": true}
+		} else if skip == nil {
 			skip = map[string]bool{"type": true}
 		}
 		b.start.writeFields(&w, false, skip)

@@ -85,10 +85,14 @@
 //     tool calls are merged by index, by id where a server sends no index; an empty id or
 //     name never overwrites an earlier one; ids are made up where none (or a duplicate) is
 //     sent.
-//   - finish_reason "length" / stop_reason "max_tokens" is StatusTruncated, "content_filter"
-//     / "refusal" is StatusRefused; an error in the stream (an Anthropic error event
-//     included), a broken stream or one that ends without a finish is StatusProviderError
-//     with the server's message.
+//   - Every reason a turn ends with is mapped by a table (finish.go): finish_reason
+//     "length" / stop_reason "max_tokens" is StatusTruncated, "content_filter" / "refusal"
+//     is StatusRefused, Anthropic's "model_context_window_exceeded" (and Mistral's
+//     "model_length") is StatusContextExceeded, Anthropic's "pause_turn" is StatusPaused;
+//     a reason the table does not know, on a turn with calls, is StatusProviderError naming
+//     it (on a turn of text alone it is ok: nothing would run). An error in the stream (an
+//     Anthropic error event included), a broken stream or one that ends without a finish is
+//     StatusProviderError with the server's message. Only StatusOK turns have ToolCalls.
 //   - Usage: InputTokens is the whole input, cache reads and writes included (Anthropic
 //     reports them apart: input_tokens + cache_creation_input_tokens +
 //     cache_read_input_tokens); CacheReadTokens, CacheWriteTokens and ReasoningTokens as the

@@ -106,6 +106,13 @@ const (
 	StatusTruncated     Status = "truncated"      // finish_reason "length"
 	StatusRefused       Status = "refused"        // finish_reason "content_filter", or a refusal
 	StatusProviderError Status = "provider_error" // see Stream
+	// StatusContextExceeded: the answer was cut at the model's context window (Anthropic's
+	// stop_reason "model_context_window_exceeded", Mistral's finish_reason "model_length").
+	// Err is an *Error of KindContextLength, so ContextExceeded(Err) holds.
+	StatusContextExceeded Status = "context_exceeded"
+	// StatusPaused: Anthropic's stop_reason "pause_turn". The turn is not over: the next
+	// request ends with this turn's Raw, unmodified, and the model continues it.
+	StatusPaused Status = "paused"
 )
 
 // Response is the accumulated assistant turn.
@@ -248,7 +255,8 @@ func New(cfg Config) *Client {
 //
 //   - Status ok: Err is nil.
 //   - Status truncated or refused: Err says why, with any message the server sent after the
-//     finish.
+//     finish. Status context_exceeded: Err is an *Error of KindContextLength. Status paused:
+//     Err is nil.
 //   - Status provider_error: Err is an *Error (errors.As finds it): the request failed after
 //     retries, the stream broke, carried an error or ended without a finish, or ctx ended
 //     (Kind cancelled, or timeout for a passed deadline, wrapping ctx's error) — or a plain

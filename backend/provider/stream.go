@@ -181,7 +181,9 @@ func (c *Client) result(ctx, actx context.Context, acc *accumulator, parseErr, r
 		e.retryable = !acc.output
 		return resp, e
 	case resp.Status == StatusProviderError:
-		return resp, c.newError(KindStream, 0, `finish_reason "error"`, nil)
+		return resp, c.newError(KindStream, 0, finishMessage(acc.finish), nil)
+	case resp.Status == StatusContextExceeded:
+		resp.Err = c.newError(KindContextLength, 0, fmt.Sprintf("the answer reached the model's context window (finish_reason %q); its tool calls were not run", acc.finish), nil)
 	case resp.Status == StatusRefused && acc.refusal.Len() > 0:
 		resp.Err = fmt.Errorf("the model refused: %s", acc.refusal.String())
 	case resp.Status == StatusRefused:

@@ -99,8 +99,13 @@ const (
 	ResponseTruncated     ResponseStatus = "truncated"
 	ResponseRefused       ResponseStatus = "refused"
 	ResponseProviderError ResponseStatus = "provider_error"
-	// ResponseContextExceeded: the server refused the request for its length.
+	// ResponseContextExceeded: the server refused the request for its length, or cut the
+	// answer at the model's context window (its calls never run: the core compacts and
+	// asks again, once).
 	ResponseContextExceeded ResponseStatus = "context_exceeded"
+	// ResponsePaused: the server paused a long turn (Anthropic's pause_turn). The turn is
+	// stored as it came, without calls, and the next request continues it.
+	ResponsePaused ResponseStatus = "paused"
 )
 
 // Errors returned by Next. A driver that sees one has a bug (it fed an input the core did not
@@ -229,6 +234,7 @@ type State struct {
 	queued        []QueuedMessage // sent by the person, waiting for the next tool boundary
 	recover       *Recovery       // the exchange this run may set aside (after context_exceeded)
 	setAsideDone  bool
+	pauses        int  // consecutive paused turns (ResponsePaused) just before this one
 	lengthRetried bool // the server refused a request for its length once in this run
 	retrying      bool // the outstanding Compact answers such a refusal
 	recovering    bool // the outstanding Compact opens a recovery run

@@ -36,14 +36,56 @@ func onModel(s State, r ModelResponse) (State, []Effect) {
 	s.Output = r.Text
 	usage := Emit{UsagePayload{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
 		TotalInputTokens: s.InputTokens, TotalOutputTokens: s.OutputTokens, CostUSD: s.CostUSD}}
+	paused := s.pauses
+	s.pauses = 0
 	switch r.Status {
 	case ResponseOK:
 		return onTurn(s, r, priced, usage)
+	case ResponsePaused:
+		s.pauses = paused + 1
+		return onPaused(s, r, priced, usage)
 	case ResponseContextExceeded:
+		// A turn cut at the context window is dropped with its calls: the retry after the
+		// compaction asks for the whole turn again.
+		reason := "the server refused the request for its length"
+		if r.Text != "" || r.Reasoning != "" || len(r.ToolCalls)+len(r.InvalidToolCalls) > 0 {
+			reason = "the answer was cut at the model's context window; its calls were not run"
+		}
 		s, more := onTooLong(s, r.Err)
-		return s, append([]Effect{Persist{[]Row{UsageRow{Usage: priced, Reason: "the server refused the request for its length"}}}, usage}, more...)
+		return s, append([]Effect{Persist{[]Row{UsageRow{Usage: priced, Reason: reason}}}, usage}, more...)
 	}
 	return onBrokenStream(s, r, priced, usage)
+}
+
+// maxPauses bounds how many times in a row a turn may be paused and continued.
+const maxPauses = 8
+
+// onPaused stores a turn the server paused in the middle (Anthropic's pause_turn, a long
+// server-side turn cut into requests) and asks for its continuation: the next request ends
+// with this turn, unmodified, so no user row goes between (queued messages wait for the next
+// tool boundary) and no wrap-up note is added. The turn's client calls, if the server sent
+// any, never run: the turn is not over. Each continuation is a model call, counted as a turn.
+func onPaused(s State, r ModelResponse, priced RowUsage, usage Emit) (State, []Effect) {
+	out := []Effect{
+		Persist{[]Row{AssistantRow{Text: r.Text, Reasoning: r.Reasoning, Raw: r.Raw, Origin: r.Origin, Usage: priced}}},
+		Emit{AssistantMessagePayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: []ToolCallView{}}},
+		usage, Emit{s.budget()},
+	}
+	reason, detail := s.hardStop()
+	switch {
+	case reason != "":
+	case s.Limits.MaxTurns > 0 && s.Turns >= s.Limits.MaxTurns:
+		reason, detail = StopMaxTurns, fmt.Sprintf("reached the limit of %d turns", s.Limits.MaxTurns)
+	case s.pauses > maxPauses:
+		reason, detail = StopProviderError, fmt.Sprintf("the server paused the turn %d times in a row", s.pauses)
+	}
+	if reason != "" {
+		s, more := stop(s, reason, detail)
+		return s, append(out, more...)
+	}
+	s.Phase = PhaseStreaming
+	s.Turns++
+	return s, append(out, CallModel{Turn: s.Turns})
 }
 
 // onBrokenStream ends the run after a cut-off, refused or failed stream. Its tool calls are
