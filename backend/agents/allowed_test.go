@@ -1,6 +1,7 @@
 package agents_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -47,7 +48,7 @@ func TestAllowedToolsForms(t *testing.T) {
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Fatalf("grants:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
-			if g := (agents.Catalog{}).Grants(folder); len(g["dev"]) != len(want) {
+			if g := (agents.Catalog{}).Grants(context.Background(), folder); len(g["dev"]) != len(want) {
 				t.Fatalf("catalog grants %+v", g)
 			}
 		})

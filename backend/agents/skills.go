@@ -1,6 +1,9 @@
 package agents
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -43,7 +47,28 @@ type Skill struct {
 	Dir   string
 	Body  string
 	Error string
+	// Project: the skill is the folder's (.loopdesk/skills, .claude/skills, .agents/skills),
+	// written by the repository rather than the person; SHA256 is the hex sha256 of its
+	// SKILL.md's bytes, the exact file the person trusts or not.
+	Project bool
+	SHA256  string
+	// Trust is set by WithTrust: whether the skill's allowed-tools may pre-approve calls.
+	Trust TrustLevel
 }
+
+// TrustLevel says whether a skill's allowed-tools pre-approve anything.
+type TrustLevel string
+
+const (
+	// TrustPersonal: a skill of the person's own config folder: its grants apply.
+	TrustPersonal TrustLevel = "personal"
+	// TrustTrusted: a project skill the person trusted exactly as it is now.
+	TrustTrusted TrustLevel = "trusted"
+	// TrustUntrusted: a project skill the person has not trusted: its grants apply to nothing.
+	TrustUntrusted TrustLevel = "untrusted"
+	// TrustChanged: a project skill trusted once, edited since: untrusted until trusted again.
+	TrustChanged TrustLevel = "changed"
+)
 
 // Valid reports whether the skill may be offered to the model.
 func (s Skill) Valid() bool { return s.Error == "" }
@@ -52,18 +77,23 @@ func (s Skill) Valid() bool { return s.Error == "" }
 // .agents/skills) and of the personal config folder's skills/, in that order. folder or
 // personalDir may be "". It never fails: what cannot be read is a skill with an Error.
 func Skills(personalDir, folder string) []Skill {
-	var roots []string
+	type root struct {
+		dir     string
+		project bool
+	}
+	var roots []root
 	if folder != "" {
 		for _, d := range projectSkillDirs {
-			roots = append(roots, filepath.Join(folder, d))
+			roots = append(roots, root{filepath.Join(folder, d), true})
 		}
 	}
 	if personalDir != "" {
-		roots = append(roots, filepath.Join(personalDir, "skills"))
+		roots = append(roots, root{filepath.Join(personalDir, "skills"), false})
 	}
 	var out []Skill
 	seen := map[string]string{}
-	for _, root := range roots {
+	for _, r := range roots {
+		root := r.dir
 		entries, err := os.ReadDir(root)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
@@ -77,6 +107,7 @@ func Skills(personalDir, folder string) []Skill {
 				continue // a stray file beside the skill folders
 			}
 			s := readSkill(dir)
+			s.Project = r.project
 			if s.Valid() {
 				if first, dup := seen[s.Name]; dup {
 					s.Error = "a skill named " + s.Name + " is already defined in " + first
@@ -105,6 +136,8 @@ func readSkill(dir string) Skill {
 		s.Error = "no readable " + SkillFile + ": " + err.Error()
 		return s
 	}
+	sum := sha256.Sum256(b)
+	s.SHA256 = hex.EncodeToString(sum[:])
 	head, body, err := splitFrontMatter(b)
 	if err != nil {
 		s.Error = err.Error()
@@ -209,22 +242,141 @@ func Prompt(skills []Skill) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// TrustSource reads the person's trust in skill files (*store.DB). An error other than
+// store.ErrNotFound makes every project skill untrusted (fail closed).
+type TrustSource interface {
+	SkillTrustOf(ctx context.Context, path string) (store.SkillTrust, error)
+}
+
+// TrustKeeper records trust in skill files (*store.DB).
+type TrustKeeper interface {
+	TrustSource
+	TrustSkill(ctx context.Context, path, sha256 string) (store.SkillTrust, error)
+	UntrustSkill(ctx context.Context, path string) error
+}
+
+// TrustPath is the form a skill file's path is trusted under: absolute, symbolic links
+// resolved, so the same file reached two ways shares one trust.
+func TrustPath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return "", fmt.Errorf("skill file %s: %w", path, err)
+	}
+	return abs, nil
+}
+
+// WithTrust sets each skill's Trust: personal skills are the person's own; a project skill is
+// trusted only when the person trusted its SKILL.md with exactly these bytes. ts may be nil
+// (nothing is trusted).
+func WithTrust(ctx context.Context, ts TrustSource, skills []Skill) []Skill {
+	for i := range skills {
+		s := &skills[i]
+		if !s.Project {
+			s.Trust = TrustPersonal
+			continue
+		}
+		s.Trust = TrustUntrusted
+		if ts == nil || s.SHA256 == "" {
+			continue
+		}
+		path, err := TrustPath(s.Path)
+		if err != nil {
+			continue
+		}
+		t, err := ts.SkillTrustOf(ctx, path)
+		switch {
+		case err != nil:
+		case t.SHA256 == s.SHA256:
+			s.Trust = TrustTrusted
+		default:
+			s.Trust = TrustChanged
+		}
+	}
+	return skills
+}
+
+// TrustSkill records the person's trust in the project skill at path (its SKILL.md or its
+// folder) as the file is now; sha256, when not "", must be the hash the person was shown, or
+// nothing is trusted (the person trusts what they saw, never what came after).
+func TrustSkill(ctx context.Context, tk TrustKeeper, path, sha256 string) (Skill, error) {
+	s, key, err := skillAt(path)
+	if err != nil {
+		return Skill{}, err
+	}
+	if sha256 != "" && sha256 != s.SHA256 {
+		return Skill{}, fmt.Errorf("trust skill %s: the file changed since it was shown; review it again", s.Path)
+	}
+	if _, err := tk.TrustSkill(ctx, key, s.SHA256); err != nil {
+		return Skill{}, err
+	}
+	s.Trust = TrustTrusted
+	return s, nil
+}
+
+// UntrustSkill forgets the trust in the skill at path (its SKILL.md or its folder).
+func UntrustSkill(ctx context.Context, tk TrustKeeper, path string) (Skill, error) {
+	s, key, err := skillAt(path)
+	if err != nil {
+		return Skill{}, err
+	}
+	if err := tk.UntrustSkill(ctx, key); err != nil {
+		return Skill{}, err
+	}
+	s.Trust = TrustUntrusted
+	return s, nil
+}
+
+// skillAt reads the skill at path (a SKILL.md or the folder holding one) and the path its
+// trust is kept under. A file that is not a valid skill cannot be trusted.
+func skillAt(path string) (Skill, string, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, SkillFile)
+	}
+	if filepath.Base(path) != SkillFile {
+		return Skill{}, "", fmt.Errorf("skill %s: give a %s file or the folder holding one", path, SkillFile)
+	}
+	key, err := TrustPath(path)
+	if err != nil {
+		return Skill{}, "", err
+	}
+	s := readSkill(filepath.Dir(key))
+	if !s.Valid() {
+		return Skill{}, "", fmt.Errorf("skill %s is not valid: %s", key, s.Error)
+	}
+	s.Project = true
+	return s, key, nil
+}
+
 // Catalog lists a folder's skills for the runner's system prompt (loop.Skills).
 type Catalog struct {
 	PersonalDir string // the loopdesk config folder holding skills/; "" for none
+	// Trust is the person's trust in project skill files; nil trusts none of them.
+	Trust TrustSource
 }
 
 // Prompt implements loop.Skills.
 func (c Catalog) Prompt(folder string) string { return Prompt(Skills(c.PersonalDir, folder)) }
 
 // Grants implements loop.SkillGrants: the grants of each valid skill of folder that has
-// allowed-tools, by skill name.
-func (c Catalog) Grants(folder string) map[string][]tools.Grant {
+// allowed-tools, by skill name. A project skill's grants are marked Untrusted unless the
+// person trusted its SKILL.md as it is now: they approve nothing, and a call they would have
+// covered says so.
+func (c Catalog) Grants(ctx context.Context, folder string) map[string][]tools.Grant {
 	out := map[string][]tools.Grant{}
-	for _, s := range Skills(c.PersonalDir, folder) {
-		if g := s.Grants(); s.Valid() && len(g) > 0 {
-			out[s.Name] = g
+	for _, s := range WithTrust(ctx, c.Trust, Skills(c.PersonalDir, folder)) {
+		g := s.Grants()
+		if !s.Valid() || len(g) == 0 {
+			continue
 		}
+		if s.Trust != TrustPersonal && s.Trust != TrustTrusted {
+			for i := range g {
+				g[i].Untrusted = true
+			}
+		}
+		out[s.Name] = g
 	}
 	return out
 }

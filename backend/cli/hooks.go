@@ -88,6 +88,17 @@ func Hooks(ctx context.Context, args []string, getenv func(string) string, stdou
 // hooksDB opens the database; for reading only (create false) a missing file is no trust
 // at all rather than a new empty database.
 func hooksDB(ctx context.Context, path string, getenv func(string) string, create bool) (hooks.TrustKeeper, func(), error) {
+	db, done, err := trustDB(ctx, path, getenv, create)
+	if err != nil || db != nil {
+		return db, done, err
+	}
+	return noTrust{}, done, nil
+}
+
+// trustDB opens the database the person's trust is kept in (--db, else $LOOPDESK_DB, else the
+// default path). For reading only (create false) a missing file gives a nil *store.DB: no
+// trust at all rather than a new empty database.
+func trustDB(ctx context.Context, path string, getenv func(string) string, create bool) (*store.DB, func(), error) {
 	if path == "" {
 		path = getenv("LOOPDESK_DB")
 	}
@@ -98,7 +109,7 @@ func hooksDB(ctx context.Context, path string, getenv func(string) string, creat
 		}
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && !create {
-		return noTrust{}, func() {}, nil
+		return nil, func() {}, nil
 	}
 	db, err := store.Open(ctx, path)
 	if err != nil {

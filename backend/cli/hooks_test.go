@@ -119,8 +119,9 @@ func TestRunSkipsUntrustedProjectHooks(t *testing.T) {
 	}
 }
 
-// `skills list --json` prints {"name","description","source","error"} for valid and
-// invalid skills alike.
+// `skills list --json` prints {"name","description","source","error","trust","sha256",
+// "allowed_tools"} for valid and invalid skills alike; a project skill is untrusted until the
+// person trusts it.
 func TestSkillsList(t *testing.T) {
 	ws := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
@@ -137,7 +138,7 @@ func TestSkillsList(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	if code := Skills([]string{"list", "--json", "--workspace", ws}, &out, &errb); code != 0 {
+	if code := Skills(context.Background(), []string{"list", "--json", "--workspace", ws, "--db", filepath.Join(t.TempDir(), "none.db")}, os.Getenv, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -147,7 +148,7 @@ func TestSkillsList(t *testing.T) {
 	var valid, invalid map[string]any
 	for _, l := range lines {
 		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil || len(m) != 4 {
+		if err := json.Unmarshal([]byte(l), &m); err != nil || len(m) != 7 {
 			t.Fatalf("line %s: %v", l, err)
 		}
 		if m["error"] == "" {
@@ -156,13 +157,13 @@ func TestSkillsList(t *testing.T) {
 			invalid = m
 		}
 	}
-	if valid["name"] != "release" || valid["description"] != "Cut a release." || !strings.HasSuffix(valid["source"].(string), ".claude/skills/release/SKILL.md") {
+	if valid["name"] != "release" || valid["description"] != "Cut a release." || valid["trust"] != "untrusted" || !strings.HasSuffix(valid["source"].(string), ".claude/skills/release/SKILL.md") {
 		t.Fatalf("valid: %v", valid)
 	}
 	if invalid == nil || !strings.HasSuffix(invalid["source"].(string), ".agents/skills/Oops/SKILL.md") || !strings.Contains(invalid["error"].(string), "lowercase") {
 		t.Fatalf("invalid: %v", invalid)
 	}
-	if code := Skills([]string{"show"}, &out, &errb); code != ExitUsage {
+	if code := Skills(context.Background(), []string{"show"}, os.Getenv, &out, &errb); code != ExitUsage {
 		t.Fatalf("skills show: exit %d", code)
 	}
 }

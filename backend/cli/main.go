@@ -95,7 +95,7 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 		case "hooks":
 			return Launch{Code: Hooks(context.Background(), args[1:], getenv, stdout, stderr)}
 		case "skills":
-			return Launch{Code: Skills(args[1:], stdout, stderr)}
+			return Launch{Code: Skills(context.Background(), args[1:], getenv, stdout, stderr)}
 		case "agents":
 			return Launch{Code: Agents(args[1:], stdout, stderr)} // agents.go
 		case "help", "-h", "-help", "--help":

@@ -17,5 +17,5 @@ func PendingView(p tools.Pending) ApprovalRequestedPayload {
 		_ = json.Unmarshal(p.Proposal, &hunks) // written by proposal from []ProposedHunk
 	}
 	return ApprovalRequestedPayload{CallID: p.Call.ID, Name: p.Call.Name, Arguments: core.ViewArguments(p.Call.Arguments),
-		ReadOnly: p.ReadOnly, Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(p.Call), Hunks: hunks}
+		ReadOnly: p.ReadOnly, Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(p.Call), Hunks: hunks, Note: p.Note}
 }

@@ -96,7 +96,7 @@ func (rn *run) prepare(ctx context.Context) error {
 	if err := rn.open(ctx); err != nil {
 		return fmt.Errorf("start run on session %s: %w", rn.spec.SessionID, err)
 	}
-	rn.withSkills()
+	rn.withSkills(ctx)
 	if err := rn.promptHooks(ctx); err != nil {
 		rn.ws.Release()
 		return fmt.Errorf("start run on session %s: %w", rn.spec.SessionID, err)

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"sync"
 
@@ -19,10 +20,10 @@ type Skills interface {
 
 // SkillGrants is what a Skills may also offer (agents.Catalog does): the calls each skill's
 // allowed-tools pre-approve, by skill name. A skill's grants apply once the model has loaded
-// it with load_skill in the session (docs/skills.md), and only where the approval mode alone
-// would ask (tools.Grant).
+// it with load_skill in the session (docs/skills.md), only where approval mode ask alone would
+// ask, and only when the skill is the person's or its file is trusted (tools.Grant).
 type SkillGrants interface {
-	Grants(folder string) map[string][]tools.Grant
+	Grants(ctx context.Context, folder string) map[string][]tools.Grant
 }
 
 // loadSkillTool is agents.LoadSkillName (the runner does not import agents).
@@ -45,12 +46,12 @@ type commandRow struct {
 
 // withSkills appends the folder's skills to the run's system prompt, read afresh for each
 // run like the instruction files, and reads their grants.
-func (rn *run) withSkills() {
+func (rn *run) withSkills(ctx context.Context) {
 	if rn.r.cfg.Skills == nil {
 		return
 	}
 	if g, ok := rn.r.cfg.Skills.(SkillGrants); ok {
-		if grants := g.Grants(rn.root); len(grants) > 0 {
+		if grants := g.Grants(ctx, rn.root); len(grants) > 0 {
 			rn.skills.grants, rn.skills.active = grants, loadedSkills(rn.chunks)
 		}
 	}

@@ -145,7 +145,7 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack,
 		MCP: manager, Checkpoints: rec, Sandbox: cfg.Sandbox, Watches: watches, cfg: cfg}
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
-		Respec: cfg.Respec, Skills: agents.Catalog{PersonalDir: cfg.InstructionsDir}, Tasks: tasksOf(cfg)}
+		Respec: cfg.Respec, Skills: skillCatalog(cfg), Tasks: tasksOf(cfg)}
 	if rec != nil {
 		lc.Checkpoints = rec // a typed nil would read as a recorder
 	}
@@ -284,4 +284,14 @@ func (r Rules) ListRules(ctx context.Context, sessionID, workspace string) ([]to
 			Scope: tools.Scope(x.Scope), ScopeID: x.ScopeID}
 	}
 	return out, nil
+}
+
+// skillCatalog lists each run's skills; project skills' grants are checked against the
+// person's trust kept in the database (none is trusted without one).
+func skillCatalog(cfg Config) agents.Catalog {
+	c := agents.Catalog{PersonalDir: cfg.InstructionsDir}
+	if cfg.DB != nil {
+		c.Trust = cfg.DB
+	}
+	return c
 }

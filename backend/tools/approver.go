@@ -70,13 +70,16 @@ type Request struct {
 
 // Pending is a call waiting for the person. By says which mode or rule asked.
 type Pending struct {
-	SessionID   string
-	Workspace   string
-	Call        Call
-	ReadOnly    bool
-	Sandboxed   bool // as in Request: the card says whether the command will run sandboxed
-	Proposal    json.RawMessage
-	By          string
+	SessionID string
+	Workspace string
+	Call      Call
+	ReadOnly  bool
+	Sandboxed bool // as in Request: the card says whether the command will run sandboxed
+	Proposal  json.RawMessage
+	By        string
+	// Note is what the card says besides the call: a skill grant that covered the call but
+	// was ignored, and why (withGrant).
+	Note        string
 	RequestedAt time.Time
 }
 
@@ -118,7 +121,7 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 	}
 	effect, by := evaluate(req.Mode, rules, req.Call, req.ReadOnly, req.Sandboxed, req.Workspace)
 	effect, by = withHook(effect, by, req.Hook)
-	effect, by, granted := withGrant(effect, by, req)
+	effect, by, granted, note := withGrant(effect, by, req)
 	reason := reasonFor(by, rules, effect)
 	if by == ByHook && req.HookReason != "" {
 		reason = req.HookReason
@@ -135,7 +138,7 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 	key := pendingKey{req.SessionID, req.Call.ID}
 	w := &waiter{ch: make(chan Decision, 1), p: Pending{
 		SessionID: req.SessionID, Workspace: req.Workspace, Call: req.Call,
-		ReadOnly: req.ReadOnly, Sandboxed: req.Sandboxed, Proposal: req.Proposal, By: by, RequestedAt: time.Now(),
+		ReadOnly: req.ReadOnly, Sandboxed: req.Sandboxed, Proposal: req.Proposal, By: by, Note: note, RequestedAt: time.Now(),
 	}}
 	a.mu.Lock()
 	if _, dup := a.pending[key]; dup {

@@ -20,7 +20,15 @@ type Grant struct {
 	// the grant came from, named in the reason.
 	By    string
 	Entry string
+	// Untrusted: the grant comes from a project skill (a file the repository wrote) whose
+	// SKILL.md the person has not trusted as it is now. It approves nothing; a call it would
+	// have covered says so on its card (GrantsNotTrusted).
+	Untrusted bool
 }
+
+// GrantsNotTrusted is Pending.Note when a call asks that an untrusted project skill's grant
+// would have covered.
+const GrantsNotTrusted = "skill grants ignored: not trusted"
 
 // covers reports whether g names the tool.
 func (g Grant) covers(tool string) bool {
@@ -30,20 +38,35 @@ func (g Grant) covers(tool string) bool {
 	return g.Tool == tool
 }
 
-// withGrant lets an active skill's grant answer a call the approval mode would ask about
-// (by "mode:ask" or "mode:read-only"); anything a rule or a hook decided or asked, and every
-// other mode, stays as it is. In auto mode nothing asks; in sandboxed mode what asks reaches
-// past the sandbox, and in review mode asking is how the person reviews the hunks: a skill
-// answers neither.
-func withGrant(effect Effect, by string, req Request) (Effect, string, string) {
-	if effect != EffectAsk || (by != "mode:"+string(ModeAsk) && by != "mode:"+string(ModeReadOnly)) {
-		return effect, by, ""
+// withGrant lets an active, trusted skill's grant answer a call that approval mode ask alone
+// would ask about (by "mode:ask"); anything a rule or a hook decided or asked, and every other
+// mode, stays as it is. A grant is never looser than the mode: read-only, deny, plan, review
+// and sandboxed keep every write and command they would ask about or refuse (in review mode
+// asking is how the person reviews the hunks; in sandboxed mode what asks reaches past the
+// sandbox). It returns the effect, its source, the reason when a grant allowed, and a note
+// for the card when a grant covered the call but was ignored: for want of trust
+// (GrantsNotTrusted) or because of the mode.
+func withGrant(effect Effect, by string, req Request) (Effect, string, string, string) {
+	mode, isMode := strings.CutPrefix(by, "mode:")
+	if effect != EffectAsk || !isMode || len(req.Grants) == 0 {
+		return effect, by, "", ""
 	}
 	subject, isShell := ruleSubject(req.Call, req.Workspace)
+	note := ""
 	for _, g := range req.Grants {
-		if g.covers(req.Call.Name) && matchRule(g.Pattern, subject, isShell, false) {
-			return EffectAllow, g.By, fmt.Sprintf("allow by %s (allowed-tools: %s)", g.By, g.Entry)
+		if !g.covers(req.Call.Name) || !matchRule(g.Pattern, subject, isShell, false) {
+			continue
+		}
+		switch {
+		case g.Untrusted:
+			note = GrantsNotTrusted
+		case mode != string(ModeAsk):
+			if note == "" {
+				note = "skill grants ignored: approval mode " + mode
+			}
+		default:
+			return EffectAllow, g.By, fmt.Sprintf("allow by %s (allowed-tools: %s)", g.By, g.Entry), ""
 		}
 	}
-	return effect, by, ""
+	return effect, by, "", note
 }

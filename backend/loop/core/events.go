@@ -96,6 +96,9 @@ type ApprovalRequestedPayload struct {
 	Network   bool `json:"network"`
 	// Hunks: in approval mode review, the hunks a write_file or edit_file call would write.
 	Hunks []ProposedHunk `json:"hunks,omitempty"`
+	// Note: a skill grant covered the call but was ignored, and why ("skill grants ignored:
+	// not trusted" for a project skill the person has not trusted).
+	Note string `json:"note,omitempty"`
 }
 
 // ProposedHunk is one hunk of a change not yet written (checkpoint.Propose makes them; as the card
