@@ -174,7 +174,7 @@ func (a *runAsker) onEvent(e loop.Event) {
 	}
 	a.propose(p)
 	a.ask(tools.Pending{SessionID: e.SessionID, Call: tools.Call{ID: p.CallID, Name: p.Name, Arguments: string(p.Arguments)},
-		ReadOnly: p.ReadOnly, Sandboxed: p.Sandboxed})
+		ReadOnly: p.ReadOnly, Sandboxed: p.Sandboxed, Note: p.Note})
 }
 
 // ask queues a call for the prompt loop; it never blocks the run for long.
@@ -237,6 +237,9 @@ func (a *runAsker) prompt(p tools.Pending, lines <-chan string) {
 		return
 	}
 	who := a.childLabel(p.SessionID)
+	if p.Note != "" {
+		fmt.Fprintf(a.errw, "  (%s)\n", p.Note) // why a skill's allowed-tools did not answer this call
+	}
 	for {
 		fmt.Fprintf(a.errw, "? %sallow %s %s%s\n  [y] yes  [n] no  [a] always allow %s in this session  [r] no, with a reason: ",
 			who, p.Call.Name, loop.Cut(p.Call.Arguments, 301), shellReach(p), p.Call.Name)

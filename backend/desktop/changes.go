@@ -91,7 +91,11 @@ func (h *Workspace) Restore(sessionID string, toSeq int64, path string, override
 }
 
 func (h *Workspace) restore(sessionID string, toSeq int64, path string, dry bool, override []string) (checkpoint.Plan, error) {
-	c := h.c
+	return h.c.restore(sessionID, toSeq, path, dry, override)
+}
+
+// restore is Workspace.Restore (a dry run with dry) for every control that restores files.
+func (c *core) restore(sessionID string, toSeq int64, path string, dry bool, override []string) (checkpoint.Plan, error) {
 	if c.running(sessionID) {
 		return checkpoint.Plan{}, errBusy("restore files of session " + sessionID)
 	}

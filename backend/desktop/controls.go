@@ -43,43 +43,68 @@ var retryable = []string{string(loop.StopProviderError), string(loop.StopTimeout
 	string(loop.StopCancelled), string(store.RunInterrupted)}
 
 // EditAndResend forks the session just before the person's message at seq, appends text as
-// the new message in the fork and starts a run there. The original session is untouched.
-func (h *Chat) EditAndResend(sessionID string, seq int64, text string) (ForkedRun, error) {
+// the new message in the fork and starts a run there. The original session's rows are kept;
+// restoreFiles brings the files its rows from seq on changed back to before them first (a
+// restore row of the original; a conflict fails the edit and forks nothing), else the fork's
+// run starts with a note naming those files (branchFiles).
+func (h *Chat) EditAndResend(sessionID string, seq int64, text string, restoreFiles bool) (ForkedRun, error) {
 	c := h.c
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return ForkedRun{}, fmt.Errorf("%w: the message is empty", ErrInvalidInput)
 	}
-	row, err := c.row(sessionID, seq)
+	at, err := c.editAt(sessionID, seq)
 	if err != nil {
 		return ForkedRun{}, err
 	}
-	if row.Kind != store.KindUser {
-		return ForkedRun{}, fmt.Errorf("%w: row %d is not a message of yours", ErrInvalidInput, seq)
+	notes, err := c.branchFiles(sessionID, at, restoreFiles)
+	if err != nil {
+		return ForkedRun{}, err
 	}
-	return c.forkAndRun(sessionID, seq-1, func(spec *loop.RunSpec) { spec.Prompt = text })
+	return c.forkAndRun(sessionID, at, func(spec *loop.RunSpec) { spec.Prompt, spec.Notes = text, notes })
+}
+
+// editAt is where an edit of the person's message at seq forks: just before it.
+func (c *core) editAt(sessionID string, seq int64) (int64, error) {
+	row, err := c.row(sessionID, seq)
+	if err != nil {
+		return 0, err
+	}
+	if row.Kind != store.KindUser {
+		return 0, fmt.Errorf("%w: row %d is not a message of yours", ErrInvalidInput, seq)
+	}
+	return seq - 1, nil
 }
 
 // Regenerate forks the session just before the run that produced the reply at seq, keeping
 // the message that run answered, and runs again from there: the new reply is a version of
-// the old one. The original session is untouched.
-func (h *Chat) Regenerate(sessionID string, seq int64) (ForkedRun, error) {
+// the old one. The original session's rows are kept; restoreFiles is as for EditAndResend.
+func (h *Chat) Regenerate(sessionID string, seq int64, restoreFiles bool) (ForkedRun, error) {
 	c := h.c
-	rows, err := c.db.Chunks(c.context(), sessionID)
+	at, err := c.regenerateAt(sessionID, seq)
 	if err != nil {
 		return ForkedRun{}, err
 	}
-	at, err := regenerateAt(rows, seq)
+	notes, err := c.branchFiles(sessionID, at, restoreFiles)
 	if err != nil {
 		return ForkedRun{}, err
 	}
-	return c.forkAndRun(sessionID, at, func(spec *loop.RunSpec) { spec.Resume = true })
+	return c.forkAndRun(sessionID, at, func(spec *loop.RunSpec) { spec.Resume, spec.Notes = true, notes })
 }
 
-// regenerateAt is where a regeneration of the reply at seq forks: at the message that
+// regenerateAt reads the session's rows for regenerateFrom.
+func (c *core) regenerateAt(sessionID string, seq int64) (int64, error) {
+	rows, err := c.db.Chunks(c.context(), sessionID)
+	if err != nil {
+		return 0, err
+	}
+	return regenerateFrom(rows, seq)
+}
+
+// regenerateFrom is where a regeneration of the reply at seq forks: at the message that
 // started the reply's run (kept in the fork), or just before the run when it started with
 // no message (a retry or a regeneration itself).
-func regenerateAt(rows []store.Chunk, seq int64) (int64, error) {
+func regenerateFrom(rows []store.Chunk, seq int64) (int64, error) {
 	i := slices.IndexFunc(rows, func(r store.Chunk) bool { return r.Seq == seq })
 	if i < 0 || rows[i].Kind != store.KindAssistant || rows[i].RunID == "" {
 		return 0, fmt.Errorf("%w: row %d is not a reply of the model", ErrInvalidInput, seq)

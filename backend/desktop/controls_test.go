@@ -87,7 +87,7 @@ func TestEditAndResendForksBeforeTheMessageAndKeepsTheOriginal(t *testing.T) {
 	converse(t, app, s.ID, "first", "second")
 	original := transcript(t, app, s.ID)
 
-	f, err := app.EditAndResend(s.ID, 3, "  second, edited ")
+	f, err := app.EditAndResend(s.ID, 3, "  second, edited ", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestEditAndResendForksBeforeTheMessageAndKeepsTheOriginal(t *testing.T) {
 	}
 
 	// The first message can be edited too: the fork starts empty.
-	first, err := app.EditAndResend(s.ID, 1, "first, edited")
+	first, err := app.EditAndResend(s.ID, 1, "first, edited", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,11 +134,11 @@ func TestEditAndResendRefusesBadInputAndLeavesNoFork(t *testing.T) {
 		seq  int64
 		text string
 	}{{1, "   "}, {2, "not a reply"}, {9, "no such row"}} {
-		if _, err := app.EditAndResend(s.ID, c.seq, c.text); err == nil {
+		if _, err := app.EditAndResend(s.ID, c.seq, c.text, false); err == nil {
 			t.Errorf("edit of row %d with %q was accepted", c.seq, c.text)
 		}
 	}
-	if _, err := app.Regenerate(s.ID, 1); !errors.Is(err, desktop.ErrInvalidInput) {
+	if _, err := app.Regenerate(s.ID, 1, false); !errors.Is(err, desktop.ErrInvalidInput) {
 		t.Errorf("regenerating a message of the person: %v", err)
 	}
 	if list, _ := app.ListSessions(); len(list) != 1 {
@@ -153,7 +153,7 @@ func TestRegenerateMakesVersionsOfTheReply(t *testing.T) {
 	s, _ := app.NewSession("")
 	converse(t, app, s.ID, "question")
 
-	r1, err := app.Regenerate(s.ID, 2)
+	r1, err := app.Regenerate(s.ID, 2, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestRegenerateMakesVersionsOfTheReply(t *testing.T) {
 	}
 	// A regeneration of the regenerated reply (its run has no message of its own) is a
 	// third version of the same reply.
-	r2, err := app.Regenerate(r1.Session.ID, 2)
+	r2, err := app.Regenerate(r1.Session.ID, 2, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,6 +168,10 @@ type RunSpec struct {
 	Resume bool
 	// Images go with Prompt on its user row (stored blobs: backend/store blobs.go).
 	Images []ImageRef
+	// Notes are Loopdesk's notes the run stores as its own rows right after the prompt's row
+	// (first, with no prompt), so its first request carries them: what a front end did to the
+	// model's world when it started the run (an edit kept the files an abandoned version wrote).
+	Notes []store.NotePayload
 	// Vision says whether the model is sent images: the person's per-model setting, or
 	// VisionAuto for the default from the model's name (runner_images.go).
 	Vision Vision

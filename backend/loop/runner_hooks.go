@@ -185,10 +185,10 @@ func (rn *run) sessionSource(ctx context.Context) string {
 }
 
 // afterPrompt runs the start-up effects up to the one storing the prompt, then stores the
-// hook rows of prepare and the hooks' context as note rows, so the first request carries
-// them; it returns the effects still to run.
+// hook rows of prepare, and the hooks' context and the spec's Notes as note rows, so the
+// first request carries them; it returns the effects still to run.
 func (rn *run) afterPrompt(effects []Effect) []Effect {
-	if len(rn.hooks.rows) == 0 && len(rn.hooks.notes) == 0 && rn.spec.Command == "" {
+	if len(rn.hooks.rows) == 0 && len(rn.hooks.notes) == 0 && len(rn.spec.Notes) == 0 && rn.spec.Command == "" {
 		return effects
 	}
 	cut := 0
@@ -214,7 +214,10 @@ func (rn *run) afterPrompt(effects []Effect) []Effect {
 	for _, n := range rn.hooks.notes {
 		rn.chunks = append(rn.chunks, rn.storeNote(ctx, n)...)
 	}
-	rn.hooks.rows, rn.hooks.notes = nil, nil
+	for _, n := range rn.spec.Notes {
+		rn.chunks = append(rn.chunks, rn.appendNote(ctx, n)...)
+	}
+	rn.hooks.rows, rn.hooks.notes, rn.spec.Notes = nil, nil, nil
 	return effects[cut:]
 }
 
@@ -322,12 +325,16 @@ func (rn *run) queuedContexts(ctx context.Context) map[string][]string {
 	return out
 }
 
-// storeNote appends one note row for the model (owner goroutine only, between turns).
+// storeNote appends one hook's note row for the model (owner goroutine only, between turns).
 func (rn *run) storeNote(ctx context.Context, text string) []store.Chunk {
-	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id,
-		store.NewChunk{Kind: store.KindNote, Payload: store.NotePayload{Source: NoteSourceHook, Text: text}})
+	return rn.appendNote(ctx, store.NotePayload{Source: NoteSourceHook, Text: text})
+}
+
+// appendNote appends one note row of the run and publishes it (owner goroutine only).
+func (rn *run) appendNote(ctx context.Context, note store.NotePayload) []store.Chunk {
+	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, store.NewChunk{Kind: store.KindNote, Payload: note})
 	if err != nil {
-		rn.r.log.Error("hook note not stored", "session", rn.spec.SessionID, "err", err)
+		rn.r.log.Error("note not stored", "session", rn.spec.SessionID, "source", note.Source, "err", err)
 	}
 	if len(added) > 0 {
 		rn.publish(RowsStoredPayload{Rows: RowsOf(added)})

@@ -16,6 +16,7 @@ import type {
   ChildView,
   Change,
   ForkFolder,
+  AbandonedFiles,
   ForkedRun,
   ImageInput,
   SessionBudgets,
@@ -30,6 +31,7 @@ import type {
   FileDiff,
   Hit,
   HooksView,
+  SkillView,
   ImportedHooks,
   PaletteEntry,
   InstructionFile,
@@ -117,6 +119,14 @@ export const api = {
   hooks: (sessionID: string): Promise<HooksView> => SettingsService.Hooks(sessionID),
   /** Trusts the project hooks whose hash the person saw; refused if they changed since. */
   trustHooks: (sessionID: string, sha256: string): Promise<HooksView> => SettingsService.TrustHooks(sessionID, sha256),
+  /** The skills of the session's folder and the person's own, with each project skill's trust. */
+  skills: (sessionID: string): Promise<SkillView[]> => list<SkillView>(SettingsService.Skills(sessionID)),
+  /** Trusts a project skill's SKILL.md whose hash the person saw; refused if it changed since. */
+  trustSkill: (sessionID: string, path: string, sha256: string): Promise<SkillView[]> =>
+    list<SkillView>(SettingsService.TrustSkill(sessionID, path, sha256)),
+  /** Forgets the trust in a project skill: its allowed-tools pre-approve nothing again. */
+  untrustSkill: (sessionID: string, path: string): Promise<SkillView[]> =>
+    list<SkillView>(SettingsService.UntrustSkill(sessionID, path)),
   /** Copies ~/.claude/settings.json's hooks into the personal hooks.json. */
   importClaudeCodeHooks: (sessionID: string): Promise<ImportedHooks> =>
     SettingsService.ImportClaudeCodeHooks(sessionID),
@@ -213,11 +223,20 @@ export const api = {
   /** Sends /name args: the template (or skill) expanded in Go; the row records the command. */
   sendCommand: (sessionID: string, name: string, args: string): Promise<string> => Chat.SendCommand(sessionID, name, args),
   cancel: (sessionID: string): Promise<void> => Chat.Cancel(sessionID),
-  /** Forks before the person's message at seq and sends text there; the original is untouched. */
-  editAndResend: (sessionID: string, seq: number, text: string): Promise<ForkedRun> =>
-    Chat.EditAndResend(sessionID, seq, text),
-  /** Forks before the run that made the reply at seq and runs again from its message. */
-  regenerate: (sessionID: string, seq: number): Promise<ForkedRun> => Chat.Regenerate(sessionID, seq),
+  /**
+   * Forks before the person's message at seq and sends text there; the original's rows are
+   * kept. restoreFiles: the files its later rows changed go back first (a conflict fails it);
+   * otherwise the fork's run is told which files were kept.
+   */
+  editAndResend: (sessionID: string, seq: number, text: string, restoreFiles: boolean): Promise<ForkedRun> =>
+    Chat.EditAndResend(sessionID, seq, text, restoreFiles),
+  /** Forks before the run that made the reply at seq and runs again from its message (restoreFiles as above). */
+  regenerate: (sessionID: string, seq: number, restoreFiles: boolean): Promise<ForkedRun> =>
+    Chat.Regenerate(sessionID, seq, restoreFiles),
+  /** The files an edit of the message at seq would abandon, and whether to offer restoring them. */
+  editFiles: (sessionID: string, seq: number): Promise<AbandonedFiles> => Chat.EditFiles(sessionID, seq),
+  /** The files regenerating the reply at seq would abandon, and whether to offer restoring them. */
+  regenerateFiles: (sessionID: string, seq: number): Promise<AbandonedFiles> => Chat.RegenerateFiles(sessionID, seq),
   /** Runs again from the last complete row after a failed or interrupted run; returns the run id. */
   retry: (sessionID: string): Promise<string> => Chat.Retry(sessionID),
   /** The session's own budgets (null: the saved default). */

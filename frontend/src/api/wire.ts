@@ -95,6 +95,14 @@ export interface RowBase {
 export type Row = { [K in ChunkKind]: RowBase & { kind: K; payload: RowPayloads[K] } }[ChunkKind];
 export const CHUNK_KINDS: readonly ChunkKind[] = ['user', 'assistant', 'tool_result', 'approval', 'summary', 'system', 'restore', 'note', 'usage', 'hook', 'image_excluded'];
 
+/** Go: desktop.AbandonedFiles */
+export interface AbandonedFiles {
+  changed: Restored[] | null;
+  conflicts: Conflict[] | null;
+  offer: boolean;
+  restore: boolean;
+}
+
 /** Go: agents.Definition */
 export interface AgentDefinition {
   name: string;
@@ -143,6 +151,7 @@ export interface ApprovalRequestedPayload {
   sandboxed: boolean;
   network: boolean;
   hunks?: ProposedHunk[];
+  note?: string;
 }
 
 /** Go: core.AssistantMessagePayload */
@@ -999,6 +1008,18 @@ export interface SettingsInput {
   notifications?: boolean;
 }
 
+/** Go: desktop.SkillView */
+export interface SkillView {
+  name: string;
+  description: string;
+  path: string;
+  error: string;
+  allowed_tools: string[] | null;
+  trust: TrustLevel;
+  sha256: string;
+  body: string;
+}
+
 /** Go: store.StepStatus */
 export type StepStatus = 'pending' | 'in_progress' | 'completed';
 
@@ -1094,6 +1115,9 @@ export interface Touched {
   tool: string;
   changed: boolean;
 }
+
+/** Go: agents.TrustLevel */
+export type TrustLevel = 'personal' | 'trusted' | 'untrusted' | 'changed';
 
 /** Go: desktop.UIState */
 export interface UIState {

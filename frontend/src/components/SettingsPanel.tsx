@@ -9,6 +9,7 @@ import { HooksSettings } from './HooksSettings';
 import { McpSettings } from './McpSettings';
 import { ProvidersSettings } from './ProvidersSettings';
 import { AgentsSettings } from './AgentsSettings';
+import { SkillsSettings } from './SkillsSettings';
 
 interface Props {
   settings: Settings | null;
@@ -332,6 +333,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
       <McpSettings />
 
       <HooksSettings sessionID={sessionID ?? null} />
+      <SkillsSettings sessionID={sessionID ?? null} />
       <AgentsSettings sessionID={sessionID ?? null} />
 
       <h2>Appearance</h2>

@@ -160,6 +160,11 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
       {result && <FileChanges seq={result.seq} />}
       {pending && (
         <div className="approval" role="group" aria-label="Approval">
+          {pending.note && (
+            <p className="grant-note" role="note">
+              {pending.note}
+            </p>
+          )}
           {pending.hunks && pending.hunks.length > 0 && (
             <ReviewHunks hunks={pending.hunks} busy={busy} onApprove={(hunks) => void decide({ approved: true, hunks })} />
           )}

@@ -7,6 +7,7 @@ import type { Meter } from '../api/types';
 import type {
   ChildView,
   Branch,
+  AbandonedFiles,
   ForkedRun,
   ForkFolder,
   ImageInput,
@@ -29,6 +30,7 @@ import type {
   FilePreview,
   Hit,
   HooksView,
+  SkillView,
   PaletteEntry,
   ApprovalRequestedPayload,
   ChunkKind,
@@ -59,6 +61,7 @@ import type {
 type Handler = (ev: WireEvent) => void;
 
 const NO_BUDGETS: SessionBudgets = { max_turns: null, max_tool_calls: null, max_tokens: null, max_cost_usd: null, timeout_seconds: null };
+const NO_FILES: AbandonedFiles = { changed: [], conflicts: [], offer: false, restore: false };
 
 export const defaultSettings = (): Settings => ({
   provider: 'default',
@@ -93,6 +96,7 @@ export function makeFakeApi() {
     rows: new Map<string, Row[]>(),
     runs: new Map<string, Run[]>(),
     branches: new Map<string, Branch[]>(),
+    abandoned: new Map<string, AbandonedFiles>(),
     budgets: new Map<string, SessionBudgets>(),
     sentImages: [] as ImageInput[],
     seesImages: true,
@@ -137,6 +141,7 @@ export function makeFakeApi() {
     mcpNames: [] as McpName[],
     mcpLogs: new Map<string, string>(),
     hooks: { workspace: '', hooks: [], sha256: '', trusted: false, changed: false, diff: '', errors: [], recent: [] } as HooksView,
+    skills: [] as SkillView[],
     palette: [] as PaletteEntry[],
     claudeDesktop: { mcpServers: {} } as McpConfig,
     providers: [] as Provider[],
@@ -275,6 +280,17 @@ export function makeFakeApi() {
     }),
     hooks: vi.fn(async (_sessionID: string) => ({ ...state.hooks })),
     importClaudeCodeHooks: vi.fn(async (_sessionID: string) => ({ added: 0, view: { ...state.hooks } })),
+    skills: vi.fn(async (_sessionID: string) => state.skills.map((k) => ({ ...k }))),
+    trustSkill: vi.fn(async (_sessionID: string, path: string, sha256: string) => {
+      const k = state.skills.find((x) => x.path === path);
+      if (!k || k.sha256 !== sha256) throw { code: 'invalid', message: 'the file changed since it was shown; review it again' };
+      state.skills = state.skills.map((x) => (x.path === path ? { ...x, trust: 'trusted' } : x));
+      return state.skills.map((x) => ({ ...x }));
+    }),
+    untrustSkill: vi.fn(async (_sessionID: string, path: string) => {
+      state.skills = state.skills.map((x) => (x.path === path ? { ...x, trust: 'untrusted' } : x));
+      return state.skills.map((x) => ({ ...x }));
+    }),
     trustHooks: vi.fn(async (_sessionID: string, sha256: string) => {
       if (sha256 !== state.hooks.sha256) throw { code: 'invalid', message: 'the hooks changed since they were shown; review them again' };
       state.hooks = { ...state.hooks, trusted: true, changed: false, diff: '', hooks: (state.hooks.hooks ?? []).map((h) => ({ ...h, trusted: true })) };
@@ -385,18 +401,21 @@ export function makeFakeApi() {
     sessionSeesImages: vi.fn(async (_id: string) => state.seesImages),
     // Edit and Regenerate fork as Go does (rows before the edited message; through the
     // regenerated reply's message) and start a run in the fork.
-    editAndResend: vi.fn(async (id: string, seq: number, text: string): Promise<ForkedRun> => {
+    editAndResend: vi.fn(async (id: string, seq: number, text: string, _restoreFiles: boolean): Promise<ForkedRun> => {
       const s: Session = await api.forkSession(id, seq - 1);
       await api.sendMessage(s.id, text);
       return { session: s, run_id: 'run-edit' };
     }),
-    regenerate: vi.fn(async (id: string, seq: number): Promise<ForkedRun> => {
+    regenerate: vi.fn(async (id: string, seq: number, _restoreFiles: boolean): Promise<ForkedRun> => {
       const rows = state.rows.get(id) ?? [];
       const run = rows.find((r) => r.seq === seq)?.run_id;
       const first = rows.find((r) => r.run_id === run);
       const at = first ? (first.kind === 'user' ? first.seq : first.seq - 1) : seq - 1;
       return { session: await api.forkSession(id, at), run_id: 'run-regen' };
     }),
+    // What Go's dry run of the restore would say, by session and seq (none: nothing changed).
+    editFiles: vi.fn(async (id: string, seq: number): Promise<AbandonedFiles> => state.abandoned.get(`${id}:${seq}`) ?? NO_FILES),
+    regenerateFiles: vi.fn(async (id: string, seq: number): Promise<AbandonedFiles> => state.abandoned.get(`${id}:${seq}`) ?? NO_FILES),
     retry: vi.fn(async (_id: string) => 'run-retry'),
     sessionBudgets: vi.fn(async (id: string): Promise<SessionBudgets> => ({ ...NO_BUDGETS, ...state.budgets.get(id) })),
     setSessionBudgets: vi.fn(async (id: string, b: SessionBudgets) => {

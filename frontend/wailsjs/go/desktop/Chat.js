@@ -13,8 +13,12 @@ export function Decide(arg1, arg2, arg3) {
   return window['go']['desktop']['Chat']['Decide'](arg1, arg2, arg3);
 }
 
-export function EditAndResend(arg1, arg2, arg3) {
-  return window['go']['desktop']['Chat']['EditAndResend'](arg1, arg2, arg3);
+export function EditAndResend(arg1, arg2, arg3, arg4) {
+  return window['go']['desktop']['Chat']['EditAndResend'](arg1, arg2, arg3, arg4);
+}
+
+export function EditFiles(arg1, arg2) {
+  return window['go']['desktop']['Chat']['EditFiles'](arg1, arg2);
 }
 
 export function ExecutePlan(arg1, arg2) {
@@ -37,8 +41,12 @@ export function QueuedMessages(arg1) {
   return window['go']['desktop']['Chat']['QueuedMessages'](arg1);
 }
 
-export function Regenerate(arg1, arg2) {
-  return window['go']['desktop']['Chat']['Regenerate'](arg1, arg2);
+export function Regenerate(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['Regenerate'](arg1, arg2, arg3);
+}
+
+export function RegenerateFiles(arg1, arg2) {
+  return window['go']['desktop']['Chat']['RegenerateFiles'](arg1, arg2);
 }
 
 export function RemoveQueued(arg1, arg2) {

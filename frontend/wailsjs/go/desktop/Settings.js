@@ -77,6 +77,10 @@ export function SessionSandbox(arg1) {
   return window['go']['desktop']['Settings']['SessionSandbox'](arg1);
 }
 
+export function Skills(arg1) {
+  return window['go']['desktop']['Settings']['Skills'](arg1);
+}
+
 export function TestConnection(arg1, arg2) {
   return window['go']['desktop']['Settings']['TestConnection'](arg1, arg2);
 }
@@ -87,6 +91,14 @@ export function TestProvider(arg1) {
 
 export function TrustHooks(arg1, arg2) {
   return window['go']['desktop']['Settings']['TrustHooks'](arg1, arg2);
+}
+
+export function TrustSkill(arg1, arg2, arg3) {
+  return window['go']['desktop']['Settings']['TrustSkill'](arg1, arg2, arg3);
+}
+
+export function UntrustSkill(arg1, arg2) {
+  return window['go']['desktop']['Settings']['UntrustSkill'](arg1, arg2);
 }
 
 export function UpdateRule(arg1, arg2) {
