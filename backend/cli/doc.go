@@ -1,9 +1,21 @@
-// Package cli implements the headless subcommands of the loopdesk binary:
-// `loopdesk run` (run.go) and `loopdesk sessions` (sessions.go). Each takes
-// its arguments and output streams explicitly and returns the process exit
-// status, so tests call them directly. The contract is docs/cli.md.
+// Package cli implements the command line of the loopdesk binary: Main (main.go) dispatches
+// every subcommand named in Commands, and decides when the window opens instead. Each
+// subcommand takes its arguments and output streams explicitly and returns the process exit
+// status, so tests call them directly. The contract (flags, JSON lines, exit codes) is
+// docs/cli.md.
 //
-// `loopdesk sessions plan ID [--json]` (plan.go) prints the session's pinned plan, as the
-// window pins it (store.LatestPlan): `{"explanation","plan":[{"step","status"}],"seq"}`, or
-// `null` with exit 0 when there is none.
+//   - `loopdesk run` (run.go, run_output.go, review_prompt.go): the agent headless in a folder,
+//     asking on the terminal or denying without one.
+//   - `loopdesk sessions list|show|fork|search|export|import|delete|plan|changes|restore|revert|
+//     totals` (sessions.go, forks.go, changes.go, hunks.go, plan.go): the journal. `sessions plan
+//     ID [--json]` prints the session's pinned plan as the window pins it (store.LatestPlan):
+//     `{"explanation","plan":[{"step","status"}],"seq"}`, or `null` with exit 0 when there is none.
+//   - `loopdesk settings` (settings.go): the effective settings and where each comes from.
+//   - `loopdesk mcp list` (mcp.go): the MCP servers and their health.
+//   - `loopdesk acp` (acp.go): the agent for editors over ACP on stdin and stdout.
+//   - `loopdesk agents list` (agents.go): the agent definitions a task call can name.
+//   - `loopdesk hooks list|trust` (hooks.go): a folder's hooks; trust its project hooks.
+//   - `loopdesk skills list|trust|untrust` (skills.go): a folder's skills; trust a project
+//     skill's SKILL.md so its allowed-tools may pre-approve calls.
+//   - `loopdesk help`, `loopdesk version`, and the window's own flags (window_*.go).
 package cli

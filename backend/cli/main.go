@@ -31,6 +31,13 @@ const (
 	ExitUsage = 2
 )
 
+// Commands are the subcommands Main dispatches, as the error for an unknown word and the
+// no-display message name them.
+var Commands = []string{"run", "sessions", "settings", "mcp", "acp", "agents", "hooks", "skills", "help", "version"}
+
+// commandList is Commands for a message: "run, sessions, ..., version".
+func commandList() string { return strings.Join(Commands, ", ") }
+
 // Usage is what `loopdesk --help` prints.
 const Usage = `usage: loopdesk [FOLDER]                open the window (a new session in FOLDER)
        loopdesk run [flags] PROMPT       run the agent headless in a workspace
@@ -44,8 +51,8 @@ const Usage = `usage: loopdesk [FOLDER]                open the window (a new se
                                          the effective settings and where each comes from
        loopdesk hooks list|trust [--json] [--workspace DIR] [--db PATH]
                                          the hooks of a folder; trust its project hooks
-       loopdesk skills list [--json] [--workspace DIR]
-                                         the skills of a folder, valid or not
+       loopdesk skills list|trust|untrust [--json] [--workspace DIR] [--db PATH]
+                                         the skills of a folder; trust a project skill
        loopdesk --version                the version and commit
        loopdesk --help                   this text
 
@@ -194,7 +201,7 @@ func resolveFolder(folder, wd string) (string, error) {
 	fi, err := os.Stat(folder)
 	switch {
 	case err != nil && os.IsNotExist(err):
-		return "", fmt.Errorf("unknown command or folder %q (commands: run, sessions, settings, help)", typed)
+		return "", fmt.Errorf("unknown command or folder %q (commands: %s)", typed, commandList())
 	case err != nil:
 		return "", fmt.Errorf("folder %s: %w", folder, err)
 	case !fi.IsDir():
@@ -207,8 +214,8 @@ func resolveFolder(folder, wd string) (string, error) {
 // otherwise panic with "failed to init GTK" and a goroutine dump.
 func CheckDisplay(getenv func(string) string) error {
 	if getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
-		return fmt.Errorf("cannot open the window: no display (DISPLAY and WAYLAND_DISPLAY are unset); " +
-			"the headless commands are loopdesk run and loopdesk sessions")
+		return fmt.Errorf("cannot open the window: no display (DISPLAY and WAYLAND_DISPLAY are unset); "+
+			"the headless commands are loopdesk %s", strings.Join(Commands[:len(Commands)-2], ", "))
 	}
 	return nil
 }
