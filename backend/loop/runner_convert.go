@@ -130,6 +130,8 @@ func storePayload(row Row) any {
 		return p
 	case UsageRow:
 		return store.UsagePayload{Usage: *storeUsage(r.Usage), Reason: r.Reason}
+	case core.NoteRow:
+		return store.NotePayload{Source: r.Source, Text: r.Text}
 	}
 	panic(fmt.Sprintf("loop: row type %T has no store payload", row)) // the Row set is closed
 }

@@ -342,9 +342,9 @@ func TestBoundsOverTheWire(t *testing.T) {
 	if res.Status != loop.StopMaxTurns || res.Turns != 2 {
 		t.Fatalf("max turns: %+v", res)
 	}
-	// The soft limit asked the model to wrap up on its last turn, without storing the note.
+	// The soft limit asked the model to wrap up on its last turn, in Loopdesk's note frame.
 	last := h.requests()[len(h.requests())-1]
-	if !strings.Contains(last[len(last)-1].Content, "nearly used up") {
+	if got := last[len(last)-1].Content; !strings.Contains(got, "nearly used up") || !strings.HasPrefix(got, store.NotePrefix) {
 		t.Errorf("last request does not ask to wrap up: %+v", last[len(last)-1])
 	}
 }

@@ -12,9 +12,6 @@ import (
 
 // Workers: each runs on its own goroutine under rn.op and reports through rn.send.
 
-const wrapupNote = "[loopdesk] A budget for this run is nearly used up. Finish now: give your best " +
-	"answer concisely and make no more tool calls unless they are essential."
-
 const summaryPrompt = "[loopdesk] Summarise the conversation so far for your own later use: the task, " +
 	"decisions made, facts learned (file names, commands, results), what is done and what remains. " +
 	"Be complete but concise; this summary replaces the earlier messages."
@@ -33,9 +30,6 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 		OnReasoning: func(d string) { rn.publish(ReasoningDelta(d)) },
 	}
 	call := func(msgs []provider.Message) provider.Response {
-		if e.Wrapup {
-			msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: wrapupNote}) // never stored
-		}
 		return rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
 			MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.enc}, h)
 	}

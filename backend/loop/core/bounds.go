@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -144,6 +145,20 @@ func (s State) hardStop() (StopReason, string) {
 		return StopCostBudget, "cost budget used"
 	}
 	return "", ""
+}
+
+// NoteSourceBudget is the Source of the note that asks the model to finish (BudgetNote).
+const NoteSourceBudget = "budget"
+
+// BudgetNote is the note a run stores once, before its first model call past a soft limit:
+// which budgets are nearly used, and to finish concisely.
+func BudgetNote(warnings []string) string {
+	names := make([]string, len(warnings))
+	for i, w := range warnings {
+		names[i] = strings.ReplaceAll(w, "_", " ")
+	}
+	return "A budget for this run is nearly used up (" + strings.Join(names, ", ") + "). Finish now: give your best " +
+		"answer concisely and make no more tool calls unless they are essential."
 }
 
 // softWarnings lists the budgets past their soft limit.

@@ -204,13 +204,41 @@ func TestSoftLimitAsksForWrapup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _, _ = Next(s, ApprovalDecided{Now: t0.Add(9 * time.Second), CallID: "c", Approved: false})
+	s, effects, _ := Next(s, ApprovalDecided{Now: t0.Add(9 * time.Second), CallID: "c", Approved: false})
 	if s.Phase != PhaseStreaming {
 		t.Fatalf("phase %s", s.Phase)
 	}
 	if s.budget().Warnings[0] != "time" {
 		t.Errorf("warnings = %v, want time", s.budget().Warnings)
 	}
+	// The note is a stored row, Loopdesk's, just before the call it is meant for.
+	if notes := budgetNotes(effects); len(notes) != 1 || notes[0].Source != NoteSourceBudget || !strings.Contains(notes[0].Text, "nearly used up (time)") {
+		t.Fatalf("first call past the soft limit: notes %+v in %#v", notes, effects)
+	}
+	if _, ok := effects[len(effects)-1].(CallModel); !ok {
+		t.Fatalf("the call does not follow the note: %#v", effects)
+	}
+	// Later calls find it in the rows: it is stored once per run.
+	s, _, _ = Next(s, ModelResponded{Now: t0.Add(9 * time.Second), Response: ModelResponse{Status: ResponseOK,
+		ToolCalls: []Call{{ID: "d", Name: "t", Arguments: `{"again":1}`}}}})
+	_, effects, _ = Next(s, ApprovalDecided{Now: t0.Add(9 * time.Second), CallID: "d", Approved: false})
+	if notes := budgetNotes(effects); len(notes) != 0 {
+		t.Fatalf("the note was stored again: %+v", notes)
+	}
+}
+
+func budgetNotes(effects []Effect) []NoteRow {
+	var out []NoteRow
+	for _, e := range effects {
+		if p, ok := e.(Persist); ok {
+			for _, r := range p.Rows {
+				if n, ok := r.(NoteRow); ok {
+					out = append(out, n)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // TestBranchedStatesKeepTheirRows: two inputs fed to the same state each see their own rows,

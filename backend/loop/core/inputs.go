@@ -173,9 +173,6 @@ type Effect interface{ effect() }
 // CallModel asks for one streamed model call with the session's messages as stored.
 type CallModel struct {
 	Turn int
-	// Wrapup asks the driver to append an ephemeral note telling the model a budget is nearly
-	// used and it should finish concisely. The note is never stored.
-	Wrapup bool
 }
 
 // RequestApproval asks the approver about each call; each answer comes back as ApprovalDecided.
@@ -227,6 +224,7 @@ const (
 	KindApproval   RowKind = "approval"
 	KindSummary    RowKind = "summary"
 	KindUsage      RowKind = "usage"
+	KindNote       RowKind = "note"
 )
 
 // Row is one chunk to append.
@@ -295,6 +293,13 @@ type SummaryRow struct {
 	Usage *RowUsage `json:"usage,omitempty"`
 }
 
+// NoteRow is Loopdesk's own note to the model (the store's note row): sent in the user role
+// inside Loopdesk's frame, never as the person's words. Source says what wrote it.
+type NoteRow struct {
+	Source string `json:"source"`
+	Text   string `json:"text"`
+}
+
 // Decision is an approval outcome as stored.
 type Decision string
 
@@ -310,3 +315,4 @@ func (ToolResultRow) Kind() RowKind { return KindToolResult }
 func (ApprovalRow) Kind() RowKind   { return KindApproval }
 func (SummaryRow) Kind() RowKind    { return KindSummary }
 func (UsageRow) Kind() RowKind      { return KindUsage }
+func (NoteRow) Kind() RowKind       { return KindNote }

@@ -159,10 +159,20 @@ func nextTurn(s State) (State, []Effect) {
 	return s, append(out, more...)
 }
 
+// callModel starts the next turn. The first call past a soft limit is preceded by the budget
+// note, stored as a note row: this and every later request of the session carry it, framed as
+// Loopdesk's, and the journal shows when and why the model was asked to finish.
 func callModel(s State) (State, []Effect) {
 	s.Phase = PhaseStreaming
 	s.Turns++
-	return s, []Effect{CallModel{Turn: s.Turns, Wrapup: len(s.softWarnings()) > 0}}
+	var out []Effect
+	if w := s.softWarnings(); len(w) > 0 && !s.wrappedUp {
+		s.wrappedUp = true
+		note := BudgetNote(w)
+		s.ContextTokens += EstimateTokens(note) + resultTokenExtra
+		out = append(out, Persist{[]Row{NoteRow{Source: NoteSourceBudget, Text: note}}})
+	}
+	return s, append(out, CallModel{Turn: s.Turns})
 }
 
 // spend adds one model call's usage to the run and returns it priced, for its row.

@@ -239,6 +239,7 @@ type State struct {
 	retrying      bool // the outstanding Compact answers such a refusal
 	recovering    bool // the outstanding Compact opens a recovery run
 	compactOnly   bool // the run is one compaction the person asked for
+	wrappedUp     bool // the budget note (NoteSourceBudget) is stored: once per run
 
 	tools map[string]bool // the tools the run offers -> read-only; fixed at Started
 	rows  *rowLog         // the session's rows (rows.go): this state sees the first nrows

@@ -170,7 +170,7 @@ func formatEffect(e Effect) string {
 	}
 	switch e := e.(type) {
 	case CallModel:
-		return fmt.Sprintf("call_model turn=%d wrapup=%v", e.Turn, e.Wrapup)
+		return fmt.Sprintf("call_model turn=%d", e.Turn)
 	case RequestApproval:
 		return "request_approval " + j(e.Calls)
 	case RunTools:
