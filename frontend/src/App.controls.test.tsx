@@ -55,7 +55,7 @@ describe('conversation controls', () => {
     await userEvent.clear(screen.getByRole('textbox', { name: 'Edit message text' }));
     await userEvent.type(screen.getByRole('textbox', { name: 'Edit message text' }), 'capital of Italy?');
     await userEvent.click(screen.getByRole('button', { name: 'Send edit' }));
-    await waitFor(() => expect(fake.api.editAndResend).toHaveBeenCalledWith(s.id, 1, 'capital of Italy?'));
+    await waitFor(() => expect(fake.api.editAndResend).toHaveBeenCalledWith(s.id, 1, 'capital of Italy?', false));
     const fork = fake.state.sessions.find((x) => x.parent_id === s.id)!;
     await waitFor(() => expect(document.querySelector('main')?.dataset.sessionId).toBe(fork.id));
     expect(fake.state.rows.get(s.id)).toHaveLength(2); // the original is untouched
@@ -84,7 +84,7 @@ describe('conversation controls', () => {
     await userEvent.click(within(answer).getByRole('button', { name: 'Copy message' }));
     await waitFor(() => expect(fake.state.clipboard).toBe('Paris.'));
     await userEvent.click(within(answer).getByRole('button', { name: 'Regenerate' }));
-    await waitFor(() => expect(fake.api.regenerate).toHaveBeenCalledWith(s.id, 2));
+    await waitFor(() => expect(fake.api.regenerate).toHaveBeenCalledWith(s.id, 2, false));
     expect(fake.state.sessions.find((x) => x.parent_id === s.id)?.fork_seq).toBe(1);
   });
 

@@ -73,6 +73,7 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
   const stick = useRef(true);
   const scrolledTo = useRef<Focus | null>(null);
   const focusSeq = focus?.seq ?? null;
+  const lit = useFlash(focus, scroller);
 
   // A row to focus that is not rendered yet widens the window to include it.
   useEffect(() => {
@@ -136,7 +137,7 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
         <RowView
           key={r.seq}
           row={r}
-          focused={r.seq === focusSeq}
+          focused={r.seq === lit}
           folded={folded.has(r.seq)}
           cards={r.kind === 'assistant' ? cardsOf(r, results, approvals, hooks, pendingByKey, outputs, running) : NO_CARDS}
           actions={actions}
@@ -184,6 +185,27 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
       )}
     </section>
   );
+}
+
+/** How long a row asked for (a search hit, a version switched to) stays outlined. */
+export const FLASH_MS = 2500;
+
+/**
+ * The seq of the row asked for while it is outlined: each request outlines it for FLASH_MS,
+ * then the outline (and the mark on an element folded into a card) goes.
+ */
+function useFlash(focus: Focus | null | undefined, scroller: RefObject<HTMLElement | null>): number | null {
+  const [lit, setLit] = useState<number | null>(null);
+  useEffect(() => {
+    if (!focus) return;
+    setLit(focus.seq);
+    const t = setTimeout(() => {
+      setLit(null);
+      scroller.current?.querySelectorAll('.hit-target').forEach((x) => x.classList.remove('hit-target'));
+    }, FLASH_MS);
+    return () => clearTimeout(t);
+  }, [focus, scroller]);
+  return lit;
 }
 
 /**
@@ -348,6 +370,7 @@ const sameRow = (a: RowProps, b: RowProps) =>
 const NOTE_TITLES: Record<string, string> = {
   hunk_revert: 'You reverted a hunk; the model is told',
   fork_apply: "A fork's changes were applied here; the model is told",
+  kept_files: 'Files another version changed were kept; the model is told',
 };
 
 const RowView = memo(function RowView({ row, focused, folded, cards, actions, controls, versions, excluded, excludedNames }: RowProps) {

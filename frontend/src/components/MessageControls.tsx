@@ -1,7 +1,8 @@
 import { useState, type KeyboardEvent, type ReactNode } from 'react';
 import { api } from '../api/backend';
 import type { Versions } from '../state/versions';
-import type { ImageRef } from '../api/types';
+import type { AbandonedFiles, ImageRef } from '../api/types';
+import { useBranchFiles } from '../hooks/useBranchFiles';
 import { RowImages } from './Images';
 
 /**
@@ -9,10 +10,17 @@ import { RowImages } from './Images';
  * regeneration is a fork: the original is never overwritten.
  */
 export interface ConversationControls {
-  /** Forks before the message at seq and sends text there; true when the fork's run started. */
-  edit: (seq: number, text: string) => Promise<boolean>;
-  /** Runs again, in a fork, the run that made the reply at seq. */
-  regenerate: (seq: number) => void;
+  /**
+   * Forks before the message at seq and sends text there; true when the fork's run started.
+   * restoreFiles: the files the later rows changed go back first.
+   */
+  edit: (seq: number, text: string, restoreFiles: boolean) => Promise<boolean>;
+  /** Runs again, in a fork, the run that made the reply at seq; true when it started. */
+  regenerate: (seq: number, restoreFiles: boolean) => Promise<boolean>;
+  /** What an edit of the message at seq would abandon in the folder (null: nothing known). */
+  editFiles: (seq: number) => Promise<AbandonedFiles | null>;
+  /** What regenerating the reply at seq would abandon in the folder. */
+  regenerateFiles: (seq: number) => Promise<AbandonedFiles | null>;
   /** Opens another version (a sibling session) at the same row. */
   showVersion: (sessionID: string, seq: number) => void;
 }
@@ -60,6 +68,34 @@ export function VersionSwitcher({ versions, seq, onShow }: { versions: Versions;
   );
 }
 
+/**
+ * "Also restore files to before this message" and the files it is about. Ticked, the files
+ * go back (a file changed since by someone else makes the restore refuse, and is named);
+ * unticked, they stay and the model is told which.
+ */
+export function RestoreFilesChoice({ files, restore, onChange }: { files: AbandonedFiles | null; restore: boolean; onChange: (restore: boolean) => void }) {
+  const changed = files?.changed ?? [];
+  if (!files?.offer || changed.length === 0) return null;
+  const conflicts = files.conflicts ?? [];
+  return (
+    <div className="restore-files">
+      <label>
+        <input type="checkbox" checked={restore} onChange={(e) => onChange(e.target.checked)} />
+        Also restore files to before this message
+      </label>
+      <p className="hint">
+        {restore ? 'Goes back: ' : 'Kept as they are, and the model is told: '}
+        {changed.map((c) => `${c.path} (${c.change})`).join(', ')}
+      </p>
+      {restore && conflicts.length > 0 && (
+        <p className="hint bad">
+          Changed since by someone else, so the restore will refuse: {conflicts.map((c) => `${c.path} (by ${c.by})`).join(', ')}. Untick to keep the files.
+        </p>
+      )}
+    </div>
+  );
+}
+
 interface UserProps {
   seq: number;
   text: string;
@@ -77,12 +113,17 @@ interface UserProps {
 export function UserMessage({ seq, text, command, images, excluded, className, versions, controls }: UserProps) {
   const [draft, setDraft] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const branch = useBranchFiles();
   const send = async () => {
     if (!controls || draft === null || !draft.trim() || busy) return;
     setBusy(true);
-    const ok = await controls.edit(seq, draft.trim());
+    const ok = await controls.edit(seq, draft.trim(), branch.restore);
     setBusy(false);
     if (ok) setDraft(null);
+  };
+  const startEdit = () => {
+    setDraft(text);
+    if (controls) void branch.fetch(() => controls.editFiles(seq));
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
@@ -109,6 +150,7 @@ export function UserMessage({ seq, text, command, images, excluded, className, v
         >
           <textarea aria-label="Edit message text" value={draft} rows={3} autoFocus onChange={(e) => setDraft(e.target.value)} onKeyDown={onKeyDown} />
           <p className="hint">Sending forks the session before this message; the original stays as it is.</p>
+          <RestoreFilesChoice files={branch.files} restore={branch.restore} onChange={branch.setRestore} />
           <span className="row">
             <button type="submit" className="primary" disabled={busy || !draft.trim()}>
               Send edit
@@ -123,7 +165,7 @@ export function UserMessage({ seq, text, command, images, excluded, className, v
         <div className="msg-actions">
           {versions && controls && <VersionSwitcher versions={versions} seq={seq} onShow={controls.showVersion} />}
           {controls && (
-            <button type="button" className="small" aria-label="Edit message" onClick={() => setDraft(text)}>
+            <button type="button" className="small" aria-label="Edit message" onClick={startEdit}>
               Edit
             </button>
           )}
@@ -134,13 +176,60 @@ export function UserMessage({ seq, text, command, images, excluded, className, v
   );
 }
 
-/** Under a reply: its versions, Regenerate (final replies only) and Copy message. */
+/**
+ * Under a reply: its versions, Regenerate (final replies only) and Copy message. Regenerate
+ * asks first only when the run it replaces changed files: the dialog offers to restore them.
+ */
 export function ReplyActions({ seq, text, final, versions, controls }: { seq: number; text: string; final: boolean; versions?: Versions; controls?: ConversationControls }) {
+  const branch = useBranchFiles();
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const regenerate = async (restore: boolean) => {
+    setBusy(true);
+    const ok = await controls!.regenerate(seq, restore);
+    setBusy(false);
+    if (ok) {
+      setAsking(false);
+      branch.clear();
+    }
+  };
+  const start = async () => {
+    if (!controls || busy) return;
+    const files = await branch.fetch(() => controls.regenerateFiles(seq));
+    if (files?.offer) setAsking(true);
+    else void regenerate(false);
+  };
+  if (asking && controls) {
+    return (
+      <div
+        className="regenerate-dialog"
+        role="dialog"
+        aria-label="Regenerate reply"
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.stopPropagation(); // Esc closes the dialog, and stops no run
+            setAsking(false);
+          }
+        }}
+      >
+        <p className="hint">Runs again from the same message, in a new version; this one stays as it is.</p>
+        <RestoreFilesChoice files={branch.files} restore={branch.restore} onChange={branch.setRestore} />
+        <span className="row">
+          <button type="button" className="primary" disabled={busy} autoFocus onClick={() => void regenerate(branch.restore)}>
+            Regenerate
+          </button>
+          <button type="button" onClick={() => setAsking(false)}>
+            Cancel
+          </button>
+        </span>
+      </div>
+    );
+  }
   return (
     <div className="msg-actions">
       {versions && controls && <VersionSwitcher versions={versions} seq={seq} onShow={controls.showVersion} />}
       {final && controls && (
-        <button type="button" className="small" aria-label="Regenerate" title="Run again from the same message, in a new version" onClick={() => controls.regenerate(seq)}>
+        <button type="button" className="small" aria-label="Regenerate" title="Run again from the same message, in a new version" disabled={busy} onClick={() => void start()}>
           Regenerate
         </button>
       )}

@@ -39,8 +39,10 @@ export function useControls(sessionID: string | null, changed: unknown, open: (i
       }
     };
     return {
-      edit: (seq, text) => forked(seq, () => api.editAndResend(sessionID, seq, text)),
-      regenerate: (seq) => void forked(seq, () => api.regenerate(sessionID, seq)),
+      edit: (seq, text, restoreFiles) => forked(seq, () => api.editAndResend(sessionID, seq, text, restoreFiles)),
+      regenerate: (seq, restoreFiles) => forked(seq, () => api.regenerate(sessionID, seq, restoreFiles)),
+      editFiles: (seq) => api.editFiles(sessionID, seq),
+      regenerateFiles: (seq) => api.regenerateFiles(sessionID, seq),
       showVersion: (id, seq) => open(id, seq),
     };
   }, [sessionID, open, refresh, onError]);
