@@ -61,7 +61,7 @@ func (h *Chat) EditAndResend(sessionID string, seq int64, text string, restoreFi
 	if err != nil {
 		return ForkedRun{}, err
 	}
-	return c.forkAndRun(sessionID, at, func(spec *loop.RunSpec) { spec.Prompt, spec.Notes = text, notes })
+	return c.forkAndRun(sessionID, at, store.ForkEdited, func(spec *loop.RunSpec) { spec.Prompt, spec.Notes = text, notes })
 }
 
 // editAt is where an edit of the person's message at seq forks: just before it.
@@ -89,7 +89,7 @@ func (h *Chat) Regenerate(sessionID string, seq int64, restoreFiles bool) (Forke
 	if err != nil {
 		return ForkedRun{}, err
 	}
-	return c.forkAndRun(sessionID, at, func(spec *loop.RunSpec) { spec.Resume, spec.Notes = true, notes })
+	return c.forkAndRun(sessionID, at, store.ForkRegenerated, func(spec *loop.RunSpec) { spec.Resume, spec.Notes = true, notes })
 }
 
 // regenerateAt reads the session's rows for regenerateFrom.
@@ -134,12 +134,12 @@ func (h *Chat) Retry(sessionID string) (string, error) {
 	return c.start(sessionID, func(spec *loop.RunSpec) { spec.Resume = true })
 }
 
-// forkAndRun forks the session with the rows 1..at and starts a run in the fork. A fork
-// whose run cannot start (no model configured, a bad folder) is deleted again: a control
+// forkAndRun forks the session with the rows 1..at (a version of the kind, which its title
+// names) and starts a run in the fork. A fork whose run cannot start (no model configured, a bad folder) is deleted again: a control
 // that failed leaves no empty session behind.
-func (c *core) forkAndRun(sessionID string, at int64, edit func(*loop.RunSpec)) (ForkedRun, error) {
+func (c *core) forkAndRun(sessionID string, at int64, kind store.ForkKind, edit func(*loop.RunSpec)) (ForkedRun, error) {
 	ctx := c.context()
-	fork, err := c.db.ForkBefore(ctx, sessionID, at+1)
+	fork, err := c.db.ForkBefore(ctx, sessionID, at+1, kind)
 	if err != nil {
 		return ForkedRun{}, err
 	}

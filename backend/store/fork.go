@@ -5,7 +5,39 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"regexp"
 )
+
+// ForkKind is what a fork is for. Its title says so, so that versions and forks of one
+// session can be told apart in the list and in search hits, until the person renames it.
+type ForkKind string
+
+// Fork kinds.
+const (
+	ForkAtRow       ForkKind = "fork"        // a fork at a row the person chose: "… (fork at #N)"
+	ForkEdited      ForkKind = "edited"      // edit and resend of a message of the person
+	ForkRegenerated ForkKind = "regenerated" // a new version of a reply of the model
+)
+
+// forkSuffix matches the marks ForkTitle adds, so a version of a version says what it is once.
+var forkSuffix = regexp.MustCompile(`\s+\((?:edited|regenerated|fork|fork at #\d+)\)$`)
+
+// ForkTitle is the title of a fork of a session titled parent, made at seq (the last row the
+// fork keeps). An empty parent title stays empty: the fork's first message names it.
+func ForkTitle(parent string, kind ForkKind, seq int64) string {
+	base := parent
+	for forkSuffix.MatchString(base) {
+		base = forkSuffix.ReplaceAllString(base, "")
+	}
+	if base == "" {
+		return parent
+	}
+	switch kind {
+	case ForkEdited, ForkRegenerated:
+		return fmt.Sprintf("%s (%s)", base, kind)
+	}
+	return fmt.Sprintf("%s (fork at #%d)", base, seq)
+}
 
 // Fork creates a new session holding copies of the rows 1..seq of session id
 // (times and run ids kept), with ParentID = id and ForkSeq = seq. The parent
@@ -16,18 +48,19 @@ import (
 // run and may make it again, through approval again). seq outside 1..last
 // is ErrSeqOutOfRange.
 func (db *DB) Fork(ctx context.Context, id string, seq int64) (Session, error) {
-	return db.fork(ctx, id, seq, 1)
+	return db.fork(ctx, id, seq, 1, ForkAtRow)
 }
 
 // ForkBefore creates a fork holding the rows before seq (1..seq-1; none when seq is 1), with
 // ForkSeq = seq-1: "edit and resend" of the person's message at seq branches there, so the
-// first message of a session can be edited too. seq outside 1..last+1 is ErrSeqOutOfRange.
-func (db *DB) ForkBefore(ctx context.Context, id string, seq int64) (Session, error) {
-	return db.fork(ctx, id, seq-1, 0)
+// first message of a session can be edited too. kind names the version in its title
+// (ForkTitle). seq outside 1..last+1 is ErrSeqOutOfRange.
+func (db *DB) ForkBefore(ctx context.Context, id string, seq int64, kind ForkKind) (Session, error) {
+	return db.fork(ctx, id, seq-1, 0, kind)
 }
 
-// fork is Fork with the lowest fork point allowed (0: a fork with no rows).
-func (db *DB) fork(ctx context.Context, id string, seq, lowest int64) (Session, error) {
+// fork is Fork with the lowest fork point allowed (0: a fork with no rows) and its kind.
+func (db *DB) fork(ctx context.Context, id string, seq, lowest int64, kind ForkKind) (Session, error) {
 	var child Session
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		parent, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
@@ -53,7 +86,7 @@ func (db *DB) fork(ctx context.Context, id string, seq, lowest int64) (Session, 
 		}
 		pj, _ := json.Marshal(pending)
 		child, err = db.createSession(ctx, tx, Session{
-			Title: parent.Title + " (fork)", Workspace: parent.Workspace, Model: parent.Model, Provider: parent.Provider,
+			Title: ForkTitle(parent.Title, kind, seq), Workspace: parent.Workspace, Model: parent.Model, Provider: parent.Provider,
 			ParentID: id, ForkSeq: seq,
 		}, string(pj), seq)
 		if err != nil {

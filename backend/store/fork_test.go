@@ -231,7 +231,7 @@ func TestForkBeforeTheFirstRowIsAnEmptyChild(t *testing.T) {
 	db, _ := openTemp(t)
 	s := mustSession(t, db, "s")
 	conversation(t, db, s.ID)
-	f, err := db.ForkBefore(ctx, s.ID, 1)
+	f, err := db.ForkBefore(ctx, s.ID, 1, store.ForkEdited)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestForkBeforeTheFirstRowIsAnEmptyChild(t *testing.T) {
 	if err != nil || len(rows) != 0 || f.ParentID != s.ID || f.ForkSeq != 0 {
 		t.Fatalf("fork before row 1: %d rows, parent %q at %d, %v", len(rows), f.ParentID, f.ForkSeq, err)
 	}
-	if _, err := db.ForkBefore(ctx, s.ID, 0); !errors.Is(err, store.ErrSeqOutOfRange) {
+	if _, err := db.ForkBefore(ctx, s.ID, 0, store.ForkEdited); !errors.Is(err, store.ErrSeqOutOfRange) {
 		t.Fatalf("fork before row 0: %v", err)
 	}
 }
