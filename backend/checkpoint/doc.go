@@ -75,6 +75,7 @@
 //  6. Review: rec.Hunks / Unreviewed, rec.Keep, rec.RevertHunk (refuse while
 //     a tool call is in flight, as for a restore).
 //  7. Export/import: checkpoint.Export(ctx, db, id, w, contents) and
-//     checkpoint.Import(ctx, db, r) in place of the store's. Deleting a
+//     checkpoint.Import(ctx, db, r) in place of the store's, reached by the
+//     front ends through stack.ExportSession / stack.ImportSession. Deleting a
 //     session (store.DeleteSession) frees its blobs by itself (triggers).
 package checkpoint

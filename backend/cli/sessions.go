@@ -14,9 +14,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/transcript"
 )
@@ -276,7 +276,7 @@ func (c *sessCmd) run(ctx context.Context) error {
 	case "restore":
 		return c.restore(ctx, db, c.args[0])
 	case "import":
-		s, err := checkpoint.Import(ctx, db, in)
+		s, err := stack.ImportSession(ctx, db, in)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.args[0], err)
 		}
@@ -504,7 +504,7 @@ func (c *sessCmd) search(ctx context.Context, db *store.DB, q string) error {
 // export writes to stdout, or to -o FILE through a temporary file renamed
 // into place, so a failed export never leaves a half-written file.
 func (c *sessCmd) export(ctx context.Context, db *store.DB, id string) error {
-	write := func(w io.Writer) error { return checkpoint.Export(ctx, db, id, w, c.cp.contents) }
+	write := func(w io.Writer) error { return stack.ExportSession(ctx, db, id, w, c.cp.contents) }
 	if c.format == "markdown" {
 		// Written to a file, the images go next to it; on stdout they are named only.
 		opt := transcript.Options{}

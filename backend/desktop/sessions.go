@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -101,7 +101,7 @@ func (s *Sessions) ExportSession(id string) (string, error) {
 // writeExport writes the JSON Lines export through writeAtomic: no partial file on failure.
 // Change records go with the rows; file contents stay out (they can be large).
 func (s *Sessions) writeExport(id, path string) error {
-	return writeAtomic(path, func(w io.Writer) error { return checkpoint.Export(s.c.context(), s.c.db, id, w, false) })
+	return writeAtomic(path, func(w io.Writer) error { return stack.ExportSession(s.c.context(), s.c.db, id, w, false) })
 }
 
 func exportName(s store.Session) string {

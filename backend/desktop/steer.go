@@ -7,6 +7,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -174,7 +175,7 @@ func (s *Sessions) importFile(path string) (Session, error) {
 		return Session{}, fmt.Errorf("%w: %w", ErrInvalidInput, err)
 	}
 	defer f.Close()
-	x, err := s.c.db.Import(s.c.context(), f)
+	x, err := stack.ImportSession(s.c.context(), s.c.db, f)
 	if err != nil {
 		return Session{}, fmt.Errorf("import %s: %w", path, err)
 	}
