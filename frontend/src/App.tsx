@@ -23,6 +23,8 @@ import type { CardActions } from './components/ToolCard';
 import { WorkspacePanel } from './components/WorkspacePanel';
 import { PanelResizer } from './components/PanelResizer';
 import { Shortcuts } from './components/Shortcuts';
+import { SkipLinks } from './components/SkipLinks';
+import { focusMessageBox, focusPendingCall } from './lib/jump';
 import { useFocusCard, useLaunchFolders, useReportFocus } from './hooks/useDesktop';
 import { useShortcuts } from './hooks/useShortcuts';
 import { RETRYABLE, useControls } from './hooks/useControls';
@@ -173,6 +175,8 @@ export function App() {
     settings: () => setShowSettings(true),
     zoom: win.zoomBy,
     help: () => setShowShortcuts(true),
+    pendingCall: () => void focusPendingCall(),
+    messageBox: () => void focusMessageBox(),
   });
 
   const send = useCallback(
@@ -286,6 +290,7 @@ export function App() {
       style={{ '--side-width': `${win.panelWidth}px` } as CSSProperties}
     >
       {showShortcuts && <Shortcuts onClose={() => setShowShortcuts(false)} />}
+      {!showSettings && <SkipLinks pending={chat.pending.length > 0} />}
       <CheckpointProvider sessionID={selected} rows={chat.rows} live={chat.changes} onForked={forkedWithFiles} onError={setActionError}>
       <SessionBrowser
         sessions={list.sessions}

@@ -10,6 +10,7 @@ import { DiffView } from './LazyDiffView';
 import { FileChanges } from './FileChanges';
 import { RuleDialog } from './RuleDialog';
 import { CopyButton } from './MessageControls';
+import { isTyping } from '../hooks/useShortcuts';
 
 /** What a card needs from the session to act on a pending call. */
 export interface CardActions {
@@ -39,7 +40,7 @@ const LONG_RESULT = 20;
  * One tool call, inline in the conversation: its arguments (the command for
  * shell calls, a diff for file writes), streamed output while it runs, its
  * result, and — while it waits for a person — the approval controls. y and n
- * approve and deny when the card itself has focus.
+ * approve and deny while the focus is anywhere in the card but a text field.
  */
 export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, pending, output, running, actions }: Props) {
   const [mode, setMode] = useState<Mode>('none');
@@ -65,13 +66,18 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
   };
 
   const onKeyDown = async (e: KeyboardEvent<HTMLElement>) => {
-    if (!pending || busy || e.target !== e.currentTarget || e.ctrlKey || e.metaKey || e.altKey) return;
+    // Anywhere in the card (its buttons too), never while typing in one of its fields (a
+    // reason, edited arguments) or inside a card nested in this one.
+    if (!pending || busy || isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.target instanceof Element && e.target.closest('.tool-card') !== e.currentTarget) return;
     if (e.key !== 'y' && e.key !== 'n') return;
     e.preventDefault();
     // Keyboard decisions walk the pending cards: focus moves to the next one.
+    const card = e.currentTarget;
     const cards = [...document.querySelectorAll<HTMLElement>('.tool-card.pending')];
-    const next = cards[cards.indexOf(e.currentTarget) + 1] ?? cards.find((c) => c !== e.currentTarget);
-    if (await decide({ approved: e.key === 'y' })) next?.focus();
+    const next = cards[cards.indexOf(card) + 1] ?? cards.find((c) => c !== card);
+    // With none left, the card keeps the focus (the button pressed in it goes away).
+    if (await decide({ approved: e.key === 'y' })) (next ?? card).focus();
   };
 
   const openRule = async (effect: 'allow' | 'deny' = 'allow') => {

@@ -14,6 +14,10 @@ export interface ShortcutActions {
   /** The previous and next session of the list (Alt+Up, Alt+Down). */
   prevSession: () => void;
   nextSession: () => void;
+  /** Moves the focus to the call waiting for approval (Ctrl+J). */
+  pendingCall: () => void;
+  /** Moves the focus to the message box (Ctrl+L). */
+  messageBox: () => void;
 }
 
 /** The shortcuts, as the sheet lists them (keys as shown, what they do). */
@@ -27,10 +31,12 @@ export const SHORTCUTS: { keys: string[]; does: string }[] = [
   { keys: ['Ctrl', 'F'], does: 'Find in the session (Enter: next, Shift+Enter: previous, Esc: close)' },
   { keys: ['Alt', '↑'], does: 'Previous session' },
   { keys: ['Alt', '↓'], does: 'Next session' },
+  { keys: ['Ctrl', 'J'], does: 'Go to the tool call waiting for approval' },
+  { keys: ['Ctrl', 'L'], does: 'Go to the message box' },
   { keys: ['?'], does: 'This list of shortcuts' },
   { keys: ['Enter'], does: 'Send the message (Shift+Enter: a new line)' },
-  { keys: ['y'], does: 'Approve the focused tool call' },
-  { keys: ['n'], does: 'Deny the focused tool call' },
+  { keys: ['y'], does: 'Approve the tool call the focus is in (not while typing in it)' },
+  { keys: ['n'], does: 'Deny the tool call the focus is in (not while typing in it)' },
   { keys: ['Esc'], does: 'Close a dialog or the side panel drawer; else stop the running run' },
 ];
 
@@ -56,6 +62,10 @@ export function shortcutOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' 
         return 'search';
       case 'f':
         return 'find';
+      case 'j':
+        return 'pendingCall';
+      case 'l':
+        return 'messageBox';
       case ',':
         return 'settings';
       case '=':

@@ -1,0 +1,91 @@
+// The keyboard around a call waiting for approval: y and n from anywhere in its card, the
+// shortcuts to the call and to the message box, and the skip links Tab reaches first.
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { SHORTCUTS } from './hooks/useShortcuts';
+import { chunk, makeFakeApi } from './test/fakeApi';
+
+let fake = makeFakeApi();
+vi.mock('./api/backend', () => ({
+  get api() {
+    return fake.api;
+  },
+}));
+
+import { App } from './App';
+
+beforeEach(() => {
+  fake = makeFakeApi();
+});
+
+/** A session with earlier rows (each with its Copy and Edit) and one call waiting. */
+async function openWaiting() {
+  const s = fake.session('waiting');
+  fake.state.sessions.push(s);
+  const call = { id: 'c1', name: 'run_shell_command', arguments: '{"command":"ls"}' };
+  fake.state.rows.set(s.id, [
+    chunk(s.id, 1, 'user', { text: 'first' }),
+    chunk(s.id, 2, 'assistant', { text: 'an answer', reasoning: '', tool_calls: [] }),
+    chunk(s.id, 3, 'user', { text: 'list the files' }),
+    chunk(s.id, 4, 'assistant', { text: '', reasoning: '', tool_calls: [call] }),
+  ]);
+  fake.state.pending.set(s.id, [{ call_id: 'c1', name: call.name, arguments: call.arguments, read_only: false, sandboxed: false, network: false }]);
+  fake.state.running.set(s.id, 'run1');
+  render(<App />);
+  const nav = await screen.findByRole('navigation', { name: 'Sessions' });
+  await userEvent.click(await within(nav).findByRole('button', { name: /waiting/ }));
+  return screen.findByRole('region', { name: 'Tool call run_shell_command' });
+}
+
+describe('keyboard and the call waiting for approval', () => {
+  it('y approves while one of the card’s buttons has the focus', async () => {
+    const card = await openWaiting();
+    within(card).getByRole('button', { name: /Deny with reason/ }).focus();
+    await userEvent.keyboard('y');
+    await waitFor(() => expect(fake.api.decide).toHaveBeenCalledTimes(1));
+    expect(fake.api.decide.mock.calls[0][2].approved).toBe(true);
+  });
+
+  it('n and y typed into the card’s reason field are text, not decisions', async () => {
+    const card = await openWaiting();
+    await userEvent.click(within(card).getByRole('button', { name: /Deny with reason/ }));
+    const reason = within(card).getByRole('textbox', { name: 'Reason' });
+    await userEvent.type(reason, 'no way');
+    expect((reason as HTMLInputElement).value).toBe('no way');
+    expect(fake.api.decide).not.toHaveBeenCalled();
+  });
+
+  it('Ctrl+J goes to the waiting call and Ctrl+L back to the message box', async () => {
+    const card = await openWaiting();
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    box.focus();
+    await userEvent.keyboard('{Control>}j{/Control}');
+    expect(document.activeElement).toBe(card);
+    await userEvent.keyboard('y');
+    await waitFor(() => expect(fake.api.decide).toHaveBeenCalledTimes(1));
+    await userEvent.keyboard('{Control>}l{/Control}');
+    expect(document.activeElement).toBe(box);
+  });
+
+  it('the first Tab stops are skip links past every row’s controls', async () => {
+    const card = await openWaiting();
+    (document.activeElement as HTMLElement | null)?.blur();
+    await userEvent.tab();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Skip to the call waiting for approval' }));
+    await userEvent.keyboard('{Enter}');
+    expect(document.activeElement).toBe(card);
+    (document.activeElement as HTMLElement).blur();
+    await userEvent.tab();
+    await userEvent.tab();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Skip to the message box' }));
+    await userEvent.keyboard('{Enter}');
+    expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Message' }));
+  });
+
+  it('the shortcuts sheet lists the two jumps', () => {
+    const does = SHORTCUTS.map((s) => `${s.keys.join('+')} ${s.does}`);
+    expect(does).toContain('Ctrl+J Go to the tool call waiting for approval');
+    expect(does).toContain('Ctrl+L Go to the message box');
+  });
+});
