@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { api } from '../api/backend';
 import type { ApprovalMode, Budgets, ConnectionResult, ContextWindow, ModelVision, Preset, Price, Settings, Theme } from '../api/types';
 import { VisionSettings } from './VisionSettings';
@@ -10,6 +10,7 @@ import { McpSettings } from './McpSettings';
 import { ProvidersSettings } from './ProvidersSettings';
 import { AgentsSettings } from './AgentsSettings';
 import { SkillsSettings } from './SkillsSettings';
+import { PricesTable, SAVED_BY_SAVE, SettingsNav, SettingsSection, WindowsTable } from './SettingsSections';
 
 interface Props {
   settings: Settings | null;
@@ -37,7 +38,8 @@ const num = (s: string) => {
 };
 
 /**
- * Settings: endpoint presets with Test connection and the model list, the API
+ * Settings, in sections with a list of them beside an area that scrolls on its own; one Save
+ * below it for the form (sections that save themselves say so). Settings: endpoint presets with Test connection and the model list, the API
  * key, the default approval mode and the saved rules, default budgets, the
  * price table and context windows per model, and the theme.
  */
@@ -63,6 +65,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
   const [saved, setSaved] = useState(false);
   const rules = useRules();
   const listID = useId();
+  const body = useRef<HTMLDivElement>(null);
 
   // Settings may arrive after the panel mounted (first start).
   useEffect(() => {
@@ -140,8 +143,179 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
   return (
     <section className="settings" aria-label="Settings">
       <h1>Settings</h1>
-      {!settings?.configured && <p className="hint">Choose an OpenAI-compatible endpoint to start. Local servers need no key.</p>}
+      <SettingsNav body={body} />
+      <div className="settings-body" ref={body} role="region" aria-label="Settings sections">
+        {!settings?.configured && <p className="hint">Choose an OpenAI-compatible endpoint to start. Local servers need no key.</p>}
+        <SettingsSection id="endpoint">
+          <EndpointFields
+            presets={presets}
+            baseURL={baseURL}
+            setBaseURL={setBaseURL}
+            apiKey={apiKey}
+            setApiKey={setApiKey}
+            clearKey={clearKey}
+            setClearKey={setClearKey}
+            keySource={settings?.key_source}
+            test={test}
+            setTest={setTest}
+            testing={testing}
+            runTest={runTest}
+          />
+          <label>
+            Provider for new sessions
+            <select value={provider} onChange={(e) => setProvider(e.target.value)}>
+              {[...new Set([...providerNames, provider])].map((n) => (
+                <option key={n} value={n}>
+                  {n === 'default' ? 'default (this endpoint)' : n}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Model
+            <input value={model} onChange={(e) => setModel(e.target.value)} list={listID} placeholder="e.g. gpt-4.1-mini or llama3.2" spellCheck={false} />
+            <datalist id={listID}>
+              {models.map((m) => (
+                <option key={m} value={m} />
+              ))}
+            </datalist>
+          </label>
+        </SettingsSection>
 
+        <SettingsSection id="approvals">
+          <h2>Approvals</h2>
+          <label>
+            Default approval mode
+            <select value={mode} onChange={(e) => setMode(e.target.value as ApprovalMode)}>
+              <option value="ask">Ask for every call</option>
+              <option value="read-only">Run read-only tools, ask for the rest</option>
+              <option value="sandboxed">Run file tools and sandboxed commands, ask for the rest</option>
+              <option value="review">Review each hunk before a file is written; ask for the rest</option>
+              <option value="auto">Run everything without asking</option>
+              <option value="deny">Deny every call</option>
+            </select>
+          </label>
+          <p className="note">Each rule below is saved on its own, with Save rule.</p>
+          <RulesTable rules={rules.rules} sessionID={sessionID ?? null} onAdd={rules.add} onUpdate={rules.update} onRemove={(id) => void rules.remove(id)} />
+          {rules.error && (
+            <p role="alert" className="bad">
+              {rules.error}
+            </p>
+          )}
+        </SettingsSection>
+
+        <SettingsSection id="budgets">
+          <h2>Default budgets</h2>
+          <p className="note">0 means no limit. Each run stops when it reaches one.</p>
+          <div className="budget-grid">
+            {BUDGET_FIELDS.map((f) => (
+              <label key={f.key}>
+                {f.label}
+                <input type="number" min="0" step={f.step} value={budgets[f.key]} onChange={(e) => setBudgets({ ...budgets, [f.key]: num(e.target.value) })} />
+              </label>
+            ))}
+          </div>
+        </SettingsSection>
+
+        <SettingsSection id="prices">
+          <PricesTable prices={prices} model={model} onChange={setPrices} />
+        </SettingsSection>
+        <SettingsSection id="context">
+          <WindowsTable windows={windows} model={model} onChange={setWindows} />
+        </SettingsSection>
+        <SettingsSection id="vision">
+          <VisionSettings rows={vision} onChange={setVision} providers={providerNames} provider={provider} model={model} />
+        </SettingsSection>
+
+        <SettingsSection id="appearance">
+          <h2>Appearance</h2>
+          <label>
+            Theme
+            <select
+              value={theme}
+              onChange={(e) => {
+                const t = e.target.value as Theme;
+                setTheme(t);
+                onPreviewTheme?.(t);
+              }}
+            >
+              <option value="system">Follow the system</option>
+              <option value="light">Light</option>
+              <option value="dark">Dark</option>
+            </select>
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={notifications} onChange={(e) => setNotifications(e.target.checked)} />
+            Desktop notifications when a call waits for approval or a run ends while the window is in the background
+          </label>
+        </SettingsSection>
+
+        <SettingsSection id="providers">
+          <ProvidersSettings onSaved={() => void loadProviderNames()} />
+        </SettingsSection>
+        <SettingsSection id="mcp">
+          <McpSettings />
+        </SettingsSection>
+        <SettingsSection id="hooks">
+          <HooksSettings sessionID={sessionID ?? null} />
+        </SettingsSection>
+        <SettingsSection id="skills">
+          <SkillsSettings sessionID={sessionID ?? null} />
+        </SettingsSection>
+        <SettingsSection id="agents">
+          <AgentsSettings sessionID={sessionID ?? null} />
+        </SettingsSection>
+      </div>
+
+      {/* Below the scrolling area, never over it: nothing of a section hides behind it. */}
+      <footer className="settings-actions">
+        <div className="row">
+          <button type="button" className="primary" onClick={save}>
+            Save
+          </button>
+          {onClose && settings?.configured && (
+            <button type="button" onClick={onClose}>
+              Close
+            </button>
+          )}
+          {saved && (
+            <span role="status" className="ok">
+              Saved.
+            </span>
+          )}
+          {error && (
+            <span role="alert" className="bad">
+              {error}
+            </span>
+          )}
+        </div>
+        <p className="note">
+          Save writes {SAVED_BY_SAVE.join(', ')}; the other sections save themselves. The key is kept in a file only you can read in your config folder, never in the session database.
+        </p>
+      </footer>
+    </section>
+  );
+}
+
+interface EndpointProps {
+  presets: Preset[];
+  baseURL: string;
+  setBaseURL: (v: string) => void;
+  apiKey: string;
+  setApiKey: (v: string) => void;
+  clearKey: boolean;
+  setClearKey: (v: boolean) => void;
+  keySource?: string;
+  test: ConnectionResult | null;
+  setTest: (r: ConnectionResult | null) => void;
+  testing: boolean;
+  runTest: () => void;
+}
+
+/** The endpoint: presets, base URL, the key, and Test connection. */
+function EndpointFields({ presets, baseURL, setBaseURL, apiKey, setApiKey, clearKey, setClearKey, keySource, test, setTest, testing, runTest }: EndpointProps) {
+  return (
+    <>
       <h2>Endpoint</h2>
       <div className="presets" role="group" aria-label="Endpoint presets">
         {presets.map((p) => (
@@ -170,15 +344,11 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
           onChange={(e) => setApiKey(e.target.value)}
           autoComplete="off"
           placeholder={
-            settings?.key_source === 'file'
-              ? 'A key is saved (leave empty to keep it)'
-              : settings?.key_source === 'env'
-                ? 'Using OPENAI_API_KEY from the environment'
-                : 'Not needed for local servers'
+            keySource === 'file' ? 'A key is saved (leave empty to keep it)' : keySource === 'env' ? 'Using OPENAI_API_KEY from the environment' : 'Not needed for local servers'
           }
         />
       </label>
-      {settings?.key_source === 'file' && (
+      {keySource === 'file' && (
         <label className="check">
           <input type="checkbox" checked={clearKey} onChange={(e) => setClearKey(e.target.checked)} /> Forget the saved key
         </label>
@@ -193,195 +363,6 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
           </span>
         )}
       </div>
-      <label>
-        Provider for new sessions
-        <select value={provider} onChange={(e) => setProvider(e.target.value)}>
-          {[...new Set([...providerNames, provider])].map((n) => (
-            <option key={n} value={n}>
-              {n === 'default' ? 'default (this endpoint)' : n}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Model
-        <input value={model} onChange={(e) => setModel(e.target.value)} list={listID} placeholder="e.g. gpt-4.1-mini or llama3.2" spellCheck={false} />
-        <datalist id={listID}>
-          {models.map((m) => (
-            <option key={m} value={m} />
-          ))}
-        </datalist>
-      </label>
-
-      <h2>Approvals</h2>
-      <label>
-        Default approval mode
-        <select value={mode} onChange={(e) => setMode(e.target.value as ApprovalMode)}>
-          <option value="ask">Ask for every call</option>
-          <option value="read-only">Run read-only tools, ask for the rest</option>
-          <option value="sandboxed">Run file tools and sandboxed commands, ask for the rest</option>
-          <option value="review">Review each hunk before a file is written; ask for the rest</option>
-          <option value="auto">Run everything without asking</option>
-          <option value="deny">Deny every call</option>
-        </select>
-      </label>
-      <RulesTable rules={rules.rules} sessionID={sessionID ?? null} onAdd={rules.add} onUpdate={rules.update} onRemove={(id) => void rules.remove(id)} />
-      {rules.error && (
-        <p role="alert" className="bad">
-          {rules.error}
-        </p>
-      )}
-
-      <h2>Default budgets</h2>
-      <p className="note">0 means no limit. Each run stops when it reaches one.</p>
-      <div className="budget-grid">
-        {BUDGET_FIELDS.map((f) => (
-          <label key={f.key}>
-            {f.label}
-            <input type="number" min="0" step={f.step} value={budgets[f.key]} onChange={(e) => setBudgets({ ...budgets, [f.key]: num(e.target.value) })} />
-          </label>
-        ))}
-      </div>
-
-      <h2>Prices</h2>
-      <p className="note">US dollars per million tokens. Models not listed (local ones) cost nothing. Cache reads and writes at 0 are priced as input.</p>
-      <table className="grid" aria-label="Prices">
-        <thead>
-          <tr>
-            <th>Model</th>
-            <th>Input</th>
-            <th>Output</th>
-            <th>Cache read</th>
-            <th>Cache write</th>
-            <th>
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {prices.map((p, i) => (
-            <tr key={i}>
-              <td>
-                <input aria-label={`Price model ${i + 1}`} value={p.model} onChange={(e) => setPrices(replace(prices, i, { ...p, model: e.target.value }))} />
-              </td>
-              <td>
-                <input aria-label={`Input price ${i + 1}`} type="number" min="0" step="0.01" value={p.input_per_mtok} onChange={(e) => setPrices(replace(prices, i, { ...p, input_per_mtok: num(e.target.value) }))} />
-              </td>
-              <td>
-                <input aria-label={`Output price ${i + 1}`} type="number" min="0" step="0.01" value={p.output_per_mtok} onChange={(e) => setPrices(replace(prices, i, { ...p, output_per_mtok: num(e.target.value) }))} />
-              </td>
-              <td>
-                <input aria-label={`Cache read price ${i + 1}`} type="number" min="0" step="0.01" value={p.cache_read_per_mtok ?? 0} onChange={(e) => setPrices(replace(prices, i, { ...p, cache_read_per_mtok: num(e.target.value) }))} />
-              </td>
-              <td>
-                <input aria-label={`Cache write price ${i + 1}`} type="number" min="0" step="0.01" value={p.cache_write_per_mtok ?? 0} onChange={(e) => setPrices(replace(prices, i, { ...p, cache_write_per_mtok: num(e.target.value) }))} />
-              </td>
-              <td>
-                <button type="button" className="small" aria-label={`Remove price ${i + 1}`} onClick={() => setPrices(prices.filter((_, j) => j !== i))}>
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <div className="row">
-        <button type="button" onClick={() => setPrices([...prices, { model: model || '', input_per_mtok: 0, output_per_mtok: 0, cache_read_per_mtok: 0, cache_write_per_mtok: 0 }])}>
-          Add price
-        </button>
-      </div>
-
-      <h2>Context windows</h2>
-      <table className="grid" aria-label="Context windows">
-        <thead>
-          <tr>
-            <th>Model</th>
-            <th>Tokens</th>
-            <th>
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {windows.map((w, i) => (
-            <tr key={i}>
-              <td>
-                <input aria-label={`Context model ${i + 1}`} value={w.model} onChange={(e) => setWindows(replace(windows, i, { ...w, model: e.target.value }))} />
-              </td>
-              <td>
-                <input aria-label={`Context tokens ${i + 1}`} type="number" min="0" step="1024" value={w.tokens} onChange={(e) => setWindows(replace(windows, i, { ...w, tokens: num(e.target.value) }))} />
-              </td>
-              <td>
-                <button type="button" className="small" aria-label={`Remove context window ${i + 1}`} onClick={() => setWindows(windows.filter((_, j) => j !== i))}>
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <div className="row">
-        <button type="button" onClick={() => setWindows([...windows, { model: model || '', tokens: 128000 }])}>
-          Add context window
-        </button>
-      </div>
-
-      <VisionSettings rows={vision} onChange={setVision} providers={providerNames} provider={provider} model={model} />
-
-      <ProvidersSettings onSaved={() => void loadProviderNames()} />
-
-      <McpSettings />
-
-      <HooksSettings sessionID={sessionID ?? null} />
-      <SkillsSettings sessionID={sessionID ?? null} />
-      <AgentsSettings sessionID={sessionID ?? null} />
-
-      <h2>Appearance</h2>
-      <label>
-        Theme
-        <select
-          value={theme}
-          onChange={(e) => {
-            const t = e.target.value as Theme;
-            setTheme(t);
-            onPreviewTheme?.(t);
-          }}
-        >
-          <option value="system">Follow the system</option>
-          <option value="light">Light</option>
-          <option value="dark">Dark</option>
-        </select>
-      </label>
-      <label className="check">
-        <input type="checkbox" checked={notifications} onChange={(e) => setNotifications(e.target.checked)} />
-        Desktop notifications when a call waits for approval or a run ends while the window is in the background
-      </label>
-
-      <div className="row sticky-actions">
-        <button type="button" className="primary" onClick={save}>
-          Save
-        </button>
-        {onClose && settings?.configured && (
-          <button type="button" onClick={onClose}>
-            Close
-          </button>
-        )}
-        {saved && (
-          <span role="status" className="ok">
-            Saved.
-          </span>
-        )}
-        {error && (
-          <span role="alert" className="bad">
-            {error}
-          </span>
-        )}
-      </div>
-      <p className="note">The key is kept in a file only you can read in your config folder, never in the session database.</p>
-    </section>
+    </>
   );
-}
-
-function replace<T>(list: T[], i: number, v: T): T[] {
-  return list.map((x, j) => (j === i ? v : x));
 }
