@@ -23,12 +23,12 @@ const APPROVALS: { value: ApprovalMode; label: string }[] = [
 ];
 
 /**
- * The session's steering line under the header: its mode (plan or execute), "Execute plan"
- * with the approval mode the person picks, what all its runs used, and the AGENTS.md files
- * its runs carry (each can be opened).
+ * The session's steering line under the header: its mode (plan or execute), its own approval
+ * mode (kept with the session in Go; "" follows the saved default), "Execute plan", what all
+ * its runs used, and the AGENTS.md files its runs carry (each can be opened).
  */
 export function SteerBar({ mode, totals, runs, running, defaultApprove, onSetMode, onExecutePlan, loadInstructions }: Props) {
-  const [approve, setApprove] = useState<ApprovalMode>(mode.approve || defaultApprove);
+  const defaultLabel = APPROVALS.find((a) => a.value === defaultApprove)?.label ?? defaultApprove;
   const [files, setFiles] = useState<InstructionFile[] | null>(null);
   const [openPath, setOpenPath] = useState('');
   const last = runs.at(-1);
@@ -46,22 +46,25 @@ export function SteerBar({ mode, totals, runs, running, defaultApprove, onSetMod
             <option value="plan">Plan (read-only tools, ends with a plan)</option>
           </select>
         </label>
+        <label title="This session's approval mode: its next run uses it; the default is set in Settings">
+          {planning ? 'then' : 'Approval'}
+          <select
+            aria-label={planning ? 'Approval mode for the plan' : 'Approval mode'}
+            value={mode.approve}
+            onChange={(e) => onSetMode(mode.mode, e.target.value)}
+          >
+            <option value="">Default: {defaultLabel}</option>
+            {APPROVALS.map((a) => (
+              <option key={a.value} value={a.value}>
+                {a.label}
+              </option>
+            ))}
+          </select>
+        </label>
         {planning && (
-          <>
-            <label>
-              then
-              <select aria-label="Approval mode for the plan" value={approve} onChange={(e) => setApprove(e.target.value as ApprovalMode)}>
-                {APPROVALS.map((a) => (
-                  <option key={a.value} value={a.value}>
-                    {a.label}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <button type="button" className="primary small" disabled={running || !last} onClick={() => onExecutePlan(approve)}>
-              Execute plan
-            </button>
-          </>
+          <button type="button" className="primary small" disabled={running || !last} onClick={() => onExecutePlan(mode.approve || defaultApprove)}>
+            Execute plan
+          </button>
         )}
         {last?.mode && (
           <span className="muted" title="The mode the last run ran in">
