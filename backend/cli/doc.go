@@ -5,7 +5,11 @@
 // docs/cli.md.
 //
 //   - `loopdesk run` (run.go, run_output.go, review_prompt.go): the agent headless in a folder,
-//     asking on the terminal or denying without one.
+//     asking on the terminal or denying without one. It says what it does with a flag instead
+//     of ignoring it (run_notices.go): `--base-url` on a provider of providers.json exits 2; a
+//     `--thinking-budget` below the provider's minimum is raised, with a line on stderr, and
+//     run_started carries the value used (`thinking_budget`); `--image` files a text-only model
+//     is not sent are named on stderr and in run_started (`images_dropped: [{"path","reason"}]`).
 //   - `loopdesk sessions list|show|fork|search|export|import|delete|plan|changes|restore|revert|
 //     totals` (sessions.go, forks.go, changes.go, hunks.go, plan.go): the journal. `sessions plan
 //     ID [--json]` prints the session's pinned plan as the window pins it (store.LatestPlan):

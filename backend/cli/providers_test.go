@@ -306,7 +306,7 @@ func TestThinkingBudgetFlagOverProvider(t *testing.T) {
 		flag     *int
 		want     int
 	}{{"c", nil, 4096}, {"c", &zero, 0}, {"c", &big, 8192}, {"default", nil, 0}, {"default", &big, 8192}} {
-		if got, err := thinkingBudget(ps, c.provider, c.flag); err != nil || got != c.want {
+		if got, _, err := thinkingBudget(ps, c.provider, c.flag); err != nil || got != c.want {
 			t.Errorf("provider %s, flag %v: %d %v; want %d", c.provider, c.flag, got, err, c.want)
 		}
 	}

@@ -48,9 +48,11 @@ Runs the agent headless in a workspace and prints what it does.
                         the provider's first listed model). With --session, --provider and --model
                         change the session's provider and model from this run on
   --thinking-budget N   extended-thinking budget in tokens for this run (default: the provider's
-                        thinking_budget, else off; 0 turns it off)
+                        thinking_budget, else off; 0 turns it off); raised, with a note, to the
+                        provider's minimum
   --base-url URL        the "default" provider's OpenAI-compatible endpoint (default
-                        $OPENAI_BASE_URL, else the saved one, else https://api.openai.com/v1)
+                        $OPENAI_BASE_URL, else the saved one, else https://api.openai.com/v1);
+                        refused for a provider of providers.json
   --system TEXT         system prompt for this run (default: the built-in agent instructions)
   --approve MODE        ask | read-only | sandboxed | review | auto | deny (default: saved, else ask; ask
                         without a terminal denies; review shows write_file/edit_file hunks to keep or
@@ -68,7 +70,7 @@ Runs the agent headless in a workspace and prints what it does.
   --context-window N    the model's context window in tokens (default: saved for the model, else 128000)
   --image FILE          send this image (PNG, JPEG, WebP or GIF) with the prompt; repeatable. The
                         original is kept in the session; a request carries a copy scaled to the
-                        provider's limits
+                        provider's limits. A text-only model is not sent it: stderr says so
   --max-parallel-tasks N  child sessions (task calls) of one run going at once (default 4)
   --json                one JSON object per line on stdout: every event, run_finished last
   --mcp-config FILE     MCP servers (mcpServers format) for this run, added to
@@ -323,8 +325,13 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 		return runExitOther, err
 	}
 	target, err := runTargetOf(ctx, db, o, ps, &cfg)
-	if err != nil {
+	if ue := (runUsageError{}); errors.As(err, &ue) {
+		return runExitUsage, err
+	} else if err != nil {
 		return runExitOther, err
+	}
+	if target.notice != "" {
+		fmt.Fprintf(stderr, "loopdesk run: %s\n", target.notice)
 	}
 	sessionID := target.sessionID
 	instr, err := config.ConfigDir()
@@ -367,6 +374,10 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	spec.Provider, spec.ThinkingBudget = target.choice.Provider, target.budget
 	spec.Images = imgs
 	spec.Vision = cfg.VisionOf(spec.Provider, spec.Model) // the window's per-model vision setting
+	spec.ImagesDropped = imagesDropped(o.images, spec.Vision.TextOnly(spec.Model))
+	for _, d := range spec.ImagesDropped {
+		fmt.Fprintf(stderr, "loopdesk run: --image %s: %s\n", d.Path, d.Reason)
+	}
 	if o.session != "" {
 		// Continuing a session: its own approval mode and budgets (set in the window's
 		// header) apply, unless a flag names the value.
@@ -474,6 +485,7 @@ type runTarget struct {
 	sessionID string
 	choice    config.Choice
 	budget    int
+	notice    string // what the person should know of the budget (raised to the minimum)
 	models    stack.Models
 }
 
@@ -483,6 +495,9 @@ type runTarget struct {
 func runTargetOf(ctx context.Context, db *store.DB, o *runOptions, ps config.Providers, cfg *config.Resolved) (runTarget, error) {
 	t := runTarget{models: stack.Models{Providers: func(context.Context) (config.Providers, error) { return ps, nil }}}
 	canOpen := func(c config.Choice) error {
+		if err := baseURLApplies(o, ps, c.Provider); err != nil {
+			return err
+		}
 		_, _, err := t.models.Model(ctx, c.Provider, 0)
 		return err
 	}
@@ -491,17 +506,8 @@ func runTargetOf(ctx context.Context, db *store.DB, o *runOptions, ps config.Pro
 		return runTarget{}, err
 	}
 	cfg.UseModel(t.choice.Model, o.flags)
-	t.budget, err = thinkingBudget(ps, t.choice.Provider, o.thinking)
+	t.budget, t.notice, err = thinkingBudget(ps, t.choice.Provider, o.thinking)
 	return t, err
-}
-
-// thinkingBudget is the run's thinking budget: the flag, else the provider's.
-func thinkingBudget(ps config.Providers, name string, flag *int) (int, error) {
-	if flag != nil {
-		return *flag, nil
-	}
-	e, err := ps.Endpoint(name)
-	return e.ThinkingBudget, err
 }
 
 // runImages reads, checks and stores the --image files, in order.

@@ -22,6 +22,16 @@ const (
 	KindAnthropic Kind = "anthropic"
 )
 
+// MinThinkingBudget is the smallest thinking budget in tokens the kind's API accepts
+// (Anthropic's budget_tokens: 1024); 0 when it sets none (OpenAI-compatible servers take a
+// level or their own field, docs/providers.md).
+func (k Kind) MinThinkingBudget() int {
+	if k == KindAnthropic {
+		return 1024
+	}
+	return 0
+}
+
 // DefaultProvider names the endpoint configured the older way (OPENAI_BASE_URL,
 // OPENAI_API_KEY, LOOPDESK_MODEL, the window's saved endpoint and key file). The name is
 // reserved: providers.json cannot define it.
@@ -174,8 +184,8 @@ func (p Provider) validate() error {
 		return fmt.Errorf("api_key_file %q must be an absolute path (or start with ~/)", p.APIKeyFile)
 	case p.ThinkingBudget < 0:
 		return fmt.Errorf("thinking_budget must be 0 (off) or more, not %d", p.ThinkingBudget)
-	case p.Kind == KindAnthropic && p.ThinkingBudget > 0 && p.ThinkingBudget < 1024:
-		return fmt.Errorf("thinking_budget must be 0 (off) or at least 1024 for anthropic, not %d", p.ThinkingBudget)
+	case p.ThinkingBudget > 0 && p.ThinkingBudget < p.Kind.MinThinkingBudget():
+		return fmt.Errorf("thinking_budget must be 0 (off) or at least %d for %s, not %d", p.Kind.MinThinkingBudget(), p.Kind, p.ThinkingBudget)
 	}
 	if err := checkProviderURL(p.Kind, p.BaseURL); err != nil {
 		return err

@@ -23,6 +23,7 @@ type (
 	CompactedPayload         = core.CompactedPayload
 	Decision                 = core.Decision
 	DeltaPayload             = core.DeltaPayload
+	DroppedImage             = core.DroppedImage
 	Done                     = core.Done
 	Effect                   = core.Effect
 	Emit                     = core.Emit

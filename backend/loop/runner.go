@@ -175,6 +175,9 @@ type RunSpec struct {
 	// Vision says whether the model is sent images: the person's per-model setting, or
 	// VisionAuto for the default from the model's name (runner_images.go).
 	Vision Vision
+	// ImagesDropped are the attached images the model is not sent (Vision.TextOnly), named by
+	// the front end that attached them; run_started reports them.
+	ImagesDropped []DroppedImage
 	// client and origin are the run's model client and what it tags turns with (Start).
 	client Model
 	origin Origin

@@ -30,14 +30,22 @@ const (
 )
 
 // seesImages says whether this run's model is sent images.
-func (rn *run) seesImages() bool {
-	switch rn.spec.Vision {
-	case VisionOn:
-		return true
-	case VisionOff:
-		return false
+func (rn *run) seesImages() bool { return rn.spec.Vision.TextOnly(rn.spec.Model) == "" }
+
+// TextOnly says why model is sent no images under this vision choice, "" when it is sent
+// them. The runner leaves images out of requests exactly when it is not ""; a front end that
+// attached images says so with it (RunSpec.ImagesDropped), never silently.
+func (v Vision) TextOnly(model string) string {
+	const kept = ": the image is kept in the session but not sent"
+	switch {
+	case v == VisionOn:
+		return ""
+	case v == VisionOff:
+		return fmt.Sprintf("vision is off for model %s (Settings → Images)%s", model, kept)
+	case !images.SeesImages(model):
+		return fmt.Sprintf("model %s is text-only by its name (turn vision on for it in Settings → Images if it sees images)%s", model, kept)
 	}
-	return images.SeesImages(rn.spec.Model)
+	return ""
 }
 
 // imageState is what a run keeps of the images a provider refused during it: the

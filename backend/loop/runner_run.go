@@ -227,6 +227,7 @@ func (rn *run) loop() {
 	failed := rn.fixTools()
 	in := rn.started()
 	in.MCPFailed = failed
+	in.ThinkingBudget, in.ImagesDropped = max(rn.spec.ThinkingBudget, 0), rn.spec.ImagesDropped
 	effects := rn.afterPrompt(rn.step(in))
 	for {
 		for len(effects) > 0 {

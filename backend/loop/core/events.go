@@ -58,6 +58,18 @@ type RunStartedPayload struct {
 	// MCPFailed names the configured MCP servers that failed to start ("name: why"): this
 	// run has none of their tools.
 	MCPFailed []string `json:"mcp_failed,omitempty"`
+	// ThinkingBudget is the extended-thinking budget the run's requests ask for, in tokens,
+	// after any raise to the provider's minimum; absent when thinking is off.
+	ThinkingBudget int `json:"thinking_budget,omitempty"`
+	// ImagesDropped are the images attached to the prompt that the model is not sent, and why.
+	ImagesDropped []DroppedImage `json:"images_dropped,omitempty"`
+}
+
+// DroppedImage is an attached image the model is not sent: the file as the person named it,
+// and why (a text-only model).
+type DroppedImage struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // DeltaPayload is a piece of streamed text (text_delta, reasoning_delta).

@@ -47,6 +47,10 @@ type Started struct {
 	PreviousStop StopReason
 	// MCPFailed names the configured MCP servers whose tools this run lacks ("name: why").
 	MCPFailed []string
+	// ThinkingBudget (tokens, 0 off) and ImagesDropped are what run_started reports of the
+	// run's requests: the thinking budget they ask for, and the attached images left out.
+	ThinkingBudget int
+	ImagesDropped  []DroppedImage
 	// CompactThrough > 0 makes this a compaction the person asked for ("Compact up to here"):
 	// no prompt, one summary of the rows through that seq, then the run completes.
 	CompactThrough int64

@@ -112,7 +112,7 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 		s.recover = InFlight(s.rowsOf())
 	}
 	out := []Effect{Emit{RunStartedPayload{Prompt: in.Prompt, Model: in.Model, Workspace: in.Workspace, Sandbox: in.Sandbox,
-		StartedAt: in.Now, Mode: in.Mode, MCPFailed: in.MCPFailed}}}
+		StartedAt: in.Now, Mode: in.Mode, MCPFailed: in.MCPFailed, ThinkingBudget: in.ThinkingBudget, ImagesDropped: in.ImagesDropped}}}
 	if in.CompactThrough > 0 {
 		s.compactOnly = true
 		s, more := compact(s, s.Limits.keepTurns(), false, in.CompactThrough)

@@ -307,6 +307,12 @@ export interface DeltaPayload {
   text: string;
 }
 
+/** Go: core.DroppedImage */
+export interface DroppedImage {
+  path: string;
+  reason: string;
+}
+
 /** Go: desktop.ErrorCode */
 export type ErrorCode = 'not_found' | 'busy' | 'not_pending' | 'invalid' | 'not_configured' | 'error';
 
@@ -877,6 +883,8 @@ export interface RunStartedPayload {
   started_at: string;
   mode: string;
   mcp_failed?: string[];
+  thinking_budget?: number;
+  images_dropped?: DroppedImage[];
 }
 
 /** Go: store.RunStatus */
