@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/stack"
@@ -159,6 +160,10 @@ func (h *Chat) Decide(sessionID, callID string, in DecisionInput) error {
 			return err
 		}
 		d.Arguments = args
+	} else if in.Approved {
+		if err := checkChoices(p, in.Hunks); err != nil {
+			return err
+		}
 	}
 	var rule *store.NewRule
 	if in.Always != nil {
@@ -185,6 +190,31 @@ func (h *Chat) Decide(sessionID, callID string, in DecisionInput) error {
 	}
 	answer(d)
 	return ruleErr
+}
+
+// checkChoices refuses an approval of a call under review (approval mode review) that does
+// not say what to do with each of its hunks: the card always sends the person's choices, so
+// an approval without them would write hunks the person may have dropped. An approval with
+// edited arguments carries no choices: the edit is what the person chose.
+func checkChoices(p tools.Pending, choices []tools.HunkChoice) error {
+	if len(p.Proposal) == 0 {
+		return nil
+	}
+	var hunks []checkpoint.Proposed
+	if err := json.Unmarshal(p.Proposal, &hunks); err != nil {
+		return fmt.Errorf("approve call %s: its review cannot be read: %w", p.Call.ID, err)
+	}
+	chosen := map[int]bool{}
+	for _, c := range choices {
+		chosen[c.Hunk] = true
+	}
+	for _, h := range hunks {
+		if !chosen[h.Hunk] {
+			return fmt.Errorf("%w: call %s is under review: say keep, drop or edit for each of its %d hunks (hunk %d has no choice)",
+				ErrInvalidInput, p.Call.ID, len(hunks), h.Hunk)
+		}
+	}
+	return nil
 }
 
 // checkArguments says what is wrong with edited arguments: they must be a JSON object.

@@ -57,7 +57,7 @@ func (rn *run) endsQuietly(effects []Effect) bool {
 func (rn *run) newChunks(ctx context.Context, rows []Row) []store.NewChunk {
 	chunks := make([]store.NewChunk, len(rows))
 	for i, row := range rows {
-		chunks[i] = store.NewChunk{Kind: store.Kind(row.Kind()), Payload: storePayload(row)}
+		chunks[i] = store.NewChunk{Kind: store.Kind(row.Kind()), Payload: rn.withReview(storePayload(row))}
 	}
 	return rn.withQueuedContext(ctx, rows, chunks)
 }

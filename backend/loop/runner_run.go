@@ -38,9 +38,11 @@ type run struct {
 	capMu    sync.Mutex
 	captures map[string]*checkpoint.Capture
 	// reviews are the notes of calls the person reviewed hunk by hunk (mode review), by
-	// call id, added to their result (review.go). Guarded by capMu.
-	reviews map[string]string
-	ctxEst  int64
+	// call id, added to their result (review.go); reviewed are their choices, one action per
+	// hunk, put on their approval row when it is stored. Guarded by capMu.
+	reviews  map[string]string
+	reviewed map[string][]string
+	ctxEst   int64
 	// system is the run's system prompt: the spec's, the AGENTS.md files, the plan notice.
 	system string
 	files  []instructions.File

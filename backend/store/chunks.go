@@ -184,6 +184,10 @@ type ApprovalPayload struct {
 	// Arguments, when not empty, are what the person edited the call's
 	// arguments to before approving it: what actually ran.
 	Arguments string `json:"arguments,omitempty"`
+	// Reviewed, in approval mode review, is what the person chose for each proposed hunk of
+	// the call, in order ("keep", "drop" or "edit"): Arguments then hold what their choices
+	// wrote, not an edit of the call.
+	Reviewed []string `json:"reviewed,omitempty"`
 }
 
 // SummaryPayload is a compaction: in Messages it replaces every row with

@@ -140,6 +140,7 @@ export interface ApprovalPayload {
   by: string;
   reason: string;
   arguments?: string;
+  reviewed?: string[];
 }
 
 /** Go: core.ApprovalRequestedPayload */
