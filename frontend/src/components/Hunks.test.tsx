@@ -1,7 +1,7 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Hunk, ProposedHunk } from '../api/types';
+import type { Hunk } from '../api/types';
 import { makeFakeApi } from '../test/fakeApi';
 
 let fake = makeFakeApi();
@@ -15,7 +15,6 @@ import { ChangesPanel } from './ChangesPanel';
 import { CheckpointProvider } from './CheckpointContext';
 import { FileHistory } from './FileChanges';
 import { OrphanNotice } from './OrphanNotice';
-import { ReviewHunks } from './ReviewHunks';
 
 const hunk = (n: number, state: Hunk['state'] = 'unreviewed'): Hunk => ({
   seq: 3, path: 'a.txt', hunk: n, old_start: n * 10, old_lines: 7, new_start: n * 10, new_lines: 7, state,
@@ -69,27 +68,6 @@ describe('the Changes tab', () => {
     await userEvent.click(within(bar).getByRole('button', { name: 'Apply to parent folder' }));
     expect(fake.api.applyToParent).toHaveBeenCalledWith('s1');
     expect(await screen.findByText(/Applied a.txt to the parent's folder/)).toBeTruthy();
-  });
-});
-
-describe('the review card', () => {
-  const proposed = (n: number): ProposedHunk => ({
-    hunk: n, old_start: n, old_lines: 1, new_start: n, new_lines: 1, patch: `@@ -${n} +${n} @@\n-a\n+b\n`, old: 'a\n', new: 'b\n',
-  });
-  it('sends keep, drop and edit for each hunk', async () => {
-    const onApprove = vi.fn();
-    render(<ReviewHunks hunks={[proposed(1), proposed(2), proposed(3)]} busy={false} onApprove={onApprove} />);
-    await userEvent.click(screen.getByRole('radio', { name: 'Drop hunk 2' }));
-    await userEvent.click(screen.getByRole('radio', { name: 'Edit hunk 3' }));
-    const text = screen.getByRole('textbox', { name: 'Text of hunk 3' });
-    await userEvent.clear(text);
-    await userEvent.type(text, 'mine');
-    await userEvent.click(screen.getByRole('button', { name: 'Approve 2 of 3 hunks' }));
-    expect(onApprove).toHaveBeenCalledWith([
-      { hunk: 1, action: 'keep' },
-      { hunk: 2, action: 'drop', text: undefined },
-      { hunk: 3, action: 'edit', text: 'mine' },
-    ]);
   });
 });
 

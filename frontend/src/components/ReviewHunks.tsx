@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import type { HunkAction, HunkChoice, ProposedHunk } from '../api/types';
 import { PatchView } from './ChangesPanel';
 
@@ -7,18 +6,14 @@ const HUNK_ACTIONS: readonly HunkAction[] = ['keep', 'drop', 'edit'];
 /**
  * Approval mode review: the hunks a write_file or edit_file call would write, each kept,
  * dropped or edited before anything is written; Go writes only that and tells the model.
+ * The card holds the choices and approves with them (there is one Approve).
  */
-export function ReviewHunks({ hunks, busy, onApprove }: { hunks: ProposedHunk[]; busy: boolean; onApprove: (choices: HunkChoice[]) => void }) {
-  const [choices, setChoices] = useState<Record<number, HunkChoice>>(() =>
-    Object.fromEntries(hunks.map((h): [number, HunkChoice] => [h.hunk, { hunk: h.hunk, action: 'keep' }])),
-  );
-  const set = (c: HunkChoice) => setChoices((cs) => ({ ...cs, [c.hunk]: c }));
-  const kept = Object.values(choices).filter((c) => c.action !== 'drop').length;
+export function ReviewHunks({ hunks, choices, onChoose }: { hunks: ProposedHunk[]; choices: HunkChoice[]; onChoose: (c: HunkChoice) => void }) {
   return (
     <div className="review-hunks" role="group" aria-label="Review hunks">
       <ul className="hunks">
-        {hunks.map((h) => {
-          const c = choices[h.hunk];
+        {hunks.map((h, i) => {
+          const c = choices[i] ?? { hunk: h.hunk, action: 'keep' };
           const name = `Hunk ${h.hunk}`;
           return (
             <li key={h.hunk} className={`hunk ${c.action === 'drop' ? 'reverted' : ''}`} aria-label={name}>
@@ -33,7 +28,7 @@ export function ReviewHunks({ hunks, busy, onApprove }: { hunks: ProposedHunk[];
                       name={`hunk-${h.hunk}`}
                       aria-label={`${a[0].toUpperCase()}${a.slice(1)} hunk ${h.hunk}`}
                       checked={c.action === a}
-                      onChange={() => set({ hunk: h.hunk, action: a, text: a === 'edit' ? (c.text ?? h.new) : undefined })}
+                      onChange={() => onChoose({ hunk: h.hunk, action: a, text: a === 'edit' ? (c.text ?? h.new) : undefined })}
                     />{' '}
                     {a}
                   </label>
@@ -45,7 +40,7 @@ export function ReviewHunks({ hunks, busy, onApprove }: { hunks: ProposedHunk[];
                   value={c.text ?? h.new}
                   rows={Math.min(16, (c.text ?? h.new).split('\n').length + 1)}
                   spellCheck={false}
-                  onChange={(e) => set({ ...c, text: e.target.value })}
+                  onChange={(e) => onChoose({ ...c, text: e.target.value })}
                 />
               ) : (
                 <PatchView patch={h.patch} />
@@ -54,9 +49,6 @@ export function ReviewHunks({ hunks, busy, onApprove }: { hunks: ProposedHunk[];
           );
         })}
       </ul>
-      <button type="button" className="primary" disabled={busy} onClick={() => onApprove(Object.values(choices))}>
-        Approve {kept} of {hunks.length} hunk{hunks.length === 1 ? '' : 's'}
-      </button>
     </div>
   );
 }

@@ -1,8 +1,9 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import type { DecisionInput, RuleInput } from '../api/types';
+import type { Change, DecisionInput, FileDiff, ProposedHunk, RuleInput } from '../api/types';
 import type { PendingCall } from '../state/session';
+import { CheckpointContext } from './CheckpointContext';
 import { ToolCard, type CardActions } from './ToolCard';
 
 function actions(over: Partial<CardActions> = {}) {
@@ -155,5 +156,90 @@ describe('ToolCard', () => {
     });
     await userEvent.type(screen.getByRole('textbox', { name: 'Reason' }), 'no{Enter}');
     expect(screen.getByRole('textbox', { name: 'Reason' })).toHaveProperty('value', 'no');
+  });
+});
+
+describe('ToolCard under review', () => {
+  const proposed = (n: number): ProposedHunk => ({
+    hunk: n, old_start: n, old_lines: 1, new_start: n, new_lines: 1, patch: `@@ -${n} +${n} @@\n-a\n+b\n`, old: 'a\n', new: 'b\n',
+  });
+  const write = { id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: 'a.txt', content: 'b\nb\nb\n' }) };
+  const pendingWrite = (n: number): PendingCall => ({
+    run_id: 'r1', call_id: 'w1', name: 'write_file', arguments: write.arguments, read_only: false, sandboxed: false, network: false,
+    hunks: Array.from({ length: n }, (_, i) => proposed(i + 1)),
+  });
+
+  it('has one Approve, which writes what the review shows: keep, drop and edit for each hunk', async () => {
+    const a = actions();
+    render(<ToolCard call={write} pending={pendingWrite(3)} actions={a} />);
+    await userEvent.click(screen.getByRole('radio', { name: 'Drop hunk 2' }));
+    await userEvent.click(screen.getByRole('radio', { name: 'Edit hunk 3' }));
+    const text = screen.getByRole('textbox', { name: 'Text of hunk 3' });
+    await userEvent.clear(text);
+    await userEvent.type(text, 'mine');
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+    expect(screen.getAllByRole('button', { name: /^Approve/ }).map((b) => b.textContent)).toEqual(['Approve 2 of 3 hunks']);
+    await userEvent.click(screen.getByRole('button', { name: 'Approve 2 of 3 hunks' }));
+    expect(a.decide).toHaveBeenCalledWith('w1', expect.objectContaining({
+      approved: true,
+      hunks: [
+        { hunk: 1, action: 'keep' },
+        { hunk: 2, action: 'drop', text: undefined },
+        { hunk: 3, action: 'edit', text: 'mine' },
+      ],
+    }));
+  });
+
+  it('approves with the hunk choices on y too', async () => {
+    const a = actions();
+    const { container } = render(<ToolCard call={write} pending={pendingWrite(2)} actions={a} />);
+    await userEvent.click(screen.getByRole('radio', { name: 'Drop hunk 2' }));
+    fireEvent.keyDown(container.querySelector('.tool-card')!, { key: 'y' });
+    await waitFor(() => expect(a.decide).toHaveBeenCalled());
+    expect(vi.mocked(a.decide).mock.calls[0][1]).toMatchObject({ approved: true, hunks: [{ hunk: 1, action: 'keep' }, { hunk: 2, action: 'drop' }] });
+  });
+
+  it('says a reviewed call was reviewed, not that its arguments were edited', () => {
+    render(
+      <ToolCard
+        call={write}
+        approval={{ seq: 3, payload: { call_id: 'w1', tool: 'write_file', decision: 'approved', by: 'person', reason: '', arguments: JSON.stringify({ path: 'a.txt', content: 'b\na\n' }), reviewed: ['keep', 'drop'] } }}
+        actions={actions()}
+      />,
+    );
+    expect(screen.getByText('Reviewed before it ran: hunk 1 kept, hunk 2 dropped')).toBeTruthy();
+    expect(screen.queryByText(/Arguments edited/)).toBeNull();
+  });
+});
+
+describe('ToolCard once done', () => {
+  it('says nothing about the sandbox of a shell command that was denied: it did not run', () => {
+    render(
+      <ToolCard
+        call={shell}
+        approval={{ seq: 3, payload: { call_id: 'c1', tool: 'run_shell_command', decision: 'denied', by: 'person', reason: '' } }}
+        result={{ seq: 4, payload: { call_id: 'c1', name: 'run_shell_command', content: 'denied by the person', is_error: true, sandboxed: false } }}
+        actions={actions()}
+      />,
+    );
+    expect(screen.queryByLabelText('Sandbox')).toBeNull();
+    expect(screen.queryByText(/Ran without the sandbox/)).toBeNull();
+  });
+
+  it('diffs a finished write_file against the file as it was before the call, from its checkpoint', async () => {
+    const before = 'one\ntwo\nthree\n';
+    const call = { id: 'w2', name: 'write_file', arguments: JSON.stringify({ path: 'notes.txt', content: 'one\ntwo\nthree\nfour\n' }) };
+    const fileDiff = vi.fn(async (_seq: number, path: string): Promise<FileDiff> => ({ path, change: 'modified', before, after: 'one\ntwo\nthree\nfour\nfive\n', note: '' }));
+    const changes: Change[] = [{ seq: 5, path: 'notes.txt', change: 'modified', size: 19, sha256: 'x', by: 'agent' }];
+    render(
+      <CheckpointContext.Provider value={{ sessionID: 's1', changes: { 5: changes }, serverOf: () => undefined, fileDiff, restore: () => {}, forkWithFiles: () => {} }}>
+        <ToolCard call={call} result={{ seq: 5, payload: { call_id: 'w2', name: 'write_file', content: 'wrote notes.txt', is_error: false } }} actions={actions()} />
+      </CheckpointContext.Provider>,
+    );
+    const diff = await screen.findByRole('figure', { name: 'Change to notes.txt' });
+    await waitFor(() => expect(within(diff).queryByText('+ one')).toBeNull());
+    expect(within(diff).getByText('+ four')).toBeTruthy();
+    expect(within(diff).queryByText('+ five')).toBeNull();
+    expect(fileDiff).toHaveBeenCalledWith(5, 'notes.txt');
   });
 });

@@ -4,8 +4,9 @@ import { memo, useContext, useEffect, useState, type KeyboardEvent } from 'react
 import type { ApprovalPayload, DecisionInput, HookPayload, RuleInput, ToolResultPayload } from '../api/types';
 import type { PendingCall, RunningTool } from '../state/session';
 import { useNow } from '../hooks/useNow';
+import { useHunkChoices } from '../hooks/useHunkChoices';
 import { describeHook, formatDuration, parseArgs, prettyJSON } from '../lib/format';
-import { useCheckpoints } from './CheckpointContext';
+import { useCheckpoints, useRowChanges } from './CheckpointContext';
 import { DiffView } from './LazyDiffView';
 import { FileChanges } from './FileChanges';
 import { RuleDialog } from './RuleDialog';
@@ -56,10 +57,15 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
   const ran = approval?.payload.arguments || '';
   const raw = pending?.arguments ?? (ran || call.arguments);
   const args = parseArgs(raw);
+  // Under review, every approval (Approve, y, Always allow) carries the person's hunk choices:
+  // there is one approval path, and it writes what the review shows.
+  const review = useHunkChoices(pending?.hunks);
+  const reviewing = Boolean(pending?.hunks?.length);
 
   const decide = async (d: Partial<DecisionInput>) => {
     setBusy(true);
-    const ok = await actions.decide(call.id, { approved: false, reason: '', arguments: '', always: null, ...d });
+    const hunks = reviewing && d.approved && !d.arguments ? review.choices : undefined;
+    const ok = await actions.decide(call.id, { approved: false, reason: '', arguments: '', always: null, hunks, ...d });
     setBusy(false);
     if (ok) setMode('none');
     return ok;
@@ -125,8 +131,8 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
         <span className={`tool-status ${status.split(' ')[0].toLowerCase()}`}>{status}</span>
         <CopyButton label="Copy" text={() => (typeof args?.command === 'string' ? args.command : prettyJSON(raw))} />
       </header>
-      <Arguments name={call.name} raw={raw} args={args} pending={Boolean(pending)} readFile={actions.readFile} />
-      {call.name === 'run_shell_command' && <SandboxNote pending={pending} result={result?.payload} />}
+      <Arguments name={call.name} raw={raw} args={args} pending={Boolean(pending)} resultSeq={result?.seq} readFile={actions.readFile} />
+      {call.name === 'run_shell_command' && !denied && <SandboxNote pending={pending} result={result?.payload} />}
       {call.name === 'task' && <TaskProgress callId={call.id} args={args as { description?: string; agent?: string } | null} done={Boolean(result)} />}
       {approval && (
         <p className={`approval-note ${approval.payload.decision}`} data-seq={approval.seq}>
@@ -144,7 +150,9 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
           ))}
         </ul>
       )}
-      {ran && ran !== call.arguments && (
+      {approval?.payload.reviewed && approval.payload.reviewed.length > 0 ? (
+        <p className="review-note">Reviewed before it ran: {describeReview(approval.payload.reviewed)}</p>
+      ) : ran && ran !== call.arguments && (
         <details className="edited-note">
           <summary>Arguments edited before it ran; the model asked for:</summary>
           <pre>{prettyJSON(call.arguments)}</pre>
@@ -171,12 +179,12 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
               {pending.note}
             </p>
           )}
-          {pending.hunks && pending.hunks.length > 0 && (
-            <ReviewHunks hunks={pending.hunks} busy={busy} onApprove={(hunks) => void decide({ approved: true, hunks })} />
-          )}
+          {pending.hunks && pending.hunks.length > 0 && <ReviewHunks hunks={pending.hunks} choices={review.choices} onChoose={review.choose} />}
           <div className="row">
             <button type="button" className="primary" disabled={busy} onClick={() => void decide({ approved: true })}>
-              Approve
+              {pending.hunks && pending.hunks.length > 0
+                ? `Approve ${review.kept} of ${pending.hunks.length} hunk${pending.hunks.length === 1 ? '' : 's'}`
+                : 'Approve'}
             </button>
             <button type="button" disabled={busy} onClick={() => void decide({ approved: false })}>
               Deny
@@ -261,6 +269,12 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
   );
 });
 
+/** What the person chose for each hunk, readably: "hunk 1 kept, hunk 2 dropped". */
+function describeReview(actions: string[]): string {
+  const done: Record<string, string> = { keep: 'kept', drop: 'dropped', edit: 'edited' };
+  return actions.map((a, i) => `hunk ${i + 1} ${done[a] ?? a}`).join(', ');
+}
+
 function describeBy(by: string): string {
   if (by === 'person') return 'you';
   if (by.startsWith('rule:')) return `rule ${by.slice(5)}`;
@@ -275,12 +289,14 @@ function Arguments({
   raw,
   args,
   pending,
+  resultSeq,
   readFile,
 }: {
   name: string;
   raw: string;
   args: Record<string, unknown> | undefined;
   pending: boolean;
+  resultSeq?: number;
   readFile: (path: string) => Promise<string | null>;
 }) {
   if (args && name === 'run_shell_command' && typeof args.command === 'string') {
@@ -303,26 +319,50 @@ function Arguments({
     );
   }
   if (args && name === 'write_file' && typeof args.content === 'string') {
-    return <WriteDiff path={String(args.path ?? '')} content={args.content} pending={pending} readFile={readFile} />;
+    return <WriteDiff path={String(args.path ?? '')} content={args.content} pending={pending} resultSeq={resultSeq} readFile={readFile} />;
   }
   return <pre className="args">{prettyJSON(raw)}</pre>;
 }
 
-/** A pending write is diffed against the file as it is now; a done one shows what was written. */
-function WriteDiff({ path, content, pending, readFile }: { path: string; content: string; pending: boolean; readFile: (path: string) => Promise<string | null> }) {
+/**
+ * A pending write is diffed against the file as it is now; a done one against the file as it
+ * was before the call, from the call's checkpoint record (the file now may have moved on).
+ * A done write with no record of that file (it failed, or wrote what was there) shows the
+ * content alone.
+ */
+function WriteDiff({
+  path,
+  content,
+  pending,
+  resultSeq,
+  readFile,
+}: {
+  path: string;
+  content: string;
+  pending: boolean;
+  resultSeq?: number;
+  readFile: (path: string) => Promise<string | null>;
+}) {
+  const { fileDiff } = useCheckpoints();
+  const recorded = useRowChanges(resultSeq)?.find((c) => c.path === path);
   const [before, setBefore] = useState<string | null>(null);
   useEffect(() => {
-    if (!pending) return;
     let live = true;
-    readFile(path).then((c) => live && setBefore(c ?? ''));
+    if (pending) readFile(path).then((c) => live && setBefore(c ?? ''));
+    else if (resultSeq !== undefined && recorded)
+      fileDiff(resultSeq, path).then(
+        (d) => live && setBefore(d.before),
+        () => live && setBefore(''),
+      );
     return () => {
       live = false;
     };
-  }, [pending, path, readFile]);
+  }, [pending, path, readFile, resultSeq, recorded, fileDiff]);
+  const created = pending ? before === '' : recorded?.change === 'created';
   return (
     <>
-      <p className="path">{path}{pending && before === '' ? ' (new file)' : ''}</p>
-      <DiffView label={`Change to ${path}`} before={pending ? (before ?? '') : ''} after={content} />
+      <p className="path">{path}{created ? ' (new file)' : ''}</p>
+      <DiffView label={`Change to ${path}`} before={before ?? ''} after={content} />
     </>
   );
 }
