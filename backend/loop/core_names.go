@@ -23,6 +23,7 @@ type (
 	CompactedPayload         = core.CompactedPayload
 	Decision                 = core.Decision
 	DeltaPayload             = core.DeltaPayload
+	ModelRetryingPayload     = core.ModelRetryingPayload
 	DroppedImage             = core.DroppedImage
 	Done                     = core.Done
 	Effect                   = core.Effect
@@ -100,6 +101,7 @@ const (
 	EventRunFinished        = core.EventRunFinished
 	EventRunStarted         = core.EventRunStarted
 	EventTextDelta          = core.EventTextDelta
+	EventModelRetrying      = core.EventModelRetrying
 	EventToolCall           = core.EventToolCall
 	EventToolFinished       = core.EventToolFinished
 	EventToolOutput         = core.EventToolOutput

@@ -52,5 +52,6 @@ func PayloadTypes() map[EventType]Payload {
 		EventBudget:            BudgetPayload{},
 		EventRunFinished:       RunFinishedPayload{},
 		EventQueueChanged:      QueueChangedPayload{},
+		EventModelRetrying:     ModelRetryingPayload{},
 	}
 }

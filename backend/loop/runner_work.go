@@ -28,6 +28,9 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 	h := provider.Handler{
 		OnText:      func(d string) { rn.publish(TextDelta(d)) },
 		OnReasoning: func(d string) { rn.publish(ReasoningDelta(d)) },
+		OnRetry: func(r provider.Retry) {
+			rn.publish(ModelRetryingPayload{Attempt: r.Attempt, Of: r.Of, WaitMS: r.Wait.Milliseconds(), Cause: r.Cause(), Error: r.Err.Error()})
+		},
 	}
 	call := func(msgs []provider.Message) provider.Response {
 		return rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),

@@ -160,7 +160,36 @@ func Open(cfg Config) (Model, error) {
 type Handler struct {
 	OnText      func(delta string)
 	OnReasoning func(delta string)
-	OnRetry     func(attempt int, wait time.Duration, err error) // before waiting to retry
+	OnRetry     func(r Retry) // before waiting to retry
+}
+
+// Retry is one retry of a failed attempt, announced before its wait.
+type Retry struct {
+	Attempt int           // this retry, from 1
+	Of      int           // Config.MaxRetries: the retries one call may make
+	Wait    time.Duration // before the attempt
+	Err     error         // why the last attempt failed (an *Error)
+}
+
+// Cause is the failure in a few words: "HTTP 500", "connection refused".
+func (r Retry) Cause() string {
+	var pe *Error
+	if !errors.As(r.Err, &pe) {
+		return r.Err.Error()
+	}
+	switch {
+	case pe.Status != 0:
+		return fmt.Sprintf("HTTP %d", pe.Status)
+	case pe.Kind == KindConnRefused:
+		return "connection refused"
+	case pe.Kind == KindUnreachable:
+		return "the server could not be reached"
+	case pe.Kind == KindIncomplete:
+		return "the stream broke off"
+	case pe.Kind == KindTimeout:
+		return "a timeout"
+	}
+	return pe.Error()
 }
 
 // conn is what both wire formats share: the configuration, the words of their errors and
@@ -287,7 +316,7 @@ func (c *conn) retry(ctx context.Context, origin Origin, h Handler, attempt func
 		}
 		wait := c.backoff(n, pe.retryAfter)
 		if h.OnRetry != nil {
-			h.OnRetry(n+1, wait, err)
+			h.OnRetry(Retry{Attempt: n + 1, Of: c.cfg.MaxRetries, Wait: wait, Err: err})
 		}
 		if err := c.sleep(ctx, wait); err != nil {
 			return Response{Status: StatusProviderError, Err: c.ctxError(ctx), Origin: origin}

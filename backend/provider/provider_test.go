@@ -258,11 +258,13 @@ func TestRetriesHonourRetryAfterThenSucceed(t *testing.T) {
 	srv.Enqueue(fakeai.HTTPError(503, ""), fakeai.HTTPError(429, "").WithRetryAfter("2"), fakeai.Text("finally"))
 	c, w := newClient(t, srv.URL(), func(c *Config) { c.MaxRetries = 3 })
 	var retries []int
+	var causes []string
 	resp := c.Stream(context.Background(), Request{Messages: userMsg("x")}, Handler{
-		OnRetry: func(n int, _ time.Duration, err error) {
-			retries = append(retries, n)
-			if strings.Contains(err.Error(), testKey) {
-				t.Errorf("retry error shows the key: %v", err)
+		OnRetry: func(r Retry) {
+			retries = append(retries, r.Attempt)
+			causes = append(causes, fmt.Sprintf("%s (%d of %d)", r.Cause(), r.Attempt, r.Of))
+			if strings.Contains(r.Err.Error(), testKey) {
+				t.Errorf("retry error shows the key: %v", r.Err)
 			}
 		},
 	})
@@ -276,6 +278,9 @@ func TestRetriesHonourRetryAfterThenSucceed(t *testing.T) {
 	}
 	if len(retries) != 2 || retries[0] != 1 || retries[1] != 2 {
 		t.Fatalf("OnRetry attempts %v", retries)
+	}
+	if want := []string{"HTTP 503 (1 of 3)", "HTTP 429 (2 of 3)"}; strings.Join(causes, ",") != strings.Join(want, ",") {
+		t.Fatalf("retries announced as %q; want %q", causes, want)
 	}
 }
 

@@ -53,4 +53,26 @@ describe('the pinned plan', () => {
     expect(fake.api.editPlan.mock.calls[0][1].plan?.[1].step).toBe('fix the bug, test first');
     expect(await screen.findByText(/edited by you/)).toBeTruthy();
   });
+
+  it('appears while the run that set it goes, also right after a longer session was open', async () => {
+    const long = fake.session('long one');
+    const fresh = fake.session('fresh one');
+    fake.state.sessions.push(long, fresh);
+    fake.state.rows.set(long.id, Array.from({ length: 12 }, (_, i) => chunk(long.id, i + 1, 'user', { text: `message ${i + 1}` })));
+    fake.state.rows.set(fresh.id, [chunk(fresh.id, 1, 'user', { text: 'make a plan' })]);
+    render(<App />);
+    const nav = await screen.findByRole('navigation', { name: 'Sessions' });
+    await userEvent.click(await within(nav).findByRole('button', { name: /long one/ }));
+    await screen.findByText('message 12');
+    await userEvent.click(within(nav).getByRole('button', { name: /fresh one/ }));
+    await screen.findByText('make a plan');
+    expect(screen.queryByRole('region', { name: 'Plan' })).toBeNull();
+
+    // The run's first update_plan row (seq 2, below the other session's last row) arrives.
+    fake.state.plans.set(fresh.id, { plan: [{ step: 'write the test', status: 'in_progress' }], seq: 2, by: 'model' });
+    act(() =>
+      fake.store(fresh.id, [chunk(fresh.id, 2, 'assistant', { text: '', reasoning: '', tool_calls: [{ id: 'p1', name: 'update_plan', arguments: '{}' }] })]),
+    );
+    expect(await screen.findByLabelText('write the test (in progress)')).toBeTruthy();
+  });
 });

@@ -30,6 +30,7 @@ const (
 	EventBudget            EventType = "budget"
 	EventRunFinished       EventType = "run_finished"
 	EventQueueChanged      EventType = "queue_changed"
+	EventModelRetrying     EventType = "model_retrying"
 )
 
 // EventTypes lists every event type, in the order of a typical run.
@@ -37,6 +38,7 @@ var EventTypes = []EventType{
 	EventRunStarted, EventRowsStored, EventTextDelta, EventReasoningDelta, EventAssistantMessage, EventToolCall,
 	EventApprovalRequested, EventApprovalDecided, EventToolStarted, EventToolOutput,
 	EventToolFinished, EventFilesChanged, EventUsage, EventCompacted, EventBudget, EventRunFinished, EventQueueChanged,
+	EventModelRetrying,
 }
 
 // Lossy reports whether events of this type may be coalesced for a slow subscriber.
@@ -70,6 +72,17 @@ type RunStartedPayload struct {
 type DroppedImage struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+}
+
+// ModelRetryingPayload says a model call failed in a way worth another attempt (a 5xx, a 429,
+// a refused connection) before any output, and is tried again after WaitMS: the person reads
+// "Retrying (1 of 2) after HTTP 500" instead of a silent wait.
+type ModelRetryingPayload struct {
+	Attempt int    `json:"attempt"` // this retry, from 1
+	Of      int    `json:"of"`      // the retries one model call may make
+	WaitMS  int64  `json:"wait_ms"` // the wait before the attempt
+	Cause   string `json:"cause"`   // short: "HTTP 500", "connection refused"
+	Error   string `json:"error"`   // the failure in full, as the provider said it
 }
 
 // DeltaPayload is a piece of streamed text (text_delta, reasoning_delta).
@@ -219,6 +232,7 @@ func (p DeltaPayload) Type() EventType {
 	return EventTextDelta
 }
 func (AssistantMessagePayload) Type() EventType  { return EventAssistantMessage }
+func (ModelRetryingPayload) Type() EventType     { return EventModelRetrying }
 func (ToolCallPayload) Type() EventType          { return EventToolCall }
 func (ApprovalRequestedPayload) Type() EventType { return EventApprovalRequested }
 func (ApprovalDecidedPayload) Type() EventType   { return EventApprovalDecided }

@@ -12,7 +12,7 @@ import type {
 import type { StreamStore } from '../hooks/useSession';
 import { callKey, type PendingCall, type Phase, type RunningTool, type Sent } from '../state/session';
 import { visible } from '../state/stream';
-import { describeHook, spendText, STOP_TEXT } from '../lib/format';
+import { describeHook, STOP_TEXT, usageRowText } from '../lib/format';
 import { FileChanges, RestoreRow } from './FileChanges';
 import { Markdown } from './LazyMarkdown';
 import { StreamingMarkdown } from './StreamingMarkdown';
@@ -72,6 +72,7 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
   const scroller = useRef<HTMLElement>(null);
   const stick = useRef(true);
   const scrolledTo = useRef<Focus | null>(null);
+  const sentSeen = useRef(sent);
   const focusSeq = focus?.seq ?? null;
   const lit = useFlash(focus, scroller);
 
@@ -108,6 +109,10 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
       stick.current = false;
       return;
     }
+    // Sending asks to see the reply: back to the bottom, whether a search hit or a small
+    // scroll up had moved away from it.
+    if (sent && sent !== sentSeen.current) stick.current = true;
+    sentSeen.current = sent;
     if (stick.current) el.scrollTop = el.scrollHeight;
   }, [rows, shown, outputs, pending.length, focus, outcome, sent]);
 
@@ -451,7 +456,7 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
       if (folded) return null;
       return (
         <p className={`note usage-row${cls}`} data-seq={row.seq} aria-label="Model call without an answer">
-          {p.reason} — {spendText(p.usage)}
+          {usageRowText(p)}
         </p>
       );
     }

@@ -1,4 +1,5 @@
 import { useNow } from '../hooks/useNow';
+import type { ModelRetryingPayload } from '../api/types';
 import type { PendingCall, Phase, RunningTool } from '../state/session';
 import { formatDuration } from '../lib/format';
 
@@ -12,6 +13,8 @@ interface Props {
   mcpStarting?: string[];
   /** MCP servers the run started without ("name: why"). */
   mcpFailed?: string[];
+  /** The provider's latest retry of the model call, until an answer arrives. */
+  retrying?: ModelRetryingPayload | null;
 }
 
 /**
@@ -19,7 +22,7 @@ interface Props {
  * and for how long, or that calls wait for approval (with approve/deny all
  * when there are several).
  */
-export function StatusLine({ phase, pending, running, runStartedAt, onDecideAll, mcpStarting = [], mcpFailed = [] }: Props) {
+export function StatusLine({ phase, pending, running, runStartedAt, onDecideAll, mcpStarting = [], mcpFailed = [], retrying = null }: Props) {
   const tools = Object.values(running);
   const now = useNow(phase !== 'idle');
   let text = '';
@@ -30,6 +33,8 @@ export function StatusLine({ phase, pending, running, runStartedAt, onDecideAll,
     text = `Running ${t.name} for ${formatDuration(now - t.since)}${tools.length > 1 ? ` (+${tools.length - 1} more)` : ''}`;
   } else if (phase === 'waiting' && mcpStarting.length > 0) {
     text = `Starting MCP servers… ${mcpStarting.join(', ')}`;
+  } else if (phase === 'waiting' && retrying) {
+    text = `Retrying (${retrying.attempt} of ${retrying.of}) after ${retrying.cause}…`;
   } else if (phase === 'waiting') {
     text = 'Waiting for the model…';
   } else if (phase === 'streaming') {
@@ -51,7 +56,7 @@ export function StatusLine({ phase, pending, running, runStartedAt, onDecideAll,
   return (
     <div className="status-line" role="status" aria-label="Run status">
       <span className="spinner" aria-hidden="true" />
-      <span>{text}</span>
+      <span title={phase === 'waiting' && retrying ? retrying.error : undefined}>{text}</span>
       {runStartedAt !== null && phase !== 'idle' && <span className="muted">· {formatDuration(now - runStartedAt)}</span>}
       {missing}
       {pending.length > 1 && (

@@ -16,10 +16,17 @@ export function setsPlan(r: Row): boolean {
 export function usePlan(sessionId: string | null, rows: Row[]) {
   const [plan, setPlan] = useState<PinnedPlan | null>(null);
   const [error, setError] = useState('');
-  const seen = useRef(0); // the highest seq looked at
+  // The highest seq looked at, and of which session: right after a switch the rows are still
+  // the previous session's, and its seqs must not hide the new session's first rows.
+  const seen = useRef<{ id: string | null; seq: number }>({ id: null, seq: 0 });
+  // Only the latest read is shown: an earlier one (the read on open, another session's) may
+  // answer after it.
+  const asked = useRef(0);
   const load = useCallback(async (id: string) => {
+    const n = ++asked.current;
     try {
-      setPlan(await api.plan(id));
+      const p = await api.plan(id);
+      if (n === asked.current) setPlan(p);
       setError('');
     } catch (e) {
       setError(errorMessage(e));
@@ -27,13 +34,15 @@ export function usePlan(sessionId: string | null, rows: Row[]) {
   }, []);
   useEffect(() => {
     setPlan(null);
-    seen.current = 0;
+    seen.current = { id: sessionId, seq: 0 };
     if (sessionId) void load(sessionId);
   }, [sessionId, load]);
   useEffect(() => {
     if (!sessionId) return;
-    const fresh = rows.filter((r) => r.seq > seen.current);
-    if (rows.length > 0) seen.current = Math.max(seen.current, rows[rows.length - 1].seq);
+    const mine = rows.filter((r) => r.session_id === sessionId);
+    const fresh = mine.filter((r) => r.seq > seen.current.seq);
+    if (fresh.length === 0) return;
+    seen.current = { id: sessionId, seq: Math.max(seen.current.seq, ...fresh.map((r) => r.seq)) };
     if (fresh.some(setsPlan)) void load(sessionId);
   }, [sessionId, rows, load]);
   const edit = useCallback(

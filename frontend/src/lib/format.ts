@@ -66,11 +66,9 @@ export function summarize(row: Row, max = 140): string {
     case 'note':
       s = `note to the model: ${row.payload.text ?? ''}`;
       break;
-    case 'usage': {
-      const p = row.payload;
-      s = `${p.reason}: ${spendText(p.usage)}`;
+    case 'usage':
+      s = usageRowText(row.payload);
       break;
-    }
     case 'image_excluded': {
       const p = row.payload;
       const seqs = [...new Set((p.images ?? []).map((im) => `#${im.seq}`))].join(', ');
@@ -171,6 +169,12 @@ export function spendText(u: Usage | undefined): string {
   if (!u || u.unreported) return 'usage unreported';
   const cached = u.cache_read_tokens ? ` (${formatTokens(u.cache_read_tokens)} cached)` : '';
   return `${formatTokens(u.input_tokens)} in${cached} / ${formatTokens(u.output_tokens)} out · $${u.cost_usd.toFixed(4)}`;
+}
+
+/** A model call that left no answer, in words: what happened (Go's words) and what it used. */
+export function usageRowText(p: { reason: string; usage?: Usage }): string {
+  const used = !p.usage || p.usage.unreported ? 'The provider did not report the tokens it used.' : `It used ${spendText(p.usage)}.`;
+  return `${p.reason.replace(/[.\s]+$/, '')}. ${used}`;
 }
 
 /** One line for a hook's run: event, command, how it ended, what it decided and why. */

@@ -20,6 +20,7 @@ import type {
   LiveView,
   LoopEvent,
   Meter,
+  ModelRetryingPayload,
   QueuedMessage,
   Repeats,
   Row,
@@ -112,6 +113,8 @@ export interface SessionState {
   eventSeq: number;
   /** MCP servers the latest run started without ("name: why"), from its run_started. */
   mcpFailed: string[];
+  /** The provider's latest retry of the live run's model call, until an answer arrives. */
+  retrying: ModelRetryingPayload | null;
 }
 
 /** Inputs that are not loop events: what the page's own calls answered or did. */
@@ -167,6 +170,7 @@ export function initialSession(id: string | null = null): SessionState {
     ended: [],
     eventSeq: 0,
     mcpFailed: [],
+    retrying: null,
   };
 }
 
@@ -220,6 +224,7 @@ function onEvent(s: SessionState, ev: ReceivedEvent): SessionState {
       return {
         ...s,
         mcpFailed: ev.mcp_failed ?? [],
+        retrying: null,
         run: ev.run_id,
         phase: s.phase === 'idle' || s.phase === 'waiting' ? 'waiting' : s.phase,
         outcome: null,
@@ -234,9 +239,11 @@ function onEvent(s: SessionState, ev: ReceivedEvent): SessionState {
     case 'text_delta':
     case 'reasoning_delta':
       // The text itself goes to the hook's stream buffer; here it only says the model answers.
-      return ev.run_id === s.run && ev.seq >= s.streamFrom && s.phase === 'waiting' ? { ...s, phase: 'streaming' } : s;
+      return ev.run_id === s.run && ev.seq >= s.streamFrom && s.phase === 'waiting' ? { ...s, phase: 'streaming', retrying: null } : s;
     case 'assistant_message':
-      return ev.run_id === s.run && s.phase !== 'idle' ? { ...s, phase: 'waiting' } : s;
+      return ev.run_id === s.run && s.phase !== 'idle' ? { ...s, phase: 'waiting', retrying: null } : s;
+    case 'model_retrying':
+      return ev.run_id === s.run ? { ...s, retrying: ev } : s;
     case 'approval_requested':
       return approvalRequested(s, ev);
     case 'approval_decided':
@@ -273,6 +280,7 @@ function onEvent(s: SessionState, ev: ReceivedEvent): SessionState {
         outcome: ev,
         meters: ev.meters ?? s.meters,
         sent: null,
+        retrying: null,
         runsWanted: s.runsWanted + 1,
       };
     case 'queue_changed':
