@@ -47,6 +47,8 @@ type hookState struct {
 	// continued counts Stop continuations; prior sums the segments of the run before them.
 	continued int
 	prior     Result
+	// waited is the time earlier segments spent waiting for the person: not the run's time.
+	waited time.Duration
 	// stopDetail is set (under mu) when a hook answered "continue": false: the run ends as
 	// hook_stopped with it as its error, before it starts any more work.
 	stopDetail string
@@ -474,13 +476,14 @@ func (rn *run) stopHooks() []Effect {
 		rn.result = total
 		return nil
 	}
-	limits, left := remaining(rn.spec.Limits, total, rn.now())
+	limits, left := remaining(rn.spec.Limits, total, rn.now().Sub(total.StartedAt)-rn.hooks.waited-rn.state.Waited())
 	if out.Decision != hooks.Block || ctx.Err() != nil || rn.hooks.continued >= MaxStopContinuations || !left {
 		rn.result = total
 		return nil
 	}
 	rn.hooks.continued++
 	rn.hooks.prior = total
+	rn.hooks.waited += rn.state.Waited()
 	rn.chunks = append(rn.chunks, rn.storeNote(wctx,
 		"A Stop hook did not let the run end yet. Its reason:\n"+out.Reason)...)
 	est, err := EstimateContext(rn.chunks, rn.system)
@@ -513,9 +516,10 @@ func sumResults(prior, last Result) Result {
 	return last
 }
 
-// remaining is what is left of the run's budgets after spent; left is false when one of
-// them is used up (the run then ends instead of going on).
-func remaining(l Limits, spent Result, now time.Time) (Limits, bool) {
+// remaining is what is left of the run's budgets after spent and worked (the run's time, the
+// person's waiting excluded); left is false when one of them is used up (the run then ends
+// instead of going on).
+func remaining(l Limits, spent Result, worked time.Duration) (Limits, bool) {
 	left := true
 	sub := func(limit, used int64) int64 {
 		if limit <= 0 {
@@ -535,7 +539,7 @@ func remaining(l Limits, spent Result, now time.Time) (Limits, bool) {
 		}
 	}
 	if l.Timeout > 0 {
-		if l.Timeout -= now.Sub(spent.StartedAt); l.Timeout <= 0 {
+		if l.Timeout -= worked; l.Timeout <= 0 {
 			left = false
 		}
 	}

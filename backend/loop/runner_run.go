@@ -264,8 +264,8 @@ func (rn *run) started() Started {
 // wait blocks for the next input: an answer from a worker, a cancel, or the deadline.
 func (rn *run) wait() []Effect {
 	var deadline <-chan time.Time
-	if t := rn.spec.Limits.Timeout; t > 0 {
-		timer := time.NewTimer(time.Until(rn.state.StartedAt.Add(t)))
+	if at, ok := rn.state.Deadline(); ok { // none while the person decides: their time is not the run's
+		timer := time.NewTimer(time.Until(at))
 		defer timer.Stop()
 		deadline = timer.C
 	}

@@ -190,7 +190,7 @@ func (rn *run) childLimits(n int) Limits {
 		l.MaxCostUSD = max(1e-9, (l.MaxCostUSD-s.CostUSD)/float64(n))
 	}
 	if l.Timeout > 0 {
-		l.Timeout = max(time.Millisecond, l.Timeout-rn.now().Sub(s.StartedAt))
+		l.Timeout = max(time.Millisecond, l.Timeout-s.WorkedAt(rn.now()))
 	}
 	return l
 }

@@ -421,7 +421,6 @@ export function App() {
               onDecideAll={(a) => void decideAll(a)}
               mcpStarting={mcpStarting}
               mcpFailed={chat.mcpFailed}
-              retrying={chat.retrying}
             />
             <PinnedPlan plan={plan.plan} running={chat.phase !== 'idle'} error={plan.error} onSave={plan.edit} />
             <MessageBox
@@ -450,7 +449,6 @@ export function App() {
                 meters={chat.meters}
                 repeats={chat.repeats}
                 phase={chat.phase}
-                runStartedAt={chat.runStartedAt}
                 status={chat.outcome?.status ?? (chat.phase === 'idle' ? (lastRun?.status ?? null) : null)}
                 hadRun={Boolean(lastRun) || chat.outcome !== null}
               />

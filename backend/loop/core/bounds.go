@@ -137,7 +137,7 @@ func signature(c Call) string {
 func (s State) hardStop() (StopReason, string) {
 	l := s.Limits
 	switch {
-	case l.Timeout > 0 && s.Now.Sub(s.StartedAt) >= l.Timeout:
+	case l.Timeout > 0 && s.worked() >= l.Timeout:
 		return StopTimeout, "wall-clock budget of " + l.Timeout.String() + " used"
 	case l.MaxTokens > 0 && s.InputTokens+s.OutputTokens >= l.MaxTokens:
 		return StopTokenBudget, "token budget used"
@@ -178,7 +178,7 @@ func (s State) softWarnings() []string {
 	if l.MaxCostUSD > 0 && s.CostUSD >= f*l.MaxCostUSD {
 		w = append(w, "cost")
 	}
-	if l.Timeout > 0 && float64(s.Now.Sub(s.StartedAt)) >= f*float64(l.Timeout) {
+	if l.Timeout > 0 && float64(s.worked()) >= f*float64(l.Timeout) {
 		w = append(w, "time")
 	}
 	return w
@@ -191,7 +191,7 @@ func (s State) budget() BudgetPayload {
 		ToolCalls: s.ToolCalls, MaxToolCalls: l.MaxToolCalls,
 		Tokens: s.InputTokens + s.OutputTokens, MaxTokens: l.MaxTokens,
 		CostUSD: s.CostUSD, MaxCostUSD: l.MaxCostUSD,
-		ElapsedMS: s.Now.Sub(s.StartedAt).Milliseconds(), TimeoutMS: l.Timeout.Milliseconds(),
+		ElapsedMS: s.worked().Milliseconds(), TimeoutMS: l.Timeout.Milliseconds(),
 		ContextTokens: s.ContextTokens, ContextWindow: l.ContextWindow,
 		Warnings: s.softWarnings(),
 		Meters:   s.meters(), Repeats: s.repeats(),

@@ -45,6 +45,14 @@ type Meter struct {
 	Unit     MeterUnit  `json:"unit"`
 	Fraction float64    `json:"fraction"`
 	Level    MeterLevel `json:"level"`
+	// Note says what the meter counts, where its label alone would mislead (the Time meter
+	// leaves out the time spent waiting for the person).
+	Note string `json:"note,omitempty"`
+	// CountsFromMS, set on the Time meter while a run is working, is the wall-clock time
+	// (ms since the epoch) its value counts from: the page advances it as now − CountsFromMS
+	// between budget events. Absent while the run waits for the person or is over: the
+	// meter holds still.
+	CountsFromMS int64 `json:"counts_from_ms,omitempty"`
 }
 
 // Repeats is the loop-detection state: the call repeated most often in the run, how many
@@ -60,9 +68,13 @@ type MeterInput struct {
 	Turns, ToolCalls int
 	Tokens           int64
 	CostUSD          float64
-	Elapsed          time.Duration
-	ContextTokens    int64
-	Limits           Limits
+	// Elapsed is the run's time, the person's waiting excluded (State.Worked).
+	Elapsed       time.Duration
+	ContextTokens int64
+	Limits        Limits
+	// CountsFrom is when Elapsed would have been zero, while the run is working (zero
+	// otherwise): the Time meter's CountsFromMS.
+	CountsFrom time.Time
 }
 
 // Meters computes the six meters. soft levels use the limits' soft fraction; the context
@@ -70,12 +82,17 @@ type MeterInput struct {
 func Meters(in MeterInput) []Meter {
 	l := in.Limits
 	soft := l.softAt()
+	clock := meter(MeterTime, "Time", in.Elapsed.Seconds(), l.Timeout.Seconds(), UnitSeconds, soft, 1)
+	clock.Note = TimeMeterNote
+	if !in.CountsFrom.IsZero() {
+		clock.CountsFromMS = in.CountsFrom.UnixMilli()
+	}
 	return []Meter{
 		meter(MeterTurns, "Turns", float64(in.Turns), float64(l.MaxTurns), UnitCount, soft, 1),
 		meter(MeterToolCalls, "Tool calls", float64(in.ToolCalls), float64(l.MaxToolCalls), UnitCount, soft, 1),
 		meter(MeterTokens, "Tokens", float64(in.Tokens), float64(l.MaxTokens), UnitTokens, soft, 1),
 		meter(MeterCost, "Cost", in.CostUSD, l.MaxCostUSD, UnitUSD, soft, 1),
-		meter(MeterTime, "Time", in.Elapsed.Seconds(), l.Timeout.Seconds(), UnitSeconds, soft, 1),
+		clock,
 		meter(MeterContext, "Context", float64(in.ContextTokens), float64(l.ContextWindow), UnitTokens, l.compactAt(), EmergencyCompact),
 	}
 }
@@ -99,7 +116,7 @@ func meter(key MeterKey, label string, value, limit float64, unit MeterUnit, sof
 // meters is the state's meters.
 func (s State) meters() []Meter {
 	return Meters(MeterInput{Turns: s.Turns, ToolCalls: s.ToolCalls, Tokens: s.InputTokens + s.OutputTokens,
-		CostUSD: s.CostUSD, Elapsed: s.Now.Sub(s.StartedAt), ContextTokens: s.ContextTokens, Limits: s.Limits})
+		CostUSD: s.CostUSD, Elapsed: s.worked(), ContextTokens: s.ContextTokens, Limits: s.Limits, CountsFrom: s.countsFrom()})
 }
 
 // repeats is the most repeated call of the run, nil until some call was made twice.

@@ -87,8 +87,13 @@ func apply(s State, in Input) (State, []Effect, error) {
 }
 
 // tick moves the clock forward; a driver whose clock steps back never makes time run backwards.
+// Time that passes while the run waits for approvals is the person's: it is added to waited,
+// and the time budget does not count it (worked).
 func tick(s State, now time.Time) State {
 	if now.After(s.Now) {
+		if s.Phase == PhaseApproving {
+			s.waited += now.Sub(s.Now)
+		}
 		s.Now = now
 	}
 	return s

@@ -241,6 +241,9 @@ type State struct {
 	compactOnly   bool // the run is one compaction the person asked for
 	wrappedUp     bool // the budget note (NoteSourceBudget) is stored: once per run
 
+	// waited is the time spent in PhaseApproving: the person's, not the run's (worked).
+	waited time.Duration
+
 	tools map[string]bool // the tools the run offers -> read-only; fixed at Started
 	rows  *rowLog         // the session's rows (rows.go): this state sees the first nrows
 	nrows int

@@ -12,7 +12,7 @@ const meters = () => [
   meter('context', 900, 1000),
 ];
 
-const props = { meters: meters(), repeats: null, phase: 'tools' as const, runStartedAt: null, status: null, hadRun: false };
+const props = { meters: meters(), repeats: null, phase: 'tools' as const, status: null, hadRun: false };
 
 describe('BudgetMeters', () => {
   it('draws a meter for each of Go\'s, named, with value and limit formatted by unit', () => {
@@ -47,9 +47,18 @@ describe('BudgetMeters', () => {
     expect(screen.getByLabelText('Loop detection').textContent).toMatch(/Loop detected/);
   });
 
-  it('advances the Time meter with the clock while a run is live, never back', () => {
-    const started = Date.now() - 7000;
-    render(<BudgetMeters {...props} phase="waiting" runStartedAt={started} />);
+  it('advances the Time meter with the clock from where Go counts the run\'s time, never back', () => {
+    const working = meters().map((m) => (m.key === 'time' ? meter('time', 3, 60, { counts_from_ms: Date.now() - 7000 }) : m));
+    render(<BudgetMeters {...props} meters={working} phase="waiting" />);
     expect(screen.getByRole('meter', { name: 'Time' }).getAttribute('aria-valuetext')).toBe('7s of 1m 0s');
+  });
+
+  it('holds the Time meter still while the person decides, and says that wait is not counted', () => {
+    const note = "The model's and the tools' time. Time waiting for your approval is not counted.";
+    // Go sends no counts_from_ms while the run waits for an approval, however long ago it started.
+    const waiting = meters().map((m) => (m.key === 'time' ? meter('time', 3, 60, { note }) : m));
+    render(<BudgetMeters {...props} meters={waiting} phase="tools" />);
+    expect(screen.getByRole('meter', { name: 'Time' }).getAttribute('aria-valuetext')).toBe('3s of 1m 0s');
+    expect(screen.getByText(note)).toBeTruthy();
   });
 });

@@ -9,8 +9,6 @@ interface Props {
   /** Go's loop-detection state for the live run. */
   repeats: Repeats | null;
   phase: Phase;
-  /** When the live run started (ms since epoch), for the Time meter between budget events. */
-  runStartedAt: number | null;
   /** How the live or last run ended, when it has. */
   status: string | null;
   /** Whether a run has ever finished here (the label says "Last run"). */
@@ -26,16 +24,15 @@ const FORMAT: Record<MeterUnit, (v: number) => string> = {
 
 /**
  * The budget meters as Go sends them: each a role="meter" named by Go's label (Turns, Tool
- * calls, Tokens, Cost, Time, Context) at Go's level, with the stop reason and loop detection.
- * Nothing is computed here but the Time meter's advance with the clock between two budget
- * events of a live run.
+ * calls, Tokens, Cost, Time, Context) at Go's level, with Go's note on what a meter counts, the
+ * stop reason and loop detection. Nothing is computed here but the Time meter's advance with
+ * the clock between two budget events while Go says the run's time is counting
+ * (counts_from_ms: not while the person decides, which the time budget leaves out).
  */
-export function BudgetMeters({ meters, repeats, phase, runStartedAt, status, hadRun }: Props) {
+export function BudgetMeters({ meters, repeats, phase, status, hadRun }: Props) {
   const live = phase !== 'idle';
   const now = useNow(live);
-  const shown = meters.map((m) =>
-    m.key === 'time' && live && runStartedAt !== null ? ticking(m, (now - runStartedAt) / 1000) : m,
-  );
+  const shown = meters.map((m) => (live && m.counts_from_ms ? ticking(m, (now - m.counts_from_ms) / 1000) : m));
   return (
     <section className="meters" aria-label="Budget">
       <p className="muted">{live ? 'This run' : hadRun ? 'Last run' : 'Limits for the next run'}</p>
@@ -82,6 +79,7 @@ function MeterRow({ m }: { m: Meter }) {
         <div className="fill" style={{ width: `${Math.round(m.fraction * 100)}%` }} />
       </div>
       <span className="meter-text">{label}</span>
+      {m.note && <span className="meter-note">{m.note}</span>}
     </div>
   );
 }
