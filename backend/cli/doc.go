@@ -4,9 +4,10 @@
 // status, so tests call them directly. The contract (flags, JSON lines, exit codes) is
 // docs/cli.md.
 //
-//   - `loopdesk run` (run.go, run_output.go, review_prompt.go): the agent headless in a folder,
-//     asking on the terminal or denying without one. It says what it does with a flag instead
-//     of ignoring it (run_notices.go): `--base-url` on a provider of providers.json exits 2; a
+//   - `loopdesk run` (run.go, run_output.go, run_files.go, review_prompt.go): the agent headless
+//     in a folder, asking on the terminal or denying without one; the human output ends with the
+//     files the run changed. It says what it does with a flag instead of ignoring it
+//     (run_notices.go): `--base-url` on a provider of providers.json exits 2; a
 //     `--thinking-budget` below the provider's minimum is raised, with a line on stderr, and
 //     run_started carries the value used (`thinking_budget`); `--image` files a text-only model
 //     is not sent are named on stderr and in run_started (`images_dropped: [{"path","reason"}]`).

@@ -22,13 +22,17 @@ type runPrinter struct {
 	json      bool
 	midLine   bool
 	warned    map[string]bool
+	// denied are the calls whose denial was printed: their error result is the same news.
+	denied map[string]bool
+	files  runFiles
 
 	mu       sync.Mutex
 	finished map[string]chan struct{}
 }
 
 func runNewPrinter(out, errw io.Writer, asJSON bool) *runPrinter {
-	return &runPrinter{out: out, errw: errw, json: asJSON, warned: map[string]bool{}, finished: map[string]chan struct{}{}}
+	return &runPrinter{out: out, errw: errw, json: asJSON, warned: map[string]bool{}, denied: map[string]bool{},
+		finished: map[string]chan struct{}{}}
 }
 
 func (p *runPrinter) done(runID string) chan struct{} {
@@ -54,6 +58,9 @@ func (p *runPrinter) waitFor(runID string, timeout time.Duration) {
 }
 
 func (p *runPrinter) print(e loop.Event) {
+	if f, ok := e.Payload.(loop.FilesChangedPayload); ok {
+		p.files.add(f.Changes)
+	}
 	if p.json {
 		b, err := json.Marshal(e)
 		if err != nil {
@@ -96,6 +103,7 @@ func (p *runPrinter) text(e loop.Event) {
 		p.line("→ %s %s", pl.Name, loop.Cut(string(pl.Arguments), 201))
 	case loop.ApprovalDecidedPayload:
 		if !pl.Approved {
+			p.denied[pl.CallID] = true
 			msg := "✗ denied by " + pl.By
 			if pl.Reason != "" {
 				msg += ": " + pl.Reason
@@ -103,6 +111,10 @@ func (p *runPrinter) text(e loop.Event) {
 			p.line("%s", msg)
 		}
 	case loop.ToolFinishedPayload:
+		if p.denied[pl.CallID] {
+			delete(p.denied, pl.CallID) // ids repeat across turns on some servers
+			return
+		}
 		mark := "←"
 		if pl.IsError {
 			mark = "✗"
@@ -137,6 +149,7 @@ func (p *runPrinter) text(e loop.Event) {
 			p.midLine = false
 		}
 		fmt.Fprintln(p.errw, msg)
+		p.files.write(p.errw)
 	}
 }
 

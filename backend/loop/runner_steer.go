@@ -17,9 +17,9 @@ import (
 // compaction the person asks for.
 
 // PlanNotice is appended to the system prompt of a plan-mode run.
-const PlanNotice = "[loopdesk] This session is in plan mode: you are planning, not executing. Only read-only " +
-	"tools run (read, list, find, search); writing, editing, shell commands and other tools that may change " +
-	"something are refused. Investigate as much as you need, then end your answer with a plan: numbered steps " +
+const PlanNotice = "[loopdesk] This session is in plan mode: you are planning, not executing. You are offered " +
+	"only read-only tools (read, list, find, search); writing, editing, shell commands and other tools that may " +
+	"change something come back once the person runs the plan. Investigate as much as you need, then end your answer with a plan: numbered steps " +
 	"naming the files and commands you would change or run. The person reviews it and runs it with Execute plan."
 
 // steer builds the run's system prompt: the spec's, then the instruction files read afresh,

@@ -43,10 +43,15 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 	rn.send(ModelResponded{Now: rn.now(), Response: fromProvider(resp, rn.spec.origin)})
 }
 
+// toolSpecs are the tools the run offers the model (core.Offers): the same for every request
+// of the run, so the prompt prefix servers cache stays put.
 func (rn *run) toolSpecs() []provider.ToolSpec {
-	specs := make([]provider.ToolSpec, len(rn.specs))
-	for i, s := range rn.specs {
-		specs[i] = provider.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
+	specs := make([]provider.ToolSpec, 0, len(rn.specs))
+	mode := string(rn.spec.RunMode())
+	for _, s := range rn.specs {
+		if core.Offers(mode, core.ToolInfo{Name: s.Name, ReadOnly: rn.readOnly[s.Name]}) {
+			specs = append(specs, provider.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
+		}
 	}
 	return specs
 }

@@ -33,6 +33,12 @@ type ToolInfo struct {
 	ReadOnly bool   `json:"read_only"`
 }
 
+// Offers reports whether a run in mode offers the model tool t. Plan mode offers only the
+// read-only tools, the ones it lets run: the model learns the mode from its tool list and the
+// plan notice, not from refusals. A tool not offered stays in Started.Tools, so a call the
+// model makes anyway is still refused (route), never run as an unknown tool.
+func Offers(mode string, t ToolInfo) bool { return mode != ModePlan || t.ReadOnly }
+
 // Phase is where a run stands between two inputs.
 type Phase int
 
