@@ -421,6 +421,7 @@ export function App() {
               onDecideAll={(a) => void decideAll(a)}
               mcpStarting={mcpStarting}
               mcpFailed={chat.mcpFailed}
+              retrying={chat.retrying}
             />
             <PinnedPlan plan={plan.plan} running={chat.phase !== 'idle'} error={plan.error} onSave={plan.edit} />
             <MessageBox

@@ -88,6 +88,20 @@ func onPaused(s State, r ModelResponse, priced RowUsage, usage Emit) (State, []E
 	return s, append(out, CallModel{Turn: s.Turns})
 }
 
+// brokenCallText says, in words the person reads on the call's usage row, how a model call
+// that left no answer ended.
+func brokenCallText(status ResponseStatus) string {
+	switch status {
+	case ResponseProviderError:
+		return "The model call failed: the provider answered with an error or the connection broke, and no reply arrived"
+	case ResponseRefused:
+		return "The provider refused to answer (its content filter)"
+	case ResponseTruncated:
+		return "The reply was cut off at the model's output limit before any text arrived"
+	}
+	return "The model call ended without a reply (" + string(status) + ")"
+}
+
 // onBrokenStream ends the run after a cut-off, refused or failed stream. Its tool calls are
 // never executed; what text arrived is kept as a plain assistant turn so the person can read
 // it. Either way the call's spend is stored: on that turn, or on a usage row.
@@ -97,7 +111,7 @@ func onBrokenStream(s State, r ModelResponse, priced RowUsage, usage Emit) (Stat
 		out = append(out, Persist{[]Row{AssistantRow{Text: r.Text, Reasoning: r.Reasoning, Raw: r.Raw, Origin: r.Origin, Usage: priced}}},
 			Emit{AssistantMessagePayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: []ToolCallView{}}})
 	} else {
-		out = append(out, Persist{[]Row{UsageRow{Usage: priced, Reason: "model call ended as " + string(r.Status)}}})
+		out = append(out, Persist{[]Row{UsageRow{Usage: priced, Reason: brokenCallText(r.Status)}}})
 	}
 	out = append(out, usage, Emit{s.budget()})
 	reason := StopReason(r.Status)

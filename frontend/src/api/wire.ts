@@ -21,8 +21,9 @@ export const COMPACTED = 'compacted' as const;
 export const BUDGET = 'budget' as const;
 export const RUN_FINISHED = 'run_finished' as const;
 export const QUEUE_CHANGED = 'queue_changed' as const;
+export const MODEL_RETRYING = 'model_retrying' as const;
 
-export const EVENT_TYPES = [RUN_STARTED, ROWS_STORED, TEXT_DELTA, REASONING_DELTA, ASSISTANT_MESSAGE, TOOL_CALL, APPROVAL_REQUESTED, APPROVAL_DECIDED, TOOL_STARTED, TOOL_OUTPUT, TOOL_FINISHED, FILES_CHANGED, USAGE, COMPACTED, BUDGET, RUN_FINISHED, QUEUE_CHANGED] as const;
+export const EVENT_TYPES = [RUN_STARTED, ROWS_STORED, TEXT_DELTA, REASONING_DELTA, ASSISTANT_MESSAGE, TOOL_CALL, APPROVAL_REQUESTED, APPROVAL_DECIDED, TOOL_STARTED, TOOL_OUTPUT, TOOL_FINISHED, FILES_CHANGED, USAGE, COMPACTED, BUDGET, RUN_FINISHED, QUEUE_CHANGED, MODEL_RETRYING] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Deltas: may be merged for a slow subscriber and do not advance seq. */
 export const LOSSY_EVENTS: readonly EventType[] = [TEXT_DELTA, REASONING_DELTA, TOOL_OUTPUT];
@@ -54,7 +55,8 @@ export type LoopEvent =
   | (EventBase & { type: typeof COMPACTED } & CompactedPayload)
   | (EventBase & { type: typeof BUDGET } & BudgetPayload)
   | (EventBase & { type: typeof RUN_FINISHED } & RunFinishedPayload)
-  | (EventBase & { type: typeof QUEUE_CHANGED } & QueueChangedPayload);
+  | (EventBase & { type: typeof QUEUE_CHANGED } & QueueChangedPayload)
+  | (EventBase & { type: typeof MODEL_RETRYING } & ModelRetryingPayload);
 
 // Wails event channels (backend/desktop).
 export const LOOP_EVENT = 'loop:event';
@@ -605,6 +607,15 @@ export type MeterLevel = 'ok' | 'soft' | 'hard';
 
 /** Go: core.MeterUnit */
 export type MeterUnit = 'count' | 'tokens' | 'usd' | 'seconds';
+
+/** Go: core.ModelRetryingPayload */
+export interface ModelRetryingPayload {
+  attempt: number;
+  of: number;
+  wait_ms: number;
+  cause: string;
+  error: string;
+}
 
 /** Go: config.ModelVision */
 export interface ModelVision {
