@@ -3,10 +3,13 @@ package checkpoint
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // HunkContext is the number of unchanged lines shown around each hunk.
@@ -50,6 +53,7 @@ type Hunk struct {
 
 	old, new []string // the hunk's lines before and after, context included
 	change   changeRow
+	undoneBy int64 // the restore row that put its file back to before the change (0: none)
 }
 
 // byOf says who made the changes of a capture, from its call id: captures
@@ -67,7 +71,8 @@ func byOf(callID string) ChangeAuthor {
 // Hunks returns the hunks of every text-file change recorded on sessionID's
 // rows, by seq, path and number, each with its review state. Changes made by
 // the person (restores, hunk reverts, outside edits) count as kept: only the
-// agent's hunks wait for review. Binary files, folders, links, mode-only
+// agent's hunks wait for review. A hunk whose file a later restore put back to
+// before its row counts as reverted: the session's own restore undid it. Binary files, folders, links, mode-only
 // changes and contents not kept (over MaxContent) have no hunks.
 func (r *Recorder) Hunks(ctx context.Context, sessionID string) ([]Hunk, error) {
 	out, err := r.hunks(ctx, sessionID, `c.session_id = ? AND c.seq > 0`, sessionID)
@@ -104,6 +109,10 @@ func (r *Recorder) hunks(ctx context.Context, sessionID, where string, args ...a
 	if err != nil {
 		return nil, err
 	}
+	restores, err := r.restores(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
 	out := []Hunk{}
 	// Two changes of one path on one row (outside edits found by two calls of one turn)
 	// number their hunks on from each other, so (seq, path, hunk) stays one hunk.
@@ -122,6 +131,11 @@ func (r *Recorder) hunks(ctx context.Context, sessionID, where string, args ...a
 			}
 			if s, ok := states[reviewKey{h.Seq, h.Path, h.Hunk}]; ok {
 				h.State = s
+			}
+			if h.By == ByAgent && h.State == Unreviewed {
+				if h.undoneBy = undoneBy(restores, h.Seq, h.Path); h.undoneBy > 0 {
+					h.State = Reverted
+				}
 			}
 			out = append(out, h)
 		}
@@ -168,6 +182,58 @@ func (r *Recorder) text(ctx context.Context, e *Entry) ([]string, bool, error) {
 		return nil, false, nil
 	}
 	return splitLines(data), true, nil
+}
+
+// restoreRow is what a restore row put back: the paths it restored to their state before
+// row to.
+type restoreRow struct {
+	seq, to int64
+	paths   []string
+}
+
+// restores reads the session's restore rows, in order.
+func (r *Recorder) restores(ctx context.Context, sessionID string) ([]restoreRow, error) {
+	rows, err := r.sql.QueryContext(ctx, `SELECT seq, payload FROM chunks WHERE session_id = ? AND kind = ? ORDER BY seq`,
+		sessionID, string(store.KindRestore))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []restoreRow
+	for rows.Next() {
+		var rr restoreRow
+		var payload string
+		if err := rows.Scan(&rr.seq, &payload); err != nil {
+			return nil, err
+		}
+		var p store.RestorePayload
+		if err := json.Unmarshal([]byte(payload), &p); err != nil {
+			return nil, fmt.Errorf("restore row %d: %w", rr.seq, err)
+		}
+		rr.to = p.ToSeq
+		for _, x := range p.Restored {
+			rr.paths = append(rr.paths, x.Path)
+		}
+		out = append(out, rr)
+	}
+	return out, rows.Err()
+}
+
+// undoneBy returns the first restore row after seq that put pth (or a folder holding it)
+// back to its state before a row at or before seq: the change seq made to pth is undone.
+// 0 when none did.
+func undoneBy(restores []restoreRow, seq int64, pth string) int64 {
+	for _, rr := range restores {
+		if rr.seq <= seq || rr.to > seq {
+			continue
+		}
+		for _, p := range rr.paths {
+			if p == pth || strings.HasPrefix(pth, p+"/") {
+				return rr.seq
+			}
+		}
+	}
+	return 0
 }
 
 type reviewKey struct {

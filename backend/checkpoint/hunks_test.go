@@ -236,3 +236,40 @@ func TestOutsideEditsAttributed(t *testing.T) {
 		t.Fatalf("restore over an outside edit: %v", err)
 	}
 }
+
+// A restore to before the row that made a change undoes that change's hunks: they are no
+// longer waiting for review, and reverting one says the restore undid it already, rather
+// than blaming changes made outside the session.
+func TestRestoreUndoesTheHunksOfTheRowsItRestored(t *testing.T) {
+	e, seq, _ := threeHunks(t)
+	created, _ := e.call(e.write("new.txt", []string{"a\n", "b\n"}))
+	if _, err := e.rec.Restore(e.ctx, e.sid, checkpoint.RestoreOptions{ToSeq: created}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "new.txt")); !os.IsNotExist(err) {
+		t.Fatalf("new.txt after the restore: %v", err)
+	}
+	un, err := e.rec.Unreviewed(e.ctx, e.sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, h := range un {
+		left = append(left, fmt.Sprintf("%d:%s:%d", h.Seq, h.Path, h.Hunk))
+	}
+	// a.txt's row came before the restore's point: its hunks still wait.
+	if want := fmt.Sprintf("%d:a.txt:1 %d:a.txt:2 %d:a.txt:3", seq, seq, seq); strings.Join(left, " ") != want {
+		t.Fatalf("unreviewed after the restore: %v, want %s", left, want)
+	}
+	_, err = e.rec.RevertHunk(e.ctx, e.sid, created, "new.txt", 1, "")
+	if !errors.Is(err, checkpoint.ErrReviewed) || errors.Is(err, checkpoint.ErrConflict) || !strings.Contains(err.Error(), "restore") {
+		t.Fatalf("revert of a hunk the restore undid: %v", err)
+	}
+	// Restoring only a.txt to before its row undoes a.txt's hunks too.
+	if _, err := e.rec.Restore(e.ctx, e.sid, checkpoint.RestoreOptions{ToSeq: seq, Path: "a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if un, _ := e.rec.Unreviewed(e.ctx, e.sid); len(un) != 0 {
+		t.Fatalf("unreviewed after restoring a.txt: %+v", un)
+	}
+}

@@ -91,6 +91,9 @@ func (r *Recorder) revertHunk(ctx context.Context, sessionID string, seq int64, 
 	if err != nil {
 		return RevertedHunk{}, err
 	}
+	if h.undoneBy > 0 {
+		return RevertedHunk{}, fmt.Errorf("%w: the restore at row %d put %s back to before row %d already", ErrReviewed, h.undoneBy, h.Path, h.Seq)
+	}
 	if h.State == Reverted {
 		return RevertedHunk{}, fmt.Errorf("%w: it was reverted already", ErrReviewed)
 	}
