@@ -39,7 +39,7 @@ describe('Settings sections', () => {
 
   it('has one Save, below the scrolling area, and the sections that save themselves say so', async () => {
     render(<SettingsPanel settings={fake.state.settings} onSaved={() => {}} onClose={() => {}} />);
-    const area = screen.getByRole('region', { name: 'Settings sections' });
+    const area = screen.getByRole('region', { name: 'Section contents' });
     const save = screen.getByRole('button', { name: 'Save' });
     expect(area.contains(save)).toBe(false);
     expect(screen.getAllByRole('button', { name: /^Save/ }).filter((b) => !area.contains(b))).toEqual([save]);

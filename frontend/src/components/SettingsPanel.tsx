@@ -144,7 +144,7 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
     <section className="settings" aria-label="Settings">
       <h1>Settings</h1>
       <SettingsNav body={body} />
-      <div className="settings-body" ref={body} role="region" aria-label="Settings sections">
+      <div className="settings-body" ref={body} role="region" aria-label="Section contents">
         {!settings?.configured && <p className="hint">Choose an OpenAI-compatible endpoint to start. Local servers need no key.</p>}
         <SettingsSection id="endpoint">
           <EndpointFields

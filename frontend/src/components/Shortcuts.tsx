@@ -6,7 +6,8 @@ export function Shortcuts({ onClose }: { onClose: () => void }) {
   const close = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null;
-    close.current?.focus();
+    // Close is at the end of a sheet taller than a small window: focusing it must not scroll the title away.
+    close.current?.focus({ preventScroll: true });
     return () => before?.focus?.();
   }, []);
   return (
