@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -50,5 +51,8 @@ func TestRunBudgetNoteIsAFramedNoteRow(t *testing.T) {
 	}
 	if len(notes) != 1 || !strings.HasPrefix(notes[0], "budget: A budget for this run is nearly used up (turns).") {
 		t.Fatalf("note rows %q\n%s", notes, show.stdout)
+	}
+	if human := e.sessions("show", runSessionID(t, r)); !regexp.MustCompile(`\n\d+\s+note\s+\[budget\] A budget for this run is nearly used up`).MatchString(human.stdout) {
+		t.Errorf("sessions show does not print the note:\n%s", human.stdout)
 	}
 }

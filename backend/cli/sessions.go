@@ -434,6 +434,10 @@ func sessSummary(r store.Chunk) string {
 		line = fmt.Sprintf("(rows 1..%d) %s", p.ThroughSeq, p.Text)
 	case store.KindRestore:
 		line = restoreSummary(r.Payload)
+	case store.KindNote:
+		var p store.NotePayload
+		json.Unmarshal(r.Payload, &p)
+		line = fmt.Sprintf("[%s] %s", p.Source, p.Text)
 	case store.KindImageExcluded:
 		var p store.ImageExcludedPayload
 		json.Unmarshal(r.Payload, &p)
