@@ -114,13 +114,45 @@ func (k Keys) SetKey(key string) error {
 		}
 		return nil
 	}
+	return writeKeyFile(k.Path(), key)
+}
+
+// ProviderKeyPath is where the window keeps the key typed in Settings for the provider name
+// (a name providers.json accepts, so a plain file name): keys/<name>.key beside the default
+// key file.
+func (k Keys) ProviderKeyPath(name string) string { return filepath.Join(k.Dir, "keys", name+".key") }
+
+// SetProviderKey stores the key of the provider name in ProviderKeyPath, like SetKey: mode
+// 0600 in a 0700 folder, replaced atomically; an empty key removes the file.
+func (k Keys) SetProviderKey(name, key string) error {
+	if !providerName.MatchString(name) || name == DefaultProvider {
+		return fmt.Errorf("the key of provider %q: not a provider name", name)
+	}
+	path := k.ProviderKeyPath(name)
+	key = strings.TrimSpace(key)
+	if key == "" {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove the key file of provider %s: %w", name, err)
+		}
+		return nil
+	}
+	if err := writeKeyFile(path, key); err != nil {
+		return fmt.Errorf("provider %s: %w", name, err)
+	}
+	return nil
+}
+
+// writeKeyFile writes key on one line to path, mode 0600 (its folder 0700), through a
+// temporary file renamed over it: a reader never sees half a key or a readable one.
+func writeKeyFile(path, key string) error {
 	if strings.ContainsAny(key, "\r\n") {
 		return errors.New("the API key must be a single line")
 	}
-	if err := os.MkdirAll(k.Dir, 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create the config dir: %w", err)
 	}
-	tmp, err := os.CreateTemp(k.Dir, ".api_key-*")
+	tmp, err := os.CreateTemp(dir, ".api_key-*")
 	if err != nil {
 		return fmt.Errorf("write the API key file: %w", err)
 	}
@@ -140,7 +172,7 @@ func (k Keys) SetKey(key string) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write the API key file: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), k.Path()); err != nil {
+	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write the API key file: %w", err)
 	}
 	return nil

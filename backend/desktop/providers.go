@@ -110,6 +110,41 @@ func (h *Settings) SaveProviders(entries []config.Provider) (ProvidersView, erro
 	return h.ListProviders(), nil
 }
 
+// SetProviderKey stores the API key typed for the provider name (an entry of providers.json,
+// saved first) in its own 0600 file (config.Keys.ProviderKeyPath) and points the entry's
+// api_key_file at it; an empty key removes that file and the pointer. The key goes nowhere
+// else — not the database, not providers.json, not a log — and never back to the page: the
+// view says only whether each provider has a key.
+func (h *Settings) SetProviderKey(name, key string) (ProvidersView, error) {
+	path, err := h.c.settings.providersPath()
+	if err != nil {
+		return ProvidersView{}, err
+	}
+	f, err := config.LoadProviders(path)
+	if err != nil {
+		return ProvidersView{}, err
+	}
+	i := slices.IndexFunc(f.Providers, func(p config.Provider) bool { return p.Name == name })
+	if i < 0 {
+		return ProvidersView{}, fmt.Errorf("%w: no provider %q in %s: save it before its key", ErrInvalidInput, name, path)
+	}
+	keys := h.c.settings.Keys
+	if err := keys.SetProviderKey(name, key); err != nil {
+		return ProvidersView{}, fmt.Errorf("%w: %v", ErrInvalidInput, err)
+	}
+	own := keys.ProviderKeyPath(name)
+	switch p := &f.Providers[i]; {
+	case strings.TrimSpace(key) != "":
+		p.APIKeyFile = own
+	case p.APIKeyFile == own:
+		p.APIKeyFile = ""
+	}
+	if err := config.SaveProviders(path, f); err != nil {
+		return ProvidersView{}, err
+	}
+	return h.ListProviders(), nil
+}
+
 // TestProvider asks a provider (an entry as edited, saved or not; "default" for the saved
 // endpoint) for its model list and reports success or the exact failure.
 func (h *Settings) TestProvider(p config.Provider) ConnectionResult {

@@ -104,6 +104,8 @@ export const api = {
   listProviders: (): Promise<ProvidersView> => SettingsService.ListProviders(),
   /** Validates and writes providers.json; rejects naming the bad entry, writing nothing. */
   saveProviders: (ps: Provider[]): Promise<ProvidersView> => SettingsService.SaveProviders(ps),
+  /** Keeps a typed key in the provider's own 0600 file; "" removes it. The key never comes back. */
+  setProviderKey: (name: string, key: string): Promise<ProvidersView> => SettingsService.SetProviderKey(name, key),
   /** Asks a provider (as edited, saved or not) for its model list. */
   testProvider: (p: Provider): Promise<ConnectionResult> => SettingsService.TestProvider(p),
   /** The agent definitions of the session's folder and the person's own, invalid ones with the reason. */

@@ -47,7 +47,7 @@ export function ProvidersSettings({ onSaved }: { onSaved?: () => void }) {
               <div className="row">
                 <strong>{x.name}</strong>
                 <span className="muted">
-                  {x.kind} · {x.base_url} · {info ? keyText(info.key) : keySpec(x)}
+                  {x.kind} · {x.base_url} · {p.pendingKeys.includes(x.name) ? 'key typed (saved with the providers)' : info ? keyText(info.key) : keySpec(x)}
                   {x.thinking_budget ? ` · thinking ${x.thinking_budget} tokens` : ''}
                 </span>
                 <TestButton
@@ -80,8 +80,9 @@ export function ProvidersSettings({ onSaved }: { onSaved?: () => void }) {
           key={editing?.name ?? '(new)'}
           initial={editing}
           taken={[...fileNames].filter((n) => n !== editing?.name)}
-          onSubmit={(x) => {
-            p.put(x, editing?.name);
+          keySet={Boolean(editing && (p.pendingKeys.includes(editing.name) || p.infos.find((i) => i.name === editing.name)?.key.found))}
+          onSubmit={(x, key) => {
+            p.put(x, editing?.name, key || undefined);
             setEditing(null);
             setAdding(false);
           }}
@@ -153,9 +154,25 @@ function TestButton({ name, result, onTest }: { name: string; result: Connection
 
 const EMPTY: Provider = { name: '', kind: 'openai', base_url: '', api_key_env: '', api_key_file: '', models: [], thinking_budget: 0 };
 
-/** The add/edit form of one provider. The key is named, never typed: a variable or a 0600 file. */
-function ProviderForm({ initial, taken, onSubmit, onCancel }: { initial: Provider | null; taken: string[]; onSubmit: (p: Provider) => void; onCancel: () => void }) {
+/**
+ * The add/edit form of one provider. Its key is typed here (Go keeps it in a 0600 file of its
+ * own; the page never sees it again, only whether one is set) or named: a variable or a file.
+ */
+function ProviderForm({
+  initial,
+  taken,
+  keySet,
+  onSubmit,
+  onCancel,
+}: {
+  initial: Provider | null;
+  taken: string[];
+  keySet: boolean;
+  onSubmit: (p: Provider, key: string) => void;
+  onCancel: () => void;
+}) {
   const [p, setP] = useState<Provider>({ ...EMPTY, ...initial });
+  const [key, setKey] = useState('');
   const [models, setModels] = useState((initial?.models ?? []).join(', '));
   const [problem, setProblem] = useState('');
   const set = (patch: Partial<Provider>) => setP({ ...p, ...patch });
@@ -174,7 +191,7 @@ function ProviderForm({ initial, taken, onSubmit, onCancel }: { initial: Provide
     if (p.api_key_env?.trim()) out.api_key_env = p.api_key_env.trim();
     if (p.api_key_file?.trim()) out.api_key_file = p.api_key_file.trim();
     if (p.thinking_budget) out.thinking_budget = p.thinking_budget;
-    onSubmit(out);
+    onSubmit(out, key.trim());
   };
 
   return (
@@ -203,6 +220,17 @@ function ProviderForm({ initial, taken, onSubmit, onCancel }: { initial: Provide
           value={p.base_url}
           onChange={(e) => set({ base_url: e.target.value })}
           placeholder={p.kind === 'anthropic' ? 'https://api.anthropic.com (without /v1)' : 'https://api.deepseek.com/v1'}
+          spellCheck={false}
+        />
+      </label>
+      <label>
+        API key
+        <input
+          type="password"
+          autoComplete="off"
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          placeholder={keySet ? 'A key is set: type to replace it' : 'Kept in its own 0600 file, never shown again'}
           spellCheck={false}
         />
       </label>

@@ -17,6 +17,8 @@ export function useProviders() {
   const [error, setError] = useState('');
   const [saved, setSaved] = useState(false);
   const [tests, setTests] = useState<Record<string, ConnectionResult | 'testing'>>({});
+  /** Keys typed in a provider's form, kept until save() hands each to Go (never shown again). */
+  const [keys, setKeys] = useState<Record<string, string>>({});
 
   const show = (v: Awaited<ReturnType<typeof api.listProviders>>) => {
     setPath(v.path);
@@ -43,16 +45,24 @@ export function useProviders() {
     setDirty(true);
     setSaved(false);
   };
-  const put = (p: Provider, replacing?: string) => {
+  /** Puts an entry in the draft; key, when given, is typed for it (an empty one: none typed). */
+  const put = (p: Provider, replacing?: string, key?: string) => {
     const at = draft.findIndex((x) => x.name === (replacing ?? p.name));
     edit(at < 0 ? [...draft, p] : draft.map((x, i) => (i === at ? p : x)));
+    const { [replacing ?? p.name]: typed, ...rest } = keys;
+    const next = key === undefined ? typed : key.trim();
+    setKeys(next ? { ...rest, [p.name]: next } : rest);
   };
   const remove = (name: string) => edit(draft.filter((p) => p.name !== name));
 
   const save = async () => {
     setError('');
     try {
-      show(await api.saveProviders(draft));
+      let v = await api.saveProviders(draft);
+      // Each typed key goes to its own 0600 file once its provider is saved.
+      for (const [name, key] of Object.entries(keys)) v = await api.setProviderKey(name, key);
+      setKeys({});
+      show(v);
       setSaved(true);
     } catch (e) {
       setError(errorMessage(e));
@@ -72,7 +82,7 @@ export function useProviders() {
     return r;
   };
 
-  return { path, fileError, draft, infos, dirty, error, saved, tests, put, remove, save, test, reload: load };
+  return { path, fileError, draft, infos, dirty, error, saved, tests, pendingKeys: Object.keys(keys), put, remove, save, test, reload: load };
 }
 
 /** The providers a session can choose, loaded when `open` turns true (the header's chooser). */

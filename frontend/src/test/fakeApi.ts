@@ -146,6 +146,8 @@ export function makeFakeApi() {
     claudeDesktop: { mcpServers: {} } as McpConfig,
     providers: [] as Provider[],
     providersError: '',
+    /** Keys typed in Settings → Providers, by provider (the fake keeps them only to say one is set). */
+    providerKeys: new Map<string, string>(),
     changes: new Map<string, Change[]>(),
     diffs: new Map<string, FileDiff>(),
     /** What RestorePreview answers (conflicts, others…); Restore answers it without dry_run. */
@@ -170,7 +172,11 @@ export function makeFakeApi() {
         base_url: p.base_url,
         models: p.models,
         thinking_budget: p.thinking_budget ?? 0,
-        key: p.api_key_env ? { from: 'env' as const, name: p.api_key_env, found: true } : { from: 'none' as const, found: false },
+        key: p.api_key_env
+          ? { from: 'env' as const, name: p.api_key_env, found: true }
+          : p.api_key_file
+            ? { from: 'file' as const, name: p.api_key_file, found: state.providerKeys.has(p.name) }
+            : { from: 'none' as const, found: false },
       })),
     ],
     error: state.providersError,
@@ -263,6 +269,18 @@ export function makeFakeApi() {
     listProviders: vi.fn(async () => providersView()),
     saveProviders: vi.fn(async (ps: Provider[]) => {
       state.providers = ps.map((p) => ({ ...p }));
+      return providersView();
+    }),
+    setProviderKey: vi.fn(async (name: string, key: string) => {
+      const p = state.providers.find((x) => x.name === name);
+      if (!p) throw { code: 'invalid', message: `no provider "${name}": save it before its key` };
+      if (key.trim()) {
+        state.providerKeys.set(name, key.trim());
+        p.api_key_file = `/home/me/.config/loopdesk/keys/${name}.key`;
+      } else {
+        state.providerKeys.delete(name);
+        p.api_key_file = '';
+      }
       return providersView();
     }),
     testProvider: vi.fn(async (_p: Provider) => state.connection),

@@ -39,6 +39,8 @@ export function SaveSettings(arg1: SettingsInput): Promise<Settings>;
 
 export function SessionSandbox(arg1: string): Promise<SandboxView>;
 
+export function SetProviderKey(arg1: string, arg2: string): Promise<ProvidersView>;
+
 export function Skills(arg1: string): Promise<SkillView[] | null>;
 
 export function TestConnection(arg1: string, arg2: string): Promise<ConnectionResult>;

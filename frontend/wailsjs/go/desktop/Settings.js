@@ -77,6 +77,10 @@ export function SessionSandbox(arg1) {
   return window['go']['desktop']['Settings']['SessionSandbox'](arg1);
 }
 
+export function SetProviderKey(arg1, arg2) {
+  return window['go']['desktop']['Settings']['SetProviderKey'](arg1, arg2);
+}
+
 export function Skills(arg1) {
   return window['go']['desktop']['Settings']['Skills'](arg1);
 }
