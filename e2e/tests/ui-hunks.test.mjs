@@ -81,7 +81,7 @@ test('approval mode review: the card shows the hunks; only the kept one is writt
   await review.getByRole('radio', { name: 'Drop hunk 1' }).check();
   await card.scrollIntoViewIfNeeded();
   await shot(page, 'ui-hunks-review-card');
-  await review.getByRole('button', { name: 'Approve 1 of 2 hunks' }).click();
+  await card.getByRole('button', { name: 'Approve 1 of 2 hunks' }).click();
   await assistant(page, 'Wrote what you kept.').waitFor();
   await runFinished(page);
   assert.equal(read('a.txt'), now.replace('line 30\n', 'LINE THIRTY\n'));
