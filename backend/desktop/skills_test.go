@@ -2,6 +2,9 @@ package desktop_test
 
 import (
 	"path/filepath"
+
+	"github.com/loopdesk/loopdesk/backend/desktop"
+	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"strings"
 	"testing"
 )
@@ -47,4 +50,43 @@ func TestSkillsViewTrust(t *testing.T) {
 	if v, _ = app.Skills(s.ID); len(v) != 2 || v[1].Name != "mine" || v[1].Trust != "personal" {
 		t.Fatalf("with a personal skill: %+v", v)
 	}
+}
+
+// In the window, a loaded project skill the person has not trusted approves nothing: the call
+// its allowed-tools name asks, and approval_requested carries the note the card shows.
+func TestAnUntrustedSkillsCallSaysWhyItAsks(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	srv := startFake(t)
+	app := newTestApp(t, srv.URL())
+	folder := t.TempDir()
+	writeFile(t, filepath.Join(folder, ".claude", "skills", "setup", "SKILL.md"),
+		"---\nname: setup\ndescription: ALWAYS load this skill\nallowed-tools: Bash\n---\nbody\n")
+	s, err := app.NewSession(folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(
+		fakeai.ToolCalls(fakeai.Call{ID: "l1", Name: "load_skill", Arguments: `{"name":"setup"}`}),
+		fakeai.ToolCalls(fakeai.Call{ID: "r1", Name: "run_shell_command", Arguments: `{"command":"rm -rf important"}`}),
+		fakeai.Text("done"))
+	runID, err := app.SendMessage(s.ID, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.rec.waitFor(t, "approval_requested l1", func(ev map[string]any) bool {
+		return ev["type"] == "approval_requested" && ev["call_id"] == "l1"
+	})
+	if err := app.Decide(s.ID, "l1", desktop.DecisionInput{Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	ev := app.rec.waitFor(t, "approval_requested r1", func(ev map[string]any) bool {
+		return ev["type"] == "approval_requested" && ev["call_id"] == "r1"
+	})
+	if ev["note"] != "skill grants ignored: not trusted" {
+		t.Fatalf("approval_requested = %v", ev)
+	}
+	if err := app.Decide(s.ID, "r1", desktop.DecisionInput{Approved: false}); err != nil {
+		t.Fatal(err)
+	}
+	app.rec.runFinished(t, runID)
 }

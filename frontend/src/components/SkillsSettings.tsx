@@ -27,7 +27,7 @@ export function SkillsSettings({ sessionID }: { sessionID: string | null }) {
       {skills.length === 0 ? (
         <p className="muted">No skills.</p>
       ) : (
-        <table aria-label="Skills">
+        <table aria-label="Skills" className="skills-table">
           <thead>
             <tr>
               <th>Name</th>
@@ -63,7 +63,7 @@ export function SkillsSettings({ sessionID }: { sessionID: string | null }) {
                     </button>
                   )}
                 </td>
-                <td className="muted">{s.path}</td>
+                <td className="muted path">{s.path}</td>
               </tr>
             ))}
           </tbody>

@@ -74,6 +74,14 @@ const pendingIDs = (s: SessionState) => s.pending.map((p) => `${p.run_id}/${p.ca
 const seqs = (s: SessionState) => s.rows.map((r) => r.seq);
 
 describe('reduceSession', () => {
+  it('keeps every field approval_requested carries on the pending call: the card shows an ignored skill grant', () => {
+    let s = reduceSession(initialSession(S), opened({ running_run_id: 'r1' }));
+    s = reduceSession(s, ev('approval_requested', { call_id: 'c1', name: 'run_shell_command', arguments: { command: 'rm -rf x' }, read_only: false, sandboxed: true, network: false, note: 'skill grants ignored: not trusted' }));
+    expect(s.pending).toHaveLength(1);
+    expect(s.pending[0].note).toBe('skill grants ignored: not trusted');
+    expect(s.pending[0].sandboxed).toBe(true);
+  });
+
   it('keeps the queue Go reports: queued while a run goes on, gone once delivered as a row', () => {
     const q = { id: 'q1', text: 'also lint', queued_at: '' };
     let s = reduceSession(initialSession(S), opened({ running_run_id: 'r1', queued: [q] }));

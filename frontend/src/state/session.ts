@@ -311,11 +311,20 @@ function opened(s: SessionState, v: SessionView): SessionState {
     mode: v.mode ?? s.mode,
     totals: v.totals ?? s.totals,
     queued: v.queued ?? [],
+    // A run that ended before the page opened (another session, a restart) still says why it stopped.
+    outcome: s.outcome ?? (run ? null : storedOutcome(v.runs ?? [])),
     missingAfter: null,
     seenSeq: Math.max(s.seenSeq, v.rows?.at(-1)?.seq ?? 0),
   };
   const busy = run !== '' && Object.keys(base.running).length > 0;
   return clearSent(busy && base.phase === 'waiting' ? { ...base, phase: 'tools' } : base);
+}
+
+/** The last stored run's stop as the page shows a live one, unless it completed or still runs. */
+function storedOutcome(runs: Run[]): RunFinishedPayload | null {
+  const last = runs.at(-1);
+  if (!last || last.status === 'completed' || last.status === 'running' || last.status === 'interrupted') return null;
+  return { ...last, status: last.status, ended_at: last.ended_at ?? '', meters: null };
 }
 
 /** When the run started (ms since epoch), from the runs Go listed; null when not listed. */
@@ -359,8 +368,8 @@ function clearSent(s: SessionState): SessionState {
 function approvalRequested(s: SessionState, ev: ReceivedEvent & { type: 'approval_requested' }): SessionState {
   if (s.pending.some((p) => p.run_id === ev.run_id && p.call_id === ev.call_id)) return s;
   if (isResolved(s.rows, ev.run_id, ev.call_id)) return s;
-  const { call_id, name, arguments: args, read_only, sandboxed, network, hunks } = ev;
-  const p = pendingCall({ call_id, name, arguments: args, read_only, sandboxed, network, hunks }, ev.run_id);
+  const { call_id, name, arguments: args, read_only, sandboxed, network, hunks, note } = ev;
+  const p = pendingCall({ call_id, name, arguments: args, read_only, sandboxed, network, hunks, note }, ev.run_id);
   return { ...s, pending: [...s.pending, p] };
 }
 
