@@ -391,7 +391,7 @@ export function App() {
               />
             )}
             {current && selected && <SessionBudgets key={`budgets-${selected}`} sessionID={selected} defaults={settings?.budgets} />}
-            {finding && selected && <FindBar root={conversationEl} version={`${selected}:${chat.rows.length}`} rows={chat.rows} onReveal={showRow} onClose={() => setFinding(false)} />}
+            {finding && selected && <FindBar key={`find-${selected}`} root={conversationEl} version={`${selected}:${chat.rows.length}`} rows={chat.rows} onReveal={showRow} onClose={() => setFinding(false)} />}
             <TaskCtx.Provider value={taskCtx}>
             <Conversation
               key={`conv-${selected}`}
