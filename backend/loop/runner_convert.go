@@ -117,7 +117,7 @@ func storePayload(row Row) any {
 			calls[i] = store.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 		}
 		return store.AssistantPayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: calls, Raw: r.Raw,
-			Origin: storeOrigin(r.Origin), Usage: storeUsage(r.Usage)}
+			Origin: storeOrigin(r.Origin), Usage: storeUsage(r.Usage), Stopped: r.Stopped}
 	case ToolResultRow:
 		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Sandboxed: r.Sandboxed}
 	case ApprovalRow:

@@ -88,10 +88,16 @@ func (rn *run) signalHookStop() {
 // cancelInput is the CancelRequested the owner feeds when the run is cancelled: a hook's
 // stop when one asked, else the person's.
 func (rn *run) cancelInput() CancelRequested {
+	in := CancelRequested{Now: rn.now()}
 	if d := rn.hookStopDetail(); d != "" {
-		return CancelRequested{Now: rn.now(), Reason: StopHook, Detail: d}
+		in.Reason, in.Detail = StopHook, d
 	}
-	return CancelRequested{Now: rn.now()}
+	if rn.state.Phase == PhaseStreaming {
+		// The model call is cut now, and its worker hands back what had streamed.
+		rn.stopWork()
+		in.Partial, rn.cut = rn.cut, nil
+	}
+	return in
 }
 
 // stopsWork reports whether e would start work the run must not start any more: a hook has

@@ -69,6 +69,9 @@ type run struct {
 	pending *store.NewRun
 	// images holds the image_excluded rows this run stored (runner_images.go).
 	images imageState
+	// cut is what a model call stopped mid-stream had streamed: set by its worker, read by
+	// the owner once the worker has returned (cancelInput).
+	cut *ModelResponse
 
 	cancel     chan struct{}
 	cancelOnce sync.Once

@@ -38,7 +38,11 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 	}
 	resp := rn.retryWithoutImages(rc, rows, call(msgs), call)
 	if resp.Err != nil && rn.op.Err() != nil {
-		return // cancelled: the core already answered for this turn
+		// Stopped: what had streamed goes to the core with the cancel (cancelInput), which
+		// decides what of it to keep. The owner reads it once this worker has returned.
+		cut := fromProvider(resp, rn.spec.origin)
+		rn.cut = &cut
+		return
 	}
 	rn.send(ModelResponded{Now: rn.now(), Response: fromProvider(resp, rn.spec.origin)})
 }

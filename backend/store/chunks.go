@@ -121,6 +121,9 @@ type AssistantPayload struct {
 	Origin    *Origin         `json:"origin,omitempty"`
 	Raw       json.RawMessage `json:"raw,omitempty"`
 	Usage     *Usage          `json:"usage,omitempty"`
+	// Stopped: the run was stopped while this turn streamed; Text is what had arrived and the
+	// cut turn's calls are not kept. It is sent back like any turn.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // Origin names what produced an assistant turn: the configured provider's name, its wire

@@ -147,6 +147,10 @@ type CancelRequested struct {
 	Now    time.Time
 	Reason StopReason
 	Detail string
+	// Partial is what the model had streamed when the run was stopped in the middle of a
+	// model call (the cut stream as the driver's model client returned it), nil when none
+	// was going. The core keeps its text as the turn, marked stopped (salvage.go).
+	Partial *ModelResponse
 }
 
 // Failed reports that the driver could not carry out an effect (a write to the database
@@ -250,6 +254,9 @@ type AssistantRow struct {
 	Raw       json.RawMessage `json:"raw,omitempty"`
 	Origin    Origin          `json:"origin,omitzero"`
 	Usage     RowUsage        `json:"usage"`
+	// Stopped: the person (or a hook) stopped the run while this turn streamed; the row holds
+	// the text that had arrived, never the cut turn's calls.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // RowUsage is one model call's usage and its cost at the prices in force.

@@ -68,7 +68,10 @@ func apply(s State, in Input) (State, []Effect, error) {
 		if in.Reason != "" {
 			reason, detail = in.Reason, in.Detail
 		}
-		s, out = stop(tick(s, in.Now), reason, detail)
+		var more []Effect
+		s, out = salvage(tick(s, in.Now), in.Partial)
+		s, more = stop(s, reason, detail)
+		out = append(out, more...)
 	case Failed:
 		s, out = stop(tick(s, in.Now), StopError, in.Err)
 	case MessageQueued:

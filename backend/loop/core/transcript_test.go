@@ -64,7 +64,9 @@ type step struct {
 		Called        *bool  `json:"called"` // a summary call was made; absent means true
 		Err           string `json:"err"`
 	} `json:"compacted"`
-	Cancel *struct{} `json:"cancel"`
+	Cancel *struct {
+		Partial *ModelResponse `json:"partial"` // what the stopped model call had streamed
+	} `json:"cancel"`
 	Tick   *struct{} `json:"tick"`
 	Failed *struct {
 		Err string `json:"err"`
@@ -113,7 +115,7 @@ func (st step) input(now time.Time) (Input, error) {
 		return Compacted{Now: now, OK: c.OK, Summary: c.Summary, ContextTokens: c.ContextTokens, Usage: c.Usage, Err: c.Err,
 			Called: c.Called == nil || *c.Called}, nil
 	case st.Cancel != nil:
-		return CancelRequested{Now: now}, nil
+		return CancelRequested{Now: now, Partial: st.Cancel.Partial}, nil
 	case st.Tick != nil:
 		return Ticked{Now: now}, nil
 	case st.Failed != nil:

@@ -172,6 +172,7 @@ export interface AssistantPayload {
   origin?: Origin;
   raw?: unknown;
   usage?: Usage;
+  stopped?: boolean;
 }
 
 /** Go: desktop.Branch */

@@ -1,4 +1,4 @@
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import type { RunFinishedPayload } from '../api/types';
 import type {
   HookPayload,
@@ -401,6 +401,11 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
                 </details>
               )}
               {p.text && <Markdown text={p.text} />}
+              {p.stopped && (
+                <p className="stopped-mark" role="note" aria-label="Reply stopped">
+                  Stopped here: you stopped the run while this reply was being written.
+                </p>
+              )}
               <ReplyActions seq={row.seq} text={p.text} final={isFinalReply(row)} versions={versions} controls={controls} />
             </article>
           )}
