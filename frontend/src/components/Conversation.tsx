@@ -376,6 +376,7 @@ const NOTE_TITLES: Record<string, string> = {
   hunk_revert: 'You reverted a hunk; the model is told',
   fork_apply: "A fork's changes were applied here; the model is told",
   kept_files: 'Files another version changed were kept; the model is told',
+  budget: 'A budget of this run is nearly used up; the model is asked to finish',
 };
 
 const RowView = memo(function RowView({ row, focused, folded, cards, actions, controls, versions, excluded, excludedNames }: RowProps) {
