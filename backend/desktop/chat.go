@@ -185,7 +185,7 @@ func (h *Chat) Decide(sessionID, callID string, in DecisionInput) error {
 		case err != nil:
 			ruleErr = fmt.Errorf("the call was approved, but the rule was not saved: %w", err)
 		case d.Reason == "":
-			d.Reason = "always " + map[bool]string{true: "allow", false: "deny"}[in.Approved] + " (rule " + saved.ID + ")"
+			d.Reason = "always " + saved.Text()
 		}
 	}
 	answer(d)

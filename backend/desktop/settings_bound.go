@@ -58,8 +58,20 @@ func (h *Settings) TestConnection(baseURL, apiKey string) ConnectionResult {
 	return ConnectionResult{OK: true, Models: models}
 }
 
-// ListRules returns every saved approval rule.
-func (h *Settings) ListRules() ([]store.Rule, error) { return h.c.db.ListAllRules(h.c.context()) }
+// ListRules returns the saved approval rules as Settings shows them: in words, with where each
+// applies, a rule and its forks' copies as one (RuleView).
+func (h *Settings) ListRules() ([]RuleView, error) {
+	ctx := h.c.context()
+	all, err := h.c.db.ListAllRules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sessions, err := h.c.db.ListSessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ruleViews(all, sessions), nil
+}
 
 // AddRule saves an approval rule for the session or its workspace.
 func (h *Settings) AddRule(in RuleInput) (store.Rule, error) {
@@ -70,35 +82,66 @@ func (h *Settings) AddRule(in RuleInput) (store.Rule, error) {
 	return h.c.db.AddRule(h.c.context(), n)
 }
 
-// UpdateRule replaces a rule with the edited one (tool, pattern, effect, scope) in one
-// transaction, and returns the rule as saved (a new id).
+// UpdateRule replaces the rule id — with its forks' copies, one row in Settings — by the edited
+// one (tool, pattern, effect, scope), each copy in one transaction, and returns the rule as
+// saved (a new id). A copy keeps its session; a new scope leaves one rule.
 func (h *Settings) UpdateRule(id string, in RuleInput) (store.Rule, error) {
 	ctx := h.c.context()
-	all, err := h.c.db.ListAllRules(ctx)
+	family, err := h.c.ruleFamily(ctx, id)
 	if err != nil {
 		return store.Rule{}, err
 	}
-	for _, old := range all {
-		if old.ID != id || (in.Scope != "" && in.Scope != old.Scope) {
-			continue
+	if in.Scope != "" && in.Scope != family[0].Scope {
+		n, err := h.c.newRule(in) // a new scope: resolved from the session, as when adding
+		if err != nil {
+			return store.Rule{}, err
 		}
-		// Same scope: the rule keeps the session or folder it applies to.
+		saved, err := h.c.db.ReplaceRule(ctx, id, n)
+		if err != nil {
+			return store.Rule{}, err
+		}
+		return saved, h.deleteRules(ctx, family, id)
+	}
+	var first store.Rule
+	for i, old := range family {
 		n := store.NewRule{Tool: strings.TrimSpace(in.Tool), Pattern: strings.TrimSpace(in.Pattern), Effect: in.Effect,
 			Scope: old.Scope, ScopeID: old.ScopeID}
 		if n.Pattern == "" {
 			n.Pattern = "*"
 		}
-		return h.c.db.ReplaceRule(ctx, id, n)
+		saved, err := h.c.db.ReplaceRule(ctx, old.ID, n)
+		if err != nil {
+			return store.Rule{}, err
+		}
+		if i == 0 {
+			first = saved
+		}
 	}
-	n, err := h.c.newRule(in) // a new scope: resolved from the session, as when adding
-	if err != nil {
-		return store.Rule{}, err
-	}
-	return h.c.db.ReplaceRule(ctx, id, n)
+	return first, nil
 }
 
-// DeleteRule removes a rule.
-func (h *Settings) DeleteRule(id string) error { return h.c.db.DeleteRule(h.c.context(), id) }
+// DeleteRule removes a rule and its forks' copies (one row in Settings).
+func (h *Settings) DeleteRule(id string) error {
+	ctx := h.c.context()
+	family, err := h.c.ruleFamily(ctx, id)
+	if err != nil {
+		return err
+	}
+	return h.deleteRules(ctx, family, "")
+}
+
+// deleteRules deletes the rules but keep.
+func (h *Settings) deleteRules(ctx context.Context, rules []store.Rule, keep string) error {
+	for _, r := range rules {
+		if r.ID == keep {
+			continue
+		}
+		if err := h.c.db.DeleteRule(ctx, r.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // newRule turns the dialog's rule into the store's. Workspace rules match the root the runner
 // uses: symlinks resolved.

@@ -40,6 +40,30 @@ type Rule struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
+// RuleText is a rule in the words the window and the CLI show it with, the one place they are
+// made: "allow write_file *.md in this session", "deny every run_shell_command call in this
+// folder". A person reads the rule itself, never its id.
+func RuleText(effect Effect, tool, pattern string, scope Scope) string {
+	what := tool + " " + pattern
+	if pattern == "" || pattern == "*" {
+		what = "every " + tool + " call"
+	}
+	if tool == "*" {
+		what = "every call"
+		if pattern != "" && pattern != "*" {
+			what = "every call matching " + pattern
+		}
+	}
+	where := "in this session"
+	if scope == ScopeWorkspace {
+		where = "in this folder"
+	}
+	return fmt.Sprintf("%s %s %s", effect, what, where)
+}
+
+// Text is RuleText of the rule.
+func (r Rule) Text() string { return RuleText(r.Effect, r.Tool, r.Pattern, r.Scope) }
+
 // NewRule is what AddRule needs.
 type NewRule struct {
 	Tool    string `json:"tool"`

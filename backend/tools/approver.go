@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // Sentinel errors of the Approver.
@@ -253,7 +255,7 @@ func withHook(effect Effect, by string, hook Effect) (Effect, string) {
 func reasonFor(by string, rules []Rule, effect Effect) string {
 	for _, r := range rules {
 		if "rule:"+r.ID == by {
-			return fmt.Sprintf("%s by rule %s (%s %q, %s scope)", effect, r.ID, r.Tool, r.Pattern, r.Scope)
+			return store.RuleText(r.Effect, r.Tool, r.Pattern, r.Scope)
 		}
 	}
 	return fmt.Sprintf("%s by %s", effect, by)

@@ -106,7 +106,7 @@ test('an always-allow rule is created from the card and honoured on the next cal
   await page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: 'Second done.' }).waitFor();
   await runFinished(page);
   const second = page.locator('[data-call-id="call_b"]');
-  await second.getByText(/Approved by rule/).waitFor();
+  await second.getByText(/Approved by the rule: allow run_shell_command echo \S* in this session/).waitFor();
   assert.equal(await page.getByRole('button', { name: 'Approve', exact: true }).count(), 0);
   const out = await second.locator('details.tool-result pre').textContent();
   assert.match(out, /second/);

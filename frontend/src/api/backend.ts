@@ -49,6 +49,7 @@ import type {
   Row,
   Run,
   Rule,
+  RuleView,
   RuleInput,
   SandboxInput,
   SandboxStatus,
@@ -92,7 +93,7 @@ export const api = {
   saveSettings: (s: SettingsInput): Promise<Settings> => SettingsService.SaveSettings(s),
   testConnection: (baseURL: string, apiKey: string): Promise<ConnectionResult> =>
     SettingsService.TestConnection(baseURL, apiKey),
-  listRules: (): Promise<Rule[]> => list<Rule>(SettingsService.ListRules()),
+  listRules: (): Promise<RuleView[]> => list<RuleView>(SettingsService.ListRules()),
   addRule: (r: RuleInput): Promise<Rule> => SettingsService.AddRule(r),
   updateRule: (id: string, r: RuleInput): Promise<Rule> => SettingsService.UpdateRule(id, r),
   deleteRule: (id: string): Promise<void> => SettingsService.DeleteRule(id),

@@ -863,6 +863,19 @@ export interface RuleInput {
 /** Go: store.Scope */
 export type RuleScope = 'session' | 'workspace';
 
+/** Go: desktop.RuleView */
+export interface RuleView {
+  id: string;
+  tool: string;
+  pattern: string;
+  effect: RuleEffect;
+  scope: RuleScope;
+  scope_id: string;
+  text: string;
+  where: string;
+  copies: string[] | null;
+}
+
 /** Go: store.Run */
 export interface Run extends Counters {
   run_id: string;

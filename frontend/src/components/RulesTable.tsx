@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import type { Rule, RuleEffect, RuleInput, RuleScope } from '../api/types';
+import type { RuleEffect, RuleInput, RuleScope, RuleView } from '../api/types';
 import { ruleText } from './RuleDialog';
 
 interface Props {
-  rules: Rule[];
+  /** As Go lists them: a rule and its forks' copies are one row; Edit and Delete act on all. */
+  rules: RuleView[];
   /** The open session: new rules are scoped to it or to its workspace. */
   sessionID: string | null;
   onAdd: (r: RuleInput) => Promise<boolean>;
@@ -37,7 +38,7 @@ export function RulesTable({ rules, sessionID, onAdd, onUpdate, onRemove }: Prop
             <th>Tool</th>
             <th>Pattern</th>
             <th>Effect</th>
-            <th>Scope</th>
+            <th>Applies to</th>
             <th>
               <span className="sr-only">Actions</span>
             </th>
@@ -75,13 +76,13 @@ export function RulesTable({ rules, sessionID, onAdd, onUpdate, onRemove }: Prop
                 </td>
               </tr>
             ) : (
-              <tr key={r.id}>
+              <tr key={r.id} title={r.text}>
                 <td>{r.tool}</td>
                 <td>
                   <code>{r.pattern}</code>
                 </td>
                 <td>{r.effect}</td>
-                <td>{r.scope}</td>
+                <td>{r.where}</td>
                 <td>
                   <button
                     type="button"

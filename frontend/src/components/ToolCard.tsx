@@ -136,7 +136,7 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
       {call.name === 'task' && <TaskProgress callId={call.id} args={args as { description?: string; agent?: string } | null} done={Boolean(result)} />}
       {approval && (
         <p className={`approval-note ${approval.payload.decision}`} data-seq={approval.seq}>
-          {approval.payload.decision === 'approved' ? 'Approved' : 'Denied'} by {describeBy(approval.payload.by)}
+          {approval.payload.decision === 'approved' ? 'Approved' : 'Denied'} by {describeBy(approval.payload.by, approval.payload.reason)}
           {/* A rule's or mode's reason only restates who decided; a person's is theirs. */}
           {approval.payload.reason && approval.payload.by === 'person' && <>: “{approval.payload.reason}”</>}
         </p>
@@ -275,9 +275,10 @@ function describeReview(actions: string[]): string {
   return actions.map((a, i) => `hunk ${i + 1} ${done[a] ?? a}`).join(', ');
 }
 
-function describeBy(by: string): string {
+/** Who decided; a rule's reason is the rule itself in Go's words ("allow write_file *.md in this session"). */
+function describeBy(by: string, reason: string): string {
   if (by === 'person') return 'you';
-  if (by.startsWith('rule:')) return `rule ${by.slice(5)}`;
+  if (by.startsWith('rule:')) return reason ? `the rule: ${reason}` : 'a saved rule';
   if (by.startsWith('mode:')) return `approval mode “${by.slice(5)}”`;
   if (by === 'hook') return 'a hook';
   if (by.startsWith('skill:')) return `skill ${by.slice(6)} (its allowed-tools)`;

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api } from '../api/backend';
-import type { Rule, RuleInput, Settings, Theme } from '../api/types';
+import type { RuleInput, RuleView, Settings, Theme } from '../api/types';
 import { errorMessage } from '../api/types';
 import { useLoaded } from './useLoaded';
 
@@ -28,7 +28,7 @@ export function useTheme(theme: Theme | undefined) {
 
 /** The saved approval rules, with delete. */
 export function useRules() {
-  const { value: rules, error, setError, refresh } = useLoaded<Rule[]>(api.listRules, []);
+  const { value: rules, error, setError, refresh } = useLoaded<RuleView[]>(api.listRules, []);
   const remove = useCallback(
     async (id: string) => {
       try {

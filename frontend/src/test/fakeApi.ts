@@ -40,6 +40,7 @@ import type {
   Plan,
   Rule,
   RuleInput,
+  RuleView,
   Run,
   Session,
   SessionSummary,
@@ -241,7 +242,20 @@ export function makeFakeApi() {
       return state.settings;
     }),
     testConnection: vi.fn(async () => state.connection),
-    listRules: vi.fn(async () => [...state.rules]),
+    // As Go lists them (desktop.RuleView): in words, with where each applies.
+    listRules: vi.fn(async (): Promise<RuleView[]> =>
+      state.rules.map((r) => ({
+        id: r.id,
+        tool: r.tool,
+        pattern: r.pattern,
+        effect: r.effect,
+        scope: r.scope,
+        scope_id: r.scope_id,
+        text: `${r.effect} ${r.tool} ${r.pattern} in this ${r.scope === 'workspace' ? 'folder' : 'session'}`,
+        where: r.scope === 'workspace' ? `folder ${r.scope_id}` : `session “${state.sessions.find((s) => s.id === r.scope_id)?.title ?? 'New session'}”`,
+        copies: [r.id],
+      })),
+    ),
     addRule: vi.fn(async (r: RuleInput) => {
       const rule: Rule = {
         id: `r${state.rules.length + 1}`,
