@@ -58,7 +58,7 @@ func TestRunPlanModeAndSessionTotals(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	// "children" (issue 21) is [] for a session that started none.
+	// "children" is [] for a session that started none.
 	want := []string{"cache_read_tokens", "cache_write_tokens", "children", "cost", "input_tokens", "output_tokens", "runs", "session_id", "tool_calls", "turns"}
 	if !reflect.DeepEqual(keys, want) {
 		t.Fatalf("fields %v, want %v", keys, want)

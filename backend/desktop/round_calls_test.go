@@ -52,8 +52,8 @@ func importRows(t testing.TB, dbPath string, n int) string {
 
 // TestPageCallsPerRoundDoNotGrowWithTheSession times the reads the page makes on each stored
 // row of a tool round (touched files after the new rows, versions, runs, totals, hooks, live
-// state, the session list) in a 10-row and a 10,000-row session: issue 19's tool round at
-// 10,000 rows may take at most 1.5x the one at 10 rows, and these run beside it.
+// state, the session list) in a 10-row and a 10,000-row session: a tool round at 10,000 rows
+// may take at most 1.5x the one at 10 rows (docs/benchmarks.md), and these run beside it.
 func TestPageCallsPerRoundDoNotGrowWithTheSession(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports a 10,000-row session")

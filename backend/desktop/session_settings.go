@@ -4,7 +4,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
-// Per-session settings (issue 20): the window's header sets a session's approval mode
+// Per-session settings: the window's header sets a session's approval mode
 // (store.SessionMode.Approve) and budgets (store.SessionBudgets); they are kept with the
 // session, so the next run of it — in the window or `loopdesk run --session` — uses them.
 

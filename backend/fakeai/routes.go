@@ -10,7 +10,7 @@ import (
 // which their requests arrive. EnqueueFor gives a conversation its own queue, chosen by a
 // marker in the conversation's first user message (a child's first user message is the
 // prompt its task call gave it; the parent's is the person's prompt). A request whose first
-// user message contains no routed marker takes the shared queue as before.
+// user message contains no routed marker takes the shared queue.
 
 // route is one conversation's queue.
 type route struct {

@@ -1,4 +1,4 @@
-// Package images prepares the person's images for a model (issue 20): it checks what a
+// Package images prepares the person's images for a model: it checks what a
 // file is, and scales a copy down to what providers accept. The original is what the
 // journal keeps (store blobs); only the copy sent is scaled.
 //

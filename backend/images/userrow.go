@@ -42,7 +42,7 @@ func CountImages(rows []store.Chunk, vision bool) (int, error) {
 }
 
 // UserRowContent is the "content" of the user message for row p: its text as a plain string
-// when no image of it is sent (so a text-only request is exactly as before), else the text
+// when no image of it is sent (so a text-only request is byte for byte what it would be with no image support), else the text
 // and one image_url part per image sent, each a data URL of the copy fitted to lim for a
 // request carrying total images. The originals in the journal are not changed.
 func UserRowContent(ctx context.Context, db BlobGetter, p store.UserPayload, lim Limits, total int, vision bool) (any, error) {

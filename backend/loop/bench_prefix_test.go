@@ -129,7 +129,7 @@ func stablePct(bodies [][]byte, stable func(cur, next []byte) bool) float64 {
 // bytes up to their last cache breakpoint (Anthropic, markers left out) or their last
 // assistant turn (OpenAI-style, DeepSeek's thinking turns) are a byte-identical prefix of the
 // next request's, and the share of input tokens the fake Messages API reported read from its
-// cache. Goals (issue 19): 100 % and ≥ 0.9. The script has no compaction: a compaction
+// cache. Goals: 100 % and ≥ 0.9. The script has no compaction: a compaction
 // rewrites the prefix by design (the requests after it are built afresh).
 func BenchmarkPrefixStability(b *testing.B) {
 	opts := func(c provider.Config) provider.Config {

@@ -154,7 +154,7 @@ func (r *roundRig) rounds(sid string) float64 {
 // 10-row session and one on the 10,000-row session (seeded once; it grows by each run's
 // rows, and the runner keeps its caches between runs as it does for a real session), so a
 // busy machine weighs on both sides of a pair alike; x_10k_vs_10 is the median of the pairs'
-// ratios of median rounds. Goal (issue 19): ≤ 1.5.
+// ratios of median rounds. Goal: ≤ 1.5.
 func BenchmarkToolRound10k(b *testing.B) {
 	r := newRoundRig(b)
 	big := seedSession(b, r.db, r.ws, 10_000, r.origin)
@@ -175,7 +175,7 @@ func BenchmarkToolRound10k(b *testing.B) {
 
 // BenchmarkRequestBuild10k: building the next request of a 10,000-row session from its rows,
 // afresh (store.Turns and the adapter's encoding of every message: what each model call did
-// before issue 19) against through the session's caches after one tool round's rows were
+// without the caches) against through the session's caches after one tool round's rows were
 // appended (store.TurnCache and provider.Cache: what the runner does now).
 func BenchmarkRequestBuild10k(b *testing.B) {
 	ctx := context.Background()

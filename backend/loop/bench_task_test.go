@@ -15,7 +15,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
-// BenchmarkTaskChildren (issue 21): a parent turn starting four children, each doing the same
+// BenchmarkTaskChildren: a parent turn starting four children, each doing the same
 // scripted work (a read-only tool turn, then an answer, each model reply streaming with a
 // delay like a real server's), against a parent turn starting one child doing it, in the same
 // run. x_four_vs_one is the ratio of the two parents' wall times (goal: at most 1.3): the

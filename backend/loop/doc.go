@@ -97,7 +97,7 @@
 //     cancelled), when no Stop or SubagentStop hook can fire (no hooks engine, the run did not
 //     complete, or the engine says none is configured: hooks.Engine.Has). A Stop hook reads
 //     the transcript, which must hold the answer it judges, so with one configured they are
-//     stored at once as before. Held, they are written with the run's end in one transaction
+//     stored at once. Held, they are written with the run's end in one transaction
 //     (Store.AppendAndFinish, runner_finish.go), and the events that report them
 //     (assistant_message, usage, budget, tool_finished) are held with them and published,
 //     after rows_stored, once they are stored, then run_finished: the page never hears of a
@@ -107,7 +107,7 @@
 // A run of n tool turns with one call each and a final answer therefore makes 2n+2 commits:
 // the run with its prompt, per tool turn the call and its result (with its approval), and
 // the answer with the run's end. BenchmarkRunnerTurn counts them at the store (commits/turn,
-// docs/benchmarks.md): 2.0 for 4 tool turns and the answer, from 3.2 before issue 18.
+// docs/benchmarks.md): 2.0 for 4 tool turns and the answer.
 //
 // Each commit writes what the journal needs and little else (docs/benchmarks.md, "Cheaper
 // commits"): the rows, the session's tail and the run's counters. The full-text index is

@@ -134,8 +134,8 @@ func (rn *run) requestMessages(rc *requestCache, rows []store.Chunk) ([]provider
 	return rn.withImages(rn.op, msgs)
 }
 
-// retryWithoutImages answers a model call the server refused because of an image (issue 20:
-// one bad image never bricks a session). The images to blame are left out of the context by
+// retryWithoutImages answers a model call the server refused because of an image (one bad
+// image never bricks a session). The images to blame are left out of the context by
 // an image_excluded row (never deleted; the page shows which and why) and the call is made
 // once more without them: the images of the newest message that carried any, or every image
 // sent when the server says the model takes none. A second refusal is returned as it is, so

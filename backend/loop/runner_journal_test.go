@@ -12,7 +12,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
-// The journal keeps every fact (issue 17): spend on the rows, a durable queue, Stop that
+// The journal keeps every fact: spend on the rows, a durable queue, Stop that
 // stops, bounds that are not bypassed.
 
 // queueWhileApproving starts a run whose first call waits for a person, queues text on it and

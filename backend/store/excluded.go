@@ -10,7 +10,7 @@ import (
 )
 
 // KindImageExcluded records that images of earlier user rows are left out of the context from
-// now on, because a provider refused a request carrying them (issue 20). The journal is
+// now on, because a provider refused a request carrying them. The journal is
 // append-only, so the user row is never changed: Turns, the page and exports read the
 // exclusion from this row. Not sent to the model as a message of its own; the user message it
 // concerns says instead that its image was left out.

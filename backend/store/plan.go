@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// The live plan (issue 21): the model keeps it with the update_plan tool, whose call (the
+// The live plan: the model keeps it with the update_plan tool, whose call (the
 // plan) and result are rows; the person edits it, which is a note row (Source PlanEditSource)
 // telling the model the plan as the person left it. The plan pinned above the message box is
 // the latest of the two, read from the rows, so it survives a reopen, a fork and a restart.

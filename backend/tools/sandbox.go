@@ -9,7 +9,7 @@ import (
 )
 
 // ShellSandbox is how run_shell_command confines the commands of one session. The
-// zero value runs every command unconfined, as before the sandbox existed.
+// zero value runs every command unconfined.
 //
 // A command runs in the sandbox when Mode is on or auto and Box is set, unless it
 // asked for "unsandboxed" (refused under on). With no Box, on refuses every command

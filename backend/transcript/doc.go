@@ -1,4 +1,4 @@
-// Package transcript writes a session as a readable Markdown transcript (issue 20): `loopdesk
+// Package transcript writes a session as a readable Markdown transcript: `loopdesk
 // sessions export --format markdown ID` and the window's Export → Markdown.
 //
 // Contract:

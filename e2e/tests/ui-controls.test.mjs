@@ -1,4 +1,4 @@
-// The conversation controls (issue 20), each by its accessible name, against the real Go
+// The conversation controls, each by its accessible name, against the real Go
 // backend and the fake model: Edit message forks before the message and the original stays;
 // Regenerate makes a version and Previous/Next version move between them in place; Retry after
 // a scripted 500 runs again without sending the message twice; Ctrl+F finds with counts;

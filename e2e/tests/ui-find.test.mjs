@@ -1,4 +1,4 @@
-// Find in session (issue 20) over a session longer than what the conversation renders (its
+// Find in session over a session longer than what the conversation renders (its
 // last 200 rows): Ctrl+F counts the matches of every row — messages, tool arguments and tool
 // output — and moving to a match in a row not rendered renders it, opens its card and
 // scrolls to it.

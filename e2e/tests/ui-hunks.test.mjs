@@ -1,4 +1,4 @@
-// Hunk review in the window (issue 23): the Changes tab lists the agent's hunks; "Revert hunk"
+// Hunk review in the window: the Changes tab lists the agent's hunks; "Revert hunk"
 // puts one back in the file and the next request tells the model; approval mode review shows
 // a write's hunks on its card and writes only the kept ones; a fork with its own folder
 // applies its change to the parent's folder, where it waits as a hunk to review.

@@ -1,4 +1,4 @@
-// Images a provider refuses (issue 20): against the real Go backend and the fake model told to
+// Images a provider refuses: against the real Go backend and the fake model told to
 // refuse an image the way OpenAI does, the refused image is left out of the context (never
 // deleted: it stays on its message, marked with the provider's words), the request is made
 // once more without it, and the session goes on. The per-model vision setting in Settings

@@ -1,4 +1,4 @@
-// The journal keeps every fact (issue 17), in the window: Stop with a message queued stops
+// The journal keeps every fact, in the window: Stop with a message queued stops
 // the run and nothing else (the message stays queued, with Send now and Remove); a message
 // queued when the app is killed is there after a restart and can be sent.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Steering a run in the window (issue 13): a message sent while a run waits is queued
+// Steering a run in the window: a message sent while a run waits is queued
 // (visible, removable) and reaches the model after the turn's results; plan mode refuses a
 // write and "Execute plan" carries it out; a session that hit the context limit runs again
 // and completes, with the exchange that did not fit set aside as a visible row.

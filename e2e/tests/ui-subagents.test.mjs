@@ -1,4 +1,4 @@
-// Child sessions and the pinned plan in the window (issue 21): a task call's card shows its
+// Child sessions and the pinned plan in the window: a task call's card shows its
 // child live, the child's approval on a card labelled with the child's description and
 // agent, "Open child session" opens it; the plan the model keeps is pinned above the message
 // box and is still there after the app restarts.

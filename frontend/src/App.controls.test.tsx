@@ -1,4 +1,4 @@
-// The conversation controls against the in-memory fake (issue 20): Edit message in place,
+// The conversation controls against the in-memory fake: Edit message in place,
 // the version switcher, Regenerate, Retry, Copy message, the find bar and Esc.
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';

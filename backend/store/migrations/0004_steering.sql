@@ -1,4 +1,4 @@
--- 0004: steering (issue 13). Each run records its mode (plan or execute) and the
+-- 0004: steering. Each run records its mode (plan or execute) and the
 -- instruction files (AGENTS.md) it was given, as [{"path","sha256","bytes","truncated"}].
 -- Each session keeps the mode the window last used for it, and the approval mode the
 -- person picked for it ("" = the saved default).

@@ -1,4 +1,4 @@
--- 0005: the journal keeps every fact (issue 17).
+-- 0005: the journal keeps every fact.
 --
 -- Rows: the kind set is closed in Go (store.canonical refuses any other kind), so the
 -- table no longer repeats it in a CHECK constraint that every new kind would have to

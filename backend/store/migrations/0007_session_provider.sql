@@ -1,4 +1,4 @@
--- 0007: a provider and model per session (issue 19). The session keeps the provider its
+-- 0007: a provider and model per session. The session keeps the provider its
 -- next run uses (with the model already kept in sessions.model); each run records the
 -- provider its model calls went to. '' is the provider named "default": the endpoint
 -- configured before providers existed (OPENAI_BASE_URL, the window's saved endpoint).

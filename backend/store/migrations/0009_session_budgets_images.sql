@@ -1,9 +1,9 @@
--- 0009: per-session budgets and the blobs of images (issue 20). Each session keeps its own budgets
+-- 0009: per-session budgets and the blobs of images. Each session keeps its own budgets
 -- (store.SessionBudgets), set in the window's header as JSON; a field left out takes the saved
 -- default, and a flag of `loopdesk run --session` overrides it.
 ALTER TABLE sessions ADD COLUMN budgets TEXT NOT NULL DEFAULT '{}';
 
--- The person's images (issue 20), stored once per content: a user row's payload names them
+-- The person's images, stored once per content: a user row's payload names them
 -- by hash (store.ImageRef); forks share them. The bytes are the original file as attached;
 -- what a request sends is a scaled copy made when it is built (backend/images).
 CREATE TABLE blobs (

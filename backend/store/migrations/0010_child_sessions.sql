@@ -1,4 +1,4 @@
--- 0010: child sessions (issue 21). A task call starts a child session: parent_id names the
+-- 0010: child sessions. A task call starts a child session: parent_id names the
 -- session whose call started it and parent_call_id that call's id. Forks keep parent_call_id ''
 -- (they name the parent row by fork_seq instead).
 ALTER TABLE sessions ADD COLUMN parent_call_id TEXT NOT NULL DEFAULT '';

@@ -1,4 +1,4 @@
--- 0013: cheaper commits (issue 18). Every row the runner stores is one durable commit, so
+-- 0013: cheaper commits. Every row the runner stores is one durable commit, so
 -- what a commit writes besides the row is paid on every tool turn (docs/benchmarks.md,
 -- "Cheaper commits").
 --

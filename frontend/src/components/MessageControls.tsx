@@ -6,7 +6,7 @@ import { useBranchFiles } from '../hooks/useBranchFiles';
 import { RowImages } from './Images';
 
 /**
- * What the conversation's message controls do (issue 20); App wires them to Go. Every edit or
+ * What the conversation's message controls do; App wires them to Go. Every edit or
  * regeneration is a fork: the original is never overwritten.
  */
 export interface ConversationControls {

@@ -1,4 +1,4 @@
-// Images a provider refused (issue 20). The journal is append-only, so the user row that
+// Images a provider refused. The journal is append-only, so the user row that
 // carries an image is never changed: an image_excluded row names the images left out of the
 // context from then on, with the provider's words. The conversation shows the note on each
 // image and the row itself names them.

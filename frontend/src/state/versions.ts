@@ -1,4 +1,4 @@
-// Where the version switchers go (issue 20). An edit or a regeneration is a fork: the
+// Where the version switchers go. An edit or a regeneration is a fork: the
 // versions of a row are sibling sessions sharing the rows before it (Go's Sessions.Branches).
 // These pure functions place each branch on the row it is a version of.
 import type { Branch, Row } from '../api/types';
