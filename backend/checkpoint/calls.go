@@ -18,10 +18,12 @@ type CallChange struct {
 // the window's Workspace tab and every other view read it rather than guessing from a call's
 // arguments, so a shell command's edits count as much as write_file's.
 func (r *Recorder) CallChanges(ctx context.Context, sessionID string, after int64) ([]CallChange, error) {
-	if _, err := r.db.GetSession(ctx, sessionID); err != nil {
+	spans, err := r.lineOf(ctx, sessionID)
+	if err != nil {
 		return nil, err
 	}
-	rows, err := queryChanges(ctx, r.sql, `c.session_id = ? AND c.seq > ?`, sessionID, after)
+	where, args := spansWhere(spans, false)
+	rows, err := queryChanges(ctx, r.sql, where+` AND c.seq > ?`, append(args, after)...)
 	if err != nil {
 		return nil, fmt.Errorf("changes of the calls of session %s: %w", sessionID, err)
 	}

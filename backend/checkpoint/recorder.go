@@ -465,12 +465,15 @@ func (r *Recorder) Content(ctx context.Context, e *Entry) ([]byte, error) {
 	return data, nil
 }
 
-// Changes returns every change recorded for sessionID's rows, by seq then path.
+// Changes returns every change recorded for sessionID's rows, by seq then path;
+// a fork's rows copied from its parent have the parent's (see lineage).
 func (r *Recorder) Changes(ctx context.Context, sessionID string) ([]Change, error) {
-	if _, err := r.db.GetSession(ctx, sessionID); err != nil {
+	spans, err := r.lineOf(ctx, sessionID)
+	if err != nil {
 		return nil, err
 	}
-	rows, err := queryChanges(ctx, r.sql, `c.session_id = ? AND c.seq > 0`, sessionID)
+	where, args := spansWhere(spans, false)
+	rows, err := queryChanges(ctx, r.sql, where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("changes of session %s: %w", sessionID, err)
 	}

@@ -97,7 +97,11 @@ func (r *Recorder) restore(ctx context.Context, sessionID string, opts RestoreOp
 	if err := r.catchUp(ctx, rs, sessionID, opts.RunID, "restore"); err != nil {
 		return Plan{}, err
 	}
-	p, err := r.plan(ctx, rs, sessionID, opts)
+	spans, err := r.lineage(ctx, s)
+	if err != nil {
+		return Plan{}, err
+	}
+	p, err := r.plan(ctx, rs, sessionID, spans, opts)
 	if err != nil || opts.DryRun {
 		return p, err
 	}
@@ -162,11 +166,17 @@ func conflictsLeft(cs []Conflict, override []string) error {
 	return nil
 }
 
-// plan works out, per path the session changed at or after ToSeq, the state
-// to go back to (before its first such change) and whether the file is
-// still as the session last left it.
-func (r *Recorder) plan(ctx context.Context, rs *rootState, sessionID string, opts RestoreOptions) (Plan, error) {
-	where, args := `c.session_id = ? AND c.seq >= ? AND c.root = ?`+notOutside, []any{sessionID, opts.ToSeq, rs.path}
+// plan works out, per path the session's line (spans) changed at or after
+// ToSeq, the state to go back to (before its first such change) and whether
+// the file is still as the line last left it. A fork's rows copied from its
+// parent restore with the parent's records: in a shared folder as the
+// parent's restore would (a later change of the parent's is a conflict), in
+// a fork's own folder with the same paths and the stored contents.
+func (r *Recorder) plan(ctx context.Context, rs *rootState, sessionID string, spans []lineSpan, opts RestoreOptions) (Plan, error) {
+	spans[0].root = rs.path
+	line, args := spansWhere(spans, true)
+	where := line + ` AND c.seq >= ?` + notOutside
+	args = append(args, opts.ToSeq)
 	if opts.Path != "" {
 		pp := path.Clean(strings.TrimPrefix(opts.Path, "./"))
 		where += ` AND (ch.path = ? OR substr(ch.path, 1, ?) = ?)`
