@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
@@ -138,9 +139,26 @@ func (e runUsageError) Error() string { return e.msg }
 
 // runParse reads flags and the prompt; flags may come before or after the prompt's words.
 func runParse(args []string, stderr io.Writer) (*runOptions, error) {
+	o, words, err := runParseFlags("loopdesk run", args, stderr, runUsage, nil)
+	if err != nil {
+		return nil, err
+	}
+	o.prompt = strings.TrimSpace(strings.Join(words, " "))
+	if o.prompt == "" {
+		return nil, runUsageError{"missing PROMPT"}
+	}
+	return o, nil
+}
+
+// runParseFlags reads run's flags, and those more adds (the session controls' own), from
+// args; the words between them are returned in order. usage is printed for --help.
+func runParseFlags(name string, args []string, stderr io.Writer, usage string, more func(*flag.FlagSet)) (*runOptions, []string, error) {
 	o := &runOptions{}
-	fs := flag.NewFlagSet("loopdesk run", flag.ContinueOnError)
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	if more != nil {
+		more(fs)
+	}
 	fs.StringVar(&o.session, "session", "", "")
 	fs.StringVar(&o.workspace, "workspace", "", "")
 	fs.StringVar(&o.db, "db", "", "")
@@ -158,10 +176,10 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 	for rest := args; ; {
 		if err := fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stderr, runUsage)
-				return nil, err
+				fmt.Fprint(stderr, usage)
+				return nil, nil, err
 			}
-			return nil, runUsageError{err.Error()}
+			return nil, nil, runUsageError{err.Error()}
 		}
 		used := len(rest) - len(fs.Args())
 		terminated := used > 0 && rest[used-1] == "--"
@@ -176,24 +194,20 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 		words = append(words, rest[0])
 		rest = rest[1:]
 	}
-	o.prompt = strings.TrimSpace(strings.Join(words, " "))
 	if o.parallel < 1 {
-		return nil, runUsageError{"--max-parallel-tasks: want 1 or more"}
-	}
-	if o.prompt == "" {
-		return nil, runUsageError{"missing PROMPT"}
+		return nil, nil, runUsageError{"--max-parallel-tasks: want 1 or more"}
 	}
 	var sbErr error
 	if o.sandbox, sbErr = sandbox.ParseMode(*sandboxMode); sbErr != nil {
-		return nil, runUsageError{"--" + sbErr.Error()}
+		return nil, nil, runUsageError{"--" + sbErr.Error()}
 	}
 	if !store.RunMode(*runMode).Valid() {
-		return nil, runUsageError{fmt.Sprintf("--mode %q: want plan or execute", *runMode)}
+		return nil, nil, runUsageError{fmt.Sprintf("--mode %q: want plan or execute", *runMode)}
 	}
 	o.plan = store.RunMode(*runMode) == store.ModePlan
 	var err error
 	if o.flags, err = cf.overrides(fs); err != nil {
-		return nil, runUsageError{err.Error()}
+		return nil, nil, runUsageError{err.Error()}
 	}
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -203,7 +217,7 @@ func runParse(args []string, stderr io.Writer) (*runOptions, error) {
 			o.provider = &cf.provider
 		}
 	})
-	return o, nil
+	return o, words, nil
 }
 
 // runConfigFlags are the flags that override the saved settings and the
@@ -294,6 +308,21 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	start := func(ctx context.Context, svc *chat.Service, sessionID string, r chat.Run) (string, string, error) {
+		runID, err := svc.Start(ctx, sessionID, r)
+		return sessionID, runID, err
+	}
+	return runAgentWith(ctx, o, start, stdin, stdout, stderr)
+}
+
+// runStart starts the run a command is for through the use-case layer, in the session
+// sessionID or a fork of it: the session the run is in, and its id.
+type runStart func(ctx context.Context, svc *chat.Service, sessionID string, r chat.Run) (runSession, runID string, err error)
+
+// runAgentWith is `loopdesk run` and the session controls: the configuration, the session
+// and its provider and model, the stack, the printer and the asker, then start, then the
+// wait for the run's end (or an interrupt).
+func runAgentWith(ctx context.Context, o *runOptions, start runStart, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	cfg, srcs, err := resolve(ctx, o.db, runGetenv, o.flags)
 	if err != nil {
 		return runExitOther, err
@@ -365,30 +394,30 @@ func runAgent(ctx context.Context, o *runOptions, stdin io.Reader, stdout, stder
 	if n := shell.Notice(); n != "" {
 		fmt.Fprintf(stderr, "loopdesk run: %s\n", n) // once, before anything runs: never silently unconfined
 	}
-	spec := cfg.RunSpec(sessionID, o.workspace, o.prompt, o.system)
-	if err := runCommand(&spec, instr); err != nil {
-		return runExitOther, err
-	}
-	spec.Sandbox = shell
-	spec.Plan = o.plan
-	spec.Provider, spec.ThinkingBudget = target.choice.Provider, target.budget
-	spec.Images = imgs
-	spec.Vision = cfg.VisionOf(spec.Provider, spec.Model) // the window's per-model vision setting
-	spec.ImagesDropped = imagesDropped(o.images, spec.Vision.TextOnly(spec.Model))
-	for _, d := range spec.ImagesDropped {
+	vision := cfg.VisionOf(target.choice.Provider, cfg.Model) // the window's per-model vision setting
+	dropped := imagesDropped(o.images, vision.TextOnly(cfg.Model))
+	for _, d := range dropped {
 		fmt.Fprintf(stderr, "loopdesk run: --image %s: %s\n", d.Path, d.Reason)
 	}
-	if o.session != "" {
-		// Continuing a session: its own approval mode and budgets (set in the window's
-		// header) apply, unless a flag names the value.
-		if err := runSessionSettings(ctx, db, sessionID, &spec, o.flags); err != nil {
-			return runExitOther, err
-		}
-	}
-	runID, err := runner.Start(ctx, spec)
-	if err != nil {
+	command := loop.RunSpec{Workspace: o.workspace, Prompt: o.prompt}
+	if err := runCommand(&command, instr); err != nil {
 		return runExitOther, err
 	}
+	svc := chat.New(chat.Config{Stack: st, Flags: o.flags, Spec: func(_ context.Context, s store.Session) (loop.RunSpec, error) {
+		spec := cfg.RunSpec(s.ID, o.workspace, "", o.system)
+		spec.Sandbox = shell
+		spec.Provider, spec.ThinkingBudget, spec.Vision = target.choice.Provider, target.budget, vision
+		return spec, nil
+	}})
+	plan := o.plan
+	runSession, runID, err := start(ctx, svc, sessionID, chat.Run{Prompt: command.Prompt, Images: imgs, Plan: &plan,
+		Edit: func(spec *loop.RunSpec) { spec.Command, spec.ImagesDropped = command.Command, dropped }})
+	if ue := (runUsageError{}); errors.As(err, &ue) || errors.Is(err, stack.ErrInvalidInput) || errors.Is(err, store.ErrSeqOutOfRange) {
+		return runExitUsage, err
+	} else if err != nil {
+		return runExitOther, err
+	}
+	sessionID = runSession
 	asker.start()
 	defer asker.stop()
 
@@ -472,7 +501,7 @@ func runSession(ctx context.Context, db *store.DB, o *runOptions, ps config.Prov
 	if err := runCheckDir(o); err != nil {
 		return "", config.Choice{}, err
 	}
-	s, err := db.CreateSession(ctx, store.NewSession{Title: loop.Title(o.prompt), Workspace: o.workspace, Model: c.Model, Provider: c.Provider})
+	s, err := db.CreateSession(ctx, store.NewSession{Workspace: o.workspace, Model: c.Model, Provider: c.Provider})
 	if err != nil {
 		return "", config.Choice{}, err
 	}
@@ -524,20 +553,6 @@ func runImages(ctx context.Context, db *store.DB, paths []string) ([]store.Image
 		return nil, nil
 	}
 	return stack.StoreImages(ctx, db, in)
-}
-
-// runSessionSettings puts the session's own approval mode and budgets over spec, flags first.
-func runSessionSettings(ctx context.Context, db *store.DB, sessionID string, spec *loop.RunSpec, flags config.Overrides) error {
-	mode, err := db.GetSessionMode(ctx, sessionID)
-	if err != nil {
-		return err
-	}
-	b, err := db.GetSessionBudgets(ctx, sessionID)
-	if err != nil {
-		return err
-	}
-	config.ApplySession(spec, mode.Approve, b, flags)
-	return nil
 }
 
 func runCheckDir(o *runOptions) error {

@@ -56,6 +56,12 @@ commands:
   totals ID            tokens, cost, turns and tool calls over all of a session's runs
   plan ID              the session's pinned plan (the latest update_plan that succeeded,
                        or your edit of it); --json: null when there is none
+  regenerate ID [--row N]
+                       run again from before the reply at row N (default: the last) in
+                       a fork; run's flags, events and exit statuses (--help for more)
+  edit ID --row N --text TEXT
+                       send TEXT instead of your message at row N, in a fork; as regenerate
+  retry ID             run the session again after a failed or stopped run; as regenerate
 
 flags for every command:
   --db PATH            database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
@@ -105,6 +111,10 @@ func sessionsWithStdin(ctx context.Context, args []string, stdin io.Reader, stdo
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, sessUsage)
 		return sessExitOK
+	}
+	switch args[0] {
+	case "regenerate", "edit", "retry": // runs: run's flags, output and exit statuses
+		return sessionsVersion(ctx, args[0], args[1:], stdin, stdout, stderr)
 	}
 	cmd, err := sessParse(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {

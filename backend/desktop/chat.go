@@ -1,13 +1,14 @@
 package desktop
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
-	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -23,84 +24,45 @@ type Chat struct{ c *core }
 // (queue_changed reports it), or starts the next run. It returns the run's id; everything
 // else, the stored user row included, arrives as events.
 func (h *Chat) SendMessage(sessionID, text string) (string, error) {
-	c := h.c
-	ctx := c.context()
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return "", fmt.Errorf("%w: the message is empty", ErrInvalidInput)
+	runID, err := h.c.chat.Send(h.c.context(), sessionID, text, chat.Run{})
+	if errors.Is(err, loop.ErrBusy) {
+		return "", errBusy("send a message to session " + sessionID)
 	}
-	for range 3 {
-		// A message queued on a running run passes the UserPromptSubmit hooks in Queue (a
-		// new run's prompt passes them in Start).
-		if _, err := c.st.Runner.Queue(ctx, sessionID, text); err == nil {
-			runID, _ := c.st.Runner.Running(sessionID)
-			return runID, nil
-		} else if !errors.Is(err, loop.ErrNotRunning) {
-			return "", err
-		}
-		runID, err := c.start(sessionID, func(spec *loop.RunSpec) { spec.Prompt = text })
-		if !errors.Is(err, loop.ErrBusy) {
-			return runID, err
-		}
-		// A run started between the two tries (the queue's own next run): queue on it.
-	}
-	return "", errBusy("send a message to session " + sessionID)
+	return runID, err
 }
 
-// start starts a run of the session under the saved settings and the session's mode; edit
-// fills in what the run is for.
+// start starts a run of the session through the use-case layer; edit fills in what the run
+// is for.
 func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error) {
-	ctx := c.context()
+	return c.chat.Start(c.context(), sessionID, chat.Run{Edit: edit})
+}
+
+// runSpec is a run of the session as the window's saved settings make it (chat.Config.Spec):
+// the session's provider and model are checked here and set as the run starts (respec).
+func (c *core) runSpec(ctx context.Context, s store.Session) (loop.RunSpec, error) {
 	set, err := c.settings.Load(ctx)
 	if err != nil {
-		return "", err
-	}
-	s, err := c.db.GetSession(ctx, sessionID)
-	if err != nil {
-		return "", err
+		return loop.RunSpec{}, err
 	}
 	if _, err := c.runChoice(s, set); err != nil {
-		return "", err // before a scratch folder is made for a run that cannot start
+		return loop.RunSpec{}, err // before a scratch folder is made for a run that cannot start
 	}
 	if s.Workspace == "" {
 		// A session whose person chose no folder works in an empty scratch folder of its
 		// own, so its file tools still have a confined root.
 		if s, err = c.scratchWorkspace(s); err != nil {
-			return "", err
+			return loop.RunSpec{}, err
 		}
 		// The Workspace tab shows this folder from now on: watch it like a chosen one.
 		_ = c.watches.Show(ctx, s.Workspace) // the tree reports a folder it cannot watch
 	}
 	sb, err := c.sandboxView(ctx, s)
 	if err != nil {
-		return "", err
+		return loop.RunSpec{}, err
 	}
-	mode, err := c.db.GetSessionMode(ctx, sessionID)
-	if err != nil {
-		return "", err
-	}
-	spec := set.RunSpec(sessionID, s.Workspace, "") // the provider and model: respec, as the run starts
+	spec := set.RunSpec(s.ID, s.Workspace, "") // the provider and model: respec, as the run starts
 	spec.Sandbox = c.shellSandbox(sb.Effective)
-	spec.Plan = mode.Mode == store.ModePlan
-	budgets, err := c.db.GetSessionBudgets(ctx, sessionID)
-	if err != nil {
-		return "", err
-	}
-	config.ApplySession(&spec, mode.Approve, budgets, config.Overrides{})
-	edit(&spec)
-	var runID string
-	if spec.CompactThrough > 0 {
-		runID, err = c.st.Runner.CompactThrough(ctx, spec, spec.CompactThrough)
-	} else {
-		runID, err = c.st.Runner.Start(ctx, spec)
-	}
-	if err != nil {
-		return "", err
-	}
-	if spec.Prompt != "" && (s.Title == "" || s.Title == DefaultTitle) {
-		_ = c.db.RenameSession(ctx, sessionID, loop.Title(spec.Prompt)) // a title is a nicety
-	}
-	return runID, nil
+	return spec, nil
 }
 
 // Cancel stops the session's run, if one is going.

@@ -1,7 +1,6 @@
 package desktop
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -9,12 +8,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/transcript"
 )
 
-// The conversation controls (issue 20): edit and resend, regenerate, retry, and the versions
+// The conversation controls: edit and resend, regenerate, retry, and the versions
 // they make. An edit or a regeneration is a fork, so nothing is overwritten: the original
 // session keeps its rows and every version stays a session of its own, reachable from the
 // version switcher and the lineage tree.
@@ -37,134 +36,48 @@ type Branch struct {
 	Index int `json:"index"`
 }
 
-// retryable are the ends of a run that Retry may run again from: the model failed or the
-// run was stopped before it finished, so the last message has no complete answer.
-var retryable = []string{string(loop.StopProviderError), string(loop.StopTimeout), string(loop.StopError),
-	string(loop.StopCancelled), string(store.RunInterrupted)}
-
 // EditAndResend forks the session just before the person's message at seq, appends text as
 // the new message in the fork and starts a run there. The original session's rows are kept;
 // restoreFiles brings the files its rows from seq on changed back to before them first (a
 // restore row of the original; a conflict fails the edit and forks nothing), else the fork's
-// run starts with a note naming those files (branchFiles).
+// run starts with a note naming those files (chat.FilesKeep).
 func (h *Chat) EditAndResend(sessionID string, seq int64, text string, restoreFiles bool) (ForkedRun, error) {
-	c := h.c
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return ForkedRun{}, fmt.Errorf("%w: the message is empty", ErrInvalidInput)
-	}
-	at, err := c.editAt(sessionID, seq)
-	if err != nil {
-		return ForkedRun{}, err
-	}
-	notes, err := c.branchFiles(sessionID, at, restoreFiles)
-	if err != nil {
-		return ForkedRun{}, err
-	}
-	return c.forkAndRun(sessionID, at, store.ForkEdited, func(spec *loop.RunSpec) { spec.Prompt, spec.Notes = text, notes })
-}
-
-// editAt is where an edit of the person's message at seq forks: just before it.
-func (c *core) editAt(sessionID string, seq int64) (int64, error) {
-	row, err := c.row(sessionID, seq)
-	if err != nil {
-		return 0, err
-	}
-	if row.Kind != store.KindUser {
-		return 0, fmt.Errorf("%w: row %d is not a message of yours", ErrInvalidInput, seq)
-	}
-	return seq - 1, nil
+	f, err := h.c.chat.Edit(h.c.context(), sessionID, seq, text, filesOf(restoreFiles), chat.Run{})
+	return h.c.forked(f, err)
 }
 
 // Regenerate forks the session just before the run that produced the reply at seq, keeping
 // the message that run answered, and runs again from there: the new reply is a version of
 // the old one. The original session's rows are kept; restoreFiles is as for EditAndResend.
 func (h *Chat) Regenerate(sessionID string, seq int64, restoreFiles bool) (ForkedRun, error) {
-	c := h.c
-	at, err := c.regenerateAt(sessionID, seq)
-	if err != nil {
-		return ForkedRun{}, err
+	if seq == 0 {
+		// Row 0 would mean "the last reply" to the layer; the page always names its row.
+		return ForkedRun{}, fmt.Errorf("%w: row 0 is not a reply of the model", ErrInvalidInput)
 	}
-	notes, err := c.branchFiles(sessionID, at, restoreFiles)
-	if err != nil {
-		return ForkedRun{}, err
-	}
-	return c.forkAndRun(sessionID, at, store.ForkRegenerated, func(spec *loop.RunSpec) { spec.Resume, spec.Notes = true, notes })
-}
-
-// regenerateAt reads the session's rows for regenerateFrom.
-func (c *core) regenerateAt(sessionID string, seq int64) (int64, error) {
-	rows, err := c.db.Chunks(c.context(), sessionID)
-	if err != nil {
-		return 0, err
-	}
-	return regenerateFrom(rows, seq)
-}
-
-// regenerateFrom is where a regeneration of the reply at seq forks: at the message that
-// started the reply's run (kept in the fork), or just before the run when it started with
-// no message (a retry or a regeneration itself).
-func regenerateFrom(rows []store.Chunk, seq int64) (int64, error) {
-	i := slices.IndexFunc(rows, func(r store.Chunk) bool { return r.Seq == seq })
-	if i < 0 || rows[i].Kind != store.KindAssistant || rows[i].RunID == "" {
-		return 0, fmt.Errorf("%w: row %d is not a reply of the model", ErrInvalidInput, seq)
-	}
-	first := slices.IndexFunc(rows, func(r store.Chunk) bool { return r.RunID == rows[i].RunID })
-	if rows[first].Kind == store.KindUser {
-		return rows[first].Seq, nil
-	}
-	return rows[first].Seq - 1, nil
+	f, err := h.c.chat.Regenerate(h.c.context(), sessionID, seq, filesOf(restoreFiles), chat.Run{})
+	return h.c.forked(f, err)
 }
 
 // Retry runs the session again from its last complete row after a run that ended on a
 // provider error, a timeout, an error or an interruption. The person's message is already
 // stored: the run adds nothing before calling the model, so it is never sent twice.
 func (h *Chat) Retry(sessionID string) (string, error) {
-	c := h.c
-	runs, err := c.db.ListRuns(c.context(), sessionID)
-	if err != nil {
-		return "", err
-	}
-	if len(runs) == 0 {
-		return "", fmt.Errorf("%w: the session has no run to retry", ErrInvalidInput)
-	}
-	if last := runs[len(runs)-1]; !slices.Contains(retryable, string(last.Status)) {
-		return "", fmt.Errorf("%w: the last run ended %s; there is nothing to retry", ErrInvalidInput, last.Status)
-	}
-	return c.start(sessionID, func(spec *loop.RunSpec) { spec.Resume = true })
+	return h.c.chat.Retry(h.c.context(), sessionID, chat.Run{})
 }
 
-// forkAndRun forks the session with the rows 1..at (a version of the kind, which its title
-// names) and starts a run in the fork. A fork whose run cannot start (no model configured, a bad folder) is deleted again: a control
-// that failed leaves no empty session behind.
-func (c *core) forkAndRun(sessionID string, at int64, kind store.ForkKind, edit func(*loop.RunSpec)) (ForkedRun, error) {
-	ctx := c.context()
-	fork, err := c.db.ForkBefore(ctx, sessionID, at+1, kind)
-	if err != nil {
-		return ForkedRun{}, err
+func filesOf(restore bool) chat.Files {
+	if restore {
+		return chat.FilesRestore
 	}
-	runID, err := c.start(fork.ID, edit)
-	if err != nil {
-		_ = c.db.DeleteSession(context.WithoutCancel(ctx), fork.ID) // the start's error is the one to report
-		return ForkedRun{}, err
-	}
-	if fork, err = c.db.GetSession(ctx, fork.ID); err != nil { // start may have set its folder or title
-		return ForkedRun{}, err
-	}
-	return ForkedRun{Session: c.view(fork), RunID: runID}, nil
+	return chat.FilesKeep
 }
 
-// row returns one row of the session.
-func (c *core) row(sessionID string, seq int64) (store.Chunk, error) {
-	rows, err := c.db.Chunks(c.context(), sessionID)
+// forked is the page's view of a control's fork.
+func (c *core) forked(f chat.Forked, err error) (ForkedRun, error) {
 	if err != nil {
-		return store.Chunk{}, err
+		return ForkedRun{}, err
 	}
-	i := slices.IndexFunc(rows, func(r store.Chunk) bool { return r.Seq == seq })
-	if i < 0 {
-		return store.Chunk{}, fmt.Errorf("%w: session %s has no row %d", store.ErrSeqOutOfRange, sessionID, seq)
-	}
-	return rows[i], nil
+	return ForkedRun{Session: c.view(f.Session), RunID: f.RunID}, nil
 }
 
 // Branches lists the sets of versions the session belongs to, by fork point: the page shows

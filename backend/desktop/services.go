@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
@@ -61,6 +62,7 @@ type Services struct {
 type core struct {
 	db       *store.DB
 	st       *stack.Stack
+	chat     *chat.Service // every run, queue, edit, regenerate and retry goes through it
 	settings SettingsStore
 	watches  *Watches
 	dialogs  Dialogs
@@ -114,6 +116,7 @@ func newServices(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string
 		return nil, err
 	}
 	c.st = st
+	c.chat = chat.New(chat.Config{Stack: st, Spec: c.runSpec})
 	c.watches.Shared = st.Watches // the tree and the checkpoints share each folder's watcher
 	c.notices = newNotices(c)
 	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, Window: &Window{c}, c: c}, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -44,7 +45,7 @@ func (s *Sessions) NewSession(workspace string) (Session, error) {
 }
 
 // DefaultTitle is a new session's title until its first message names it.
-const DefaultTitle = "New session"
+const DefaultTitle = chat.DefaultTitle
 
 // RenameSession changes a session's title.
 func (s *Sessions) RenameSession(id, title string) error {
