@@ -75,22 +75,36 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
   }, []);
 
   const focused = useRef<Focus | null>(null);
+  // The row a focus request asked for, kept centred until the person scrolls or picks a row:
+  // selecting it opens the detail below the table, which shrinks the table (again when the
+  // row's file changes arrive), so a position computed before that would leave it out of view.
+  const [target, setTarget] = useState<number | null>(null);
   useEffect(() => {
     // Once per request, and only once the rows are that session's.
     if (!focus || focused.current === focus || rows[0]?.session_id !== focus.sessionID) return;
     focused.current = focus;
     setSelected(focus.seq);
-    let i = filtered.findIndex((r) => r.seq === focus.seq);
-    if (i < 0 && kind) {
-      setKind('');
-      i = rows.findIndex((r) => r.seq === focus.seq);
-    }
-    if (i >= 0 && body.current) {
-      const top = Math.max(0, i * ROW_HEIGHT - height / 2);
-      body.current.scrollTop = top;
-      setScrollTop(top);
-    }
-  }, [focus, rows, filtered, kind, height]);
+    setTarget(focus.seq);
+    if (kind && !filtered.some((r) => r.seq === focus.seq)) setKind('');
+  }, [focus, rows, filtered, kind]);
+
+  useLayoutEffect(() => {
+    const el = body.current;
+    const i = target === null ? -1 : filtered.findIndex((r) => r.seq === target);
+    if (!el || i < 0) return;
+    // Read the height the table has now, with the detail laid out; height (the state) only
+    // triggers this again when it changes.
+    const h = el.clientHeight || height;
+    const top = Math.max(0, i * ROW_HEIGHT - (h - ROW_HEIGHT) / 2);
+    el.scrollTop = top;
+    setScrollTop(el.scrollTop || top);
+  }, [target, filtered, height]);
+
+  const letGo = () => setTarget(null);
+  const select = (seq: number | null) => {
+    setTarget(null);
+    setSelected(seq);
+  };
 
   const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(filtered.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
@@ -144,6 +158,9 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
           role="rowgroup"
           className="tbody"
           ref={body}
+          onWheel={letGo}
+          onPointerDown={letGo}
+          onKeyDown={letGo}
           onScroll={(e) => {
             const top = e.currentTarget.scrollTop;
             if (frame.current === null) {
@@ -161,7 +178,7 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
                 row={r}
                 index={first + i}
                 selected={r.seq === selected}
-                onSelect={setSelected}
+                onSelect={select}
                 onFork={onFork}
                 kids={childSessions.length ? childrenOfRow(r, childSessions) : NO_KIDS}
                 onOpenSession={onOpenSession}
@@ -192,7 +209,7 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
                 Undo compaction
               </button>
             )}
-            <button type="button" aria-label="Close row" onClick={() => setSelected(null)}>
+            <button type="button" aria-label="Close row" onClick={() => select(null)}>
               ×
             </button>
           </header>
