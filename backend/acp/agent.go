@@ -13,6 +13,8 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/loopdesk/loopdesk/backend/chat"
+	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
@@ -24,8 +26,12 @@ import (
 type Config struct {
 	Stack *stack.Stack
 	// Spec is the run of one prompt as the settings make it (model, approval mode, limits,
-	// system prompt, sandbox); the agent sets Plan from the session's mode.
+	// system prompt, sandbox); the use-case layer (backend/chat) puts the session's own
+	// approval mode and budgets over it, Flags aside, and the agent sets Plan from the
+	// session's mode.
 	Spec func(sessionID, workspace, prompt string) loop.RunSpec
+	// Flags are the values named on `loopdesk acp`'s command line: they beat a session's own.
+	Flags config.Overrides
 	// Model names the model new sessions record.
 	Model   string
 	Version string
@@ -83,7 +89,6 @@ type session struct {
 	id        string
 	workspace string
 	plan      bool
-	untitled  bool // made by session/new: its first prompt names it
 	// st runs the session: the shared stack, or its own (own) when the client gave it MCP
 	// servers; an own stack is closed with the session or the connection.
 	st  *stack.Stack
@@ -148,7 +153,7 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 		}
 		return sdk.NewSessionResponse{}, fmt.Errorf("create session in %s: %w", ws, err)
 	}
-	a.remember(&session{id: s.ID, workspace: ws, untitled: true, st: st, own: own})
+	a.remember(&session{id: s.ID, workspace: ws, st: st, own: own})
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(s.ID), Modes: modes(false)}, nil
 }
 
@@ -181,6 +186,13 @@ func (a *Agent) remember(s *session) {
 	if old != nil && old.own && old.st != s.st {
 		old.st.Close()
 	}
+}
+
+// chatOf is the use-case layer over the session's stack.
+func (a *Agent) chatOf(s *session) *chat.Service {
+	return chat.New(chat.Config{Stack: s.st, Flags: a.cfg.Flags, Spec: func(_ context.Context, x store.Session) (loop.RunSpec, error) {
+		return a.cfg.Spec(x.ID, x.Workspace, ""), nil
+	}})
 }
 
 // runnerOf is the runner of a session this connection knows, else the shared one.

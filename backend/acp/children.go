@@ -138,7 +138,7 @@ func (t *turn) announceChildCall(k *childView, p loop.ApprovalRequestedPayload) 
 // ends: the child's run has then ended too (Stop on the parent stops its children).
 func (t *turn) askChildPermission(childSession string, meta map[string]any, p loop.ApprovalRequestedPayload, c callView) {
 	call := tools.Call{ID: p.CallID, Name: p.Name, Arguments: string(p.Arguments)}
-	req := sdk.RequestPermissionRequest{SessionId: sdk.SessionId(t.s.id), Meta: meta,
+	req := sdk.RequestPermissionRequest{SessionId: sdk.SessionId(t.to), Meta: meta,
 		Options: []sdk.PermissionOption{
 			{OptionId: optAllowOnce, Kind: sdk.PermissionOptionKindAllowOnce, Name: "Allow once"},
 			{OptionId: optRejectOnce, Kind: sdk.PermissionOptionKindRejectOnce, Name: "Reject once"},

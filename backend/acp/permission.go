@@ -47,7 +47,7 @@ func permissionOptions(rule stack.RuleInput) []sdk.PermissionOption {
 func (t *turn) askPermission(p loop.ApprovalRequestedPayload, c callView) {
 	call := tools.Call{ID: p.CallID, Name: p.Name, Arguments: string(p.Arguments)}
 	rule := stack.SuggestRule(t.s.id, call)
-	req := sdk.RequestPermissionRequest{SessionId: sdk.SessionId(t.s.id), Options: permissionOptions(rule),
+	req := sdk.RequestPermissionRequest{SessionId: sdk.SessionId(t.to), Options: permissionOptions(rule),
 		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(p.CallID), Title: sdk.Ptr(title(p.Name, c.args)),
 			Kind: sdk.Ptr(Kind(p.Name)), Status: sdk.Ptr(sdk.ToolCallStatusPending), Locations: c.locations,
 			RawInput: c.args}}

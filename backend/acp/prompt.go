@@ -6,17 +6,25 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
+// The prompts that are controls of the session rather than a message to the model.
+const (
+	promptRegenerate = "/regenerate"
+	promptRetry      = "/retry"
+)
+
 // Prompt is one run of the loop: its events stream as session/update notifications and the
-// response, sent after the last of them, carries the stop reason.
+// response, sent after the last of them, carries the stop reason. A prompt that is
+// /regenerate or /retry is that control of the use-case layer (backend/chat) instead.
 func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
 	s, err := a.lookup(ctx, string(p.SessionId))
 	if err != nil {
@@ -31,10 +39,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 		return sdk.PromptResponse{}, err
 	}
 	a.mu.Lock()
-	spec := a.cfg.Spec(s.id, s.workspace, text)
-	spec.Images = refs
-	spec.Plan = s.plan
-	untitled := s.untitled
+	plan := s.plan
 	a.mu.Unlock()
 
 	prev, done := a.track(s.id)
@@ -42,9 +47,12 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	if err := await(ctx, s, prev); err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	events, unsubscribe := subscribe(s)
-	defer unsubscribe()
-	runID, err := s.st.Runner.Start(ctx, spec)
+	var events <-chan loop.Event
+	unsubscribe := func() {}
+	defer func() { unsubscribe() }()
+	// Subscribed before the run starts, to the session it starts in (a fork's, for /regenerate).
+	run := chat.Run{Prompt: text, Images: refs, Plan: &plan, Before: func(id string) { events, unsubscribe = subscribe(s.st, id) }}
+	in, runID, err := a.start(ctx, s, run, len(refs) == 0)
 	switch {
 	case errors.Is(err, loop.ErrBusy): // loop.ErrBusy is store.ErrSessionBusy: who runs it?
 		where := "in another Loopdesk process (the window or the CLI); stop it there or wait for it to end"
@@ -52,26 +60,45 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 			where = "already; cancel it or wait for it to end"
 		}
 		return sdk.PromptResponse{}, sdk.NewInvalidRequest(map[string]string{"details": "this session is running " + where})
+	case errors.Is(err, stack.ErrInvalidInput):
+		return sdk.PromptResponse{}, sdk.NewInvalidRequest(map[string]string{"details": err.Error()})
 	case err != nil:
 		return sdk.PromptResponse{}, fmt.Errorf("start the run: %w", err)
 	}
-	if untitled {
-		a.mu.Lock()
-		s.untitled = false
-		a.mu.Unlock()
-		titled := make(chan struct{})
-		go func() { // off the path to the first chunk: a rename is a database write
-			defer close(titled)
-			a.titleFrom(s.id, text)
-		}()
-		defer func() { <-titled }()
-	}
-	t := newTurn(a, s)
+	t := newTurn(a, in)
+	t.to = s.id // a fork's run is told as this prompt's
 	res := t.follow(ctx, runID, events)
 	if msg := stopMessage(res); msg != "" {
 		t.send(sdk.UpdateAgentMessageText(msg))
 	}
-	return sdk.PromptResponse{StopReason: StopReason(res.Status), Meta: resultMeta(res)}, nil
+	meta := resultMeta(res)
+	if in.id != s.id {
+		t.send(sdk.UpdateAgentMessageText(fmt.Sprintf("\n\n[Loopdesk regenerated the reply in a new session, %s (a version "+
+			"of this one, which keeps its rows); load that session to go on from this version]", in.id)))
+		meta["loopdesk"].(map[string]any)["sessionId"] = in.id
+	}
+	return sdk.PromptResponse{StopReason: StopReason(res.Status), Meta: meta}, nil
+}
+
+// start starts the prompt's run through the use-case layer: a run of the session, or, for a
+// prompt that is /regenerate or /retry alone (plain, no images), that control. It returns
+// the session the run is in (a fork of s for /regenerate, which keeps the files as they are)
+// and the run's id.
+func (a *Agent) start(ctx context.Context, s *session, run chat.Run, plain bool) (*session, string, error) {
+	svc := a.chatOf(s)
+	switch {
+	case plain && run.Prompt == promptRegenerate:
+		f, err := svc.Regenerate(ctx, s.id, 0, chat.FilesKeep, run)
+		if err != nil {
+			return nil, "", err
+		}
+		return &session{id: f.Session.ID, workspace: f.Session.Workspace, st: s.st}, f.RunID, nil
+	case plain && run.Prompt == promptRetry:
+		runID, err := svc.Retry(ctx, s.id, run)
+		return s, runID, err
+	}
+	runID, err := svc.Start(ctx, s.id, run)
+	return s, runID, err
 }
 
 // resultMeta is Loopdesk's own account of the run, under _meta.loopdesk: the run id (the
@@ -118,15 +145,15 @@ func await(ctx context.Context, s *session, prev <-chan struct{}) error {
 	}
 }
 
-// subscribe delivers the session's events, and those of the child sessions its task calls
+// subscribe delivers the events of the session sessionID, and those of the child sessions its task calls
 // start (and theirs), to the returned channel until unsubscribe. The channel is unbuffered:
 // the bus queues for a reader that is busy (deltas merge, the rest waits), so follow must
 // read it until the run has finished.
-func subscribe(s *session) (<-chan loop.Event, func()) {
+func subscribe(st *stack.Stack, sessionID string) (<-chan loop.Event, func()) {
 	events := make(chan loop.Event)
 	ctx, cancel := context.WithCancel(context.Background())
-	family := map[string]bool{s.id: true} // only the bus goroutine below touches it
-	exited := s.st.Runner.Bus().Subscribe(ctx, "", func(ev loop.Event) {
+	family := map[string]bool{sessionID: true} // only the bus goroutine below touches it
+	exited := st.Runner.Bus().Subscribe(ctx, "", func(ev loop.Event) {
 		if !family[ev.SessionID] {
 			if ev.ParentSessionID == "" || !family[ev.ParentSessionID] {
 				return // another session's
@@ -139,15 +166,6 @@ func subscribe(s *session) (<-chan loop.Event, func()) {
 		}
 	})
 	return events, func() { cancel(); <-exited }
-}
-
-// titleFrom names a session made over ACP after its first prompt, as the window does.
-func (a *Agent) titleFrom(sessionID, prompt string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := a.cfg.Stack.DB.RenameSession(ctx, sessionID, loop.Title(prompt)); err != nil {
-		a.log.Warn("session keeps its placeholder title", "session", sessionID, "err", err)
-	}
 }
 
 // promptText is promptContent for a prompt without images.

@@ -29,7 +29,8 @@ import (
 //	a child session's -> its progress on the task call; its approvals asked (children.go)
 type turn struct {
 	a    *Agent
-	s    *session
+	s    *session        // the session the run is in
+	to   string          // the session the client is told about: s, or the one a fork was made from
 	ask  context.Context // ends when the run does: unanswered permission requests are withdrawn
 	stop context.CancelFunc
 	wg   sync.WaitGroup // permission requests in flight
@@ -50,7 +51,7 @@ type callView struct {
 
 func newTurn(a *Agent, s *session) *turn {
 	ask, stop := context.WithCancel(context.Background())
-	return &turn{a: a, s: s, ask: ask, stop: stop, calls: map[string]*callView{}, kids: map[string]*childView{}}
+	return &turn{a: a, s: s, to: s.id, ask: ask, stop: stop, calls: map[string]*callView{}, kids: map[string]*childView{}}
 }
 
 // send writes one session/update. A client that is gone is not an error here: the run is
@@ -58,7 +59,7 @@ func newTurn(a *Agent, s *session) *turn {
 func (t *turn) send(u sdk.SessionUpdate) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := t.a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(t.s.id), Update: u}); err != nil {
+	if err := t.a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(t.to), Update: u}); err != nil {
 		t.a.log.Debug("session/update not delivered", "session", t.s.id, "err", err)
 	}
 }

@@ -131,6 +131,6 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags con
 		s.Sandbox = shell
 		return s
 	}
-	return acp.Serve(ctx, acp.Config{Stack: st, NewStack: st.WithMCP, Spec: spec, Model: cfg.Model, Version: Version,
+	return acp.Serve(ctx, acp.Config{Stack: st, NewStack: st.WithMCP, Spec: spec, Flags: flags, Model: cfg.Model, Version: Version,
 		MCP: mcpCfg, Logger: log}, stdin, stdout)
 }
