@@ -15,6 +15,9 @@
 //     totals` (sessions.go, forks.go, changes.go, hunks.go, plan.go): the journal. `sessions plan
 //     ID [--json]` prints the session's pinned plan as the window pins it (store.LatestPlan):
 //     `{"explanation","plan":[{"step","status"}],"seq"}`, or `null` with exit 0 when there is none.
+//   - `loopdesk sessions regenerate|edit|retry` (versions.go): the window's conversation
+//     controls through the use-case layer (backend/chat), with run's flags, output and exit
+//     statuses (runAgentWith).
 //   - `loopdesk settings` (settings.go): the effective settings and where each comes from.
 //   - `loopdesk mcp list` (mcp.go): the MCP servers and their health.
 //   - `loopdesk acp` (acp.go): the agent for editors over ACP on stdin and stdout.

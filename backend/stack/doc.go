@@ -17,8 +17,10 @@
 //     recorder and links what a killed process left (Recorder.Recover), and starts the MCP
 //     servers in the background; a run waits for those still starting.
 //  3. Subscribe to Runner.Bus() to show events and to answer approvals (Approver.Claim).
-//  4. Start runs with the one run-spec builder (config.Resolved.RunSpec), the shell sandbox
-//     Stack.Sandbox.Get().Shell(mode, network) and the session's own settings (config.ApplySession).
+//  4. Start runs through the use-case layer (backend/chat): its Config.Spec is the front end's
+//     configuration made a spec (config.Resolved.RunSpec and the shell sandbox
+//     Stack.Sandbox.Get().Shell(mode, network)); the layer adds the session's own settings, the
+//     run's input and the title, and does queue, stop, edit, regenerate and retry.
 //  5. Watch a folder through Stack.Watches (tools.Watches.Acquire), never with a watcher of
 //     your own: the checkpoints listen to the same one.
 //  6. Close, then close the database: Close cancels every run, waits for their rows, stops
