@@ -37,6 +37,10 @@
 //     never deletes a file the session did not record.
 //   - Every file write goes through an os.Root on the folder: no path, even
 //     with folders swapped for symlinks, leads outside it.
+//   - A fork's rows copied from its parent have the parent's records: Changes,
+//     CallChanges and Restore follow the fork's line (its own captures, then
+//     each parent's up to the fork point); a restore in the fork is the fork's
+//     row, with the same conflict check, in whichever folder the fork works.
 //   - What changed between captures that no call made is recorded as outside
 //     edits (Change.By "outside"); restores and fork copies never undo them.
 //   - A change's hunks (Hunks) are computed from its stored contents, the same
