@@ -109,36 +109,34 @@ func TestClientKilledMidRunThenCLIContinues(t *testing.T) {
 	}
 }
 
-// A permission request the client never answers: the run's time bound ends it, the prompt
-// returns with the reason in a last message, and the call is answered in the journal.
+// A permission request the client never answers: the time waiting for the person is not the
+// run's time, so the run's time bound (2 s here) does not end it while it waits; the editor's
+// session/cancel does, the prompt returns "cancelled" and the call is answered in the journal.
 func TestPermissionNeverAnswered(t *testing.T) {
 	e := newEnv(t)
 	e.srv.Enqueue(fakeai.ToolCalls(write("x.txt", "x")))
 	p := e.start(plan{Answers: []string{"never"}, Steps: []step{
-		{"op": "initialize"}, {"op": "new", "cwd": e.ws}, {"op": "prompt", "text": "write x"},
+		{"op": "initialize"}, {"op": "new", "cwd": e.ws}, {"op": "prompt", "text": "write x", "async": true},
+		{"op": "waitPermission"}, {"op": "pause", "ms": 3000}, {"op": "cancel"}, {"op": "settle"},
 	}}, "--approve", "ask", "--timeout", "2s")
 	evs := p.finish()
-	res := results(evs)
-	if got := stopReason(t, res[2]); got != "end_turn" {
-		t.Errorf("stopReason %q, want end_turn (timeout maps to it)", got)
-	}
-	var msg string
-	for _, u := range updatesOf(evs, 2) {
-		if u.SessionUpdate == "agent_message_chunk" {
-			msg += u.text()
+	var prompt *event
+	for i, ev := range evs {
+		if ev.Ev == "result" && ev.Op == "prompt" && !strings.Contains(string(ev.Result), `"sent"`) {
+			prompt = &evs[i]
 		}
 	}
-	if !strings.Contains(msg, "Loopdesk stopped the run: timeout") {
-		t.Errorf("the last message does not say why: %q", msg)
+	if prompt == nil {
+		t.Fatalf("the prompt never returned: %+v", evs)
+	}
+	if got := stopReason(t, *prompt); got != "cancelled" {
+		t.Errorf("stopReason %q, want cancelled: the wait for the person is not the run's time", got)
 	}
 	var sid struct {
 		SessionID string `json:"sessionId"`
 	}
-	_ = json.Unmarshal(res[1].Result, &sid)
-	runs, err := e.openDB().ListRuns(context.Background(), sid.SessionID)
-	if err != nil || len(runs) != 1 || runs[0].Status != "timeout" {
-		t.Errorf("runs %+v (%v)", runs, err)
-	}
+	_ = json.Unmarshal(results(evs)[1].Result, &sid)
+	checkCancelledRun(t, e, sid.SessionID)
 }
 
 // Lines that are not JSON-RPC requests get the JSON-RPC error a client can show (the Go SDK

@@ -21,6 +21,10 @@
 //   {"op": "settle"}                                     until every async prompt has its outcome
 //   {"op": "mode", "modeId": "plan"}
 //   {"op": "request", "method": M, "params": P}          any request; logs result or error
+//   {"op": "waitPermission"}                             until a permission request has come
+//   {"op": "pause", "ms": N}                             N ms: only to show that something does
+//                                                        NOT happen within a bound
+//   {"op": "cancel"}                                     session/cancel for the session
 //   {"op": "hang"}                                       wait to be killed
 // Permission requests take the next of "answers"; "never" (or none left) never answers,
 // "throw" answers with a JSON-RPC error.
@@ -32,7 +36,7 @@ const plan = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const start = performance.now();
 const log = (ev, fields) => appendFileSync(plan.log, JSON.stringify({ ev, ms: performance.now() - start, ...fields }) + '\n');
 const answers = [...(plan.answers ?? [])];
-const state = { sessionId: '', cancelOn: '', cancelled: false, agent: null, pending: [], statuses: [], waiters: [] };
+const state = { sessionId: '', cancelOn: '', cancelled: false, agent: null, pending: [], statuses: [], waiters: [], asked: 0, askWaiters: [] };
 
 const app = client({ name: 'loopdesk-acp-test' })
   .onNotification('session/update', ({ params }) => {
@@ -53,6 +57,8 @@ const app = client({ name: 'loopdesk-acp-test' })
   })
   .onRequest('session/request_permission', ({ params }) => {
     const answer = answers.shift() ?? 'never';
+    state.asked++;
+    state.askWaiters.splice(0).forEach((w) => w());
     log('permission', { toolCall: params.toolCall, options: params.options, answer });
     if (answer === 'never') return new Promise(() => {});
     if (answer === 'throw') throw new Error('this client cannot show a dialog');
@@ -95,6 +101,14 @@ async function step(agent, s) {
       return agent.request('session/set_mode', { sessionId: state.sessionId, modeId: s.modeId });
     case 'request':
       return agent.request(s.method, s.params);
+    case 'waitPermission':
+      if (state.asked > 0) return null;
+      return new Promise((resolve) => state.askWaiters.push(() => resolve(null)));
+    case 'pause':
+      return new Promise((resolve) => setTimeout(() => resolve(null), s.ms));
+    case 'cancel':
+      log('cancel', {});
+      return state.agent.notify('session/cancel', { sessionId: state.sessionId });
     case 'hang':
       log('hanging', {});
       return new Promise(() => {});
