@@ -49,19 +49,10 @@ func hint(n yaml.Node) string {
 // Commands reads the command templates of folder (.loopdesk/commands, .claude/commands) and
 // of the personal config folder's commands/, in that order, each list sorted by name.
 func Commands(personalDir, folder string) []Command {
-	var roots []string
-	if folder != "" {
-		for _, d := range projectCommandDirs {
-			roots = append(roots, filepath.Join(folder, d))
-		}
-	}
-	if personalDir != "" {
-		roots = append(roots, filepath.Join(personalDir, "commands"))
-	}
 	var out []Command
 	seen := map[string]string{}
-	for _, root := range roots {
-		for _, p := range commandFiles(root) {
+	for _, r := range roots(personalDir, folder, projectCommandDirs, "commands") {
+		for _, p := range commandFiles(r.dir) {
 			c := readCommand(p)
 			if c.Error == "" {
 				if first, dup := seen[c.Name]; dup {

@@ -67,18 +67,9 @@ func Builtins() []Definition {
 // holding agents/; "" for none), nearest first, then the built-in ones. Shadowed and invalid
 // definitions are returned with Error set.
 func Definitions(personalDir, folder string) []Definition {
-	var dirs []string
-	if folder != "" {
-		for _, d := range projectAgentDirs {
-			dirs = append(dirs, filepath.Join(folder, d))
-		}
-	}
-	if personalDir != "" {
-		dirs = append(dirs, filepath.Join(personalDir, "agents"))
-	}
 	var out []Definition
-	for _, dir := range dirs {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.md")) // only a malformed pattern errs
+	for _, r := range roots(personalDir, folder, projectAgentDirs, "agents") {
+		files, _ := filepath.Glob(filepath.Join(r.dir, "*.md")) // only a malformed pattern errs
 		sort.Strings(files)
 		for _, f := range files {
 			out = append(out, readDefinition(f))

@@ -77,22 +77,9 @@ func (s Skill) Valid() bool { return s.Error == "" }
 // .agents/skills) and of the personal config folder's skills/, in that order. folder or
 // personalDir may be "". It never fails: what cannot be read is a skill with an Error.
 func Skills(personalDir, folder string) []Skill {
-	type root struct {
-		dir     string
-		project bool
-	}
-	var roots []root
-	if folder != "" {
-		for _, d := range projectSkillDirs {
-			roots = append(roots, root{filepath.Join(folder, d), true})
-		}
-	}
-	if personalDir != "" {
-		roots = append(roots, root{filepath.Join(personalDir, "skills"), false})
-	}
 	var out []Skill
 	seen := map[string]string{}
-	for _, r := range roots {
+	for _, r := range roots(personalDir, folder, projectSkillDirs, "skills") {
 		root := r.dir
 		entries, err := os.ReadDir(root)
 		if err != nil {
