@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,10 +8,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strings"
-	"time"
-
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 )
 
 // Anthropic calls Anthropic's Messages API natively (Config.Kind "anthropic"): streaming with
@@ -22,7 +16,7 @@ import (
 //
 // As for the OpenAI-compatible client, the body is written here and sent with net/http
 // (request.go), with the anthropic-version header; the key goes in the x-api-key header only.
-// The stream is framed by anthropic-sdk-go's SSE decoder and its events are read here.
+// The stream is framed by the shared SSE loop (exchange.go) and its events are read here.
 type Anthropic struct {
 	conn
 }
@@ -81,45 +75,20 @@ func (c *Anthropic) header(body *WireBody) http.Header {
 }
 
 func (c *Anthropic) attempt(ctx context.Context, body *WireBody, origin Origin, h Handler) (Response, error) {
-	actx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	wd := &watchdog{cancel: cancel}
-	defer wd.stop()
-	res, err := c.send(ctx, actx, wd, http.MethodPost, "v1/messages", body, c.header(body))
+	x, err := c.open(ctx, "v1/messages", body, c.header(body))
 	if err != nil {
 		return Response{}, err
 	}
-	defer res.Body.Close()
-	wd.arm(c.cfg.IdleTimeout, errIdleTimeout)
-	br := bufio.NewReader(&idleReader{r: res.Body, c: res.Body, wd: wd})
-	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "text/event-stream" {
-		head, _ := br.Peek(6)
-		if !bytes.HasPrefix(head, []byte("event:")) && !bytes.HasPrefix(head, []byte("data:")) {
-			return Response{}, c.newError(KindNotOpenAI, 0, got(res.Header.Get("Content-Type")), nil)
-		}
+	defer x.close()
+	if mt, _, _ := mime.ParseMediaType(x.res.Header.Get("Content-Type")); mt != "text/event-stream" && !x.looksLikeSSE() {
+		return Response{}, c.newError(KindNotOpenAI, 0, got(x.res.Header.Get("Content-Type")), nil)
 	}
-	dec := ssestream.NewDecoder(&http.Response{
-		Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body:   io.NopCloser(io.MultiReader(br, strings.NewReader("\n\n"))),
-	})
 	acc := &antAcc{h: h, origin: origin}
-	var parseErr error
-	for dec.Next() {
-		ev := dec.Event()
-		stop, err := acc.event(ev.Type, ev.Data)
-		if err != nil {
-			parseErr = err
-			break
-		}
-		if stop {
-			break
-		}
-	}
+	parseErr, readErr := x.events(true, acc.event)
 	if acc.stopped {
-		wd.arm(250*time.Millisecond, errIdleTimeout)
-		_, _ = io.Copy(io.Discard, io.LimitReader(br, 64<<10))
+		x.drain()
 	}
-	return c.result(ctx, actx, acc, parseErr, dec.Err())
+	return c.result(ctx, x.actx, acc, parseErr, readErr)
 }
 
 // result decides how the attempt ended from what the accumulator saw.

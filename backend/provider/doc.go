@@ -41,8 +41,9 @@
 // # OpenAI-compatible (Client)
 //
 // The request body is written by hand and sent as bytes, so messages go out byte for byte
-// (provider prompt caches match on exact prefixes); openai-go supplies the SSE framing
-// (packages/ssestream), which already skips comment lines. The events themselves are read
+// (provider prompt caches match on exact prefixes). Both adapters share one transport and one
+// server-sent-events loop (exchange.go: the request, the idle watchdog, the framing, which
+// skips comment lines, and the drain after the last event). The events themselves are read
 // here because servers differ in ways the SDK's typed stream hides or rejects: "event:
 // error" without an "error" field, a stream that ends without [DONE] or a finish, tool-call
 // fragments without an index, arguments sent as an object, reasoning under two names.
@@ -56,8 +57,8 @@
 // # Anthropic (Anthropic)
 //
 // The base URL is the API root, without /v1; every request names anthropic-version
-// 2023-06-01 and carries the key in the x-api-key header only; anthropic-sdk-go supplies the
-// SSE framing (packages/ssestream). The body is written here: extended thinking with the budget
+// 2023-06-01 and carries the key in the x-api-key header only; the stream is framed by the
+// shared loop (exchange.go). The body is written here: extended thinking with the budget
 // (Request.ThinkingBudget, else Config.ThinkingBudget; max_tokens grows past it), tool
 // results as tool_result blocks (consecutive results one user message), and four cache
 // breakpoints: the last tool, the system prompt, and the last block of the last two user

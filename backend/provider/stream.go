@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,8 +11,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // watchdog cancels an attempt when a deadline passes: first the wait for
@@ -75,58 +72,26 @@ func (c *Client) header(body *WireBody) http.Header {
 
 // attempt makes one request and reads its stream to the end.
 func (c *Client) attempt(ctx context.Context, body *WireBody, origin Origin, h Handler) (Response, error) {
-	actx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	wd := &watchdog{cancel: cancel}
-	defer wd.stop()
-	res, err := c.send(ctx, actx, wd, http.MethodPost, "chat/completions", body, c.header(body))
+	x, err := c.open(ctx, "chat/completions", body, c.header(body))
 	if err != nil {
 		return Response{}, err
 	}
-	defer res.Body.Close()
-	wd.arm(c.cfg.IdleTimeout, errIdleTimeout)
-	br := bufio.NewReader(&idleReader{r: res.Body, c: res.Body, wd: wd})
+	defer x.close()
 	acc := &accumulator{h: h, origin: origin}
-
-	ct := res.Header.Get("Content-Type")
+	ct := x.res.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
 	switch {
 	case mt == "text/event-stream":
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		return c.completion(ctx, actx, br, acc)
-	default:
-		// Some proxies mislabel streams; trust the body if it looks like SSE.
-		head, _ := br.Peek(6)
-		if !bytes.HasPrefix(head, []byte("data:")) && !bytes.HasPrefix(head, []byte(":")) && !bytes.HasPrefix(head, []byte("event:")) {
-			return Response{}, c.notOpenAI(got(ct))
-		}
+		return c.completion(ctx, x.actx, x.br, acc)
+	case !x.looksLikeSSE(): // some proxies mislabel streams; trust a body that looks like SSE
+		return Response{}, c.notOpenAI(got(ct))
 	}
-	// ssestream drops a last event that is not followed by a blank line; a
-	// blank line after a clean end of the body lets it through.
-	dec := ssestream.NewDecoder(&http.Response{
-		Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body:   io.NopCloser(io.MultiReader(br, strings.NewReader("\n\n"))),
-	})
-	var parseErr error
-	for dec.Next() {
-		ev := dec.Event()
-		stop, err := acc.event(ev.Type, ev.Data)
-		if err != nil {
-			parseErr = err
-			break
-		}
-		if stop {
-			break
-		}
-	}
-	readErr := dec.Err()
+	parseErr, readErr := x.events(false, acc.event)
 	if acc.sawDone {
-		// Read the end of the body so the connection can be reused, but
-		// never wait long on a server that holds it open after [DONE].
-		wd.arm(250*time.Millisecond, errIdleTimeout)
-		_, _ = io.Copy(io.Discard, io.LimitReader(br, 64<<10))
+		x.drain()
 	}
-	return c.result(ctx, actx, acc, parseErr, readErr)
+	return c.result(ctx, x.actx, acc, parseErr, readErr)
 }
 
 // completion reads a non-streamed answer from a server that ignored
