@@ -1,25 +1,11 @@
-import { useEffect, useState } from 'react';
-import { api } from '../api/backend';
-import type { AgentDefinition } from '../api/types';
-import { errorMessage } from '../api/types';
+import { useAgentDefinitions } from '../hooks/useAgents';
 
 /**
  * Settings → Agents: the definitions a task call of the open session can name (its folder's,
  * the person's own, the built-in ones); a file that cannot be used says why, with its path.
  */
 export function AgentsSettings({ sessionID }: { sessionID: string | null }) {
-  const [defs, setDefs] = useState<AgentDefinition[] | null>(null);
-  const [error, setError] = useState('');
-  useEffect(() => {
-    let live = true;
-    api
-      .agentDefinitions(sessionID ?? '')
-      .then((d) => live && setDefs(d))
-      .catch((e) => live && setError(errorMessage(e)));
-    return () => {
-      live = false;
-    };
-  }, [sessionID]);
+  const { defs, error } = useAgentDefinitions(sessionID);
   return (
     <>
       <h2>Agents</h2>
