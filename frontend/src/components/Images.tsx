@@ -1,5 +1,5 @@
-import { useEffect, useState, type ClipboardEvent, type DragEvent } from 'react';
-import { api } from '../api/backend';
+import type { ClipboardEvent, DragEvent } from 'react';
+import { useImageURLs } from '../hooks/useImages';
 import type { ImageInput, ImageRef } from '../api/types';
 
 /** The types a person may attach (Go checks the bytes again). */
@@ -64,19 +64,7 @@ export function AttachedImages({ images, onRemove, textOnly }: { images: Attache
 
 /** The images of a stored message, loaded from Go by hash; each one a provider refused says so, and why. */
 export function RowImages({ images, excluded }: { images: ImageRef[]; excluded?: Record<string, string> }) {
-  const [urls, setUrls] = useState<Record<string, string>>({});
-  useEffect(() => {
-    let live = true;
-    for (const im of images) {
-      api
-        .image(im.hash)
-        .then((u) => live && setUrls((m) => ({ ...m, [im.hash]: u })))
-        .catch(() => {}); // the alt text stands in
-    }
-    return () => {
-      live = false;
-    };
-  }, [images]);
+  const urls = useImageURLs(images);
   return (
     <ul className="thumbs" aria-label="Images">
       {images.map((im, i) => {
