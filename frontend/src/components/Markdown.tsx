@@ -1,7 +1,7 @@
 import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
-import { api } from '../api/backend';
+import { openLink } from '../hooks/useSystem';
 import { CopyButton } from './MessageControls';
 import { fenceLanguages, languagesReady, loadLanguages, onHighlightLoaded, rehypeLazyHighlight } from '../lib/highlight';
 
@@ -13,7 +13,7 @@ const components: Components = {
       href={href}
       onClick={(e) => {
         e.preventDefault();
-        if (href && /^(https?:|mailto:)/i.test(href)) api.openURL(href);
+        openLink(href);
       }}
       rel="noreferrer noopener"
     >

@@ -1,5 +1,5 @@
 import { useState, type KeyboardEvent, type ReactNode } from 'react';
-import { api } from '../api/backend';
+import { useCopy } from '../hooks/useSystem';
 import type { Versions } from '../state/versions';
 import type { AbandonedFiles, ImageRef } from '../api/types';
 import { useBranchFiles } from '../hooks/useBranchFiles';
@@ -27,17 +27,14 @@ export interface ConversationControls {
 
 /** A button that copies text; it says "Copied" for a moment so the person knows it worked. */
 export function CopyButton({ label, text, children = 'Copy' }: { label: string; text: () => string; children?: ReactNode }) {
-  const [done, setDone] = useState<'' | 'Copied' | 'Copy failed'>('');
+  const { done, copy } = useCopy();
   return (
     <button
       type="button"
       className="small copy"
       aria-label={label}
       title={label}
-      onClick={async () => {
-        setDone((await api.copyText(text())) ? 'Copied' : 'Copy failed');
-        setTimeout(() => setDone(''), 1500);
-      }}
+      onClick={() => void copy(text())}
     >
       {done || children}
     </button>
