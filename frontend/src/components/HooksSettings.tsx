@@ -1,10 +1,5 @@
-import { useCallback, useState } from 'react';
-import { api } from '../api/backend';
 import type { HookRun, HookView, HooksView } from '../api/types';
-import { errorMessage } from '../api/types';
-import { useLoaded } from '../hooks/useLoaded';
-
-const EMPTY: HooksView = { workspace: '', hooks: [], sha256: '', trusted: false, changed: false, diff: '', errors: [], recent: [] };
+import { useHooks } from '../hooks/useHooks';
 
 /**
  * Settings → Hooks for the open session's folder: every hook by source with its trust state,
@@ -13,44 +8,11 @@ const EMPTY: HooksView = { workspace: '', hooks: [], sha256: '', trusted: false,
  * against the hash shown here: hooks edited meanwhile are not trusted.
  */
 export function HooksSettings({ sessionID }: { sessionID: string | null }) {
-  const load = useCallback(() => (sessionID ? api.hooks(sessionID) : Promise.resolve(EMPTY)), [sessionID]);
-  const h = useLoaded<HooksView>(load, EMPTY);
-  const [busy, setBusy] = useState(false);
-  const [trustError, setTrustError] = useState('');
-  const [imported, setImported] = useState('');
-  const v = h.value;
+  const h = useHooks(sessionID);
+  const v = h.view;
   const hooks = v.hooks ?? [];
   const project = hooks.filter((x) => x.source === 'project');
   const personal = hooks.filter((x) => x.source === 'personal');
-
-  const trust = async () => {
-    if (!sessionID) return;
-    setBusy(true);
-    setTrustError('');
-    try {
-      await api.trustHooks(sessionID, v.sha256);
-    } catch (e) {
-      setTrustError(errorMessage(e)); // stays while the refreshed hooks are shown again
-    }
-    try {
-      await h.refresh();
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const importClaude = async () => {
-    if (!sessionID) return;
-    setImported('');
-    setTrustError('');
-    try {
-      const r = await api.importClaudeCodeHooks(sessionID);
-      setImported(r.added === 0 ? 'Nothing new to import from Claude Code.' : `Imported ${r.added} hook${r.added === 1 ? '' : 's'} from Claude Code.`);
-      await h.refresh();
-    } catch (e) {
-      setTrustError(errorMessage(e));
-    }
-  };
 
   return (
     <section className="hooks-settings" aria-label="Hooks">
@@ -65,9 +27,9 @@ export function HooksSettings({ sessionID }: { sessionID: string | null }) {
           {h.error}
         </p>
       )}
-      {trustError && (
+      {h.trustError && (
         <p role="alert" className="bad">
-          {trustError}
+          {h.trustError}
         </p>
       )}
       {(v.errors ?? []).map((e) => (
@@ -75,7 +37,7 @@ export function HooksSettings({ sessionID }: { sessionID: string | null }) {
           {e}
         </p>
       ))}
-      {v.sha256 && !v.trusted && <HookTrustPrompt view={v} busy={busy} onTrust={() => void trust()} />}
+      {v.sha256 && !v.trusted && <HookTrustPrompt view={v} busy={h.busy} onTrust={() => void h.trust()} />}
       {v.trusted && project.length > 0 && (
         <>
           <h3>Project hooks (trusted)</h3>
@@ -85,10 +47,10 @@ export function HooksSettings({ sessionID }: { sessionID: string | null }) {
       <h3>Personal hooks</h3>
       {personal.length === 0 ? <p className="muted">None.</p> : <HookTable hooks={personal} />}
       <div className="row">
-        <button type="button" disabled={!sessionID} onClick={() => void importClaude()} title="Copies the hooks of ~/.claude/settings.json into your personal hooks.json">
+        <button type="button" disabled={!sessionID} onClick={() => void h.importClaude()} title="Copies the hooks of ~/.claude/settings.json into your personal hooks.json">
           Import from Claude Code
         </button>
-        {imported && <span role="status">{imported}</span>}
+        {h.imported && <span role="status">{h.imported}</span>}
       </div>
       <h3>Recent hook runs</h3>
       {!v.recent?.length ? <p className="muted">No hook has run in this folder yet.</p> : <RunTable runs={v.recent} />}
