@@ -1,8 +1,6 @@
-import { useCallback, useEffect, useState } from 'react';
-import { api } from '../api/backend';
-import type { Hunk } from '../api/types';
-import { errorMessage } from '../api/types';
+import { useState } from 'react';
 import { useForkFolder } from '../hooks/useForkFolder';
+import { useHunkReview } from '../hooks/useHunkReview';
 import { formatSize } from '../lib/format';
 import { useCheckpoints } from './CheckpointContext';
 
@@ -21,49 +19,14 @@ interface Props {
  */
 export function ChangesPanel({ sessionID, version, onOpenSession }: Props) {
   const { restore } = useCheckpoints();
-  const [hunks, setHunks] = useState<Hunk[] | null>(null);
   const [all, setAll] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<{ text: string; bad: boolean } | null>(null);
-
-  const reload = useCallback(async () => {
-    try {
-      setHunks(await api.hunks(sessionID));
-    } catch (e) {
-      setMessage({ text: errorMessage(e), bad: true });
-    }
-  }, [sessionID]);
-  useEffect(() => {
-    void reload();
-  }, [reload, version]);
-
-  const act = async (what: () => Promise<string>) => {
-    setBusy(true);
-    try {
-      setMessage({ text: await what(), bad: false });
-    } catch (e) {
-      setMessage({ text: errorMessage(e), bad: true });
-    } finally {
-      setBusy(false);
-      void reload();
-    }
-  };
-  const keep = (h: Hunk) =>
-    act(async () => {
-      await api.keepHunk(sessionID, h.seq, h.path, h.hunk);
-      return `Kept hunk ${h.hunk} of ${h.path}.`;
-    });
-  const revert = (h: Hunk) =>
-    act(async () => {
-      const r = await api.revertHunk(sessionID, h.seq, h.path, h.hunk);
-      return `Reverted hunk ${h.hunk} of ${h.path} (now lines ${r.from_line}–${r.to_line}); the model is told on row #${r.note_seq}.`;
-    });
+  const { hunks, busy, message, parent, keep, revert, applyToParent } = useHunkReview(sessionID, version);
 
   const unreviewed = (hunks ?? []).filter((h) => h.state === 'unreviewed');
   const shown = all ? (hunks ?? []) : unreviewed;
   return (
     <section className="changes-panel" aria-label="Changes">
-      <ForkBar sessionID={sessionID} busy={busy} act={act} onOpenSession={onOpenSession} />
+      <ForkBar sessionID={sessionID} busy={busy} parent={parent} onApply={() => void applyToParent()} onOpenSession={onOpenSession} />
       <header className="row">
         <strong>
           {unreviewed.length} unreviewed hunk{unreviewed.length === 1 ? '' : 's'}
@@ -128,21 +91,16 @@ export function PatchView({ patch }: { patch: string }) {
 }
 
 /** Where a fork with files works, and bringing its changes into the parent's folder. */
-function ForkBar({ sessionID, busy, act, onOpenSession }: {
+function ForkBar({ sessionID, busy, parent, onApply, onOpenSession }: {
   sessionID: string;
   busy: boolean;
-  act: (what: () => Promise<string>) => Promise<void>;
+  /** The parent session once the fork's changes were applied there. */
+  parent: string;
+  onApply: () => void;
   onOpenSession: (id: string) => void;
 }) {
   const ff = useForkFolder(sessionID, true);
-  const [parent, setParent] = useState('');
   if (!ff) return null;
-  const apply = () =>
-    act(async () => {
-      const a = await api.applyToParent(sessionID);
-      setParent(a.parent_id);
-      return `Applied ${(a.paths ?? []).join(', ')} to the parent's folder, as hunks to review there (row #${a.seq}).`;
-    });
   return (
     <div className="fork-bar" aria-label="Fork folder">
       <p>
@@ -155,7 +113,7 @@ function ForkBar({ sessionID, busy, act, onOpenSession }: {
         <span className="muted">· {formatSize(ff.bytes)}</span>
       </p>
       <div className="row">
-        <button type="button" className="small" disabled={busy} onClick={() => void apply()}>
+        <button type="button" className="small" disabled={busy} onClick={onApply}>
           Apply to parent folder
         </button>
         {parent && (
