@@ -1,9 +1,7 @@
-import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
-import { api } from '../api/backend';
+import { createContext, useContext, useMemo, useState, type ReactNode } from 'react';
 import type { Change } from '../api/types';
 import type { FileDiff, McpName, Row, Session } from '../api/types';
-import { errorMessage } from '../api/types';
-import { useChanges, useMcpNames } from '../hooks/useCheckpoints';
+import { useChanges, useCheckpointActions, useMcpNames } from '../hooks/useCheckpoints';
 import { serverOf, type ChangesBySeq } from '../state/checkpoints';
 import { RestoreDialog } from './RestoreDialog';
 
@@ -59,28 +57,18 @@ export function CheckpointProvider({ sessionID, rows, live, onForked, onError, c
   const names = useMcpNames();
   const [asked, setAsked] = useState<{ seq: number; path: string } | null>(null);
 
-  const forkWithFiles = useCallback(
-    async (seq: number) => {
-      if (!sessionID) return;
-      try {
-        onForked(await api.forkSessionWithFiles(sessionID, seq));
-      } catch (e) {
-        onError(errorMessage(e));
-      }
-    },
-    [sessionID, onForked, onError],
-  );
+  const { forkWithFiles, fileDiff } = useCheckpointActions(sessionID, onForked, onError);
 
   const value = useMemo<Checkpoints>(
     () => ({
       sessionID,
       changes,
       serverOf: (tool) => serverOf(names, tool),
-      fileDiff: (seq, path) => (sessionID ? api.fileDiff(sessionID, seq, path) : Promise.reject(new Error('no session'))),
+      fileDiff,
       restore: (seq, path = '') => setAsked({ seq, path }),
       forkWithFiles: (seq) => void forkWithFiles(seq),
     }),
-    [sessionID, changes, names, forkWithFiles],
+    [sessionID, changes, names, forkWithFiles, fileDiff],
   );
 
   return (

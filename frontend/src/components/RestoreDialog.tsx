@@ -1,7 +1,5 @@
-import { useEffect, useState } from 'react';
-import { api } from '../api/backend';
 import type { RestorePlan } from '../api/types';
-import { errorMessage } from '../api/types';
+import { useRestore } from '../hooks/useCheckpoints';
 import { undoText } from '../state/checkpoints';
 
 interface Props {
@@ -21,49 +19,7 @@ interface Props {
  * unchecked is kept: the other files are then restored one by one, each its own restore row.
  */
 export function RestoreDialog({ sessionID, seq, path, onClose, onRestored }: Props) {
-  const [plan, setPlan] = useState<RestorePlan | null>(null);
-  const [error, setError] = useState('');
-  const [overwrite, setOverwrite] = useState<Set<string>>(new Set());
-  const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    let live = true;
-    api.restorePreview(sessionID, seq, path).then(
-      (p) => live && setPlan(p),
-      (e) => live && setError(errorMessage(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [sessionID, seq, path]);
-
-  const restored = plan?.restored ?? [];
-  const conflicts = plan?.conflicts ?? [];
-  const kept = conflicts.filter((c) => !overwrite.has(c.path)).map((c) => c.path);
-  const toggle = (p: string) => {
-    const next = new Set(overwrite);
-    if (next.has(p)) next.delete(p);
-    else next.add(p);
-    setOverwrite(next);
-  };
-
-  const run = async () => {
-    setBusy(true);
-    setError('');
-    try {
-      let last: RestorePlan | null = null;
-      if (kept.length === 0) {
-        last = await api.restore(sessionID, seq, path, [...overwrite]);
-      } else {
-        // Go restores all or nothing: keep the person's files by restoring the others alone.
-        for (const r of restored.filter((r) => !kept.includes(r.path))) last = await api.restore(sessionID, seq, r.path, [...overwrite]);
-      }
-      onRestored(last ?? { restored: [], dry_run: false });
-    } catch (e) {
-      setError(errorMessage(e));
-      setBusy(false);
-    }
-  };
+  const { plan, error, busy, overwrite, restored, conflicts, kept, toggle, run } = useRestore(sessionID, seq, path, onRestored);
 
   const title = path ? `Restore ${path} to before row #${seq}` : `Restore files to before row #${seq}`;
   const nothing = plan !== null && restored.length === 0;
