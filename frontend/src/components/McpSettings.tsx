@@ -1,7 +1,5 @@
 import { useState } from 'react';
-import { api } from '../api/backend';
 import type { McpName, McpServerConfig, McpStatus } from '../api/types';
-import { errorMessage } from '../api/types';
 import { useMcpSettings } from '../hooks/useMcpSettings';
 import { describeStatus } from '../state/checkpoints';
 
@@ -13,19 +11,9 @@ import { describeStatus } from '../state/checkpoints';
  */
 export function McpSettings() {
   const m = useMcpSettings();
-  const [log, setLog] = useState<{ name: string; text: string } | null>(null);
   const [editing, setEditing] = useState<{ name: string; cfg: McpServerConfig } | null>(null);
-  const [logError, setLogError] = useState('');
   const names = [...new Set([...Object.keys(m.draft), ...Object.keys(m.statuses)])].sort();
-
-  const showLog = async (name: string) => {
-    setLogError('');
-    try {
-      setLog({ name, text: await api.mcpServerLog(name) });
-    } catch (e) {
-      setLogError(errorMessage(e));
-    }
-  };
+  const log = m.log;
 
   return (
     <section className="mcp-settings" aria-label="MCP servers">
@@ -52,7 +40,7 @@ export function McpSettings() {
             onRemove={() => m.remove(name)}
             onEdit={() => m.draft[name] && setEditing({ name, cfg: m.draft[name] })}
             onRestart={() => void m.restart(name)}
-            onLog={() => void showLog(name)}
+            onLog={() => void m.showLog(name)}
           />
         ))}
       </ul>
@@ -79,21 +67,21 @@ export function McpSettings() {
             MCP servers saved.
           </span>
         )}
-        {(m.error || logError) && (
+        {(m.error || m.logError) && (
           <span role="alert" className="bad">
-            {m.error || logError}
+            {m.error || m.logError}
           </span>
         )}
       </div>
       {log && (
-        <div className="modal-backdrop" onKeyDown={(e) => e.key === 'Escape' && setLog(null)}>
+        <div className="modal-backdrop" onKeyDown={(e) => e.key === 'Escape' && m.closeLog()}>
           <div className="modal" role="dialog" aria-modal="true" aria-label={`Log of ${log.name}`}>
             <h2>Log of {log.name} (stderr)</h2>
             <pre className="server-log" aria-label="Server log">
               {log.text || '(nothing written)'}
             </pre>
             <div className="row">
-              <button type="button" autoFocus onClick={() => setLog(null)}>
+              <button type="button" autoFocus onClick={() => m.closeLog()}>
                 Close
               </button>
             </div>

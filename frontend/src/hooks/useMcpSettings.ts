@@ -88,5 +88,17 @@ export function useMcpSettings() {
     }
   };
 
-  return { path, fileError, draft, dirty, statuses, names, error, saved, put, remove, save, importClaude, restart, reload: load };
+  const [log, setLog] = useState<{ name: string; text: string } | null>(null);
+  const [logError, setLogError] = useState('');
+  const showLog = async (name: string) => {
+    setLogError('');
+    try {
+      setLog({ name, text: await api.mcpServerLog(name) });
+    } catch (e) {
+      setLogError(errorMessage(e));
+    }
+  };
+  const closeLog = () => setLog(null);
+
+  return { path, fileError, draft, dirty, statuses, names, error, saved, put, remove, save, importClaude, restart, reload: load, log, logError, showLog, closeLog };
 }
