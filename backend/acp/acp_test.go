@@ -214,16 +214,21 @@ func checkJournal(t *testing.T, e *env, sessionID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var by []string
+	var by, saved []string
 	for _, r := range rows {
 		if r.Kind == store.KindApproval {
 			var a store.ApprovalPayload
 			_ = json.Unmarshal(r.Payload, &a)
 			by = append(by, string(a.Decision)+" "+strings.SplitN(a.By, ":", 2)[0]+":"+map[bool]string{true: "acp", false: "rule"}[a.By == "person:acp"])
+			saved = append(saved, a.Rule)
 		}
 	}
 	if got := strings.Join(by, ", "); got != "approved person:acp, approved person:acp, approved rule:rule" {
 		t.Errorf("approvals: %s", got)
+	}
+	// allow_always's answer carries the rule it saved, as a rule rather than as a reason.
+	if got := strings.Join(saved, "|"); got != "|allow write_file hello.txt in this session|" {
+		t.Errorf("rules saved by the approvals: %q", got)
 	}
 	rules, err := db.ListRules(ctx, sessionID, e.ws)
 	if err != nil || len(rules) != 1 || rules[0].Tool != "write_file" || rules[0].Pattern != "hello.txt" ||

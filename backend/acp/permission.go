@@ -111,7 +111,7 @@ func (t *turn) decideIn(sessionID string, call tools.Call, d tools.Decision, rul
 		if err != nil {
 			d.Reason = "answered in the editor, but the rule was not saved: " + err.Error()
 		} else {
-			d.Reason = "always " + saved.Text()
+			d.Rule = saved.Text()
 		}
 	}
 	answer(d)

@@ -146,8 +146,8 @@ func (h *Chat) Decide(sessionID, callID string, in DecisionInput) error {
 		switch {
 		case err != nil:
 			ruleErr = fmt.Errorf("the call was approved, but the rule was not saved: %w", err)
-		case d.Reason == "":
-			d.Reason = "always " + saved.Text()
+		default:
+			d.Rule = saved.Text()
 		}
 	}
 	answer(d)

@@ -45,8 +45,10 @@ func TestRulesReadAsRulesAndForkCopiesAreOneRow(t *testing.T) {
 			reasons[a.CallID] = a
 		}
 	}
-	if got := reasons["w1"].Reason; got != "always allow write_file *.md in this session" {
-		t.Errorf("the approval that saved the rule says %q", got)
+	// The answer that saved the rule carries it as a rule, apart from the person's words
+	// (none were typed): the card says "allowed from now on", never quotes it as theirs.
+	if got := reasons["w1"]; got.By != "person" || got.Reason != "" || got.Rule != "allow write_file *.md in this session" {
+		t.Errorf("the approval that saved the rule: by %s, reason %q, rule %q", got.By, got.Reason, got.Rule)
 	}
 	if got := reasons["w2"]; !strings.HasPrefix(got.By, "rule:") || got.Reason != "allow write_file *.md in this session" {
 		t.Errorf("the call the rule decided says %q (by %s)", got.Reason, got.By)

@@ -207,6 +207,20 @@ func TestAlwaysDenyAndEditRule(t *testing.T) {
 	if len(rules) != 1 || rules[0].Effect != store.EffectDeny || rules[0].Pattern != "rm -rf build" {
 		t.Fatalf("rules %+v", rules)
 	}
+	// The denial's row carries the rule as a rule; the model is told it holds from now on.
+	first, _ := app.OpenSession(s.ID)
+	for _, r := range first.Rows {
+		switch r.Kind {
+		case store.KindApproval:
+			if a := payload[store.ApprovalPayload](t, r.Chunk); a.Reason != "" || a.Rule != "deny run_shell_command rm -rf build in this session" {
+				t.Errorf("the denial that saved the rule: reason %q, rule %q", a.Reason, a.Rule)
+			}
+		case store.KindToolResult:
+			if p := payload[store.ToolResultPayload](t, r.Chunk); p.Content != "denied by person (from now on: deny run_shell_command rm -rf build in this session)" {
+				t.Errorf("the model was told %q", p.Content)
+			}
+		}
+	}
 	call.ID = "r2"
 	srv.Enqueue(fakeai.ToolCalls(call), fakeai.Text("ok"))
 	runID, _ = app.SendMessage(s.ID, "again")

@@ -94,12 +94,12 @@ func toolBatches(batches [][]core.Call) [][]Call {
 	return out
 }
 
-// toolInfos is what the core knows of the run's tools, in the order of specs: their names,
-// read-only flags and kinds (the task tool, the plan tool, the tools narrowed away).
-func toolInfos(specs []tools.Spec, infos map[string]core.ToolInfo) []core.ToolInfo {
+// toolInfos is what the core knows of the run's tools, as offered to the model (narrowed to
+// the agent's, with the task tool): their names and read-only flags.
+func toolInfos(specs []tools.Spec, readOnly map[string]bool) []core.ToolInfo {
 	out := make([]core.ToolInfo, len(specs))
 	for i, s := range specs {
-		out[i] = infos[s.Name]
+		out[i] = core.ToolInfo{Name: s.Name, ReadOnly: readOnly[s.Name]}
 	}
 	return out
 }
@@ -121,7 +121,8 @@ func storePayload(row Row) any {
 	case ToolResultRow:
 		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Sandboxed: r.Sandboxed}
 	case ApprovalRow:
-		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: r.Decision, By: r.By, Reason: r.Reason, Arguments: r.Arguments}
+		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: r.Decision, By: r.By, Reason: r.Reason, Rule: r.Rule,
+			Arguments: r.Arguments}
 	case SummaryRow:
 		p := store.SummaryPayload{Text: r.Text, ThroughSeq: r.ThroughSeq, FromSeq: r.FromSeq}
 		if r.Usage != nil {

@@ -184,6 +184,10 @@ type ApprovalPayload struct {
 	Decision Decision `json:"decision"`
 	By       string   `json:"by"`
 	Reason   string   `json:"reason"`
+	// Rule, when not empty, is the rule the person saved with this answer ("Always allow",
+	// "Always deny"), in words (RuleText): it decides such calls from now on. Reason stays
+	// what the person typed, so the page never shows the rule as their words.
+	Rule string `json:"rule,omitempty"`
 	// Arguments, when not empty, are what the person edited the call's
 	// arguments to before approving it: what actually ran.
 	Arguments string `json:"arguments,omitempty"`

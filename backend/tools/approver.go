@@ -29,6 +29,9 @@ type Decision struct {
 	By        string // "person", "rule:<id>" or "mode:<mode>"
 	Reason    string // typed by the person, or why a rule or mode decided
 	Arguments string
+	// Rule, on a person's answer with "Always allow" or "Always deny", is the rule it saved,
+	// in words (store.RuleText): kept apart from Reason, which stays the person's own words.
+	Rule string
 	// Hunks: in mode review, the person's choice for each hunk of a write_file or
 	// edit_file call (numbered as Propose numbers them; a hunk not named is kept).
 	Hunks []HunkChoice

@@ -110,10 +110,9 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 	s.StartedAt, s.Now = in.Now, in.Now
 	s.ContextTokens = in.ContextTokens
 	s.seen = map[string]int{}
-	s.tools, s.plan = make(map[string]ToolInfo, len(in.Tools)), in.Mode == ModePlan
-	s.approval, s.agent = in.Approval, in.Agent
+	s.tools, s.plan = make(map[string]bool, len(in.Tools)), in.Mode == ModePlan
 	for _, t := range in.Tools {
-		s.tools[t.Name] = t
+		s.tools[t.Name] = t.ReadOnly
 	}
 	s.queued = slices.Clone(in.Queued)
 	s = appendRows(s, in.Rows)

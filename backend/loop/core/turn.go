@@ -26,17 +26,6 @@ const PlanRefusal = "the session is in plan mode (planning): only read-only tool
 // ModePlan is Started.Mode for a run in plan mode.
 const ModePlan = "plan"
 
-// Approval modes the core reads (Started.Approval); the others pass through to the approver.
-const (
-	ApprovalReadOnly = "read-only"
-	ApprovalDeny     = "deny"
-)
-
-// narrowedRefusal is the result of a call of a tool the run's agent was not given.
-func narrowedRefusal(tool, agent string) string {
-	return fmt.Sprintf("unknown tool %q: agent %s does not have it", tool, agent)
-}
-
 func onModel(s State, r ModelResponse) (State, []Effect) {
 	s, priced := spend(s, r.Usage)
 	if r.Usage.InputTokens > 0 {
@@ -233,52 +222,34 @@ func repeated(s State, c Call) (State, string) {
 }
 
 // route decides the calls still waiting without asking anyone where the rules are the core's
-// own — a tool the run does not offer is approved (the tool runner answers unknown_tool), a
-// tool the run's agent was not given is refused without running, and in plan mode a tool that
-// is not read-only is refused — and asks the approver about the rest, the calls that change
-// nothing (task, plan) under the read-only mode so they run without asking.
+// own — a tool the run does not offer is approved (the tool runner answers unknown_tool), and
+// in plan mode a tool that is not read-only is refused — and asks the approver about the rest.
 func route(s State) (State, []Effect) {
 	var out []Effect
-	ask := RequestApproval{}
+	var ask []Call
 	for i, c := range s.calls {
 		if c.Status != callAwaitingApproval {
 			continue
 		}
-		t, offered := s.tools[c.Call.Name]
+		readOnly, offered := s.tools[c.Call.Name]
 		var e []Effect
 		switch {
 		case !offered:
 			s, e = decide(s, i, ApprovalDecided{Now: s.Now, CallID: c.Call.ID, Approved: true, By: ByUnknownTool})
-		case t.Kind == ToolNarrowed:
-			// Recorded as today's unknown tool is, answered at once: it never reaches a runner.
-			s, e = decide(s, i, ApprovalDecided{Now: s.Now, CallID: c.Call.ID, Approved: true, By: ByUnknownTool})
-			s, e = answerAfter(s, i, e, narrowedRefusal(c.Call.Name, s.agent))
-		case s.plan && !t.ReadOnly:
+		case s.plan && !readOnly:
 			s, e = decide(s, i, ApprovalDecided{Now: s.Now, CallID: c.Call.ID, By: ByPlanMode, Reason: PlanRefusal})
 		default:
-			ask.Calls = append(ask.Calls, c.Call)
-			if (t.Kind == ToolTask || t.Kind == ToolPlan) && s.approval != ApprovalDeny {
-				if ask.Modes == nil {
-					ask.Modes = map[string]string{}
-				}
-				ask.Modes[c.Call.ID] = ApprovalReadOnly
-			}
+			ask = append(ask, c.Call)
 		}
 		out = append(out, e...)
 	}
-	if len(ask.Calls) > 0 {
+	if len(ask) > 0 {
 		// The meters hold the Time meter still while the person decides.
 		s.Phase = PhaseApproving
-		return s, append(out, ask, Emit{s.budget()})
+		return s, append(out, RequestApproval{Calls: ask}, Emit{s.budget()})
 	}
 	s, more := afterDecisions(s)
 	return s, append(out, more...)
-}
-
-// answerAfter gives call i its one result after the effects e of its decision.
-func answerAfter(s State, i int, e []Effect, content string) (State, []Effect) {
-	s, more := answer(s, i, content, true)
-	return s, append(e, more...)
 }
 
 // answer records the one result of call i.
@@ -337,7 +308,8 @@ func decide(s State, i int, in ApprovalDecided) (State, []Effect) {
 		decision = DecisionApproved
 	}
 	out := []Effect{
-		Persist{[]Row{ApprovalRow{CallID: c.ID, Tool: c.Name, Decision: decision, By: in.By, Reason: in.Reason, Arguments: edited}}},
+		Persist{[]Row{ApprovalRow{CallID: c.ID, Tool: c.Name, Decision: decision, By: in.By, Reason: in.Reason, Rule: in.Rule,
+			Arguments: edited}}},
 		Emit{ApprovalDecidedPayload{CallID: c.ID, Name: c.Name, Approved: in.Approved, By: in.By, Reason: in.Reason}},
 	}
 	if in.Approved {
@@ -350,6 +322,9 @@ func decide(s State, i int, in ApprovalDecided) (State, []Effect) {
 	msg := "denied by " + orDefault(in.By, "the person")
 	if in.Reason != "" {
 		msg += ": " + in.Reason
+	}
+	if in.Rule != "" { // the model learns that asking again is pointless
+		msg += " (from now on: " + in.Rule + ")"
 	}
 	s, e := answer(s, i, msg, true)
 	return s, append(out, e...)
@@ -371,7 +346,7 @@ func afterDecisions(s State) (State, []Effect) {
 		return nextTurn(s)
 	}
 	s.Phase = PhaseTools
-	return s, []Effect{RunTools{Batches: s.batches(run), Child: s.childShare(run)}}
+	return s, []Effect{RunTools{Batches: s.batches(run)}}
 }
 
 // batches groups approved calls for running: consecutive calls of read-only tools run
@@ -381,8 +356,8 @@ func (s State) batches(calls []Call) [][]Call {
 	var out [][]Call
 	for i := 0; i < len(calls); {
 		j := i + 1
-		if s.tools[calls[i].Name].ReadOnly {
-			for j < len(calls) && s.tools[calls[j].Name].ReadOnly {
+		if s.tools[calls[i].Name] {
+			for j < len(calls) && s.tools[calls[j].Name] {
 				j++
 			}
 		}
@@ -390,22 +365,6 @@ func (s State) batches(calls []Call) [][]Call {
 		i = j
 	}
 	return out
-}
-
-// childShare is each child's share of the budgets left when the task calls among calls
-// start together; nil when there are none.
-func (s State) childShare(calls []Call) *Limits {
-	n := 0
-	for _, c := range calls {
-		if s.tools[c.Name].Kind == ToolTask {
-			n++
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	l := s.Limits.Share(s.Counters, s.worked(), n)
-	return &l
 }
 
 func onToolFinished(s State, in ToolFinished) (State, []Effect, error) {

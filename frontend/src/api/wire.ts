@@ -141,6 +141,7 @@ export interface ApprovalPayload {
   decision: Decision;
   by: string;
   reason: string;
+  rule?: string;
   arguments?: string;
   reviewed?: string[];
 }

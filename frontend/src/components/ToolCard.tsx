@@ -139,6 +139,13 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
           {approval.payload.decision === 'approved' ? 'Approved' : 'Denied'} by {describeBy(approval.payload.by, approval.payload.reason)}
           {/* A rule's or mode's reason only restates who decided; a person's is theirs. */}
           {approval.payload.reason && approval.payload.by === 'person' && <>: “{approval.payload.reason}”</>}
+          {/* The rule an "Always" answer saved is Go's words for it, never quoted as the person's. */}
+          {approval.payload.rule && (
+            <>
+              , and {approval.payload.decision === 'approved' ? 'allowed' : 'denied'} from now on:{' '}
+              <span className="approval-rule">{approval.payload.rule}</span>
+            </>
+          )}
         </p>
       )}
       {hooks && hooks.length > 0 && (
