@@ -16,7 +16,7 @@ import (
 // result when none could be taken: the call still runs, and its changes are not undoable.
 func (rn *run) capture(c Call) string {
 	cp := rn.r.cfg.Checkpoints
-	if ro, known := rn.readOnly[c.Name]; cp == nil || ro || !known {
+	if t, known := rn.infos[c.Name]; cp == nil || t.ReadOnly || !known {
 		return "" // read-only, or unknown (the registry answers unknown_tool without running anything)
 	}
 	capt, err := cp.Before(rn.op, rn.spec.SessionID, rn.id, c.ID, rn.root)

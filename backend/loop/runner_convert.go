@@ -94,12 +94,12 @@ func toolBatches(batches [][]core.Call) [][]Call {
 	return out
 }
 
-// toolInfos is what the core knows of the run's tools, as offered to the model (narrowed to
-// the agent's, with the task tool): their names and read-only flags.
-func toolInfos(specs []tools.Spec, readOnly map[string]bool) []core.ToolInfo {
+// toolInfos is what the core knows of the run's tools, in the order of specs: their names,
+// read-only flags and kinds (the task tool, the plan tool, the tools narrowed away).
+func toolInfos(specs []tools.Spec, infos map[string]core.ToolInfo) []core.ToolInfo {
 	out := make([]core.ToolInfo, len(specs))
 	for i, s := range specs {
-		out[i] = core.ToolInfo{Name: s.Name, ReadOnly: readOnly[s.Name]}
+		out[i] = infos[s.Name]
 	}
 	return out
 }

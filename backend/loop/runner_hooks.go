@@ -482,7 +482,7 @@ func (rn *run) stopHooks() []Effect {
 		rn.result = total
 		return nil
 	}
-	limits, left := remaining(rn.spec.Limits, total, rn.now().Sub(total.StartedAt)-rn.hooks.waited-rn.state.Waited())
+	limits, left := rn.spec.Limits.Left(total.Counters, rn.now().Sub(total.StartedAt)-rn.hooks.waited-rn.state.Waited())
 	if out.Decision != hooks.Block || ctx.Err() != nil || rn.hooks.continued >= MaxStopContinuations || !left {
 		rn.result = total
 		return nil
@@ -520,34 +520,4 @@ func sumResults(prior, last Result) Result {
 	last.CostUSD += prior.CostUSD
 	last.StartedAt = prior.StartedAt
 	return last
-}
-
-// remaining is what is left of the run's budgets after spent and worked (the run's time, the
-// person's waiting excluded); left is false when one of them is used up (the run then ends
-// instead of going on).
-func remaining(l Limits, spent Result, worked time.Duration) (Limits, bool) {
-	left := true
-	sub := func(limit, used int64) int64 {
-		if limit <= 0 {
-			return limit
-		}
-		if used >= limit {
-			left = false
-		}
-		return limit - used
-	}
-	l.MaxTurns = int(sub(int64(l.MaxTurns), int64(spent.Turns)))
-	l.MaxToolCalls = int(sub(int64(l.MaxToolCalls), int64(spent.ToolCalls)))
-	l.MaxTokens = sub(l.MaxTokens, spent.InputTokens+spent.OutputTokens)
-	if l.MaxCostUSD > 0 {
-		if l.MaxCostUSD -= spent.CostUSD; l.MaxCostUSD <= 0 {
-			left = false
-		}
-	}
-	if l.Timeout > 0 {
-		if l.Timeout -= worked; l.Timeout <= 0 {
-			left = false
-		}
-	}
-	return l, left
 }

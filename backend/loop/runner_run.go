@@ -24,10 +24,10 @@ type run struct {
 	ws   *tools.Workspace
 	root string
 
-	tools    ToolRunner // the tools of this run (see Runner.toolsFor)
-	live     liveCalls  // the calls executing now (RunningCalls)
-	specs    []tools.Spec
-	readOnly map[string]bool
+	tools ToolRunner // the tools of this run (see Runner.toolsFor)
+	live  liveCalls  // the calls executing now (RunningCalls)
+	specs []tools.Spec
+	infos map[string]core.ToolInfo // what the core knows of each of specs (Started.Tools)
 	// taskSlots bounds the children going at once; nil when the run has no task tool.
 	taskSlots chan struct{}
 	agents    []agents.Definition // the agents a task call may name (fixed for the run)
@@ -150,9 +150,13 @@ func (rn *run) fixTools() []string {
 	}
 	rn.tools = rn.r.toolsFor(rn.spec)
 	rn.specs = rn.tools.Specs()
-	rn.readOnly = make(map[string]bool, len(rn.specs))
+	rn.infos = make(map[string]core.ToolInfo, len(rn.specs))
 	for _, s := range rn.specs {
-		rn.readOnly[s.Name] = s.ReadOnly
+		rn.infos[s.Name] = core.ToolInfo{Name: s.Name, ReadOnly: s.ReadOnly}
+	}
+	if t, ok := rn.infos[store.UpdatePlanTool]; ok {
+		t.Kind = core.ToolPlan
+		rn.infos[t.Name] = t
 	}
 	rn.narrowTools()
 	rn.offerTasks()
@@ -260,7 +264,8 @@ func (rn *run) started() Started {
 	}
 	return Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
-		Mode: string(rn.spec.RunMode()), Tools: toolInfos(rn.specs, rn.readOnly), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Rows: rn.refs, PreviousStop: rn.previous,
+		Mode: string(rn.spec.RunMode()), Tools: toolInfos(rn.specs, rn.infos),
+		Approval: string(rn.spec.Mode), Agent: rn.spec.agentName(), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Rows: rn.refs, PreviousStop: rn.previous,
 		CompactThrough: rn.spec.CompactThrough}
 }
 
@@ -377,11 +382,10 @@ func (rn *run) execute(effects []Effect) []Effect {
 				rn.goWork(func() { rn.callModel(e, rows) })
 			}
 		case RequestApproval:
-			rn.requestApprovals(toolCalls(e.Calls))
+			rn.requestApprovals(e)
 		case RunTools:
-			batches := toolBatches(e.Batches)
-			limits := rn.childLimits(rn.countTasks(toolCalls(e.Calls()))) // read on the owner: it reads the state
-			rn.goWork(func() { rn.runTools(batches, limits) })
+			batches, child := toolBatches(e.Batches), e.Child
+			rn.goWork(func() { rn.runTools(batches, child) })
 		case Compact:
 			if err = rn.flushDeferred(); err == nil {
 				rows := rn.snapshot()

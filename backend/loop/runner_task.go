@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -75,7 +75,7 @@ func (rn *run) offerTasks() {
 	if _, ok := rn.r.cfg.Store.(ChildStore); !ok || cfg == nil || !rn.mayNest() {
 		return
 	}
-	if _, taken := rn.readOnly[TaskTool]; taken {
+	if _, taken := rn.infos[TaskTool]; taken {
 		return // a tool of that name already exists (an MCP server's): it keeps the name
 	}
 	n := cfg.MaxParallel
@@ -89,7 +89,7 @@ func (rn *run) offerTasks() {
 	spec := taskSpec()
 	spec.Description += agentList(rn.agents)
 	rn.specs = append(rn.specs, spec)
-	rn.readOnly[TaskTool] = true
+	rn.infos[TaskTool] = core.ToolInfo{Name: TaskTool, ReadOnly: true, Kind: core.ToolTask}
 }
 
 // mayNest reports whether the run may start children: a session a person started may; a
@@ -116,22 +116,29 @@ func agentList(defs []agents.Definition) string {
 	return b.String()
 }
 
-// narrowTools keeps only the tools the run's agent allows (a definition narrows, never
-// widens); the task tool is offered afterwards by offerTasks.
+// narrowTools marks the tools the run's agent does not allow (a definition narrows, never
+// widens): the core never offers them and refuses their calls. The task tool is offered
+// afterwards by offerTasks.
 func (rn *run) narrowTools() {
 	a := rn.spec.agent
 	if a == nil || a.Tools == nil {
 		return
 	}
-	kept := rn.specs[:0:0]
 	for _, s := range rn.specs {
-		if a.Allows(s.Name) {
-			kept = append(kept, s)
-		} else {
-			delete(rn.readOnly, s.Name)
+		if !a.Allows(s.Name) {
+			t := rn.infos[s.Name]
+			t.Kind = core.ToolNarrowed
+			rn.infos[s.Name] = t
 		}
 	}
-	rn.specs = kept
+}
+
+// agentName names the agent the run works as ("" for none).
+func (s RunSpec) agentName() string {
+	if s.agent == nil {
+		return ""
+	}
+	return s.agent.Name
 }
 
 // findAgent returns the run's agent named name.
@@ -149,9 +156,6 @@ func (rn *run) findAgent(name string) (*agents.Definition, error) {
 	return nil, fmt.Errorf("unknown agent %q; the agents are: %s", name, strings.Join(names, ", "))
 }
 
-// isTask reports whether c is a call of this run's task tool.
-func (rn *run) isTask(c Call) bool { return c.Name == TaskTool && rn.taskSlots != nil }
-
 // parseTaskArgs checks a task call's arguments; its error goes back to the model.
 func parseTaskArgs(raw string) (TaskArgs, error) {
 	var a TaskArgs
@@ -164,44 +168,4 @@ func parseTaskArgs(raw string) (TaskArgs, error) {
 		return a, fmt.Errorf("invalid arguments for task: description and prompt must not be empty")
 	}
 	return a, nil
-}
-
-// childLimits is each child's slice of what the run has left when a turn's n task calls
-// start: turns, tool calls, tokens and cost divided by n (at least one turn and call), and
-// the time left. Budgets the run does not have, the children do not have either. A child's
-// turns and tool calls count against the run's own limits when it returns (ToolFinished.Child),
-// so one turn is kept back for the parent to read the answers. Called on the owner goroutine
-// (it reads the state).
-func (rn *run) childLimits(n int) Limits {
-	l, s := rn.spec.Limits, rn.state
-	if n < 1 {
-		n = 1
-	}
-	if l.MaxTurns > 0 {
-		l.MaxTurns = max(1, (l.MaxTurns-s.Turns-1)/n)
-	}
-	if l.MaxToolCalls > 0 {
-		l.MaxToolCalls = max(1, (l.MaxToolCalls-s.ToolCalls)/n)
-	}
-	if l.MaxTokens > 0 {
-		l.MaxTokens = max(1, (l.MaxTokens-s.InputTokens-s.OutputTokens)/int64(n))
-	}
-	if l.MaxCostUSD > 0 {
-		l.MaxCostUSD = max(1e-9, (l.MaxCostUSD-s.CostUSD)/float64(n))
-	}
-	if l.Timeout > 0 {
-		l.Timeout = max(time.Millisecond, l.Timeout-s.WorkedAt(rn.now()))
-	}
-	return l
-}
-
-// countTasks is how many of calls are task calls.
-func (rn *run) countTasks(calls []Call) int {
-	n := 0
-	for _, c := range calls {
-		if rn.isTask(c) {
-			n++
-		}
-	}
-	return n
 }

@@ -13,7 +13,7 @@ import (
 // runTask carries out one task call on a worker goroutine: it waits for a free slot, creates
 // the child session, starts its run and waits for the run to be stored. When the parent's
 // work is cancelled (Stop, a bound, Close) it stops the child and still waits for it, so the
-// child is never left running without a parent. limits is the child's slice (childLimits).
+// child is never left running without a parent. limits is the child's share of the budgets left (core.Limits.Share, on RunTools.Child).
 //
 // It returns the call's result and what the child (with its own children) spent.
 func (rn *run) runTask(c Call, limits Limits) (tools.Result, *ChildSpend) {

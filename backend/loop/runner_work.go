@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"fmt"
 	"sync"
 
 	"github.com/loopdesk/loopdesk/backend/loop/core"
@@ -53,28 +52,23 @@ func (rn *run) toolSpecs() []provider.ToolSpec {
 	specs := make([]provider.ToolSpec, 0, len(rn.specs))
 	mode := string(rn.spec.RunMode())
 	for _, s := range rn.specs {
-		if core.Offers(mode, core.ToolInfo{Name: s.Name, ReadOnly: rn.readOnly[s.Name]}) {
+		if core.Offers(mode, rn.infos[s.Name]) {
 			specs = append(specs, provider.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
 		}
 	}
 	return specs
 }
 
-// requestApprovals asks about every call at once; the answers come back as they are made.
-// The core has already decided the calls it decides itself (unknown tools, plan mode).
-func (rn *run) requestApprovals(calls []Call) {
-	for _, c := range calls {
+// requestApprovals asks about every call at once, each under the mode the core chose for it;
+// the answers come back as they are made. The core has already decided the calls it decides
+// itself (unknown tools, tools narrowed away, plan mode).
+func (rn *run) requestApprovals(e RequestApproval) {
+	for _, c := range toolCalls(e.Calls) {
 		rn.goWork(func() {
 			call, hook, hookReason := rn.preToolUse(c) // updatedInput and the hooks' decision
 			proposal := rn.proposal(call)
-			mode := rn.spec.Mode
-			if (rn.isTask(c) || c.Name == store.UpdatePlanTool) && mode != tools.ModeDeny {
-				// A task call and a plan update change nothing: they run without asking (a
-				// rule or a hook can still deny them); the child's own calls ask like any call.
-				mode = tools.ModeReadOnly
-			}
 			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: mode, Call: call, ReadOnly: rn.readOnly[c.Name], Sandboxed: rn.spec.Sandbox.Sandboxed(call), Proposal: proposal,
+				Mode: tools.Mode(e.Mode(c.ID, string(rn.spec.Mode))), Call: call, ReadOnly: rn.infos[c.Name].ReadOnly, Sandboxed: rn.spec.Sandbox.Sandboxed(call), Proposal: proposal,
 				Hook: hook, HookReason: hookReason, Grants: rn.skillGrants(),
 				OnPending: func(p tools.Pending) {
 					rn.publish(PendingView(p))
@@ -100,8 +94,12 @@ func (rn *run) requestApprovals(calls []Call) {
 }
 
 // runTools runs the batches the core chose one after the other, the calls of a batch in
-// parallel.
-func (rn *run) runTools(batches [][]Call, limits Limits) {
+// parallel; child is the share of the budgets each task call's child runs with.
+func (rn *run) runTools(batches [][]Call, child *Limits) {
+	var limits Limits
+	if child != nil {
+		limits = *child
+	}
 	for _, batch := range batches {
 		if len(batch) == 1 {
 			rn.runTool(batch[0], limits) // most turns make one call: no goroutine to start and wait for
@@ -130,10 +128,7 @@ func (rn *run) runTool(c Call, limits Limits) {
 	rn.publish(ToolStartedPayload{CallID: c.ID, Name: c.Name})
 	var res tools.Result
 	var child *ChildSpend
-	if _, offered := rn.readOnly[c.Name]; !offered && rn.spec.agent != nil && rn.spec.agent.Tools != nil {
-		// Narrowed away (narrowTools): never run, whatever the model asks.
-		res = tools.Result{Content: fmt.Sprintf("unknown tool %q: agent %s does not have it", c.Name, rn.spec.agent.Name), IsError: true}
-	} else if rn.isTask(c) {
+	if rn.infos[c.Name].Kind == core.ToolTask {
 		res, child = rn.runTask(c, limits)
 	} else {
 		res = rn.tools.Run(rn.op, rn.ws, c, func(s string) {

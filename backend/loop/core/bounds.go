@@ -74,6 +74,61 @@ func (l Limits) keepTurns() int {
 	return DefaultKeepTurns
 }
 
+// Left is what is left of l after spent and worked (the run's time, the person's waiting
+// excluded); ok is false when a limit is used up. Limits l does not have stay unset.
+func (l Limits) Left(spent Counters, worked time.Duration) (left Limits, ok bool) {
+	ok = true
+	sub := func(limit, used int64) int64 {
+		if limit <= 0 {
+			return limit
+		}
+		if used >= limit {
+			ok = false
+		}
+		return limit - used
+	}
+	l.MaxTurns = int(sub(int64(l.MaxTurns), int64(spent.Turns)))
+	l.MaxToolCalls = int(sub(int64(l.MaxToolCalls), int64(spent.ToolCalls)))
+	l.MaxTokens = sub(l.MaxTokens, spent.InputTokens+spent.OutputTokens)
+	if l.MaxCostUSD > 0 {
+		if l.MaxCostUSD -= spent.CostUSD; l.MaxCostUSD <= 0 {
+			ok = false
+		}
+	}
+	if l.Timeout > 0 {
+		if l.Timeout -= worked; l.Timeout <= 0 {
+			ok = false
+		}
+	}
+	return l, ok
+}
+
+// Share is each of n children's slice of what is left of l (Left): turns, tool calls, tokens
+// and cost divided by n (at least one turn, one call, one token), and the time left. Limits l
+// does not have, the children do not have either. A child's turns and calls count against
+// the parent's own when it returns (ToolFinished.Child), so one turn is kept back for the
+// parent to read the answers.
+func (l Limits) Share(spent Counters, worked time.Duration, n int) Limits {
+	n = max(n, 1)
+	left, _ := l.Left(spent, worked)
+	if l.MaxTurns > 0 {
+		left.MaxTurns = max(1, (left.MaxTurns-1)/n)
+	}
+	if l.MaxToolCalls > 0 {
+		left.MaxToolCalls = max(1, left.MaxToolCalls/n)
+	}
+	if l.MaxTokens > 0 {
+		left.MaxTokens = max(1, left.MaxTokens/int64(n))
+	}
+	if l.MaxCostUSD > 0 {
+		left.MaxCostUSD = max(1e-9, left.MaxCostUSD/float64(n))
+	}
+	if l.Timeout > 0 {
+		left.Timeout = max(time.Millisecond, left.Timeout)
+	}
+	return left
+}
+
 // Price is USD per million tokens. Cache reads and writes have their own prices (Anthropic
 // charges 0.1x and 1.25x input; OpenAI-style servers discount cached input); a zero cache
 // price charges those tokens at the input price, so an unset price never undercounts.

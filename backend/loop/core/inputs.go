@@ -32,9 +32,15 @@ type Started struct {
 	// Mode is "plan" or "execute", shown on run_started. In plan mode (ModePlan) every call
 	// of a tool that is not read-only is refused without asking.
 	Mode string
-	// Tools are the tools the run offers. A call of any other tool is approved without
-	// asking, for the tool runner to answer unknown_tool.
+	// Tools are the run's tools with their kinds. A call of any other tool is approved
+	// without asking, for the tool runner to answer unknown_tool.
 	Tools []ToolInfo
+	// Approval is the run's approval mode ("ask", "read-only", "auto", "deny", ...): the
+	// core lowers it to ApprovalReadOnly for the calls that change nothing (task, plan)
+	// unless it is ApprovalDeny.
+	Approval string
+	// Agent names the agent the run works as, for the refusal of a tool it was not given.
+	Agent string
 	// Queued are messages left undelivered by the previous run: stored as user rows right
 	// after the prompt.
 	Queued []QueuedMessage
@@ -186,12 +192,30 @@ type CallModel struct {
 }
 
 // RequestApproval asks the approver about each call; each answer comes back as ApprovalDecided.
-type RequestApproval struct{ Calls []Call }
+// Modes names, by call id, the approval mode a call is asked under when it is not the run's:
+// the calls that change nothing run without asking, so only a rule or a hook can deny them.
+type RequestApproval struct {
+	Calls []Call
+	Modes map[string]string
+}
+
+// Mode is the approval mode the call is asked under: Modes's, else the run's (def).
+func (r RequestApproval) Mode(callID, def string) string {
+	if m, ok := r.Modes[callID]; ok {
+		return m
+	}
+	return def
+}
 
 // RunTools runs approved calls: the batches one after the other, the calls of a batch
 // together (in parallel); each result comes back as ToolFinished. A batch of more than one
 // call holds only read-only tools.
-type RunTools struct{ Batches [][]Call }
+// Child, when the batches hold task calls, is each child's share of the budgets left
+// (Limits.Share): what a task call's child session runs with.
+type RunTools struct {
+	Batches [][]Call
+	Child   *Limits
+}
 
 // Calls lists every call of the batches, in order.
 func (r RunTools) Calls() []Call { return slices.Concat(r.Batches...) }

@@ -110,9 +110,10 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 	s.StartedAt, s.Now = in.Now, in.Now
 	s.ContextTokens = in.ContextTokens
 	s.seen = map[string]int{}
-	s.tools, s.plan = make(map[string]bool, len(in.Tools)), in.Mode == ModePlan
+	s.tools, s.plan = make(map[string]ToolInfo, len(in.Tools)), in.Mode == ModePlan
+	s.approval, s.agent = in.Approval, in.Agent
 	for _, t := range in.Tools {
-		s.tools[t.Name] = t.ReadOnly
+		s.tools[t.Name] = t
 	}
 	s.queued = slices.Clone(in.Queued)
 	s = appendRows(s, in.Rows)

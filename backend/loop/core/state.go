@@ -26,18 +26,38 @@ type ImageRef struct {
 	Excluded bool   `json:"excluded,omitempty"`
 }
 
-// ToolInfo is what the core knows of a tool the run offers: its name and whether it only
-// reads. A call naming a tool not offered is an unknown tool.
+// ToolInfo is what the core knows of a tool of the run: its name, whether it only reads, and
+// its kind. A call naming a tool not listed is an unknown tool.
 type ToolInfo struct {
-	Name     string `json:"name"`
-	ReadOnly bool   `json:"read_only"`
+	Name     string   `json:"name"`
+	ReadOnly bool     `json:"read_only"`
+	Kind     ToolKind `json:"kind,omitempty"`
 }
+
+// ToolKind says what the core must know of a tool beyond its read-only flag.
+type ToolKind string
+
+// Tool kinds. The zero kind is an ordinary tool.
+const (
+	// ToolTask starts a child session (the runner's task tool). It changes nothing itself
+	// (the child's own calls are asked about like any call), so it runs without asking, and
+	// its RunTools carries the children's share of the budgets left (Limits.Share).
+	ToolTask ToolKind = "task"
+	// ToolPlan keeps the run's plan (update_plan): it changes nothing, so it runs without asking.
+	ToolPlan ToolKind = "plan"
+	// ToolNarrowed is a tool the run's agent was not given: never offered, and a call of it
+	// is refused without running, whatever the model asks.
+	ToolNarrowed ToolKind = "narrowed"
+)
 
 // Offers reports whether a run in mode offers the model tool t. Plan mode offers only the
 // read-only tools, the ones it lets run: the model learns the mode from its tool list and the
 // plan notice, not from refusals. A tool not offered stays in Started.Tools, so a call the
-// model makes anyway is still refused (route), never run as an unknown tool.
-func Offers(mode string, t ToolInfo) bool { return mode != ModePlan || t.ReadOnly }
+// model makes anyway is still refused (route), never run as an unknown tool. A tool the
+// run's agent was not given is never offered.
+func Offers(mode string, t ToolInfo) bool {
+	return t.Kind != ToolNarrowed && (mode != ModePlan || t.ReadOnly)
+}
 
 // Phase is where a run stands between two inputs.
 type Phase int
@@ -250,11 +270,13 @@ type State struct {
 	// waited is the time spent in PhaseApproving: the person's, not the run's (worked).
 	waited time.Duration
 
-	tools map[string]bool // the tools the run offers -> read-only; fixed at Started
-	rows  *rowLog         // the session's rows (rows.go): this state sees the first nrows
-	nrows int
-	cut   int64 // the last seq the outstanding Compact summarises
-	plan  bool  // plan mode: only read-only tools run
+	tools    map[string]ToolInfo // the run's tools by name; fixed at Started
+	approval string              // the run's approval mode (Started.Approval)
+	agent    string              // the agent the run works as (Started.Agent)
+	rows     *rowLog             // the session's rows (rows.go): this state sees the first nrows
+	nrows    int
+	cut      int64 // the last seq the outstanding Compact summarises
+	plan     bool  // plan mode: only read-only tools run
 }
 
 // Queued returns the messages still waiting for a tool boundary. After Done they are the

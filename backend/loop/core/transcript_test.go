@@ -29,6 +29,8 @@ type step struct {
 		Timeout        string          `json:"timeout"`
 		ContextTokens  int64           `json:"context_tokens"`
 		Mode           string          `json:"mode"`
+		Approval       string          `json:"approval"`
+		Agent          string          `json:"agent"`
 		Tools          []ToolInfo      `json:"tools"` // absent: builtinTools
 		Queued         []QueuedMessage `json:"queued"`
 		History        string          `json:"history"`       // the session's rows before the run: see history
@@ -94,6 +96,7 @@ func (st step) input(now time.Time) (Input, error) {
 		}
 		return Started{Now: now, SessionID: "s1", RunID: "r1", Model: st.Started.Model, Workspace: "/ws",
 			Prompt: st.Started.Prompt, Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens, Mode: st.Started.Mode, Tools: tools,
+			Approval: st.Started.Approval, Agent: st.Started.Agent,
 			Queued: st.Started.Queued, Rows: rows, PreviousStop: st.Started.PreviousStop, CompactThrough: st.Started.CompactThrough}, nil
 	case st.Queue != nil:
 		return MessageQueued{Now: now, Message: QueuedMessage{ID: st.Queue.ID, Text: st.Queue.Text, QueuedAt: now}}, nil
@@ -174,8 +177,14 @@ func formatEffect(e Effect) string {
 	case CallModel:
 		return fmt.Sprintf("call_model turn=%d", e.Turn)
 	case RequestApproval:
+		if len(e.Modes) > 0 {
+			return "request_approval " + j(e.Calls) + " modes=" + j(e.Modes)
+		}
 		return "request_approval " + j(e.Calls)
 	case RunTools:
+		if e.Child != nil {
+			return "run_tools " + j(e.Batches) + " child=" + j(e.Child)
+		}
 		return "run_tools " + j(e.Batches)
 	case Compact:
 		if e.ThroughSeq > 0 {

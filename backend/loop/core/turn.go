@@ -26,6 +26,17 @@ const PlanRefusal = "the session is in plan mode (planning): only read-only tool
 // ModePlan is Started.Mode for a run in plan mode.
 const ModePlan = "plan"
 
+// Approval modes the core reads (Started.Approval); the others pass through to the approver.
+const (
+	ApprovalReadOnly = "read-only"
+	ApprovalDeny     = "deny"
+)
+
+// narrowedRefusal is the result of a call of a tool the run's agent was not given.
+func narrowedRefusal(tool, agent string) string {
+	return fmt.Sprintf("unknown tool %q: agent %s does not have it", tool, agent)
+}
+
 func onModel(s State, r ModelResponse) (State, []Effect) {
 	s, priced := spend(s, r.Usage)
 	if r.Usage.InputTokens > 0 {
@@ -222,34 +233,52 @@ func repeated(s State, c Call) (State, string) {
 }
 
 // route decides the calls still waiting without asking anyone where the rules are the core's
-// own — a tool the run does not offer is approved (the tool runner answers unknown_tool), and
-// in plan mode a tool that is not read-only is refused — and asks the approver about the rest.
+// own — a tool the run does not offer is approved (the tool runner answers unknown_tool), a
+// tool the run's agent was not given is refused without running, and in plan mode a tool that
+// is not read-only is refused — and asks the approver about the rest, the calls that change
+// nothing (task, plan) under the read-only mode so they run without asking.
 func route(s State) (State, []Effect) {
 	var out []Effect
-	var ask []Call
+	ask := RequestApproval{}
 	for i, c := range s.calls {
 		if c.Status != callAwaitingApproval {
 			continue
 		}
-		readOnly, offered := s.tools[c.Call.Name]
+		t, offered := s.tools[c.Call.Name]
 		var e []Effect
 		switch {
 		case !offered:
 			s, e = decide(s, i, ApprovalDecided{Now: s.Now, CallID: c.Call.ID, Approved: true, By: ByUnknownTool})
-		case s.plan && !readOnly:
+		case t.Kind == ToolNarrowed:
+			// Recorded as today's unknown tool is, answered at once: it never reaches a runner.
+			s, e = decide(s, i, ApprovalDecided{Now: s.Now, CallID: c.Call.ID, Approved: true, By: ByUnknownTool})
+			s, e = answerAfter(s, i, e, narrowedRefusal(c.Call.Name, s.agent))
+		case s.plan && !t.ReadOnly:
 			s, e = decide(s, i, ApprovalDecided{Now: s.Now, CallID: c.Call.ID, By: ByPlanMode, Reason: PlanRefusal})
 		default:
-			ask = append(ask, c.Call)
+			ask.Calls = append(ask.Calls, c.Call)
+			if (t.Kind == ToolTask || t.Kind == ToolPlan) && s.approval != ApprovalDeny {
+				if ask.Modes == nil {
+					ask.Modes = map[string]string{}
+				}
+				ask.Modes[c.Call.ID] = ApprovalReadOnly
+			}
 		}
 		out = append(out, e...)
 	}
-	if len(ask) > 0 {
+	if len(ask.Calls) > 0 {
 		// The meters hold the Time meter still while the person decides.
 		s.Phase = PhaseApproving
-		return s, append(out, RequestApproval{Calls: ask}, Emit{s.budget()})
+		return s, append(out, ask, Emit{s.budget()})
 	}
 	s, more := afterDecisions(s)
 	return s, append(out, more...)
+}
+
+// answerAfter gives call i its one result after the effects e of its decision.
+func answerAfter(s State, i int, e []Effect, content string) (State, []Effect) {
+	s, more := answer(s, i, content, true)
+	return s, append(e, more...)
 }
 
 // answer records the one result of call i.
@@ -346,7 +375,7 @@ func afterDecisions(s State) (State, []Effect) {
 		return nextTurn(s)
 	}
 	s.Phase = PhaseTools
-	return s, []Effect{RunTools{Batches: s.batches(run)}}
+	return s, []Effect{RunTools{Batches: s.batches(run), Child: s.childShare(run)}}
 }
 
 // batches groups approved calls for running: consecutive calls of read-only tools run
@@ -356,8 +385,8 @@ func (s State) batches(calls []Call) [][]Call {
 	var out [][]Call
 	for i := 0; i < len(calls); {
 		j := i + 1
-		if s.tools[calls[i].Name] {
-			for j < len(calls) && s.tools[calls[j].Name] {
+		if s.tools[calls[i].Name].ReadOnly {
+			for j < len(calls) && s.tools[calls[j].Name].ReadOnly {
 				j++
 			}
 		}
@@ -365,6 +394,22 @@ func (s State) batches(calls []Call) [][]Call {
 		i = j
 	}
 	return out
+}
+
+// childShare is each child's share of the budgets left when the task calls among calls
+// start together; nil when there are none.
+func (s State) childShare(calls []Call) *Limits {
+	n := 0
+	for _, c := range calls {
+		if s.tools[c.Name].Kind == ToolTask {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	l := s.Limits.Share(s.Counters, s.worked(), n)
+	return &l
 }
 
 func onToolFinished(s State, in ToolFinished) (State, []Effect, error) {

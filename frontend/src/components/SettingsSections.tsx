@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import type { ContextWindow, Price } from '../api/types';
+import { EditableTable, NumberCell, type Column } from './EditableTable';
 
 /**
  * Settings' sections, in the order they stand. `own` names the button of a section that saves
@@ -80,105 +81,57 @@ export function SettingsNav({ body }: { body: RefObject<HTMLElement | null> }) {
   );
 }
 
-const num = (s: string) => {
-  const n = Number(s);
-  return Number.isFinite(n) && n >= 0 ? n : 0;
-};
+const priceCell = (key: Exclude<keyof Price, 'model'>, header: string, label: string): Column<Price> => ({
+  header,
+  cell: (p, set, i) => <NumberCell label={`${label} ${i + 1}`} step="0.01" value={p[key] ?? 0} onChange={(n) => set({ ...p, [key]: n })} />,
+});
 
-function replace<T>(list: T[], i: number, v: T): T[] {
-  return list.map((x, j) => (j === i ? v : x));
-}
+const PRICE_COLUMNS: Column<Price>[] = [
+  { header: 'Model', cell: (p, set, i) => <input aria-label={`Price model ${i + 1}`} value={p.model} onChange={(e) => set({ ...p, model: e.target.value })} /> },
+  priceCell('input_per_mtok', 'Input', 'Input price'),
+  priceCell('output_per_mtok', 'Output', 'Output price'),
+  priceCell('cache_read_per_mtok', 'Cache read', 'Cache read price'),
+  priceCell('cache_write_per_mtok', 'Cache write', 'Cache write price'),
+];
 
 /** The price table: US dollars per million tokens, per model. */
 export function PricesTable({ prices, model, onChange }: { prices: Price[]; model: string; onChange: (p: Price[]) => void }) {
-  const cell = (p: Price, i: number, key: keyof Price, label: string) => (
-    <td>
-      <input aria-label={`${label} ${i + 1}`} type="number" min="0" step="0.01" value={(p[key] as number | undefined) ?? 0} onChange={(e) => onChange(replace(prices, i, { ...p, [key]: num(e.target.value) }))} />
-    </td>
-  );
   return (
     <>
       <h2>Prices</h2>
       <p className="note">US dollars per million tokens. Models not listed (local ones) cost nothing. Cache reads and writes at 0 are priced as input.</p>
-      <table className="grid" aria-label="Prices">
-        <thead>
-          <tr>
-            <th>Model</th>
-            <th>Input</th>
-            <th>Output</th>
-            <th>Cache read</th>
-            <th>Cache write</th>
-            <th>
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {prices.map((p, i) => (
-            <tr key={i}>
-              <td>
-                <input aria-label={`Price model ${i + 1}`} value={p.model} onChange={(e) => onChange(replace(prices, i, { ...p, model: e.target.value }))} />
-              </td>
-              {cell(p, i, 'input_per_mtok', 'Input price')}
-              {cell(p, i, 'output_per_mtok', 'Output price')}
-              {cell(p, i, 'cache_read_per_mtok', 'Cache read price')}
-              {cell(p, i, 'cache_write_per_mtok', 'Cache write price')}
-              <td>
-                <button type="button" className="small" aria-label={`Remove price ${i + 1}`} onClick={() => onChange(prices.filter((_, j) => j !== i))}>
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <div className="row">
-        <button type="button" onClick={() => onChange([...prices, { model: model || '', input_per_mtok: 0, output_per_mtok: 0, cache_read_per_mtok: 0, cache_write_per_mtok: 0 }])}>
-          Add price
-        </button>
-      </div>
+      <EditableTable
+        label="Prices"
+        columns={PRICE_COLUMNS}
+        rows={prices}
+        onChange={onChange}
+        newRow={() => ({ model: model || '', input_per_mtok: 0, output_per_mtok: 0, cache_read_per_mtok: 0, cache_write_per_mtok: 0 })}
+        addLabel="Add price"
+        removeLabel={(i) => `Remove price ${i + 1}`}
+      />
     </>
   );
 }
+
+const WINDOW_COLUMNS: Column<ContextWindow>[] = [
+  { header: 'Model', cell: (w, set, i) => <input aria-label={`Context model ${i + 1}`} value={w.model} onChange={(e) => set({ ...w, model: e.target.value })} /> },
+  { header: 'Tokens', cell: (w, set, i) => <NumberCell label={`Context tokens ${i + 1}`} step="1024" value={w.tokens} onChange={(tokens) => set({ ...w, tokens })} /> },
+];
 
 /** Context window sizes per model. */
 export function WindowsTable({ windows, model, onChange }: { windows: ContextWindow[]; model: string; onChange: (w: ContextWindow[]) => void }) {
   return (
     <>
       <h2>Context windows</h2>
-      <table className="grid" aria-label="Context windows">
-        <thead>
-          <tr>
-            <th>Model</th>
-            <th>Tokens</th>
-            <th>
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {windows.map((w, i) => (
-            <tr key={i}>
-              <td>
-                <input aria-label={`Context model ${i + 1}`} value={w.model} onChange={(e) => onChange(replace(windows, i, { ...w, model: e.target.value }))} />
-              </td>
-              <td>
-                <input aria-label={`Context tokens ${i + 1}`} type="number" min="0" step="1024" value={w.tokens} onChange={(e) => onChange(replace(windows, i, { ...w, tokens: num(e.target.value) }))} />
-              </td>
-              <td>
-                <button type="button" className="small" aria-label={`Remove context window ${i + 1}`} onClick={() => onChange(windows.filter((_, j) => j !== i))}>
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <div className="row">
-        <button type="button" onClick={() => onChange([...windows, { model: model || '', tokens: 128000 }])}>
-          Add context window
-        </button>
-      </div>
+      <EditableTable
+        label="Context windows"
+        columns={WINDOW_COLUMNS}
+        rows={windows}
+        onChange={onChange}
+        newRow={() => ({ model: model || '', tokens: 128000 })}
+        addLabel="Add context window"
+        removeLabel={(i) => `Remove context window ${i + 1}`}
+      />
     </>
   );
 }
