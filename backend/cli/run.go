@@ -325,7 +325,7 @@ type runStart func(ctx context.Context, svc *chat.Service, sessionID string, r c
 func runAgentWith(ctx context.Context, o *runOptions, start runStart, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	cfg, srcs, err := resolve(ctx, o.db, runGetenv, o.flags)
 	if err != nil {
-		return runExitOther, err
+		return settingErrorCode(err), err
 	}
 	ps, err := loadProviders(cfg, srcs, runGetenv)
 	if err != nil {

@@ -50,14 +50,14 @@ func SettingsCommand(ctx context.Context, args []string, getenv func(string) str
 	res, srcs, err := resolve(ctx, *dbPath, getenv, config.Overrides{})
 	if err != nil {
 		fmt.Fprintf(stderr, "loopdesk settings: %v\n", err)
-		return ExitOther
+		return settingErrorCode(err)
 	}
 	ps, err := loadProviders(res, srcs, getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "loopdesk settings: %v\n", err)
 		return ExitOther
 	}
-	rows := append(settingRows(res, srcs), providersRow(ps))
+	rows := config.Rows(res, srcs, ps)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		for _, r := range rows {
@@ -115,69 +115,15 @@ func resolve(ctx context.Context, dbPath string, getenv func(string) string, fla
 	return config.Effective(ctx, reader, dbPath, keys, getenv, flags)
 }
 
-// settingRow is one line of `loopdesk settings --json`.
-type settingRow struct {
-	config.Source
-	Value any
-}
-
-func (r settingRow) MarshalJSON() ([]byte, error) {
-	v := r.Value
-	if p, ok := v.([]config.Price); ok {
-		v = savedPrices(p)
+// settingErrorCode is the exit status for a configuration that cannot be resolved: 2 for a
+// saved setting Loopdesk cannot use (as for a bad flag: the person must change a value), 1
+// for anything else (a database that cannot be read).
+func settingErrorCode(err error) int {
+	var bad *config.SettingError
+	if errors.As(err, &bad) {
+		return ExitUsage
 	}
-	return json.Marshal(struct {
-		Setting string `json:"setting"`
-		Value   any    `json:"value"`
-		Source  string `json:"source"`
-		Detail  string `json:"detail"`
-	}{r.Setting, v, string(r.Source.Layer), r.Source.Detail})
-}
-
-// savedPrice is a row of the price table as `settings --json` prints it (docs/cli.md): both
-// cache prices always, 0 when unset. config.Price, like a run's limits, leaves them out; this
-// is the CLI's wire format of the same price, converted here only.
-type savedPrice struct {
-	Model             string  `json:"model"`
-	InputPerMTok      float64 `json:"input_per_mtok"`
-	OutputPerMTok     float64 `json:"output_per_mtok"`
-	CacheReadPerMTok  float64 `json:"cache_read_per_mtok"`
-	CacheWritePerMTok float64 `json:"cache_write_per_mtok"`
-}
-
-func savedPrices(ps []config.Price) []savedPrice {
-	out := make([]savedPrice, len(ps))
-	for i, p := range ps {
-		out[i] = savedPrice{p.Model, p.InputPerMTok, p.OutputPerMTok, p.CacheReadPerMTok, p.CacheWritePerMTok}
-	}
-	return out
-}
-
-// settingRows pairs each source with its value; the key only as found or not.
-func settingRows(r config.Resolved, srcs []config.Source) []settingRow {
-	l := r.Limits
-	values := map[string]any{
-		"provider":        r.Provider,
-		"base_url":        r.BaseURL,
-		"model":           r.Model,
-		"api_key":         r.APIKey != "",
-		"approval_mode":   string(r.ApprovalMode),
-		"max_turns":       l.MaxTurns,
-		"max_tool_calls":  l.MaxToolCalls,
-		"max_tokens":      l.MaxTokens,
-		"max_cost_usd":    l.MaxCostUSD,
-		"timeout":         l.Timeout.String(),
-		"price":           l.Price,
-		"context_window":  l.ContextWindow,
-		"prices":          r.Prices,
-		"context_windows": r.ContextWindows,
-		"vision":          r.Vision,
-	}
-	rows := make([]settingRow, len(srcs))
-	for i, s := range srcs {
-		rows[i] = settingRow{Source: s, Value: values[s.Setting]}
-	}
-	return rows
+	return ExitOther
 }
 
 // humanValue is a value as the table shows it: 0 limits as "no limit", the
@@ -264,31 +210,5 @@ func orNone(parts []string) string {
 // where it came from) and the entries of providers.json. A bad file is an error naming it
 // and the entry.
 func loadProviders(cfg config.Resolved, srcs []config.Source, getenv func(string) string) (config.Providers, error) {
-	from := config.KeyOrigin{From: "none"}
-	for _, s := range srcs {
-		if s.Setting != "api_key" {
-			continue
-		}
-		switch s.Layer {
-		case config.LayerEnv:
-			from = config.KeyOrigin{From: "env", Name: s.Detail, Found: true}
-		case config.LayerSaved:
-			from = config.KeyOrigin{From: "file", Name: s.Detail, Found: true}
-		}
-	}
-	model := cfg.Model
-	if cfg.Provider != config.DefaultProvider {
-		model = "" // the saved model belongs to the saved provider
-	}
-	return config.LoadAll(config.DefaultEndpoint(cfg.BaseURL, model, cfg.APIKey, from), getenv)
-}
-
-// providersRow is the last row: every provider, never a key. Its source is providers.json
-// when the file exists (the window's Settings writes it too), else the default.
-func providersRow(ps config.Providers) settingRow {
-	src := config.Source{Setting: "providers", Layer: config.LayerDefault, Detail: ps.Path}
-	if _, err := os.Stat(ps.Path); err == nil {
-		src.Layer = config.LayerSaved
-	}
-	return settingRow{Source: src, Value: ps.Infos()}
+	return config.LoadAll(config.DefaultOf(cfg, srcs), getenv)
 }

@@ -182,7 +182,7 @@ func readSaved(ctx context.Context, db SettingsReader, s *savedLayer, saved func
 		}
 	}
 	if !tools.Mode(s.ApprovalMode).Valid() {
-		return fmt.Errorf("read setting %s: unknown approval mode %q", SettingApprovalMode, s.ApprovalMode)
+		return &SettingError{Key: SettingApprovalMode, Problem: fmt.Sprintf("unknown approval mode %q (ask, read-only, sandboxed, auto or deny)", s.ApprovalMode)}
 	}
 	for _, j := range []struct {
 		key   string
@@ -202,7 +202,7 @@ func readSaved(ctx context.Context, db SettingsReader, s *savedLayer, saved func
 			continue
 		}
 		if err := json.Unmarshal([]byte(v), j.dst); err != nil {
-			return fmt.Errorf("read setting %s: %w", j.key, err)
+			return &SettingError{Key: j.key, Problem: err.Error()}
 		}
 		for _, n := range j.names {
 			saved(n)
@@ -218,6 +218,18 @@ func readSaved(ctx context.Context, db SettingsReader, s *savedLayer, saved func
 		s.Vision = []ModelVision{}
 	}
 	return nil
+}
+
+// SettingError is a saved setting whose value Loopdesk cannot use (a hand-edited database, a
+// value an older or newer version wrote). Every reader of the settings refuses it the same
+// way: the window says so in Settings and refuses to start a run, the command line exits 2.
+type SettingError struct {
+	Key     string // the settings key
+	Problem string
+}
+
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("saved setting %s: %s; choose a valid value in the window's Settings and save", e.Key, e.Problem)
 }
 
 // applyKey finds the key: the key file (saved), overridden by OPENAI_API_KEY.

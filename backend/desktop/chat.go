@@ -40,11 +40,11 @@ func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error)
 // runSpec is a run of the session as the window's saved settings make it (chat.Config.Spec):
 // the session's provider and model are checked here and set as the run starts (respec).
 func (c *core) runSpec(ctx context.Context, s store.Session) (loop.RunSpec, error) {
-	set, err := c.settings.Load(ctx)
+	r, _, err := c.settings.Effective(ctx) // a saved value that cannot be used refuses the run
 	if err != nil {
 		return loop.RunSpec{}, err
 	}
-	if _, err := c.runChoice(s, set); err != nil {
+	if _, err := c.runChoice(s, r); err != nil {
 		return loop.RunSpec{}, err // before a scratch folder is made for a run that cannot start
 	}
 	if s.Workspace == "" {
@@ -60,7 +60,7 @@ func (c *core) runSpec(ctx context.Context, s store.Session) (loop.RunSpec, erro
 	if err != nil {
 		return loop.RunSpec{}, err
 	}
-	spec := set.RunSpec(s.ID, s.Workspace, "") // the provider and model: respec, as the run starts
+	spec := r.RunSpec(s.ID, s.Workspace, "", "") // the provider and model: respec, as the run starts
 	spec.Sandbox = c.shellSandbox(sb.Effective)
 	return spec, nil
 }

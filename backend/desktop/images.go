@@ -99,7 +99,7 @@ func (h *Chat) SeesImages() (bool, error) {
 // page shows the text-only note from it while that session is open.
 func (h *Chat) SessionSeesImages(sessionID string) (bool, error) {
 	ctx := h.c.context()
-	set, err := h.c.settings.Load(ctx)
+	r, _, err := h.c.settings.Effective(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -107,9 +107,9 @@ func (h *Chat) SessionSeesImages(sessionID string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	choice, err := h.c.runChoice(s, set)
+	choice, err := h.c.runChoice(s, r)
 	if err != nil {
 		return false, err
 	}
-	return set.SeesImages(choice.Provider, choice.Model), nil
+	return SavedSettings{Vision: r.Vision}.SeesImages(choice.Provider, choice.Model), nil
 }

@@ -36,24 +36,9 @@ func (s SettingsStore) providersPath() (string, error) {
 // key (environment fallbacks included, as Load does), and providers.json. The keys are read
 // with Keys.Getenv, which sees the variables main took out of the environment.
 func (s SettingsStore) Providers(ctx context.Context) (config.Providers, error) {
-	set, err := s.Load(ctx)
+	r, srcs, err := s.Effective(ctx)
 	if err != nil {
 		return config.Providers{}, err
-	}
-	key, src, err := s.Keys.Key()
-	if err != nil {
-		return config.Providers{}, err
-	}
-	from := config.KeyOrigin{From: "none"}
-	switch src {
-	case config.KeyEnv:
-		from = config.KeyOrigin{From: "env", Name: "OPENAI_API_KEY", Found: true}
-	case config.KeyFile:
-		from = config.KeyOrigin{From: "file", Name: s.Keys.Path(), Found: true}
-	}
-	model := set.Model
-	if set.Provider != config.DefaultProvider {
-		model = "" // the saved model belongs to the saved provider
 	}
 	path, err := s.providersPath()
 	if err != nil {
@@ -63,8 +48,7 @@ func (s SettingsStore) Providers(ctx context.Context) (config.Providers, error) 
 	if err != nil {
 		return config.Providers{}, err
 	}
-	return config.Providers{Default: config.DefaultEndpoint(set.BaseURL, model, key, from), File: f, Path: path,
-		Getenv: s.Keys.Getenv}, nil
+	return config.Providers{Default: config.DefaultOf(r, srcs), File: f, Path: path, Getenv: s.Keys.Getenv}, nil
 }
 
 // ProvidersView is the providers part of Settings: the file's entries as written (to edit)
@@ -246,9 +230,9 @@ func (s *Sessions) SetSessionModel(id, providerName, model string) (Session, err
 	return s.c.view(x), err
 }
 
-// runChoice is the provider and model the session's next run uses: its own, or the saved
-// default for a session that has none yet (made before anything was configured).
-func (c *core) runChoice(s store.Session, set SavedSettings) (config.Choice, error) {
+// runChoice is the provider and model the session's next run uses: its own, or the
+// configured default for a session that has none yet (made before anything was configured).
+func (c *core) runChoice(s store.Session, r config.Resolved) (config.Choice, error) {
 	if s.Model != "" {
 		ch := config.Choice{Provider: s.Provider, Model: s.Model}
 		if ch.Provider == "" {
@@ -256,10 +240,10 @@ func (c *core) runChoice(s store.Session, set SavedSettings) (config.Choice, err
 		}
 		return ch, nil
 	}
-	if !set.Configured {
+	if !configured(r) {
 		return config.Choice{}, ErrNotConfigured
 	}
-	return config.Choice{Provider: set.Provider, Model: set.Model}, nil
+	return config.Choice{Provider: r.Provider, Model: r.Model}, nil
 }
 
 // respec gives a run the session's provider and model as they are when it starts, with
@@ -267,7 +251,7 @@ func (c *core) runChoice(s store.Session, set SavedSettings) (config.Choice, err
 // every start (loop.Config.Respec), so a run the runner starts for queued messages uses a
 // choice made during the run before it, as the header said.
 func (c *core) respec(ctx context.Context, spec *loop.RunSpec) error {
-	set, err := c.settings.Load(ctx)
+	r, _, err := c.settings.Effective(ctx)
 	if err != nil {
 		return err
 	}
@@ -275,7 +259,7 @@ func (c *core) respec(ctx context.Context, spec *loop.RunSpec) error {
 	if err != nil {
 		return err
 	}
-	choice, err := c.runChoice(s, set)
+	choice, err := c.runChoice(s, r)
 	if err != nil {
 		return err
 	}
@@ -288,7 +272,8 @@ func (c *core) respec(ctx context.Context, spec *loop.RunSpec) error {
 		return err
 	}
 	spec.Provider, spec.Model, spec.ThinkingBudget = choice.Provider, choice.Model, e.ThinkingBudget
-	spec.Limits.Price, spec.Limits.ContextWindow = set.Price(choice.Model).Price, set.ContextWindow(choice.Model)
-	spec.Vision = set.VisionOf(choice.Provider, choice.Model)
+	spec.Limits.Price = config.PriceOf(r.Prices, choice.Model).Price
+	spec.Limits.ContextWindow = config.ContextWindowOf(r.ContextWindows, choice.Model)
+	spec.Vision = r.VisionOf(choice.Provider, choice.Model)
 	return nil
 }

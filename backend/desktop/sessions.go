@@ -1,12 +1,14 @@
 package desktop
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/chat"
+	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -32,15 +34,18 @@ func (s *Sessions) ListSessions() ([]SessionSummary, error) {
 // NewSession creates an empty session working in workspace ("" for none yet).
 func (s *Sessions) NewSession(workspace string) (Session, error) {
 	ctx := s.c.context()
-	set, err := s.c.settings.Load(ctx)
-	if err != nil {
+	// The provider and model runs would use now; with settings that cannot be used the session
+	// starts with none, and its first run says why it cannot start.
+	r, _, err := s.c.settings.Effective(ctx)
+	var bad *config.SettingError
+	if err != nil && !errors.As(err, &bad) {
 		return Session{}, err
 	}
 	if workspace, err = checkFolder(workspace); err != nil {
 		return Session{}, err
 	}
-	x, err := s.c.db.CreateSession(ctx, store.NewSession{Title: DefaultTitle, Workspace: workspace, Model: set.Model,
-		Provider: set.Provider})
+	x, err := s.c.db.CreateSession(ctx, store.NewSession{Title: DefaultTitle, Workspace: workspace, Model: r.Model,
+		Provider: r.Provider})
 	return s.c.view(x), err
 }
 

@@ -59,6 +59,10 @@ type SavedSettings struct {
 	// Notifications: desktop notifications when a call waits or a run ends while the window
 	// is not focused (notifications.go). On unless turned off.
 	Notifications bool `json:"notifications"`
+	// Problem is why the saved settings cannot be used as they are (a config.SettingError,
+	// the same words `loopdesk run` and `loopdesk settings` exit 2 with): Settings shows it,
+	// and no run starts until a valid value is saved. "" when they can.
+	Problem string `json:"problem"`
 }
 
 // SettingsInput is what the settings screen saves. An empty APIKey keeps the
@@ -142,7 +146,6 @@ func (s SettingsStore) Load(ctx context.Context) (SavedSettings, error) {
 	if out.Provider == "" {
 		out.Provider = config.DefaultProvider
 	}
-	out.Configured = out.Model != "" && (out.BaseURL != "" || out.Provider != config.DefaultProvider)
 	key, src, err := s.Keys.Key()
 	if err != nil {
 		return SavedSettings{}, err
@@ -152,7 +155,7 @@ func (s SettingsStore) Load(ctx context.Context) (SavedSettings, error) {
 	if out.ApprovalMode, err = get(keyApprovalMode); err != nil {
 		return SavedSettings{}, err
 	}
-	if !tools.Mode(out.ApprovalMode).Valid() {
+	if out.ApprovalMode == "" {
 		out.ApprovalMode = string(tools.ModeAsk)
 	}
 	theme, err := get(keyTheme)
@@ -178,9 +181,7 @@ func (s SettingsStore) Load(ctx context.Context) (SavedSettings, error) {
 			return SavedSettings{}, err
 		}
 		if v != "" {
-			if err := json.Unmarshal([]byte(v), j.dst); err != nil {
-				return SavedSettings{}, fmt.Errorf("read setting %s: %w", j.key, err)
-			}
+			_ = json.Unmarshal([]byte(v), j.dst) // a value that does not parse is the Problem below
 		}
 	}
 	if out.Prices == nil {
@@ -192,8 +193,31 @@ func (s SettingsStore) Load(ctx context.Context) (SavedSettings, error) {
 	if out.Vision == nil {
 		out.Vision = []ModelVision{}
 	}
+	// What runs use is the layering every front end shares: whether a run can start, and
+	// why not, come from it, not from this form's view of the saved layer.
+	r, _, err := s.Effective(ctx)
+	var bad *config.SettingError
+	switch {
+	case errors.As(err, &bad):
+		out.Problem = err.Error()
+	case err != nil:
+		return SavedSettings{}, err
+	default:
+		out.Configured = configured(r)
+	}
 	return out, nil
 }
+
+// Effective is the configuration a run started from the window uses, resolved by the one
+// function the command line uses too (config.Effective): defaults < saved < environment.
+// The window has no flags. A saved value that cannot be used is a *config.SettingError.
+func (s SettingsStore) Effective(ctx context.Context) (config.Resolved, []config.Source, error) {
+	return config.Effective(ctx, s.DB, s.DB.Path(), s.Keys, s.getenv, config.Overrides{})
+}
+
+// configured: a run can start, that is a model is chosen (the default provider always has an
+// endpoint: OpenAI's when nothing names one, as for `loopdesk run`).
+func configured(r config.Resolved) bool { return r.Model != "" }
 
 // Save validates in and stores it; nothing is stored when anything is invalid.
 func (s SettingsStore) Save(ctx context.Context, in SettingsInput) (SavedSettings, error) {

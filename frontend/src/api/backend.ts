@@ -31,6 +31,7 @@ import type {
   FileDiff,
   Hit,
   HooksView,
+  EffectiveView,
   SkillView,
   ImportedHooks,
   PaletteEntry,
@@ -90,6 +91,8 @@ export const api = {
   // Settings
   presets: (): Promise<Preset[]> => list<Preset>(SettingsService.Presets()),
   getSettings: (): Promise<Settings> => SettingsService.GetSettings(),
+  /** What the next run uses and where each value comes from (as `loopdesk settings`). */
+  effectiveSettings: (): Promise<EffectiveView> => SettingsService.EffectiveSettings(),
   saveSettings: (s: SettingsInput): Promise<Settings> => SettingsService.SaveSettings(s),
   testConnection: (baseURL: string, apiKey: string): Promise<ConnectionResult> =>
     SettingsService.TestConnection(baseURL, apiKey),

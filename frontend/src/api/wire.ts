@@ -318,6 +318,20 @@ export interface DroppedImage {
   reason: string;
 }
 
+/** Go: desktop.EffectiveRow */
+export interface EffectiveRow {
+  setting: string;
+  value: unknown;
+  source: string;
+  detail: string;
+}
+
+/** Go: desktop.EffectiveView */
+export interface EffectiveView {
+  rows: EffectiveRow[] | null;
+  error: string;
+}
+
 /** Go: desktop.ErrorCode */
 export type ErrorCode = 'not_found' | 'busy' | 'not_pending' | 'invalid' | 'not_configured' | 'error';
 
@@ -1027,6 +1041,7 @@ export interface Settings {
   vision: ModelVision[] | null;
   theme: Theme;
   notifications: boolean;
+  problem: string;
 }
 
 /** Go: desktop.SettingsInput */

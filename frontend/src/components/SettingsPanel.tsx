@@ -9,6 +9,7 @@ import { McpSettings } from './McpSettings';
 import { ProvidersSettings } from './ProvidersSettings';
 import { AgentsSettings } from './AgentsSettings';
 import { SkillsSettings } from './SkillsSettings';
+import { EffectiveSettings } from './EffectiveSettings';
 import { PricesTable, SAVED_BY_SAVE, SettingsNav, SettingsSection, WindowsTable } from './SettingsSections';
 import { nonNegative } from './EditableTable';
 
@@ -48,9 +49,15 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
       <h1>Settings</h1>
       <SettingsNav body={body} />
       <div className="settings-body" ref={body} role="region" aria-label="Section contents">
-        {!settings?.configured && <p className="hint">Choose an OpenAI-compatible endpoint to start. Local servers need no key.</p>}
+        {settings?.problem && (
+          <p role="alert" className="bad settings-problem">
+            {settings.problem}
+          </p>
+        )}
+        {!settings?.configured && !settings?.problem && <p className="hint">Choose an OpenAI-compatible endpoint to start. Local servers need no key.</p>}
         <SettingsSection id="endpoint">
           <EndpointSection form={f} keySource={settings?.key_source} />
+          <EffectiveSettings version={settings} />
         </SettingsSection>
         <SettingsSection id="approvals">
           <ApprovalsSection mode={d.mode} onMode={(mode) => set({ mode })} sessionID={session} />

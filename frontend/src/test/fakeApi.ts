@@ -31,6 +31,7 @@ import type {
   Hit,
   HooksView,
   SkillView,
+  EffectiveView,
   PaletteEntry,
   ApprovalRequestedPayload,
   ChunkKind,
@@ -78,6 +79,7 @@ export const defaultSettings = (): Settings => ({
   vision: [],
   theme: 'system',
   notifications: true,
+  problem: '',
 });
 
 export function makeFakeApi() {
@@ -143,6 +145,7 @@ export function makeFakeApi() {
     mcpLogs: new Map<string, string>(),
     hooks: { workspace: '', hooks: [], sha256: '', trusted: false, changed: false, diff: '', errors: [], recent: [] } as HooksView,
     skills: [] as SkillView[],
+    effective: { rows: [], error: '' } as EffectiveView,
     palette: [] as PaletteEntry[],
     claudeDesktop: { mcpServers: {} } as McpConfig,
     providers: [] as Provider[],
@@ -313,6 +316,7 @@ export function makeFakeApi() {
     hooks: vi.fn(async (_sessionID: string) => ({ ...state.hooks })),
     importClaudeCodeHooks: vi.fn(async (_sessionID: string) => ({ added: 0, view: { ...state.hooks } })),
     skills: vi.fn(async (_sessionID: string) => state.skills.map((k) => ({ ...k }))),
+    effectiveSettings: vi.fn(async () => ({ ...state.effective })),
     trustSkill: vi.fn(async (_sessionID: string, path: string, sha256: string) => {
       const k = state.skills.find((x) => x.path === path);
       if (!k || k.sha256 !== sha256) throw { code: 'invalid', message: 'the file changed since it was shown; review it again' };

@@ -13,6 +13,10 @@ export function DeleteRule(arg1) {
   return window['go']['desktop']['Settings']['DeleteRule'](arg1);
 }
 
+export function EffectiveSettings() {
+  return window['go']['desktop']['Settings']['EffectiveSettings']();
+}
+
 export function GetSettings() {
   return window['go']['desktop']['Settings']['GetSettings']();
 }
