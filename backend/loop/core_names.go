@@ -30,6 +30,8 @@ type (
 	Emit                     = core.Emit
 	EventType                = core.EventType
 	Failed                   = core.Failed
+	FireHook                 = core.FireHook
+	HookAnswered             = core.HookAnswered
 	Input                    = core.Input
 	Limits                   = core.Limits
 	MessageQueued            = core.MessageQueued
@@ -125,6 +127,7 @@ const (
 	PhaseApproving          = core.PhaseApproving
 	PhaseCompacting         = core.PhaseCompacting
 	PhaseDone               = core.PhaseDone
+	PhaseHook               = core.PhaseHook
 	PhaseIdle               = core.PhaseIdle
 	PhaseStreaming          = core.PhaseStreaming
 	PhaseTools              = core.PhaseTools

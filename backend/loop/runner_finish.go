@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"slices"
 
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -28,29 +29,14 @@ func (rn *run) stopEvent() hooks.Event {
 	return hooks.Stop
 }
 
-// endsQuietly says whether effects end the run (they hold Done) and no Stop hook will fire
-// after them (stopHooks' conditions), so their rows may wait for the run's end.
-func (rn *run) endsQuietly(effects []Effect) bool {
-	var done *Done
-	for _, e := range effects {
-		if d, ok := e.(Done); ok {
-			done = &d
-		}
-	}
-	if done == nil {
-		return false
-	}
-	h := rn.r.cfg.Hooks
-	if h == nil || done.Result.Status != StopCompleted || rn.spec.CompactThrough > 0 {
-		return true
-	}
-	l, ok := h.(hookLister)
-	if !ok {
-		return false
-	}
-	ctx, cancel := rn.writeCtx() // rn.op is already cancelled: the core has ended the run
-	defer cancel()
-	return !l.Has(ctx, rn.root, rn.stopEvent())
+// endsQuietly says whether effects end the run (they hold Done): the core fires the Stop
+// hook, which reads the stored answer, before it ends a run that has one, so the rows of the
+// batch that holds Done may wait for the run's end.
+func endsQuietly(effects []Effect) bool {
+	return slices.ContainsFunc(effects, func(e Effect) bool {
+		_, done := e.(Done)
+		return done
+	})
 }
 
 // newChunks converts rows for the store, with a queued message's hook context after it.

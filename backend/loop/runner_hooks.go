@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/loopdesk/loopdesk/backend/hooks"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -30,11 +30,11 @@ type Hooks interface {
 var ErrHookBlocked = errors.New("blocked by a UserPromptSubmit hook")
 
 // MaxStopContinuations bounds how many times in a row Stop hooks may send a completed run
-// back to the model.
-const MaxStopContinuations = 3
+// back to the model (decided in the core: core/hooks.go).
+const MaxStopContinuations = core.MaxStopContinuations
 
 // NoteSourceHook is the Source of note rows a hook's context or Stop reason becomes.
-const NoteSourceHook = "hook"
+const NoteSourceHook = core.NoteSourceHook
 
 // hookState is what a run keeps between hook events.
 type hookState struct {
@@ -44,11 +44,6 @@ type hookState struct {
 	// notes are framed notes to store after the prompt (UserPromptSubmit, SessionStart).
 	notes []string
 	rows  []store.HookPayload // hook rows of prepare, stored once the run exists
-	// continued counts Stop continuations; prior sums the segments of the run before them.
-	continued int
-	prior     Result
-	// waited is the time earlier segments spent waiting for the person: not the run's time.
-	waited time.Duration
 	// stopDetail is set (under mu) when a hook answered "continue": false: the run ends as
 	// hook_stopped with it as its error, before it starts any more work.
 	stopDetail string
@@ -68,7 +63,7 @@ func (rn *run) requestHookStop(event hooks.Event, reason string) {
 
 // hookStopText is what the person reads of a hook's "continue": false (the run's error).
 func hookStopText(event hooks.Event, stopReason string) string {
-	return fmt.Sprintf("stopped by a %s hook: %s", event, orDefault(stopReason, "no reason given"))
+	return core.HookStopText(string(event), stopReason)
 }
 
 func (rn *run) hookStopDetail() string {
@@ -104,7 +99,7 @@ func (rn *run) cancelInput() CancelRequested {
 // asked to stop. Rows and events still go out, so nothing already decided is lost.
 func (rn *run) stopsWork(e Effect) bool {
 	switch e.(type) {
-	case CallModel, RequestApproval, RunTools, Compact:
+	case CallModel, RequestApproval, RunTools, Compact, FireHook:
 		return rn.hookStopDetail() != ""
 	}
 	return false
@@ -449,75 +444,34 @@ func (rn *run) notifyHooks(message string) {
 	})
 }
 
-// stopHooks fires Stop (SubagentStop for a child session's run) when the run has completed. When a hook blocks (and the run has gone
-// on fewer than MaxStopContinuations times, with budget left), the reason is stored as a
-// note and the core starts again in the same run: the effects returned are its first.
-// Otherwise it returns nil and rn.result covers every segment of the run.
-func (rn *run) stopHooks() []Effect {
-	res := rn.result
-	total := sumResults(rn.hooks.prior, res)
-	if rn.r.cfg.Hooks == nil || res.Status != StopCompleted || rn.spec.CompactThrough > 0 || rn.quiet {
-		rn.result = total
-		return nil
-	}
-	ctx, cancel := context.WithCancel(rn.r.base)
-	defer cancel()
-	go func() { // a Stop (or Close) while the hooks run kills them
-		select {
-		case <-rn.cancel:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	event := rn.stopEvent()
-	out, ran := rn.fire(ctx, hooks.Input{Event: event, Active: rn.hooks.continued > 0})
-	wctx, wcancel := rn.writeCtx()
-	defer wcancel()
+// fireStopHook fires the Stop hook the core asked for (the run completed and its answer is
+// stored) and feeds the hooks' answer back; the core decides what it does to the run. A Stop
+// (or Close) while the hooks run kills them with the run's work, and the core completes the run.
+func (rn *run) fireStopHook(e FireHook) {
+	out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.Event(e.Event), Active: e.Active})
 	if ran {
-		rn.storeHookRows(wctx, rn.id, out.Runs)
+		ctx, cancel := rn.writeCtx()
+		defer cancel()
+		rn.storeHookRows(ctx, rn.id, out.Runs)
 	}
-	if out.Stop {
-		// "continue": false takes precedence over a block: the run ends, and says why.
-		total.Status, total.Error = StopHook, hookStopText(event, out.StopReason)
-		rn.result = total
-		return nil
-	}
-	limits, left := rn.spec.Limits.Left(total.Counters, rn.now().Sub(total.StartedAt)-rn.hooks.waited-rn.state.Waited())
-	if out.Decision != hooks.Block || ctx.Err() != nil || rn.hooks.continued >= MaxStopContinuations || !left {
-		rn.result = total
-		return nil
-	}
-	rn.hooks.continued++
-	rn.hooks.prior = total
-	rn.hooks.waited += rn.state.Waited()
-	rn.chunks = append(rn.chunks, rn.storeNote(wctx,
-		"A Stop hook did not let the run end yet. Its reason:\n"+out.Reason)...)
-	est, err := EstimateContext(rn.chunks, rn.system)
-	if err != nil {
-		rn.result = total
-		return nil
-	}
-	queued := rn.state.Queued()
-	rn.op, rn.opStop = context.WithCancel(rn.r.base)
-	rn.state = State{}
-	in := rn.started()
-	in.Prompt, in.Queued, in.Limits, in.ContextTokens, in.PreviousStop = "", queued, limits, est, ""
-	return rn.step(in)
+	rn.send(HookAnswered{Now: rn.now(), Stop: out.Stop, StopReason: out.StopReason, Block: out.Decision == hooks.Block, Reason: out.Reason})
 }
 
-// sumResults is the result of a run that went on after Stop hooks: the last segment's
-// status and answer, every segment's counts and spend, the first segment's start.
-func sumResults(prior, last Result) Result {
-	if prior.Status == "" {
-		return last
+// stopHook is the event the core fires when the run completes (Started.StopHook): "" when no
+// hooks engine is set, the run is a compaction the person asked for, or the engine says no
+// hook of the event is configured for the run's folder.
+func (rn *run) stopHook() string {
+	h := rn.r.cfg.Hooks
+	if h == nil || rn.spec.CompactThrough > 0 {
+		return ""
 	}
-	last.Turns += prior.Turns
-	last.ToolCalls += prior.ToolCalls
-	last.InputTokens += prior.InputTokens
-	last.OutputTokens += prior.OutputTokens
-	last.CacheReadTokens += prior.CacheReadTokens
-	last.CacheWriteTokens += prior.CacheWriteTokens
-	last.CostUSD += prior.CostUSD
-	last.StartedAt = prior.StartedAt
-	return last
+	event := rn.stopEvent()
+	if l, ok := h.(hookLister); ok {
+		ctx, cancel := rn.writeCtx()
+		defer cancel()
+		if !l.Has(ctx, rn.root, event) {
+			return ""
+		}
+	}
+	return string(event)
 }

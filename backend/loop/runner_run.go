@@ -243,17 +243,13 @@ func (rn *run) loop() {
 			effects = rn.execute(effects) // a failed effect ends the run: more to do
 		}
 		if rn.state.Phase == PhaseDone {
-			if effects = rn.stopHooks(); len(effects) == 0 {
-				return
-			}
-			continue
+			return
 		}
 		effects = rn.wait()
 	}
 }
 
-// started is the input that opens the run in the core, with every row held so far (a Stop
-// hook's next segment starts the core afresh after rows were stored).
+// started is the input that opens the run in the core, with every row held so far.
 func (rn *run) started() Started {
 	if rn.told < len(rn.chunks) {
 		more, err := rowRefs(rn.chunks[rn.told:])
@@ -265,7 +261,7 @@ func (rn *run) started() Started {
 	return Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
 		Mode: string(rn.spec.RunMode()), Tools: toolInfos(rn.specs, rn.infos),
-		Approval: string(rn.spec.Mode), Agent: rn.spec.agentName(), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Rows: rn.refs, PreviousStop: rn.previous,
+		Approval: string(rn.spec.Mode), Agent: rn.spec.agentName(), StopHook: rn.stopHook(), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Rows: rn.refs, PreviousStop: rn.previous,
 		CompactThrough: rn.spec.CompactThrough}
 }
 
@@ -353,7 +349,7 @@ func (rn *run) stopWork() {
 // effects of that are returned for the caller to execute.
 func (rn *run) execute(effects []Effect) []Effect {
 	stopping, holding := false, false
-	if !rn.quiet && rn.endsQuietly(effects) {
+	if !rn.quiet && endsQuietly(effects) {
 		rn.quiet = true // the rows wait for finish, and the events that report them too
 	}
 	for _, e := range effects {
@@ -391,6 +387,8 @@ func (rn *run) execute(effects []Effect) []Effect {
 				rows := rn.snapshot()
 				rn.goWork(func() { rn.compact(e, rows) })
 			}
+		case FireHook:
+			rn.goWork(func() { rn.fireStopHook(e) })
 		case Done:
 			rn.result = e.Result
 		}

@@ -18,7 +18,7 @@ func stateIn(t *testing.T, p Phase) State {
 	// Three earlier exchanges: enough rows for a compaction to have a cut.
 	rows, _ := history("u a t u a t u a t")
 	steps := []Input{Started{Now: t0, SessionID: "s", RunID: "r", Prompt: "hi", Tools: []ToolInfo{{Name: "t"}}, Limits: Limits{ContextWindow: 100},
-		Rows: rows}}
+		Rows: rows, StopHook: "Stop"}}
 	switch p {
 	case PhaseApproving, PhaseTools:
 		steps = append(steps, ModelResponded{Now: t0, Response: ModelResponse{Status: ResponseOK,
@@ -30,6 +30,8 @@ func stateIn(t *testing.T, p Phase) State {
 		steps = append(steps, ModelResponded{Now: t0, Response: ModelResponse{Status: ResponseOK,
 			ToolCalls: []Call{{ID: "c1", Name: "t", Arguments: "{}"}}, Usage: Usage{InputTokens: 85}}},
 			ApprovalDecided{Now: t0, CallID: "c1", Approved: false})
+	case PhaseHook:
+		steps = append(steps, ModelResponded{Now: t0, Response: ModelResponse{Status: ResponseOK, Text: "done"}})
 	case PhaseDone:
 		steps = append(steps, CancelRequested{Now: t0})
 	}
@@ -60,6 +62,7 @@ func TestEveryPairIsHandledOrRefused(t *testing.T) {
 		"queued":    MessageQueued{Now: t0, Message: QueuedMessage{ID: "q1", Text: "also this"}},
 		"withdrawn": QueueWithdrawn{Now: t0, ID: "q1"},
 		"stored":    Stored{Rows: []RowRef{{Seq: 99, Kind: "note"}}},
+		"hook":      HookAnswered{Now: t0, Block: true, Reason: "not yet"},
 	}
 	accepts := map[Phase]string{
 		PhaseIdle:       "started",
@@ -67,6 +70,7 @@ func TestEveryPairIsHandledOrRefused(t *testing.T) {
 		PhaseApproving:  "approval cancel tick failed queued withdrawn stored",
 		PhaseTools:      "tool cancel tick failed queued withdrawn stored",
 		PhaseCompacting: "compacted cancel tick failed queued withdrawn stored",
+		PhaseHook:       "hook cancel tick failed queued withdrawn stored",
 		PhaseDone:       "",
 	}
 	for phase, ok := range accepts {

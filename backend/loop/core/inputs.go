@@ -41,6 +41,9 @@ type Started struct {
 	Approval string
 	// Agent names the agent the run works as, for the refusal of a tool it was not given.
 	Agent string
+	// StopHook is the hook event fired when the run completes ("Stop", "SubagentStop" for
+	// a child session), "" when none is configured: then the run ends at once (hooks.go).
+	StopHook string
 	// Queued are messages left undelivered by the previous run: stored as user rows right
 	// after the prompt.
 	Queued []QueuedMessage
@@ -131,6 +134,17 @@ type ToolFinished struct {
 	Child *ChildSpend
 }
 
+// HookAnswered answers a FireHook: what the hooks of the event said together. Stop is a
+// hook's "continue": false (StopReason its words); Block sends the completed run back to the
+// model with Reason.
+type HookAnswered struct {
+	Now        time.Time
+	Stop       bool
+	StopReason string
+	Block      bool
+	Reason     string
+}
+
 // ChildSpend is a child session's spend as its run row holds it, its own children's included.
 type ChildSpend = Counters
 
@@ -182,6 +196,7 @@ func (Failed) input()          {}
 func (MessageQueued) input()   {}
 func (QueueWithdrawn) input()  {}
 func (Stored) input()          {}
+func (HookAnswered) input()    {}
 
 // Effect is something the core asks the driver to do, in the order returned. The set is closed.
 type Effect interface{ effect() }
@@ -229,6 +244,14 @@ type Compact struct {
 	Emergency  bool
 }
 
+// FireHook fires the hooks of Event (a Stop hook: the run has completed and its rows are
+// stored) and feeds their answer as HookAnswered. Active says the run already went on after
+// this event's hooks (Claude Code's stop_hook_active).
+type FireHook struct {
+	Event  string
+	Active bool
+}
+
 // Persist appends rows to the session in one transaction.
 type Persist struct{ Rows []Row }
 
@@ -243,6 +266,7 @@ func (CallModel) effect()       {}
 func (RequestApproval) effect() {}
 func (RunTools) effect()        {}
 func (Compact) effect()         {}
+func (FireHook) effect()        {}
 func (Persist) effect()         {}
 func (Emit) effect()            {}
 func (Done) effect()            {}

@@ -43,6 +43,8 @@ func accepts(p Phase, in Input) (ok, known bool) {
 		return p == PhaseTools, true
 	case Compacted:
 		return p == PhaseCompacting, true
+	case HookAnswered:
+		return p == PhaseHook, true
 	case CancelRequested, Failed, MessageQueued, QueueWithdrawn, Ticked, Stored:
 		return p != PhaseIdle, true
 	}
@@ -63,7 +65,14 @@ func apply(s State, in Input) (State, []Effect, error) {
 		return onToolFinished(tick(s, in.Now), in)
 	case Compacted:
 		s, out = onCompacted(tick(s, in.Now), in)
+	case HookAnswered:
+		s, out = onHookAnswered(tick(s, in.Now), in)
 	case CancelRequested:
+		if s.Phase == PhaseHook && in.Reason == "" {
+			// The answer is in: stopping its Stop hook does not undo it.
+			s, out = stop(tick(s, in.Now), StopCompleted, "")
+			break
+		}
 		reason, detail := StopCancelled, "cancelled by the person"
 		if in.Reason != "" {
 			reason, detail = in.Reason, in.Detail
@@ -82,7 +91,8 @@ func apply(s State, in Input) (State, []Effect, error) {
 		s = appendRows(s, in.Rows)
 	case Ticked:
 		s = tick(s, in.Now)
-		if r, detail := s.hardStop(); r == StopTimeout {
+		// While the Stop hook runs the run's work is done: its time bounds only a next turn.
+		if r, detail := s.hardStop(); r == StopTimeout && s.Phase != PhaseHook {
 			s, out = stop(s, r, detail)
 		}
 	}
@@ -111,7 +121,7 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 	s.ContextTokens = in.ContextTokens
 	s.seen = map[string]int{}
 	s.tools, s.plan = make(map[string]ToolInfo, len(in.Tools)), in.Mode == ModePlan
-	s.approval, s.agent = in.Approval, in.Agent
+	s.approval, s.agent, s.stopHook = in.Approval, in.Agent, in.StopHook
 	for _, t := range in.Tools {
 		s.tools[t.Name] = t
 	}

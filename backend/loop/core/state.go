@@ -69,10 +69,11 @@ const (
 	PhaseApproving               // a RequestApproval is outstanding
 	PhaseTools                   // a RunTools is outstanding
 	PhaseCompacting              // a Compact is outstanding
+	PhaseHook                    // a FireHook is outstanding (the run completed; its Stop hook runs)
 	PhaseDone                    // Done was returned; every input is an error
 )
 
-var phaseNames = [...]string{"idle", "streaming", "approving", "tools", "compacting", "done"}
+var phaseNames = [...]string{"idle", "streaming", "approving", "tools", "compacting", "hook", "done"}
 
 func (p Phase) String() string {
 	if int(p) < len(phaseNames) {
@@ -270,13 +271,15 @@ type State struct {
 	// waited is the time spent in PhaseApproving: the person's, not the run's (worked).
 	waited time.Duration
 
-	tools    map[string]ToolInfo // the run's tools by name; fixed at Started
-	approval string              // the run's approval mode (Started.Approval)
-	agent    string              // the agent the run works as (Started.Agent)
-	rows     *rowLog             // the session's rows (rows.go): this state sees the first nrows
-	nrows    int
-	cut      int64 // the last seq the outstanding Compact summarises
-	plan     bool  // plan mode: only read-only tools run
+	tools     map[string]ToolInfo // the run's tools by name; fixed at Started
+	approval  string              // the run's approval mode (Started.Approval)
+	agent     string              // the agent the run works as (Started.Agent)
+	stopHook  string              // the event fired when the run completes (Started.StopHook)
+	continued int                 // times a Stop hook sent the completed run back to the model
+	rows      *rowLog             // the session's rows (rows.go): this state sees the first nrows
+	nrows     int
+	cut       int64 // the last seq the outstanding Compact summarises
+	plan      bool  // plan mode: only read-only tools run
 }
 
 // Queued returns the messages still waiting for a tool boundary. After Done they are the

@@ -31,6 +31,7 @@ type step struct {
 		Mode           string          `json:"mode"`
 		Approval       string          `json:"approval"`
 		Agent          string          `json:"agent"`
+		StopHook       string          `json:"stop_hook"`
 		Tools          []ToolInfo      `json:"tools"` // absent: builtinTools
 		Queued         []QueuedMessage `json:"queued"`
 		History        string          `json:"history"`       // the session's rows before the run: see history
@@ -69,6 +70,12 @@ type step struct {
 	Cancel *struct {
 		Partial *ModelResponse `json:"partial"` // what the stopped model call had streamed
 	} `json:"cancel"`
+	Hook *struct {
+		Stop       bool   `json:"stop"`
+		StopReason string `json:"stop_reason"`
+		Block      bool   `json:"block"`
+		Reason     string `json:"reason"`
+	} `json:"hook"`
 	Tick   *struct{} `json:"tick"`
 	Failed *struct {
 		Err string `json:"err"`
@@ -96,7 +103,7 @@ func (st step) input(now time.Time) (Input, error) {
 		}
 		return Started{Now: now, SessionID: "s1", RunID: "r1", Model: st.Started.Model, Workspace: "/ws",
 			Prompt: st.Started.Prompt, Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens, Mode: st.Started.Mode, Tools: tools,
-			Approval: st.Started.Approval, Agent: st.Started.Agent,
+			Approval: st.Started.Approval, Agent: st.Started.Agent, StopHook: st.Started.StopHook,
 			Queued: st.Started.Queued, Rows: rows, PreviousStop: st.Started.PreviousStop, CompactThrough: st.Started.CompactThrough}, nil
 	case st.Queue != nil:
 		return MessageQueued{Now: now, Message: QueuedMessage{ID: st.Queue.ID, Text: st.Queue.Text, QueuedAt: now}}, nil
@@ -119,6 +126,9 @@ func (st step) input(now time.Time) (Input, error) {
 			Called: c.Called == nil || *c.Called}, nil
 	case st.Cancel != nil:
 		return CancelRequested{Now: now, Partial: st.Cancel.Partial}, nil
+	case st.Hook != nil:
+		h := st.Hook
+		return HookAnswered{Now: now, Stop: h.Stop, StopReason: h.StopReason, Block: h.Block, Reason: h.Reason}, nil
 	case st.Tick != nil:
 		return Ticked{Now: now}, nil
 	case st.Failed != nil:
@@ -191,6 +201,8 @@ func formatEffect(e Effect) string {
 			return fmt.Sprintf("compact keep_turns=%d emergency=%v through_seq=%d", e.KeepTurns, e.Emergency, e.ThroughSeq)
 		}
 		return fmt.Sprintf("compact keep_turns=%d emergency=%v", e.KeepTurns, e.Emergency)
+	case FireHook:
+		return fmt.Sprintf("fire_hook event=%s active=%v", e.Event, e.Active)
 	case Persist:
 		var parts []string
 		for _, r := range e.Rows {

@@ -158,7 +158,7 @@ func onTurn(s State, r ModelResponse, priced RowUsage, usage Emit) (State, []Eff
 	}
 	out = append(out, usage)
 	if len(calls) == 0 {
-		s, more := stop(s, StopCompleted, "")
+		s, more := complete(s)
 		return s, append(append(out, Emit{s.budget()}), more...)
 	}
 	s.calls = make([]callState, len(calls))

@@ -24,7 +24,7 @@ func (s State) Waited() time.Duration { return s.waited }
 // for the driver's timer (it feeds Ticked then). ok is false while the run waits for the
 // person, when it has no time budget, or when it is done.
 func (s State) Deadline() (at time.Time, ok bool) {
-	if s.Limits.Timeout <= 0 || s.Phase == PhaseApproving || s.Phase == PhaseDone || s.Phase == PhaseIdle {
+	if s.Limits.Timeout <= 0 || s.Phase == PhaseApproving || s.Phase == PhaseHook || s.Phase == PhaseDone || s.Phase == PhaseIdle {
 		return time.Time{}, false
 	}
 	return s.StartedAt.Add(s.waited + s.Limits.Timeout), true
