@@ -207,11 +207,11 @@ func idleMeters(runs []store.Run, chunks []store.Chunk, system string, kids stor
 	if err != nil {
 		return nil, err
 	}
-	end := last.EndedAt
-	if end.IsZero() {
-		end = time.Now()
+	elapsed := last.Elapsed() // the run's own time, not the person's waiting
+	if last.EndedAt.IsZero() {
+		elapsed = time.Since(last.StartedAt)
 	}
 	return loop.Meters(loop.MeterInput{Turns: last.Turns + kids.Turns, ToolCalls: last.ToolCalls + kids.ToolCalls,
 		Tokens: last.InputTokens + last.OutputTokens + kids.InputTokens + kids.OutputTokens, CostUSD: last.CostUSD + kids.Cost,
-		Elapsed: end.Sub(last.StartedAt), ContextTokens: ctxTokens, Limits: limits}), nil
+		Elapsed: elapsed, ContextTokens: ctxTokens, Limits: limits}), nil
 }

@@ -1,6 +1,7 @@
 package loop_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sync"
@@ -63,5 +64,13 @@ func TestApprovalWaitDoesNotCountAgainstTheTimeBudget(t *testing.T) {
 	}
 	if clockMeter == nil || clockMeter.Value >= 60 || clockMeter.Note == "" {
 		t.Fatalf("the Time meter after the run: %+v; want the run's own seconds and a note saying the wait is left out", clockMeter)
+	}
+	// The run's row keeps that time, for the meter of the session opened again later.
+	runs, err := h.db.ListRuns(context.Background(), sid)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	if w := runs[0].WorkedMS; w == nil || *w >= 60_000 {
+		t.Fatalf("the run's row keeps %v ms of its own time; want under a minute, the 40-minute wait left out", w)
 	}
 }

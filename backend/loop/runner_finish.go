@@ -73,7 +73,7 @@ func (rn *run) storeEnd(ctx context.Context, res *Result) (store.Run, []store.Ch
 	rows, held := rn.deferred, rn.held
 	rn.deferred, rn.held = nil, nil
 	result := func() store.RunResult {
-		return store.RunResult{Status: store.RunStatus(res.Status), Output: res.Output, Error: res.Error}
+		return store.RunResult{Status: store.RunStatus(res.Status), Output: res.Output, Error: res.Error, Worked: res.Worked}
 	}
 	run, added, synthesized, err := rn.r.cfg.Store.AppendAndFinish(ctx, rn.spec.SessionID, rn.id, result(), rn.newChunks(ctx, rows)...)
 	if err != nil && len(rows) > 0 {

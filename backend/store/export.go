@@ -210,10 +210,10 @@ func (db *DB) ImportWith(ctx context.Context, r io.Reader, opt ImportOptions) (S
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, output,
 				turns, tool_calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, started_at, ended_at, error,
-				sandbox, mode, instructions, provider)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, s.ID, run.Model, run.SystemPromptHash, string(budgets),
+				sandbox, mode, instructions, provider, worked_ms)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, s.ID, run.Model, run.SystemPromptHash, string(budgets),
 				status, run.Output, run.Turns, run.ToolCalls, run.InputTokens, run.OutputTokens, run.CacheReadTokens, run.CacheWriteTokens,
-				run.CostUSD, run.StartedAt.UnixMilli(), endedMS, run.Error, run.Sandbox, mode, instr, run.Provider); err != nil {
+				run.CostUSD, run.StartedAt.UnixMilli(), endedMS, run.Error, run.Sandbox, mode, instr, run.Provider, run.WorkedMS); err != nil {
 				return err
 			}
 		}

@@ -43,10 +43,23 @@ type Run struct {
 	// Sandbox is the sandbox the run's shell commands ran with, in words
 	// (tools.ShellSandbox.Describe); "" for runs recorded before it was kept.
 	Sandbox string `json:"sandbox,omitempty"`
+	// WorkedMS is the run's own time in milliseconds, the person's waiting for approvals
+	// excluded (what its time budget counted); nil when unknown: a run still going, one
+	// recorded before it was kept, one a crash ended (Repair). Elapsed reads it.
+	WorkedMS *int64 `json:"worked_ms,omitempty"`
 	// Mode is "plan" or "execute" (RunModes); Instructions the AGENTS.md files the run's
 	// system prompt carried, personal first.
 	Mode         RunMode       `json:"mode"`
 	Instructions []Instruction `json:"instructions"`
+}
+
+// Elapsed is the run's time as its Time meter counts it: its own time when kept (WorkedMS),
+// else the wall-clock time from start to end, which counts any waiting for the person too.
+func (r Run) Elapsed() time.Duration {
+	if r.WorkedMS != nil {
+		return time.Duration(*r.WorkedMS) * time.Millisecond
+	}
+	return r.EndedAt.Sub(r.StartedAt)
 }
 
 // RunMode says whether a run was planning (only read-only tools run) or executing.
@@ -90,20 +103,23 @@ type RunResult struct {
 	Status RunStatus `json:"status"`
 	Output string    `json:"output"`
 	Error  string    `json:"error"`
+	// Worked is the run's own time (Run.WorkedMS): the runner's core counts it.
+	Worked time.Duration `json:"-"`
 }
 
 const runCols = `id, session_id, model, system_prompt_hash, budgets, status, output, turns, tool_calls,
 	input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, started_at, coalesce(ended_at, 0), error,
-	sandbox, mode, instructions, provider`
+	sandbox, mode, instructions, provider, worked_ms`
 
 func scanRun(r scanner) (Run, error) {
 	var run Run
 	var budgets, instructions string
 	var started, ended int64
+	var worked sql.NullInt64
 	err := r.Scan(&run.ID, &run.SessionID, &run.Model, &run.SystemPromptHash, &budgets, &run.Status, &run.Output,
 		&run.Turns, &run.ToolCalls, &run.InputTokens, &run.OutputTokens, &run.CacheReadTokens, &run.CacheWriteTokens,
 		&run.CostUSD, &started, &ended, &run.Error,
-		&run.Sandbox, &run.Mode, &instructions, &run.Provider)
+		&run.Sandbox, &run.Mode, &instructions, &run.Provider, &worked)
 	if err == nil {
 		err = json.Unmarshal([]byte(instructions), &run.Instructions)
 	}
@@ -113,6 +129,9 @@ func scanRun(r scanner) (Run, error) {
 	run.Limits, run.StartedAt = json.RawMessage(budgets), fromMS(started)
 	if ended != 0 {
 		run.EndedAt = fromMS(ended)
+	}
+	if worked.Valid {
+		run.WorkedMS = &worked.Int64
 	}
 	return run, err
 }
@@ -244,9 +263,10 @@ func (db *DB) finishTx(ctx context.Context, wtx *sql.Tx, runID string, res RunRe
 	if run.Counters, err = rebuildCounters(ctx, tx, run.SessionID, runID); err != nil {
 		return Run{}, nil, err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, output = ?, ended_at = ?, error = ? WHERE id = ?`,
-		res.Status, res.Output, now, res.Error, runID)
-	run.Status, run.Output, run.Error, run.EndedAt = res.Status, res.Output, res.Error, fromMS(now)
+	worked := max(res.Worked, 0).Milliseconds()
+	_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, output = ?, ended_at = ?, error = ?, worked_ms = ? WHERE id = ?`,
+		res.Status, res.Output, now, res.Error, worked, runID)
+	run.Status, run.Output, run.Error, run.EndedAt, run.WorkedMS = res.Status, res.Output, res.Error, fromMS(now), &worked
 	return run, added, err
 }
 

@@ -295,6 +295,7 @@ func stop(s State, reason StopReason, detail string) (State, []Effect) {
 	res := Result{
 		Status: reason, Output: s.Output, Counters: s.Counters,
 		StartedAt: s.StartedAt, EndedAt: s.Now, Error: errText, SessionID: s.SessionID, RunID: s.RunID,
+		Worked: s.worked(),
 	}
 	s.result = &res
 	return s, append(out, Done{Result: res})

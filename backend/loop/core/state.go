@@ -218,6 +218,10 @@ type Result struct {
 	Error     string    `json:"error"`
 	SessionID string    `json:"session_id"`
 	RunID     string    `json:"run_id"`
+	// Worked is the run's own time, the person's waiting excluded: what the time budget
+	// counted. The run's row keeps it, so a session opened later shows that Time meter, not
+	// EndedAt - StartedAt.
+	Worked time.Duration `json:"-"`
 }
 
 // callStatus tracks one call of the current assistant turn.
