@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useRef, type Dispatch, type RefObject } from 'react';
 import { api, type WireEvent } from '../api/backend';
 import { isLoopEvent } from '../api/events';
 import { LOSSY_EVENTS } from '../api/types';
@@ -6,7 +6,7 @@ import type { DecisionInput, ImageInput, Session, SessionMode } from '../api/typ
 import { errorMessage } from '../api/types';
 import { createStore } from '../lib/store';
 import { newSequencer, offer, release, type Sequencer } from '../state/sequencer';
-import { initialSession, lastSeq, reduceSession, type ReceivedEvent, type SessionInput } from '../state/session';
+import { initialSession, lastSeq, reduceSession, type ReceivedEvent, type SessionInput, type SessionState } from '../state/session';
 import { appendDelta, prune, visible, type Delta, type Segment } from '../state/stream';
 
 /** How long a hole in the event sequence may stay open before it counts as a lost event. */
@@ -33,6 +33,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   const stream = useMemo(() => createStore<Segment[]>([]), []);
   const io = useRef(new Intake());
   const current = useRef<string | null>(null);
+  const own: Own = { dispatch, current, changed };
 
   /** Reconciles with what Go knows right now: run, pending calls, queued messages. */
   const reconcile = useCallback((id: string) => {
@@ -91,8 +92,62 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     [reconcile],
   );
 
+  useIntake(own, io.current, stream, stateRef, resync, reconcile);
+  useReads(dispatch, state.id, state.missingAfter, state.runsWanted);
+
+  /**
+   * Sends text to the session (id overrides the current one, for a session just created);
+   * with command, sends "/name args" for Go to expand (text is what the box showed).
+   */
+  const send = useCallback(
+    async (text: string, id: string | null = sessionID, images: ImageInput[] = [], command?: { name: string; args: string }): Promise<boolean> => {
+      if (!id) return false;
+      if (current.current !== id) adopt(id);
+      // While a run goes on, Go queues the message: queue_changed shows it, not the "sent" line.
+      const queuing = current.current === id && stateRef.current.run !== '';
+      if (!queuing) dispatch({ type: 'send_started', text, at: Date.now() });
+      try {
+        await (command
+          ? api.sendCommand(id, command.name, command.args)
+          : images.length > 0
+            ? api.sendWithImages(id, text, images)
+            : api.sendMessage(id, text));
+        changed.current?.();
+        return true;
+      } catch (e) {
+        if (current.current === id) dispatch({ type: 'send_failed', error: errorMessage(e) });
+        return false;
+      }
+    },
+    [sessionID, adopt],
+  );
+
+  return { ...state, stream, send, ...useSteering(own) };
+}
+
+export type SessionHook = ReturnType<typeof useSession>;
+
+/** What the parts of useSession share: the reducer's dispatch, the session followed, onChanged. */
+interface Own {
+  dispatch: Dispatch<SessionInput>;
+  current: RefObject<string | null>;
+  changed: RefObject<(() => void) | undefined>;
+}
+
+/**
+ * Hands Go's events of the followed session to the reducer in seq order: deltas coalesced to
+ * one update per animation frame (text to the stream store, tool output to the reducer), a hole
+ * in the sequence waited for GAP_MS and then read again (resync).
+ */
+function useIntake(
+  { dispatch, current, changed }: Own,
+  intake: Intake,
+  stream: StreamStore,
+  stateRef: RefObject<SessionState>,
+  resync: (id: string) => void,
+  reconcile: (id: string) => void,
+) {
   useEffect(() => {
-    const intake = io.current;
     const deliver = (ev: SessionInput) => {
       if (intake.gated(ev)) return;
       for (const out of intake.takeOutputs()) dispatch(out);
@@ -145,10 +200,13 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
       off();
       intake.stop();
     };
-  }, [stream, resync, reconcile]);
+  }, [dispatch, current, changed, intake, stream, stateRef, resync, reconcile]);
 
+}
+
+/** What the reducer asks to be read: the rows after a gap, the runs when one started or ended. */
+function useReads(dispatch: Dispatch<SessionInput>, id: string | null, missingAfter: number | null, runsWanted: number) {
   // Rows after a gap, read once per gap.
-  const { id, missingAfter, runsWanted } = state;
   useEffect(() => {
     if (!id || missingAfter === null) return;
     let live = true;
@@ -159,7 +217,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     return () => {
       live = false;
     };
-  }, [id, missingAfter]);
+  }, [dispatch, id, missingAfter]);
 
   // The runs, when a run started or finished; an older answer never replaces a newer one.
   useEffect(() => {
@@ -170,35 +228,15 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
     return () => {
       live = false;
     };
-  }, [id, runsWanted]);
+  }, [dispatch, id, runsWanted]);
 
-  /**
-   * Sends text to the session (id overrides the current one, for a session just created);
-   * with command, sends "/name args" for Go to expand (text is what the box showed).
-   */
-  const send = useCallback(
-    async (text: string, id: string | null = sessionID, images: ImageInput[] = [], command?: { name: string; args: string }): Promise<boolean> => {
-      if (!id) return false;
-      if (current.current !== id) adopt(id);
-      // While a run goes on, Go queues the message: queue_changed shows it, not the "sent" line.
-      const queuing = current.current === id && stateRef.current.run !== '';
-      if (!queuing) dispatch({ type: 'send_started', text, at: Date.now() });
-      try {
-        await (command
-          ? api.sendCommand(id, command.name, command.args)
-          : images.length > 0
-            ? api.sendWithImages(id, text, images)
-            : api.sendMessage(id, text));
-        changed.current?.();
-        return true;
-      } catch (e) {
-        if (current.current === id) dispatch({ type: 'send_failed', error: errorMessage(e) });
-        return false;
-      }
-    },
-    [sessionID, adopt],
-  );
+}
 
+/**
+ * The calls that steer the open session (stop, decide, the queue, the mode, compaction); each
+ * acts on the session followed when it was made, and a refusal shows in the conversation.
+ */
+function useSteering({ dispatch, current, changed }: Own) {
   const stop = useCallback(() => {
     const id = current.current;
     if (id) api.cancel(id).catch((e) => dispatch({ type: 'failed', error: errorMessage(e) }));
@@ -270,12 +308,10 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   const undoCompaction = useCallback((seq: number) => steer((id) => api.undoCompaction(id, seq)), [steer]);
 
   /** The session's record changed by another call (a folder chosen). */
-  const updateSession = useCallback((session: Session) => dispatch({ type: 'session_loaded', session }), []);
+  const updateSession = useCallback((session: Session) => dispatch({ type: 'session_loaded', session }), [dispatch]);
+  return { stop, decide, updateSession, removeQueued, sendQueued, setMode, executePlan, compactHere, undoCompaction };
 
-  return { ...state, stream, send, stop, decide, updateSession, removeQueued, sendQueued, setMode, executePlan, compactHere, undoCompaction };
 }
-
-export type SessionHook = ReturnType<typeof useSession>;
 
 /**
  * The hook's mutable intake: the sequencer, events held while OpenSession is in flight, and
