@@ -35,7 +35,6 @@ export function App() {
   const side = useSideTabs(narrow);
   const [actionError, setActionError] = useState('');
   const list = useSessions();
-  const search = useSearch();
   const chat = useSession(selected, list.refresh);
   const current = list.sessions.find((s) => s.id === selected);
   // The list is read again after every send and run, so it knows the scratch
@@ -66,20 +65,7 @@ export function App() {
       {showShortcuts && <Shortcuts onClose={() => setShowShortcuts(false)} />}
       {!nav.showSettings && <SkipLinks pending={chat.pending.length > 0} />}
       <CheckpointProvider sessionID={selected} rows={chat.rows} live={chat.changes} onForked={act.forkedWithFiles} onError={setActionError}>
-        <SessionBrowser
-          sessions={list.sessions}
-          selected={selected}
-          query={search.query}
-          onQuery={search.setQuery}
-          hits={search.hits}
-          searching={search.searching}
-          searchError={search.error}
-          onSelect={(id) => open(id)}
-          onOpenHit={(h: Hit) => open(h.session_id, h.seq)}
-          onNew={act.newSession}
-          onImport={act.importSession}
-          onSettings={() => nav.setShowSettings(true)}
-        />
+        <Sessions list={list} selected={selected} open={open} onNew={act.newSession} onImport={act.importSession} onSettings={() => nav.setShowSettings(true)} />
         {nav.showSettings ? (
           <SettingsView
             banner={banner}
@@ -126,6 +112,36 @@ export function App() {
         )}
       </CheckpointProvider>
     </div>
+  );
+}
+
+interface SessionsProps {
+  list: ReturnType<typeof useSessions>;
+  selected: string | null;
+  open: (id: string, seq?: number | null) => void;
+  onNew: () => void;
+  onImport: () => void;
+  onSettings: () => void;
+}
+
+/** The session list and its search. */
+function Sessions({ list, selected, open, onNew, onImport, onSettings }: SessionsProps) {
+  const search = useSearch();
+  return (
+    <SessionBrowser
+      sessions={list.sessions}
+      selected={selected}
+      query={search.query}
+      onQuery={search.setQuery}
+      hits={search.hits}
+      searching={search.searching}
+      searchError={search.error}
+      onSelect={(id) => open(id)}
+      onOpenHit={(h: Hit) => open(h.session_id, h.seq)}
+      onNew={onNew}
+      onImport={onImport}
+      onSettings={onSettings}
+    />
   );
 }
 
