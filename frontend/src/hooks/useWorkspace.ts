@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { api } from '../api/backend';
 import type { FileEntry, FilePreview, Row, Touched } from '../api/types';
 import { errorMessage } from '../api/types';
@@ -97,6 +97,27 @@ export function useWorkspace(sessionID: string | null, workspace: string, rows: 
     if (newest > touchedThrough.current) void loadTouched(false);
   }, [newest, loadTouched]);
 
+  useWatcher(current, loadFiles, setWarning, debounceMs);
+
+  const open = useCallback(async (path: string) => {
+    const id = current.current.sessionID;
+    if (!id) return;
+    try {
+      setPreview(await api.readFile(id, path));
+      setError('');
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  }, []);
+
+  return { files, touched, preview, setPreview, open, warning, error, reload: loadFiles };
+}
+
+/**
+ * Follows Go's watcher of the session's folder: a change re-lists the files (debounced); a
+ * warning about the folder is shown.
+ */
+function useWatcher(current: RefObject<{ workspace: string }>, loadFiles: () => Promise<void>, setWarning: (w: string) => void, debounceMs: number) {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | null = null;
     const offChanged = api.onWorkspaceChanged((ev) => {
@@ -115,18 +136,6 @@ export function useWorkspace(sessionID: string | null, workspace: string, rows: 
       offChanged();
       offWarning();
     };
-  }, [loadFiles, debounceMs]);
+  }, [current, loadFiles, setWarning, debounceMs]);
 
-  const open = useCallback(async (path: string) => {
-    const id = current.current.sessionID;
-    if (!id) return;
-    try {
-      setPreview(await api.readFile(id, path));
-      setError('');
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  }, []);
-
-  return { files, touched, preview, setPreview, open, warning, error, reload: loadFiles };
 }
