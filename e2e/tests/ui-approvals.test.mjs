@@ -96,6 +96,12 @@ test('an always-allow rule is created from the card and honoured on the next cal
   await dialog.getByRole('button', { name: 'Save rule and approve' }).click();
   await page.getByRole('article', { name: 'Assistant', exact: true }).filter({ hasText: 'First done.' }).waitFor();
   await runFinished(page);
+  // The answer that saved the rule says so as a rule, not as words the person typed.
+  const first = page.locator('[data-call-id="call_a"]');
+  await first.getByText('Approved by you, and allowed from now on: allow run_shell_command echo * in this session', { exact: true }).waitFor();
+  assert.equal(await first.getByText(/“/).count(), 0, 'the rule is not quoted as the person\'s words');
+  await first.scrollIntoViewIfNeeded();
+  await shot(page, 'ui-always-allow-answer');
 
   // The next echo runs without asking; the card says which rule allowed it.
   await fake.enqueue(
