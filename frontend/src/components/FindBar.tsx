@@ -93,27 +93,7 @@ export function FindBar({ root, version, onClose, rows, onReveal }: Props) {
     return () => cancelAnimationFrame(frame);
   }, [target, onReveal, root]);
 
-  useEffect(() => {
-    const hl = highlights();
-    if (hl && Highlight) hl.set('find', new Highlight(...ranges));
-    const r = current >= hidden.length ? ranges[current - hidden.length] : undefined;
-    const el = r?.startContainer.parentElement;
-    if (hl && Highlight) hl.set('find-current', r ? new Highlight(r) : new Highlight());
-    if (!el) return;
-    // A match in a folded result opens it, so it can be seen.
-    for (let d = el.closest('details'); d; d = d.parentElement?.closest('details') ?? null) d.open = true;
-    el.classList.add('find-current');
-    el.scrollIntoView?.({ block: 'center' });
-    return () => el.classList.remove('find-current');
-  }, [ranges, hidden, current]);
-
-  useEffect(
-    () => () => {
-      highlights()?.delete('find');
-      highlights()?.delete('find-current');
-    },
-    [],
-  );
+  useShowMatches(ranges, hidden.length, current);
 
   const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
     if (e.key === 'Enter') {
@@ -142,5 +122,33 @@ export function FindBar({ root, version, onClose, rows, onReveal }: Props) {
         ×
       </button>
     </div>
+  );
+}
+
+/**
+ * Marks the matches on the page (CSS highlights, where the engine has them) and brings the
+ * current one into view; current counts the hidden rows' matches first.
+ */
+function useShowMatches(ranges: Range[], hiddenCount: number, current: number) {
+  useEffect(() => {
+    const hl = highlights();
+    if (hl && Highlight) hl.set('find', new Highlight(...ranges));
+    const r = current >= hiddenCount ? ranges[current - hiddenCount] : undefined;
+    const el = r?.startContainer.parentElement;
+    if (hl && Highlight) hl.set('find-current', r ? new Highlight(r) : new Highlight());
+    if (!el) return;
+    // A match in a folded result opens it, so it can be seen.
+    for (let d = el.closest('details'); d; d = d.parentElement?.closest('details') ?? null) d.open = true;
+    el.classList.add('find-current');
+    el.scrollIntoView?.({ block: 'center' });
+    return () => el.classList.remove('find-current');
+  }, [ranges, hiddenCount, current]);
+
+  useEffect(
+    () => () => {
+      highlights()?.delete('find');
+      highlights()?.delete('find-current');
+    },
+    [],
   );
 }
