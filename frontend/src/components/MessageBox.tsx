@@ -80,26 +80,7 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
       : 'Message the agent (Enter to send, Shift+Enter for a new line)';
   return (
     <div className="message-area">
-      {queued.length > 0 && (
-        <ul className="queued" aria-label="Queued messages">
-          {queued.map((q) => (
-            <li key={q.id} className="queued-item">
-              <span className="queued-tag">queued</span>
-              <span className="queued-text">{q.text}</span>
-              {!running && onSendQueued && (
-                <button type="button" className="small" disabled={disabled} aria-label={`Send now: ${q.text}`} onClick={() => onSendQueued(q.id)}>
-                  Send now
-                </button>
-              )}
-              {onRemoveQueued && (
-                <button type="button" className="small" aria-label={`Remove queued message: ${q.text}`} onClick={() => onRemoveQueued(q.id)}>
-                  Remove
-                </button>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+      <QueuedList queued={queued} running={running} disabled={disabled} onSendQueued={onSendQueued} onRemoveQueued={onRemoveQueued} />
       {palette.open && <CommandPalette id={palette.id} matches={palette.matches} active={palette.active} loaded={palette.loaded} onChoose={choose} />}
       <AttachedImages images={images} textOnly={textOnly} onRemove={(id) => setImages((cur) => cur.filter((im) => im.id !== id))} />
       {refused && (
@@ -139,32 +120,64 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
           aria-controls={palette.open ? palette.id : undefined}
           aria-activedescendant={palette.open && palette.matches[palette.active] ? `${palette.id}-${palette.active}` : undefined}
         />
-        <span className="message-buttons">
-          <label className={`button small attach${disabled || running ? ' disabled' : ''}`} title="PNG, JPEG, WebP or GIF; or paste or drop one">
-            Attach image
-            <input
-              type="file"
-              accept={IMAGE_TYPES.join(',')}
-              multiple
-              hidden
-              disabled={disabled || running}
-              onChange={(e) => {
-                if (e.target.files) void attach(e.target.files);
-                e.target.value = ''; // the same file can be attached again
-              }}
-            />
-          </label>
-          <button type="submit" disabled={disabled || (text.trim() === '' && images.length === 0)} title={running ? 'Queue for the next step' : undefined}>
-            {running ? 'Queue' : 'Send'}
-          </button>
-          {running && (
-            <button type="button" className="stop" onClick={onStop}>
-              Stop
-            </button>
-          )}
-        </span>
+        <SendButtons running={running} disabled={disabled} empty={text.trim() === '' && images.length === 0} onAttach={(f) => void attach(f)} onStop={onStop} />
       </form>
     </div>
+  );
+}
+
+/** Messages waiting for the run's next tool boundary (or, with no run going, to be sent now). */
+function QueuedList({ queued, running, disabled, onSendQueued, onRemoveQueued }: Pick<Props, 'running' | 'disabled' | 'onSendQueued' | 'onRemoveQueued'> & { queued: QueuedMessage[] }) {
+  if (queued.length === 0) return null;
+  return (
+    <ul className="queued" aria-label="Queued messages">
+      {queued.map((q) => (
+        <li key={q.id} className="queued-item">
+          <span className="queued-tag">queued</span>
+          <span className="queued-text">{q.text}</span>
+          {!running && onSendQueued && (
+            <button type="button" className="small" disabled={disabled} aria-label={`Send now: ${q.text}`} onClick={() => onSendQueued(q.id)}>
+              Send now
+            </button>
+          )}
+          {onRemoveQueued && (
+            <button type="button" className="small" aria-label={`Remove queued message: ${q.text}`} onClick={() => onRemoveQueued(q.id)}>
+              Remove
+            </button>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Attach image, Send (Queue while a run goes on) and Stop. */
+function SendButtons({ running, disabled, empty, onAttach, onStop }: { running: boolean; disabled: boolean; empty: boolean; onAttach: (files: FileList) => void; onStop: () => void }) {
+  return (
+    <span className="message-buttons">
+      <label className={`button small attach${disabled || running ? ' disabled' : ''}`} title="PNG, JPEG, WebP or GIF; or paste or drop one">
+        Attach image
+        <input
+          type="file"
+          accept={IMAGE_TYPES.join(',')}
+          multiple
+          hidden
+          disabled={disabled || running}
+          onChange={(e) => {
+            if (e.target.files) onAttach(e.target.files);
+            e.target.value = ''; // the same file can be attached again
+          }}
+        />
+      </label>
+      <button type="submit" disabled={disabled || empty} title={running ? 'Queue for the next step' : undefined}>
+        {running ? 'Queue' : 'Send'}
+      </button>
+      {running && (
+        <button type="button" className="stop" onClick={onStop}>
+          Stop
+        </button>
+      )}
+    </span>
   );
 }
 
