@@ -133,6 +133,12 @@ func storePayload(row Row) any {
 		return store.UsagePayload{Usage: *storeUsage(r.Usage), Reason: r.Reason}
 	case core.NoteRow:
 		return store.NotePayload{Source: r.Source, Text: r.Text}
+	case core.ImageExcludedRow:
+		ims := make([]store.ExcludedImage, len(r.Images))
+		for i, im := range r.Images {
+			ims[i] = store.ExcludedImage{Seq: im.Seq, Hash: im.Hash}
+		}
+		return store.ImageExcludedPayload{Images: ims, Reason: r.Reason, Provider: r.Provider, Model: r.Model}
 	}
 	panic(fmt.Sprintf("loop: row type %T has no store payload", row)) // the Row set is closed
 }
@@ -169,6 +175,9 @@ func fromProvider(resp provider.Response, origin Origin) ModelResponse {
 	}
 	if provider.ContextExceeded(resp.Err) {
 		out.Status = ResponseContextExceeded
+	}
+	if provider.ImageRejected(resp.Err) {
+		out.Status, out.AllImagesRefused = core.ResponseImageRefused, provider.RefusesAllImages(resp.Err)
 	}
 	for _, c := range resp.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, core.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments})

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"sort"
-	"sync"
 
 	"github.com/loopdesk/loopdesk/backend/images"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -46,35 +44,6 @@ func (v Vision) TextOnly(model string) string {
 		return fmt.Sprintf("model %s is text-only by its name (turn vision on for it in Settings → Images if it sees images)%s", model, kept)
 	}
 	return ""
-}
-
-// imageState is what a run keeps of the images a provider refused during it: the
-// image_excluded rows it stored. A worker stores them, so the owner's mirror of the rows
-// (run.chunks) does not hold them; every later model call of the run merges them in.
-type imageState struct {
-	mu       sync.Mutex
-	excluded []store.Chunk
-}
-
-// withExcluded is rows with the run's image_excluded rows in their places by seq (rows itself
-// when there are none; else a copy).
-func (s *imageState) withExcluded(rows []store.Chunk) []store.Chunk {
-	s.mu.Lock()
-	ex := s.excluded
-	s.mu.Unlock()
-	if len(ex) == 0 {
-		return rows
-	}
-	out := make([]store.Chunk, 0, len(rows)+len(ex))
-	out = append(out, rows...)
-	for _, c := range ex {
-		i := sort.Search(len(out), func(i int) bool { return out[i].Seq >= c.Seq })
-		if i < len(out) && out[i].Seq == c.Seq {
-			continue // the rows already hold it
-		}
-		out = slices.Insert(out, i, c)
-	}
-	return slices.Clip(out)
 }
 
 // withImages loads the images msgs name (user rows' ImageRefs) into their Images, each fitted
@@ -127,54 +96,16 @@ func (rn *run) withImages(ctx context.Context, msgs []provider.Message) ([]provi
 // requestMessages are the messages of a model call on rows: derived through the session's
 // cache, with the images sent loaded.
 func (rn *run) requestMessages(rc *requestCache, rows []store.Chunk) ([]provider.Message, error) {
-	msgs, err := rc.turnsOf(rn.images.withExcluded(rows))
+	msgs, err := rc.turnsOf(rows)
 	if err != nil {
 		return nil, err
 	}
 	return rn.withImages(rn.op, msgs)
 }
 
-// retryWithoutImages answers a model call the server refused because of an image (one bad
-// image never bricks a session). The images to blame are left out of the context by
-// an image_excluded row (never deleted; the page shows which and why) and the call is made
-// once more without them: the images of the newest message that carried any, or every image
-// sent when the server says the model takes none. A second refusal is returned as it is, so
-// nothing loops. Any other response is returned unchanged.
-func (rn *run) retryWithoutImages(rc *requestCache, rows []store.Chunk, resp provider.Response,
-	call func([]provider.Message) provider.Response) provider.Response {
-	if !provider.ImageRejected(resp.Err) || rn.op.Err() != nil || !rn.seesImages() {
-		return resp
-	}
-	blame, err := imagesToBlame(rn.images.withExcluded(rows), provider.RefusesAllImages(resp.Err))
-	if err != nil || len(blame) == 0 {
-		return resp
-	}
-	who := rn.spec.origin.Provider
-	if resp.Origin.Provider != "" {
-		who = resp.Origin.Provider // the client names what refused (its configured name)
-	}
-	ctx, cancel := rn.writeCtx()
-	defer cancel()
-	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, store.NewChunk{Kind: store.KindImageExcluded,
-		Payload: store.ImageExcludedPayload{Images: blame, Reason: resp.Err.Error(), Provider: who, Model: rn.spec.Model}})
-	if err != nil {
-		rn.r.log.Error("image exclusion not stored", "session", rn.spec.SessionID, "err", err)
-		return resp
-	}
-	rn.images.mu.Lock()
-	rn.images.excluded = append(rn.images.excluded, added...)
-	rn.images.mu.Unlock()
-	rn.publish(RowsStoredPayload{Rows: RowsOf(added)})
-	msgs, err := rn.requestMessages(rc, rows)
-	if err != nil {
-		return resp
-	}
-	return call(msgs)
-}
-
-// imagesToBlame are the images a refused request sent: those of the newest user row that
-// carried any, or all of them.
-func imagesToBlame(rows []store.Chunk, all bool) ([]store.ExcludedImage, error) {
+// sentImages are the images a request built from rows carried, each by its user row, oldest
+// first: those of user rows not compacted away and not excluded already.
+func sentImages(rows []store.Chunk) ([]core.SentImage, error) {
 	ex, err := store.ExclusionsOf(rows)
 	if err != nil {
 		return nil, err
@@ -189,19 +120,19 @@ func imagesToBlame(rows []store.Chunk, all bool) ([]store.ExcludedImage, error) 
 			sent[h] = true
 		}
 	}
-	var out []store.ExcludedImage
-	for i := len(rows) - 1; i >= 0 && (all || len(out) == 0); i-- {
-		if rows[i].Kind != store.KindUser {
+	var out []core.SentImage
+	for _, r := range rows {
+		if r.Kind != store.KindUser {
 			continue
 		}
 		var p store.UserPayload
-		if err := json.Unmarshal(rows[i].Payload, &p); err != nil {
+		if err := json.Unmarshal(r.Payload, &p); err != nil {
 			return nil, err
 		}
-		ex.Apply(rows[i].Seq, &p)
+		ex.Apply(r.Seq, &p)
 		for _, im := range p.Images {
 			if !im.Excluded && sent[im.Hash] {
-				out = append(out, store.ExcludedImage{Seq: rows[i].Seq, Hash: im.Hash})
+				out = append(out, core.SentImage{Seq: r.Seq, Hash: im.Hash})
 			}
 		}
 	}

@@ -67,8 +67,6 @@ type run struct {
 	// pending is the run's row until it is written, with the first rows the run stores
 	// (normally the prompt) or alone before the first model call (runner_finish.go).
 	pending *store.NewRun
-	// images holds the image_excluded rows this run stored (runner_images.go).
-	images imageState
 	// cut is what a model call stopped mid-stream had streamed: set by its worker, read by
 	// the owner once the worker has returned (cancelInput).
 	cut *ModelResponse

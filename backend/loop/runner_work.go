@@ -31,11 +31,8 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 			rn.publish(ModelRetryingPayload{Attempt: r.Attempt, Of: r.Of, WaitMS: r.Wait.Milliseconds(), Cause: r.Cause(), Error: r.Err.Error()})
 		},
 	}
-	call := func(msgs []provider.Message) provider.Response {
-		return rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
-			MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.enc}, h)
-	}
-	resp := rn.retryWithoutImages(rc, rows, call(msgs), call)
+	resp := rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
+		MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.enc}, h)
 	if resp.Err != nil && rn.op.Err() != nil {
 		// Stopped: what had streamed goes to the core with the cancel (cancelInput), which
 		// decides what of it to keep. The owner reads it once this worker has returned.
@@ -43,7 +40,14 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 		rn.cut = &cut
 		return
 	}
-	rn.send(ModelResponded{Now: rn.now(), Response: fromProvider(resp, rn.spec.origin)})
+	out := fromProvider(resp, rn.spec.origin)
+	if out.Status == core.ResponseImageRefused && rn.seesImages() {
+		// What the refused request carried; the core picks the images to blame.
+		if out.ImagesSent, err = sentImages(rows); err != nil {
+			rn.r.log.Warn("read the images a refused request sent", "session", rn.spec.SessionID, "err", err)
+		}
+	}
+	rn.send(ModelResponded{Now: rn.now(), Response: out})
 }
 
 // toolSpecs are the tools the run offers the model (core.Offers): the same for every request

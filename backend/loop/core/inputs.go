@@ -276,13 +276,14 @@ type RowKind string
 
 // Row kinds the core writes.
 const (
-	KindUser       RowKind = "user"
-	KindAssistant  RowKind = "assistant"
-	KindToolResult RowKind = "tool_result"
-	KindApproval   RowKind = "approval"
-	KindSummary    RowKind = "summary"
-	KindUsage      RowKind = "usage"
-	KindNote       RowKind = "note"
+	KindUser          RowKind = "user"
+	KindAssistant     RowKind = "assistant"
+	KindToolResult    RowKind = "tool_result"
+	KindApproval      RowKind = "approval"
+	KindSummary       RowKind = "summary"
+	KindUsage         RowKind = "usage"
+	KindNote          RowKind = "note"
+	KindImageExcluded RowKind = "image_excluded"
 )
 
 // Row is one chunk to append.
@@ -356,6 +357,15 @@ type SummaryRow struct {
 	Usage *RowUsage `json:"usage,omitempty"`
 }
 
+// ImageExcludedRow leaves images of earlier user rows out of the context from now on, because
+// a provider refused a request carrying them; the user rows themselves never change.
+type ImageExcludedRow struct {
+	Images   []SentImage `json:"images"`
+	Reason   string      `json:"reason"`
+	Provider string      `json:"provider,omitempty"`
+	Model    string      `json:"model,omitempty"`
+}
+
 // NoteRow is Loopdesk's own note to the model (the store's note row): sent in the user role
 // inside Loopdesk's frame, never as the person's words. Source says what wrote it.
 type NoteRow struct {
@@ -372,10 +382,11 @@ const (
 	DecisionDenied   Decision = "denied"
 )
 
-func (UserRow) Kind() RowKind       { return KindUser }
-func (AssistantRow) Kind() RowKind  { return KindAssistant }
-func (ToolResultRow) Kind() RowKind { return KindToolResult }
-func (ApprovalRow) Kind() RowKind   { return KindApproval }
-func (SummaryRow) Kind() RowKind    { return KindSummary }
-func (UsageRow) Kind() RowKind      { return KindUsage }
-func (NoteRow) Kind() RowKind       { return KindNote }
+func (UserRow) Kind() RowKind          { return KindUser }
+func (AssistantRow) Kind() RowKind     { return KindAssistant }
+func (ToolResultRow) Kind() RowKind    { return KindToolResult }
+func (ApprovalRow) Kind() RowKind      { return KindApproval }
+func (SummaryRow) Kind() RowKind       { return KindSummary }
+func (UsageRow) Kind() RowKind         { return KindUsage }
+func (NoteRow) Kind() RowKind          { return KindNote }
+func (ImageExcludedRow) Kind() RowKind { return KindImageExcluded }

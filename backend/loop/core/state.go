@@ -133,6 +133,10 @@ const (
 	// ResponsePaused: the server paused a long turn (Anthropic's pause_turn). The turn is
 	// stored as it came, without calls, and the next request continues it.
 	ResponsePaused ResponseStatus = "paused"
+	// ResponseImageRefused: the server refused the request because of an image it carried
+	// (ModelResponse.ImagesSent). The core leaves the images to blame out of the context with
+	// one image_excluded row and asks once more; a second refusal ends the run (images.go).
+	ResponseImageRefused ResponseStatus = "image_refused"
 )
 
 // Errors returned by Next. A driver that sees one has a bug (it fed an input the core did not
@@ -179,6 +183,10 @@ type ModelResponse struct {
 	// Origin what produced it. Both are stored on the turn's row and never read by the core.
 	Raw    json.RawMessage `json:"raw,omitempty"`
 	Origin Origin          `json:"origin,omitzero"`
+	// ImagesSent are the images a refused request carried (ResponseImageRefused), each by
+	// its user row; AllImagesRefused says the server takes no images at all.
+	ImagesSent       []SentImage `json:"images_sent,omitempty"`
+	AllImagesRefused bool        `json:"all_images_refused,omitempty"`
 }
 
 // Counters are what a run (or a session) used: model calls (turns), tool calls, tokens as the
@@ -266,6 +274,7 @@ type State struct {
 	recover       *Recovery       // the exchange this run may set aside (after context_exceeded)
 	setAsideDone  bool
 	pauses        int  // consecutive paused turns (ResponsePaused) just before this one
+	imagesRetried bool // the outstanding model call asks again after an image refusal
 	lengthRetried bool // the server refused a request for its length once in this run
 	retrying      bool // the outstanding Compact answers such a refusal
 	recovering    bool // the outstanding Compact opens a recovery run

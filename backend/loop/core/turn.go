@@ -47,9 +47,11 @@ func onModel(s State, r ModelResponse) (State, []Effect) {
 	s.Output = r.Text
 	usage := Emit{UsagePayload{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
 		TotalInputTokens: s.InputTokens, TotalOutputTokens: s.OutputTokens, CostUSD: s.CostUSD}}
-	paused := s.pauses
-	s.pauses = 0
+	paused, retried := s.pauses, s.imagesRetried
+	s.pauses, s.imagesRetried = 0, false
 	switch r.Status {
+	case ResponseImageRefused:
+		return onImageRefused(s, r, priced, usage, retried)
 	case ResponseOK:
 		return onTurn(s, r, priced, usage)
 	case ResponsePaused:
