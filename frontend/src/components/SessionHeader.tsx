@@ -40,43 +40,15 @@ export function SessionHeader({
   onDeleteWithFolder,
 }: Props) {
   const [editing, setEditing] = useState(false);
-  const [title, setTitle] = useState('');
   const [confirming, setConfirming] = useState(false);
   const [note, setNote] = useState('');
 
-  if (!session) {
-    return (
-      <header className="main-head">
-        <div className="head-line">
-          <h1>New conversation</h1>
-        </div>
-        <div className="head-sub">
-          <span className="model">
-            {provider} · {model}
-          </span>
-        </div>
-      </header>
-    );
-  }
+  if (!session) return <NewHeader provider={provider} model={model} />;
   return (
     <header className="main-head">
       <div className="head-line">
         {editing ? (
-          <form
-            className="row rename"
-            onSubmit={async (e) => {
-              e.preventDefault();
-              if (await onRename(title.trim())) setEditing(false);
-            }}
-          >
-            <input aria-label="Session title" value={title} autoFocus onChange={(e) => setTitle(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && setEditing(false)} />
-            <button type="submit" className="primary" disabled={!title.trim()}>
-              Save title
-            </button>
-            <button type="button" onClick={() => setEditing(false)}>
-              Cancel
-            </button>
-          </form>
+          <RenameForm initial={session.title} onRename={onRename} onDone={() => setEditing(false)} />
         ) : (
           <h1 title={session.title}>{session.title || 'Untitled'}</h1>
         )}
@@ -85,10 +57,7 @@ export function SessionHeader({
             <button
               type="button"
               className="small"
-              onClick={() => {
-                setTitle(session.title);
-                setEditing(true);
-              }}
+              onClick={() => setEditing(true)}
             >
               Rename
             </button>
@@ -124,19 +93,7 @@ export function SessionHeader({
       </div>
       {/* A line of its own: the lineage link never competes with the title or the buttons for room. */}
       <div className="head-sub">
-        {session.parent_id && (
-          <button type="button" className="linklike fork-of" onClick={onOpenParent} title={`Open ${parentTitle ?? 'the parent session'} at row ${session.fork_seq}`}>
-            {session.parent_call_id ? (
-              <>
-                ↳ child of <span className="fork-parent">{parentTitle ?? 'a deleted session'}</span> (task call{session.fork_seq > 0 ? ` at #${session.fork_seq}` : ''})
-              </>
-            ) : (
-              <>
-                ↳ forked from <span className="fork-parent">{parentTitle ?? 'a deleted session'}</span> at #{session.fork_seq}
-              </>
-            )}
-          </button>
-        )}
+        {session.parent_id && <ParentLink session={session} parentTitle={parentTitle} onOpen={onOpenParent} />}
         {/* Keyed by the stored choice: after a change elsewhere (the CLI) the header shows the new one. */}
         <SessionModel
           key={`${session.provider}/${session.model}`}
@@ -152,44 +109,119 @@ export function SessionHeader({
         )}
       </div>
       {confirming && (
-        <div className="confirm" role="alertdialog" aria-label="Delete session?" aria-modal="true">
-          <p>
-            Delete “{session.title || 'Untitled'}” and all its rows? This cannot be undone.
-          </p>
-          {forkFolder && (
-            <p>
-              Its folder <code>{forkFolder}</code> is kept unless you remove it too (with its git worktree and branch).
-            </p>
-          )}
-          <div className="row">
-            <button
-              type="button"
-              className="danger"
-              onClick={async () => {
-                setConfirming(false);
-                await onDelete();
-              }}
-            >
-              Delete permanently
-            </button>
-            {forkFolder && onDeleteWithFolder && (
-              <button
-                type="button"
-                className="danger"
-                onClick={async () => {
-                  setConfirming(false);
-                  await onDeleteWithFolder();
-                }}
-              >
-                Delete and remove its folder
-              </button>
-            )}
-            <button type="button" autoFocus onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </div>
-        </div>
+        <ConfirmDelete
+          title={session.title}
+          forkFolder={forkFolder}
+          onDelete={onDelete}
+          onDeleteWithFolder={onDeleteWithFolder}
+          onClose={() => setConfirming(false)}
+        />
       )}
     </header>
+  );
+}
+
+/** No session yet: the model the first message will use. */
+function NewHeader({ provider, model }: { provider: string; model: string }) {
+  return (
+    <header className="main-head">
+      <div className="head-line">
+        <h1>New conversation</h1>
+      </div>
+      <div className="head-sub">
+        <span className="model">
+          {provider} · {model}
+        </span>
+      </div>
+    </header>
+  );
+}
+
+function RenameForm({ initial, onRename, onDone }: { initial: string; onRename: (title: string) => Promise<boolean>; onDone: () => void }) {
+  const [title, setTitle] = useState(initial);
+  return (
+    <form
+      className="row rename"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (await onRename(title.trim())) onDone();
+      }}
+    >
+      <input aria-label="Session title" value={title} autoFocus onChange={(e) => setTitle(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && onDone()} />
+      <button type="submit" className="primary" disabled={!title.trim()}>
+        Save title
+      </button>
+      <button type="button" onClick={onDone}>
+        Cancel
+      </button>
+    </form>
+  );
+}
+
+/** "↳ forked from …" or "↳ child of …": opens the parent at the row the session branched at. */
+function ParentLink({ session, parentTitle, onOpen }: { session: SessionSummary; parentTitle: string | undefined; onOpen: () => void }) {
+  return (
+    <button type="button" className="linklike fork-of" onClick={onOpen} title={`Open ${parentTitle ?? 'the parent session'} at row ${session.fork_seq}`}>
+      {session.parent_call_id ? (
+        <>
+          ↳ child of <span className="fork-parent">{parentTitle ?? 'a deleted session'}</span> (task call{session.fork_seq > 0 ? ` at #${session.fork_seq}` : ''})
+        </>
+      ) : (
+        <>
+          ↳ forked from <span className="fork-parent">{parentTitle ?? 'a deleted session'}</span> at #{session.fork_seq}
+        </>
+      )}
+    </button>
+  );
+}
+
+interface ConfirmProps {
+  title: string;
+  forkFolder?: string;
+  onDelete: () => Promise<boolean>;
+  onDeleteWithFolder?: () => Promise<boolean>;
+  onClose: () => void;
+}
+
+/** "Delete session?": delete, delete with the fork's folder, or cancel. */
+function ConfirmDelete({ title, forkFolder, onDelete, onDeleteWithFolder, onClose }: ConfirmProps) {
+  return (
+    <div className="confirm" role="alertdialog" aria-label="Delete session?" aria-modal="true">
+      <p>
+        Delete “{title || 'Untitled'}” and all its rows? This cannot be undone.
+      </p>
+      {forkFolder && (
+        <p>
+          Its folder <code>{forkFolder}</code> is kept unless you remove it too (with its git worktree and branch).
+        </p>
+      )}
+      <div className="row">
+        <button
+          type="button"
+          className="danger"
+          onClick={async () => {
+            onClose();
+            await onDelete();
+          }}
+        >
+          Delete permanently
+        </button>
+        {forkFolder && onDeleteWithFolder && (
+          <button
+            type="button"
+            className="danger"
+            onClick={async () => {
+              onClose();
+              await onDeleteWithFolder();
+            }}
+          >
+            Delete and remove its folder
+          </button>
+        )}
+        <button type="button" autoFocus onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </div>
   );
 }
