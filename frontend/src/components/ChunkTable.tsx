@@ -1,4 +1,4 @@
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject, type UIEvent } from 'react';
 import { CHUNK_KINDS, type ChunkKind, type Row, type Session } from '../api/types';
 import { formatTime, formatTokens, summarize } from '../lib/format';
 import { useCheckpoints } from './CheckpointContext';
@@ -52,27 +52,12 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
   const undone = undoneSummaries(rows);
   const [kind, setKind] = useState<ChunkKind | ''>('');
   const [selected, setSelected] = useState<number | null>(null);
-  const [scrollTop, setScrollTop] = useState(0);
-  const [height, setHeight] = useState(FALLBACK_HEIGHT);
   const body = useRef<HTMLDivElement>(null);
-  const frame = useRef<number | null>(null);
+  const { scrollTop, setScrollTop, onScroll } = useScrollTop(body);
 
   const filtered = useMemo(() => (kind ? rows.filter((r) => r.kind === kind) : rows), [rows, kind]);
 
-  useLayoutEffect(() => {
-    const el = body.current;
-    if (!el) return;
-    const measure = () => setHeight(el.clientHeight || FALLBACK_HEIGHT);
-    measure();
-    if (typeof ResizeObserver === 'undefined') return;
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
-
-  useEffect(() => () => {
-    if (frame.current !== null) cancelAnimationFrame(frame.current);
-  }, []);
+  const height = useHeight(body);
 
   const focused = useRef<Focus | null>(null);
   // The row a focus request asked for, kept centred until the person scrolls or picks a row:
@@ -113,47 +98,9 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
 
   return (
     <div className="chunk-table">
-      <div className="row toolbar">
-        <label>
-          Kind{' '}
-          <select aria-label="Filter by kind" value={kind} onChange={(e) => setKind(e.target.value as ChunkKind | '')}>
-            <option value="">All kinds</option>
-            {CHUNK_KINDS.map((k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
-        </label>
-        <span className="muted">
-          {filtered.length.toLocaleString()} row{filtered.length === 1 ? '' : 's'}
-        </span>
-        {parentOf && onOpenSession && parentOf.session.parent_call_id && (
-          <button
-            type="button"
-            className="small linklike"
-            onClick={() => onOpenSession(parentOf.session.parent_id, parentOf.session.fork_seq || undefined)}
-            title="Open the parent session at the row of the task call that started this one"
-          >
-            Started by task call {parentOf.session.parent_call_id}
-            {parentOf.session.fork_seq > 0 ? ` (row #${parentOf.session.fork_seq})` : ''} of {parentOf.parentTitle ?? 'a deleted session'}
-          </button>
-        )}
-      </div>
+      <Toolbar kind={kind} onKind={setKind} count={filtered.length} parentOf={parentOf} onOpenSession={onOpenSession} />
       <div role="table" aria-label="Chunk table" aria-rowcount={filtered.length + 1} className="table">
-        <div role="rowgroup" className="thead">
-          <div role="row" aria-rowindex={1} className="tr">
-            <span role="columnheader" className="c-seq">seq</span>
-            <span role="columnheader" className="c-kind">kind</span>
-            <span role="columnheader" className="c-sum">summary</span>
-            <span role="columnheader" className="c-tok" title="tokens (estimate)">tok</span>
-            <span role="columnheader" className="c-time">time</span>
-            <span role="columnheader" className="c-run">run</span>
-            <span role="columnheader" className="c-act">
-              <span className="sr-only">actions</span>
-            </span>
-          </div>
-        </div>
+        <TableHead />
         <div
           role="rowgroup"
           className="tbody"
@@ -161,15 +108,7 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
           onWheel={letGo}
           onPointerDown={letGo}
           onKeyDown={letGo}
-          onScroll={(e) => {
-            const top = e.currentTarget.scrollTop;
-            if (frame.current === null) {
-              frame.current = requestAnimationFrame(() => {
-                frame.current = null;
-                setScrollTop(body.current?.scrollTop ?? top);
-              });
-            }
-          }}
+          onScroll={onScroll}
         >
           <div style={{ height: filtered.length * ROW_HEIGHT, position: 'relative' }}>
             {visible.map((r, i) => (
@@ -188,46 +127,165 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
         </div>
       </div>
       {detail && (
-        <section className="chunk-detail" aria-label={`Row ${detail.seq}`}>
-          <header className="row">
-            <strong>
-              #{detail.seq} {detail.kind}
-            </strong>
-            <span className="muted">{detail.run_id && `run ${detail.run_id}`}</span>
-            {onShowInConversation && (
-              <button type="button" onClick={() => onShowInConversation(detail.seq)}>
-                Show in conversation
-              </button>
-            )}
-            {onCompact && detail.kind !== 'summary' && (
-              <button type="button" title={`Summarise the rows up to ${detail.seq}; they stay stored`} onClick={() => onCompact(detail.seq)}>
-                Compact up to here
-              </button>
-            )}
-            {onUndoCompaction && detail.kind === 'summary' && !undone.has(detail.seq) && !detail.payload.undoes && (
-              <button type="button" onClick={() => onUndoCompaction(detail.seq)}>
-                Undo compaction
-              </button>
-            )}
-            <button type="button" aria-label="Close row" onClick={() => select(null)}>
-              ×
-            </button>
-          </header>
-          {onOpenSession &&
-            childrenOfRow(detail, childSessions).map((k) => (
-              <div key={k.id} className="row row-actions">
-                <button type="button" className="small" onClick={() => onOpenSession(k.id)}>
-                  Open child session “{k.title || 'Untitled'}”
-                </button>
-                <span className="muted">started by task call {k.parent_call_id}</span>
-              </div>
-            ))}
-          <RowActions seq={detail.seq} onFork={onFork} />
-          <FileChanges seq={detail.seq} />
-          <pre aria-label="Payload">{JSON.stringify(detail.payload, null, 2)}</pre>
-        </section>
+        <RowDetail
+          detail={detail}
+          undone={undone}
+          childSessions={childSessions}
+          onClose={() => select(null)}
+          onFork={onFork}
+          onCompact={onCompact}
+          onUndoCompaction={onUndoCompaction}
+          onShowInConversation={onShowInConversation}
+          onOpenSession={onOpenSession}
+        />
       )}
     </div>
+  );
+}
+
+/** Follows the scroller's height (FALLBACK_HEIGHT until it is laid out). */
+function useHeight(body: RefObject<HTMLDivElement | null>): number {
+  const [height, setHeight] = useState(FALLBACK_HEIGHT);
+  useLayoutEffect(() => {
+    const el = body.current;
+    if (!el) return;
+    const measure = () => setHeight(el.clientHeight || FALLBACK_HEIGHT);
+    measure();
+    if (typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [body]);
+  return height;
+}
+
+/** The scroller's position, read at most once per animation frame. */
+function useScrollTop(body: RefObject<HTMLDivElement | null>) {
+  const [scrollTop, setScrollTop] = useState(0);
+  const frame = useRef<number | null>(null);
+  useEffect(() => () => {
+    if (frame.current !== null) cancelAnimationFrame(frame.current);
+  }, []);
+  const onScroll = (e: UIEvent<HTMLDivElement>) => {
+    const top = e.currentTarget.scrollTop;
+    if (frame.current === null) {
+      frame.current = requestAnimationFrame(() => {
+        frame.current = null;
+        setScrollTop(body.current?.scrollTop ?? top);
+      });
+    }
+  };
+  return { scrollTop, setScrollTop, onScroll };
+}
+
+interface ToolbarProps {
+  kind: ChunkKind | '';
+  onKind: (k: ChunkKind | '') => void;
+  count: number;
+  parentOf: Props['parentOf'];
+  onOpenSession: Props['onOpenSession'];
+}
+
+/** The kind filter, the number of rows shown, and a task child's link to its call. */
+function Toolbar({ kind, onKind, count, parentOf, onOpenSession }: ToolbarProps) {
+  return (
+    <div className="row toolbar">
+      <label>
+        Kind{' '}
+        <select aria-label="Filter by kind" value={kind} onChange={(e) => onKind(e.target.value as ChunkKind | '')}>
+          <option value="">All kinds</option>
+          {CHUNK_KINDS.map((k) => (
+            <option key={k} value={k}>
+              {k}
+            </option>
+          ))}
+        </select>
+      </label>
+      <span className="muted">
+        {count.toLocaleString()} row{count === 1 ? '' : 's'}
+      </span>
+      {parentOf && onOpenSession && parentOf.session.parent_call_id && (
+        <button
+          type="button"
+          className="small linklike"
+          onClick={() => onOpenSession(parentOf.session.parent_id, parentOf.session.fork_seq || undefined)}
+          title="Open the parent session at the row of the task call that started this one"
+        >
+          Started by task call {parentOf.session.parent_call_id}
+          {parentOf.session.fork_seq > 0 ? ` (row #${parentOf.session.fork_seq})` : ''} of {parentOf.parentTitle ?? 'a deleted session'}
+        </button>
+      )}
+    </div>
+  );
+}
+
+function TableHead() {
+  return (
+    <div role="rowgroup" className="thead">
+      <div role="row" aria-rowindex={1} className="tr">
+        <span role="columnheader" className="c-seq">seq</span>
+        <span role="columnheader" className="c-kind">kind</span>
+        <span role="columnheader" className="c-sum">summary</span>
+        <span role="columnheader" className="c-tok" title="tokens (estimate)">tok</span>
+        <span role="columnheader" className="c-time">time</span>
+        <span role="columnheader" className="c-run">run</span>
+        <span role="columnheader" className="c-act">
+          <span className="sr-only">actions</span>
+        </span>
+      </div>
+    </div>
+  );
+}
+
+interface DetailProps extends Pick<Props, 'onFork' | 'onCompact' | 'onUndoCompaction' | 'onShowInConversation' | 'onOpenSession'> {
+  detail: Row;
+  /** The summaries a later row undid: no "Undo compaction" on them. */
+  undone: Set<number>;
+  childSessions: Session[];
+  onClose: () => void;
+}
+
+/** The selected row below the table: its actions, its child sessions, its files and its payload. */
+function RowDetail({ detail, undone, childSessions, onClose, onFork, onCompact, onUndoCompaction, onShowInConversation, onOpenSession }: DetailProps) {
+  return (
+    <section className="chunk-detail" aria-label={`Row ${detail.seq}`}>
+      <header className="row">
+        <strong>
+          #{detail.seq} {detail.kind}
+        </strong>
+        <span className="muted">{detail.run_id && `run ${detail.run_id}`}</span>
+        {onShowInConversation && (
+          <button type="button" onClick={() => onShowInConversation(detail.seq)}>
+            Show in conversation
+          </button>
+        )}
+        {onCompact && detail.kind !== 'summary' && (
+          <button type="button" title={`Summarise the rows up to ${detail.seq}; they stay stored`} onClick={() => onCompact(detail.seq)}>
+            Compact up to here
+          </button>
+        )}
+        {onUndoCompaction && detail.kind === 'summary' && !undone.has(detail.seq) && !detail.payload.undoes && (
+          <button type="button" onClick={() => onUndoCompaction(detail.seq)}>
+            Undo compaction
+          </button>
+        )}
+        <button type="button" aria-label="Close row" onClick={onClose}>
+          ×
+        </button>
+      </header>
+      {onOpenSession &&
+        childrenOfRow(detail, childSessions).map((k) => (
+          <div key={k.id} className="row row-actions">
+            <button type="button" className="small" onClick={() => onOpenSession(k.id)}>
+              Open child session “{k.title || 'Untitled'}”
+            </button>
+            <span className="muted">started by task call {k.parent_call_id}</span>
+          </div>
+        ))}
+      <RowActions seq={detail.seq} onFork={onFork} />
+      <FileChanges seq={detail.seq} />
+      <pre aria-label="Payload">{JSON.stringify(detail.payload, null, 2)}</pre>
+    </section>
   );
 }
 
