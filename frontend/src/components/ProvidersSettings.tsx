@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ConnectionResult, KeyOrigin, Provider, ProviderKind } from '../api/types';
+import type { ConnectionResult, KeyOrigin, Provider, ProviderInfo, ProviderKind } from '../api/types';
 import { useProviders } from '../hooks/useProviders';
 
 /**
@@ -40,40 +40,21 @@ export function ProvidersSettings({ onSaved }: { onSaved?: () => void }) {
               </div>
             </li>
           ))}
-        {p.draft.map((x) => {
-          const info = p.infos.find((i) => i.name === x.name);
-          return (
-            <li key={x.name} className="provider" aria-label={`Provider ${x.name}`}>
-              <div className="row">
-                <strong>{x.name}</strong>
-                <span className="muted">
-                  {x.kind} · {x.base_url} · {p.pendingKeys.includes(x.name) ? 'key typed (saved with the providers)' : info ? keyText(info.key) : keySpec(x)}
-                  {x.thinking_budget ? ` · thinking ${x.thinking_budget} tokens` : ''}
-                </span>
-                <TestButton
-                  name={x.name}
-                  result={p.tests[x.name]}
-                  onTest={async () => {
-                    const r = await p.test(x);
-                    if (r.ok && !x.models?.length && (r.models ?? []).length > 0) p.put({ ...x, models: r.models ?? [] });
-                  }}
-                />
-                <button type="button" className="small" aria-label={`Edit provider ${x.name}`} onClick={() => setEditing(x)}>
-                  Edit
-                </button>
-                <button type="button" className="small danger" aria-label={`Remove provider ${x.name}`} onClick={() => p.remove(x.name)}>
-                  Remove
-                </button>
-              </div>
-              <div className="muted small-print">Models: {x.models?.length ? x.models.join(', ') : 'none listed (Test connection fills them)'}</div>
-              {info?.error && (
-                <p role="alert" className="bad">
-                  {info.error}
-                </p>
-              )}
-            </li>
-          );
-        })}
+        {p.draft.map((x) => (
+          <ProviderItem
+            key={x.name}
+            provider={x}
+            info={p.infos.find((i) => i.name === x.name)}
+            keyTyped={p.pendingKeys.includes(x.name)}
+            result={p.tests[x.name]}
+            onTest={async () => {
+              const r = await p.test(x);
+              if (r.ok && !x.models?.length && (r.models ?? []).length > 0) p.put({ ...x, models: r.models ?? [] });
+            }}
+            onEdit={() => setEditing(x)}
+            onRemove={() => p.remove(x.name)}
+          />
+        ))}
       </ul>
       {(editing || adding) && (
         <ProviderForm
@@ -125,6 +106,45 @@ export function ProvidersSettings({ onSaved }: { onSaved?: () => void }) {
   );
 }
 
+interface ItemProps {
+  provider: Provider;
+  /** What Go knows of it as saved (absent until saved). */
+  info: ProviderInfo | undefined;
+  keyTyped: boolean;
+  result: ConnectionResult | 'testing' | undefined;
+  onTest: () => void;
+  onEdit: () => void;
+  onRemove: () => void;
+}
+
+/** One provider of the file: kind, base URL, where its key comes from, models; Test, Edit, Remove. */
+function ProviderItem({ provider: x, info, keyTyped, result, onTest, onEdit, onRemove }: ItemProps) {
+  return (
+    <li className="provider" aria-label={`Provider ${x.name}`}>
+      <div className="row">
+        <strong>{x.name}</strong>
+        <span className="muted">
+          {x.kind} · {x.base_url} · {keyTyped ? 'key typed (saved with the providers)' : info ? keyText(info.key) : keySpec(x)}
+          {x.thinking_budget ? ` · thinking ${x.thinking_budget} tokens` : ''}
+        </span>
+        <TestButton name={x.name} result={result} onTest={onTest} />
+        <button type="button" className="small" aria-label={`Edit provider ${x.name}`} onClick={onEdit}>
+          Edit
+        </button>
+        <button type="button" className="small danger" aria-label={`Remove provider ${x.name}`} onClick={onRemove}>
+          Remove
+        </button>
+      </div>
+      <div className="muted small-print">Models: {x.models?.length ? x.models.join(', ') : 'none listed (Test connection fills them)'}</div>
+      {info?.error && (
+        <p role="alert" className="bad">
+          {info.error}
+        </p>
+      )}
+    </li>
+  );
+}
+
 function keyText(k: KeyOrigin): string {
   if (k.from === 'none' || !k.from) return 'no key';
   const where = k.from === 'env' ? `key from $${k.name}` : `key file ${k.name}`;
@@ -154,6 +174,24 @@ function TestButton({ name, result, onTest }: { name: string; result: Connection
 
 const EMPTY: Provider = { name: '', kind: 'openai', base_url: '', api_key_env: '', api_key_file: '', models: [], thinking_budget: 0 };
 
+/** The form's provider as saved (trimmed, models listed once), or why it cannot be. */
+function checkProvider(p: Provider, models: string, taken: string[]): Provider | string {
+  const name = p.name.trim();
+  if (!name) return 'Give the provider a name.';
+  if (name === 'default') return '"default" is the endpoint above; choose another name.';
+  if (taken.includes(name)) return `There is already a provider named ${name}.`;
+  if (!p.base_url.trim()) return 'Enter the base URL.';
+  const list = models
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
+  const out: Provider = { name, kind: p.kind, base_url: p.base_url.trim(), models: [...new Set(list)] };
+  if (p.api_key_env?.trim()) out.api_key_env = p.api_key_env.trim();
+  if (p.api_key_file?.trim()) out.api_key_file = p.api_key_file.trim();
+  if (p.thinking_budget) out.thinking_budget = p.thinking_budget;
+  return out;
+}
+
 /**
  * The add/edit form of one provider. Its key is typed here (Go keeps it in a 0600 file of its
  * own; the page never sees it again, only whether one is set) or named: a variable or a file.
@@ -178,19 +216,8 @@ function ProviderForm({
   const set = (patch: Partial<Provider>) => setP({ ...p, ...patch });
 
   const submit = () => {
-    const name = p.name.trim();
-    if (!name) return setProblem('Give the provider a name.');
-    if (name === 'default') return setProblem('"default" is the endpoint above; choose another name.');
-    if (taken.includes(name)) return setProblem(`There is already a provider named ${name}.`);
-    if (!p.base_url.trim()) return setProblem('Enter the base URL.');
-    const list = models
-      .split(',')
-      .map((m) => m.trim())
-      .filter(Boolean);
-    const out: Provider = { name, kind: p.kind, base_url: p.base_url.trim(), models: [...new Set(list)] };
-    if (p.api_key_env?.trim()) out.api_key_env = p.api_key_env.trim();
-    if (p.api_key_file?.trim()) out.api_key_file = p.api_key_file.trim();
-    if (p.thinking_budget) out.thinking_budget = p.thinking_budget;
+    const out = checkProvider(p, models, taken);
+    if (typeof out === 'string') return setProblem(out);
     onSubmit(out, key.trim());
   };
 
