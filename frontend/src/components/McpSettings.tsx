@@ -214,6 +214,44 @@ const unpairs = (m: Record<string, string> | null | undefined, sep: string) =>
     .map(([k, v]) => `${k}${sep}${v}`)
     .join('\n');
 
+/** The form's fields as typed: args one a line, env and headers one pair a line. */
+interface ServerDraft {
+  name: string;
+  kind: 'stdio' | 'http';
+  command: string;
+  args: string;
+  env: string;
+  cwd: string;
+  url: string;
+  headers: string;
+}
+
+const draftOf = (name: string, c: McpServerConfig): ServerDraft => ({
+  name,
+  kind: c.url && !c.command ? 'http' : 'stdio',
+  command: c.command ?? '',
+  args: (c.args ?? []).join('\n'),
+  env: unpairs(c.env, '='),
+  cwd: c.cwd ?? '',
+  url: c.url ?? '',
+  headers: unpairs(c.headers, ': '),
+});
+
+/** The server the form describes, keeping what the list edits (enabled, trusted, timeout), or why it cannot be. */
+function checkServer(d: ServerDraft, c: McpServerConfig, isNew: boolean, taken: string[]): { name: string; cfg: McpServerConfig } | string {
+  const n = d.name.trim();
+  if (!n) return 'Give the server a name.';
+  if (isNew && taken.includes(n)) return `A server named “${n}” exists already.`;
+  if (d.kind === 'stdio' && !d.command.trim()) return 'A stdio server needs a command.';
+  if (d.kind === 'http' && !/^https?:\/\//.test(d.url.trim())) return 'An HTTP server needs an http(s) URL.';
+  const keep = { disabled: c.disabled, trusted: c.trusted, timeout_s: c.timeout_s };
+  const cfg: McpServerConfig =
+    d.kind === 'stdio'
+      ? { ...keep, command: d.command.trim(), args: lines(d.args), env: pairs(d.env, '='), cwd: d.cwd.trim() || undefined }
+      : { ...keep, type: 'http', url: d.url.trim(), headers: pairs(d.headers, ':') };
+  return { name: n, cfg };
+}
+
 /** Adds a server, or edits one (initial): stdio (command, args, env, cwd) or HTTP (url, headers). */
 function ServerForm({
   initial,
@@ -227,38 +265,17 @@ function ServerForm({
   onCancel: () => void;
 }) {
   const c = initial?.cfg ?? {};
-  const [name, setName] = useState(initial?.name ?? '');
-  const [kind, setKind] = useState<'stdio' | 'http'>(c.url && !c.command ? 'http' : 'stdio');
-  const [command, setCommand] = useState(c.command ?? '');
-  const [args, setArgs] = useState((c.args ?? []).join('\n'));
-  const [env, setEnv] = useState(unpairs(c.env, '='));
-  const [cwd, setCwd] = useState(c.cwd ?? '');
-  const [url, setURL] = useState(c.url ?? '');
-  const [headers, setHeaders] = useState(unpairs(c.headers, ': '));
+  const [d, setDraft] = useState<ServerDraft>(() => draftOf(initial?.name ?? '', c));
+  const set = (patch: Partial<ServerDraft>) => setDraft({ ...d, ...patch });
   const [error, setError] = useState('');
 
   const submit = () => {
-    const n = name.trim();
-    if (!n) return setError('Give the server a name.');
-    if (!initial && taken.includes(n)) return setError(`A server named “${n}” exists already.`);
-    if (kind === 'stdio' && !command.trim()) return setError('A stdio server needs a command.');
-    if (kind === 'http' && !/^https?:\/\//.test(url.trim())) return setError('An HTTP server needs an http(s) URL.');
-    const keep = { disabled: c.disabled, trusted: c.trusted, timeout_s: c.timeout_s };
-    const cfg: McpServerConfig =
-      kind === 'stdio'
-        ? { ...keep, command: command.trim(), args: lines(args), env: pairs(env, '='), cwd: cwd.trim() || undefined }
-        : { ...keep, type: 'http', url: url.trim(), headers: pairs(headers, ':') };
+    const out = checkServer(d, c, !initial, taken);
+    if (typeof out === 'string') return setError(out);
     setError('');
-    onSubmit(n, cfg);
-    if (!initial) {
-      setName('');
-      setCommand('');
-      setArgs('');
-      setEnv('');
-      setCwd('');
-      setURL('');
-      setHeaders('');
-    }
+    onSubmit(out.name, out.cfg);
+    // A new server's form empties for the next one; its transport stays.
+    if (!initial) setDraft({ ...draftOf('', {}), kind: d.kind });
   };
 
   return (
@@ -266,41 +283,41 @@ function ServerForm({
       <legend>{initial ? `Edit ${initial.name}` : 'Add a server'}</legend>
       <div className="row">
         <label>
-          Name <input aria-label="Server name" value={name} disabled={Boolean(initial)} onChange={(e) => setName(e.target.value)} />
+          Name <input aria-label="Server name" value={d.name} disabled={Boolean(initial)} onChange={(e) => set({ name: e.target.value })} />
         </label>
         <label>
           Transport{' '}
-          <select aria-label="Transport" value={kind} onChange={(e) => setKind(e.target.value as 'stdio' | 'http')}>
+          <select aria-label="Transport" value={d.kind} onChange={(e) => set({ kind: e.target.value as ServerDraft['kind'] })}>
             <option value="stdio">stdio (a command)</option>
             <option value="http">streamable HTTP (a URL)</option>
           </select>
         </label>
       </div>
-      {kind === 'stdio' ? (
+      {d.kind === 'stdio' ? (
         <>
           <label>
-            Command <input aria-label="Command" value={command} onChange={(e) => setCommand(e.target.value)} placeholder="npx" />
+            Command <input aria-label="Command" value={d.command} onChange={(e) => set({ command: e.target.value })} placeholder="npx" />
           </label>
           <label>
             Arguments (one a line)
-            <textarea aria-label="Arguments" rows={2} value={args} onChange={(e) => setArgs(e.target.value)} />
+            <textarea aria-label="Arguments" rows={2} value={d.args} onChange={(e) => set({ args: e.target.value })} />
           </label>
           <label>
             Environment (KEY=value, one a line; ${'{'}VAR{'}'} passes one of the app's)
-            <textarea aria-label="Environment" rows={2} value={env} onChange={(e) => setEnv(e.target.value)} />
+            <textarea aria-label="Environment" rows={2} value={d.env} onChange={(e) => set({ env: e.target.value })} />
           </label>
           <label>
-            Working folder <input aria-label="Working folder" value={cwd} onChange={(e) => setCwd(e.target.value)} />
+            Working folder <input aria-label="Working folder" value={d.cwd} onChange={(e) => set({ cwd: e.target.value })} />
           </label>
         </>
       ) : (
         <>
           <label>
-            URL <input aria-label="URL" value={url} onChange={(e) => setURL(e.target.value)} placeholder="http://127.0.0.1:3001/mcp" />
+            URL <input aria-label="URL" value={d.url} onChange={(e) => set({ url: e.target.value })} placeholder="http://127.0.0.1:3001/mcp" />
           </label>
           <label>
             Headers (Name: value, one a line)
-            <textarea aria-label="Headers" rows={2} value={headers} onChange={(e) => setHeaders(e.target.value)} />
+            <textarea aria-label="Headers" rows={2} value={d.headers} onChange={(e) => set({ headers: e.target.value })} />
           </label>
         </>
       )}
