@@ -44,12 +44,6 @@ const LONG_RESULT = 20;
  * approve and deny while the focus is anywhere in the card but a text field.
  */
 export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, pending, output, running, actions }: Props) {
-  const [mode, setMode] = useState<Mode>('none');
-  const [reason, setReason] = useState('');
-  const [edited, setEdited] = useState('');
-  const [editError, setEditError] = useState('');
-  const [rule, setRule] = useState<RuleInput | null>(null);
-  const [ruleEffect, setRuleEffect] = useState<'allow' | 'deny'>('allow');
   const [busy, setBusy] = useState(false);
   const now = useNow(Boolean(running));
   const server = useCheckpoints().serverOf(call.name);
@@ -67,7 +61,6 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
     const hunks = reviewing && d.approved && !d.arguments ? review.choices : undefined;
     const ok = await actions.decide(call.id, { approved: false, reason: '', arguments: '', always: null, hunks, ...d });
     setBusy(false);
-    if (ok) setMode('none');
     return ok;
   };
 
@@ -86,32 +79,10 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
     if (await decide({ approved: e.key === 'y' })) (next ?? card).focus();
   };
 
-  const openRule = async (effect: 'allow' | 'deny' = 'allow') => {
-    const r = await actions.suggestRule(call.id);
-    if (r) {
-      setRule({ ...r, effect });
-      setRuleEffect(effect);
-      setMode('rule');
-    }
-  };
-
   const denied = approval?.payload.decision === 'denied';
   // A task call whose child runs is running, also on a page that opened after it started.
   const child = useContext(TaskCtx)?.children[call.id];
-  const status = pending
-    ? 'Needs approval'
-    : running
-      ? `Running ${call.name === 'task' ? 'child session ' : ''}${formatDuration(now - running.since)}`
-      : denied
-        ? 'Denied'
-        : result
-          ? result.payload.is_error
-            ? 'Error'
-            : 'Done'
-          : call.name === 'task' && child?.status === 'running'
-            ? 'Running child session'
-            : 'Waiting';
-  const lines = result ? result.payload.content.split('\n').length : 0;
+  const status = statusOf({ pending: Boolean(pending), running: running && now - running.since, task: call.name === 'task', denied, result, childRunning: child?.status === 'running' });
 
   return (
     <section
@@ -134,20 +105,72 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
       <Arguments name={call.name} raw={raw} args={args} pending={Boolean(pending)} resultSeq={result?.seq} readFile={actions.readFile} />
       {call.name === 'run_shell_command' && !denied && <SandboxNote pending={pending} result={result?.payload} />}
       {call.name === 'task' && <TaskProgress callId={call.id} args={args as { description?: string; agent?: string } | null} done={Boolean(result)} />}
-      {approval && (
-        <p className={`approval-note ${approval.payload.decision}`} data-seq={approval.seq}>
-          {approval.payload.decision === 'approved' ? 'Approved' : 'Denied'} by {describeBy(approval.payload.by, approval.payload.reason)}
-          {/* A rule's or mode's reason only restates who decided; a person's is theirs. */}
-          {approval.payload.reason && approval.payload.by === 'person' && <>: “{approval.payload.reason}”</>}
-          {/* The rule an "Always" answer saved is Go's words for it, never quoted as the person's. */}
-          {approval.payload.rule && (
-            <>
-              , and {approval.payload.decision === 'approved' ? 'allowed' : 'denied'} from now on:{' '}
-              <span className="approval-rule">{approval.payload.rule}</span>
-            </>
+      {approval && <ApprovalNote approval={approval} />}
+      <CallRecord call={call} ran={ran} approval={approval} hooks={hooks} output={output} result={result} />
+      {pending && (
+        <div className="approval" role="group" aria-label="Approval">
+          {pending.note && (
+            <p className="grant-note" role="note">
+              {pending.note}
+            </p>
           )}
-        </p>
+          {pending.hunks && pending.hunks.length > 0 && <ReviewHunks hunks={pending.hunks} choices={review.choices} onChoose={review.choose} />}
+          <ApprovalControls
+            hunks={pending.hunks?.length ?? 0}
+            kept={review.kept}
+            raw={raw}
+            busy={busy}
+            decide={decide}
+            suggestRule={() => actions.suggestRule(call.id)}
+          />
+        </div>
       )}
+    </section>
+  );
+});
+
+interface StatusOf {
+  pending: boolean;
+  /** How long the call has run, while it runs. */
+  running: number | undefined;
+  task: boolean;
+  denied: boolean;
+  result: Props['result'];
+  childRunning: boolean;
+}
+
+/** The card's status word: "Needs approval", "Running 3 s", "Denied", "Error", "Done", "Waiting". */
+function statusOf({ pending, running, task, denied, result, childRunning }: StatusOf): string {
+  if (pending) return 'Needs approval';
+  if (running !== undefined) return `Running ${task ? 'child session ' : ''}${formatDuration(running)}`;
+  if (denied) return 'Denied';
+  if (result) return result.payload.is_error ? 'Error' : 'Done';
+  return task && childRunning ? 'Running child session' : 'Waiting';
+}
+
+/** Who approved or denied the call, the person's reason, and the rule an "Always" answer saved. */
+function ApprovalNote({ approval }: { approval: NonNullable<Props['approval']> }) {
+  const p = approval.payload;
+  return (
+    <p className={`approval-note ${p.decision}`} data-seq={approval.seq}>
+      {p.decision === 'approved' ? 'Approved' : 'Denied'} by {describeBy(p.by, p.reason)}
+      {/* A rule's or mode's reason only restates who decided; a person's is theirs. */}
+      {p.reason && p.by === 'person' && <>: “{p.reason}”</>}
+      {/* The rule an "Always" answer saved is Go's words for it, never quoted as the person's. */}
+      {p.rule && (
+        <>
+          , and {p.decision === 'approved' ? 'allowed' : 'denied'} from now on: <span className="approval-rule">{p.rule}</span>
+        </>
+      )}
+    </p>
+  );
+}
+
+/** What happened to the call: its hooks, the review or edit before it ran, its output and result. */
+function CallRecord({ call, ran, approval, hooks, output, result }: Pick<Props, 'call' | 'approval' | 'hooks' | 'output' | 'result'> & { ran: string }) {
+  const lines = result ? result.payload.content.split('\n').length : 0;
+  return (
+    <>
       {hooks && hooks.length > 0 && (
         <ul className="hook-runs" aria-label="Hooks of this call">
           {hooks.map((h) => (
@@ -179,102 +202,130 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
         </details>
       )}
       {result && <FileChanges seq={result.seq} />}
-      {pending && (
-        <div className="approval" role="group" aria-label="Approval">
-          {pending.note && (
-            <p className="grant-note" role="note">
-              {pending.note}
-            </p>
-          )}
-          {pending.hunks && pending.hunks.length > 0 && <ReviewHunks hunks={pending.hunks} choices={review.choices} onChoose={review.choose} />}
-          <div className="row">
-            <button type="button" className="primary" disabled={busy} onClick={() => void decide({ approved: true })}>
-              {pending.hunks && pending.hunks.length > 0
-                ? `Approve ${review.kept} of ${pending.hunks.length} hunk${pending.hunks.length === 1 ? '' : 's'}`
-                : 'Approve'}
-            </button>
-            <button type="button" disabled={busy} onClick={() => void decide({ approved: false })}>
-              Deny
-            </button>
-            <button type="button" disabled={busy} onClick={() => setMode(mode === 'reason' ? 'none' : 'reason')}>
-              Deny with reason
-            </button>
-            <button type="button" disabled={busy} onClick={() => void openRule('allow')}>
-              Always allow
-            </button>
-            <button type="button" disabled={busy} onClick={() => void openRule('deny')}>
-              Always deny
-            </button>
-            <button
-              type="button"
-              disabled={busy}
-              onClick={() => {
-                setEdited(prettyJSON(raw));
-                setEditError('');
-                setMode(mode === 'edit' ? 'none' : 'edit');
-              }}
-            >
-              Edit arguments
-            </button>
-            <span className="hint keys">y / n</span>
-          </div>
-          {mode === 'reason' && (
-            <form
-              className="row"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void decide({ approved: false, reason: reason.trim() });
-              }}
-            >
-              <input aria-label="Reason" value={reason} autoFocus onChange={(e) => setReason(e.target.value)} placeholder="Why not? The model reads this." />
-              <button type="submit" disabled={busy || !reason.trim()}>
-                Send denial
-              </button>
-            </form>
-          )}
-          {mode === 'edit' && (
-            <form
-              className="edit-args"
-              onSubmit={(e) => {
-                e.preventDefault();
-                if (!parseArgs(edited)) {
-                  setEditError('The arguments must be a JSON object.');
-                  return;
-                }
-                void decide({ approved: true, arguments: JSON.stringify(JSON.parse(edited)) });
-              }}
-            >
-              <textarea aria-label="Arguments" value={edited} rows={Math.min(14, edited.split('\n').length + 1)} spellCheck={false} onChange={(e) => setEdited(e.target.value)} />
-              <div className="row">
-                <button type="submit" className="primary" disabled={busy}>
-                  Approve edited call
-                </button>
-                <button type="button" onClick={() => setMode('none')}>
-                  Cancel
-                </button>
-                {editError && (
-                  <span role="alert" className="bad">
-                    {editError}
-                  </span>
-                )}
-              </div>
-            </form>
-          )}
-          {mode === 'rule' && rule && (
-            <RuleDialog
-              key={ruleEffect}
-              rule={rule}
-              busy={busy}
-              effect={ruleEffect}
-              onCancel={() => setMode('none')}
-              onSave={(r) => void decide({ approved: ruleEffect === 'allow', always: r })}
-            />
-          )}
-        </div>
-      )}
-    </section>
+    </>
   );
-});
+}
+
+interface ControlProps {
+  /** The hunks under review (0: not a reviewed write) and how many are kept. */
+  hunks: number;
+  kept: number;
+  /** The arguments as they would run, for Edit arguments. */
+  raw: string;
+  busy: boolean;
+  decide: (d: Partial<DecisionInput>) => Promise<boolean>;
+  suggestRule: () => Promise<RuleInput | null>;
+}
+
+/** Approve, Deny, Deny with reason, Always allow or deny (with the rule shown first), Edit arguments. */
+function ApprovalControls({ hunks, kept, raw, busy, decide, suggestRule }: ControlProps) {
+  const [mode, setMode] = useState<Mode>('none');
+  const [rule, setRule] = useState<RuleInput | null>(null);
+  const [ruleEffect, setRuleEffect] = useState<'allow' | 'deny'>('allow');
+  // Kept while the form is folded away, so reopening it shows what was typed.
+  const [reason, setReason] = useState('');
+  const answer = async (d: Partial<DecisionInput>) => {
+    if (await decide(d)) setMode('none');
+  };
+  const openRule = async (effect: 'allow' | 'deny' = 'allow') => {
+    const r = await suggestRule();
+    if (r) {
+      setRule({ ...r, effect });
+      setRuleEffect(effect);
+      setMode('rule');
+    }
+  };
+  const toggle = (m: Mode) => setMode(mode === m ? 'none' : m);
+  return (
+    <>
+      <div className="row">
+        <button type="button" className="primary" disabled={busy} onClick={() => void answer({ approved: true })}>
+          {hunks > 0 ? `Approve ${kept} of ${hunks} hunk${hunks === 1 ? '' : 's'}` : 'Approve'}
+        </button>
+        <button type="button" disabled={busy} onClick={() => void answer({ approved: false })}>
+          Deny
+        </button>
+        <button type="button" disabled={busy} onClick={() => toggle('reason')}>
+          Deny with reason
+        </button>
+        <button type="button" disabled={busy} onClick={() => void openRule('allow')}>
+          Always allow
+        </button>
+        <button type="button" disabled={busy} onClick={() => void openRule('deny')}>
+          Always deny
+        </button>
+        <button type="button" disabled={busy} onClick={() => toggle('edit')}>
+          Edit arguments
+        </button>
+        <span className="hint keys">y / n</span>
+      </div>
+      {mode === 'reason' && <ReasonForm reason={reason} onReason={setReason} busy={busy} onDeny={() => void answer({ approved: false, reason: reason.trim() })} />}
+      {mode === 'edit' && <EditArgsForm raw={raw} busy={busy} onApprove={(args) => void answer({ approved: true, arguments: args })} onCancel={() => setMode('none')} />}
+      {mode === 'rule' && rule && (
+        <RuleDialog
+          key={ruleEffect}
+          rule={rule}
+          busy={busy}
+          effect={ruleEffect}
+          onCancel={() => setMode('none')}
+          onSave={(r) => void answer({ approved: ruleEffect === 'allow', always: r })}
+        />
+      )}
+    </>
+  );
+}
+
+/** Deny with reason: the model reads the reason. */
+function ReasonForm({ reason, onReason, busy, onDeny }: { reason: string; onReason: (r: string) => void; busy: boolean; onDeny: () => void }) {
+  return (
+    <form
+      className="row"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onDeny();
+      }}
+    >
+      <input aria-label="Reason" value={reason} autoFocus onChange={(e) => onReason(e.target.value)} placeholder="Why not? The model reads this." />
+      <button type="submit" disabled={busy || !reason.trim()}>
+        Send denial
+      </button>
+    </form>
+  );
+}
+
+/** Edit arguments: the call's JSON, approved as edited once it parses as an object. */
+function EditArgsForm({ raw, busy, onApprove, onCancel }: { raw: string; busy: boolean; onApprove: (args: string) => void; onCancel: () => void }) {
+  const [edited, setEdited] = useState(() => prettyJSON(raw));
+  const [editError, setEditError] = useState('');
+  return (
+    <form
+      className="edit-args"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!parseArgs(edited)) {
+          setEditError('The arguments must be a JSON object.');
+          return;
+        }
+        onApprove(JSON.stringify(JSON.parse(edited)));
+      }}
+    >
+      <textarea aria-label="Arguments" value={edited} rows={Math.min(14, edited.split('\n').length + 1)} spellCheck={false} onChange={(e) => setEdited(e.target.value)} />
+      <div className="row">
+        <button type="submit" className="primary" disabled={busy}>
+          Approve edited call
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        {editError && (
+          <span role="alert" className="bad">
+            {editError}
+          </span>
+        )}
+      </div>
+    </form>
+  );
+}
 
 /** What the person chose for each hunk, readably: "hunk 1 kept, hunk 2 dropped". */
 function describeReview(actions: string[]): string {
