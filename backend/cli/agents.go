@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -82,14 +81,11 @@ type agentLine struct {
 
 func printAgents(w io.Writer, defs []agents.Definition, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		for _, d := range defs {
-			if err := enc.Encode(agentLine{d.Name, d.Description, d.Source, d.Tools, d.Model, d.Error}); err != nil {
-				return err
-			}
+		lines := make([]agentLine, len(defs))
+		for i, d := range defs {
+			lines[i] = agentLine{d.Name, d.Description, d.Source, d.Tools, d.Model, d.Error}
 		}
-		return nil
+		return jsonLines(w, lines)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tMODEL\tTOOLS\tSOURCE\tDESCRIPTION / ERROR")

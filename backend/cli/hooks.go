@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -138,6 +137,16 @@ func (noTrust) TrustHooks(context.Context, string, string, string) (store.HookTr
 	return store.HookTrust{}, errors.New("no database")
 }
 
+// folderAndPersonal is the folder a list command reads (dir, default the current folder,
+// symbolic links resolved) and the person's config folder.
+func folderAndPersonal(dir string) (folder, personal string, err error) {
+	if folder, err = hooksFolder(dir); err != nil {
+		return "", "", err
+	}
+	personal, err = config.ConfigDir()
+	return folder, personal, err
+}
+
 func hooksFolder(dir string) (string, error) {
 	if dir == "" {
 		dir = "."
@@ -146,11 +155,7 @@ func hooksFolder(dir string) (string, error) {
 }
 
 func hooksList(ctx context.Context, dir, dbPath string, asJSON bool, getenv func(string) string, stdout, stderr io.Writer) error {
-	folder, err := hooksFolder(dir)
-	if err != nil {
-		return err
-	}
-	personal, err := config.ConfigDir()
+	folder, personal, err := folderAndPersonal(dir)
 	if err != nil {
 		return err
 	}
@@ -173,14 +178,7 @@ func hooksList(ctx context.Context, dir, dbPath string, asJSON bool, getenv func
 		entries = append(entries, e)
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		for _, e := range entries {
-			if err := enc.Encode(e); err != nil {
-				return err
-			}
-		}
-		return nil
+		return jsonLines(stdout, entries)
 	}
 	return writeHooksTable(stdout, entries, st)
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -119,16 +118,7 @@ func listEntries(statuses []mcp.Status) []MCPListEntry {
 	return out
 }
 
-func writeMCPJSON(w io.Writer, entries []MCPListEntry) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, e := range entries {
-		if err := enc.Encode(e); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func writeMCPJSON(w io.Writer, entries []MCPListEntry) error { return jsonLines(w, entries) }
 
 func writeMCPTable(w io.Writer, entries []MCPListEntry) error {
 	if len(entries) == 0 {

@@ -312,6 +312,17 @@ func sessJSONLine(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// jsonLines writes one JSON object per entry and line, HTML characters as they are: the
+// --json form of every list command.
+func jsonLines[T any](w io.Writer, entries []T) error {
+	for _, e := range entries {
+		if err := sessJSONLine(w, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (c *sessCmd) list(ctx context.Context, db *store.DB) error {
 	list, err := db.ListSessions(ctx)
 	if err != nil {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
-	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
 )
@@ -139,11 +137,7 @@ func orNoneList(l []string) string {
 }
 
 func skillsList(ctx context.Context, dir, dbPath string, asJSON bool, getenv func(string) string, w io.Writer) error {
-	folder, err := hooksFolder(dir)
-	if err != nil {
-		return err
-	}
-	personal, err := config.ConfigDir()
+	folder, personal, err := folderAndPersonal(dir)
 	if err != nil {
 		return err
 	}
@@ -162,14 +156,7 @@ func skillsList(ctx context.Context, dir, dbPath string, asJSON bool, getenv fun
 			Trust: string(s.Trust), SHA256: s.SHA256, AllowedTools: s.AllowedTools})
 	}
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		for _, e := range entries {
-			if err := enc.Encode(e); err != nil {
-				return err
-			}
-		}
-		return nil
+		return jsonLines(w, entries)
 	}
 	if len(entries) == 0 {
 		_, err := fmt.Fprintln(w, "no skills (see docs/skills.md)")
