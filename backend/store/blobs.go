@@ -8,19 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
 // ImageRef is an image of a user row: the blob it is (by hash) and what the person saw.
 // Excluded marks an image a provider refused: it stays in the journal and the window, and
-// requests leave it out (never deleted).
-type ImageRef struct {
-	Hash     string `json:"hash"`
-	MIME     string `json:"mime"`
-	Width    int    `json:"width"`
-	Height   int    `json:"height"`
-	Name     string `json:"name,omitempty"`
-	Excluded bool   `json:"excluded,omitempty"`
-}
+// requests leave it out (never deleted). The core's type: one type from the row to the core.
+type ImageRef = core.ImageRef
 
 // Blob is one stored image.
 type Blob struct {

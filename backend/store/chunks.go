@@ -127,12 +127,8 @@ type AssistantPayload struct {
 }
 
 // Origin names what produced an assistant turn: the configured provider's name, its wire
-// kind ("openai" or "anthropic") and the model.
-type Origin struct {
-	Provider string `json:"provider"`
-	Kind     string `json:"kind"`
-	Model    string `json:"model"`
-}
+// kind ("openai" or "anthropic") and the model. The core's type, stored as it is.
+type Origin = core.Origin
 
 // Usage is the usage of one model call: tokens as the provider reported them (cache reads
 // and writes are part of the input, reported apart so they can be priced apart) and the cost
