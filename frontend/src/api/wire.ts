@@ -491,7 +491,7 @@ export interface ImageInput {
   data: string;
 }
 
-/** Go: store.ImageRef */
+/** Go: core.ImageRef */
 export interface ImageRef {
   hash: string;
   mime: string;
@@ -651,7 +651,7 @@ export interface OpenFolder {
   path: string;
 }
 
-/** Go: store.Origin */
+/** Go: core.Origin */
 export interface Origin {
   provider: string;
   kind: string;
@@ -905,6 +905,7 @@ export interface Run extends Counters {
   ended_at?: string;
   error: string;
   sandbox?: string;
+  worked_ms?: number;
   mode: RunMode;
   instructions: Instruction[] | null;
 }
