@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/chat"
-	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -159,12 +158,9 @@ func (h *Chat) Decide(sessionID, callID string, in DecisionInput) error {
 // an approval without them would write hunks the person may have dropped. An approval with
 // edited arguments carries no choices: the edit is what the person chose.
 func checkChoices(p tools.Pending, choices []tools.HunkChoice) error {
-	if len(p.Proposal) == 0 {
+	hunks := p.Proposal
+	if len(hunks) == 0 {
 		return nil
-	}
-	var hunks []checkpoint.Proposed
-	if err := json.Unmarshal(p.Proposal, &hunks); err != nil {
-		return fmt.Errorf("approve call %s: its review cannot be read: %w", p.Call.ID, err)
 	}
 	chosen := map[int]bool{}
 	for _, c := range choices {

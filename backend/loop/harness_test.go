@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/extend"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/provider"
@@ -85,6 +86,8 @@ func newHarnessWith(t *testing.T, configure func(*loop.Config)) *harness {
 		Store: db, Approver: announcing{h.approver, h.pending}, Tools: reg, Workspaces: tools.NewManager(),
 		Model:  h.model,
 		Prices: loop.PriceTable{"fake-model": {InputPerMTok: 1, OutputPerMTok: 2}},
+		// The extensions stack.New composes (backend/extend), so runs behave as the app's.
+		Extensions: []loop.Extension{extend.Review()},
 	}
 	if configure != nil {
 		configure(&cfg)

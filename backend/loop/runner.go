@@ -122,6 +122,9 @@ type Config struct {
 	Respec func(ctx context.Context, spec *RunSpec) error
 	// Tasks, when set, offers the task tool: a call starts a child session (runner_task.go).
 	Tasks *TaskConfig
+	// Extensions wrap each run's ports (ports.go), the first outermost: stack.New composes
+	// hooks, skill grants, hunk review and image fitting here.
+	Extensions []Extension
 }
 
 // ImageRef is an image sent with a prompt: a stored blob (the store's type; the core has its

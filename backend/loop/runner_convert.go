@@ -122,7 +122,7 @@ func storePayload(row Row) any {
 		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Sandboxed: r.Sandboxed}
 	case ApprovalRow:
 		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: r.Decision, By: r.By, Reason: r.Reason, Rule: r.Rule,
-			Arguments: r.Arguments}
+			Arguments: r.Arguments, Reviewed: r.Reviewed}
 	case SummaryRow:
 		p := store.SummaryPayload{Text: r.Text, ThroughSeq: r.ThroughSeq, FromSeq: r.FromSeq}
 		if r.Usage != nil {

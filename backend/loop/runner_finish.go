@@ -43,7 +43,7 @@ func endsQuietly(effects []Effect) bool {
 func (rn *run) newChunks(ctx context.Context, rows []Row) []store.NewChunk {
 	chunks := make([]store.NewChunk, len(rows))
 	for i, row := range rows {
-		chunks[i] = store.NewChunk{Kind: store.Kind(row.Kind()), Payload: rn.withReview(storePayload(row))}
+		chunks[i] = store.NewChunk{Kind: store.Kind(row.Kind()), Payload: storePayload(row)}
 	}
 	return rn.withQueuedContext(ctx, rows, chunks)
 }

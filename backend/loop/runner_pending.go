@@ -1,8 +1,6 @@
 package loop
 
 import (
-	"encoding/json"
-
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -10,12 +8,8 @@ import (
 // PendingView is a call waiting for a person as the page and the CLI see it: the one shape of
 // a pending call, whether it arrives on approval_requested or from a read (Chat.Live,
 // Chat.PendingApprovals, Sessions.OpenSession). Its arguments are the parsed JSON, as every
-// event carries them (viewArguments); the proposal's hunks are decoded.
+// event carries them (viewArguments), with the proposal's hunks.
 func PendingView(p tools.Pending) ApprovalRequestedPayload {
-	var hunks []ProposedHunk
-	if len(p.Proposal) > 0 {
-		_ = json.Unmarshal(p.Proposal, &hunks) // written by proposal from []ProposedHunk
-	}
 	return ApprovalRequestedPayload{CallID: p.Call.ID, Name: p.Call.Name, Arguments: core.ViewArguments(p.Call.Arguments),
-		ReadOnly: p.ReadOnly, Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(p.Call), Hunks: hunks, Note: p.Note}
+		ReadOnly: p.ReadOnly, Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(p.Call), Hunks: p.Proposal, Note: p.Note}
 }

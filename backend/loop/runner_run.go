@@ -24,8 +24,8 @@ type run struct {
 	ws   *tools.Workspace
 	root string
 
-	tools ToolRunner // the tools of this run (see Runner.toolsFor)
-	live  liveCalls  // the calls executing now (RunningCalls)
+	ports Ports     // the run's model, approver and tools, wrapped by the extensions
+	live  liveCalls // the calls executing now (RunningCalls)
 	specs []tools.Spec
 	infos map[string]core.ToolInfo // what the core knows of each of specs (Started.Tools)
 	// taskSlots bounds the children going at once; nil when the run has no task tool.
@@ -146,8 +146,8 @@ func (rn *run) fixTools() []string {
 		failed = s.Settle(ctx)
 		stop()
 	}
-	rn.tools = rn.r.toolsFor(rn.spec)
-	rn.specs = rn.tools.Specs()
+	base := rn.r.toolsFor(rn.spec)
+	rn.specs = base.Specs()
 	rn.infos = make(map[string]core.ToolInfo, len(rn.specs))
 	for _, s := range rn.specs {
 		rn.infos[s.Name] = core.ToolInfo{Name: s.Name, ReadOnly: s.ReadOnly}
@@ -158,6 +158,7 @@ func (rn *run) fixTools() []string {
 	}
 	rn.narrowTools()
 	rn.offerTasks()
+	rn.ports = rn.wrapPorts(Ports{Model: rn.spec.client, Approver: rn.r.cfg.Approver, Tools: base})
 	return failed
 }
 

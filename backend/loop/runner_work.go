@@ -31,7 +31,7 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 			rn.publish(ModelRetryingPayload{Attempt: r.Attempt, Of: r.Of, WaitMS: r.Wait.Milliseconds(), Cause: r.Cause(), Error: r.Err.Error()})
 		},
 	}
-	resp := rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
+	resp := rn.ports.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
 		MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.enc}, h)
 	if resp.Err != nil && rn.op.Err() != nil {
 		// Stopped: what had streamed goes to the core with the cancel (cancelInput), which
@@ -70,9 +70,8 @@ func (rn *run) requestApprovals(e RequestApproval) {
 	for _, c := range toolCalls(e.Calls) {
 		rn.goWork(func() {
 			call, hook, hookReason := rn.preToolUse(c) // updatedInput and the hooks' decision
-			proposal := rn.proposal(call)
-			d, err := rn.r.cfg.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: tools.Mode(e.Mode(c.ID, string(rn.spec.Mode))), Call: call, ReadOnly: rn.infos[c.Name].ReadOnly, Sandboxed: rn.spec.Sandbox.Sandboxed(call), Proposal: proposal,
+			d, err := rn.ports.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
+				Mode: tools.Mode(e.Mode(c.ID, string(rn.spec.Mode))), Call: call, ReadOnly: rn.infos[c.Name].ReadOnly, Sandboxed: rn.spec.Sandbox.Sandboxed(call),
 				Hook: hook, HookReason: hookReason, Grants: rn.skillGrants(),
 				OnPending: func(p tools.Pending) {
 					rn.publish(PendingView(p))
@@ -85,13 +84,12 @@ func (rn *run) requestApprovals(e RequestApproval) {
 				// Fail closed: a policy that cannot be evaluated denies.
 				d = tools.Decision{Approved: false, By: "error", Reason: err.Error()}
 			}
-			d = rn.applyReview(call, d)
 			args := ""
 			if d.Approved && d.Arguments != c.Arguments {
 				args = d.Arguments
 			}
 			rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: d.Approved, By: d.By, Reason: d.Reason, Rule: d.Rule,
-				Arguments: args})
+				Arguments: args, Reviewed: d.Reviewed})
 			rn.signalHookStop() // a PreToolUse hook's "continue": false, once its denial is in
 		})
 	}
@@ -135,7 +133,7 @@ func (rn *run) runTool(c Call, limits Limits) {
 	if rn.infos[c.Name].Kind == core.ToolTask {
 		res, child = rn.runTask(c, limits)
 	} else {
-		res = rn.tools.Run(rn.op, rn.ws, c, func(s string) {
+		res = rn.ports.Tools.Run(rn.op, rn.ws, c, func(s string) {
 			rn.publish(ToolOutputPayload{CallID: c.ID, Text: s})
 		})
 	}
@@ -144,7 +142,7 @@ func (rn *run) runTool(c Call, limits Limits) {
 	}
 	rn.skillLoaded(c, res) // its allowed-tools apply from the next call on
 	res = rn.postToolUse(c, res)
-	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note + rn.reviewNote(c.ID), IsError: res.IsError, Sandboxed: res.Meta.Sandboxed, Child: child})
+	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note, IsError: res.IsError, Sandboxed: res.Meta.Sandboxed, Child: child})
 	rn.signalHookStop() // a PostToolUse hook's "continue": false, once the result is in
 }
 
@@ -168,7 +166,7 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 	// The same tools as every turn: they are part of the prompt prefix servers cache, and some
 	// servers refuse tool messages in a request that offers no tools.
 	// And the same thinking budget: Anthropic drops cached message prefixes when it changes.
-	resp := rn.spec.client.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
+	resp := rn.ports.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
 		ThinkingBudget: rn.spec.ThinkingBudget}, provider.Handler{})
 	if rn.op.Err() != nil {
 		return

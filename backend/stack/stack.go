@@ -8,6 +8,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/extend"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
@@ -145,7 +146,7 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack,
 		MCP: manager, Checkpoints: rec, Sandbox: cfg.Sandbox, Watches: watches, cfg: cfg}
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
-		Respec: cfg.Respec, Skills: skillCatalog(cfg), Tasks: tasksOf(cfg)}
+		Respec: cfg.Respec, Skills: skillCatalog(cfg), Tasks: tasksOf(cfg), Extensions: extensions()}
 	if rec != nil {
 		lc.Checkpoints = rec // a typed nil would read as a recorder
 	}
@@ -157,6 +158,11 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack,
 	lc.Hooks = s.Hooks
 	s.Runner = loop.New(lc)
 	return s, nil
+}
+
+// extensions wrap every run's ports (backend/extend), the first outermost.
+func extensions() []loop.Extension {
+	return []loop.Extension{extend.Review()}
 }
 
 // tasksOf is the task tool's configuration (every front end offers the task tool).

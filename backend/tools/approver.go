@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -10,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -35,6 +35,9 @@ type Decision struct {
 	// Hunks: in mode review, the person's choice for each hunk of a write_file or
 	// edit_file call (numbered as Propose numbers them; a hunk not named is kept).
 	Hunks []HunkChoice
+	// Reviewed: the action taken on each hunk of a reviewed call, in order, for its approval
+	// row (set by the review extension once it applied Hunks).
+	Reviewed []string
 }
 
 // ByPerson is Decision.By for a person's answer.
@@ -58,7 +61,7 @@ type Request struct {
 	Sandboxed bool
 	// Proposal (approval mode review): the hunks the call would write, as the card shows
 	// them; opaque to the Approver, kept with the pending call (Pending.Proposal).
-	Proposal json.RawMessage
+	Proposal []core.ProposedHunk
 	// Hook is what the call's PreToolUse hooks decided (allow, ask, deny; "" for nothing) and
 	// HookReason their reason. A hook makes a call stricter than the rules, never looser:
 	// see withHook.
@@ -80,7 +83,7 @@ type Pending struct {
 	Call      Call
 	ReadOnly  bool
 	Sandboxed bool // as in Request: the card says whether the command will run sandboxed
-	Proposal  json.RawMessage
+	Proposal  []core.ProposedHunk
 	By        string
 	// Note is what the card says besides the call: a skill grant that covered the call but
 	// was ignored, and why (withGrant).

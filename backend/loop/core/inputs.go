@@ -117,6 +117,9 @@ type ApprovalDecided struct {
 	// Arguments, when not empty, replace the call's arguments for execution (an edit made while
 	// approving). The stored assistant turn keeps the model's original bytes.
 	Arguments string
+	// Reviewed is the action taken on each hunk of a call the person reviewed hunk by hunk
+	// (approval mode review), kept on its approval row.
+	Reviewed []string
 }
 
 // ToolFinished delivers one call's result of a RunTools.
@@ -345,6 +348,8 @@ type ApprovalRow struct {
 	// Arguments are the arguments the person edited the call to before
 	// approving it: what ran. Empty when the call ran as the model sent it.
 	Arguments string `json:"arguments,omitempty"`
+	// Reviewed is what the person chose for each hunk of a call they reviewed.
+	Reviewed []string `json:"reviewed,omitempty"`
 }
 
 // SummaryRow replaces the rows up to ThroughSeq in the messages sent to the model; with

@@ -340,7 +340,7 @@ func decide(s State, i int, in ApprovalDecided) (State, []Effect) {
 	}
 	out := []Effect{
 		Persist{[]Row{ApprovalRow{CallID: c.ID, Tool: c.Name, Decision: decision, By: in.By, Reason: in.Reason, Rule: in.Rule,
-			Arguments: edited}}},
+			Arguments: edited, Reviewed: in.Reviewed}}},
 		Emit{ApprovalDecidedPayload{CallID: c.ID, Name: c.Name, Approved: in.Approved, By: in.By, Reason: in.Reason}},
 	}
 	if in.Approved {

@@ -1,0 +1,14 @@
+// Package extend holds the extensions of a run: cross-cutting behaviour that wraps the ports
+// the runner drives (the model, the approver and the tool runner, loop.Ports), in the shape of
+// connect-go's interceptors — a loop.Extension takes the next ports and returns ports that do
+// their part around them. stack.New composes them once (stack.go, extensions); the runner
+// applies them to each run's ports when the run fixes its tools and knows nothing of them.
+//
+// An extension changes what crosses a port — a request's fields (a call's proposal, the
+// grants that pre-approve it), a decision (the hunks a person kept), a result's text (a
+// review's note) — and keeps what it needs between two crossings for the run it wraps. It
+// decides nothing about the run itself: whether a call runs, whether the run goes on or
+// stops and what it may spend are the core's (backend/loop/core), fed as inputs.
+//
+// The extensions: Review (approval mode review: hunks proposed, chosen and reported).
+package extend

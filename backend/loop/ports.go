@@ -1,0 +1,67 @@
+package loop
+
+import (
+	"context"
+
+	"github.com/loopdesk/loopdesk/backend/provider"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// Ports are what a run drives: the model, the approver and the tool runner.
+type Ports struct {
+	Model    Model
+	Approver Approver
+	Tools    ToolRunner
+}
+
+// RunInfo is what an extension knows of the run whose ports it wraps.
+type RunInfo struct {
+	SessionID string
+	RunID     string
+	Workspace *tools.Workspace
+	// Mode is the run's approval mode; Plan says the run is in plan mode.
+	Mode tools.Mode
+	Plan bool
+	// Model is the run's model, Vision whether it is sent images (RunSpec.Vision).
+	Model  string
+	Vision Vision
+	// Rows are the session's rows when the run starts (read-only: the runner's mirror).
+	Rows []store.Chunk
+	// Child: the run is a child session's (a task call started it).
+	Child bool
+}
+
+// Extension wraps one run's ports, in the shape of connect-go's interceptors (func(next)
+// next): it returns ports that do their part around next, keeping what a run needs of them
+// for the whole run. Config.Extensions are composed once, in stack.New; the runner applies
+// them to each run's ports when the run fixes its tools, the first outermost, and knows
+// nothing of what they do. ctx bounds what an extension reads when the run starts.
+type Extension func(ctx context.Context, run RunInfo, next Ports) Ports
+
+// ApproverFunc is an Approver made of a function (an extension's wrapper).
+type ApproverFunc func(ctx context.Context, req tools.Request) (tools.Decision, error)
+
+// Request implements Approver.
+func (f ApproverFunc) Request(ctx context.Context, req tools.Request) (tools.Decision, error) {
+	return f(ctx, req)
+}
+
+// ModelFunc is a Model made of a function (an extension's wrapper).
+type ModelFunc func(ctx context.Context, req provider.Request, h provider.Handler) provider.Response
+
+// Stream implements Model.
+func (f ModelFunc) Stream(ctx context.Context, req provider.Request, h provider.Handler) provider.Response {
+	return f(ctx, req, h)
+}
+
+// wrapPorts is base wrapped by the runner's extensions, for this run.
+func (rn *run) wrapPorts(base Ports) Ports {
+	info := RunInfo{SessionID: rn.spec.SessionID, RunID: rn.id, Workspace: rn.ws, Mode: rn.spec.Mode, Plan: rn.spec.Plan,
+		Model: rn.spec.Model, Vision: rn.spec.Vision, Rows: rn.snapshot(), Child: rn.spec.parentCallID != ""}
+	ext := rn.r.cfg.Extensions
+	for i := len(ext) - 1; i >= 0; i-- {
+		base = ext[i](rn.op, info, base)
+	}
+	return base
+}
