@@ -71,8 +71,6 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
   const [limit, setLimit] = useState(PAGE);
   const scroller = useRef<HTMLElement>(null);
   const stick = useRef(true);
-  const scrolledTo = useRef<Focus | null>(null);
-  const sentSeen = useRef(sent);
   const focusSeq = focus?.seq ?? null;
   const lit = useFlash(focus, scroller);
 
@@ -92,34 +90,7 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
   const exclusions = useMemo(() => exclusionsOf(rows), [rows]);
   const orphanPending = pending.filter((p) => !open.has(callKey(p.run_id, p.call_id)));
 
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    if (focus && scrolledTo.current !== focus) {
-      // Not this session's rows yet (still loading): try again on the next render.
-      if (rows[0]?.session_id !== focus.sessionID) return;
-      const target = el.querySelector(`[data-seq="${focus.seq}"]`);
-      // Not rendered yet (rows still loading): try again on the next render.
-      if (!target) return;
-      // Rows folded into a tool card have no Row of their own to mark: mark the element.
-      el.querySelectorAll('.hit-target').forEach((x) => x.classList.remove('hit-target'));
-      target.classList.add('hit-target');
-      target.scrollIntoView?.({ block: 'center' });
-      scrolledTo.current = focus;
-      stick.current = false;
-      return;
-    }
-    // Sending asks to see the reply: back to the bottom, whether a search hit or a small
-    // scroll up had moved away from it.
-    if (sent && sent !== sentSeen.current) stick.current = true;
-    sentSeen.current = sent;
-    if (stick.current) el.scrollTop = el.scrollHeight;
-  }, [rows, shown, outputs, pending.length, focus, outcome, sent]);
-
-  const stickToBottom = useCallback(() => {
-    const el = scroller.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, []);
+  const stickToBottom = useKeepInView(scroller, stick, { rows, shown, outputs, pending: pending.length, focus, outcome, sent });
 
   const busy = phase !== 'idle';
   return (
@@ -170,13 +141,71 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
           onGrow={stickToBottom}
         />
       )}
+      <RunEnd outcome={outcome} onRetry={busy ? undefined : onRetry} error={error} />
+    </section>
+  );
+}
+
+interface Watched {
+  rows: Row[];
+  shown: Row[];
+  outputs: Record<string, string>;
+  /** How many calls wait for a person. */
+  pending: number;
+  focus: Focus | null | undefined;
+  outcome: RunFinishedPayload | null;
+  sent: Sent | null;
+}
+
+/**
+ * Keeps the conversation where the person wants it: on a row asked for (once per request,
+ * outlined), else at the bottom while stick holds (the person has not scrolled up). Returns
+ * what the streaming reply calls as it grows.
+ */
+function useKeepInView(scroller: RefObject<HTMLElement | null>, stick: RefObject<boolean>, { rows, shown, outputs, pending, focus, outcome, sent }: Watched) {
+  const scrolledTo = useRef<Focus | null>(null);
+  const sentSeen = useRef(sent);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    if (focus && scrolledTo.current !== focus) {
+      // Not this session's rows yet (still loading): try again on the next render.
+      if (rows[0]?.session_id !== focus.sessionID) return;
+      const target = el.querySelector(`[data-seq="${focus.seq}"]`);
+      // Not rendered yet (rows still loading): try again on the next render.
+      if (!target) return;
+      // Rows folded into a tool card have no Row of their own to mark: mark the element.
+      el.querySelectorAll('.hit-target').forEach((x) => x.classList.remove('hit-target'));
+      target.classList.add('hit-target');
+      target.scrollIntoView?.({ block: 'center' });
+      scrolledTo.current = focus;
+      stick.current = false;
+      return;
+    }
+    // Sending asks to see the reply: back to the bottom, whether a search hit or a small
+    // scroll up had moved away from it.
+    if (sent && sent !== sentSeen.current) stick.current = true;
+    sentSeen.current = sent;
+    if (stick.current) el.scrollTop = el.scrollHeight;
+  }, [scroller, stick, rows, shown, outputs, pending, focus, outcome, sent]);
+
+  return useCallback(() => {
+    const el = scroller.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [scroller, stick]);
+}
+
+/** How the run ended (unless it completed), Retry when it can run again, and the session's error. */
+function RunEnd({ outcome, onRetry, error }: { outcome: RunFinishedPayload | null; onRetry?: () => void; error: string }) {
+  return (
+    <>
       {outcome && outcome.status !== 'completed' && (
         <div className="run-outcome" role="alert">
           <strong>{STOP_TEXT[outcome.status] ?? `Run ended: ${outcome.status}`}</strong>
           {outcome.error && <span className="detail"> {outcome.error}</span>}
         </div>
       )}
-      {onRetry && !busy && (
+      {onRetry && (
         <div className="retry-row">
           <button type="button" className="primary" onClick={onRetry} title="Run again from the last complete row; your message is not sent twice">
             Retry
@@ -188,7 +217,7 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
           {error}
         </div>
       )}
-    </section>
+    </>
   );
 }
 
@@ -379,6 +408,68 @@ const NOTE_TITLES: Record<string, string> = {
   budget: 'A budget of this run is nearly used up; the model is asked to finish',
 };
 
+/** A reply: its reasoning, its text (marked when stopped), its actions, and the cards of its calls. */
+function AssistantRow({ row, cls, cards, actions, controls, versions }: Pick<RowProps, 'cards' | 'actions' | 'controls' | 'versions'> & { row: RowOf<'assistant'>; cls: string }) {
+  const p = row.payload;
+  const calls = p.tool_calls ?? [];
+  return (
+    <>
+      {(p.text || p.reasoning || calls.length === 0) && (
+        <article className={`msg assistant${cls}`} aria-label="Assistant" data-seq={row.seq}>
+          {p.reasoning && (
+            <details className="reasoning">
+              <summary>Reasoning</summary>
+              <p className="plain">{p.reasoning}</p>
+            </details>
+          )}
+          {p.text && <Markdown text={p.text} />}
+          {p.stopped && (
+            <p className="stopped-mark" role="note" aria-label="Reply stopped">
+              Stopped here: you stopped the run while this reply was being written.
+            </p>
+          )}
+          <ReplyActions seq={row.seq} text={p.text} final={isFinalReply(row)} versions={versions} controls={controls} />
+        </article>
+      )}
+      {cards.map((c, i) => (
+        <div key={c.call.id} className={`card-slot${cls}`} data-seq={!p.text && !p.reasoning && i === 0 ? row.seq : undefined}>
+          <ToolCard
+            call={c.call}
+            result={c.result}
+            approval={c.approval}
+            hooks={c.hooks}
+            pending={c.pending}
+            output={c.output}
+            running={c.running}
+            actions={actions}
+          />
+        </div>
+      ))}
+    </>
+  );
+}
+
+/** A summary: earlier rows summarised, rows set aside for the context window, or a compaction undone. */
+function SummaryRow({ row, cls }: { row: RowOf<'summary'>; cls: string }) {
+  const p = row.payload;
+  if (p.undoes) {
+    return (
+      <p className={`note${cls}`} data-seq={row.seq}>
+        {p.text}
+      </p>
+    );
+  }
+  const label = p.from_seq
+    ? `Rows #${p.from_seq}–#${p.through_seq} were set aside: they did not fit in the model's context window`
+    : `Earlier messages were summarised (through #${p.through_seq})`;
+  return (
+    <details className={`summary${p.from_seq ? ' set-aside' : ''}${cls}`} data-seq={row.seq}>
+      <summary>{label}</summary>
+      <p className="plain">{p.text}</p>
+    </details>
+  );
+}
+
 const RowView = memo(function RowView({ row, focused, folded, cards, actions, controls, versions, excluded, excludedNames }: RowProps) {
   const cls = focused ? ' focused' : '';
   switch (row.kind) {
@@ -388,45 +479,8 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
         <UserMessage seq={row.seq} text={p.text} command={p.command} images={p.images} excluded={excluded} className={cls} versions={versions} controls={controls} />
       );
     }
-    case 'assistant': {
-      const p = row.payload;
-      const calls = p.tool_calls ?? [];
-      return (
-        <>
-          {(p.text || p.reasoning || calls.length === 0) && (
-            <article className={`msg assistant${cls}`} aria-label="Assistant" data-seq={row.seq}>
-              {p.reasoning && (
-                <details className="reasoning">
-                  <summary>Reasoning</summary>
-                  <p className="plain">{p.reasoning}</p>
-                </details>
-              )}
-              {p.text && <Markdown text={p.text} />}
-              {p.stopped && (
-                <p className="stopped-mark" role="note" aria-label="Reply stopped">
-                  Stopped here: you stopped the run while this reply was being written.
-                </p>
-              )}
-              <ReplyActions seq={row.seq} text={p.text} final={isFinalReply(row)} versions={versions} controls={controls} />
-            </article>
-          )}
-          {cards.map((c, i) => (
-            <div key={c.call.id} className={`card-slot${cls}`} data-seq={!p.text && !p.reasoning && i === 0 ? row.seq : undefined}>
-              <ToolCard
-                call={c.call}
-                result={c.result}
-                approval={c.approval}
-                hooks={c.hooks}
-                pending={c.pending}
-                output={c.output}
-                running={c.running}
-                actions={actions}
-              />
-            </div>
-          ))}
-        </>
-      );
-    }
+    case 'assistant':
+      return <AssistantRow row={row} cls={cls} cards={cards} actions={actions} controls={controls} versions={versions} />;
     case 'tool_result': {
       const p = row.payload;
       if (folded) return null;
@@ -476,25 +530,8 @@ const RowView = memo(function RowView({ row, focused, folded, cards, actions, co
         </p>
       );
     }
-    case 'summary': {
-      const p = row.payload;
-      if (p.undoes) {
-        return (
-          <p className={`note${cls}`} data-seq={row.seq}>
-            {p.text}
-          </p>
-        );
-      }
-      const label = p.from_seq
-        ? `Rows #${p.from_seq}–#${p.through_seq} were set aside: they did not fit in the model's context window`
-        : `Earlier messages were summarised (through #${p.through_seq})`;
-      return (
-        <details className={`summary${p.from_seq ? ' set-aside' : ''}${cls}`} data-seq={row.seq}>
-          <summary>{label}</summary>
-          <p className="plain">{p.text}</p>
-        </details>
-      );
-    }
+    case 'summary':
+      return <SummaryRow row={row} cls={cls} />;
     case 'hook': {
       const p = row.payload;
       if (folded) return null;
