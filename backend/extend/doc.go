@@ -10,5 +10,6 @@
 // decides nothing about the run itself: whether a call runs, whether the run goes on or
 // stops and what it may spend are the core's (backend/loop/core), fed as inputs.
 //
-// The extensions: Review (approval mode review: hunks proposed, chosen and reported).
+// The extensions: Skills (the allowed-tools of the skills loaded in the session pre-approve
+// their calls) and Review (approval mode review: hunks proposed, chosen and reported).
 package extend

@@ -114,7 +114,7 @@ type Config struct {
 	InstructionsDir string
 	// Hooks, when not nil, fires the person's hooks (runner_hooks.go).
 	Hooks Hooks
-	// Skills, when not nil, lists the folder's skills in the system prompt (runner_skills.go).
+	// Skills, when not nil, lists the folder's skills in the system prompt (runner_steer.go).
 	Skills Skills
 	// Respec, when set, completes every run's spec as Start begins — the runs the runner
 	// starts itself for queued messages included — so each run takes the session's provider

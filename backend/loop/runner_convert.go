@@ -104,6 +104,13 @@ func toolInfos(specs []tools.Spec, infos map[string]core.ToolInfo) []core.ToolIn
 	return out
 }
 
+// commandRow is the prompt of a run started from a slash command: a user row that also
+// records the command it was expanded from.
+type commandRow struct {
+	UserRow
+	Command string
+}
+
 // storePayload converts a core row to the store's payload type of the same kind.
 func storePayload(row Row) any {
 	switch r := row.(type) {

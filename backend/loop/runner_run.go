@@ -85,8 +85,7 @@ type run struct {
 	opStop context.CancelFunc
 	work   sync.WaitGroup
 
-	hooks     hookState  // see runner_hooks.go
-	skills    skillState // see runner_skills.go
+	hooks     hookState // see runner_hooks.go
 	state     State
 	result    Result
 	done      chan struct{}
@@ -99,7 +98,6 @@ func (rn *run) prepare(ctx context.Context) error {
 	if err := rn.open(ctx); err != nil {
 		return fmt.Errorf("start run on session %s: %w", rn.spec.SessionID, err)
 	}
-	rn.withSkills(ctx)
 	if err := rn.promptHooks(ctx); err != nil {
 		rn.ws.Release()
 		return fmt.Errorf("start run on session %s: %w", rn.spec.SessionID, err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
+	"github.com/loopdesk/loopdesk/backend/extend"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -47,6 +48,7 @@ func TestSkillAllowedToolsPreApproveOnceLoaded(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Tools, c.Skills = reg, agents.Catalog{Trust: lazyTrust{&db}}
+		c.Extensions = append(c.Extensions, extend.Skills(c.Skills.(agents.Catalog)))
 	})
 	db = h.db
 	dir := filepath.Join(h.ws, ".claude", "skills", "git-helper")
@@ -134,6 +136,7 @@ func TestAnUntrustedProjectSkillGrantsNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Tools, c.Skills = reg, agents.Catalog{}
+		c.Extensions = append(c.Extensions, extend.Skills(agents.Catalog{}))
 	})
 	dir := filepath.Join(h.ws, ".loopdesk", "skills", "setup")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

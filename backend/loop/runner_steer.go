@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -22,21 +24,29 @@ const PlanNotice = "[loopdesk] This session is in plan mode: you are planning, n
 	"change something come back once the person runs the plan. Investigate as much as you need, then end your answer with a plan: numbered steps " +
 	"naming the files and commands you would change or run. The person reviews it and runs it with Execute plan."
 
+// Skills lists the skills of a folder for the system prompt (agents.Catalog): "" when it
+// has none.
+type Skills interface {
+	Prompt(folder string) string
+}
+
 // steer builds the run's system prompt: the spec's, then the instruction files read afresh,
-// then the plan-mode notice.
+// then the plan-mode notice, then the folder's skills (read afresh too).
 func (rn *run) steer(ctx context.Context) error {
 	files, err := instructions.Load(rn.r.cfg.InstructionsDir, rn.root)
 	if err != nil {
 		return err
 	}
 	rn.files = files
-	rn.system = instructions.Compose(rn.spec.SystemPrompt, files)
+	parts := []string{instructions.Compose(rn.spec.SystemPrompt, files)}
 	if rn.spec.Plan {
-		if rn.system != "" {
-			rn.system += "\n\n"
-		}
-		rn.system += PlanNotice
+		parts = append(parts, PlanNotice)
 	}
+	if rn.r.cfg.Skills != nil {
+		parts = append(parts, rn.r.cfg.Skills.Prompt(rn.root))
+	}
+	parts = slices.DeleteFunc(parts, func(p string) bool { return p == "" })
+	rn.system = strings.Join(parts, "\n\n")
 	return ctx.Err()
 }
 

@@ -72,7 +72,7 @@ func (rn *run) requestApprovals(e RequestApproval) {
 			call, hook, hookReason := rn.preToolUse(c) // updatedInput and the hooks' decision
 			d, err := rn.ports.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
 				Mode: tools.Mode(e.Mode(c.ID, string(rn.spec.Mode))), Call: call, ReadOnly: rn.infos[c.Name].ReadOnly, Sandboxed: rn.spec.Sandbox.Sandboxed(call),
-				Hook: hook, HookReason: hookReason, Grants: rn.skillGrants(),
+				Hook: hook, HookReason: hookReason,
 				OnPending: func(p tools.Pending) {
 					rn.publish(PendingView(p))
 					rn.notifyHooks("Loopdesk needs your permission to use " + c.Name)
@@ -140,7 +140,6 @@ func (rn *run) runTool(c Call, limits Limits) {
 	if rn.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
-	rn.skillLoaded(c, res) // its allowed-tools apply from the next call on
 	res = rn.postToolUse(c, res)
 	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note, IsError: res.IsError, Sandboxed: res.Meta.Sandboxed, Child: child})
 	rn.signalHookStop() // a PostToolUse hook's "continue": false, once the result is in

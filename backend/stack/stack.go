@@ -146,7 +146,7 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack,
 		MCP: manager, Checkpoints: rec, Sandbox: cfg.Sandbox, Watches: watches, cfg: cfg}
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
-		Respec: cfg.Respec, Skills: skillCatalog(cfg), Tasks: tasksOf(cfg), Extensions: extensions()}
+		Respec: cfg.Respec, Skills: skillCatalog(cfg), Tasks: tasksOf(cfg), Extensions: extensions(cfg)}
 	if rec != nil {
 		lc.Checkpoints = rec // a typed nil would read as a recorder
 	}
@@ -161,8 +161,8 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack,
 }
 
 // extensions wrap every run's ports (backend/extend), the first outermost.
-func extensions() []loop.Extension {
-	return []loop.Extension{extend.Review()}
+func extensions(cfg Config) []loop.Extension {
+	return []loop.Extension{extend.Skills(skillCatalog(cfg)), extend.Review()}
 }
 
 // tasksOf is the task tool's configuration (every front end offers the task tool).
