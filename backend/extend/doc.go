@@ -11,5 +11,7 @@
 // stops and what it may spend are the core's (backend/loop/core), fed as inputs.
 //
 // The extensions: Skills (the allowed-tools of the skills loaded in the session pre-approve
-// their calls) and Review (approval mode review: hunks proposed, chosen and reported).
+// their calls), Review (approval mode review: hunks proposed, chosen and reported) and Images
+// (a request's images loaded and fitted to the provider's limits, or left out for a model
+// that is sent none).
 package extend

@@ -44,7 +44,8 @@ func (s *switchable) Stream(ctx context.Context, req provider.Request, h provide
 func newFidelity(t *testing.T) (*harness, *switchable) {
 	h := newHarness(t)
 	sw := &switchable{m: h.model}
-	r := loop.New(loop.Config{Store: h.db, Approver: h.approver, Tools: toolsOf(t), Workspaces: wsOf(), Model: sw})
+	r := loop.New(loop.Config{Store: h.db, Approver: h.approver, Tools: toolsOf(t), Workspaces: wsOf(), Model: sw,
+		Extensions: h.cfg.Extensions})
 	t.Cleanup(r.Close)
 	h.runner = r
 	h.write("a.txt", "alpha\n")

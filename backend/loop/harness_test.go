@@ -87,7 +87,7 @@ func newHarnessWith(t *testing.T, configure func(*loop.Config)) *harness {
 		Model:  h.model,
 		Prices: loop.PriceTable{"fake-model": {InputPerMTok: 1, OutputPerMTok: 2}},
 		// The extensions stack.New composes (backend/extend), so runs behave as the app's.
-		Extensions: []loop.Extension{extend.Review()},
+		Extensions: []loop.Extension{extend.Review(), extend.Images(db)},
 	}
 	if configure != nil {
 		configure(&cfg)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -176,7 +177,7 @@ type RunSpec struct {
 	// model's world when it started the run (an edit kept the files an abandoned version wrote).
 	Notes []store.NotePayload
 	// Vision says whether the model is sent images: the person's per-model setting, or
-	// VisionAuto for the default from the model's name (runner_images.go).
+	// VisionAuto for the default from the model's name (TextOnly).
 	Vision Vision
 	// ImagesDropped are the attached images the model is not sent (Vision.TextOnly), named by
 	// the front end that attached them; run_started reports them.
@@ -194,6 +195,32 @@ type RunSpec struct {
 	// rowFirst writes the run's row before Start returns (startNext: whoever waits on the
 	// run before sees the next one recorded) instead of with its first rows.
 	rowFirst bool
+}
+
+// Vision is a run's choice of whether its model is sent images: VisionAuto (the default from
+// the model's name, images.SeesImages), VisionOn or VisionOff (the person's per-model setting).
+type Vision string
+
+const (
+	VisionAuto Vision = ""
+	VisionOn   Vision = "on"
+	VisionOff  Vision = "off"
+)
+
+// TextOnly says why model is sent no images under this vision choice, "" when it is sent
+// them. The runner leaves images out of requests exactly when it is not ""; a front end that
+// attached images says so with it (RunSpec.ImagesDropped), never silently.
+func (v Vision) TextOnly(model string) string {
+	const kept = ": the image is kept in the session but not sent"
+	switch {
+	case v == VisionOn:
+		return ""
+	case v == VisionOff:
+		return fmt.Sprintf("vision is off for model %s (Settings → Images)%s", model, kept)
+	case !images.SeesImages(model):
+		return fmt.Sprintf("model %s is text-only by its name (turn vision on for it in Settings → Images if it sees images)%s", model, kept)
+	}
+	return ""
 }
 
 // openModel picks the run's model client: from Models by provider name, else Model.

@@ -104,6 +104,17 @@ func toolInfos(specs []tools.Spec, infos map[string]core.ToolInfo) []core.ToolIn
 	return out
 }
 
+// sentImages are the images a request built from rows carried (store.SentImages), as the
+// core takes them with an image refusal.
+func sentImages(rows []store.Chunk) ([]core.SentImage, error) {
+	sent, err := store.SentImages(rows)
+	out := make([]core.SentImage, len(sent))
+	for i, im := range sent {
+		out[i] = core.SentImage{Seq: im.Seq, Hash: im.Hash}
+	}
+	return out, err
+}
+
 // commandRow is the prompt of a run started from a slash command: a user row that also
 // records the command it was expanded from.
 type commandRow struct {

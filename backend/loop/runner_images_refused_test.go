@@ -99,7 +99,8 @@ func TestARefusedImageIsExcludedAndTheCallRetriedOnce(t *testing.T) {
 
 	// Reopened (a new runner over the same database), in a fork and in an import, the next
 	// request carries the small image only.
-	reopened := loop.New(loop.Config{Store: h.db, Approver: h.approver, Tools: toolsOf(t), Workspaces: wsOf(), Model: modelOf(h)})
+	reopened := loop.New(loop.Config{Store: h.db, Approver: h.approver, Tools: toolsOf(t), Workspaces: wsOf(), Model: modelOf(h),
+		Extensions: h.cfg.Extensions})
 	t.Cleanup(reopened.Close)
 	fork, err := h.db.Fork(ctx, sid, int64(len(mustChunks(t, h.db, sid))))
 	if err != nil {

@@ -19,7 +19,7 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 	// The session's cache: only the rows appended since the last call are decoded, and only
 	// the messages that changed are encoded (provider.Cache).
 	rc := rn.r.requests.take(rn.spec.SessionID)
-	msgs, err := rn.requestMessages(rc, rows) // runner_images.go
+	msgs, err := rc.turnsOf(rows)
 	if err != nil {
 		rn.send(Failed{Now: rn.now(), Err: err.Error()})
 		return
@@ -41,7 +41,7 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 		return
 	}
 	out := fromProvider(resp, rn.spec.origin)
-	if out.Status == core.ResponseImageRefused && rn.seesImages() {
+	if out.Status == core.ResponseImageRefused && rn.spec.Vision.TextOnly(rn.spec.Model) == "" {
 		// What the refused request carried; the core picks the images to blame.
 		if out.ImagesSent, err = sentImages(rows); err != nil {
 			rn.r.log.Warn("read the images a refused request sent", "session", rn.spec.SessionID, "err", err)
@@ -160,6 +160,9 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 	if err != nil {
 		fail(err.Error())
 		return
+	}
+	for i := range msgs {
+		msgs[i].ImageRefs = nil // a summary is asked of the text: its request carries no image
 	}
 	msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: summaryPrompt})
 	// The same tools as every turn: they are part of the prompt prefix servers cache, and some

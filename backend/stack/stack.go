@@ -162,7 +162,7 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack,
 
 // extensions wrap every run's ports (backend/extend), the first outermost.
 func extensions(cfg Config) []loop.Extension {
-	return []loop.Extension{extend.Skills(skillCatalog(cfg)), extend.Review()}
+	return []loop.Extension{extend.Skills(skillCatalog(cfg)), extend.Review(), extend.Images(cfg.DB)}
 }
 
 // tasksOf is the task tool's configuration (every front end offers the task tool).

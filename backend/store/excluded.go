@@ -124,3 +124,40 @@ func checkExclusion(ctx context.Context, tx execer, sessionID string, v any) err
 	}
 	return nil
 }
+
+// SentImages are the images a request built from chunks carries, each by its user row, oldest
+// first: those of user rows not compacted away and not excluded already. A provider's image
+// refusal is about them.
+func SentImages(chunks []Chunk) ([]ExcludedImage, error) {
+	ex, err := ExclusionsOf(chunks)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := Turns(chunks) // what is sent: rows compacted away carry no image
+	if err != nil {
+		return nil, err
+	}
+	sent := map[string]bool{}
+	for _, m := range msgs {
+		for _, h := range m.ImageRefs {
+			sent[h] = true
+		}
+	}
+	var out []ExcludedImage
+	for _, c := range chunks {
+		if c.Kind != KindUser {
+			continue
+		}
+		var p UserPayload
+		if err := json.Unmarshal(c.Payload, &p); err != nil {
+			return nil, fmt.Errorf("read user row %d: %w", c.Seq, err)
+		}
+		ex.Apply(c.Seq, &p)
+		for _, im := range p.Images {
+			if !im.Excluded && sent[im.Hash] {
+				out = append(out, ExcludedImage{Seq: c.Seq, Hash: im.Hash})
+			}
+		}
+	}
+	return out, nil
+}
