@@ -35,63 +35,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   const current = useRef<string | null>(null);
   const own: Own = { dispatch, current, changed };
 
-  /** Reconciles with what Go knows right now: run, pending calls, queued messages. */
-  const reconcile = useCallback((id: string) => {
-    api.live(id).then((live) => current.current === id && dispatch({ type: 'live_loaded', live }), () => {});
-  }, []);
-
-  /** Applies the events held while the session was being opened. */
-  const replay = useCallback(
-    (id: string, events: SessionInput[]) => {
-      for (const ev of events) {
-        dispatch(ev);
-        if (ev.type === 'run_finished') changed.current?.();
-      }
-      // Whatever happened between the read and the subscription, Go's state is the truth.
-      reconcile(id);
-    },
-    [reconcile],
-  );
-
-  /** Makes id the session the hook follows, and opens it. */
-  const adopt = useCallback(
-    (id: string | null) => {
-      current.current = id;
-      io.current.reset(id !== null);
-      stream.set([]);
-      dispatch({ type: 'switched', id });
-      if (!id) return;
-      api.openSession(id).then(
-        (view) => {
-          if (current.current !== id) return;
-          dispatch({ type: 'opened', view });
-          // Events that came while OpenSession was in flight apply on top of what it read.
-          replay(id, io.current.open());
-        },
-        (e) => {
-          if (current.current !== id) return;
-          dispatch({ type: 'failed', error: errorMessage(e) });
-          replay(id, io.current.open());
-        },
-      );
-    },
-    [stream, replay],
-  );
-
-  useEffect(() => {
-    if (current.current !== sessionID) adopt(sessionID);
-  }, [sessionID, adopt]);
-
-  // After a lost event: the rows after the last one held, the pending calls and the runs.
-  const resync = useCallback(
-    (id: string) => {
-      void api.rowsAfter(id, lastSeq(stateRef.current)).then((rows) => current.current === id && dispatch({ type: 'rows_loaded', rows }), () => {});
-      void api.runs(id).then((runs) => current.current === id && dispatch({ type: 'runs_loaded', runs }), () => {});
-      reconcile(id);
-    },
-    [reconcile],
-  );
-
+  const { adopt, reconcile, resync } = useFollow(own, sessionID, io.current, stream, stateRef);
   useIntake(own, io.current, stream, stateRef, resync, reconcile);
   useReads(dispatch, state.id, state.missingAfter, state.runsWanted);
 
@@ -132,6 +76,75 @@ interface Own {
   dispatch: Dispatch<SessionInput>;
   current: RefObject<string | null>;
   changed: RefObject<(() => void) | undefined>;
+}
+
+/**
+ * Follows one session: adopt(id) makes it the one followed and opens it (the only whole-session
+ * read), holding its events until the read is in; reconcile and resync read again what Go knows
+ * (after a run, after a lost event).
+ */
+function useFollow({ dispatch, current, changed }: Own, sessionID: string | null, intake: Intake, stream: StreamStore, stateRef: RefObject<SessionState>) {
+  /** Reconciles with what Go knows right now: run, pending calls, queued messages. */
+  const reconcile = useCallback(
+    (id: string) => {
+      api.live(id).then((live) => current.current === id && dispatch({ type: 'live_loaded', live }), () => {});
+    },
+    [dispatch, current],
+  );
+
+  /** Applies the events held while the session was being opened. */
+  const replay = useCallback(
+    (id: string, events: SessionInput[]) => {
+      for (const ev of events) {
+        dispatch(ev);
+        if (ev.type === 'run_finished') changed.current?.();
+      }
+      // Whatever happened between the read and the subscription, Go's state is the truth.
+      reconcile(id);
+    },
+    [dispatch, changed, reconcile],
+  );
+
+  /** Makes id the session the hook follows, and opens it. */
+  const adopt = useCallback(
+    (id: string | null) => {
+      current.current = id;
+      intake.reset(id !== null);
+      stream.set([]);
+      dispatch({ type: 'switched', id });
+      if (!id) return;
+      api.openSession(id).then(
+        (view) => {
+          if (current.current !== id) return;
+          dispatch({ type: 'opened', view });
+          // Events that came while OpenSession was in flight apply on top of what it read.
+          replay(id, intake.open());
+        },
+        (e) => {
+          if (current.current !== id) return;
+          dispatch({ type: 'failed', error: errorMessage(e) });
+          replay(id, intake.open());
+        },
+      );
+    },
+    [dispatch, current, intake, stream, replay],
+  );
+
+  useEffect(() => {
+    if (current.current !== sessionID) adopt(sessionID);
+  }, [sessionID, adopt]);
+
+  // After a lost event: the rows after the last one held, the pending calls and the runs.
+  const resync = useCallback(
+    (id: string) => {
+      void api.rowsAfter(id, lastSeq(stateRef.current)).then((rows) => current.current === id && dispatch({ type: 'rows_loaded', rows }), () => {});
+      void api.runs(id).then((runs) => current.current === id && dispatch({ type: 'runs_loaded', runs }), () => {});
+      reconcile(id);
+    },
+    [dispatch, current, stateRef, reconcile],
+  );
+
+  return { adopt, reconcile, resync };
 }
 
 /**
