@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { McpName, McpServerConfig, McpStatus } from '../api/types';
-import { useMcpSettings } from '../hooks/useMcpSettings';
+import { useMcpLog, useMcpSettings } from '../hooks/useMcpSettings';
 import { describeStatus } from '../state/checkpoints';
 
 /**
@@ -13,7 +13,8 @@ export function McpSettings() {
   const m = useMcpSettings();
   const [editing, setEditing] = useState<{ name: string; cfg: McpServerConfig } | null>(null);
   const names = [...new Set([...Object.keys(m.draft), ...Object.keys(m.statuses)])].sort();
-  const log = m.log;
+  const serverLog = useMcpLog();
+  const log = serverLog.log;
 
   return (
     <section className="mcp-settings" aria-label="MCP servers">
@@ -40,7 +41,7 @@ export function McpSettings() {
             onRemove={() => m.remove(name)}
             onEdit={() => m.draft[name] && setEditing({ name, cfg: m.draft[name] })}
             onRestart={() => void m.restart(name)}
-            onLog={() => void m.showLog(name)}
+            onLog={() => void serverLog.show(name)}
           />
         ))}
       </ul>
@@ -67,21 +68,21 @@ export function McpSettings() {
             MCP servers saved.
           </span>
         )}
-        {(m.error || m.logError) && (
+        {(m.error || serverLog.error) && (
           <span role="alert" className="bad">
-            {m.error || m.logError}
+            {m.error || serverLog.error}
           </span>
         )}
       </div>
       {log && (
-        <div className="modal-backdrop" onKeyDown={(e) => e.key === 'Escape' && m.closeLog()}>
+        <div className="modal-backdrop" onKeyDown={(e) => e.key === 'Escape' && serverLog.close()}>
           <div className="modal" role="dialog" aria-modal="true" aria-label={`Log of ${log.name}`}>
             <h2>Log of {log.name} (stderr)</h2>
             <pre className="server-log" aria-label="Server log">
               {log.text || '(nothing written)'}
             </pre>
             <div className="row">
-              <button type="button" autoFocus onClick={() => m.closeLog()}>
+              <button type="button" autoFocus onClick={() => serverLog.close()}>
                 Close
               </button>
             </div>

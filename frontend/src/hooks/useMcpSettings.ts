@@ -88,17 +88,20 @@ export function useMcpSettings() {
     }
   };
 
+  return { path, fileError, draft, dirty, statuses, names, error, saved, put, remove, save, importClaude, restart, reload: load };
+}
+
+/** A server's stderr as Go kept it, shown on request (Log) until closed. */
+export function useMcpLog() {
   const [log, setLog] = useState<{ name: string; text: string } | null>(null);
-  const [logError, setLogError] = useState('');
-  const showLog = async (name: string) => {
-    setLogError('');
+  const [error, setError] = useState('');
+  const show = async (name: string) => {
+    setError('');
     try {
       setLog({ name, text: await api.mcpServerLog(name) });
     } catch (e) {
-      setLogError(errorMessage(e));
+      setError(errorMessage(e));
     }
   };
-  const closeLog = () => setLog(null);
-
-  return { path, fileError, draft, dirty, statuses, names, error, saved, put, remove, save, importClaude, restart, reload: load, log, logError, showLog, closeLog };
+  return { log, error, show, close: () => setLog(null) };
 }
