@@ -10,8 +10,10 @@
 // decides nothing about the run itself: whether a call runs, whether the run goes on or
 // stops and what it may spend are the core's (backend/loop/core), fed as inputs.
 //
-// The extensions: Skills (the allowed-tools of the skills loaded in the session pre-approve
-// their calls), Review (approval mode review: hunks proposed, chosen and reported) and Images
-// (a request's images loaded and fitted to the provider's limits, or left out for a model
-// that is sent none).
+// The extensions: Hooks (PreToolUse, PostToolUse and Notification around a call: the call
+// as the hooks leave it, their decision for the approver, their text with the result, their
+// runs recorded as rows, their stop handed to the core), Skills (the allowed-tools of the
+// skills loaded in the session pre-approve their calls), Review (approval mode review: hunks
+// proposed, chosen and reported) and Images (a request's images loaded and fitted to the
+// provider's limits, or left out for a model that is sent none).
 package extend

@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -30,6 +31,13 @@ type RunInfo struct {
 	Rows []store.Chunk
 	// Child: the run is a child session's (a task call started it).
 	Child bool
+	// Record stores rows of the run the model is not sent (a hook's runs) through the
+	// runner's one writer, in order with the run's other rows. Call it from inside a port
+	// call of the run, before returning the answer the rows belong to.
+	Record func(rows ...store.NewChunk)
+	// Stop ends the run now as hook_stopped with detail as its error: a hook's stop that
+	// comes with no answer (a Notification while the run waits for the person).
+	Stop func(detail string)
 }
 
 // Extension wraps one run's ports, in the shape of connect-go's interceptors (func(next)
@@ -55,10 +63,23 @@ func (f ModelFunc) Stream(ctx context.Context, req provider.Request, h provider.
 	return f(ctx, req, h)
 }
 
+// record hands rows an extension made to the owner, which stores them (core.Recorded).
+func (rn *run) record(rows ...store.NewChunk) {
+	if len(rows) == 0 {
+		return
+	}
+	out := make([]Row, len(rows))
+	for i, c := range rows {
+		out[i] = recordedRow{c}
+	}
+	rn.send(core.Recorded{Rows: out})
+}
+
 // wrapPorts is base wrapped by the runner's extensions, for this run.
 func (rn *run) wrapPorts(base Ports) Ports {
 	info := RunInfo{SessionID: rn.spec.SessionID, RunID: rn.id, Workspace: rn.ws, Mode: rn.spec.Mode, Plan: rn.spec.Plan,
-		Model: rn.spec.Model, Vision: rn.spec.Vision, Rows: rn.snapshot(), Child: rn.spec.parentCallID != ""}
+		Model: rn.spec.Model, Vision: rn.spec.Vision, Rows: rn.snapshot(), Child: rn.spec.parentCallID != "",
+		Record: rn.record, Stop: rn.requestStop}
 	ext := rn.r.cfg.Extensions
 	for i := len(ext) - 1; i >= 0; i-- {
 		base = ext[i](rn.op, info, base)

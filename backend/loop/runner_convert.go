@@ -115,6 +115,12 @@ func sentImages(rows []store.Chunk) ([]core.SentImage, error) {
 	return out, err
 }
 
+// recordedRow is a row an extension recorded (RunInfo.Record), stored as it was made.
+type recordedRow struct{ store.NewChunk }
+
+// Kind implements Row.
+func (r recordedRow) Kind() RowKind { return RowKind(r.NewChunk.Kind) }
+
 // commandRow is the prompt of a run started from a slash command: a user row that also
 // records the command it was expanded from.
 type commandRow struct {
@@ -127,6 +133,8 @@ func storePayload(row Row) any {
 	switch r := row.(type) {
 	case UserRow:
 		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Images: storeImages(r.Images)}
+	case recordedRow:
+		return r.Payload
 	case commandRow:
 		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Command: r.Command, Images: storeImages(r.Images)}
 	case AssistantRow:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopdesk/loopdesk/backend/extend"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
@@ -20,8 +21,9 @@ import (
 func runLogged(t *testing.T, h *harness, config string) (*commitLog, string) {
 	t.Helper()
 	log := &commitLog{DB: h.db}
+	engine := &hooks.Engine{PersonalDir: config, Rows: h.db}
 	r := loop.New(loop.Config{Store: log, Model: modelOf(h), Approver: h.approver, Tools: toolsOf(t), Workspaces: wsOf(),
-		Hooks: &hooks.Engine{PersonalDir: config, Rows: h.db}})
+		Hooks: engine, Extensions: []loop.Extension{extend.Hooks(engine, nil)}})
 	defer r.Close()
 	h.srv.Enqueue(fakeai.Text("Done."))
 	sid := h.session()

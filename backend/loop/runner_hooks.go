@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
-	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
 // The runner's part of hooks (backend/hooks, docs/hooks.md): where each event fires, and
@@ -39,8 +37,6 @@ const NoteSourceHook = core.NoteSourceHook
 // hookState is what a run keeps between hook events.
 type hookState struct {
 	mu sync.Mutex
-	// callContext: additionalContext of PreToolUse hooks, by call id, for the call's result.
-	callContext map[string][]string
 	// notes are framed notes to store after the prompt (UserPromptSubmit, SessionStart).
 	notes []string
 	rows  []store.HookPayload // hook rows of prepare, stored once the run exists
@@ -49,16 +45,16 @@ type hookState struct {
 	stopDetail string
 }
 
-// requestHookStop records that a hook of event asked to end the run ("continue": false).
-// The run starts no more work from then on (execute checks it); the worker that fired the
-// hook delivers its own answer first, then calls signalHookStop, so what already happened
-// (a call that ran, a denial) is kept as it is. The first stop wins.
-func (rn *run) requestHookStop(event hooks.Event, reason string) {
+// requestStop ends the run as hook_stopped with detail (RunInfo.Stop, and the hooks the
+// runner fires itself whose stop comes with no answer): the owner feeds it to the core as
+// CancelRequested. The first stop wins.
+func (rn *run) requestStop(detail string) {
 	rn.hooks.mu.Lock()
-	defer rn.hooks.mu.Unlock()
 	if rn.hooks.stopDetail == "" {
-		rn.hooks.stopDetail = hookStopText(event, reason)
+		rn.hooks.stopDetail = detail
 	}
+	rn.hooks.mu.Unlock()
+	rn.cancelOnce.Do(func() { close(rn.cancel) })
 }
 
 // hookStopText is what the person reads of a hook's "continue": false (the run's error).
@@ -70,14 +66,6 @@ func (rn *run) hookStopDetail() string {
 	rn.hooks.mu.Lock()
 	defer rn.hooks.mu.Unlock()
 	return rn.hooks.stopDetail
-}
-
-// signalHookStop wakes the owner when a hook asked to stop, so a run waiting on a person or
-// on other calls ends now.
-func (rn *run) signalHookStop() {
-	if rn.hookStopDetail() != "" {
-		rn.cancelOnce.Do(func() { close(rn.cancel) })
-	}
 }
 
 // cancelInput is the CancelRequested the owner feeds when the run is cancelled: a hook's
@@ -93,16 +81,6 @@ func (rn *run) cancelInput() CancelRequested {
 		in.Partial, rn.cut = rn.cut, nil
 	}
 	return in
-}
-
-// stopsWork reports whether e would start work the run must not start any more: a hook has
-// asked to stop. Rows and events still go out, so nothing already decided is lost.
-func (rn *run) stopsWork(e Effect) bool {
-	switch e.(type) {
-	case CallModel, RequestApproval, RunTools, Compact, FireHook:
-		return rn.hookStopDetail() != ""
-	}
-	return false
 }
 
 // permissionMode is the run's approval mode as hooks read it ("plan" in plan mode).
@@ -208,17 +186,19 @@ func (rn *run) afterPrompt(effects []Effect) []Effect {
 	if more := rn.execute(effects[:cut]); len(more) > 0 {
 		return more
 	}
-	if err := rn.flushDeferred(); err != nil { // no prompt row: the hook rows' run is written first
-		rn.r.log.Error("store the run", "session", rn.spec.SessionID, "run", rn.id, "err", err)
+	rows := make([]Row, 0, len(rn.hooks.rows)+len(rn.hooks.notes)+len(rn.spec.Notes))
+	for _, c := range hookChunks(rn.hooks.rows) {
+		rows = append(rows, recordedRow{c})
 	}
-	ctx, cancel := rn.writeCtx()
-	defer cancel()
-	rn.chunks = append(rn.chunks, rn.storeHookRows(ctx, rn.id, rn.hooks.rows)...)
 	for _, n := range rn.hooks.notes {
-		rn.chunks = append(rn.chunks, rn.storeNote(ctx, n)...)
+		rows = append(rows, core.NoteRow{Source: NoteSourceHook, Text: n})
 	}
 	for _, n := range rn.spec.Notes {
-		rn.chunks = append(rn.chunks, rn.appendNote(ctx, n)...)
+		rows = append(rows, recordedRow{store.NewChunk{Kind: store.KindNote, Payload: n}})
+	}
+	// With no prompt row first, these rows write the run's row.
+	if err := rn.persist(rows); err != nil {
+		rn.r.log.Error("store the prompt's hook rows and notes", "session", rn.spec.SessionID, "run", rn.id, "err", err)
 	}
 	rn.hooks.rows, rn.hooks.notes, rn.spec.Notes = nil, nil, nil
 	return effects[cut:]
@@ -240,11 +220,7 @@ func (r *Runner) storeHookRows(ctx context.Context, sessionID, runID string, row
 	if len(rows) == 0 {
 		return nil
 	}
-	chunks := make([]store.NewChunk, len(rows))
-	for i, h := range rows {
-		chunks[i] = store.NewChunk{Kind: store.KindHook, Payload: h}
-	}
-	added, err := r.cfg.Store.Append(ctx, sessionID, runID, chunks...)
+	added, err := r.cfg.Store.Append(ctx, sessionID, runID, hookChunks(rows)...)
 	if err != nil {
 		r.log.Error("hook rows not stored", "session", sessionID, "err", err)
 	}
@@ -278,14 +254,22 @@ func (r *Runner) queuedPromptHooks(ctx context.Context, sessionID, text string) 
 	defer cancel()
 	r.storeHookRows(wctx, sessionID, runID, out.Runs)
 	if out.Stop {
-		rn.requestHookStop(hooks.UserPromptSubmit, out.StopReason)
-		rn.signalHookStop()
+		rn.requestStop(hookStopText(hooks.UserPromptSubmit, out.StopReason))
 		return nil, fmt.Errorf("%w: %s", ErrHookBlocked, rn.hookStopDetail())
 	}
 	if out.Decision == hooks.Block {
 		return nil, fmt.Errorf("%w: %s", ErrHookBlocked, out.Reason)
 	}
 	return out.Context, nil
+}
+
+// hookChunks are the rows of hook runs.
+func hookChunks(runs []store.HookPayload) []store.NewChunk {
+	out := make([]store.NewChunk, len(runs))
+	for i, h := range runs {
+		out[i] = store.NewChunk{Kind: store.KindHook, Payload: h}
+	}
+	return out
 }
 
 // withQueuedContext adds, after each user row delivering a queued message, the context its
@@ -328,78 +312,6 @@ func (rn *run) queuedContexts(ctx context.Context) map[string][]string {
 	return out
 }
 
-// storeNote appends one hook's note row for the model (owner goroutine only, between turns).
-func (rn *run) storeNote(ctx context.Context, text string) []store.Chunk {
-	return rn.appendNote(ctx, store.NotePayload{Source: NoteSourceHook, Text: text})
-}
-
-// appendNote appends one note row of the run and publishes it (owner goroutine only).
-func (rn *run) appendNote(ctx context.Context, note store.NotePayload) []store.Chunk {
-	added, err := rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, store.NewChunk{Kind: store.KindNote, Payload: note})
-	if err != nil {
-		rn.r.log.Error("note not stored", "session", rn.spec.SessionID, "source", note.Source, "err", err)
-	}
-	if len(added) > 0 {
-		rn.publish(RowsStoredPayload{Rows: RowsOf(added)})
-	}
-	return added
-}
-
-// preToolUse fires PreToolUse for one call: the call as the hooks leave it (updatedInput,
-// validated by the tool before it runs) and what they decided, for the approver to combine
-// with the rules. An approval worker calls it.
-func (rn *run) preToolUse(c Call) (Call, tools.Effect, string) {
-	out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.PreToolUse, Tool: c.Name, Arguments: c.Arguments, CallID: c.ID})
-	if !ran {
-		return c, "", ""
-	}
-	ctx, cancel := rn.writeCtx()
-	defer cancel()
-	rn.storeHookRows(ctx, rn.id, out.Runs)
-	if len(out.Context) > 0 {
-		rn.hooks.mu.Lock()
-		if rn.hooks.callContext == nil {
-			rn.hooks.callContext = map[string][]string{}
-		}
-		rn.hooks.callContext[c.ID] = append(rn.hooks.callContext[c.ID], out.Context...)
-		rn.hooks.mu.Unlock()
-	}
-	if out.Stop {
-		rn.requestHookStop(hooks.PreToolUse, out.StopReason) // the call is denied (decide.go), then the run ends
-	}
-	if out.UpdatedInput != "" && out.Decision != hooks.Deny {
-		c.Arguments = out.UpdatedInput
-	}
-	return c, tools.Effect(out.Decision), out.Reason
-}
-
-// postToolUse fires PostToolUse after a call ran and adds to its result what the model must
-// read with it: a blocking hook's reason, and the context of this call's hooks, framed.
-func (rn *run) postToolUse(c Call, res tools.Result) tools.Result {
-	rn.hooks.mu.Lock()
-	notes := rn.hooks.callContext[c.ID]
-	delete(rn.hooks.callContext, c.ID)
-	rn.hooks.mu.Unlock()
-	out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.PostToolUse, Tool: c.Name, Arguments: c.Arguments, CallID: c.ID,
-		Result: &hooks.ToolResponse{Content: res.Content, IsError: res.IsError}})
-	if ran {
-		ctx, cancel := rn.writeCtx()
-		defer cancel()
-		rn.storeHookRows(ctx, rn.id, out.Runs)
-		if out.Decision == hooks.Block {
-			notes = append(notes, "A PostToolUse hook flagged this result: "+out.Reason)
-		}
-		if out.Stop {
-			rn.requestHookStop(hooks.PostToolUse, out.StopReason) // the result is kept, then the run ends
-		}
-		notes = append(notes, out.Context...)
-	}
-	if len(notes) > 0 {
-		res.Content += "\n\n" + store.Frame(strings.Join(notes, "\n"))
-	}
-	return res
-}
-
 // preCompact fires PreCompact before a summary call ("manual" when the person asked for it).
 // Its hooks cannot veto the compaction alone; "continue": false ends the run before it (the
 // result is false: no summary call is made).
@@ -408,52 +320,21 @@ func (rn *run) preCompact() bool {
 	if rn.spec.CompactThrough > 0 {
 		trigger = "manual"
 	}
-	out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.PreCompact, Trigger: trigger})
-	if !ran {
-		return true
-	}
-	ctx, cancel := rn.writeCtx()
-	defer cancel()
-	rn.storeHookRows(ctx, rn.id, out.Runs)
+	out, _ := rn.fire(rn.op, hooks.Input{Event: hooks.PreCompact, Trigger: trigger})
+	rn.record(hookChunks(out.Runs)...)
 	if out.Stop {
-		rn.requestHookStop(hooks.PreCompact, out.StopReason)
-		rn.signalHookStop()
+		rn.requestStop(hookStopText(hooks.PreCompact, out.StopReason))
 		return false
 	}
 	return true
-}
-
-// notifyHooks fires Notification (the person is asked to approve a call) without making
-// anyone wait for it.
-func (rn *run) notifyHooks(message string) {
-	if rn.r.cfg.Hooks == nil {
-		return
-	}
-	rn.goWork(func() {
-		out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.Notification, Message: message})
-		if ran {
-			ctx, cancel := rn.writeCtx()
-			defer cancel()
-			rn.storeHookRows(ctx, rn.id, out.Runs)
-		}
-		if out.Stop {
-			// Nobody waits on this hook: the run (likely waiting for the person) ends now.
-			rn.requestHookStop(hooks.Notification, out.StopReason)
-			rn.signalHookStop()
-		}
-	})
 }
 
 // fireStopHook fires the Stop hook the core asked for (the run completed and its answer is
 // stored) and feeds the hooks' answer back; the core decides what it does to the run. A Stop
 // (or Close) while the hooks run kills them with the run's work, and the core completes the run.
 func (rn *run) fireStopHook(e FireHook) {
-	out, ran := rn.fire(rn.op, hooks.Input{Event: hooks.Event(e.Event), Active: e.Active})
-	if ran {
-		ctx, cancel := rn.writeCtx()
-		defer cancel()
-		rn.storeHookRows(ctx, rn.id, out.Runs)
-	}
+	out, _ := rn.fire(rn.op, hooks.Input{Event: hooks.Event(e.Event), Active: e.Active})
+	rn.record(hookChunks(out.Runs)...)
 	rn.send(HookAnswered{Now: rn.now(), Stop: out.Stop, StopReason: out.StopReason, Block: out.Decision == hooks.Block, Reason: out.Reason})
 }
 

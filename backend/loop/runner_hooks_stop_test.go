@@ -209,7 +209,7 @@ func TestSessionStartContinueFalseSendsNothing(t *testing.T) {
 func TestSubagentStopContinueFalseEndsTheChild(t *testing.T) {
 	config := t.TempDir()
 	h := newHarnessWith(t, func(c *loop.Config) {
-		c.Hooks = &hooks.Engine{PersonalDir: config, Rows: c.Store.(*store.DB)}
+		withHooks(c, &hooks.Engine{PersonalDir: config, Rows: c.Store.(*store.DB)})
 		c.Tasks = &loop.TaskConfig{}
 	})
 	hh := &hookHarness{harness: h, config: config}

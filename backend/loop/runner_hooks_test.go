@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopdesk/loopdesk/backend/extend"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
@@ -28,9 +29,16 @@ func newHookHarness(t *testing.T) *hookHarness {
 	t.Helper()
 	config := t.TempDir()
 	h := newHarnessWith(t, func(c *loop.Config) {
-		c.Hooks = &hooks.Engine{PersonalDir: config, Rows: c.Store.(*store.DB)}
+		withHooks(c, &hooks.Engine{PersonalDir: config, Rows: c.Store.(*store.DB)})
 	})
 	return &hookHarness{harness: h, config: config}
+}
+
+// withHooks gives a runner the hooks engine as stack.New does: fired by the runner for the
+// events of a run's start and end, and by extend.Hooks around its tool calls.
+func withHooks(c *loop.Config, e *hooks.Engine) {
+	c.Hooks = e
+	c.Extensions = append([]loop.Extension{extend.Hooks(e, nil)}, c.Extensions...)
 }
 
 // setHooks writes the personal hooks.json: event -> matcher -> commands.
@@ -266,7 +274,7 @@ func (r rulesOf) ListRules(context.Context, string, string) ([]tools.Rule, error
 func TestHookAllowNeverOverridesADenyRule(t *testing.T) {
 	config := t.TempDir()
 	base := newHarnessWith(t, func(c *loop.Config) {
-		c.Hooks = &hooks.Engine{PersonalDir: config}
+		withHooks(c, &hooks.Engine{PersonalDir: config})
 		c.Approver = tools.NewApprover(rulesOf{{ID: "no-rm", Tool: "run_shell_command", Pattern: "rm *", Effect: tools.EffectDeny,
 			Scope: tools.ScopeWorkspace}})
 	})
@@ -409,7 +417,7 @@ func TestCrashingPreToolUseHookDeniesTheCall(t *testing.T) {
 func TestChildSessionsRunTheSameHooksAndSubagentStop(t *testing.T) {
 	config := t.TempDir()
 	h := newHarnessWith(t, func(c *loop.Config) {
-		c.Hooks = &hooks.Engine{PersonalDir: config, Rows: c.Store.(*store.DB)}
+		withHooks(c, &hooks.Engine{PersonalDir: config, Rows: c.Store.(*store.DB)})
 		c.Tasks = &loop.TaskConfig{}
 	})
 	hh := &hookHarness{harness: h, config: config}

@@ -32,6 +32,7 @@ type run struct {
 	taskSlots chan struct{}
 	agents    []agents.Definition // the agents a task call may name (fixed for the run)
 	nested    ChildSpend          // what this run's children spent, theirs included; guarded by capMu
+	share     Limits              // each task call's child's budgets in the running batch (RunTools.Child)
 
 	// captures are the checkpoints of calls that may change files, by call id, until their
 	// result row is stored. Workers add; the owner goroutine finishes them in persist.
@@ -156,7 +157,11 @@ func (rn *run) fixTools() []string {
 	}
 	rn.narrowTools()
 	rn.offerTasks()
-	rn.ports = rn.wrapPorts(Ports{Model: rn.spec.client, Approver: rn.r.cfg.Approver, Tools: base})
+	var calls ToolRunner = base
+	if rn.taskSlots != nil {
+		calls = taskTools{ToolRunner: base, rn: rn}
+	}
+	rn.ports = rn.wrapPorts(Ports{Model: rn.spec.client, Approver: rn.r.cfg.Approver, Tools: calls})
 	return failed
 }
 
@@ -342,18 +347,16 @@ func (rn *run) stopWork() {
 	rn.work.Wait()
 }
 
-// execute carries out effects in order. If one fails, the run is ended with Failed and the
+// execute carries out effects in order, every one of them: a stop an extension asks for
+// reaches the core as an input (an answer's HookStop, or CancelRequested), so no effect the
+// core emitted is ever left undone. If one fails, the run is ended with Failed and the
 // effects of that are returned for the caller to execute.
 func (rn *run) execute(effects []Effect) []Effect {
-	stopping, holding := false, false
+	holding := false
 	if !rn.quiet && endsQuietly(effects) {
 		rn.quiet = true // the rows wait for finish, and the events that report them too
 	}
 	for _, e := range effects {
-		if rn.stopsWork(e) {
-			stopping = true // a hook said "continue": false: rows still go out, no new work
-			continue
-		}
 		var err error
 		switch e := e.(type) {
 		case Persist:
@@ -369,25 +372,10 @@ func (rn *run) execute(effects []Effect) []Effect {
 				continue
 			}
 			rn.publish(e.Payload)
-		case CallModel:
-			if err = rn.flushDeferred(); err == nil {
-				rows := rn.snapshot()
-				rn.goWork(func() { rn.callModel(e, rows) })
-			}
-		case RequestApproval:
-			rn.requestApprovals(e)
-		case RunTools:
-			batches, child := toolBatches(e.Batches), e.Child
-			rn.goWork(func() { rn.runTools(batches, child) })
-		case Compact:
-			if err = rn.flushDeferred(); err == nil {
-				rows := rn.snapshot()
-				rn.goWork(func() { rn.compact(e, rows) })
-			}
-		case FireHook:
-			rn.goWork(func() { rn.fireStopHook(e) })
 		case Done:
 			rn.result = e.Result
+		default:
+			err = rn.startWork(e)
 		}
 		if err != nil && rn.state.Phase != PhaseDone {
 			rn.r.log.Error("run failed", "session", rn.spec.SessionID, "run", rn.id, "err", err)
@@ -397,8 +385,36 @@ func (rn *run) execute(effects []Effect) []Effect {
 			rn.r.log.Error("write while stopping failed", "session", rn.spec.SessionID, "run", rn.id, "err", err)
 		}
 	}
-	if stopping && rn.state.Phase != PhaseDone {
-		return rn.step(rn.cancelInput())
+	return nil
+}
+
+// startWork starts the worker of an effect that waits for an answer: a model call, approvals,
+// tools, a compaction or a hook. A model call and a compaction first write the rows they
+// read.
+func (rn *run) startWork(e Effect) error {
+	switch e := e.(type) {
+	case CallModel:
+		if err := rn.flushDeferred(); err != nil {
+			return err
+		}
+		rows := rn.snapshot()
+		rn.goWork(func() { rn.callModel(e, rows) })
+	case RequestApproval:
+		rn.requestApprovals(e)
+	case RunTools:
+		batches := toolBatches(e.Batches)
+		if e.Child != nil {
+			rn.share = *e.Child // read by the task calls' workers, started below
+		}
+		rn.goWork(func() { rn.runTools(batches) })
+	case Compact:
+		if err := rn.flushDeferred(); err != nil {
+			return err
+		}
+		rows := rn.snapshot()
+		rn.goWork(func() { rn.compact(e, rows) })
+	case FireHook:
+		rn.goWork(func() { rn.fireStopHook(e) })
 	}
 	return nil
 }

@@ -6,9 +6,26 @@ import (
 	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
+
+// taskTools is the run's tool runner with the task tool: a task call starts a child session
+// (runTask), any other goes to the tools. Extensions wrap it like any tool runner.
+type taskTools struct {
+	ToolRunner
+	rn *run
+}
+
+func (t taskTools) Run(ctx context.Context, ws *tools.Workspace, call tools.Call, out func(string)) tools.Result {
+	if t.rn.infos[call.Name].Kind != core.ToolTask {
+		return t.ToolRunner.Run(ctx, ws, call, out)
+	}
+	res, spent := t.rn.runTask(call, t.rn.share)
+	res.Meta.Child = spent
+	return res
+}
 
 // runTask carries out one task call on a worker goroutine: it waits for a free slot, creates
 // the child session, starts its run and waits for the run to be stored. When the parent's

@@ -69,14 +69,9 @@ func (rn *run) toolSpecs() []provider.ToolSpec {
 func (rn *run) requestApprovals(e RequestApproval) {
 	for _, c := range toolCalls(e.Calls) {
 		rn.goWork(func() {
-			call, hook, hookReason := rn.preToolUse(c) // updatedInput and the hooks' decision
 			d, err := rn.ports.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: tools.Mode(e.Mode(c.ID, string(rn.spec.Mode))), Call: call, ReadOnly: rn.infos[c.Name].ReadOnly, Sandboxed: rn.spec.Sandbox.Sandboxed(call),
-				Hook: hook, HookReason: hookReason,
-				OnPending: func(p tools.Pending) {
-					rn.publish(PendingView(p))
-					rn.notifyHooks("Loopdesk needs your permission to use " + c.Name)
-				}})
+				Mode: tools.Mode(e.Mode(c.ID, string(rn.spec.Mode))), Call: c, ReadOnly: rn.infos[c.Name].ReadOnly,
+				Sandboxed: rn.spec.Sandbox.Sandboxed(c), OnPending: func(p tools.Pending) { rn.publish(PendingView(p)) }})
 			if err != nil {
 				if rn.op.Err() != nil {
 					return
@@ -89,29 +84,24 @@ func (rn *run) requestApprovals(e RequestApproval) {
 				args = d.Arguments
 			}
 			rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: d.Approved, By: d.By, Reason: d.Reason, Rule: d.Rule,
-				Arguments: args, Reviewed: d.Reviewed})
-			rn.signalHookStop() // a PreToolUse hook's "continue": false, once its denial is in
+				Arguments: args, Reviewed: d.Reviewed, HookStop: d.HookStop})
 		})
 	}
 }
 
 // runTools runs the batches the core chose one after the other, the calls of a batch in
-// parallel; child is the share of the budgets each task call's child runs with.
-func (rn *run) runTools(batches [][]Call, child *Limits) {
-	var limits Limits
-	if child != nil {
-		limits = *child
-	}
+// parallel.
+func (rn *run) runTools(batches [][]Call) {
 	for _, batch := range batches {
 		if len(batch) == 1 {
-			rn.runTool(batch[0], limits) // most turns make one call: no goroutine to start and wait for
+			rn.runTool(batch[0]) // most turns make one call: no goroutine to start and wait for
 		} else {
 			var wg sync.WaitGroup
 			for _, c := range batch {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					rn.runTool(c, limits)
+					rn.runTool(c)
 				}()
 			}
 			wg.Wait()
@@ -122,27 +112,20 @@ func (rn *run) runTools(batches [][]Call, child *Limits) {
 	}
 }
 
-// runTool runs one call; a task call starts a child session with limits as its budgets.
-func (rn *run) runTool(c Call, limits Limits) {
+// runTool runs one call through the run's tool port (a task call too: taskTools).
+func (rn *run) runTool(c Call) {
 	note := rn.capture(c)
 	rn.live.add(RunningCall{CallID: c.ID, Name: c.Name, StartedAt: rn.now()})
 	defer rn.live.remove(c.ID)
 	rn.publish(ToolStartedPayload{CallID: c.ID, Name: c.Name})
-	var res tools.Result
-	var child *ChildSpend
-	if rn.infos[c.Name].Kind == core.ToolTask {
-		res, child = rn.runTask(c, limits)
-	} else {
-		res = rn.ports.Tools.Run(rn.op, rn.ws, c, func(s string) {
-			rn.publish(ToolOutputPayload{CallID: c.ID, Text: s})
-		})
-	}
+	res := rn.ports.Tools.Run(rn.op, rn.ws, c, func(s string) {
+		rn.publish(ToolOutputPayload{CallID: c.ID, Text: s})
+	})
 	if rn.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
-	res = rn.postToolUse(c, res)
-	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note, IsError: res.IsError, Sandboxed: res.Meta.Sandboxed, Child: child})
-	rn.signalHookStop() // a PostToolUse hook's "continue": false, once the result is in
+	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note, IsError: res.IsError, Sandboxed: res.Meta.Sandboxed,
+		Child: res.Meta.Child, HookStop: res.Meta.HookStop})
 }
 
 // compact summarises the rows up to the cut with one model call (no tools).

@@ -146,7 +146,7 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack,
 		MCP: manager, Checkpoints: rec, Sandbox: cfg.Sandbox, Watches: watches, cfg: cfg}
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
-		Respec: cfg.Respec, Skills: skillCatalog(cfg), Tasks: tasksOf(cfg), Extensions: extensions(cfg)}
+		Respec: cfg.Respec, Skills: skillCatalog(cfg), Tasks: tasksOf(cfg)}
 	if rec != nil {
 		lc.Checkpoints = rec // a typed nil would read as a recorder
 	}
@@ -155,14 +155,16 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack,
 		s.Hooks = &hooks.Engine{PersonalDir: cfg.InstructionsDir}
 	}
 	s.Hooks.Trust, s.Hooks.Rows, s.Hooks.Logger = cfg.DB, cfg.DB, cfg.Logger
-	lc.Hooks = s.Hooks
+	lc.Hooks, lc.Extensions = s.Hooks, extensions(cfg, s.Hooks)
 	s.Runner = loop.New(lc)
 	return s, nil
 }
 
-// extensions wrap every run's ports (backend/extend), the first outermost.
-func extensions(cfg Config) []loop.Extension {
-	return []loop.Extension{extend.Skills(skillCatalog(cfg)), extend.Review(), extend.Images(cfg.DB)}
+// extensions wrap every run's ports (backend/extend), the first outermost: the hooks see a
+// call as the model made it and may rewrite it before the grants and the review see it.
+func extensions(cfg Config, engine *hooks.Engine) []loop.Extension {
+	return []loop.Extension{extend.Hooks(engine, cfg.Logger), extend.Skills(skillCatalog(cfg)), extend.Review(),
+		extend.Images(cfg.DB)}
 }
 
 // tasksOf is the task tool's configuration (every front end offers the task tool).

@@ -38,6 +38,9 @@ type Decision struct {
 	// Reviewed: the action taken on each hunk of a reviewed call, in order, for its approval
 	// row (set by the review extension once it applied Hunks).
 	Reviewed []string
+	// HookStop is a PreToolUse hook's "continue": false (the run's error text): the run ends
+	// once this decision is in.
+	HookStop string
 }
 
 // ByPerson is Decision.By for a person's answer.

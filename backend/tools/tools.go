@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
 // Call is one tool call as the model sent it: the one domain type for a call, used by the
@@ -25,6 +27,11 @@ type Meta struct {
 	ExitCode  *int
 	Truncated bool
 	Sandboxed bool
+	// HookStop is a PostToolUse hook's "continue": false (the run's error text): the run
+	// ends once this result is in.
+	HookStop string
+	// Child is what the child session of a task call spent, its own children included.
+	Child *core.Counters
 }
 
 // Result is what a tool call returns to the model (Content, IsError) and to the UI (Meta).

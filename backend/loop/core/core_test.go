@@ -63,14 +63,15 @@ func TestEveryPairIsHandledOrRefused(t *testing.T) {
 		"withdrawn": QueueWithdrawn{Now: t0, ID: "q1"},
 		"stored":    Stored{Rows: []RowRef{{Seq: 99, Kind: "note"}}},
 		"hook":      HookAnswered{Now: t0, Block: true, Reason: "not yet"},
+		"recorded":  Recorded{Rows: []Row{NoteRow{Source: "x", Text: "y"}}},
 	}
 	accepts := map[Phase]string{
 		PhaseIdle:       "started",
-		PhaseStreaming:  "model cancel tick failed queued withdrawn stored",
-		PhaseApproving:  "approval cancel tick failed queued withdrawn stored",
-		PhaseTools:      "tool cancel tick failed queued withdrawn stored",
-		PhaseCompacting: "compacted cancel tick failed queued withdrawn stored",
-		PhaseHook:       "hook cancel tick failed queued withdrawn stored",
+		PhaseStreaming:  "model cancel tick failed queued withdrawn stored recorded",
+		PhaseApproving:  "approval cancel tick failed queued withdrawn stored recorded",
+		PhaseTools:      "tool cancel tick failed queued withdrawn stored recorded",
+		PhaseCompacting: "compacted cancel tick failed queued withdrawn stored recorded",
+		PhaseHook:       "hook cancel tick failed queued withdrawn stored recorded",
 		PhaseDone:       "",
 	}
 	for phase, ok := range accepts {

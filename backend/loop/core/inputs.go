@@ -120,6 +120,9 @@ type ApprovalDecided struct {
 	// Reviewed is the action taken on each hunk of a call the person reviewed hunk by hunk
 	// (approval mode review), kept on its approval row.
 	Reviewed []string
+	// HookStop, when set, is a hook's "continue": false made while deciding the call (the
+	// run's error text): the decision is recorded, then the run ends as hook_stopped.
+	HookStop string
 }
 
 // ToolFinished delivers one call's result of a RunTools.
@@ -130,12 +133,19 @@ type ToolFinished struct {
 	IsError bool
 	// Sandboxed: the command ran inside the sandbox (tools.Meta.Sandboxed).
 	Sandboxed bool
+	// HookStop, when set, is a hook's "continue": false made once the call ran (the run's
+	// error text): the result is recorded, then the run ends as hook_stopped.
+	HookStop string
 	// Child is what the child session of a task call spent (its rows' sum, priced): it counts
 	// against this run's turn, tool-call, token and cost budgets and shows in its meters, so
 	// what a parent delegates adds up. Its own rows and run row keep it; the parent's rows
 	// never copy it.
 	Child *ChildSpend
 }
+
+// Recorded hands the core rows the driver's extensions made that the model is not sent (a
+// hook's runs): the core stores them, in order with the run's own rows (Persist).
+type Recorded struct{ Rows []Row }
 
 // HookAnswered answers a FireHook: what the hooks of the event said together. Stop is a
 // hook's "continue": false (StopReason its words); Block sends the completed run back to the
@@ -200,6 +210,7 @@ func (MessageQueued) input()   {}
 func (QueueWithdrawn) input()  {}
 func (Stored) input()          {}
 func (HookAnswered) input()    {}
+func (Recorded) input()        {}
 
 // Effect is something the core asks the driver to do, in the order returned. The set is closed.
 type Effect interface{ effect() }

@@ -45,7 +45,7 @@ func accepts(p Phase, in Input) (ok, known bool) {
 		return p == PhaseCompacting, true
 	case HookAnswered:
 		return p == PhaseHook, true
-	case CancelRequested, Failed, MessageQueued, QueueWithdrawn, Ticked, Stored:
+	case CancelRequested, Failed, MessageQueued, QueueWithdrawn, Ticked, Stored, Recorded:
 		return p != PhaseIdle, true
 	}
 	return false, false
@@ -89,6 +89,10 @@ func apply(s State, in Input) (State, []Effect, error) {
 		s, out = onWithdrawn(tick(s, in.Now), in)
 	case Stored:
 		s = appendRows(s, in.Rows)
+	case Recorded:
+		if len(in.Rows) > 0 {
+			out = []Effect{Persist{in.Rows}}
+		}
 	case Ticked:
 		s = tick(s, in.Now)
 		// While the Stop hook runs the run's work is done: its time bounds only a next turn.

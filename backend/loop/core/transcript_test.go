@@ -52,13 +52,17 @@ type step struct {
 		By        string `json:"by"`
 		Reason    string `json:"reason"`
 		Arguments string `json:"arguments"`
+		HookStop  string `json:"hook_stop"`
 	} `json:"approve"`
 	Tool *struct {
 		CallID    string `json:"call_id"`
 		Content   string `json:"content"`
 		IsError   bool   `json:"is_error"`
 		Sandboxed bool   `json:"sandboxed"`
+		HookStop  string `json:"hook_stop"`
 	} `json:"tool"`
+	// Recorded: hook runs an extension recorded, by event (stored as hook rows).
+	Recorded  []string `json:"recorded"`
 	Compacted *struct {
 		OK            bool   `json:"ok"`
 		Summary       string `json:"summary"`
@@ -117,9 +121,17 @@ func (st step) input(now time.Time) (Input, error) {
 		return ModelResponded{Now: now, Response: r}, nil
 	case st.Approve != nil:
 		a := st.Approve
-		return ApprovalDecided{Now: now, CallID: a.CallID, Approved: a.Approved, By: a.By, Reason: a.Reason, Arguments: a.Arguments}, nil
+		return ApprovalDecided{Now: now, CallID: a.CallID, Approved: a.Approved, By: a.By, Reason: a.Reason, Arguments: a.Arguments,
+			HookStop: a.HookStop}, nil
 	case st.Tool != nil:
-		return ToolFinished{Now: now, CallID: st.Tool.CallID, Content: st.Tool.Content, IsError: st.Tool.IsError, Sandboxed: st.Tool.Sandboxed}, nil
+		return ToolFinished{Now: now, CallID: st.Tool.CallID, Content: st.Tool.Content, IsError: st.Tool.IsError, Sandboxed: st.Tool.Sandboxed,
+			HookStop: st.Tool.HookStop}, nil
+	case st.Recorded != nil:
+		rows := make([]Row, len(st.Recorded))
+		for i, e := range st.Recorded {
+			rows[i] = hookRun{Event: e}
+		}
+		return Recorded{Rows: rows}, nil
 	case st.Compacted != nil:
 		c := st.Compacted
 		return Compacted{Now: now, OK: c.OK, Summary: c.Summary, ContextTokens: c.ContextTokens, Usage: c.Usage, Err: c.Err,
@@ -136,6 +148,13 @@ func (st step) input(now time.Time) (Input, error) {
 	}
 	return nil, fmt.Errorf("step names no input")
 }
+
+// hookRun stands for the hook row a driver's extension records: opaque to the core.
+type hookRun struct {
+	Event string `json:"event"`
+}
+
+func (hookRun) Kind() RowKind { return "hook" }
 
 // history reads a session's rows before a run, one word per row with seqs from 1: u (user),
 // a (assistant), t (tool_result), p (approval), n (note), s<N (a summary in effect through

@@ -319,6 +319,11 @@ func onApproval(s State, in ApprovalDecided) (State, []Effect, error) {
 		s, more := stop(s, r, detail)
 		return s, append(out, more...), nil
 	}
+	if in.HookStop != "" {
+		// The decision is kept; the calls still waiting are answered, none runs.
+		s, more := stop(s, StopHook, in.HookStop)
+		return s, append(out, more...), nil
+	}
 	s, more := afterDecisions(s)
 	if s.Phase != PhaseApproving && s.Phase != PhaseDone {
 		// The person has decided: the Time meter counts again, from the time they took.
@@ -426,6 +431,11 @@ func onToolFinished(s State, in ToolFinished) (State, []Effect, error) {
 	}
 	if r, detail := s.hardStop(); r == StopTimeout {
 		s, more := stop(s, r, detail)
+		return s, append(out, more...), nil
+	}
+	if in.HookStop != "" {
+		// The result is kept; nothing more of the run starts.
+		s, more := stop(s, StopHook, in.HookStop)
 		return s, append(out, more...), nil
 	}
 	if len(s.Outstanding()) > 0 {
