@@ -77,7 +77,7 @@ func (rn *run) record(rows ...store.NewChunk) {
 
 // wrapPorts is base wrapped by the runner's extensions, for this run.
 func (rn *run) wrapPorts(base Ports) Ports {
-	info := RunInfo{SessionID: rn.spec.SessionID, RunID: rn.id, Workspace: rn.ws, Mode: rn.spec.Mode, Plan: rn.spec.Plan,
+	info := RunInfo{SessionID: rn.spec.SessionID, RunID: rn.id, Workspace: rn.ws, Mode: rn.spec.Mode.OrDefault(), Plan: rn.spec.Plan,
 		Model: rn.spec.Model, Vision: rn.spec.Vision, Rows: rn.snapshot(), Child: rn.spec.parentCallID != "",
 		Record: rn.record, Stop: rn.requestStop}
 	ext := rn.r.cfg.Extensions

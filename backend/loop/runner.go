@@ -381,9 +381,6 @@ func (r *Runner) reserve(ctx context.Context, spec RunSpec) (*run, error) {
 		break // r.mu still held
 	}
 	defer r.mu.Unlock()
-	if spec.Mode == "" {
-		spec.Mode = tools.ModeAsk
-	}
 	rn := &run{r: r, spec: spec, done: make(chan struct{}), cancel: make(chan struct{}), inputs: make(chan Input, 64),
 		requests: make(chan queueRequest), loopDone: make(chan struct{})}
 	r.bySession[spec.SessionID] = rn

@@ -88,7 +88,7 @@ func (rn *run) permissionMode() string {
 	if rn.spec.Plan {
 		return "plan"
 	}
-	return string(rn.spec.Mode)
+	return string(rn.spec.Mode.OrDefault())
 }
 
 func (rn *run) fire(ctx context.Context, in hooks.Input) (hooks.Outcome, bool) {

@@ -263,7 +263,7 @@ func (rn *run) started() Started {
 	return Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
 		Mode: string(rn.spec.RunMode()), Tools: toolInfos(rn.specs, rn.infos),
-		Approval: string(rn.spec.Mode), Agent: rn.spec.agentName(), StopHook: rn.stopHook(), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Rows: rn.refs, PreviousStop: rn.previous,
+		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), StopHook: rn.stopHook(), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Rows: rn.refs, PreviousStop: rn.previous,
 		CompactThrough: rn.spec.CompactThrough}
 }
 

@@ -110,9 +110,7 @@ func (rn *run) startChild(c Call, args TaskArgs, agent *agents.Definition, limit
 		if agent.Model != "" && agent.Model != agents.Inherit {
 			model, limits.Price = agent.Model, Price{} // priced from the table by the child's model
 		}
-		if agent.MaxTurns > 0 && (limits.MaxTurns == 0 || agent.MaxTurns < limits.MaxTurns) {
-			limits.MaxTurns = agent.MaxTurns
-		}
+		limits = limits.CapTurns(agent.MaxTurns)
 	}
 	s, err := rn.r.cfg.Store.(ChildStore).CreateSession(ctx, store.NewSession{Title: args.Description, Workspace: rn.root,
 		Model: model, Provider: rn.spec.Provider, ParentID: rn.spec.SessionID, ParentCallID: c.ID})

@@ -54,9 +54,9 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 // of the run, so the prompt prefix servers cache stays put.
 func (rn *run) toolSpecs() []provider.ToolSpec {
 	specs := make([]provider.ToolSpec, 0, len(rn.specs))
-	mode := string(rn.spec.RunMode())
+	runMode := string(rn.spec.RunMode()) // plan or execute
 	for _, s := range rn.specs {
-		if core.Offers(mode, rn.infos[s.Name]) {
+		if core.Offers(runMode, rn.infos[s.Name]) {
 			specs = append(specs, provider.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
 		}
 	}
@@ -70,7 +70,7 @@ func (rn *run) requestApprovals(e RequestApproval) {
 	for _, c := range toolCalls(e.Calls) {
 		rn.goWork(func() {
 			d, err := rn.ports.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: tools.Mode(e.Mode(c.ID, string(rn.spec.Mode))), Call: c, ReadOnly: rn.infos[c.Name].ReadOnly,
+				Mode: tools.Mode(e.Mode(c.ID, string(rn.spec.Mode.OrDefault()))), Call: c, ReadOnly: rn.infos[c.Name].ReadOnly,
 				Sandboxed: rn.spec.Sandbox.Sandboxed(c), OnPending: func(p tools.Pending) { rn.publish(PendingView(p)) }})
 			if err != nil {
 				if rn.op.Err() != nil {

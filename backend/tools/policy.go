@@ -19,13 +19,21 @@ const (
 	ModeDeny     Mode = "deny"      // nothing runs, whatever the rules say
 	// ModeReview: read-only tools run; every other call asks, and write_file and edit_file
 	// show their hunks first: the person keeps, drops or edits each (Decision.Hunks) and
-	// only what was kept is written (backend/loop, runner_review.go).
+	// only what was kept is written (backend/extend, review.go).
 	ModeReview Mode = "review"
 	// ModeSandboxed runs without asking what cannot reach past the folder: the
 	// built-in file tools (confined to the workspace), read-only tools, and shell
 	// commands that run in the sandbox (Request.Sandboxed); everything else asks.
 	ModeSandboxed Mode = "sandboxed"
 )
+
+// OrDefault is m, or ModeAsk for a spec that names no mode.
+func (m Mode) OrDefault() Mode {
+	if m == "" {
+		return ModeAsk
+	}
+	return m
+}
 
 // Valid reports whether m is one of the modes.
 func (m Mode) Valid() bool {

@@ -129,6 +129,15 @@ func (l Limits) Share(spent Counters, worked time.Duration, n int) Limits {
 	return left
 }
 
+// CapTurns is l with a turn bound of at most n (an agent's max turns): it tightens the bound,
+// never loosens it; n <= 0 leaves l as it is.
+func (l Limits) CapTurns(n int) Limits {
+	if n > 0 && (l.MaxTurns <= 0 || n < l.MaxTurns) {
+		l.MaxTurns = n
+	}
+	return l
+}
+
 // Price is USD per million tokens. Cache reads and writes have their own prices (Anthropic
 // charges 0.1x and 1.25x input; OpenAI-style servers discount cached input); a zero cache
 // price charges those tokens at the input price, so an unset price never undercounts.

@@ -50,3 +50,12 @@ func TestLimitsShareNeverZero(t *testing.T) {
 		t.Errorf("no limits: Share = %+v, want none", got)
 	}
 }
+
+// An agent's max turns tighten a child's turn bound and never loosen it.
+func TestCapTurns(t *testing.T) {
+	for _, tc := range []struct{ limit, agent, want int }{{10, 3, 3}, {3, 10, 3}, {0, 5, 5}, {4, 0, 4}, {0, 0, 0}} {
+		if got := (Limits{MaxTurns: tc.limit}).CapTurns(tc.agent).MaxTurns; got != tc.want {
+			t.Errorf("limit %d capped by agent's %d = %d, want %d", tc.limit, tc.agent, got, tc.want)
+		}
+	}
+}

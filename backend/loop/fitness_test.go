@@ -1,0 +1,174 @@
+package loop
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The runner drives the core and decides nothing (doc.go): a rule of a run is an input, a
+// state field and an effect of the core, with a golden transcript. These checks keep three
+// kinds of decision out of the runner's files: comparing or computing budgets, choosing an
+// approval mode, and writing rows anywhere but the one persist executor.
+
+// limitFields are the budget fields of core.Limits: only the core compares them or does
+// arithmetic on them (core/bounds.go).
+var limitFields = []string{"MaxTurns", "MaxToolCalls", "MaxTokens", "MaxCostUSD", "Timeout", "ContextWindow", "CompactAt", "SoftAt", "KeepTurns"}
+
+// storeWrites are the Store methods that append rows or end a run; persistExecutor are the
+// functions that may call them: the one path every row of a run takes (runner_finish.go).
+var (
+	storeWrites     = []string{"Append", "StartRunWith", "AppendAndFinish", "FinishRun"}
+	persistExecutor = []string{"append", "storeEnd"}
+	// notYetMoved are writers still outside the executor, each with why: the hook rows of a
+	// prompt refused before its run exists, and of a message queued on a running run from
+	// the caller's goroutine (runner_hooks.go). Remove an entry once it moves; never add one.
+	notYetMoved = []string{"storeHookRows"}
+)
+
+// decisions lists what file's functions decide that the core should.
+func decisions(fset *token.FileSet, file *ast.File) []string {
+	var out []string
+	report := func(n ast.Node, fn, what string) {
+		out = append(out, fset.Position(n.Pos()).String()+": "+fn+" "+what)
+	}
+	for _, d := range file.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Body == nil {
+			continue
+		}
+		name := fn.Name.Name
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BinaryExpr:
+				if isLimit(n.X) || isLimit(n.Y) {
+					report(n, name, "compares or computes a budget: the core decides budgets (core/bounds.go)")
+				}
+			case *ast.AssignStmt:
+				for _, l := range n.Lhs {
+					if isLimit(l) {
+						report(n, name, "changes a budget: the core decides budgets (core/bounds.go)")
+					}
+					if isModeTarget(l) || (slices.ContainsFunc(n.Rhs, namesMode) && len(n.Lhs) == len(n.Rhs)) {
+						report(n, name, "assigns an approval mode: the core chooses the mode a call is asked under")
+					}
+				}
+			case *ast.KeyValueExpr:
+				if k, ok := n.Key.(*ast.Ident); ok && k.Name == "Mode" && namesMode(n.Value) {
+					report(n, name, "sets an approval mode: the core chooses the mode a call is asked under")
+				}
+			case *ast.CallExpr:
+				if s, ok := n.Fun.(*ast.SelectorExpr); ok && slices.Contains(storeWrites, s.Sel.Name) && strings.Contains(exprText(s.X), "Store") &&
+					!slices.Contains(persistExecutor, name) && !slices.Contains(notYetMoved, name) {
+					report(n, name, "writes rows outside the persist executor (runner_finish.go append): hand them to the core or to the executor")
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+func isLimit(e ast.Expr) bool {
+	s, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	return ok && slices.Contains(limitFields, s.Sel.Name)
+}
+
+// isModeTarget: an assignment to a Mode field or a variable named mode.
+func isModeTarget(e ast.Expr) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr:
+		return e.Sel.Name == "Mode"
+	case *ast.Ident:
+		return e.Name == "mode"
+	}
+	return false
+}
+
+// namesMode: the expression names one of the approver's modes (tools.ModeAsk, ...).
+func namesMode(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if s, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := s.X.(*ast.Ident); ok && x.Name == "tools" && strings.HasPrefix(s.Sel.Name, "Mode") && s.Sel.Name != "Mode" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func exprText(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.SelectorExpr:
+		return exprText(e.X) + "." + e.Sel.Name
+	case *ast.Ident:
+		return e.Name
+	}
+	return ""
+}
+
+// TestRunnerDecidesNothing fails on a runner file (not a test, not the core) that compares or
+// computes budgets, assigns an approval mode, or writes rows outside the persist executor.
+func TestRunnerDecidesNothing(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		n++
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range decisions(fset, file) {
+			t.Error(d)
+		}
+	}
+	if n < 10 {
+		t.Fatalf("found only %d runner files: the files moved?", n)
+	}
+}
+
+// The checks catch what they are for: a runner that cut a child's budget, lowered a call's
+// mode or appended a row from a worker would fail TestRunnerDecidesNothing.
+func TestRunnerDecisionsAreCaught(t *testing.T) {
+	src := `package loop
+func (rn *run) childLimits(n int) Limits {
+	l := rn.spec.Limits
+	if l.MaxTurns > 0 { l.MaxTurns = (l.MaxTurns - rn.state.Turns) / n }
+	return l
+}
+func (rn *run) ask(c Call) {
+	mode := rn.spec.Mode
+	if c.Name == "task" { mode = tools.ModeReadOnly }
+	_ = tools.Request{Mode: tools.ModeReadOnly}
+	_ = mode
+}
+func (rn *run) worker(ctx context.Context) {
+	rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id)
+}
+`
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "bad.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(decisions(fset, file), "\n")
+	for _, want := range []string{"childLimits compares or computes a budget", "childLimits changes a budget",
+		"ask assigns an approval mode", "ask sets an approval mode", "worker writes rows outside the persist executor"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("not caught: %s\nreported:\n%s", want, got)
+		}
+	}
+}
