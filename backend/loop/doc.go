@@ -5,67 +5,86 @@
 // its golden transcripts). It never reads a clock, makes an id or does I/O; the time, the ids
 // and the rows' seqs arrive on inputs. This package names the core's types through aliases
 // (core_names.go) and converts between them and the tools, store and provider types in one
-// file, runner_convert.go; every other file does I/O only.
+// file, runner_convert.go; every other file does I/O only. fitness_test.go fails on a runner
+// file that compares or computes a budget, assigns an approval mode, or writes rows outside
+// the persist executor (runner_finish.go: append, storeEnd).
+//
+// A run drives three ports (ports.go): the model, the approver and the tool runner. The
+// extensions of Config.Extensions (backend/extend: hooks around tool calls, skill grants,
+// hunk review, image fitting; composed once in stack.New) wrap them for each run, in the
+// shape of connect-go's interceptors; the runner calls the wrapped ports and knows nothing
+// of what the extensions do. What an extension makes that must be stored (a hook's runs)
+// comes back through RunInfo.Record and the persist executor; a stop it asks for comes back
+// with its answer (tools.Decision.HookStop, tools.Meta.HookStop) or through RunInfo.Stop.
 //
 // The runner (runner*.go) owns one goroutine per running session and is the only caller of
 // core.Next for that session. Its duties, in order, for every batch of effects:
 //
-//  1. Feed Started with the run id, the time, the prompt, the tools the run offers (name and
-//     read-only flag), the session's rows (core.RowRef, with the summaries in effect) and how
-//     its last run ended; before that, check that the session can take the run
-//     (Store.CheckIdle; the run's row is written with its first rows, see Durable commits, so a
-//     crash after the prompt is stored leaves an audit row). Before every later input, feed Stored with the rows stored since (its own
-//     Persist effects and the rows it wrote itself: hook runs, notes), so the core's
-//     compaction cuts see them.
-//  2. Carry out the effects strictly in the order returned:
+//  1. Feed Started with the run id, the time, the prompt, the run's tools with their kinds
+//     (read-only; the task tool, the plan tool, the tools the run's agent was not given), its
+//     approval mode and agent, the Stop hook event when one is configured, the session's rows
+//     (core.RowRef, with the summaries in effect) and how its last run ended; before that,
+//     check that the session can take the run (Store.CheckIdle; the run's row is written with
+//     its first rows, see Durable commits, so a crash after the prompt is stored leaves an
+//     audit row). Before every later input, feed Stored with the rows stored since, so the
+//     core's compaction cuts see them. Rows an extension records arrive on the owner as
+//     core.Recorded; the core hands them back as Persist.
+//  2. Carry out every effect, strictly in the order returned (none is skipped: a stop reaches
+//     the core as an input):
 //     - Persist: append the rows in one transaction (one call of Store.Append, or
 //     Store.StartRunWith for the run's first rows), together with any deferred rows before
-//     them (see Durable commits); the rows of the batch that ends the run wait for Done. A failure ends the run; the rows
-//     already written stay valid because every assistant turn with tool calls is followed, in
-//     the same batch or a later one, by one result per call.
+//     them (see Durable commits); the rows of the batch that ends the run wait for Done. A
+//     failure ends the run; the rows already written stay valid because every assistant turn
+//     with tool calls is followed, in the same batch or a later one, by one result per call.
 //     - Emit: publish the payload on the bus, stamped with session id, run id and the next
 //     per-session sequence number.
 //     - CallModel: derive the messages from the stored rows (store.Turns, the one
 //     deterministic function, through the session's store.TurnCache and provider.Cache so
-//     only what changed is decoded and encoded), stream the model call, publish deltas as
-//     they arrive, and feed ModelResponded (with the turn's raw message and origin) when the
-//     stream ends.
-//     - RequestApproval: ask the approver about each call, concurrently; feed one
-//     ApprovalDecided per call, in the order the answers arrive. The core decided the calls
-//     it decides itself (a tool the run does not offer, plan mode) before asking.
+//     only what changed is decoded and encoded), stream the model call through the model
+//     port, publish deltas as they arrive, and feed ModelResponded (with the turn's raw
+//     message and origin) when the stream ends. Classify a length refusal
+//     (provider.ContextExceeded) as ResponseContextExceeded and an image refusal
+//     (provider.ImageRejected) as ResponseImageRefused with the images the request carried
+//     (store.SentImages); pass the provider's status through otherwise.
+//     - RequestApproval: ask the approver port about each call, concurrently, under the mode
+//     the core chose for it (RequestApproval.Mode); feed one ApprovalDecided per call, in the
+//     order the answers arrive.
 //     - RunTools: run the batches one after the other and the calls of a batch in parallel
-//     (the core puts only read-only calls together), publishing tool_started and
-//     tool_output; feed one ToolFinished per call.
+//     through the tool port (the core puts only read-only calls together), publishing
+//     tool_started and tool_output; feed one ToolFinished per call. A task call's child runs
+//     with RunTools.Child as its budgets.
 //     - Compact: ask the model for a summary of the rows through the core's cut (ThroughSeq)
 //     and feed Compacted (OK false when the call failed). The core never asks when nothing
 //     can be cut.
+//     - FireHook: fire the event's hooks (Config.Hooks), record their runs, and feed
+//     HookAnswered with what they said.
 //     - Done: store the result as the run's audit row (Store.FinishRun, or
-//     Store.AppendAndFinish with the rows held for it), then publish run_finished. Nothing is fed after Done.
-//  3. While waiting for an answer, feed CancelRequested when Cancel is called and Ticked when
-//     the wall-clock deadline passes; then cancel the outstanding work and discard its late
-//     answers: the core has already given every outstanding call its one result.
-//  4. Never block the owner goroutine on a person: approvals, model calls and tools run in
-//     goroutines that report back on a channel, and every send selects on the run's context.
+//     Store.AppendAndFinish with the rows held for it), then publish run_finished. Nothing is
+//     fed after Done.
+//  3. While waiting for an answer, feed CancelRequested when Cancel is called (or an
+//     extension asked to stop: Reason hook_stopped) and Ticked when the wall-clock deadline
+//     passes; then cancel the outstanding work and discard its late answers: the core has
+//     already given every outstanding call its one result.
+//  4. Never block the owner goroutine on a person: approvals, model calls, tools and hooks
+//     run in goroutines that report back on a channel, and every send selects on the run's
+//     context.
 //  5. Steering (runner_steer.go): before Started, build the system prompt (the spec's, the
-//     AGENTS.md files read afresh, the plan notice) and record the files and the mode on the
-//     run row; pass how the session's last run ended as Started.PreviousStop (after
-//     context_exceeded the core finds the exchange in flight and may set it aside). Feed
-//     MessageQueued and QueueWithdrawn from Runner.Queue and
+//     AGENTS.md files read afresh, the plan notice, the folder's skills) and record the files
+//     and the mode on the run row; pass how the session's last run ended as
+//     Started.PreviousStop. Feed MessageQueued and QueueWithdrawn from Runner.Queue and
 //     Runner.Withdraw on the owner goroutine only; the core delivers queued messages at the
-//     next tool boundary. After Done, start the next run with State.Queued(), if any. Plan
-//     mode is enforced by the core (Started.Mode "plan": every call of a tool that is not
-//     read-only is refused by mode:plan without asking). Classify a length refusal (provider.ContextExceeded) as
-//     ResponseContextExceeded, and pass the provider's status through otherwise (a turn cut
-//     at the context window is context_exceeded, a paused turn paused): the core decides —
-//     it compacts and retries once, or continues the paused turn with nothing between.
+//     next tool boundary. After Done, start the next run with State.Queued(), if any.
 //  6. Children (runner_task.go, with Config.Tasks): offer the task tool (narrowed by the run's
-//     agent, never to a child past MaxTaskDepth); a task call is approved as read-only; its
-//     worker creates the child session (parent_id, parent_call_id), starts its run through
-//     Start with the parent's mode, sandbox, plan mode and a slice of the budgets left
-//     (computed on the owner goroutine when RunTools arrives), waits for it to be stored, and
-//     feeds ToolFinished with the child's answer and spend (ToolFinished.Child). When the
-//     parent's work is cancelled the worker cancels the child and still waits for it. A
-//     child's events carry ParentCallID and ParentSessionID.
+//     agent, never to a child past MaxTaskDepth); a task call goes through the tool port like
+//     any call (taskTools, the innermost layer); its worker creates the child session
+//     (parent_id, parent_call_id), starts its run through Start with the parent's mode,
+//     sandbox, plan mode and the core's share of the budgets left, waits for it to be stored,
+//     and returns the child's answer and spend (tools.Meta.Child, fed as ToolFinished.Child).
+//     When the parent's work is cancelled the worker cancels the child and still waits for
+//     it. A child's events carry ParentCallID and ParentSessionID.
+//  7. Prompt hooks (runner_hooks.go): SessionStart and UserPromptSubmit fire as Start checks a
+//     prompt (a refusal fails Start with ErrHookBlocked) and as Queue checks a message; their
+//     rows and notes are stored after the prompt.
 //
 // # Durable commits
 //
@@ -94,10 +113,9 @@
 //     durable (normally the call's result), before the next model call or compaction, or at
 //     the end of the run. The person sees the decision at once through approval_decided.
 //   - The rows of the batch that ends the run (the answer; results given to calls a stop
-//     cancelled), when no Stop or SubagentStop hook can fire (no hooks engine, the run did not
-//     complete, or the engine says none is configured: hooks.Engine.Has). A Stop hook reads
-//     the transcript, which must hold the answer it judges, so with one configured they are
-//     stored at once. Held, they are written with the run's end in one transaction
+//     cancelled), when they hold Done: the core fires a configured Stop or SubagentStop hook
+//     (FireHook) before it ends a completed run, and a Stop hook reads the transcript, which
+//     must hold the answer it judges, so the answer of a run with one is stored at once. Held, they are written with the run's end in one transaction
 //     (Store.AppendAndFinish, runner_finish.go), and the events that report them
 //     (assistant_message, usage, budget, tool_finished) are held with them and published,
 //     after rows_stored, once they are stored, then run_finished: the page never hears of a

@@ -6,19 +6,37 @@
 // error, never silently ignored.
 //
 // Every decision of a run is made here and shown in the golden transcripts of testdata/
-// (NAME__STATUS.jsonl in, NAME__STATUS.golden out; -update rewrites them): bounds and stop
-// reasons; which calls are answered without running (invalid arguments, loop detection, the
-// tool-call budget); which are decided without asking anyone (a tool the run does not offer
-// is approved, for the tool runner to answer unknown_tool; in plan mode every tool that is
-// not read-only is refused); which approved calls run together (RunTools.Batches: consecutive
-// read-only calls); when queued messages are delivered (at a tool boundary); when to compact
-// and through which row (CompactionCut, CutAt, over the rows the driver reports on Started
-// and Stored); and, after a context_exceeded stop, which exchange was in flight (InFlight)
-// and whether to set it aside.
+// (NAME__STATUS.jsonl in, NAME__STATUS.golden out; -update rewrites them, and every golden
+// diff is read before it is accepted):
 //
-// Inputs: Started, ModelResponded, ApprovalDecided, ToolFinished, Compacted, CancelRequested,
-// Failed, Ticked, MessageQueued, QueueWithdrawn, Stored. Effects (a closed set): CallModel,
-// RequestApproval, RunTools, Compact, Persist, Emit, Done.
+//   - bounds and stop reasons, and the budget arithmetic, once (bounds.go: Limits.Left is what
+//     is left of each limit, Limits.Share a task call's child's share of it, Limits.CapTurns
+//     an agent's turn bound);
+//   - which calls are answered without running (invalid arguments, loop detection, the
+//     tool-call budget, a tool the run's agent was not given: ToolNarrowed);
+//   - which are decided without asking anyone (a tool the run does not offer is approved, for
+//     the tool runner to answer unknown_tool; in plan mode every tool that is not read-only is
+//     refused) and which are asked about under the read-only mode so they run unasked (the
+//     task and plan tools, RequestApproval.Modes, unless the run's mode is deny);
+//   - which approved calls run together (RunTools.Batches: consecutive read-only calls) and
+//     what each task call's child may spend (RunTools.Child);
+//   - when queued messages are delivered (at a tool boundary); when to compact and through
+//     which row (CompactionCut, CutAt, over the rows the driver reports on Started, Stored and
+//     Recorded); after a context_exceeded stop, which exchange was in flight (InFlight) and
+//     whether to set it aside;
+//   - what follows an image refusal (images.go: the images to blame, one image_excluded row,
+//     the same turn asked once more);
+//   - hooks (hooks.go): a completed run fires its Stop hook (FireHook) and the answer
+//     (HookAnswered) ends it, stops it as hook_stopped, or sends it back to the model with the
+//     reason as a note, at most MaxStopContinuations times and while Limits.Left has budget;
+//     a hook's "continue": false that comes with an answer (ApprovalDecided.HookStop,
+//     ToolFinished.HookStop) ends the run once the answer is recorded.
 //
-// The driver is backend/loop's runner; its duties are listed in backend/loop/doc.go.
+// Inputs: Started, ModelResponded, ApprovalDecided, ToolFinished, Compacted, HookAnswered,
+// CancelRequested, Failed, Ticked, MessageQueued, QueueWithdrawn, Stored, Recorded. Effects (a
+// closed set): CallModel, RequestApproval, RunTools, Compact, FireHook, Persist, Emit, Done.
+//
+// The driver is backend/loop's runner; its duties are listed in backend/loop/doc.go. What
+// changes what crosses the driver's ports without deciding anything (a hook's text, a skill's
+// grants, a hunk review, image fitting) is an extension (backend/extend), not a rule here.
 package core
