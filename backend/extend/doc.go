@@ -10,6 +10,8 @@
 // decides nothing about the run itself: whether a call runs, whether the run goes on or
 // stops and what it may spend are the core's (backend/loop/core), fed as inputs.
 //
+// PromptHooks is the check of a prompt (loop.Admission): SessionStart and UserPromptSubmit.
+//
 // The extensions: Hooks (PreToolUse, PostToolUse and Notification around a call: the call
 // as the hooks leave it, their decision for the approver, their text with the result, their
 // runs recorded as rows, their stop handed to the core), Skills (the allowed-tools of the

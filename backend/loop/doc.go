@@ -56,7 +56,8 @@
 //     - Compact: ask the model for a summary of the rows through the core's cut (ThroughSeq)
 //     and feed Compacted (OK false when the call failed). The core never asks when nothing
 //     can be cut.
-//     - FireHook: fire the event's hooks (Config.Hooks), record their runs, and feed
+//     - FireHook: fire the event's hooks (Config.Hooks: a completed run's Stop or SubagentStop,
+//     PreCompact before a summary call; runner_fire.go), record their runs, and feed
 //     HookAnswered with what they said.
 //     - Done: store the result as the run's audit row (Store.FinishRun, or
 //     Store.AppendAndFinish with the rows held for it), then publish run_finished. Nothing is
@@ -82,9 +83,11 @@
 //     and returns the child's answer and spend (tools.Meta.Child, fed as ToolFinished.Child).
 //     When the parent's work is cancelled the worker cancels the child and still waits for
 //     it. A child's events carry ParentCallID and ParentSessionID.
-//  7. Prompt hooks (runner_hooks.go): SessionStart and UserPromptSubmit fire as Start checks a
-//     prompt (a refusal fails Start with ErrHookBlocked) and as Queue checks a message; their
-//     rows and notes are stored after the prompt.
+//  7. Prompts (prompts.go, with Config.Admission: extend.PromptHooks): Start has the prompt
+//     checked before the run exists (a refusal fails Start with ErrHookBlocked, its rows
+//     stored), Queue a message before it is queued (the owner stores the rows; a stop ends
+//     the running run); the check's rows and notes are stored after the prompt, or with the
+//     queued message until the row that delivers it.
 //
 // # Durable commits
 //

@@ -68,11 +68,7 @@ func (rn *run) record(rows ...store.NewChunk) {
 	if len(rows) == 0 {
 		return
 	}
-	out := make([]Row, len(rows))
-	for i, c := range rows {
-		out[i] = recordedRow{c}
-	}
-	rn.send(core.Recorded{Rows: out})
+	rn.send(core.Recorded{Rows: recordedRows(rows)})
 }
 
 // wrapPorts is base wrapped by the runner's extensions, for this run.

@@ -113,8 +113,11 @@ type Config struct {
 	PersistTimeout time.Duration
 	// InstructionsDir holds the person's own AGENTS.md ($XDG_CONFIG_HOME/loopdesk); "" for none.
 	InstructionsDir string
-	// Hooks, when not nil, fires the person's hooks (runner_hooks.go).
+	// Hooks, when not nil, fires the hooks the core asks for: Stop, SubagentStop and
+	// PreCompact (runner_fire.go).
 	Hooks Hooks
+	// Admission, when not nil, checks each prompt before it is sent (prompts.go).
+	Admission Admission
 	// Skills, when not nil, lists the folder's skills in the system prompt (runner_steer.go).
 	Skills Skills
 	// Respec, when set, completes every run's spec as Start begins — the runs the runner
@@ -289,7 +292,6 @@ type Runner struct {
 	byRun     map[string]*run
 	closed    bool
 	wg        sync.WaitGroup
-	hookSeen  sync.Map // session ids whose SessionStart hooks have fired in this process
 
 	requests requestCaches // per session: the next request is built from what changed
 }

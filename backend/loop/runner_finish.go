@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -14,20 +13,6 @@ import (
 // Stop hook can fire, execute holds them, with the events that report them, and finish writes
 // them with the run's end in one transaction (Store.AppendAndFinish), then publishes
 // rows_stored and the held events in their order, then run_finished.
-
-// hookLister is the optional part of Hooks that says beforehand whether an event has hooks
-// (*hooks.Engine). Without it the runner assumes a Stop hook may fire.
-type hookLister interface {
-	Has(ctx context.Context, workspace string, event hooks.Event) bool
-}
-
-// stopEvent is the event fired when this run completes: SubagentStop for a child session.
-func (rn *run) stopEvent() hooks.Event {
-	if rn.spec.parentCallID != "" {
-		return hooks.SubagentStop // a child session's run ends: Claude Code's event for a subagent
-	}
-	return hooks.Stop
-}
 
 // endsQuietly says whether effects end the run (they hold Done): the core fires the Stop
 // hook, which reads the stored answer, before it ends a run that has one, so the rows of the

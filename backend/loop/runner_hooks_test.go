@@ -35,9 +35,10 @@ func newHookHarness(t *testing.T) *hookHarness {
 }
 
 // withHooks gives a runner the hooks engine as stack.New does: fired by the runner for the
-// events of a run's start and end, and by extend.Hooks around its tool calls.
+// hooks the core asks for, by extend.PromptHooks for a prompt, and by extend.Hooks around
+// tool calls.
 func withHooks(c *loop.Config, e *hooks.Engine) {
-	c.Hooks = e
+	c.Hooks, c.Admission = e, extend.PromptHooks(e, nil)
 	c.Extensions = append([]loop.Extension{extend.Hooks(e, nil)}, c.Extensions...)
 }
 

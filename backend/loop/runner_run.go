@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -86,7 +87,8 @@ type run struct {
 	opStop context.CancelFunc
 	work   sync.WaitGroup
 
-	hooks     hookState // see runner_hooks.go
+	prompt    Admitted  // the prompt's check, stored after the prompt (prompts.go)
+	stop      stopState // a stop asked for with no answer to carry it (runner_fire.go)
 	state     State
 	result    Result
 	done      chan struct{}
@@ -99,7 +101,7 @@ func (rn *run) prepare(ctx context.Context) error {
 	if err := rn.open(ctx); err != nil {
 		return fmt.Errorf("start run on session %s: %w", rn.spec.SessionID, err)
 	}
-	if err := rn.promptHooks(ctx); err != nil {
+	if err := rn.admit(ctx); err != nil {
 		rn.ws.Release()
 		return fmt.Errorf("start run on session %s: %w", rn.spec.SessionID, err)
 	}
@@ -263,7 +265,7 @@ func (rn *run) started() Started {
 	return Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
 		Mode: string(rn.spec.RunMode()), Tools: toolInfos(rn.specs, rn.infos),
-		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), StopHook: rn.stopHook(), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Rows: rn.refs, PreviousStop: rn.previous,
+		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), StopHook: rn.stopHook(), PreCompactHook: rn.hooked(hooks.PreCompact), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Rows: rn.refs, PreviousStop: rn.previous,
 		CompactThrough: rn.spec.CompactThrough}
 }
 
@@ -414,7 +416,7 @@ func (rn *run) startWork(e Effect) error {
 		rows := rn.snapshot()
 		rn.goWork(func() { rn.compact(e, rows) })
 	case FireHook:
-		rn.goWork(func() { rn.fireStopHook(e) })
+		rn.goWork(func() { rn.fireHook(e) })
 	}
 	return nil
 }

@@ -108,6 +108,7 @@ func (r *Runner) CompactThrough(ctx context.Context, spec RunSpec, seq int64) (s
 
 // queueRequest is a change to a running run's queue, answered on reply.
 type queueRequest struct {
+	record      []store.NewChunk // what a queued message's check recorded, stored by the owner
 	add         *QueuedMessage
 	hookContext []string // what add's UserPromptSubmit hooks added, stored with it
 	withdraw    string
@@ -129,7 +130,7 @@ func (r *Runner) Queue(ctx context.Context, sessionID, text string) (QueuedMessa
 		return QueuedMessage{}, fmt.Errorf("queue a message on session %s: %w", sessionID, ErrNoPrompt)
 	}
 	m := QueuedMessage{ID: newQueueID(), Text: text, QueuedAt: r.cfg.Now()}
-	hookContext, err := r.queuedPromptHooks(ctx, sessionID, text)
+	hookContext, err := r.admitQueued(ctx, sessionID, text)
 	if err != nil {
 		return QueuedMessage{}, err // the hook's reason, for the person as it stands
 	}
@@ -210,6 +211,13 @@ func (r *Runner) request(ctx context.Context, sessionID string, req queueRequest
 func (rn *run) handleQueue(req queueRequest) []Effect {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
+	if len(req.record) > 0 {
+		if err := rn.persist(recordedRows(req.record)); err != nil {
+			rn.r.log.Error("store a queued message's hook rows", "session", rn.spec.SessionID, "err", err)
+		}
+		req.reply <- queueReply{ok: true}
+		return nil
+	}
 	if req.add != nil {
 		if rn.state.Phase == PhaseDone {
 			req.reply <- queueReply{}

@@ -130,9 +130,6 @@ func (rn *run) runTool(c Call) {
 
 // compact summarises the rows up to the cut with one model call (no tools).
 func (rn *run) compact(e Compact, chunks []store.Chunk) {
-	if !rn.preCompact() {
-		return // a PreCompact hook ended the run
-	}
 	fail := func(msg string) { rn.send(Compacted{Now: rn.now(), OK: false, Err: msg}) }
 	head, tail, err := splitAt(chunks, e.ThroughSeq)
 	if err != nil {

@@ -29,6 +29,7 @@
 //   - hooks (hooks.go): a completed run fires its Stop hook (FireHook) and the answer
 //     (HookAnswered) ends it, stops it as hook_stopped, or sends it back to the model with the
 //     reason as a note, at most MaxStopContinuations times and while Limits.Left has budget;
+//     a PreCompact hook fires before each summary call and its stop ends the run before it;
 //     a hook's "continue": false that comes with an answer (ApprovalDecided.HookStop,
 //     ToolFinished.HookStop) ends the run once the answer is recorded.
 //

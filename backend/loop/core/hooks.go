@@ -36,8 +36,36 @@ func complete(s State) (State, []Effect) {
 	return s, []Effect{FireHook{Event: s.stopHook, Active: s.continued > 0}}
 }
 
-// onHookAnswered decides what the Stop hook's answer does to the completed run.
+// HookPreCompact is the event fired before a summary call.
+const HookPreCompact = "PreCompact"
+
+// preCompact fires the PreCompact hook before compaction c: its hooks cannot veto the
+// compaction alone, but a "continue": false ends the run before the summary call.
+func preCompact(s State, c Compact) (State, []Effect) {
+	s.Phase, s.compacting = PhaseHook, &c
+	trigger := "auto"
+	if s.compactOnly {
+		trigger = "manual"
+	}
+	return s, []Effect{FireHook{Event: HookPreCompact, Trigger: trigger}}
+}
+
+// onHookAnswered decides what a hook's answer does: PreCompact's lets the compaction go on or
+// ends the run; the Stop hook's is onStopAnswered.
 func onHookAnswered(s State, in HookAnswered) (State, []Effect) {
+	if c := s.compacting; c != nil {
+		s.compacting = nil
+		if in.Stop {
+			return stop(s, StopHook, HookStopText(HookPreCompact, in.StopReason))
+		}
+		s.Phase = PhaseCompacting
+		return s, []Effect{*c}
+	}
+	return onStopAnswered(s, in)
+}
+
+// onStopAnswered decides what the Stop hook's answer does to the completed run.
+func onStopAnswered(s State, in HookAnswered) (State, []Effect) {
 	if in.Stop {
 		// "continue": false takes precedence over a block: the run ends, and says why.
 		return stop(s, StopHook, HookStopText(s.stopHook, in.StopReason))

@@ -44,6 +44,8 @@ type Started struct {
 	// StopHook is the hook event fired when the run completes ("Stop", "SubagentStop" for
 	// a child session), "" when none is configured: then the run ends at once (hooks.go).
 	StopHook string
+	// PreCompactHook: a PreCompact hook is configured; it fires before each summary call.
+	PreCompactHook bool
 	// Queued are messages left undelivered by the previous run: stored as user rows right
 	// after the prompt.
 	Queued []QueuedMessage
@@ -264,6 +266,8 @@ type Compact struct {
 type FireHook struct {
 	Event  string
 	Active bool
+	// Trigger is PreCompact's: "manual" for a compaction the person asked for, else "auto".
+	Trigger string
 }
 
 // Persist appends rows to the session in one transaction.

@@ -68,7 +68,7 @@ func apply(s State, in Input) (State, []Effect, error) {
 	case HookAnswered:
 		s, out = onHookAnswered(tick(s, in.Now), in)
 	case CancelRequested:
-		if s.Phase == PhaseHook && in.Reason == "" {
+		if s.Phase == PhaseHook && s.compacting == nil && in.Reason == "" {
 			// The answer is in: stopping its Stop hook does not undo it.
 			s, out = stop(tick(s, in.Now), StopCompleted, "")
 			break
@@ -125,7 +125,7 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 	s.ContextTokens = in.ContextTokens
 	s.seen = map[string]int{}
 	s.tools, s.plan = make(map[string]ToolInfo, len(in.Tools)), in.Mode == ModePlan
-	s.approval, s.agent, s.stopHook = in.Approval, in.Agent, in.StopHook
+	s.approval, s.agent, s.stopHook, s.preCompact = in.Approval, in.Agent, in.StopHook, in.PreCompactHook
 	for _, t := range in.Tools {
 		s.tools[t.Name] = t
 	}
@@ -224,7 +224,11 @@ func compact(s State, keep int, emergency bool, chosen int64) (State, []Effect) 
 		s.cut = 0
 		return onCompacted(s, Compacted{Now: s.Now, Err: NoCut})
 	}
-	return s, []Effect{Compact{ThroughSeq: s.cut, KeepTurns: keep, Emergency: emergency}}
+	c := Compact{ThroughSeq: s.cut, KeepTurns: keep, Emergency: emergency}
+	if s.preCompact {
+		return preCompact(s, c)
+	}
+	return s, []Effect{c}
 }
 
 func onCompacted(s State, in Compacted) (State, []Effect) {

@@ -284,15 +284,17 @@ type State struct {
 	// waited is the time spent in PhaseApproving: the person's, not the run's (worked).
 	waited time.Duration
 
-	tools     map[string]ToolInfo // the run's tools by name; fixed at Started
-	approval  string              // the run's approval mode (Started.Approval)
-	agent     string              // the agent the run works as (Started.Agent)
-	stopHook  string              // the event fired when the run completes (Started.StopHook)
-	continued int                 // times a Stop hook sent the completed run back to the model
-	rows      *rowLog             // the session's rows (rows.go): this state sees the first nrows
-	nrows     int
-	cut       int64 // the last seq the outstanding Compact summarises
-	plan      bool  // plan mode: only read-only tools run
+	tools      map[string]ToolInfo // the run's tools by name; fixed at Started
+	approval   string              // the run's approval mode (Started.Approval)
+	agent      string              // the agent the run works as (Started.Agent)
+	stopHook   string              // the event fired when the run completes (Started.StopHook)
+	continued  int                 // times a Stop hook sent the completed run back to the model
+	preCompact bool                // a PreCompact hook fires before each summary call
+	compacting *Compact            // the compaction waiting for its PreCompact hook
+	rows       *rowLog             // the session's rows (rows.go): this state sees the first nrows
+	nrows      int
+	cut        int64 // the last seq the outstanding Compact summarises
+	plan       bool  // plan mode: only read-only tools run
 }
 
 // Queued returns the messages still waiting for a tool boundary. After Done they are the

@@ -32,6 +32,7 @@ type step struct {
 		Approval       string          `json:"approval"`
 		Agent          string          `json:"agent"`
 		StopHook       string          `json:"stop_hook"`
+		PreCompactHook bool            `json:"pre_compact_hook"`
 		Tools          []ToolInfo      `json:"tools"` // absent: builtinTools
 		Queued         []QueuedMessage `json:"queued"`
 		History        string          `json:"history"`       // the session's rows before the run: see history
@@ -108,7 +109,8 @@ func (st step) input(now time.Time) (Input, error) {
 		return Started{Now: now, SessionID: "s1", RunID: "r1", Model: st.Started.Model, Workspace: "/ws",
 			Prompt: st.Started.Prompt, Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens, Mode: st.Started.Mode, Tools: tools,
 			Approval: st.Started.Approval, Agent: st.Started.Agent, StopHook: st.Started.StopHook,
-			Queued: st.Started.Queued, Rows: rows, PreviousStop: st.Started.PreviousStop, CompactThrough: st.Started.CompactThrough}, nil
+			PreCompactHook: st.Started.PreCompactHook,
+			Queued:         st.Started.Queued, Rows: rows, PreviousStop: st.Started.PreviousStop, CompactThrough: st.Started.CompactThrough}, nil
 	case st.Queue != nil:
 		return MessageQueued{Now: now, Message: QueuedMessage{ID: st.Queue.ID, Text: st.Queue.Text, QueuedAt: now}}, nil
 	case st.Withdraw != nil:
@@ -221,6 +223,9 @@ func formatEffect(e Effect) string {
 		}
 		return fmt.Sprintf("compact keep_turns=%d emergency=%v", e.KeepTurns, e.Emergency)
 	case FireHook:
+		if e.Trigger != "" {
+			return fmt.Sprintf("fire_hook event=%s trigger=%s", e.Event, e.Trigger)
+		}
 		return fmt.Sprintf("fire_hook event=%s active=%v", e.Event, e.Active)
 	case Persist:
 		var parts []string

@@ -1,0 +1,207 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/loopdesk/loopdesk/backend/loop/core"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// A prompt is checked before it is sent (Config.Admission: the person's SessionStart and
+// UserPromptSubmit hooks, extend.PromptHooks): Start asks before the run exists, Queue before
+// a message is queued on a running run. What the check recorded is stored either way; what
+// it added for the model goes after the prompt, framed as Loopdesk's note, or with the queued
+// message until the row that delivers it.
+
+// Admission checks a prompt before it is sent.
+type Admission interface {
+	Admit(ctx context.Context, p Prompt) Admitted
+}
+
+// Prompt is what a check reads.
+type Prompt struct {
+	SessionID string
+	Workspace string
+	Mode      tools.Mode
+	Plan      bool
+	// Text is the prompt, "" for a run that sends none (a resumed run: only the session's
+	// start is checked). Checked: it was checked when it was queued ("Send now").
+	Text    string
+	Checked bool
+	// Queued: a message for the session's running run, not a run's own prompt.
+	Queued bool
+	// Source says how the session began, for its first run in this process: new, fork or
+	// resume (read only when asked).
+	Source func() string
+}
+
+// Admitted is a check's answer.
+type Admitted struct {
+	// Rows are what the check recorded (hook runs), stored whether or not it refused.
+	Rows []store.NewChunk
+	// Notes are for the model, after the prompt.
+	Notes []string
+	// Refused, when set, is why the prompt is not sent (Start or Queue fail with
+	// ErrHookBlocked and it); StopRun: a queued message's check also ends the running run.
+	Refused string
+	StopRun bool
+}
+
+// ErrHookBlocked: a hook refused the prompt; nothing was sent or stored but the hook's row.
+// The error text carries the hook's reason.
+var ErrHookBlocked = errors.New("blocked by a UserPromptSubmit hook")
+
+// NoteSourceHook is the Source of note rows a hook's context or Stop reason becomes.
+const NoteSourceHook = core.NoteSourceHook
+
+// admit checks the run's prompt before the run exists. A refusal stores what the check
+// recorded (with no run: the run's row is not written) and fails Start.
+func (rn *run) admit(ctx context.Context) error {
+	a := rn.r.cfg.Admission
+	if a == nil {
+		return nil
+	}
+	rn.prompt = a.Admit(ctx, Prompt{SessionID: rn.spec.SessionID, Workspace: rn.root, Mode: rn.spec.Mode.OrDefault(),
+		Plan: rn.spec.Plan, Text: rn.spec.Prompt, Checked: rn.spec.PromptQueuedID != "",
+		Source: func() string { return rn.sessionSource(ctx) }})
+	refused := rn.prompt.Refused
+	if refused == "" {
+		return nil
+	}
+	if err := rn.persist(recordedRows(rn.prompt.Rows)); err != nil {
+		rn.r.log.Error("store a refused prompt's hook rows", "session", rn.spec.SessionID, "err", err)
+	}
+	rn.prompt = Admitted{}
+	return fmt.Errorf("%w: %s", ErrHookBlocked, refused)
+}
+
+// admitQueued checks a message about to be queued on the session's running run (a run's own
+// prompt is checked by Start): what the check recorded is stored by the run's owner, a
+// refusal is ErrHookBlocked (and may end the running run), and the notes are returned to be
+// stored with the message. No run going: nothing to check here (Queue then fails, and Start
+// checks the message as a prompt).
+func (r *Runner) admitQueued(ctx context.Context, sessionID, text string) ([]string, error) {
+	r.mu.Lock()
+	rn, runID := r.bySession[sessionID], ""
+	if rn != nil {
+		runID = rn.id // set under r.mu once the run exists; its root is set before
+	}
+	r.mu.Unlock()
+	if r.cfg.Admission == nil || runID == "" {
+		return nil, nil
+	}
+	a := r.cfg.Admission.Admit(ctx, Prompt{SessionID: sessionID, Workspace: rn.root, Mode: rn.spec.Mode.OrDefault(),
+		Plan: rn.spec.Plan, Text: text, Queued: true})
+	if len(a.Rows) > 0 {
+		if _, err := r.request(ctx, sessionID, queueRequest{record: a.Rows}); err != nil {
+			r.log.Error("store a queued message's hook rows", "session", sessionID, "err", err)
+		}
+	}
+	if a.Refused == "" {
+		return a.Notes, nil
+	}
+	if a.StopRun {
+		rn.requestStop(a.Refused)
+	}
+	return nil, fmt.Errorf("%w: %s", ErrHookBlocked, a.Refused)
+}
+
+// recordedRows are rows a check or an extension made, as rows of the run.
+func recordedRows(chunks []store.NewChunk) []Row {
+	out := make([]Row, len(chunks))
+	for i, c := range chunks {
+		out[i] = recordedRow{c}
+	}
+	return out
+}
+
+// sessionSource is how the session began: new (no rows yet), fork, or resume.
+func (rn *run) sessionSource(ctx context.Context) string {
+	sess, err := rn.r.cfg.Store.GetSession(ctx, rn.spec.SessionID)
+	switch {
+	case len(rn.chunks) == 0:
+		return "new"
+	case err == nil && sess.ParentID != "" && sess.ParentCallID == "" && int64(len(rn.chunks)) <= sess.ForkSeq:
+		return "fork"
+	}
+	return "resume"
+}
+
+// afterPrompt runs the start-up effects up to the one storing the prompt, then stores what
+// the prompt's check recorded, its notes and the spec's Notes, so the first request carries
+// them; it returns the effects still to run.
+func (rn *run) afterPrompt(effects []Effect) []Effect {
+	if len(rn.prompt.Rows) == 0 && len(rn.prompt.Notes) == 0 && len(rn.spec.Notes) == 0 && rn.spec.Command == "" {
+		return effects
+	}
+	cut := 0
+	for i, e := range effects {
+		if p, ok := e.(Persist); ok && len(p.Rows) > 0 && p.Rows[0].Kind() == KindUser {
+			cut = i + 1
+			if u, ok := p.Rows[0].(UserRow); ok && rn.spec.Command != "" {
+				rows := append([]Row{commandRow{UserRow: u, Command: rn.spec.Command}}, p.Rows[1:]...)
+				effects = append(append(effects[:i:i], Persist{Rows: rows}), effects[i+1:]...)
+			}
+			break
+		}
+	}
+	if more := rn.execute(effects[:cut]); len(more) > 0 {
+		return more
+	}
+	rows := recordedRows(rn.prompt.Rows)
+	for _, n := range rn.prompt.Notes {
+		rows = append(rows, core.NoteRow{Source: NoteSourceHook, Text: n})
+	}
+	for _, n := range rn.spec.Notes {
+		rows = append(rows, recordedRow{store.NewChunk{Kind: store.KindNote, Payload: n}})
+	}
+	// With no prompt row first, these rows write the run's row.
+	if err := rn.persist(rows); err != nil {
+		rn.r.log.Error("store the prompt's hook rows and notes", "session", rn.spec.SessionID, "run", rn.id, "err", err)
+	}
+	rn.prompt, rn.spec.Notes = Admitted{}, nil
+	return effects[cut:]
+}
+
+// withQueuedContext adds, after each user row delivering a queued message, the notes its
+// check gave when it was queued, read from the stored queue, as note rows
+// in the same transaction (which also removes the message): the model reads it right after
+// the message, framed as Loopdesk's note, exactly as for a typed message, whether the
+// message is delivered at a tool boundary, by "Send now" or with the next run after a
+// restart. Only the owner goroutine appends, so the message is still stored here.
+func (rn *run) withQueuedContext(ctx context.Context, rows []Row, chunks []store.NewChunk) []store.NewChunk {
+	var held map[string][]string
+	out := make([]store.NewChunk, 0, len(chunks))
+	for i, row := range rows {
+		out = append(out, chunks[i])
+		u, ok := row.(UserRow)
+		if !ok || u.QueuedID == "" {
+			continue
+		}
+		if held == nil {
+			held = rn.queuedContexts(ctx)
+		}
+		for _, text := range held[u.QueuedID] {
+			out = append(out, store.NewChunk{Kind: store.KindNote, Payload: store.NotePayload{Source: NoteSourceHook, Text: text}})
+		}
+	}
+	return out
+}
+
+// queuedContexts reads the hook context of the session's queued messages, by id. A failed
+// read is logged: the messages are still delivered (the append that follows reports the
+// store's trouble, if it lasts).
+func (rn *run) queuedContexts(ctx context.Context) map[string][]string {
+	out := map[string][]string{}
+	queued, err := rn.r.cfg.Store.Queued(ctx, rn.spec.SessionID)
+	if err != nil {
+		rn.r.log.Error("read the queued messages' hook context", "session", rn.spec.SessionID, "err", err)
+	}
+	for _, m := range queued {
+		out[m.ID] = m.HookContext
+	}
+	return out
+}
