@@ -51,10 +51,8 @@ type hookRun struct {
 // fire runs the hooks of in's event for the run and records their runs; ran is false when
 // none applied.
 func (x *hookRun) fire(ctx context.Context, in hooks.Input) (out hooks.Outcome, ran bool) {
-	in.SessionID, in.Workspace, in.PermissionMode = x.run.SessionID, x.run.Workspace.Root(), string(x.run.Mode)
-	if x.run.Plan {
-		in.PermissionMode = "plan"
-	}
+	in.SessionID, in.Workspace = x.run.SessionID, x.run.Workspace.Root()
+	in.PermissionMode = hooks.PermissionMode(string(x.run.Mode), x.run.Plan)
 	out = x.engine.Fire(ctx, in)
 	for _, w := range out.Warnings {
 		x.log.Warn("hook", "session", x.run.SessionID, "event", in.Event, "warning", w)

@@ -34,10 +34,8 @@ type promptHooks struct {
 func (p *promptHooks) Admit(ctx context.Context, in loop.Prompt) loop.Admitted {
 	var a loop.Admitted
 	fire := func(h hooks.Input) hooks.Outcome {
-		h.SessionID, h.Workspace, h.PermissionMode = in.SessionID, in.Workspace, string(in.Mode)
-		if in.Plan {
-			h.PermissionMode = "plan"
-		}
+		h.SessionID, h.Workspace = in.SessionID, in.Workspace
+		h.PermissionMode = hooks.PermissionMode(string(in.Mode), in.Plan)
 		out := p.engine.Fire(ctx, h)
 		for _, w := range out.Warnings {
 			p.log.Warn("hook", "session", in.SessionID, "event", h.Event, "warning", w)

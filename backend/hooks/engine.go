@@ -32,6 +32,15 @@ type Input struct {
 	Message   string // Notification
 }
 
+// PermissionMode is a session's approval mode as hooks read it (Input.PermissionMode):
+// "plan" in plan mode, else the approval mode.
+func PermissionMode(mode string, plan bool) string {
+	if plan {
+		return "plan"
+	}
+	return mode
+}
+
 // ToolResponse is what PostToolUse hooks read as tool_response.
 type ToolResponse struct {
 	Content string `json:"content"`

@@ -74,10 +74,7 @@ func (rn *run) stopHook() string {
 // the run's work.
 func (rn *run) fireHook(e FireHook) {
 	in := hooks.Input{Event: hooks.Event(e.Event), Active: e.Active, Trigger: e.Trigger, SessionID: rn.spec.SessionID,
-		Workspace: rn.root, PermissionMode: string(rn.spec.Mode.OrDefault())}
-	if rn.spec.Plan {
-		in.PermissionMode = "plan"
-	}
+		Workspace: rn.root, PermissionMode: hooks.PermissionMode(string(rn.spec.Mode.OrDefault()), rn.spec.Plan)}
 	out := rn.r.cfg.Hooks.Fire(rn.op, in)
 	for _, w := range out.Warnings {
 		rn.r.log.Warn("hook", "session", rn.spec.SessionID, "event", in.Event, "warning", w)

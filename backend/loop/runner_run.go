@@ -39,13 +39,9 @@ type run struct {
 	// result row is stored. Workers add; the owner goroutine finishes them in persist.
 	capMu    sync.Mutex
 	captures map[string]*checkpoint.Capture
-	// reviews are the notes of calls the person reviewed hunk by hunk (mode review), by
-	// call id, added to their result (review.go); reviewed are their choices, one action per
-	// hunk, put on their approval row when it is stored. Guarded by capMu.
-	reviews  map[string]string
-	reviewed map[string][]string
 	ctxEst   int64
-	// system is the run's system prompt: the spec's, the AGENTS.md files, the plan notice.
+	// system is the run's system prompt: the spec's, the AGENTS.md files, the plan notice,
+	// the folder's skills.
 	system string
 	files  []instructions.File
 	// previous is how the session's last run ended; refs are the core's view of the rows the
@@ -63,7 +59,7 @@ type run struct {
 	// must be durable, before the next model call, or at the end of the run, in their order.
 	deferred []Row
 	// held are the events reporting rows of the run's last batch, held with them until
-	// finish stores them (runner_finish.go); quiet is set then: no Stop hook fires.
+	// finish stores them (runner_finish.go); quiet is set once a batch holds Done.
 	held  []Payload
 	quiet bool
 	// pending is the run's row until it is written, with the first rows the run stores
