@@ -112,7 +112,7 @@
 //
 //   - Approval rows: the call they decide is already durable and a crash before its result
 //     is answered the same way whether or not the decision was written, so the runner defers
-//     them (run.deferred) and writes them in the transaction of the next rows that must be
+//     them (run.journal.deferred) and writes them in the transaction of the next rows that must be
 //     durable (normally the call's result), before the next model call or compaction, or at
 //     the end of the run. The person sees the decision at once through approval_decided.
 //   - The rows of the batch that ends the run (the answer; results given to calls a stop

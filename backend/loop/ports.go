@@ -78,7 +78,7 @@ func (rn *run) wrapPorts(base Ports) Ports {
 		Record: rn.record, Stop: rn.requestStop}
 	ext := rn.r.cfg.Extensions
 	for i := len(ext) - 1; i >= 0; i-- {
-		base = ext[i](rn.op, info, base)
+		base = ext[i](rn.ctl.op, info, base)
 	}
 	return base
 }

@@ -122,9 +122,9 @@ func recordedRows(chunks []store.NewChunk) []Row {
 func (rn *run) sessionSource(ctx context.Context) string {
 	sess, err := rn.r.cfg.Store.GetSession(ctx, rn.spec.SessionID)
 	switch {
-	case len(rn.chunks) == 0:
+	case len(rn.journal.chunks) == 0:
 		return "new"
-	case err == nil && sess.ParentID != "" && sess.ParentCallID == "" && int64(len(rn.chunks)) <= sess.ForkSeq:
+	case err == nil && sess.ParentID != "" && sess.ParentCallID == "" && int64(len(rn.journal.chunks)) <= sess.ForkSeq:
 		return "fork"
 	}
 	return "resume"

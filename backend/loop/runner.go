@@ -339,7 +339,7 @@ func (r *Runner) Start(ctx context.Context, spec RunSpec) (string, error) {
 		return "", fmt.Errorf("start run on session %s: %w", spec.SessionID, err)
 	}
 	if err := rn.prepare(ctx); err != nil {
-		close(rn.loopDone) // a Queue waiting for this run gives up
+		close(rn.ctl.loopDone) // a Queue waiting for this run gives up
 		r.mu.Lock()
 		delete(r.bySession, spec.SessionID)
 		r.mu.Unlock()
@@ -368,13 +368,13 @@ func (r *Runner) reserve(ctx context.Context, spec RunSpec) (*run, error) {
 		case r.closed:
 			r.mu.Unlock()
 			return nil, ErrClosed
-		case cur != nil && !cur.finishing && !cur.ended():
+		case cur != nil && !cur.end.finishing && !cur.ended():
 			r.mu.Unlock()
 			return nil, ErrBusy
 		case cur != nil:
 			r.mu.Unlock()
 			select {
-			case <-cur.done:
+			case <-cur.end.done:
 				continue
 			case <-ctx.Done():
 				return nil, ctx.Err()
@@ -383,8 +383,8 @@ func (r *Runner) reserve(ctx context.Context, spec RunSpec) (*run, error) {
 		break // r.mu still held
 	}
 	defer r.mu.Unlock()
-	rn := &run{r: r, spec: spec, done: make(chan struct{}), cancel: make(chan struct{}), inputs: make(chan Input, 64),
-		requests: make(chan queueRequest), loopDone: make(chan struct{})}
+	rn := &run{r: r, spec: spec, end: ending{done: make(chan struct{})}, ctl: control{cancel: make(chan struct{}),
+		inputs: make(chan Input, 64), requests: make(chan queueRequest), loopDone: make(chan struct{})}}
 	r.bySession[spec.SessionID] = rn
 	r.wg.Add(1)
 	return rn, nil
@@ -400,7 +400,7 @@ func (r *Runner) Cancel(sessionID string) bool {
 	if rn == nil {
 		return false
 	}
-	rn.cancelOnce.Do(func() { close(rn.cancel) })
+	rn.ctl.cancelOnce.Do(func() { close(rn.ctl.cancel) })
 	return true
 }
 
@@ -410,7 +410,7 @@ func (r *Runner) Running(sessionID string) (string, bool) {
 	defer r.mu.Unlock()
 	// A run that has published run_finished is over for everyone watching; it is only
 	// letting go of the session (Start waits for that).
-	if rn := r.bySession[sessionID]; rn != nil && rn.id != "" && !rn.finishing {
+	if rn := r.bySession[sessionID]; rn != nil && rn.id != "" && !rn.end.finishing {
 		return rn.id, true
 	}
 	return "", false
@@ -426,8 +426,8 @@ func (r *Runner) Wait(ctx context.Context, runID string) (Result, error) {
 		return Result{}, fmt.Errorf("wait for run %s: %w", runID, ErrNoRun)
 	}
 	select {
-	case <-rn.done:
-		return rn.result, nil
+	case <-rn.end.done:
+		return rn.end.result, nil
 	case <-ctx.Done():
 		return Result{}, fmt.Errorf("wait for run %s: %w", runID, ctx.Err())
 	}
@@ -443,7 +443,7 @@ func (r *Runner) Close() {
 	}
 	r.mu.Unlock()
 	for _, rn := range runs {
-		rn.cancelOnce.Do(func() { close(rn.cancel) })
+		rn.ctl.cancelOnce.Do(func() { close(rn.ctl.cancel) })
 	}
 	r.wg.Wait()
 	r.stop()
@@ -453,7 +453,7 @@ func (r *Runner) Close() {
 // then waits for it instead of failing as busy.
 func (rn *run) ended() bool {
 	select {
-	case <-rn.loopDone:
+	case <-rn.ctl.loopDone:
 		return true
 	default:
 		return false

@@ -16,20 +16,20 @@ import (
 // result when none could be taken: the call still runs, and its changes are not undoable.
 func (rn *run) capture(c Call) string {
 	cp := rn.r.cfg.Checkpoints
-	if t, known := rn.infos[c.Name]; cp == nil || t.ReadOnly || !known {
+	if t, known := rn.tools.infos[c.Name]; cp == nil || t.ReadOnly || !known {
 		return "" // read-only, or unknown (the registry answers unknown_tool without running anything)
 	}
-	capt, err := cp.Before(rn.op, rn.spec.SessionID, rn.id, c.ID, rn.root)
+	capt, err := cp.Before(rn.ctl.op, rn.spec.SessionID, rn.id, c.ID, rn.root)
 	if err != nil {
 		rn.r.log.Warn("no checkpoint before a tool call", "session", rn.spec.SessionID, "call", c.ID, "err", err)
 		return "\n[loopdesk: no checkpoint could be taken before this call (" + err.Error() + "); its changes cannot be restored]"
 	}
-	rn.capMu.Lock()
-	if rn.captures == nil {
-		rn.captures = map[string]*checkpoint.Capture{}
+	rn.caps.mu.Lock()
+	if rn.caps.byCall == nil {
+		rn.caps.byCall = map[string]*checkpoint.Capture{}
 	}
-	rn.captures[c.ID] = capt
-	rn.capMu.Unlock()
+	rn.caps.byCall[c.ID] = capt
+	rn.caps.mu.Unlock()
 	return ""
 }
 
@@ -47,10 +47,10 @@ func (rn *run) finishCaptures(ctx context.Context, rows []store.Chunk) []FilesCh
 		if json.Unmarshal(row.Payload, &p) != nil {
 			continue
 		}
-		rn.capMu.Lock()
-		capt := rn.captures[p.CallID]
-		delete(rn.captures, p.CallID)
-		rn.capMu.Unlock()
+		rn.caps.mu.Lock()
+		capt := rn.caps.byCall[p.CallID]
+		delete(rn.caps.byCall, p.CallID)
+		rn.caps.mu.Unlock()
 		if capt == nil {
 			continue
 		}
@@ -69,11 +69,11 @@ func (rn *run) finishCaptures(ctx context.Context, rows []store.Chunk) []FilesCh
 // abortCaptures lets go of captures whose call never got a result row (none should remain once
 // FinishRun has answered every call; this keeps the folder's captures from waiting forever).
 func (rn *run) abortCaptures() {
-	rn.capMu.Lock()
-	defer rn.capMu.Unlock()
-	for id, capt := range rn.captures {
+	rn.caps.mu.Lock()
+	defer rn.caps.mu.Unlock()
+	for id, capt := range rn.caps.byCall {
 		capt.Abort()
-		delete(rn.captures, id)
+		delete(rn.caps.byCall, id)
 	}
 }
 

@@ -36,12 +36,12 @@ func (rn *run) newChunks(ctx context.Context, rows []Row) []store.NewChunk {
 // append appends chunks to the run, and writes the run's row first in the same transaction
 // when it is not written yet (Store.StartRunWith).
 func (rn *run) append(ctx context.Context, chunks []store.NewChunk) ([]store.Chunk, error) {
-	if rn.pending == nil {
+	if rn.journal.pending == nil {
 		return rn.r.cfg.Store.Append(ctx, rn.spec.SessionID, rn.id, chunks...)
 	}
-	_, added, err := rn.r.cfg.Store.StartRunWith(ctx, *rn.pending, chunks...)
+	_, added, err := rn.r.cfg.Store.StartRunWith(ctx, *rn.journal.pending, chunks...)
 	if err == nil {
-		rn.pending = nil
+		rn.journal.pending = nil
 	}
 	return added, err
 }
@@ -50,13 +50,13 @@ func (rn *run) append(ctx context.Context, chunks []store.NewChunk) ([]store.Chu
 // events once the rows are stored. If that transaction fails the run's end is written alone,
 // as an error that says the last rows were lost, so the run never stays "running".
 func (rn *run) storeEnd(ctx context.Context, res *Result) (store.Run, []store.Chunk, error) {
-	if rn.pending != nil { // the run ended before it stored anything (a cancel while tools settled)
+	if rn.journal.pending != nil { // the run ended before it stored anything (a cancel while tools settled)
 		if _, err := rn.append(ctx, nil); err != nil {
 			return store.Run{}, nil, err
 		}
 	}
-	rows, held := rn.deferred, rn.held
-	rn.deferred, rn.held = nil, nil
+	rows, held := rn.journal.deferred, rn.journal.held
+	rn.journal.deferred, rn.journal.held = nil, nil
 	result := func() store.RunResult {
 		return store.RunResult{Status: store.RunStatus(res.Status), Output: res.Output, Error: res.Error, Worked: res.Worked}
 	}
@@ -67,7 +67,7 @@ func (rn *run) storeEnd(ctx context.Context, res *Result) (store.Run, []store.Ch
 		held = nil // what they report is not in the journal
 		run, synthesized, err = rn.r.cfg.Store.FinishRun(ctx, rn.id, result())
 	}
-	rn.chunks = append(rn.chunks, added...)
+	rn.journal.chunks = append(rn.journal.chunks, added...)
 	if len(added) > 0 {
 		changed := rn.finishCaptures(ctx, added) // recorded before the rows are announced
 		rn.publish(RowsStoredPayload{Rows: RowsOf(added)})

@@ -75,7 +75,7 @@ func (rn *run) stopHook() string {
 func (rn *run) fireHook(e FireHook) {
 	in := hooks.Input{Event: hooks.Event(e.Event), Active: e.Active, Trigger: e.Trigger, SessionID: rn.spec.SessionID,
 		Workspace: rn.root, PermissionMode: hooks.PermissionMode(string(rn.spec.Mode.OrDefault()), rn.spec.Plan)}
-	out := rn.r.cfg.Hooks.Fire(rn.op, in)
+	out := rn.r.cfg.Hooks.Fire(rn.ctl.op, in)
 	for _, w := range out.Warnings {
 		rn.r.log.Warn("hook", "session", rn.spec.SessionID, "event", in.Event, "warning", w)
 	}
@@ -102,12 +102,12 @@ type stopState struct {
 // requestStop ends the run as hook_stopped with detail (RunInfo.Stop, a queued message's
 // check): the owner feeds it to the core as CancelRequested. The first stop wins.
 func (rn *run) requestStop(detail string) {
-	rn.stop.mu.Lock()
-	if rn.stop.detail == "" {
-		rn.stop.detail = detail
+	rn.ctl.stop.mu.Lock()
+	if rn.ctl.stop.detail == "" {
+		rn.ctl.stop.detail = detail
 	}
-	rn.stop.mu.Unlock()
-	rn.cancelOnce.Do(func() { close(rn.cancel) })
+	rn.ctl.stop.mu.Unlock()
+	rn.ctl.cancelOnce.Do(func() { close(rn.ctl.cancel) })
 }
 
 // writeCtx bounds a read or write made for the run that its work's cancel must not cut, but
@@ -120,15 +120,15 @@ func (rn *run) writeCtx() (context.Context, context.CancelFunc) {
 // stop when one asked, else the person's.
 func (rn *run) cancelInput() CancelRequested {
 	in := CancelRequested{Now: rn.now()}
-	rn.stop.mu.Lock()
-	if d := rn.stop.detail; d != "" {
+	rn.ctl.stop.mu.Lock()
+	if d := rn.ctl.stop.detail; d != "" {
 		in.Reason, in.Detail = StopHook, d
 	}
-	rn.stop.mu.Unlock()
+	rn.ctl.stop.mu.Unlock()
 	if rn.state.Phase == PhaseStreaming {
 		// The model call is cut now, and its worker hands back what had streamed.
 		rn.stopWork()
-		in.Partial, rn.cut = rn.cut, nil
+		in.Partial, rn.ctl.cut = rn.ctl.cut, nil
 	}
 	return in
 }

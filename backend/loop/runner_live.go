@@ -62,10 +62,10 @@ func (l *liveCalls) list() []RunningCall {
 func (r *Runner) RunningCalls(sessionID string) []RunningCall {
 	r.mu.Lock()
 	rn := r.bySession[sessionID]
-	if rn == nil || rn.id == "" || rn.finishing {
+	if rn == nil || rn.id == "" || rn.end.finishing {
 		r.mu.Unlock()
 		return []RunningCall{}
 	}
 	r.mu.Unlock()
-	return rn.live.list()
+	return rn.tools.live.list()
 }

@@ -25,31 +25,56 @@ type run struct {
 	ws   *tools.Workspace
 	root string
 
-	ports Ports     // the run's model, approver and tools, wrapped by the extensions
-	live  liveCalls // the calls executing now (RunningCalls)
+	ports   Ports   // the run's model, approver and tools, wrapped by the extensions
+	tools   toolset // what the run offers and runs
+	caps    captureSet
+	guide   steering
+	journal journal
+	ctl     control
+	prompt  Admitted // the prompt's check, stored after the prompt (prompts.go)
+	state   State
+	end     ending
+}
+
+// toolset is what the run offers and runs: fixed when the run starts (fixTools), but for the
+// calls going and the children's spend.
+type toolset struct {
 	specs []tools.Spec
 	infos map[string]core.ToolInfo // what the core knows of each of specs (Started.Tools)
+	live  liveCalls                // the calls executing now (RunningCalls)
 	// taskSlots bounds the children going at once; nil when the run has no task tool.
 	taskSlots chan struct{}
 	agents    []agents.Definition // the agents a task call may name (fixed for the run)
-	nested    ChildSpend          // what this run's children spent, theirs included; guarded by capMu
 	share     Limits              // each task call's child's budgets in the running batch (RunTools.Child)
+	mu        sync.Mutex
+	nested    ChildSpend // what this run's children spent, theirs included; guarded by mu
+}
 
-	// captures are the checkpoints of calls that may change files, by call id, until their
-	// result row is stored. Workers add; the owner goroutine finishes them in persist.
-	capMu    sync.Mutex
-	captures map[string]*checkpoint.Capture
-	ctxEst   int64
+// captureSet are the checkpoints of calls that may change files, by call id, until their
+// result row is stored. Workers add; the owner goroutine finishes them in persist.
+type captureSet struct {
+	mu     sync.Mutex
+	byCall map[string]*checkpoint.Capture
+}
+
+// steering is what the run tells the model besides the rows.
+type steering struct {
 	// system is the run's system prompt: the spec's, the AGENTS.md files, the plan notice,
-	// the folder's skills.
+	// the folder's skills; files the instruction files, recorded on the run row.
 	system string
 	files  []instructions.File
-	// previous is how the session's last run ended; refs are the core's view of the rows the
-	// run opened with (Started.Rows). told counts the chunks the core has heard of: the rest
-	// go to it as Stored before its next input (tell).
+	ctxEst int64 // the size of the session's history with the system prompt, in tokens
+	// previous is how the session's last run ended (Started.PreviousStop).
 	previous StopReason
-	refs     []core.RowRef
-	told     int
+}
+
+// journal is the run's side of the session's rows and of the persist executor.
+type journal struct {
+	// refs are the core's view of the rows the run opened with (Started.Rows). told counts
+	// the chunks the core has heard of: the rest go to it as Stored before its next input
+	// (tell).
+	refs []core.RowRef
+	told int
 	// chunks mirrors the session's rows: loaded once, then extended with what each Append
 	// returns (the run is the session's only writer while it runs), so a model call needs no
 	// database read. Owned by the loop goroutine; workers get a capped snapshot.
@@ -65,10 +90,10 @@ type run struct {
 	// pending is the run's row until it is written, with the first rows the run stores
 	// (normally the prompt) or alone before the first model call (runner_finish.go).
 	pending *store.NewRun
-	// cut is what a model call stopped mid-stream had streamed: set by its worker, read by
-	// the owner once the worker has returned (cancelInput).
-	cut *ModelResponse
+}
 
+// control is where the owner goroutine and the run's workers meet.
+type control struct {
 	cancel     chan struct{}
 	cancelOnce sync.Once
 	inputs     chan Input
@@ -76,16 +101,19 @@ type run struct {
 	// loopDone is closed when the owner stops reading it.
 	requests chan queueRequest
 	loopDone chan struct{}
-
 	// op is the context of the outstanding work (model call, approvals, tools); it is
 	// cancelled when the run stops so workers return and their late answers are dropped.
 	op     context.Context
 	opStop context.CancelFunc
 	work   sync.WaitGroup
+	// cut is what a model call stopped mid-stream had streamed: set by its worker, read by
+	// the owner once the worker has returned (cancelInput).
+	cut  *ModelResponse
+	stop stopState // a stop asked for with no answer to carry it (runner_fire.go)
+}
 
-	prompt    Admitted  // the prompt's check, stored after the prompt (prompts.go)
-	stop      stopState // a stop asked for with no answer to carry it (runner_fire.go)
-	state     State
+// ending is the run's outcome as others wait for it.
+type ending struct {
 	result    Result
 	done      chan struct{}
 	finishing bool // run_finished is being published; guarded by Runner.mu
@@ -111,11 +139,11 @@ func (rn *run) prepare(ctx context.Context) error {
 		rn.ws.Release()
 		return err // CheckIdle names the session already
 	}
-	rn.pending = &store.NewRun{ID: store.NewRunID(), SessionID: rn.spec.SessionID, Model: rn.spec.Model, Provider: rn.spec.origin.Provider,
-		SystemPromptHash: hashPrompt(rn.system), Limits: limits, Mode: rn.spec.RunMode(), Instructions: recorded(rn.files),
+	rn.journal.pending = &store.NewRun{ID: store.NewRunID(), SessionID: rn.spec.SessionID, Model: rn.spec.Model, Provider: rn.spec.origin.Provider,
+		SystemPromptHash: hashPrompt(rn.guide.system), Limits: limits, Mode: rn.spec.RunMode(), Instructions: recorded(rn.guide.files),
 		Sandbox: rn.spec.Sandbox.Describe()}
 	rn.r.mu.Lock()
-	rn.id = rn.pending.ID
+	rn.id = rn.journal.pending.ID
 	rn.r.mu.Unlock()
 	if rn.spec.rowFirst {
 		if _, err := rn.append(ctx, nil); err != nil {
@@ -132,10 +160,10 @@ func (rn *run) prepare(ctx context.Context) error {
 func (rn *run) fixTools() []string {
 	var failed []string
 	if s, ok := rn.r.cfg.Tools.(Settler); ok {
-		ctx, stop := context.WithCancel(rn.op)
+		ctx, stop := context.WithCancel(rn.ctl.op)
 		go func() {
 			select {
-			case <-rn.cancel:
+			case <-rn.ctl.cancel:
 				stop()
 			case <-ctx.Done():
 			}
@@ -144,19 +172,19 @@ func (rn *run) fixTools() []string {
 		stop()
 	}
 	base := rn.r.toolsFor(rn.spec)
-	rn.specs = base.Specs()
-	rn.infos = make(map[string]core.ToolInfo, len(rn.specs))
-	for _, s := range rn.specs {
-		rn.infos[s.Name] = core.ToolInfo{Name: s.Name, ReadOnly: s.ReadOnly}
+	rn.tools.specs = base.Specs()
+	rn.tools.infos = make(map[string]core.ToolInfo, len(rn.tools.specs))
+	for _, s := range rn.tools.specs {
+		rn.tools.infos[s.Name] = core.ToolInfo{Name: s.Name, ReadOnly: s.ReadOnly}
 	}
-	if t, ok := rn.infos[store.UpdatePlanTool]; ok {
+	if t, ok := rn.tools.infos[store.UpdatePlanTool]; ok {
 		t.Kind = core.ToolPlan
-		rn.infos[t.Name] = t
+		rn.tools.infos[t.Name] = t
 	}
 	rn.narrowTools()
 	rn.offerTasks()
 	var calls ToolRunner = base
-	if rn.taskSlots != nil {
+	if rn.tools.taskSlots != nil {
 		calls = taskTools{ToolRunner: base, rn: rn}
 	}
 	rn.ports = rn.wrapPorts(Ports{Model: rn.spec.client, Approver: rn.r.cfg.Approver, Tools: calls})
@@ -188,15 +216,15 @@ func (rn *run) open(ctx context.Context) error {
 		chunks, err = rc.rows(ctx, cfg.Store, rn.spec.SessionID)
 	}
 	if err == nil {
-		rn.chunks = chunks
-		rn.ctxEst, err = rc.estimate(chunks, rn.system)
+		rn.journal.chunks = chunks
+		rn.guide.ctxEst, err = rc.estimate(chunks, rn.guide.system)
 	}
 	if err == nil {
-		rn.previous, err = rn.previousStop(ctx)
+		rn.guide.previous, err = rn.previousStop(ctx)
 	}
 	if err == nil {
-		rn.refs, err = rowRefs(chunks)
-		rn.told = len(chunks)
+		rn.journal.refs, err = rowRefs(chunks)
+		rn.journal.told = len(chunks)
 	}
 	if err == nil && len(rn.spec.Queued) == 0 && rn.spec.CompactThrough == 0 {
 		// Messages left queued by a run that stopped (Stop, a bound, a crash) go with this
@@ -231,8 +259,8 @@ func (rn *run) now() time.Time { return rn.r.cfg.Now() }
 // loop is the run's owner goroutine.
 func (rn *run) loop() {
 	defer rn.finish()
-	rn.op, rn.opStop = context.WithCancel(rn.r.base)
-	defer close(rn.loopDone)
+	rn.ctl.op, rn.ctl.opStop = context.WithCancel(rn.r.base)
+	defer close(rn.ctl.loopDone)
 	failed := rn.fixTools()
 	in := rn.started()
 	in.MCPFailed = failed
@@ -251,17 +279,17 @@ func (rn *run) loop() {
 
 // started is the input that opens the run in the core, with every row held so far.
 func (rn *run) started() Started {
-	if rn.told < len(rn.chunks) {
-		more, err := rowRefs(rn.chunks[rn.told:])
+	if rn.journal.told < len(rn.journal.chunks) {
+		more, err := rowRefs(rn.journal.chunks[rn.journal.told:])
 		if err != nil {
 			rn.r.log.Error("tell the loop core of stored rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
 		}
-		rn.refs, rn.told = append(rn.refs, more...), len(rn.chunks)
+		rn.journal.refs, rn.journal.told = append(rn.journal.refs, more...), len(rn.journal.chunks)
 	}
 	return Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
-		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.ctxEst,
-		Mode: string(rn.spec.RunMode()), Tools: toolInfos(rn.specs, rn.infos),
-		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), StopHook: rn.stopHook(), PreCompactHook: rn.hooked(hooks.PreCompact), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Rows: rn.refs, PreviousStop: rn.previous,
+		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.guide.ctxEst,
+		Mode: string(rn.spec.RunMode()), Tools: toolInfos(rn.tools.specs, rn.tools.infos),
+		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), StopHook: rn.stopHook(), PreCompactHook: rn.hooked(hooks.PreCompact), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Rows: rn.journal.refs, PreviousStop: rn.guide.previous,
 		CompactThrough: rn.spec.CompactThrough}
 }
 
@@ -274,15 +302,15 @@ func (rn *run) wait() []Effect {
 		deadline = timer.C
 	}
 	select {
-	case in := <-rn.inputs:
+	case in := <-rn.ctl.inputs:
 		return rn.step(in)
-	case req := <-rn.requests:
+	case req := <-rn.ctl.requests:
 		return rn.handleQueue(req)
-	case <-rn.cancel:
+	case <-rn.ctl.cancel:
 		// Answers that already arrived are real: apply them before cancelling.
 		for drained := false; !drained; {
 			select {
-			case in := <-rn.inputs:
+			case in := <-rn.ctl.inputs:
 				effects := rn.step(in)
 				if rn.state.Phase == PhaseDone {
 					return effects
@@ -324,11 +352,11 @@ func (rn *run) step(in Input) []Effect {
 // tell feeds the core, as Stored, the rows stored since it last heard: its own Persist effects
 // and the rows the runner wrote itself (hook runs, notes), so its compaction cuts see them.
 func (rn *run) tell() {
-	if rn.told >= len(rn.chunks) || rn.state.Phase == PhaseIdle || rn.state.Phase == PhaseDone {
+	if rn.journal.told >= len(rn.journal.chunks) || rn.state.Phase == PhaseIdle || rn.state.Phase == PhaseDone {
 		return
 	}
-	refs, err := rowRefs(rn.chunks[rn.told:])
-	rn.told = len(rn.chunks)
+	refs, err := rowRefs(rn.journal.chunks[rn.journal.told:])
+	rn.journal.told = len(rn.journal.chunks)
 	if err == nil {
 		var next State
 		if next, _, err = core.Next(rn.state, core.Stored{Rows: refs}); err == nil {
@@ -341,8 +369,8 @@ func (rn *run) tell() {
 }
 
 func (rn *run) stopWork() {
-	rn.opStop()
-	rn.work.Wait()
+	rn.ctl.opStop()
+	rn.ctl.work.Wait()
 }
 
 // execute carries out effects in order, every one of them: a stop an extension asks for
@@ -351,27 +379,27 @@ func (rn *run) stopWork() {
 // effects of that are returned for the caller to execute.
 func (rn *run) execute(effects []Effect) []Effect {
 	holding := false
-	if !rn.quiet && endsQuietly(effects) {
-		rn.quiet = true // the rows wait for finish, and the events that report them too
+	if !rn.journal.quiet && endsQuietly(effects) {
+		rn.journal.quiet = true // the rows wait for finish, and the events that report them too
 	}
 	for _, e := range effects {
 		var err error
 		switch e := e.(type) {
 		case Persist:
-			if deferrable(e.Rows) || rn.quiet {
-				rn.deferred = append(rn.deferred, e.Rows...)
-				holding = holding || rn.quiet
+			if deferrable(e.Rows) || rn.journal.quiet {
+				rn.journal.deferred = append(rn.journal.deferred, e.Rows...)
+				holding = holding || rn.journal.quiet
 				continue
 			}
 			err = rn.persist(e.Rows)
 		case Emit:
 			if holding {
-				rn.held = append(rn.held, e.Payload)
+				rn.journal.held = append(rn.journal.held, e.Payload)
 				continue
 			}
 			rn.publish(e.Payload)
 		case Done:
-			rn.result = e.Result
+			rn.end.result = e.Result
 		default:
 			err = rn.startWork(e)
 		}
@@ -402,7 +430,7 @@ func (rn *run) startWork(e Effect) error {
 	case RunTools:
 		batches := toolBatches(e.Batches)
 		if e.Child != nil {
-			rn.share = *e.Child // read by the task calls' workers, started below
+			rn.tools.share = *e.Child // read by the task calls' workers, started below
 		}
 		rn.goWork(func() { rn.runTools(batches) })
 	case Compact:
@@ -419,9 +447,9 @@ func (rn *run) startWork(e Effect) error {
 
 // goWork starts a worker that ends when op is cancelled.
 func (rn *run) goWork(f func()) {
-	rn.work.Add(1)
+	rn.ctl.work.Add(1)
 	go func() {
-		defer rn.work.Done()
+		defer rn.ctl.work.Done()
 		f()
 	}()
 }
@@ -429,8 +457,8 @@ func (rn *run) goWork(f func()) {
 // send hands an answer to the owner, or drops it when the work was cancelled.
 func (rn *run) send(in Input) {
 	select {
-	case rn.inputs <- in:
-	case <-rn.op.Done():
+	case rn.ctl.inputs <- in:
+	case <-rn.ctl.op.Done():
 	}
 }
 
@@ -458,7 +486,7 @@ func deferrable(rows []Row) bool {
 // flushDeferred writes the deferred rows, and the run's row if it is not written yet, on
 // their own; a no-op when there are none.
 func (rn *run) flushDeferred() error {
-	if len(rn.deferred) == 0 && rn.pending == nil {
+	if len(rn.journal.deferred) == 0 && rn.journal.pending == nil {
 		return nil
 	}
 	return rn.persist(nil)
@@ -467,15 +495,15 @@ func (rn *run) flushDeferred() error {
 // persist appends the deferred rows and then rows in one transaction, with the run's row
 // when it is not written yet.
 func (rn *run) persist(rows []Row) error {
-	if len(rn.deferred) > 0 {
-		rows = append(rn.deferred, rows...)
-		rn.deferred = nil
+	if len(rn.journal.deferred) > 0 {
+		rows = append(rn.journal.deferred, rows...)
+		rn.journal.deferred = nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
 	chunks := rn.newChunks(ctx, rows) // a queued message's hook context goes with it
 	added, err := rn.append(ctx, chunks)
-	rn.chunks = append(rn.chunks, added...)
+	rn.journal.chunks = append(rn.journal.chunks, added...)
 	if len(added) > 0 {
 		changed := rn.finishCaptures(ctx, added)
 		rn.publish(RowsStoredPayload{Rows: RowsOf(added)})
@@ -487,12 +515,14 @@ func (rn *run) persist(rows []Row) error {
 }
 
 // snapshot hands workers the rows so far; later appends never touch what it covers.
-func (rn *run) snapshot() []store.Chunk { return rn.chunks[:len(rn.chunks):len(rn.chunks)] }
+func (rn *run) snapshot() []store.Chunk {
+	return rn.journal.chunks[:len(rn.journal.chunks):len(rn.journal.chunks)]
+}
 
 // finish stores the result, publishes run_finished and lets go of the session.
 func (rn *run) finish() {
 	rn.stopWork()
-	res := rn.result
+	res := rn.end.result
 	if res.Status == "" { // the loop ended without Done: only a refused Failed gets here
 		res = Result{Status: StopError, Error: "run ended without a result", SessionID: rn.spec.SessionID, RunID: rn.id,
 			StartedAt: rn.state.StartedAt, EndedAt: rn.now()}
@@ -524,12 +554,12 @@ func (rn *run) finish() {
 			rn.publish(p)
 		}
 	}
-	rn.result = res
+	rn.end.result = res
 	meters := rn.state.Meters()
 	leftover := rn.state.Queued()
-	rn.chunks, rn.refs, rn.specs, rn.state = nil, nil, nil, State{Phase: PhaseDone} // only the result is kept
+	rn.journal.chunks, rn.journal.refs, rn.tools.specs, rn.state = nil, nil, nil, State{Phase: PhaseDone} // only the result is kept
 	rn.r.mu.Lock()
-	rn.finishing = true
+	rn.end.finishing = true
 	rn.r.mu.Unlock()
 	rn.publish(RunFinishedPayload{Result: res, Meters: meters})
 	rn.ws.Release()
@@ -543,5 +573,5 @@ func (rn *run) finish() {
 	if len(leftover) > 0 && res.Status == StopCompleted {
 		rn.r.startNext(rn.spec)
 	}
-	close(rn.done)
+	close(rn.end.done)
 }

@@ -37,7 +37,7 @@ func (rn *run) steer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rn.files = files
+	rn.guide.files = files
 	parts := []string{instructions.Compose(rn.spec.SystemPrompt, files)}
 	if rn.spec.Plan {
 		parts = append(parts, PlanNotice)
@@ -46,7 +46,7 @@ func (rn *run) steer(ctx context.Context) error {
 		parts = append(parts, rn.r.cfg.Skills.Prompt(rn.root))
 	}
 	parts = slices.DeleteFunc(parts, func(p string) bool { return p == "" })
-	rn.system = strings.Join(parts, "\n\n")
+	rn.guide.system = strings.Join(parts, "\n\n")
 	return ctx.Err()
 }
 
@@ -195,8 +195,8 @@ func (r *Runner) request(ctx context.Context, sessionID string, req queueRequest
 	}
 	req.reply = make(chan queueReply, 1)
 	select {
-	case rn.requests <- req:
-	case <-rn.loopDone:
+	case rn.ctl.requests <- req:
+	case <-rn.ctl.loopDone:
 		return false, ErrNotRunning
 	case <-ctx.Done():
 		return false, ctx.Err()

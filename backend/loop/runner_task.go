@@ -75,21 +75,21 @@ func (rn *run) offerTasks() {
 	if _, ok := rn.r.cfg.Store.(ChildStore); !ok || cfg == nil || !rn.mayNest() {
 		return
 	}
-	if _, taken := rn.infos[TaskTool]; taken {
+	if _, taken := rn.tools.infos[TaskTool]; taken {
 		return // a tool of that name already exists (an MCP server's): it keeps the name
 	}
 	n := cfg.MaxParallel
 	if n <= 0 {
 		n = 4
 	}
-	rn.taskSlots = make(chan struct{}, n)
+	rn.tools.taskSlots = make(chan struct{}, n)
 	if cfg.Agents != nil {
-		rn.agents = cfg.Agents(rn.root)
+		rn.tools.agents = cfg.Agents(rn.root)
 	}
 	spec := taskSpec()
-	spec.Description += agentList(rn.agents)
-	rn.specs = append(rn.specs, spec)
-	rn.infos[TaskTool] = core.ToolInfo{Name: TaskTool, ReadOnly: true, Kind: core.ToolTask}
+	spec.Description += agentList(rn.tools.agents)
+	rn.tools.specs = append(rn.tools.specs, spec)
+	rn.tools.infos[TaskTool] = core.ToolInfo{Name: TaskTool, ReadOnly: true, Kind: core.ToolTask}
 }
 
 // mayNest reports whether the run may start children: a session a person started may; a
@@ -124,11 +124,11 @@ func (rn *run) narrowTools() {
 	if a == nil || a.Tools == nil {
 		return
 	}
-	for _, s := range rn.specs {
+	for _, s := range rn.tools.specs {
 		if !a.Allows(s.Name) {
-			t := rn.infos[s.Name]
+			t := rn.tools.infos[s.Name]
 			t.Kind = core.ToolNarrowed
-			rn.infos[s.Name] = t
+			rn.tools.infos[s.Name] = t
 		}
 	}
 }
@@ -144,11 +144,11 @@ func (s RunSpec) agentName() string {
 // findAgent returns the run's agent named name.
 func (rn *run) findAgent(name string) (*agents.Definition, error) {
 	var names []string
-	for i := range rn.agents {
-		if rn.agents[i].Name == name {
-			return &rn.agents[i], nil
+	for i := range rn.tools.agents {
+		if rn.tools.agents[i].Name == name {
+			return &rn.tools.agents[i], nil
 		}
-		names = append(names, rn.agents[i].Name)
+		names = append(names, rn.tools.agents[i].Name)
 	}
 	if len(names) == 0 {
 		return nil, fmt.Errorf("unknown agent %q: no agents are defined; leave agent empty", name)

@@ -19,10 +19,10 @@ type taskTools struct {
 }
 
 func (t taskTools) Run(ctx context.Context, ws *tools.Workspace, call tools.Call, out func(string)) tools.Result {
-	if t.rn.infos[call.Name].Kind != core.ToolTask {
+	if t.rn.tools.infos[call.Name].Kind != core.ToolTask {
 		return t.ToolRunner.Run(ctx, ws, call, out)
 	}
-	res, spent := t.rn.runTask(call, t.rn.share)
+	res, spent := t.rn.runTask(call, t.rn.tools.share)
 	res.Meta.Child = spent
 	return res
 }
@@ -45,9 +45,9 @@ func (rn *run) runTask(c Call, limits Limits) (tools.Result, *ChildSpend) {
 		}
 	}
 	select {
-	case rn.taskSlots <- struct{}{}:
-		defer func() { <-rn.taskSlots }()
-	case <-rn.op.Done():
+	case rn.tools.taskSlots <- struct{}{}:
+		defer func() { <-rn.tools.taskSlots }()
+	case <-rn.ctl.op.Done():
 		return tools.Result{Content: "cancelled before the child session started", IsError: true}, nil
 	}
 	if agent == nil {
@@ -61,14 +61,14 @@ func (rn *run) runTask(c Call, limits Limits) (tools.Result, *ChildSpend) {
 	stopped := make(chan struct{})
 	go func() {
 		select {
-		case <-rn.op.Done():
+		case <-rn.ctl.op.Done():
 			rn.r.Cancel(child) // Stop on the parent stops its children
 		case <-stopped:
 		}
 	}()
 	// Not bounded by op: the child always ends (a cancel ends it within its persist timeout),
 	// and its result must be stored before the parent's call is answered.
-	res, err := rn.r.Wait(context.WithoutCancel(rn.op), runID)
+	res, err := rn.r.Wait(context.WithoutCancel(rn.ctl.op), runID)
 	close(stopped)
 	if err != nil {
 		return tools.Result{Content: fmt.Sprintf("the child session %s: %v", child, err), IsError: true}, nil
@@ -86,22 +86,22 @@ func (r *Runner) nestedSpend(runID string) ChildSpend {
 	if rn == nil {
 		return ChildSpend{}
 	}
-	rn.capMu.Lock()
-	defer rn.capMu.Unlock()
-	return rn.nested
+	rn.tools.mu.Lock()
+	defer rn.tools.mu.Unlock()
+	return rn.tools.nested
 }
 
 // addNested adds a child's spend to what this run's children spent (for its own parent).
 func (rn *run) addNested(s ChildSpend) {
-	rn.capMu.Lock()
-	defer rn.capMu.Unlock()
-	rn.nested = rn.nested.Plus(s)
+	rn.tools.mu.Lock()
+	defer rn.tools.mu.Unlock()
+	rn.tools.nested = rn.tools.nested.Plus(s)
 }
 
 // startChild creates the child session and starts its run under the parent's rules.
 // With an agent, the child has the agent's prompt, tools, model and turn bound.
 func (rn *run) startChild(c Call, args TaskArgs, agent *agents.Definition, limits Limits) (string, string, error) {
-	ctx, cancel := context.WithTimeout(rn.op, rn.r.cfg.PersistTimeout)
+	ctx, cancel := context.WithTimeout(rn.ctl.op, rn.r.cfg.PersistTimeout)
 	defer cancel()
 	model, system := rn.spec.Model, rn.spec.SystemPrompt
 	limits.Price = rn.spec.Limits.Price

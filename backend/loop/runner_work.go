@@ -9,7 +9,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
-// Workers: each runs on its own goroutine under rn.op and reports through rn.send.
+// Workers: each runs on its own goroutine under rn.ctl.op and reports through rn.send.
 
 const summaryPrompt = "[loopdesk] Summarise the conversation so far for your own later use: the task, " +
 	"decisions made, facts learned (file names, commands, results), what is done and what remains. " +
@@ -31,13 +31,13 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 			rn.publish(ModelRetryingPayload{Attempt: r.Attempt, Of: r.Of, WaitMS: r.Wait.Milliseconds(), Cause: r.Cause(), Error: r.Err.Error()})
 		},
 	}
-	resp := rn.ports.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
+	resp := rn.ports.Model.Stream(rn.ctl.op, provider.Request{Model: rn.spec.Model, System: rn.guide.system, Messages: msgs, Tools: rn.toolSpecs(),
 		MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.enc}, h)
-	if resp.Err != nil && rn.op.Err() != nil {
+	if resp.Err != nil && rn.ctl.op.Err() != nil {
 		// Stopped: what had streamed goes to the core with the cancel (cancelInput), which
 		// decides what of it to keep. The owner reads it once this worker has returned.
 		cut := fromProvider(resp, rn.spec.origin)
-		rn.cut = &cut
+		rn.ctl.cut = &cut
 		return
 	}
 	out := fromProvider(resp, rn.spec.origin)
@@ -53,10 +53,10 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 // toolSpecs are the tools the run offers the model (core.Offers): the same for every request
 // of the run, so the prompt prefix servers cache stays put.
 func (rn *run) toolSpecs() []provider.ToolSpec {
-	specs := make([]provider.ToolSpec, 0, len(rn.specs))
+	specs := make([]provider.ToolSpec, 0, len(rn.tools.specs))
 	runMode := string(rn.spec.RunMode()) // plan or execute
-	for _, s := range rn.specs {
-		if core.Offers(runMode, rn.infos[s.Name]) {
+	for _, s := range rn.tools.specs {
+		if core.Offers(runMode, rn.tools.infos[s.Name]) {
 			specs = append(specs, provider.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
 		}
 	}
@@ -69,11 +69,11 @@ func (rn *run) toolSpecs() []provider.ToolSpec {
 func (rn *run) requestApprovals(e RequestApproval) {
 	for _, c := range toolCalls(e.Calls) {
 		rn.goWork(func() {
-			d, err := rn.ports.Approver.Request(rn.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
-				Mode: tools.Mode(e.Mode(c.ID, string(rn.spec.Mode.OrDefault()))), Call: c, ReadOnly: rn.infos[c.Name].ReadOnly,
+			d, err := rn.ports.Approver.Request(rn.ctl.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
+				Mode: tools.Mode(e.Mode(c.ID, string(rn.spec.Mode.OrDefault()))), Call: c, ReadOnly: rn.tools.infos[c.Name].ReadOnly,
 				Sandboxed: rn.spec.Sandbox.Sandboxed(c), OnPending: func(p tools.Pending) { rn.publish(PendingView(p)) }})
 			if err != nil {
-				if rn.op.Err() != nil {
+				if rn.ctl.op.Err() != nil {
 					return
 				}
 				// Fail closed: a policy that cannot be evaluated denies.
@@ -106,7 +106,7 @@ func (rn *run) runTools(batches [][]Call) {
 			}
 			wg.Wait()
 		}
-		if rn.op.Err() != nil {
+		if rn.ctl.op.Err() != nil {
 			return
 		}
 	}
@@ -115,13 +115,13 @@ func (rn *run) runTools(batches [][]Call) {
 // runTool runs one call through the run's tool port (a task call too: taskTools).
 func (rn *run) runTool(c Call) {
 	note := rn.capture(c)
-	rn.live.add(RunningCall{CallID: c.ID, Name: c.Name, StartedAt: rn.now()})
-	defer rn.live.remove(c.ID)
+	rn.tools.live.add(RunningCall{CallID: c.ID, Name: c.Name, StartedAt: rn.now()})
+	defer rn.tools.live.remove(c.ID)
 	rn.publish(ToolStartedPayload{CallID: c.ID, Name: c.Name})
-	res := rn.ports.Tools.Run(rn.op, rn.ws, c, func(s string) {
+	res := rn.ports.Tools.Run(rn.ctl.op, rn.ws, c, func(s string) {
 		rn.publish(ToolOutputPayload{CallID: c.ID, Text: s})
 	})
-	if rn.op.Err() != nil {
+	if rn.ctl.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
 	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note, IsError: res.IsError, Sandboxed: res.Meta.Sandboxed,
@@ -148,9 +148,9 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 	// The same tools as every turn: they are part of the prompt prefix servers cache, and some
 	// servers refuse tool messages in a request that offers no tools.
 	// And the same thinking budget: Anthropic drops cached message prefixes when it changes.
-	resp := rn.ports.Model.Stream(rn.op, provider.Request{Model: rn.spec.Model, System: rn.system, Messages: msgs, Tools: rn.toolSpecs(),
+	resp := rn.ports.Model.Stream(rn.ctl.op, provider.Request{Model: rn.spec.Model, System: rn.guide.system, Messages: msgs, Tools: rn.toolSpecs(),
 		ThinkingBudget: rn.spec.ThinkingBudget}, provider.Handler{})
-	if rn.op.Err() != nil {
+	if rn.ctl.op.Err() != nil {
 		return
 	}
 	usage := usageOf(resp.Usage)
@@ -162,7 +162,7 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 		rn.send(Compacted{Now: rn.now(), OK: false, Err: msg, Called: true, Usage: usage})
 		return
 	}
-	est, err := EstimateContext(tail, rn.system)
+	est, err := EstimateContext(tail, rn.guide.system)
 	if err != nil {
 		fail(err.Error())
 		return
