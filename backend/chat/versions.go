@@ -48,15 +48,7 @@ func (s *Service) Regenerate(ctx context.Context, sessionID string, seq int64, f
 	if err != nil {
 		return Forked{}, err
 	}
-	r.Prompt = ""
-	edit := r.Edit
-	r.Edit = func(spec *loop.RunSpec) {
-		spec.Resume = true
-		if edit != nil {
-			edit(spec)
-		}
-	}
-	return s.branch(ctx, sessionID, at, store.ForkRegenerated, files, r)
+	return s.branch(ctx, sessionID, at, store.ForkRegenerated, files, resumed(r))
 }
 
 // Retry runs the session again from its stored rows after a run that ended as Retryable
@@ -72,15 +64,7 @@ func (s *Service) Retry(ctx context.Context, sessionID string, r Run) (string, e
 	if last := runs[len(runs)-1]; !slices.Contains(Retryable, loop.StopReason(last.Status)) {
 		return "", fmt.Errorf("%w: the last run ended %s; there is nothing to retry", stack.ErrInvalidInput, last.Status)
 	}
-	r.Prompt = ""
-	edit := r.Edit
-	r.Edit = func(spec *loop.RunSpec) {
-		spec.Resume = true
-		if edit != nil {
-			edit(spec)
-		}
-	}
-	return s.Start(ctx, sessionID, r)
+	return s.Start(ctx, sessionID, resumed(r))
 }
 
 // EditPoint is where an edit of the person's message at seq forks: just before it.
@@ -167,4 +151,18 @@ func (s *Service) branch(ctx context.Context, sessionID string, at int64, kind s
 		return Forked{}, err
 	}
 	return Forked{Session: fork, RunID: runID}, nil
+}
+
+// resumed is r as a run that sends no new prompt: it answers the session's stored rows as
+// they are (a regenerated reply, a retried request), after r's own edit of the spec.
+func resumed(r Run) Run {
+	r.Prompt = ""
+	edit := r.Edit
+	r.Edit = func(spec *loop.RunSpec) {
+		spec.Resume = true
+		if edit != nil {
+			edit(spec)
+		}
+	}
+	return r
 }
