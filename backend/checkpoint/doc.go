@@ -38,9 +38,11 @@
 //   - Every file write goes through an os.Root on the folder: no path, even
 //     with folders swapped for symlinks, leads outside it.
 //   - A fork's rows copied from its parent have the parent's records: Changes,
-//     CallChanges and Restore follow the fork's line (its own captures, then
-//     each parent's up to the fork point); a restore in the fork is the fork's
-//     row, with the same conflict check, in whichever folder the fork works.
+//     CallChanges, Restore and MakeForkFolder follow the fork's line (its own
+//     captures, then each parent's up to the fork point); a restore in the
+//     fork is the fork's row, with the same conflict check, in whichever
+//     folder the fork works; a fork with files of a fork gets the folder as
+//     that line had it at the chosen row.
 //   - What changed between captures that no call made is recorded as outside
 //     edits (Change.By "outside"); restores and fork copies never undo them.
 //   - A change's hunks (Hunks) are computed from its stored contents, the same

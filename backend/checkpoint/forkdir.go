@@ -43,13 +43,17 @@ func BranchOf(forkID string) string { return "loopdesk/" + forkID }
 // working copy under forksDir:
 //
 //   - parent's folder inside a git repository: `git worktree add` on a new
-//     branch loopdesk/<fork id> at the repository's HEAD, then the parent
-//     session's changes up to row seq applied on top (so `git status` shows
+//     branch loopdesk/<fork id> at the repository's HEAD, then the changes of
+//     the parent's line up to row seq applied on top (so `git status` shows
 //     exactly them), then the files a .worktreeinclude at the repository's
 //     root matches (gitignore syntax; e.g. .env) copied over;
 //   - otherwise: a full copy of the folder, ignored files included, except
-//     what a .loopdeskignore at its root names, with the session's changes
-//     after row seq undone.
+//     what a .loopdeskignore at its root names, with the changes of the
+//     parent's line after row seq undone.
+//
+// The parent's line (see lineage) is its own records, then, when it is itself
+// a fork, those of the sessions it was forked from up to each fork point: its
+// rows copied from them changed the folder as much as its own did.
 //
 // On error nothing is left behind (the worktree and branch are removed).
 func (r *Recorder) MakeForkFolder(ctx context.Context, parentID string, seq int64, forkID, forksDir string) (ForkFolder, error) {
@@ -85,13 +89,18 @@ func (r *Recorder) makeForkFolder(ctx context.Context, parentID string, seq int6
 	if err := r.catchUp(ctx, rs, parentID, "", "fork"); err != nil {
 		return ForkFolder{}, err
 	}
+	spans, err := r.lineage(ctx, s)
+	if err != nil {
+		return ForkFolder{}, err
+	}
+	spans[0].root = rs.path
 	out := ForkFolder{SessionID: forkID, Root: dest, Folder: dest}
 	top, err := gitOut(ctx, ws, "rev-parse", "--show-toplevel")
 	if err != nil { // not a repository (or no git): a full copy
 		if err := copyTree(ctx, ws, dest); err != nil {
 			return out, err
 		}
-		return out, r.undoAfter(ctx, rs, parentID, seq, dest)
+		return out, r.undoAfter(ctx, rs, spans, seq, dest)
 	}
 	rel, err := relInRepo(top, ws)
 	if err != nil {
@@ -101,7 +110,7 @@ func (r *Recorder) makeForkFolder(ctx context.Context, parentID string, seq int6
 	if _, err := gitOut(ctx, top, "worktree", "add", "-b", out.Branch, dest, "HEAD"); err != nil {
 		return out, err
 	}
-	if err := r.applyUpTo(ctx, rs, parentID, seq, out.Folder); err != nil {
+	if err := r.applyUpTo(ctx, rs, spans, seq, out.Folder); err != nil {
 		return out, err
 	}
 	return out, copyIncluded(ctx, top, dest)
@@ -120,10 +129,13 @@ func relInRepo(top, ws string) (string, error) {
 	return rel, nil
 }
 
-// applyUpTo writes into folder the state the session left each path it
-// changed at or before row seq in (the last such change wins).
-func (r *Recorder) applyUpTo(ctx context.Context, rs *rootState, sessionID string, seq int64, folder string) error {
-	rows, err := queryChanges(ctx, r.sql, `c.session_id = ? AND c.seq > 0 AND c.seq <= ? AND c.root = ?`+notOutside, sessionID, seq, rs.path)
+// applyUpTo writes into folder the state the line (spans) left each path it
+// changed at or before row seq in (the last such change wins). A span's
+// records are those made in its session's folder, which folder derives from
+// with the same relative paths.
+func (r *Recorder) applyUpTo(ctx context.Context, rs *rootState, spans []lineSpan, seq int64, folder string) error {
+	line, args := spansWhere(spans, true)
+	rows, err := queryChanges(ctx, r.sql, line+` AND c.seq <= ?`+notOutside, append(args, seq)...)
 	if err != nil {
 		return err
 	}
@@ -135,9 +147,12 @@ func (r *Recorder) applyUpTo(ctx context.Context, rs *rootState, sessionID strin
 }
 
 // undoAfter puts back, in folder (a copy of the session's folder), the state
-// before the session's first change after row seq of each path it changed.
-func (r *Recorder) undoAfter(ctx context.Context, rs *rootState, sessionID string, seq int64, folder string) error {
-	rows, err := queryChanges(ctx, r.sql, `c.session_id = ? AND c.seq > ? AND c.root = ?`+notOutside, sessionID, seq, rs.path)
+// before the line's (spans') first change after row seq of each path it
+// changed: forked at an inherited row, the ancestors' changes between that row
+// and the fork point are in the copy too.
+func (r *Recorder) undoAfter(ctx context.Context, rs *rootState, spans []lineSpan, seq int64, folder string) error {
+	line, args := spansWhere(spans, true)
+	rows, err := queryChanges(ctx, r.sql, line+` AND c.seq > ?`+notOutside, append(args, seq)...)
 	if err != nil {
 		return err
 	}
