@@ -18,6 +18,7 @@ type (
 	CallModel                = core.CallModel
 	CancelRequested          = core.CancelRequested
 	ChildSpend               = core.ChildSpend
+	ChildWaiting             = core.ChildWaiting
 	Compact                  = core.Compact
 	Compacted                = core.Compacted
 	CompactedPayload         = core.CompactedPayload

@@ -82,7 +82,10 @@
 //     sandbox, plan mode and the core's share of the budgets left, waits for it to be stored,
 //     and returns the child's answer and spend (tools.Meta.Child, fed as ToolFinished.Child).
 //     When the parent's work is cancelled the worker cancels the child and still waits for
-//     it. A child's events carry ParentCallID and ParentSessionID.
+//     it. A child's events carry ParentCallID and ParentSessionID. Whenever a child's
+//     State.Waiting changes (it waits for the person: its approvals or its own children's),
+//     its owner feeds the parent's core ChildWaiting for the task call (relayWaiting), before
+//     the child's end is stored, so the parent's clock sets the wait aside too.
 //  7. Prompts (prompts.go, with Config.Admission: extend.PromptHooks): Start has the prompt
 //     checked before the run exists (a refusal fails Start with ErrHookBlocked, its rows
 //     stored), Queue a message before it is queued (the owner stores the rows; a stop ends

@@ -193,6 +193,10 @@ type RunSpec struct {
 	depth         int
 	parentSession string
 	parentCallID  string
+	// parent is the run whose task call waits for this one: told when this run starts or
+	// stops waiting for the person (relayWaiting). nil for a later run of a child's session
+	// (startNext), which no call waits for.
+	parent *run
 	// agent is the definition a child runs as (nil: the parent's prompt and tools).
 	agent *agents.Definition
 	// rowFirst writes the run's row before Start returns (startNext: whoever waits on the

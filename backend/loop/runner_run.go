@@ -110,6 +110,9 @@ type control struct {
 	// the owner once the worker has returned (cancelInput).
 	cut  *ModelResponse
 	stop stopState // a stop asked for with no answer to carry it (runner_fire.go)
+	// waiting is what the parent's core was last told of this run's waiting for the person
+	// (relayWaiting); owned by the loop goroutine.
+	waiting bool
 }
 
 // ending is the run's outcome as others wait for it.
@@ -343,6 +346,7 @@ func (rn *run) step(in Input) []Effect {
 		}
 	}
 	rn.state = next
+	rn.relayWaiting()
 	if next.Phase == PhaseDone {
 		rn.stopWork()
 	}

@@ -260,6 +260,7 @@ func (r *Runner) startNext(prev RunSpec) {
 	spec := prev
 	spec.Prompt, spec.PromptQueuedID, spec.Queued, spec.CompactThrough = "", "", msgs, 0
 	spec.rowFirst = true
+	spec.parent = nil // the task call has its answer: no run waits for this one
 	if _, err := r.Start(r.base, spec); err != nil && !errors.Is(err, ErrBusy) {
 		r.log.Error("start the run for the queued messages", "session", prev.SessionID, "err", err)
 	}

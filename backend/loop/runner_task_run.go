@@ -120,7 +120,7 @@ func (rn *run) startChild(c Call, args TaskArgs, agent *agents.Definition, limit
 	spec := RunSpec{SessionID: s.ID, Workspace: rn.root, Prompt: args.Prompt, Model: model, SystemPrompt: system, agent: agent,
 		Limits: limits, Mode: rn.spec.Mode, MaxTokens: rn.spec.MaxTokens, Sandbox: rn.spec.Sandbox, Plan: rn.spec.Plan,
 		Provider: rn.spec.Provider, ThinkingBudget: rn.spec.ThinkingBudget,
-		depth: rn.spec.depth + 1, parentCallID: c.ID, parentSession: rn.spec.SessionID}
+		depth: rn.spec.depth + 1, parentCallID: c.ID, parentSession: rn.spec.SessionID, parent: rn}
 	runID, err := rn.r.Start(ctx, spec)
 	return s.ID, runID, err
 }
@@ -143,4 +143,19 @@ func childResult(child string, res Result) tools.Result {
 		fmt.Fprintf(&b, "\nits answer so far:\n%s", res.Output)
 	}
 	return tools.Result{Content: b.String(), IsError: true}
+}
+
+// relayWaiting tells the parent's core, when this run is a task call's child, that the run
+// started or stopped waiting for the person (State.Waiting: its own approvals or its
+// children's, so a grandchild's wait reaches every ancestor), so the parent sets that time
+// aside like its own. The send is made before the child's end is stored, so the parent hears
+// that a child stopped waiting before its task call's result; once the parent stops, its
+// work's context drops the news.
+func (rn *run) relayWaiting() {
+	p := rn.spec.parent
+	if p == nil || rn.state.Waiting() == rn.ctl.waiting {
+		return
+	}
+	rn.ctl.waiting = rn.state.Waiting()
+	p.send(ChildWaiting{Now: rn.now(), CallID: rn.spec.parentCallID, Waiting: rn.ctl.waiting})
 }

@@ -17,8 +17,9 @@ func stateIn(t *testing.T, p Phase) State {
 	}
 	// Three earlier exchanges: enough rows for a compaction to have a cut.
 	rows, _ := history("u a t u a t u a t")
-	steps := []Input{Started{Now: t0, SessionID: "s", RunID: "r", Prompt: "hi", Tools: []ToolInfo{{Name: "t"}}, Limits: Limits{ContextWindow: 100},
-		Rows: rows, StopHook: "Stop"}}
+	// t is a task tool, so c1 has a child whose waiting the core can be told of (ChildWaiting).
+	steps := []Input{Started{Now: t0, SessionID: "s", RunID: "r", Prompt: "hi", Tools: []ToolInfo{{Name: "t", ReadOnly: true, Kind: ToolTask}},
+		Limits: Limits{ContextWindow: 100}, Rows: rows, StopHook: "Stop"}}
 	switch p {
 	case PhaseApproving, PhaseTools:
 		steps = append(steps, ModelResponded{Now: t0, Response: ModelResponse{Status: ResponseOK,
@@ -64,12 +65,13 @@ func TestEveryPairIsHandledOrRefused(t *testing.T) {
 		"stored":    Stored{Rows: []RowRef{{Seq: 99, Kind: "note"}}},
 		"hook":      HookAnswered{Now: t0, Block: true, Reason: "not yet"},
 		"recorded":  Recorded{Rows: []Row{NoteRow{Source: "x", Text: "y"}}},
+		"child":     ChildWaiting{Now: t0, CallID: "c1", Waiting: true},
 	}
 	accepts := map[Phase]string{
 		PhaseIdle:       "started",
 		PhaseStreaming:  "model cancel tick failed queued withdrawn stored recorded",
 		PhaseApproving:  "approval cancel tick failed queued withdrawn stored recorded",
-		PhaseTools:      "tool cancel tick failed queued withdrawn stored recorded",
+		PhaseTools:      "tool child cancel tick failed queued withdrawn stored recorded",
 		PhaseCompacting: "compacted cancel tick failed queued withdrawn stored recorded",
 		PhaseHook:       "hook cancel tick failed queued withdrawn stored recorded",
 		PhaseDone:       "",

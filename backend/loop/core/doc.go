@@ -12,6 +12,11 @@
 //   - bounds and stop reasons, and the budget arithmetic, once (bounds.go: Limits.Left is what
 //     is left of each limit, Limits.Share a task call's child's share of it, Limits.CapTurns
 //     an agent's turn bound);
+//   - which time the time budget counts (worktime.go): the run's own, never the person's. The
+//     time the run waits for approvals is set aside, its own (PhaseApproving) and a task
+//     call's child's (ChildWaiting, which the child's driver feeds when the child's
+//     State.Waiting changes, so a grandchild's wait reaches every ancestor); meanwhile the run
+//     has no Deadline and its Time meter holds still;
 //   - which calls are answered without running (invalid arguments, loop detection, the
 //     tool-call budget, a tool the run's agent was not given: ToolNarrowed);
 //   - which are decided without asking anyone (a tool the run does not offer is approved, for
@@ -33,8 +38,9 @@
 //     a hook's "continue": false that comes with an answer (ApprovalDecided.HookStop,
 //     ToolFinished.HookStop) ends the run once the answer is recorded.
 //
-// Inputs: Started, ModelResponded, ApprovalDecided, ToolFinished, Compacted, HookAnswered,
-// CancelRequested, Failed, Ticked, MessageQueued, QueueWithdrawn, Stored, Recorded. Effects (a
+// Inputs: Started, ModelResponded, ApprovalDecided, ToolFinished, ChildWaiting, Compacted,
+// HookAnswered, CancelRequested, Failed, Ticked, MessageQueued, QueueWithdrawn, Stored,
+// Recorded. Effects (a
 // closed set): CallModel, RequestApproval, RunTools, Compact, FireHook, Persist, Emit, Done.
 //
 // The driver is backend/loop's runner; its duties are listed in backend/loop/doc.go. What

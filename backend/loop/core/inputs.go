@@ -145,6 +145,16 @@ type ToolFinished struct {
 	Child *ChildSpend
 }
 
+// ChildWaiting says that the child session of task call CallID started (Waiting) or stopped
+// waiting for the person: the child's State.Waiting changed, for one of its own calls or one
+// of its children's. While any child of the run waits, the run's time is set aside as for its
+// own approvals (worktime.go); the child's budgets, fixed when it started, do not change.
+type ChildWaiting struct {
+	Now     time.Time
+	CallID  string
+	Waiting bool
+}
+
 // Recorded hands the core rows the driver's extensions made that the model is not sent (a
 // hook's runs): the core stores them, in order with the run's own rows (Persist).
 type Recorded struct{ Rows []Row }
@@ -213,6 +223,7 @@ func (QueueWithdrawn) input()  {}
 func (Stored) input()          {}
 func (HookAnswered) input()    {}
 func (Recorded) input()        {}
+func (ChildWaiting) input()    {}
 
 // Effect is something the core asks the driver to do, in the order returned. The set is closed.
 type Effect interface{ effect() }

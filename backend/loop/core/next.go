@@ -45,6 +45,8 @@ func accepts(p Phase, in Input) (ok, known bool) {
 		return p == PhaseCompacting, true
 	case HookAnswered:
 		return p == PhaseHook, true
+	case ChildWaiting:
+		return p == PhaseTools, true // a child runs only while its task call does
 	case CancelRequested, Failed, MessageQueued, QueueWithdrawn, Ticked, Stored, Recorded:
 		return p != PhaseIdle, true
 	}
@@ -67,6 +69,8 @@ func apply(s State, in Input) (State, []Effect, error) {
 		s, out = onCompacted(tick(s, in.Now), in)
 	case HookAnswered:
 		s, out = onHookAnswered(tick(s, in.Now), in)
+	case ChildWaiting:
+		return onChildWaiting(tick(s, in.Now), in)
 	case CancelRequested:
 		if s.Phase == PhaseHook && s.compacting == nil && in.Reason == "" {
 			// The answer is in: stopping its Stop hook does not undo it.
@@ -104,11 +108,12 @@ func apply(s State, in Input) (State, []Effect, error) {
 }
 
 // tick moves the clock forward; a driver whose clock steps back never makes time run backwards.
-// Time that passes while the run waits for approvals is the person's: it is added to waited,
-// and the time budget does not count it (worked).
+// Time that passes while the run waits for the person (waiting: its own approvals or a
+// child's) is the person's: it is added to waited, and the time budget does not count it
+// (worked).
 func tick(s State, now time.Time) State {
 	if now.After(s.Now) {
-		if s.Phase == PhaseApproving {
+		if s.waiting() {
 			s.waited += now.Sub(s.Now)
 		}
 		s.Now = now

@@ -244,6 +244,9 @@ const (
 type callState struct {
 	Call   Call
 	Status callStatus
+	// childWaits: the call is a task call whose child session waits for the person
+	// (ChildWaiting); the run waits with it while the call runs.
+	childWaits bool
 }
 
 // State is the whole of a run as the core sees it. The driver owns it and passes it back on
@@ -281,7 +284,8 @@ type State struct {
 	compactOnly   bool // the run is one compaction the person asked for
 	wrappedUp     bool // the budget note (NoteSourceBudget) is stored: once per run
 
-	// waited is the time spent in PhaseApproving: the person's, not the run's (worked).
+	// waited is the time spent waiting for the person (waiting: PhaseApproving, or a child
+	// waiting for its approvals): the person's, not the run's (worked).
 	waited time.Duration
 
 	tools      map[string]ToolInfo // the run's tools by name; fixed at Started

@@ -81,6 +81,11 @@ type step struct {
 		Block      bool   `json:"block"`
 		Reason     string `json:"reason"`
 	} `json:"hook"`
+	// Child: the child session of a running task call started or stopped waiting for the person.
+	Child *struct {
+		CallID  string `json:"call_id"`
+		Waiting bool   `json:"waiting"`
+	} `json:"child"`
 	Tick   *struct{} `json:"tick"`
 	Failed *struct {
 		Err string `json:"err"`
@@ -143,6 +148,8 @@ func (st step) input(now time.Time) (Input, error) {
 	case st.Hook != nil:
 		h := st.Hook
 		return HookAnswered{Now: now, Stop: h.Stop, StopReason: h.StopReason, Block: h.Block, Reason: h.Reason}, nil
+	case st.Child != nil:
+		return ChildWaiting{Now: now, CallID: st.Child.CallID, Waiting: st.Child.Waiting}, nil
 	case st.Tick != nil:
 		return Ticked{Now: now}, nil
 	case st.Failed != nil:
