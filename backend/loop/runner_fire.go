@@ -61,9 +61,9 @@ func (rn *run) hooked(event hooks.Event) bool {
 }
 
 // stopHook is Started.StopHook: the event fired when the run completes, "" when none is
-// configured or the run is a compaction the person asked for.
+// configured (whether it fires is the core's to decide).
 func (rn *run) stopHook() string {
-	if rn.spec.CompactThrough > 0 || !rn.hooked(rn.stopEvent()) {
+	if !rn.hooked(rn.stopEvent()) {
 		return ""
 	}
 	return string(rn.stopEvent())
