@@ -26,8 +26,10 @@ const (
 	// turn has a function call without its signature gets Gemini's 400.
 	DialectGemini Dialect = "gemini"
 	// DialectOpenRouter (OpenRouter in front of a thinking model): reasoning and
-	// reasoning_details deltas merged by index, the signature last; a later tool-call turn
-	// whose reasoning_details differ gets the upstream 400 OpenRouter passes on.
+	// reasoning_details deltas, the signature last (Claude), or for google/gemini-3 models
+	// the text pieces then a reasoning.encrypted item at the same index; a later tool-call
+	// turn whose reasoning_details differ from what was assembled (pieces of one type and
+	// index joined, the encrypted item on its own) gets the upstream 400 OpenRouter passes on.
 	DialectOpenRouter Dialect = "openrouter"
 )
 
@@ -82,7 +84,7 @@ func (s *Server) remember(r Reply, n int, model string) {
 			t.signature = geminiSignature(n)
 		}
 		if r.Dialect == DialectOpenRouter {
-			t.details = openRouterDetails(r.Reasoning, n)
+			t.details = openRouterDetails(r.Reasoning, n, model)
 		}
 		s.sent[dialectCallID(r, c, n, i)] = t
 	}
@@ -193,11 +195,38 @@ func geminiSignature(n int) string {
 
 func openRouterSignature(n int) string { return fmt.Sprintf("ErUBCkYIBxgCKkDfake%04dsig", n) }
 
-// openRouterDetails is the merged reasoning_details of response n, compacted.
-func openRouterDetails(reasoning string, n int) string {
-	b, _ := json.Marshal([]map[string]any{{"type": "reasoning.text", "text": reasoning,
-		"signature": openRouterSignature(n), "format": "anthropic-claude-v1", "index": 0}})
+// openRouterDetails is the reasoning_details of response n as OpenRouter assembles them,
+// compacted: the text pieces in one item (with the signature, for Claude), and Gemini 3's
+// encrypted item as an item of its own.
+func openRouterDetails(reasoning string, n int, model string) string {
+	items := []any{map[string]any{"type": "reasoning.text", "text": reasoning,
+		"signature": openRouterSignature(n), "format": openRouterClaude, "index": 0}}
+	if openRouterFormat(model) == openRouterGemini {
+		items = []any{map[string]any{"type": "reasoning.text", "text": reasoning, "format": openRouterGemini, "index": 0},
+			openRouterEncrypted(n)}
+	}
+	b, _ := json.Marshal(items)
 	return compactJSON(b)
+}
+
+// The reasoning formats OpenRouter names: Claude's, and Gemini's.
+const (
+	openRouterClaude = "anthropic-claude-v1"
+	openRouterGemini = "google-gemini-v1"
+)
+
+// openRouterFormat is the reasoning format OpenRouter streams for model.
+func openRouterFormat(model string) string {
+	if strings.HasPrefix(model, "google/gemini-3") {
+		return openRouterGemini
+	}
+	return openRouterClaude
+}
+
+// openRouterEncrypted is Gemini 3's encrypted reasoning item of response n.
+func openRouterEncrypted(n int) orEncrypted {
+	return orEncrypted{Type: "reasoning.encrypted", Data: fmt.Sprintf("CiQB0e2Kb3fake%04dencrypted", n),
+		ID: fmt.Sprintf("tool_fake_%04d", n), Format: openRouterGemini, Index: 0}
 }
 
 // compactJSON canonicalises a JSON value for comparison (key order included).

@@ -68,7 +68,7 @@ type delta struct {
 	Content          json.RawMessage `json:"content,omitempty"` // a string, or null (DeepSeek beside reasoning)
 	ReasoningContent string          `json:"reasoning_content,omitempty"`
 	Reasoning        string          `json:"reasoning,omitempty"`
-	ReasoningDetails []orDetail      `json:"reasoning_details,omitempty"`
+	ReasoningDetails []any           `json:"reasoning_details,omitempty"`
 	ToolCalls        []toolDelta     `json:"tool_calls,omitempty"`
 }
 
@@ -87,6 +87,16 @@ type orDetail struct {
 	Signature *string `json:"signature"`
 	Format    string  `json:"format"`
 	Index     int     `json:"index"`
+}
+
+// orEncrypted is the reasoning.encrypted item OpenRouter streams for Gemini 3 at the same
+// index as the text pieces before it: an item of its own, which must come back unmerged.
+type orEncrypted struct {
+	Type   string `json:"type"`
+	Data   string `json:"data"`
+	ID     string `json:"id"`
+	Format string `json:"format"`
+	Index  int    `json:"index"`
 }
 
 // jsonText is s as a JSON string.
@@ -292,7 +302,7 @@ func buildChunks(r Reply, n int, model string, includeUsage bool, bodyLen int64)
 			Choices: []choice{{Index: 0, Delta: d, FinishReason: finish}}}
 	}
 	chunks := []chunk{mk(&delta{Role: "assistant", Content: jsonText("")}, nil)}
-	for _, d := range reasoningDeltas(r, n) {
+	for _, d := range reasoningDeltas(r, n, model) {
 		chunks = append(chunks, mk(d, nil))
 	}
 	for _, p := range splitWords(r.Text) {
@@ -315,24 +325,34 @@ func buildChunks(r Reply, n int, model string, includeUsage bool, bodyLen int64)
 	return out
 }
 
-// reasoningDeltas stream r.Reasoning word by word the way r's dialect does.
-func reasoningDeltas(r Reply, n int) []*delta {
+// reasoningDeltas stream r.Reasoning word by word the way r's dialect does. Through
+// OpenRouter, a Claude model's pieces end with a signature piece; a Gemini 3 model's
+// (google/gemini-3…) end with a reasoning.encrypted item at the same index.
+func reasoningDeltas(r Reply, n int, model string) []*delta {
 	var out []*delta
+	format := openRouterFormat(model)
 	for _, p := range splitWords(r.Reasoning) {
-		switch r.Dialect {
-		case DialectDeepSeek:
+		switch {
+		case r.Dialect == DialectDeepSeek:
 			out = append(out, &delta{Content: json.RawMessage("null"), ReasoningContent: p})
-		case DialectOpenRouter:
-			out = append(out, &delta{Content: jsonText(""), Reasoning: p, ReasoningDetails: []orDetail{{
-				Type: "reasoning.text", Text: &p, Format: "anthropic-claude-v1"}}})
+		case r.Dialect == DialectOpenRouter && format == openRouterGemini: // Gemini's pieces carry no signature
+			out = append(out, &delta{Content: jsonText(""), Reasoning: p, ReasoningDetails: []any{map[string]any{
+				"type": "reasoning.text", "text": p, "format": format, "index": 0}}})
+		case r.Dialect == DialectOpenRouter:
+			out = append(out, &delta{Content: jsonText(""), Reasoning: p, ReasoningDetails: []any{orDetail{
+				Type: "reasoning.text", Text: &p, Format: format}}})
 		default:
 			out = append(out, &delta{ReasoningContent: p})
 		}
 	}
-	if r.Dialect == DialectOpenRouter && r.Reasoning != "" {
+	switch {
+	case r.Dialect != DialectOpenRouter || r.Reasoning == "":
+	case format == openRouterGemini:
+		out = append(out, &delta{Content: jsonText(""), ReasoningDetails: []any{openRouterEncrypted(n)}})
+	default:
 		sig := openRouterSignature(n)
-		out = append(out, &delta{Content: jsonText(""), ReasoningDetails: []orDetail{{
-			Type: "reasoning.text", Signature: &sig, Format: "anthropic-claude-v1"}}})
+		out = append(out, &delta{Content: jsonText(""), ReasoningDetails: []any{orDetail{
+			Type: "reasoning.text", Signature: &sig, Format: format}}})
 	}
 	return out
 }

@@ -269,3 +269,24 @@ func TestOpenRouterReasoningDetails(t *testing.T) {
 	}
 	wireGolden(t, h, "openrouter_reasoning_details")
 }
+
+// Gemini 3 through OpenRouter streams reasoning.text pieces and a reasoning.encrypted item at
+// the same index; OpenRouter refuses a tool loop's next request whose reasoning_details differ
+// from what it sent (the fake, like the real upstream, answers 400). The encrypted item goes
+// back as an item of its own, unmerged, and the loop finishes.
+func TestOpenRouterGemini3ToolLoopKeepsTheEncryptedItem(t *testing.T) {
+	h, sw := newFidelity(t)
+	sw.set(openaiAs(h, "openrouter"))
+	o := fakeai.DialectOpenRouter
+	h.srv.Enqueue(
+		fakeai.ToolCalls(call("call_1", "read_file", `{"path":"a.txt"}`)).WithReasoning("I will read the file.").WithDialect(o),
+		fakeai.Text("It says alpha.").WithReasoning("Got it.").WithDialect(o),
+	)
+	sid := h.session()
+	runOK(t, h, loop.RunSpec{SessionID: sid, Prompt: "read a", Model: "google/gemini-3-pro-preview"})
+	raw := string(assistantRows(t, h, sid)[0].Raw)
+	want := `{"type":"reasoning.encrypted","data":"CiQB0e2Kb3fake0001encrypted","id":"tool_fake_0001","format":"google-gemini-v1","index":0}`
+	if !strings.Contains(raw, want) {
+		t.Errorf("the encrypted item was not kept as sent:\n%s\nwant it to contain\n%s", raw, want)
+	}
+}
