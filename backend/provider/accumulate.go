@@ -36,10 +36,16 @@ type wireDelta struct {
 // UnmarshalJSON decodes the known fields and keeps the bytes for the fields it does not know.
 func (d *wireDelta) UnmarshalJSON(b []byte) error {
 	type plain wireDelta
-	if err := json.Unmarshal(b, (*plain)(d)); err != nil {
+	return decodeKeeping(b, (*plain)(d), &d.raw)
+}
+
+// decodeKeeping decodes b into v (a type without this UnmarshalJSON, so that it does not call
+// itself) and keeps b in raw once it decoded.
+func decodeKeeping[T any](b []byte, v *T, raw *[]byte) error {
+	if err := json.Unmarshal(b, v); err != nil {
 		return err
 	}
-	d.raw = b
+	*raw = b
 	return nil
 }
 
@@ -56,11 +62,7 @@ type wireToolCall struct {
 // UnmarshalJSON decodes the known fields and keeps the bytes for Response.Raw.
 func (t *wireToolCall) UnmarshalJSON(b []byte) error {
 	type plain wireToolCall
-	if err := json.Unmarshal(b, (*plain)(t)); err != nil {
-		return err
-	}
-	t.raw = b
-	return nil
+	return decodeKeeping(b, (*plain)(t), &t.raw)
 }
 
 type wireUsage struct {
@@ -237,13 +239,20 @@ func (a *accumulator) addText(s string) {
 }
 
 func (a *accumulator) addReasoning(s string) {
+	emit(&a.output, &a.reasoning, s, a.h.OnReasoning)
+}
+
+// emit adds a piece of streamed text or reasoning to what the turn holds, marks that output
+// arrived (no retry after it) and hands the piece to the handler's callback, when it has one.
+// An empty piece is no output.
+func emit(output *bool, into *strings.Builder, s string, on func(string)) {
 	if s == "" {
 		return
 	}
-	a.output = true
-	a.reasoning.WriteString(s)
-	if a.h.OnReasoning != nil {
-		a.h.OnReasoning(s)
+	*output = true
+	into.WriteString(s)
+	if on != nil {
+		on(s)
 	}
 }
 

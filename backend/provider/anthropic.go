@@ -2,10 +2,8 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 )
@@ -44,11 +42,7 @@ func (c *Anthropic) Stream(ctx context.Context, req Request, h Handler) Response
 
 // Body is the request body Stream sends for req, byte for byte.
 func (c *Anthropic) Body(req Request) ([]byte, error) {
-	w, err := c.Prepare(req)
-	if err != nil {
-		return nil, err
-	}
-	return w.Bytes(), nil
+	return bodyBytes(c.Prepare(req))
 }
 
 // Prepare builds the body Stream sends for req, as its parts.
@@ -100,22 +94,14 @@ func (c *Anthropic) result(ctx, actx context.Context, acc *antAcc, parseErr, rea
 	case parseErr != nil:
 		return resp, c.newError(KindStream, 0, "an event that is not JSON: "+parseErr.Error(), nil)
 	case acc.errMsg != "":
-		e := c.newError(streamErrorKind(acc.errType, acc.errMsg), 0, acc.errMsg, nil)
-		e.Code = acc.errType
+		e := c.streamError(acc.errType, acc.errMsg)
 		// Overloaded before any output is worth another attempt, like a 529.
 		e.retryable = !acc.output && (acc.errType == "overloaded_error" || acc.errType == "api_error")
 		return resp, e
 	case readErr != nil && !acc.stopped:
-		e := c.transportError(readErr, context.Cause(actx), ctx)
-		if e.Kind == KindUnreachable {
-			e = c.newError(KindIncomplete, 0, "", readErr)
-		}
-		e.retryable = e.retryable && !acc.output
-		return resp, e
+		return resp, c.readCut(ctx, actx, readErr, acc.output)
 	case !acc.stopped:
-		e := c.newError(KindIncomplete, 0, "", nil)
-		e.retryable = !acc.output
-		return resp, e
+		return resp, c.incomplete(acc.output)
 	case resp.Status == StatusRefused:
 		resp.Err = errors.New("the model refused to answer")
 	case resp.Status == StatusTruncated:
@@ -130,30 +116,5 @@ func (c *Anthropic) result(ctx, actx context.Context, acc *antAcc, parseErr, rea
 
 // ListModels asks GET /v1/models for the model ids the server offers.
 func (c *Anthropic) ListModels(ctx context.Context) ([]string, error) {
-	actx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	wd := &watchdog{cancel: cancel}
-	defer wd.stop()
-	res, err := c.send(ctx, actx, wd, http.MethodGet, "v1/models", nil, c.header(nil))
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
-	if err != nil {
-		return nil, c.transportError(err, context.Cause(actx), ctx)
-	}
-	var l struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(b, &l); err != nil || l.Data == nil {
-		return nil, c.newError(KindNotOpenAI, 0, "got no model list", nil)
-	}
-	ids := make([]string, 0, len(l.Data))
-	for _, m := range l.Data {
-		ids = append(ids, m.ID)
-	}
-	return ids, nil
+	return c.listModels(ctx, "v1/models", c.header(nil), false, "got no model list")
 }

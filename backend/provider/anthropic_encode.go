@@ -125,20 +125,7 @@ func addUnits(w *WireBody, units []unit) {
 }
 
 func anthropicTools(b *bytes.Buffer, tools []ToolSpec) error {
-	if len(tools) == 0 {
-		return nil
-	}
-	b.WriteString(`,"tools":[`)
-	for i, t := range tools {
-		params := t.Parameters
-		if len(bytes.TrimSpace(params)) == 0 {
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		} else if !json.Valid(params) {
-			return fmt.Errorf("provider: parameters of tool %q are not valid JSON", t.Name)
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
+	return writeTools(b, tools, func(t ToolSpec, params json.RawMessage, last bool) {
 		b.WriteString(`{"name":`)
 		writeString(b, t.Name)
 		if t.Description != "" {
@@ -147,13 +134,11 @@ func anthropicTools(b *bytes.Buffer, tools []ToolSpec) error {
 		}
 		b.WriteString(`,"input_schema":`)
 		b.Write(params)
-		if i == len(tools)-1 {
+		if last {
 			b.WriteString(CacheMarker)
 		}
 		b.WriteByte('}')
-	}
-	b.WriteByte(']')
-	return nil
+	})
 }
 
 // foreignToolLoop reports whether the conversation ends in a tool loop (the last assistant

@@ -158,25 +158,11 @@ func (a *antAcc) blockDelta(i int, ev *antEvent) {
 }
 
 func (a *antAcc) addText(b *antBlock, s string) {
-	if s == "" {
-		return
-	}
-	a.output = true
-	b.text.WriteString(s)
-	if a.h.OnText != nil {
-		a.h.OnText(s)
-	}
+	emit(&a.output, &b.text, s, a.h.OnText)
 }
 
 func (a *antAcc) addThinking(b *antBlock, s string) {
-	if s == "" {
-		return
-	}
-	a.output = true
-	b.text.WriteString(s)
-	if a.h.OnReasoning != nil {
-		a.h.OnReasoning(s)
-	}
+	emit(&a.output, &b.text, s, a.h.OnReasoning)
 }
 
 // response builds the Response: text and thinking joined for the row, tool_use blocks as

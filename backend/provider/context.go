@@ -2,6 +2,7 @@ package provider
 
 import (
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -33,27 +34,22 @@ var contextLengthPhrases = []string{
 // isContextLength reports whether a server's error code and message mean the request did not
 // fit in the model's context window.
 func isContextLength(code, message string) bool {
-	c := strings.ToLower(code)
-	for _, k := range contextLengthCodes {
-		if c == k {
-			return true
-		}
+	return says(code, message, contextLengthCodes, contextLengthPhrases)
+}
+
+// says reports whether a server's error code is one of codes (any case) or its message holds
+// one of phrases (lowercase): how each kind of refusal is recognised in the servers' words.
+func says(code, message string, codes, phrases []string) bool {
+	if slices.Contains(codes, strings.ToLower(code)) {
+		return true
 	}
 	m := strings.ToLower(message)
-	for _, p := range contextLengthPhrases {
-		if strings.Contains(m, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(phrases, func(p string) bool { return strings.Contains(m, p) })
 }
 
 // ContextExceeded reports whether err (a Response.Err) says the request was rejected for its
 // length: the model's context window is full. The runner compacts and retries once on it.
 func ContextExceeded(err error) bool {
 	var e *Error
-	if !errors.As(err, &e) {
-		return false
-	}
-	return e.Kind == KindContextLength
+	return errors.As(err, &e) && e.Kind == KindContextLength
 }

@@ -41,19 +41,7 @@ var textOnlyPhrases = []string{
 // isImageRejection reports whether a server's error code and message mean the request was
 // refused because of an image in it.
 func isImageRejection(code, message string) bool {
-	c := strings.ToLower(code)
-	for _, k := range imageCodes {
-		if c == k {
-			return true
-		}
-	}
-	m := strings.ToLower(message)
-	for _, p := range imagePhrases {
-		if strings.Contains(m, p) {
-			return true
-		}
-	}
-	return false
+	return says(code, message, imageCodes, imagePhrases)
 }
 
 // ImageRejected reports whether err (a Response.Err) says the server refused the request

@@ -326,7 +326,11 @@ func (c *conn) retry(ctx context.Context, origin Origin, h Handler, attempt func
 
 // Body is the request body Stream sends for req, byte for byte.
 func (c *Client) Body(req Request) ([]byte, error) {
-	w, err := c.Prepare(req)
+	return bodyBytes(c.Prepare(req))
+}
+
+// bodyBytes is a prepared body as the bytes it sends.
+func bodyBytes(w *WireBody, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -426,6 +430,23 @@ func buildBody(model string, units []unit, req Request, extra []byte) (*WireBody
 }
 
 func openAITools(b *bytes.Buffer, tools []ToolSpec) error {
+	return writeTools(b, tools, func(t ToolSpec, params json.RawMessage, _ bool) {
+		b.WriteString(`{"type":"function","function":{"name":`)
+		writeJSON(b, t.Name)
+		if t.Description != "" {
+			b.WriteString(`,"description":`)
+			writeJSON(b, t.Description)
+		}
+		b.WriteString(`,"parameters":`)
+		b.Write(params)
+		b.WriteString(`}}`)
+	})
+}
+
+// writeTools writes a request's "tools" array (nothing when there are none): each tool's
+// parameters checked (none is an object without properties; invalid JSON is an error), then
+// the tool written by one in its wire format, told whether it is the last.
+func writeTools(b *bytes.Buffer, tools []ToolSpec, one func(t ToolSpec, params json.RawMessage, last bool)) error {
 	if len(tools) == 0 {
 		return nil
 	}
@@ -440,15 +461,7 @@ func openAITools(b *bytes.Buffer, tools []ToolSpec) error {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`{"type":"function","function":{"name":`)
-		writeJSON(b, t.Name)
-		if t.Description != "" {
-			b.WriteString(`,"description":`)
-			writeJSON(b, t.Description)
-		}
-		b.WriteString(`,"parameters":`)
-		b.Write(params)
-		b.WriteString(`}}`)
+		one(t, params, i == len(tools)-1)
 	}
 	b.WriteByte(']')
 	return nil

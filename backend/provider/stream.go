@@ -106,9 +106,7 @@ func (c *Client) completion(ctx, actx context.Context, r io.Reader, acc *accumul
 		return Response{}, c.notOpenAI("got JSON that does not parse")
 	}
 	if m, code := errorObjectMessage(w.Error); m != "" {
-		e := c.newError(streamErrorKind(code, m), 0, m, nil)
-		e.Code = code
-		return acc.response(), e
+		return acc.response(), c.streamError(code, m)
 	}
 	if len(w.Choices) == 0 {
 		return Response{}, c.notOpenAI("got JSON without choices")
@@ -127,24 +125,16 @@ func (c *Client) result(ctx, actx context.Context, acc *accumulator, parseErr, r
 	case parseErr != nil:
 		return resp, c.newError(KindStream, 0, "a chunk that is not JSON: "+parseErr.Error(), nil)
 	case readErr != nil && !acc.finished:
-		e := c.transportError(readErr, context.Cause(actx), ctx)
-		if e.Kind == KindUnreachable {
-			e = c.newError(KindIncomplete, 0, "", readErr)
-		}
-		e.retryable = e.retryable && !acc.output
-		return resp, e
+		return resp, c.readCut(ctx, actx, readErr, acc.output)
 	case acc.streamErr != "":
-		e := c.newError(streamErrorKind(acc.errCode, acc.streamErr), 0, acc.streamErr, nil)
-		e.Code = acc.errCode
+		e := c.streamError(acc.errCode, acc.streamErr)
 		if resp.Status == StatusTruncated || resp.Status == StatusRefused {
 			resp.Err = e // the finish came first; keep the server's later word
 			return resp, nil
 		}
 		return resp, e
 	case !acc.finished && !acc.sawDone:
-		e := c.newError(KindIncomplete, 0, "", nil)
-		e.retryable = !acc.output
-		return resp, e
+		return resp, c.incomplete(acc.output)
 	case resp.Status == StatusProviderError:
 		return resp, c.newError(KindStream, 0, finishMessage(acc.finish), nil)
 	case resp.Status == StatusContextExceeded:
@@ -179,11 +169,18 @@ func got(contentType string) string {
 // ListModels asks GET /models for the model ids the server offers. It is
 // the "Test connection" call: its errors say plainly what went wrong.
 func (c *Client) ListModels(ctx context.Context) ([]string, error) {
+	return c.listModels(ctx, "models", c.header(nil), true, "got JSON without a model list")
+}
+
+// listModels asks GET path for the model ids the server offers, with header. sayType: a body
+// that is not a JSON object is named by its Content-Type ("got text/html"); noList is what a
+// body without a model list is called.
+func (c *conn) listModels(ctx context.Context, path string, header http.Header, sayType bool, noList string) ([]string, error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	wd := &watchdog{cancel: cancel}
 	defer wd.stop()
-	res, err := c.send(ctx, actx, wd, http.MethodGet, "models", nil, c.header(nil))
+	res, err := c.send(ctx, actx, wd, http.MethodGet, path, nil, header)
 	if err != nil {
 		return nil, err
 	}
@@ -192,23 +189,48 @@ func (c *Client) ListModels(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, c.transportError(err, context.Cause(actx), ctx)
 	}
-	ct := res.Header.Get("Content-Type")
+	if sayType && !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
+		return nil, c.newError(KindNotOpenAI, 0, got(res.Header.Get("Content-Type")), nil)
+	}
 	var l struct {
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
-		return nil, c.notOpenAI(got(ct))
-	}
 	if err := json.Unmarshal(b, &l); err != nil || l.Data == nil {
-		return nil, c.notOpenAI("got JSON without a model list")
+		return nil, c.newError(KindNotOpenAI, 0, noList, nil)
 	}
 	ids := make([]string, 0, len(l.Data))
 	for _, m := range l.Data {
 		ids = append(ids, m.ID)
 	}
 	return ids, nil
+}
+
+// streamError is an error object the server sent instead of (or inside) its answer, with its
+// code kept.
+func (c *conn) streamError(code, message string) *Error {
+	e := c.newError(streamErrorKind(code, message), 0, message, nil)
+	e.Code = code
+	return e
+}
+
+// readCut is a stream whose read failed before its end: a connection lost mid-answer is an
+// incomplete answer; retryable only before any output.
+func (c *conn) readCut(ctx, actx context.Context, readErr error, output bool) *Error {
+	e := c.transportError(readErr, context.Cause(actx), ctx)
+	if e.Kind == KindUnreachable {
+		e = c.newError(KindIncomplete, 0, "", readErr)
+	}
+	e.retryable = e.retryable && !output
+	return e
+}
+
+// incomplete is a stream that ended without its end; retryable only before any output.
+func (c *conn) incomplete(output bool) *Error {
+	e := c.newError(KindIncomplete, 0, "", nil)
+	e.retryable = !output
+	return e
 }
 
 // streamErrorKind classifies an error object sent inside a stream (OpenRouter sends a
