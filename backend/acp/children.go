@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	sdk "github.com/coder/acp-go-sdk"
-
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -37,7 +37,7 @@ type childView struct {
 
 // child returns the child the event belongs to, nil when it descends from no task call the
 // turn knows (then nothing of it is shown).
-func (t *turn) child(ev loop.Event) *childView {
+func (t *turn) child(ev bus.Event) *childView {
 	if k := t.kids[ev.SessionID]; k != nil {
 		return k
 	}
@@ -64,7 +64,7 @@ func (t *turn) child(ev loop.Event) *childView {
 }
 
 // relayChild tells the editor what a child session does (see above).
-func (t *turn) relayChild(ev loop.Event) {
+func (t *turn) relayChild(ev bus.Event) {
 	k := t.child(ev)
 	if k == nil {
 		return

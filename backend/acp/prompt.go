@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
-
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/loop"
@@ -47,7 +47,7 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	if err := await(ctx, s, prev); err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	var events <-chan loop.Event
+	var events <-chan bus.Event
 	unsubscribe := func() {}
 	defer func() { unsubscribe() }()
 	// Subscribed before the run starts, to the session it starts in (a fork's, for /regenerate).
@@ -149,11 +149,11 @@ func await(ctx context.Context, s *session, prev <-chan struct{}) error {
 // start (and theirs), to the returned channel until unsubscribe. The channel is unbuffered:
 // the bus queues for a reader that is busy (deltas merge, the rest waits), so follow must
 // read it until the run has finished.
-func subscribe(st *stack.Stack, sessionID string) (<-chan loop.Event, func()) {
-	events := make(chan loop.Event)
+func subscribe(st *stack.Stack, sessionID string) (<-chan bus.Event, func()) {
+	events := make(chan bus.Event)
 	ctx, cancel := context.WithCancel(context.Background())
 	family := map[string]bool{sessionID: true} // only the bus goroutine below touches it
-	exited := st.Runner.Bus().Subscribe(ctx, "", func(ev loop.Event) {
+	exited := st.Runner.Bus().Subscribe(ctx, "", func(ev bus.Event) {
 		if !family[ev.SessionID] {
 			if ev.ParentSessionID == "" || !family[ev.ParentSessionID] {
 				return // another session's

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
-
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -67,7 +67,7 @@ func (t *turn) send(u sdk.SessionUpdate) {
 // follow relays the run's events until it finishes. ctx ending (session/cancel's request
 // cancellation, the client leaving) cancels the run; follow still waits for its end, so the
 // journal is complete when the prompt returns.
-func (t *turn) follow(ctx context.Context, runID string, events <-chan loop.Event) loop.Result {
+func (t *turn) follow(ctx context.Context, runID string, events <-chan bus.Event) loop.Result {
 	defer func() { t.stop(); t.wg.Wait() }()
 	waited := make(chan struct{})
 	go func() {
@@ -104,7 +104,7 @@ func (t *turn) follow(ctx context.Context, runID string, events <-chan loop.Even
 	}
 }
 
-func (t *turn) relay(ev loop.Event) {
+func (t *turn) relay(ev bus.Event) {
 	switch p := ev.Payload.(type) {
 	case loop.DeltaPayload:
 		if ev.Type == loop.EventReasoningDelta {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -104,7 +105,7 @@ func (s *Service) restore(ctx context.Context, sessionID string, toSeq int64) er
 	if err != nil || len(rows) == 0 {
 		return nil // the restore is done; the page re-reads the rows when it opens the session
 	}
-	_, _ = st.Runner.Bus().Publish(ctx, loop.Event{SessionID: sessionID, Payload: loop.RowsStoredPayload{Rows: loop.RowsOf(rows)}})
+	_, _ = st.Runner.Bus().Publish(ctx, bus.Event{SessionID: sessionID, Payload: loop.RowsStoredPayload{Rows: loop.RowsOf(rows)}})
 	return nil
 }
 

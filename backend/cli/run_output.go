@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -57,7 +58,7 @@ func (p *runPrinter) waitFor(runID string, timeout time.Duration) {
 	}
 }
 
-func (p *runPrinter) print(e loop.Event) {
+func (p *runPrinter) print(e bus.Event) {
 	if f, ok := e.Payload.(loop.FilesChangedPayload); ok {
 		p.files.add(f.Changes)
 	}
@@ -87,7 +88,7 @@ func (p *runPrinter) line(format string, args ...any) {
 	fmt.Fprintf(p.out, format+"\n", args...)
 }
 
-func (p *runPrinter) text(e loop.Event) {
+func (p *runPrinter) text(e bus.Event) {
 	switch pl := e.Payload.(type) {
 	case loop.DeltaPayload:
 		if e.Type == loop.EventTextDelta && pl.Text != "" {
@@ -180,7 +181,7 @@ func runNewAsker(in io.Reader, errw io.Writer, db *store.DB, approver *tools.App
 }
 
 // onEvent takes the calls the runner announces as waiting for a person.
-func (a *runAsker) onEvent(e loop.Event) {
+func (a *runAsker) onEvent(e bus.Event) {
 	p, ok := e.Payload.(loop.ApprovalRequestedPayload)
 	if !ok {
 		return

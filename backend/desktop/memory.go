@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/loop"
 )
 
@@ -24,7 +25,7 @@ type memoryRelease struct {
 	timer *time.Timer
 }
 
-func (m *memoryRelease) offer(ev loop.Event) {
+func (m *memoryRelease) offer(ev bus.Event) {
 	if ev.Type != loop.EventRunFinished {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/loop"
 )
 
@@ -21,12 +22,12 @@ func retained() uint64 {
 // does not stay in the window's memory. Other events schedule nothing.
 func TestFreeHeapGoesBackToTheOSAfterARunFinishes(t *testing.T) {
 	m := &memoryRelease{delay: 10 * time.Millisecond}
-	m.offer(loop.Event{Type: loop.EventToolFinished})
+	m.offer(bus.Event{Type: loop.EventToolFinished})
 	if m.timer != nil {
 		t.Fatal("a tool_finished event scheduled a release")
 	}
 	garbage()
-	m.offer(loop.Event{Type: loop.EventRunFinished})
+	m.offer(bus.Event{Type: loop.EventRunFinished})
 	waitReleased(t, "run_finished")
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/notify"
 )
@@ -48,7 +49,7 @@ type notices struct {
 	c     *core
 	n     Notifier
 	show  func() // raises and focuses the window
-	queue chan loop.Event
+	queue chan bus.Event
 	mu    sync.Mutex
 	focus bool
 	shown map[string]uint32 // key -> id of a notification still up, to withdraw it
@@ -67,7 +68,7 @@ func (s *Services) StartNotifications(n Notifier, show func()) {
 	c := s.c
 	nt := c.notices
 	nt.mu.Lock()
-	nt.n, nt.show, nt.queue = n, show, make(chan loop.Event, 64)
+	nt.n, nt.show, nt.queue = n, show, make(chan bus.Event, 64)
 	nt.mu.Unlock()
 	ctx := c.context()
 	go nt.run(ctx)
@@ -103,7 +104,7 @@ func (nt *notices) setFocused(focused bool) {
 }
 
 // offer runs on the bus's goroutine: it only queues what may need a notification.
-func (nt *notices) offer(ev loop.Event) {
+func (nt *notices) offer(ev bus.Event) {
 	switch ev.Type {
 	case loop.EventApprovalRequested, loop.EventApprovalDecided, loop.EventRunFinished:
 	default:
@@ -131,7 +132,7 @@ func (nt *notices) run(ctx context.Context) {
 }
 
 // handle shows, or withdraws, the notification for one event.
-func (nt *notices) handle(ctx context.Context, ev loop.Event) {
+func (nt *notices) handle(ctx context.Context, ev bus.Event) {
 	switch p := ev.Payload.(type) {
 	case loop.ApprovalDecidedPayload:
 		nt.withdraw(ctx, approvalKey(ev.SessionID, ev.RunID, p.CallID))

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
@@ -140,7 +141,7 @@ func (s *Services) Startup(ctx context.Context, emit Emitter) {
 	// Loop events go out batched, one emit per frame (batch.go says why); the bus hands them
 	// to this subscriber in order, and the batcher keeps that order.
 	loopEvents := newBatcher(c.ctx, EventLoop, emit, batchInterval)
-	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev loop.Event) { loopEvents.add(ev) })
+	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev bus.Event) { loopEvents.add(ev) })
 	release := new(memoryRelease)
 	c.st.Runner.Bus().Subscribe(c.ctx, "", release.offer)
 	release.settle()

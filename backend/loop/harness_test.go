@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/extend"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
@@ -270,14 +271,14 @@ func pairingError(msgs []wireMessage) error {
 // recorder keeps every event a subscriber saw.
 type recorder struct {
 	mu     sync.Mutex
-	events []loop.Event
+	events []bus.Event
 	wake   chan struct{}
 }
 
-func record(t *testing.T, bus *loop.Bus, sessionID string) *recorder {
+func record(t *testing.T, b *bus.Bus, sessionID string) *recorder {
 	r := &recorder{wake: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
-	exited := bus.Subscribe(ctx, sessionID, func(e loop.Event) {
+	exited := b.Subscribe(ctx, sessionID, func(e bus.Event) {
 		r.mu.Lock()
 		r.events = append(r.events, e)
 		r.mu.Unlock()
@@ -290,14 +291,14 @@ func record(t *testing.T, bus *loop.Bus, sessionID string) *recorder {
 	return r
 }
 
-func (r *recorder) all() []loop.Event {
+func (r *recorder) all() []bus.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]loop.Event(nil), r.events...)
+	return append([]bus.Event(nil), r.events...)
 }
 
 // waitFor blocks until an event matching f was seen, and returns it.
-func (r *recorder) waitFor(t *testing.T, what string, f func(loop.Event) bool) loop.Event {
+func (r *recorder) waitFor(t *testing.T, what string, f func(bus.Event) bool) bus.Event {
 	t.Helper()
 	deadline := time.After(20 * time.Second)
 	for {
@@ -314,8 +315,8 @@ func (r *recorder) waitFor(t *testing.T, what string, f func(loop.Event) bool) l
 	}
 }
 
-func ofType(typ loop.EventType, runID string) func(loop.Event) bool {
-	return func(e loop.Event) bool { return e.Type == typ && (runID == "" || e.RunID == runID) }
+func ofType(typ loop.EventType, runID string) func(bus.Event) bool {
+	return func(e bus.Event) bool { return e.Type == typ && (runID == "" || e.RunID == runID) }
 }
 
 // unanswered lists the calls in rows that have no tool_result row.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/provider"
@@ -104,7 +105,7 @@ type Config struct {
 	Workspaces Workspaces
 	// Checkpoints, when not nil, records what each call that may change files changed.
 	Checkpoints Checkpointer
-	Bus         *Bus       // nil: a new bus (see Runner.Bus)
+	Bus         *bus.Bus   // nil: a new bus (see Runner.Bus)
 	Prices      PriceTable // per-model prices; models not listed cost nothing
 	Logger      *slog.Logger
 	Now         func() time.Time // nil: time.Now
@@ -286,7 +287,7 @@ var (
 // Runner runs agent loops, one goroutine per running session. It is safe for concurrent use.
 type Runner struct {
 	cfg  Config
-	bus  *Bus
+	bus  *bus.Bus
 	log  *slog.Logger
 	base context.Context
 	stop context.CancelFunc
@@ -309,7 +310,7 @@ func New(cfg Config) *Runner {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Bus == nil {
-		cfg.Bus = NewBus(cfg.Logger)
+		cfg.Bus = bus.New(cfg.Logger)
 	}
 	if cfg.PersistTimeout <= 0 {
 		cfg.PersistTimeout = 30 * time.Second
@@ -320,7 +321,7 @@ func New(cfg Config) *Runner {
 }
 
 // Bus is where the runner publishes its events.
-func (r *Runner) Bus() *Bus { return r.bus }
+func (r *Runner) Bus() *bus.Bus { return r.bus }
 
 // Start checks that the session can take a run and starts it on its own goroutine. The run's
 // row is written with the run's first rows, normally the prompt, in one transaction (doc.go,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -92,7 +93,7 @@ func TestARefusedImageIsExcludedAndTheCallRetriedOnce(t *testing.T) {
 	if b, err := h.db.GetBlob(ctx, big.Hash); err != nil || len(b.Data) == 0 {
 		t.Fatalf("the refused image is gone: %v", err)
 	}
-	h.rec.waitFor(t, "the exclusion row published", func(e loop.Event) bool {
+	h.rec.waitFor(t, "the exclusion row published", func(e bus.Event) bool {
 		p, ok := e.Payload.(loop.RowsStoredPayload)
 		return ok && len(p.Rows) == 1 && p.Rows[0].Kind == store.KindImageExcluded
 	})

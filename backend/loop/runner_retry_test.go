@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/provider"
@@ -38,7 +39,7 @@ func TestProviderRetriesArePublished(t *testing.T) {
 	if len(got) != 2 || got[0].Attempt != 1 || got[0].Of != 2 || got[0].Cause != "HTTP 500" || got[1].Attempt != 2 || got[1].Cause != "HTTP 502" {
 		t.Fatalf("retry events %+v; want attempts 1 and 2 of 2 after HTTP 500 and 502", got)
 	}
-	b, _ := json.Marshal(loop.Event{Type: loop.EventModelRetrying, SessionID: "s", RunID: id, Payload: got[0]})
+	b, _ := json.Marshal(bus.Event{Type: loop.EventModelRetrying, SessionID: "s", RunID: id, Payload: got[0]})
 	var flat map[string]any
 	if err := json.Unmarshal(b, &flat); err != nil || flat["type"] != "model_retrying" || flat["cause"] != "HTTP 500" {
 		t.Fatalf("the page's event: %s (%v)", b, err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/instructions"
@@ -469,7 +470,7 @@ func (rn *run) send(in Input) {
 func (rn *run) publish(p Payload) {
 	ctx, cancel := context.WithTimeout(rn.r.base, rn.r.cfg.PersistTimeout)
 	defer cancel()
-	if _, err := rn.r.bus.Publish(ctx, Event{SessionID: rn.spec.SessionID, RunID: rn.id, ParentCallID: rn.spec.parentCallID,
+	if _, err := rn.r.bus.Publish(ctx, bus.Event{SessionID: rn.spec.SessionID, RunID: rn.id, ParentCallID: rn.spec.parentCallID,
 		ParentSessionID: rn.spec.parentSession, Payload: p}); err != nil {
 		rn.r.log.Warn("event not delivered to every subscriber", "err", err)
 	}

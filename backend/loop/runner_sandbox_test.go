@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/sandbox"
@@ -74,7 +75,7 @@ func TestRunInModeSandboxed(t *testing.T) {
 	if !sandboxed["c1"] || !sandboxed["c2"] {
 		t.Errorf("tool_result rows sandboxed = %v; want both true (network still runs in the sandbox)", sandboxed)
 	}
-	fin := h.rec.waitFor(t, "tool_finished c1", func(e loop.Event) bool {
+	fin := h.rec.waitFor(t, "tool_finished c1", func(e bus.Event) bool {
 		p, ok := e.Payload.(loop.ToolFinishedPayload)
 		return ok && p.CallID == "c1"
 	})

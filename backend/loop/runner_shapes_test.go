@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -147,7 +148,7 @@ func TestLastRowsFailingEndTheRunAsError(t *testing.T) {
 	if len(runs) != 1 || runs[0].Status != "error" {
 		t.Fatalf("run rows %+v", runs)
 	}
-	rec.waitFor(t, "run_finished", func(e loop.Event) bool { return e.Type == loop.EventRunFinished })
+	rec.waitFor(t, "run_finished", func(e bus.Event) bool { return e.Type == loop.EventRunFinished })
 	for _, e := range rec.all() {
 		if e.Type == loop.EventAssistantMessage {
 			t.Fatalf("the lost answer was announced: %+v", e)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -97,7 +98,7 @@ func TestUndeliveredMessageStartsNextRun(t *testing.T) {
 	if res := h.wait(id); res.Status != loop.StopCompleted {
 		t.Fatalf("first run %+v", res)
 	}
-	next := h.rec.waitFor(t, "the next run's end", func(ev loop.Event) bool {
+	next := h.rec.waitFor(t, "the next run's end", func(ev bus.Event) bool {
 		p, ok := ev.Payload.(loop.RunFinishedPayload)
 		return ok && ev.RunID != id && p.Status == loop.StopCompleted
 	})

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -391,7 +392,7 @@ func TestNextRunCanStartOnRunFinished(t *testing.T) {
 	next := make(chan error, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	exited := h.runner.Bus().Subscribe(ctx, sid, func(e loop.Event) {
+	exited := h.runner.Bus().Subscribe(ctx, sid, func(e bus.Event) {
 		if e.Type == loop.EventRunFinished && e.Payload.(loop.RunFinishedPayload).Output == "first" {
 			_, err := h.runner.Start(context.Background(), loop.RunSpec{SessionID: sid, Prompt: "again", Model: "fake-model", Mode: tools.ModeAuto})
 			next <- err

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -26,7 +27,7 @@ func TestStopKeepsTheStreamedTextAndNotTheCutCalls(t *testing.T) {
 	sid := h.session()
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "explain the build"})
 	deltas := 0
-	h.rec.waitFor(t, "a few text deltas", func(e loop.Event) bool {
+	h.rec.waitFor(t, "a few text deltas", func(e bus.Event) bool {
 		if e.Type == loop.EventTextDelta && e.RunID == id {
 			deltas++
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -26,7 +27,7 @@ func lastBudget(h *harness, sid string) loop.BudgetPayload {
 // asynchronously, and the events of a run's last batch are published just before it.
 func finished(h *harness, sid string) {
 	h.t.Helper()
-	h.rec.waitFor(h.t, "run_finished of "+sid, func(e loop.Event) bool {
+	h.rec.waitFor(h.t, "run_finished of "+sid, func(e bus.Event) bool {
 		return e.Type == loop.EventRunFinished && e.SessionID == sid
 	})
 }

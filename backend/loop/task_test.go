@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -94,7 +95,7 @@ func TestTaskChildAnswerIsTheParentsToolResult(t *testing.T) {
 	if len(runs) != 1 || runs[0].Status != store.RunStatus(loop.StopCompleted) {
 		t.Fatalf("child runs %+v", runs)
 	}
-	fin := h.rec.waitFor(t, "child run_finished", func(e loop.Event) bool {
+	fin := h.rec.waitFor(t, "child run_finished", func(e bus.Event) bool {
 		return e.Type == loop.EventRunFinished && e.SessionID == child.ID
 	})
 	if fin.ParentCallID != "t1" {
@@ -217,7 +218,7 @@ func TestTaskStopOnTheParentStopsTheChild(t *testing.T) {
 	h.srv.EnqueueFor("[child]", fakeai.Stall(0))
 	sid := h.session()
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto})
-	h.rec.waitFor(t, "child run_started", func(e loop.Event) bool { return e.Type == loop.EventRunStarted && e.ParentCallID == "t1" })
+	h.rec.waitFor(t, "child run_started", func(e bus.Event) bool { return e.Type == loop.EventRunStarted && e.ParentCallID == "t1" })
 	waitFor(t, func() bool { return len(h.srv.Requests()) >= 2 }) // the child's model call is under way
 	h.runner.Cancel(sid)
 	if res := h.wait(id); res.Status != loop.StopCancelled {

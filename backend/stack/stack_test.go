@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
@@ -33,7 +34,7 @@ type env struct {
 	ws  string
 
 	mu        sync.Mutex
-	events    []loop.Event
+	events    []bus.Event
 	stop      func()
 	closeOnce sync.Once
 }
@@ -59,7 +60,7 @@ func newEnv(t *testing.T, dbPath string, configure func(db *store.DB) stack.Conf
 	}
 	e := &env{t: t, srv: srv, db: db, st: st}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := st.Runner.Bus().Subscribe(ctx, "", func(ev loop.Event) {
+	done := st.Runner.Bus().Subscribe(ctx, "", func(ev bus.Event) {
 		e.mu.Lock()
 		e.events = append(e.events, ev)
 		e.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 )
 
 // writeEvents writes the event names (constants, EVENT_TYPES, LOSSY_EVENTS), EventBase (what
-// loop.Event.MarshalJSON puts beside every payload) and LoopEvent, the union on "type".
+// bus.Event.MarshalJSON puts beside every payload) and LoopEvent, the union on "type".
 func writeEvents(b *bytes.Buffer, g *gen) {
 	b.WriteString("// Loop events (backend/loop/events.go). Every event arrives flat: the EventBase fields plus its\n")
 	b.WriteString("// payload's. seq grows by one per must-deliver event of a session; LOSSY_EVENTS carry the seq of\n")
@@ -33,7 +33,7 @@ func writeEvents(b *bytes.Buffer, g *gen) {
 	b.WriteString("export type EventType = (typeof EVENT_TYPES)[number];\n")
 	b.WriteString("/** Deltas: may be merged for a slow subscriber and do not advance seq. */\n")
 	fmt.Fprintf(b, "export const LOSSY_EVENTS: readonly EventType[] = [%s];\n\n", strings.Join(lossy, ", "))
-	b.WriteString(`/** Go: loop.Event (its MarshalJSON). parent_*: set on the events of a child session's run. */
+	b.WriteString(`/** Go: bus.Event (its MarshalJSON). parent_*: set on the events of a child session's run. */
 export interface EventBase {
   type: EventType;
   session_id: string;

@@ -28,7 +28,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** Deltas: may be merged for a slow subscriber and do not advance seq. */
 export const LOSSY_EVENTS: readonly EventType[] = [TEXT_DELTA, REASONING_DELTA, TOOL_OUTPUT];
 
-/** Go: loop.Event (its MarshalJSON). parent_*: set on the events of a child session's run. */
+/** Go: bus.Event (its MarshalJSON). parent_*: set on the events of a child session's run. */
 export interface EventBase {
   type: EventType;
   session_id: string;

@@ -1,19 +1,20 @@
-package loop
+package bus
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
 func TestBusOrderAndSeqPerSession(t *testing.T) {
-	bus := NewBus(nil)
+	bus := New(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
 	var got []Event
@@ -21,21 +22,21 @@ func TestBusOrderAndSeqPerSession(t *testing.T) {
 	exited := bus.Subscribe(ctx, "s1", func(e Event) {
 		mu.Lock()
 		got = append(got, e)
-		if e.Type == EventRunFinished {
+		if e.Type == core.EventRunFinished {
 			close(all)
 		}
 		mu.Unlock()
 	})
-	pub := func(session string, p Payload) {
+	pub := func(session string, p core.Payload) {
 		if _, err := bus.Publish(context.Background(), Event{SessionID: session, RunID: "r", Payload: p}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	pub("s1", RunStartedPayload{Prompt: "x"})
-	pub("s2", RunStartedPayload{Prompt: "other session"}) // not ours, and numbered apart
-	pub("s1", TextDelta("a"))
-	pub("s1", ToolStartedPayload{CallID: "c"})
-	pub("s1", RunFinishedPayload{Result: Result{Status: StopCompleted}})
+	pub("s1", core.RunStartedPayload{Prompt: "x"})
+	pub("s2", core.RunStartedPayload{Prompt: "other session"}) // not ours, and numbered apart
+	pub("s1", core.TextDelta("a"))
+	pub("s1", core.ToolStartedPayload{CallID: "c"})
+	pub("s1", core.RunFinishedPayload{Result: core.Result{Status: core.StopCompleted}})
 	<-all
 	cancel()
 	<-exited
@@ -68,7 +69,7 @@ func equalU(a, b []uint64) bool {
 // A subscriber that is stuck sees deltas merged into one, and must-deliver events all arrive,
 // in order, once it moves again.
 func TestBusCoalescesDeltasForSlowSubscriber(t *testing.T) {
-	bus := NewBus(nil)
+	bus := New(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	gate := make(chan struct{})
@@ -80,34 +81,34 @@ func TestBusCoalescesDeltasForSlowSubscriber(t *testing.T) {
 		mu.Lock()
 		got = append(got, e)
 		mu.Unlock()
-		if e.Type == EventRunFinished {
+		if e.Type == core.EventRunFinished {
 			close(done)
 		}
 	})
-	p := func(pl Payload) {
+	p := func(pl core.Payload) {
 		if _, err := bus.Publish(ctx, Event{SessionID: "s", RunID: "r", Payload: pl}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	p(RunStartedPayload{}) // the subscriber blocks on this one
+	p(core.RunStartedPayload{}) // the subscriber blocks on this one
 	for range 1000 {
-		p(TextDelta("x"))
+		p(core.TextDelta("x"))
 	}
-	p(ToolFinishedPayload{CallID: "c"})
+	p(core.ToolFinishedPayload{CallID: "c"})
 	for range 10 {
-		p(ToolOutputPayload{CallID: "c2", Text: "o"})
+		p(core.ToolOutputPayload{CallID: "c2", Text: "o"})
 	}
-	p(RunFinishedPayload{})
+	p(core.RunFinishedPayload{})
 	close(gate)
 	<-done
 	var text, out strings.Builder
 	var deltas int
 	for _, e := range got {
 		switch pl := e.Payload.(type) {
-		case DeltaPayload:
+		case core.DeltaPayload:
 			deltas++
 			text.WriteString(pl.Text)
-		case ToolOutputPayload:
+		case core.ToolOutputPayload:
 			out.WriteString(pl.Text)
 		}
 	}
@@ -117,14 +118,14 @@ func TestBusCoalescesDeltasForSlowSubscriber(t *testing.T) {
 	if deltas > 2 {
 		t.Errorf("%d text deltas delivered, want them merged", deltas)
 	}
-	if got[len(got)-1].Type != EventRunFinished || got[0].Type != EventRunStarted {
+	if got[len(got)-1].Type != core.EventRunFinished || got[0].Type != core.EventRunStarted {
 		t.Errorf("order broken: first %s last %s", got[0].Type, got[len(got)-1].Type)
 	}
 }
 
 // Must-deliver events are never dropped: a full queue makes the publisher wait.
 func TestBusBackPressure(t *testing.T) {
-	bus := NewBus(nil)
+	bus := New(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	gate := make(chan struct{})
@@ -139,7 +140,7 @@ func TestBusBackPressure(t *testing.T) {
 	published := make(chan error, 1)
 	go func() {
 		for i := 0; i < busQueue+10; i++ {
-			if _, err := bus.Publish(ctx, Event{SessionID: "s", Payload: ToolFinishedPayload{}}); err != nil {
+			if _, err := bus.Publish(ctx, Event{SessionID: "s", Payload: core.ToolFinishedPayload{}}); err != nil {
 				published <- err
 				return
 			}
@@ -157,14 +158,14 @@ func TestBusBackPressure(t *testing.T) {
 	}
 	// A publisher whose ctx ends stops waiting with an error.
 	stuck := make(chan struct{})
-	bus2 := NewBus(nil)
+	bus2 := New(nil)
 	bus2.Subscribe(ctx, "", func(Event) { <-stuck })
 	defer close(stuck)
 	pctx, pcancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer pcancel()
 	var err error
 	for i := 0; i < busQueue+2 && err == nil; i++ {
-		_, err = bus2.Publish(pctx, Event{SessionID: "s", Payload: UsagePayload{}})
+		_, err = bus2.Publish(pctx, Event{SessionID: "s", Payload: core.UsagePayload{}})
 	}
 	if err == nil {
 		t.Error("publishing into a full queue never reported the expired context")
@@ -173,14 +174,14 @@ func TestBusBackPressure(t *testing.T) {
 
 func TestBusContainsPanickingSubscriber(t *testing.T) {
 	var logs bytes.Buffer
-	bus := NewBus(slog.New(slog.NewTextHandler(&logs, nil)))
+	bus := New(slog.New(slog.NewTextHandler(&logs, nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
 	var calls int
 	bus.Subscribe(ctx, "", func(e Event) {
 		calls++
-		if e.Type == EventRunStarted {
+		if e.Type == core.EventRunStarted {
 			panic("boom")
 		}
 		close(done)
@@ -189,12 +190,12 @@ func TestBusContainsPanickingSubscriber(t *testing.T) {
 	okDone := make(chan struct{})
 	bus.Subscribe(ctx, "", func(e Event) {
 		okCalls++
-		if e.Type == EventRunFinished {
+		if e.Type == core.EventRunFinished {
 			close(okDone)
 		}
 	})
-	bus.Publish(ctx, Event{SessionID: "s", Payload: RunStartedPayload{}})
-	bus.Publish(ctx, Event{SessionID: "s", Payload: RunFinishedPayload{}})
+	bus.Publish(ctx, Event{SessionID: "s", Payload: core.RunStartedPayload{}})
+	bus.Publish(ctx, Event{SessionID: "s", Payload: core.RunFinishedPayload{}})
 	<-done
 	<-okDone
 	if calls != 2 || okCalls != 2 {
@@ -206,8 +207,8 @@ func TestBusContainsPanickingSubscriber(t *testing.T) {
 }
 
 func TestEventJSONIsFlat(t *testing.T) {
-	e := Event{Type: EventToolCall, SessionID: "s", RunID: "r", Seq: 7,
-		Payload: ToolCallPayload{ID: "c1", Name: "read_file", Arguments: json.RawMessage(`{"path":"a"}`)}}
+	e := Event{Type: core.EventToolCall, SessionID: "s", RunID: "r", Seq: 7,
+		Payload: core.ToolCallPayload{ID: "c1", Name: "read_file", Arguments: json.RawMessage(`{"path":"a"}`)}}
 	b, err := json.Marshal(e)
 	if err != nil {
 		t.Fatal(err)
@@ -217,25 +218,8 @@ func TestEventJSONIsFlat(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 	// run_finished repeats session_id and run_id once, not twice.
-	b, _ = json.Marshal(Event{Type: EventRunFinished, SessionID: "s", RunID: "r", Payload: RunFinishedPayload{Result: Result{SessionID: "s", RunID: "r"}}})
+	b, _ = json.Marshal(Event{Type: core.EventRunFinished, SessionID: "s", RunID: "r", Payload: core.RunFinishedPayload{Result: core.Result{SessionID: "s", RunID: "r"}}})
 	if strings.Count(string(b), `"run_id"`) != 1 {
 		t.Errorf("duplicate keys: %s", b)
-	}
-}
-
-// A payload field named like the envelope's "type" or "seq" would be dropped by MarshalJSON,
-// and its value lost on the way to the page (files_changed once lost its row seq that way).
-func TestPayloadFieldsDoNotShadowTheEnvelope(t *testing.T) {
-	for typ, p := range PayloadTypes() {
-		rt := reflect.TypeOf(p)
-		if rt.Kind() != reflect.Struct {
-			continue
-		}
-		for i := range rt.NumField() {
-			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
-			if name == "type" || name == "seq" {
-				t.Errorf("%s payload field %s is sent as %q, which the envelope overwrites", typ, rt.Field(i).Name, name)
-			}
-		}
 	}
 }

@@ -1,4 +1,6 @@
-package loop
+// Package bus delivers the runner's events to the front ends: each subscriber in publish order on
+// its own goroutine, numbered per session so a gap tells a subscriber it missed a stored event.
+package bus
 
 import (
 	"context"
@@ -7,6 +9,8 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
 // Event is one published event: a payload stamped with where it belongs and a per-session
@@ -14,7 +18,7 @@ import (
 // the Seq of the last must-deliver event before it and never advances it. So a subscriber that
 // sees a gap in Seq has missed something that was stored, and should re-fetch the session.
 type Event struct {
-	Type      EventType
+	Type      core.EventType
 	SessionID string
 	RunID     string
 	Seq       uint64
@@ -24,7 +28,7 @@ type Event struct {
 	// ParentSessionID is the session of that call (the window shows a child's progress and
 	// approvals on the parent's task card).
 	ParentSessionID string
-	Payload         Payload
+	Payload         core.Payload
 }
 
 // MarshalJSON writes one flat object: "type", "session_id", "run_id", "seq" and the payload's
@@ -104,8 +108,8 @@ type subscriber struct {
 	queue []Event
 }
 
-// NewBus makes a bus; log receives contained subscriber panics (nil: slog.Default()).
-func NewBus(log *slog.Logger) *Bus {
+// New makes a bus; log receives contained subscriber panics (nil: slog.Default()).
+func New(log *slog.Logger) *Bus {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -270,13 +274,13 @@ func merge(a, b Event) (Event, bool) {
 		return a, false
 	}
 	switch pa := a.Payload.(type) {
-	case DeltaPayload:
-		pb := b.Payload.(DeltaPayload)
+	case core.DeltaPayload:
+		pb := b.Payload.(core.DeltaPayload)
 		pa.Text += pb.Text
 		b.Payload = pa
 		return b, true
-	case ToolOutputPayload:
-		pb := b.Payload.(ToolOutputPayload)
+	case core.ToolOutputPayload:
+		pb := b.Payload.(core.ToolOutputPayload)
 		if pa.CallID != pb.CallID {
 			return a, false
 		}
