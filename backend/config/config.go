@@ -25,6 +25,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/loopdesk/loopdesk/backend/configfile"
 )
 
 // Preset is a well-known OpenAI-compatible endpoint the settings screen offers.
@@ -65,13 +67,9 @@ type Keys struct {
 
 // ConfigDir is $XDG_CONFIG_HOME/loopdesk (default ~/.config/loopdesk).
 func ConfigDir() (string, error) {
-	base := os.Getenv("XDG_CONFIG_HOME")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find the config dir: %w", err)
-		}
-		base = filepath.Join(home, ".config")
+	base, err := configfile.Base()
+	if err != nil {
+		return "", fmt.Errorf("find the config dir: %w", err)
 	}
 	return filepath.Join(base, "loopdesk"), nil
 }

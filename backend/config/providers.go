@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/loopdesk/loopdesk/backend/configfile"
 )
 
 // Kind is a provider's wire format.
@@ -68,18 +70,11 @@ func ProvidersPath() (string, error) {
 // LoadProviders reads and validates the file at path. A missing file is no providers (only
 // the default one exists then). Every error names the file and, where it applies, the entry.
 func LoadProviders(path string) (ProvidersFile, error) {
-	data, err := os.ReadFile(path)
+	f, err := configfile.Read(path, "providers file", parseProviders)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ProvidersFile{Providers: []Provider{}}, nil
 	}
-	if err != nil {
-		return ProvidersFile{}, fmt.Errorf("providers file %s: %w", path, err)
-	}
-	f, err := parseProviders(data)
-	if err != nil {
-		return ProvidersFile{}, fmt.Errorf("providers file %s: %w", path, err)
-	}
-	return f, nil
+	return f, err
 }
 
 // parseProviders is strict: an unknown field is a typo the person should hear about (a
@@ -89,7 +84,7 @@ func parseProviders(data []byte) (ProvidersFile, error) {
 		Providers []json.RawMessage `json:"providers"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return ProvidersFile{}, describeJSONError(data, err)
+		return ProvidersFile{}, configfile.DescribeJSONError(data, err)
 	}
 	out := ProvidersFile{Providers: make([]Provider, 0, len(raw.Providers))}
 	for i, body := range raw.Providers {
@@ -125,23 +120,7 @@ func fieldError(body []byte, err error) error {
 		return fmt.Errorf("unknown field %s (want name, kind, base_url, api_key_env, api_key_file, models, thinking_budget)",
 			strings.TrimPrefix(msg, "json: unknown field "))
 	}
-	return describeJSONError(body, err)
-}
-
-// describeJSONError adds the line and column to a syntax error, which encoding/json
-// reports only as a byte offset.
-func describeJSONError(data []byte, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
-		col := int(se.Offset) - bytes.LastIndexByte(data[:se.Offset], '\n') - 1
-		return fmt.Errorf("line %d, column %d: %w", line, col, err)
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Errorf("field %q: %s where %s was expected", te.Field, te.Value, te.Type)
-	}
-	return err
+	return configfile.DescribeJSONError(body, err)
 }
 
 var (
@@ -252,39 +231,10 @@ func SaveProviders(path string, f ProvidersFile) error {
 	}
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err == nil {
-		err = writePrivate(path, append(data, '\n'))
+		err = configfile.WritePrivate(path, ".providers-*.json", append(data, '\n'))
 	}
 	if err != nil {
 		return fmt.Errorf("save providers file %s: %w", path, err)
 	}
 	return nil
-}
-
-// writePrivate replaces path with data through a 0600 temporary file renamed over it.
-func writePrivate(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".providers-*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // a no-op after the rename
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -1,17 +1,17 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/loopdesk/loopdesk/backend/configfile"
 )
 
 // Transport names as the config file and `loopdesk mcp list --json` spell them.
@@ -143,13 +143,9 @@ func validateServer(name string, s ServerConfig) error {
 
 // DefaultPath is $XDG_CONFIG_HOME/loopdesk/mcp.json (~/.config/loopdesk/mcp.json).
 func DefaultPath() (string, error) {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find the MCP config file: %w", err)
-		}
-		dir = filepath.Join(home, ".config")
+	dir, err := configfile.Base()
+	if err != nil {
+		return "", fmt.Errorf("find the MCP config file: %w", err)
 	}
 	return filepath.Join(dir, "loopdesk", "mcp.json"), nil
 }
@@ -182,15 +178,7 @@ func LoadConfig(paths ...string) (Config, error) {
 // Load reads one config file. A missing file is an error wrapping
 // fs.ErrNotExist; a file without "mcpServers" is an empty config.
 func Load(path string) (Config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Config{}, fmt.Errorf("MCP config %s: %w", path, err)
-	}
-	cfg, err := parseConfig(data)
-	if err != nil {
-		return Config{}, fmt.Errorf("MCP config %s: %w", path, err)
-	}
-	return cfg, nil
+	return configfile.Read(path, "MCP config", parseConfig)
 }
 
 func parseConfig(data []byte) (Config, error) {
@@ -198,33 +186,17 @@ func parseConfig(data []byte) (Config, error) {
 		Servers map[string]json.RawMessage `json:"mcpServers"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return Config{}, describeJSONError(data, err)
+		return Config{}, configfile.DescribeJSONError(data, err)
 	}
 	cfg := Config{Servers: make(map[string]ServerConfig, len(raw.Servers))}
 	for name, body := range raw.Servers {
 		var s ServerConfig
 		if err := json.Unmarshal(body, &s); err != nil {
-			return Config{}, fmt.Errorf("server %q: %w", name, describeJSONError(body, err))
+			return Config{}, fmt.Errorf("server %q: %w", name, configfile.DescribeJSONError(body, err))
 		}
 		cfg.Servers[name] = s
 	}
 	return cfg, cfg.Validate()
-}
-
-// describeJSONError adds the line and column to a syntax error, which
-// encoding/json reports only as a byte offset.
-func describeJSONError(data []byte, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
-		col := int(se.Offset) - bytes.LastIndexByte(data[:se.Offset], '\n') - 1
-		return fmt.Errorf("line %d, column %d: %w", line, col, err)
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Errorf("field %q: %s where %s was expected", te.Field, te.Value, te.Type)
-	}
-	return err
 }
 
 // Save writes cfg to path atomically (a temporary file renamed over it), mode
@@ -241,39 +213,10 @@ func Save(path string, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("save MCP config %s: %w", path, err)
 	}
-	if err := writeAtomic(path, append(data, '\n')); err != nil {
+	if err := configfile.WritePrivate(path, ".mcp-*.json", append(data, '\n')); err != nil {
 		return fmt.Errorf("save MCP config %s: %w", path, err)
 	}
 	return nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".mcp-*.json")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op after the rename
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // ImportClaudeDesktop reads the servers of a Claude Desktop config file
