@@ -7,6 +7,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -70,18 +71,18 @@ func (t *turn) relayChild(ev bus.Event) {
 		return
 	}
 	switch p := ev.Payload.(type) {
-	case loop.RunStartedPayload:
+	case core.RunStartedPayload:
 		k.step = "thinking"
-	case loop.ToolCallPayload:
+	case core.ToolCallPayload:
 		if p.Name == loop.TaskTool {
 			var args map[string]any
 			_ = json.Unmarshal(p.Arguments, &args)
 			k.tasks[p.ID] = args
 		}
 		return
-	case loop.ToolStartedPayload:
+	case core.ToolStartedPayload:
 		k.step, k.calls = "running "+p.Name, k.calls+1
-	case loop.ApprovalRequestedPayload:
+	case core.ApprovalRequestedPayload:
 		k.step = "waiting for your approval of " + p.Name
 		c := t.announceChildCall(k, p)
 		t.wg.Add(1)
@@ -89,12 +90,12 @@ func (t *turn) relayChild(ev bus.Event) {
 			defer t.wg.Done()
 			t.askChildPermission(k.id, k.meta(), p, c)
 		}()
-	case loop.ToolFinishedPayload:
+	case core.ToolFinishedPayload:
 		k.step = "thinking"
 		if id := childCallID(k.id, p.CallID); t.calls[id] != nil {
 			t.send(t.finish(id, p.Name, p.Content, p.IsError))
 		}
-	case loop.RunFinishedPayload:
+	case core.RunFinishedPayload:
 		k.step = string(p.Result.Status)
 	default:
 		return
@@ -123,7 +124,7 @@ func childCallID(childSession, callID string) string { return childSession + "/"
 
 // announceChildCall shows a child's call waiting for the person as a call of the prompted
 // session, labelled with the child, and returns what the editor was told.
-func (t *turn) announceChildCall(k *childView, p loop.ApprovalRequestedPayload) callView {
+func (t *turn) announceChildCall(k *childView, p core.ApprovalRequestedPayload) callView {
 	id := childCallID(k.id, p.CallID)
 	u := t.startCall(id, p.Name, p.Arguments)
 	c := t.calls[id]
@@ -136,7 +137,7 @@ func (t *turn) announceChildCall(k *childView, p loop.ApprovalRequestedPayload) 
 // askChildPermission asks the editor about a child's call (allow or reject once) and answers
 // the approver in the child's session. As askPermission, it gives up when the prompt's run
 // ends: the child's run has then ended too (Stop on the parent stops its children).
-func (t *turn) askChildPermission(childSession string, meta map[string]any, p loop.ApprovalRequestedPayload, c callView) {
+func (t *turn) askChildPermission(childSession string, meta map[string]any, p core.ApprovalRequestedPayload, c callView) {
 	call := tools.Call{ID: p.CallID, Name: p.Name, Arguments: string(p.Arguments)}
 	req := sdk.RequestPermissionRequest{SessionId: sdk.SessionId(t.to), Meta: meta,
 		Options: []sdk.PermissionOption{

@@ -8,8 +8,7 @@ import (
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
-
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
 )
 
@@ -17,29 +16,29 @@ import (
 // last message (docs/acp.md has the same table).
 func TestStopReasonMapping(t *testing.T) {
 	cases := []struct {
-		status  loop.StopReason
+		status  core.StopReason
 		want    sdk.StopReason
 		message bool
 	}{
-		{loop.StopCompleted, sdk.StopReasonEndTurn, false},
-		{loop.StopMaxTurns, sdk.StopReasonMaxTurnRequests, true},
-		{loop.StopMaxToolCalls, sdk.StopReasonMaxTurnRequests, true},
-		{loop.StopLoopDetected, sdk.StopReasonMaxTurnRequests, true},
-		{loop.StopTokenBudget, sdk.StopReasonMaxTokens, true},
-		{loop.StopCostBudget, sdk.StopReasonMaxTokens, true},
-		{loop.StopContextExceeded, sdk.StopReasonMaxTokens, true},
-		{loop.StopTruncated, sdk.StopReasonMaxTokens, true},
-		{loop.StopRefused, sdk.StopReasonRefusal, true},
-		{loop.StopCancelled, sdk.StopReasonCancelled, false},
-		{loop.StopTimeout, sdk.StopReasonEndTurn, true},
-		{loop.StopProviderError, sdk.StopReasonEndTurn, true},
-		{loop.StopError, sdk.StopReasonEndTurn, true},
+		{core.StopCompleted, sdk.StopReasonEndTurn, false},
+		{core.StopMaxTurns, sdk.StopReasonMaxTurnRequests, true},
+		{core.StopMaxToolCalls, sdk.StopReasonMaxTurnRequests, true},
+		{core.StopLoopDetected, sdk.StopReasonMaxTurnRequests, true},
+		{core.StopTokenBudget, sdk.StopReasonMaxTokens, true},
+		{core.StopCostBudget, sdk.StopReasonMaxTokens, true},
+		{core.StopContextExceeded, sdk.StopReasonMaxTokens, true},
+		{core.StopTruncated, sdk.StopReasonMaxTokens, true},
+		{core.StopRefused, sdk.StopReasonRefusal, true},
+		{core.StopCancelled, sdk.StopReasonCancelled, false},
+		{core.StopTimeout, sdk.StopReasonEndTurn, true},
+		{core.StopProviderError, sdk.StopReasonEndTurn, true},
+		{core.StopError, sdk.StopReasonEndTurn, true},
 	}
 	for _, c := range cases {
 		if got := StopReason(c.status); got != c.want {
 			t.Errorf("%s -> %s, want %s", c.status, got, c.want)
 		}
-		msg := stopMessage(loop.Result{Status: c.status, Error: "why"})
+		msg := stopMessage(core.Result{Status: c.status, Error: "why"})
 		if (msg != "") != c.message || (c.message && !strings.Contains(msg, string(c.status)+" — why")) {
 			t.Errorf("%s: last message %q", c.status, msg)
 		}

@@ -7,8 +7,7 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
-
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -44,7 +43,7 @@ func permissionOptions(rule stack.RuleInput) []sdk.PermissionOption {
 // approver with what the person chose. It gives up when the run ends (t.ask): the approver
 // has then withdrawn the call, so no answer is owed. c is a copy of what the client was told
 // about the call (this runs on its own goroutine; the turn's map belongs to follow).
-func (t *turn) askPermission(p loop.ApprovalRequestedPayload, c callView) {
+func (t *turn) askPermission(p core.ApprovalRequestedPayload, c callView) {
 	call := tools.Call{ID: p.CallID, Name: p.Name, Arguments: string(p.Arguments)}
 	rule := stack.SuggestRule(t.s.id, call)
 	req := sdk.RequestPermissionRequest{SessionId: sdk.SessionId(t.to), Options: permissionOptions(rule),

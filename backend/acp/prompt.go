@@ -12,6 +12,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -103,7 +104,7 @@ func (a *Agent) start(ctx context.Context, s *session, run chat.Run, plain bool)
 
 // resultMeta is Loopdesk's own account of the run, under _meta.loopdesk: the run id (the
 // journal's key) and the exact status and totals ACP's stop reasons cannot carry.
-func resultMeta(r loop.Result) map[string]any {
+func resultMeta(r core.Result) map[string]any {
 	return map[string]any{"loopdesk": map[string]any{"runId": r.RunID, "status": r.Status, "error": r.Error,
 		"turns": r.Turns, "toolCalls": r.ToolCalls, "inputTokens": r.InputTokens, "outputTokens": r.OutputTokens,
 		"costUsd": r.CostUSD}}
@@ -234,17 +235,17 @@ func (a *Agent) storeImages(ctx context.Context, imgs [][]byte) ([]loop.ImageRef
 
 // StopReason maps a Loopdesk run status to ACP's stop reason (docs/acp.md lists it): the
 // statuses ACP has no word for end with the nearest one, and stopMessage says why.
-func StopReason(s loop.StopReason) sdk.StopReason {
+func StopReason(s core.StopReason) sdk.StopReason {
 	switch s {
-	case loop.StopCompleted:
+	case core.StopCompleted:
 		return sdk.StopReasonEndTurn
-	case loop.StopMaxTurns, loop.StopMaxToolCalls, loop.StopLoopDetected:
+	case core.StopMaxTurns, core.StopMaxToolCalls, core.StopLoopDetected:
 		return sdk.StopReasonMaxTurnRequests
-	case loop.StopTokenBudget, loop.StopTruncated, loop.StopContextExceeded, loop.StopCostBudget:
+	case core.StopTokenBudget, core.StopTruncated, core.StopContextExceeded, core.StopCostBudget:
 		return sdk.StopReasonMaxTokens
-	case loop.StopRefused:
+	case core.StopRefused:
 		return sdk.StopReasonRefusal
-	case loop.StopCancelled:
+	case core.StopCancelled:
 		return sdk.StopReasonCancelled
 	}
 	return sdk.StopReasonEndTurn // timeout, provider_error, error
@@ -252,9 +253,9 @@ func StopReason(s loop.StopReason) sdk.StopReason {
 
 // stopMessage is the final agent message of a run that did not simply complete: Loopdesk's
 // own status and reason, which ACP's stop reasons cannot carry.
-func stopMessage(r loop.Result) string {
+func stopMessage(r core.Result) string {
 	switch r.Status {
-	case loop.StopCompleted, loop.StopCancelled, "":
+	case core.StopCompleted, core.StopCancelled, "":
 		return ""
 	}
 	msg := fmt.Sprintf("\n\n[Loopdesk stopped the run: %s", r.Status)
@@ -266,15 +267,15 @@ func stopMessage(r loop.Result) string {
 
 // runStatus reads a finished run's result from the store, for a run whose run_finished
 // event this prompt did not see.
-func runStatus(ctx context.Context, db *store.DB, sessionID, runID string) loop.Result {
+func runStatus(ctx context.Context, db *store.DB, sessionID, runID string) core.Result {
 	runs, err := db.ListRuns(ctx, sessionID)
 	if err != nil {
-		return loop.Result{Status: loop.StopError, Error: err.Error()}
+		return core.Result{Status: core.StopError, Error: err.Error()}
 	}
 	for _, r := range runs {
 		if r.ID == runID {
-			return loop.Result{Status: loop.StopReason(r.Status), Error: r.Error, RunID: runID}
+			return core.Result{Status: core.StopReason(r.Status), Error: r.Error, RunID: runID}
 		}
 	}
-	return loop.Result{Status: loop.StopError, Error: "the run's record is missing", RunID: runID}
+	return core.Result{Status: core.StopError, Error: "the run's record is missing", RunID: runID}
 }

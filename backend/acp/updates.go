@@ -12,6 +12,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -67,7 +68,7 @@ func (t *turn) send(u sdk.SessionUpdate) {
 // follow relays the run's events until it finishes. ctx ending (session/cancel's request
 // cancellation, the client leaving) cancels the run; follow still waits for its end, so the
 // journal is complete when the prompt returns.
-func (t *turn) follow(ctx context.Context, runID string, events <-chan bus.Event) loop.Result {
+func (t *turn) follow(ctx context.Context, runID string, events <-chan bus.Event) core.Result {
 	defer func() { t.stop(); t.wg.Wait() }()
 	waited := make(chan struct{})
 	go func() {
@@ -86,7 +87,7 @@ func (t *turn) follow(ctx context.Context, runID string, events <-chan bus.Event
 			if ev.RunID != runID {
 				continue
 			}
-			if fin, ok := ev.Payload.(loop.RunFinishedPayload); ok {
+			if fin, ok := ev.Payload.(core.RunFinishedPayload); ok {
 				return fin.Result
 			}
 			t.relay(ev)
@@ -106,26 +107,26 @@ func (t *turn) follow(ctx context.Context, runID string, events <-chan bus.Event
 
 func (t *turn) relay(ev bus.Event) {
 	switch p := ev.Payload.(type) {
-	case loop.DeltaPayload:
-		if ev.Type == loop.EventReasoningDelta {
+	case core.DeltaPayload:
+		if ev.Type == core.EventReasoningDelta {
 			t.send(sdk.UpdateAgentThoughtText(p.Text))
 		} else {
 			t.send(sdk.UpdateAgentMessageText(p.Text))
 		}
-	case loop.ToolCallPayload:
+	case core.ToolCallPayload:
 		t.send(t.startCall(p.ID, p.Name, p.Arguments))
-	case loop.ApprovalRequestedPayload:
+	case core.ApprovalRequestedPayload:
 		c := *t.call(p.CallID)
 		t.wg.Add(1)
 		go func() {
 			defer t.wg.Done()
 			t.askPermission(p, c)
 		}()
-	case loop.ToolStartedPayload:
+	case core.ToolStartedPayload:
 		t.send(t.update(p.CallID, sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
-	case loop.ToolOutputPayload:
+	case core.ToolOutputPayload:
 		t.send(t.output(p.CallID, p.Text))
-	case loop.ToolFinishedPayload:
+	case core.ToolFinishedPayload:
 		t.send(t.finish(p.CallID, p.Name, p.Content, p.IsError))
 		if u, ok := t.plan(p); ok {
 			t.send(u)
@@ -250,7 +251,7 @@ func title(name string, args map[string]any) string {
 	str := func(k string) string { s, _ := args[k].(string); return s }
 	switch name {
 	case "run_shell_command":
-		return "Run `" + loop.Cut(str("command"), 120) + "`"
+		return "Run `" + core.Cut(str("command"), 120) + "`"
 	case "read_file":
 		return "Read " + str("path")
 	case "write_file":
@@ -285,7 +286,7 @@ func absPath(workspace, p string) string {
 
 // plan is the ACP plan update an update_plan call that succeeded makes: its steps as entries,
 // in order, with their status.
-func (t *turn) plan(p loop.ToolFinishedPayload) (sdk.SessionUpdate, bool) {
+func (t *turn) plan(p core.ToolFinishedPayload) (sdk.SessionUpdate, bool) {
 	if p.Name != store.UpdatePlanTool || p.IsError {
 		return sdk.SessionUpdate{}, false
 	}

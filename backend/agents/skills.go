@@ -14,10 +14,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
+	"gopkg.in/yaml.v3"
 )
 
 // The skill folders, in the order they are read: a name found twice keeps the first.

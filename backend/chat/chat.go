@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -110,7 +111,7 @@ func (s *Service) title(ctx context.Context, sess store.Session, prompt string) 
 	if prompt == "" || (sess.Title != "" && sess.Title != DefaultTitle) {
 		return
 	}
-	_ = s.cfg.Stack.DB.RenameSession(context.WithoutCancel(ctx), sess.ID, loop.Title(prompt))
+	_ = s.cfg.Stack.DB.RenameSession(context.WithoutCancel(ctx), sess.ID, core.Title(prompt))
 }
 
 // Send delivers text to the session: queued on its running run, which hands it to the

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -23,8 +24,8 @@ const (
 
 // Retryable are the ends of a run that Retry runs again from: the model failed or the run
 // was stopped before it finished, so the last message has no complete answer.
-var Retryable = []loop.StopReason{loop.StopProviderError, loop.StopTimeout, loop.StopError, loop.StopCancelled,
-	loop.StopReason(store.RunInterrupted)}
+var Retryable = []core.StopReason{core.StopProviderError, core.StopTimeout, core.StopError, core.StopCancelled,
+	core.StopReason(store.RunInterrupted)}
 
 // Edit forks the session just before the person's message at seq, sends text as the new
 // message in the fork and starts a run there (r's Prompt is text).
@@ -61,7 +62,7 @@ func (s *Service) Retry(ctx context.Context, sessionID string, r Run) (string, e
 	if len(runs) == 0 {
 		return "", fmt.Errorf("%w: the session has no run to retry", stack.ErrInvalidInput)
 	}
-	if last := runs[len(runs)-1]; !slices.Contains(Retryable, loop.StopReason(last.Status)) {
+	if last := runs[len(runs)-1]; !slices.Contains(Retryable, core.StopReason(last.Status)) {
 		return "", fmt.Errorf("%w: the last run ended %s; there is nothing to retry", stack.ErrInvalidInput, last.Status)
 	}
 	return s.Start(ctx, sessionID, resumed(r))

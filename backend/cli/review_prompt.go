@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -14,19 +14,19 @@ import (
 // the window's; here a hunk is kept or dropped. Without a terminal the call is
 // denied, as in mode ask.
 
-func (a *runAsker) propose(p loop.ApprovalRequestedPayload) {
+func (a *runAsker) propose(p core.ApprovalRequestedPayload) {
 	if len(p.Hunks) == 0 {
 		return
 	}
 	a.propMu.Lock()
 	defer a.propMu.Unlock()
 	if a.proposals == nil {
-		a.proposals = map[string][]loop.ProposedHunk{}
+		a.proposals = map[string][]core.ProposedHunk{}
 	}
 	a.proposals[p.CallID] = p.Hunks
 }
 
-func (a *runAsker) takeProposal(callID string) []loop.ProposedHunk {
+func (a *runAsker) takeProposal(callID string) []core.ProposedHunk {
 	a.propMu.Lock()
 	defer a.propMu.Unlock()
 	hs := a.proposals[callID]
@@ -34,11 +34,11 @@ func (a *runAsker) takeProposal(callID string) []loop.ProposedHunk {
 	return hs
 }
 
-func (a *runAsker) review(p tools.Pending, hs []loop.ProposedHunk, lines <-chan string) {
+func (a *runAsker) review(p tools.Pending, hs []core.ProposedHunk, lines <-chan string) {
 	deny := func(reason string) {
 		_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: tools.ByPerson, Reason: reason})
 	}
-	fmt.Fprintf(a.errw, "? review %s %s: %d hunk(s)\n", p.Call.Name, loop.Cut(p.Call.Arguments, 80), len(hs))
+	fmt.Fprintf(a.errw, "? review %s %s: %d hunk(s)\n", p.Call.Name, core.Cut(p.Call.Arguments, 80), len(hs))
 	var choices []tools.HunkChoice
 	for _, h := range hs {
 		fmt.Fprintf(a.errw, "%s", patchClean(h.Patch))

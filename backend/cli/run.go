@@ -17,6 +17,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/sandbox"
 	"github.com/loopdesk/loopdesk/backend/stack"
@@ -424,7 +425,7 @@ func runAgentWith(ctx context.Context, o *runOptions, start runStart, stdin io.R
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	finished := make(chan loop.Result, 1)
+	finished := make(chan core.Result, 1)
 	go func() {
 		res, _ := runner.Wait(context.Background(), runID) // Wait only fails on ctx or an unknown id
 		finished <- res
@@ -571,15 +572,15 @@ func runCheckDir(o *runOptions) error {
 	return nil
 }
 
-func runExitCode(s loop.StopReason) int {
+func runExitCode(s core.StopReason) int {
 	switch {
-	case s == loop.StopCompleted:
+	case s == core.StopCompleted:
 		return runExitCompleted
 	case s.IsBound():
 		return runExitBound
-	case s == loop.StopCancelled, s == loop.StopHook:
+	case s == core.StopCancelled, s == core.StopHook:
 		return runExitCancelled
-	case s == loop.StopTruncated, s == loop.StopRefused, s == loop.StopProviderError:
+	case s == core.StopTruncated, s == core.StopRefused, s == core.StopProviderError:
 		return runExitModel
 	}
 	return runExitOther

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
 // What `loopdesk run` does with the person's flags is said, never done silently: a flag that
@@ -37,13 +37,13 @@ func thinkingBudget(ps config.Providers, name string, flag *int) (budget int, no
 
 // imagesDropped names the --image files the run's model is not sent, with why (reason from
 // loop.Vision.TextOnly; "" when it is sent them).
-func imagesDropped(paths []string, reason string) []loop.DroppedImage {
+func imagesDropped(paths []string, reason string) []core.DroppedImage {
 	if reason == "" {
 		return nil
 	}
-	out := make([]loop.DroppedImage, len(paths))
+	out := make([]core.DroppedImage, len(paths))
 	for i, p := range paths {
-		out[i] = loop.DroppedImage{Path: p, Reason: reason}
+		out[i] = core.DroppedImage{Path: p, Reason: reason}
 	}
 	return out
 }

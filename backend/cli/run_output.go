@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -71,11 +72,11 @@ func (p *runPrinter) print(e bus.Event) {
 		}
 	} else if e.ParentCallID == "" {
 		p.text(e)
-	} else if f, ok := e.Payload.(loop.RunFinishedPayload); ok {
+	} else if f, ok := e.Payload.(core.RunFinishedPayload); ok {
 		// A child's stream would interleave with its parent's: the text output names its end.
 		p.line("[child session %s of call %s: %s]", e.SessionID, e.ParentCallID, f.Status)
 	}
-	if e.Type == loop.EventRunFinished {
+	if e.Type == core.EventRunFinished {
 		close(p.done(e.RunID))
 	}
 }
@@ -90,19 +91,19 @@ func (p *runPrinter) line(format string, args ...any) {
 
 func (p *runPrinter) text(e bus.Event) {
 	switch pl := e.Payload.(type) {
-	case loop.DeltaPayload:
-		if e.Type == loop.EventTextDelta && pl.Text != "" {
+	case core.DeltaPayload:
+		if e.Type == core.EventTextDelta && pl.Text != "" {
 			fmt.Fprint(p.out, pl.Text)
 			p.midLine = !strings.HasSuffix(pl.Text, "\n")
 		}
-	case loop.AssistantMessagePayload:
+	case core.AssistantMessagePayload:
 		if p.midLine {
 			fmt.Fprintln(p.out)
 			p.midLine = false
 		}
-	case loop.ToolCallPayload:
-		p.line("→ %s %s", pl.Name, loop.Cut(string(pl.Arguments), 201))
-	case loop.ApprovalDecidedPayload:
+	case core.ToolCallPayload:
+		p.line("→ %s %s", pl.Name, core.Cut(string(pl.Arguments), 201))
+	case core.ApprovalDecidedPayload:
 		if !pl.Approved {
 			p.denied[pl.CallID] = true
 			msg := "✗ denied by " + pl.By
@@ -111,7 +112,7 @@ func (p *runPrinter) text(e bus.Event) {
 			}
 			p.line("%s", msg)
 		}
-	case loop.ToolFinishedPayload:
+	case core.ToolFinishedPayload:
 		if p.denied[pl.CallID] {
 			delete(p.denied, pl.CallID) // ids repeat across turns on some servers
 			return
@@ -129,17 +130,17 @@ func (p *runPrinter) text(e bus.Event) {
 		if pl.Sandboxed {
 			where = " [sandboxed]"
 		}
-		p.line("%s %s%s: %s", mark, pl.Name, where, loop.Cut(first, 201))
-	case loop.CompactedPayload:
+		p.line("%s %s%s: %s", mark, pl.Name, where, core.Cut(first, 201))
+	case core.CompactedPayload:
 		p.line("… earlier history summarised (through row %d)", pl.ThroughSeq)
-	case loop.BudgetPayload:
+	case core.BudgetPayload:
 		for _, w := range pl.Warnings {
 			if !p.warned[e.RunID+w] {
 				p.warned[e.RunID+w] = true
 				p.line("! %s budget nearly used", w)
 			}
 		}
-	case loop.RunFinishedPayload:
+	case core.RunFinishedPayload:
 		msg := fmt.Sprintf("■ %s: %d turns, %d tool calls, %d+%d tokens, $%.4f", pl.Status, pl.Turns, pl.ToolCalls,
 			pl.InputTokens, pl.OutputTokens, pl.CostUSD)
 		if pl.Error != "" {
@@ -170,7 +171,7 @@ type runAsker struct {
 	quit  chan struct{}
 	// proposals are the hunks of calls waiting in mode review, by call id (review_prompt.go).
 	propMu    sync.Mutex
-	proposals map[string][]loop.ProposedHunk
+	proposals map[string][]core.ProposedHunk
 	stopOnce  sync.Once
 	wg        sync.WaitGroup
 }
@@ -182,7 +183,7 @@ func runNewAsker(in io.Reader, errw io.Writer, db *store.DB, approver *tools.App
 
 // onEvent takes the calls the runner announces as waiting for a person.
 func (a *runAsker) onEvent(e bus.Event) {
-	p, ok := e.Payload.(loop.ApprovalRequestedPayload)
+	p, ok := e.Payload.(core.ApprovalRequestedPayload)
 	if !ok {
 		return
 	}
@@ -256,7 +257,7 @@ func (a *runAsker) prompt(p tools.Pending, lines <-chan string) {
 	}
 	for {
 		fmt.Fprintf(a.errw, "? %sallow %s %s%s\n  [y] yes  [n] no  [a] always allow %s in this session  [r] no, with a reason: ",
-			who, p.Call.Name, loop.Cut(p.Call.Arguments, 301), shellReach(p), p.Call.Name)
+			who, p.Call.Name, core.Cut(p.Call.Arguments, 301), shellReach(p), p.Call.Name)
 		answer, ok := a.read(lines)
 		if !ok {
 			_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: tools.ByPerson, Reason: "no answer (end of input)"})

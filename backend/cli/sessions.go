@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/transcript"
@@ -481,7 +481,7 @@ func sessSummary(r store.Chunk) string {
 			line += ": " + p.Reason
 		}
 	}
-	return loop.Cut(sessClean(line), 160)
+	return core.Cut(sessClean(line), 160)
 }
 
 // sessClean makes stored text safe for a terminal: newlines and tabs become

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -156,7 +156,7 @@ func humanValue(v any) string {
 			return "no limit"
 		}
 		return x
-	case loop.Price:
+	case core.Price:
 		s := fmt.Sprintf("$%g in / $%g out", x.InputPerMTok, x.OutputPerMTok)
 		if x.CacheReadPerMTok != 0 || x.CacheWritePerMTok != 0 {
 			s += fmt.Sprintf(" / $%g cache read / $%g cache write", x.CacheReadPerMTok, x.CacheWritePerMTok)

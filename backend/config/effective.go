@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -57,7 +58,7 @@ type Resolved struct {
 	ApprovalMode tools.Mode
 	// Limits are the run's budgets with the price and context window of Model
 	// (its table entries, or flags).
-	Limits         loop.Limits
+	Limits         core.Limits
 	Prices         []Price
 	ContextWindows []ContextWindow
 	// Vision is the saved per-model vision table (vision.go); VisionOf reads it.

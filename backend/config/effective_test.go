@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -15,7 +15,7 @@ import (
 // budgets over it, except where a flag names the value.
 func TestRunSpecFromSettingsThenSessionThenFlags(t *testing.T) {
 	b := config.Budgets{MaxTurns: 7, MaxToolCalls: 9, MaxTokens: 1000, MaxCostUSD: 0.5, TimeoutSeconds: 60}
-	prices := []config.Price{{Model: "big", Price: loop.Price{InputPerMTok: 5, OutputPerMTok: 15}}}
+	prices := []config.Price{{Model: "big", Price: core.Price{InputPerMTok: 5, OutputPerMTok: 15}}}
 	windows := []config.ContextWindow{{Model: "big", Tokens: 32768}}
 	r := config.Resolved{Model: "big", ApprovalMode: tools.ModeReadOnly, Limits: config.ModelLimits(b, prices, windows, "big")}
 	spec := r.RunSpec("s1", "/w", "hi", "")

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
 // The settings the window saves and every front end reads (Effective): budgets, prices and
@@ -38,18 +38,18 @@ var DefaultBudgets = Budgets{MaxTurns: 50, MaxToolCalls: 200, TimeoutSeconds: 18
 
 // Limits are the budgets as the loop takes them (0 is no limit): the one conversion from
 // what Settings saves to what a run is bound by.
-func (b Budgets) Limits() loop.Limits {
-	return loop.Limits{MaxTurns: b.MaxTurns, MaxToolCalls: b.MaxToolCalls, MaxTokens: b.MaxTokens,
+func (b Budgets) Limits() core.Limits {
+	return core.Limits{MaxTurns: b.MaxTurns, MaxToolCalls: b.MaxToolCalls, MaxTokens: b.MaxTokens,
 		MaxCostUSD: b.MaxCostUSD, Timeout: time.Duration(b.TimeoutSeconds) * time.Second}
 }
 
-// Price is one row of the saved price table: a model and what it costs (loop.Price, the one
+// Price is one row of the saved price table: a model and what it costs (core.Price, the one
 // price type: US dollars per million tokens; cache reads and writes are parts of the input
 // priced apart, 0 prices them as input). Its JSON is flat; as in a run's limits an unset cache
 // price is left out, and `settings --json` writes the table with both (cli.savedPrices).
 type Price struct {
 	Model string `json:"model"`
-	loop.Price
+	core.Price
 }
 
 // Invalid says a rate is negative or not a number.
@@ -93,7 +93,7 @@ func ContextWindowOf(windows []ContextWindow, model string) int64 {
 
 // ModelLimits are a run's limits: the budgets, with model's price and context window from
 // the tables.
-func ModelLimits(b Budgets, prices []Price, windows []ContextWindow, model string) loop.Limits {
+func ModelLimits(b Budgets, prices []Price, windows []ContextWindow, model string) core.Limits {
 	l := b.Limits()
 	l.Price = PriceOf(prices, model).Price
 	l.ContextWindow = ContextWindowOf(windows, model)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -68,14 +69,14 @@ func (c *core) runSpec(ctx context.Context, s store.Session) (loop.RunSpec, erro
 func (h *Chat) Cancel(sessionID string) { h.c.st.Runner.Cancel(sessionID) }
 
 // PendingApprovals lists the session's calls waiting for the person.
-func (h *Chat) PendingApprovals(sessionID string) []loop.ApprovalRequestedPayload {
+func (h *Chat) PendingApprovals(sessionID string) []loopcore.ApprovalRequestedPayload {
 	return h.c.pending(sessionID)
 }
 
 // pending lists the session's waiting calls in the shape approval_requested carries them.
-func (c *core) pending(sessionID string) []loop.ApprovalRequestedPayload {
+func (c *core) pending(sessionID string) []loopcore.ApprovalRequestedPayload {
 	ps := c.st.Approver.Pending(sessionID)
-	out := make([]loop.ApprovalRequestedPayload, len(ps))
+	out := make([]loopcore.ApprovalRequestedPayload, len(ps))
 	for i, p := range ps {
 		out[i] = loop.PendingView(p)
 	}
@@ -182,7 +183,7 @@ func checkArguments(args string) error {
 		return fmt.Errorf("%w: the edited arguments are not valid JSON: %v", ErrInvalidInput, err)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return fmt.Errorf("%w: the edited arguments must be a JSON object, not %s", ErrInvalidInput, loop.JSONKind(v))
+		return fmt.Errorf("%w: the edited arguments must be a JSON object, not %s", ErrInvalidInput, loopcore.JSONKind(v))
 	}
 	return nil
 }

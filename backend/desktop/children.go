@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/loopdesk/loopdesk/backend/loop"
+	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -23,10 +23,10 @@ type ChildView struct {
 	// Step is what it is doing, in the words of the live card ("running read_file").
 	Step string `json:"step"`
 	// ToolCalls, Tokens and Cost are what it used over its runs, its own children included.
-	ToolCalls int                             `json:"tool_calls"`
-	Tokens    int64                           `json:"tokens"`
-	Cost      float64                         `json:"cost"`
-	Pending   []loop.ApprovalRequestedPayload `json:"pending"`
+	ToolCalls int                                 `json:"tool_calls"`
+	Tokens    int64                               `json:"tokens"`
+	Cost      float64                             `json:"cost"`
+	Pending   []loopcore.ApprovalRequestedPayload `json:"pending"`
 }
 
 // Children lists the child sessions the task calls of session id started, oldest first.

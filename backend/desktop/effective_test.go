@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/loop"
+	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -26,7 +26,7 @@ func saveFromWindow(t *testing.T, keys config.Keys) (*store.DB, string) {
 	_, err = SettingsStore{DB: db, Keys: keys, Getenv: func(string) string { return "" }}.Save(ctx, SettingsInput{
 		BaseURL: "http://localhost:11434/v1", Model: "qwen3", APIKey: "sk-saved-secret", ApprovalMode: "read-only",
 		Budgets:        Budgets{MaxTurns: 7, MaxToolCalls: 9, MaxTokens: 1000, MaxCostUSD: 0.5, TimeoutSeconds: 60},
-		Prices:         []Price{{Model: "qwen3", Price: loop.Price{InputPerMTok: 1, OutputPerMTok: 2}}, {Model: "big", Price: loop.Price{InputPerMTok: 5, OutputPerMTok: 15}}},
+		Prices:         []Price{{Model: "qwen3", Price: loopcore.Price{InputPerMTok: 1, OutputPerMTok: 2}}, {Model: "big", Price: loopcore.Price{InputPerMTok: 5, OutputPerMTok: 15}}},
 		ContextWindows: []ContextWindow{{Model: "qwen3", Tokens: 32768}},
 	})
 	if err != nil {

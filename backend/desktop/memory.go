@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/bus"
-	"github.com/loopdesk/loopdesk/backend/loop"
+	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
 // releaseDelay is how long after the last run_finished the window gives memory back: long
@@ -26,7 +26,7 @@ type memoryRelease struct {
 }
 
 func (m *memoryRelease) offer(ev bus.Event) {
-	if ev.Type != loop.EventRunFinished {
+	if ev.Type != loopcore.EventRunFinished {
 		return
 	}
 	m.schedule()

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/bus"
-	"github.com/loopdesk/loopdesk/backend/loop"
+	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
 var sink [][]byte
@@ -22,12 +22,12 @@ func retained() uint64 {
 // does not stay in the window's memory. Other events schedule nothing.
 func TestFreeHeapGoesBackToTheOSAfterARunFinishes(t *testing.T) {
 	m := &memoryRelease{delay: 10 * time.Millisecond}
-	m.offer(bus.Event{Type: loop.EventToolFinished})
+	m.offer(bus.Event{Type: loopcore.EventToolFinished})
 	if m.timer != nil {
 		t.Fatal("a tool_finished event scheduled a release")
 	}
 	garbage()
-	m.offer(bus.Event{Type: loop.EventRunFinished})
+	m.offer(bus.Event{Type: loopcore.EventRunFinished})
 	waitReleased(t, "run_finished")
 }
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/bus"
-	"github.com/loopdesk/loopdesk/backend/loop"
+	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/notify"
 )
 
@@ -106,7 +106,7 @@ func (nt *notices) setFocused(focused bool) {
 // offer runs on the bus's goroutine: it only queues what may need a notification.
 func (nt *notices) offer(ev bus.Event) {
 	switch ev.Type {
-	case loop.EventApprovalRequested, loop.EventApprovalDecided, loop.EventRunFinished:
+	case loopcore.EventApprovalRequested, loopcore.EventApprovalDecided, loopcore.EventRunFinished:
 	default:
 		return
 	}
@@ -134,12 +134,12 @@ func (nt *notices) run(ctx context.Context) {
 // handle shows, or withdraws, the notification for one event.
 func (nt *notices) handle(ctx context.Context, ev bus.Event) {
 	switch p := ev.Payload.(type) {
-	case loop.ApprovalDecidedPayload:
+	case loopcore.ApprovalDecidedPayload:
 		nt.withdraw(ctx, approvalKey(ev.SessionID, ev.RunID, p.CallID))
-	case loop.ApprovalRequestedPayload:
+	case loopcore.ApprovalRequestedPayload:
 		nt.notify(ctx, approvalKey(ev.SessionID, ev.RunID, p.CallID), FocusCard{ev.SessionID, ev.RunID, p.CallID},
 			"Approval needed: "+p.Name, nt.sessionTitle(ctx, ev.SessionID)+"\n"+p.Name+" "+oneLine(string(p.Arguments), 120))
-	case loop.RunFinishedPayload:
+	case loopcore.RunFinishedPayload:
 		nt.notify(ctx, "run:"+ev.SessionID+":"+ev.RunID, FocusCard{SessionID: ev.SessionID, RunID: ev.RunID},
 			"Run "+runOutcome(p.Status), nt.sessionTitle(ctx, ev.SessionID)+"\n"+oneLine(runSummary(p.Result), 160))
 	}
@@ -211,18 +211,18 @@ func approvalKey(session, run, call string) string {
 	return fmt.Sprintf("approval:%s:%s:%s", session, run, call)
 }
 
-func runOutcome(s loop.StopReason) string {
+func runOutcome(s loopcore.StopReason) string {
 	switch s {
-	case loop.StopCompleted:
+	case loopcore.StopCompleted:
 		return "finished"
-	case loop.StopCancelled:
+	case loopcore.StopCancelled:
 		return "stopped"
 	default:
 		return "ended: " + strings.ReplaceAll(string(s), "_", " ")
 	}
 }
 
-func runSummary(r loop.Result) string {
+func runSummary(r loopcore.Result) string {
 	if r.Error != "" {
 		return r.Error
 	}

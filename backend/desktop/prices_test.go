@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopdesk/loopdesk/backend/config"
-	"github.com/loopdesk/loopdesk/backend/loop"
+	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -22,10 +22,10 @@ func TestPricesCarryCacheReadAndWrite(t *testing.T) {
 	defer db.Close()
 	keys := config.Keys{Dir: t.TempDir(), Getenv: func(string) string { return "" }}
 	st := SettingsStore{DB: db, Keys: keys, Getenv: func(string) string { return "" }}
-	claude := Price{Model: "claude", Price: loop.Price{InputPerMTok: 3, OutputPerMTok: 15, CacheReadPerMTok: 0.3, CacheWritePerMTok: 3.75}}
+	claude := Price{Model: "claude", Price: loopcore.Price{InputPerMTok: 3, OutputPerMTok: 15, CacheReadPerMTok: 0.3, CacheWritePerMTok: 3.75}}
 	in := SettingsInput{BaseURL: "http://localhost:8080/v1", Model: "claude", Prices: []Price{claude}}
 	bad := in
-	bad.Prices = []Price{{Model: "x", Price: loop.Price{CacheWritePerMTok: -1}}}
+	bad.Prices = []Price{{Model: "x", Price: loopcore.Price{CacheWritePerMTok: -1}}}
 	if _, err := st.Save(ctx, bad); err == nil || !strings.Contains(err.Error(), `the price of "x" cannot be negative`) {
 		t.Fatalf("a negative cache price: %v", err)
 	}
@@ -36,7 +36,7 @@ func TestPricesCarryCacheReadAndWrite(t *testing.T) {
 	if len(saved.Prices) != 1 || saved.Prices[0] != claude {
 		t.Fatalf("saved prices %+v", saved.Prices)
 	}
-	want := loop.Price{InputPerMTok: 3, OutputPerMTok: 15, CacheReadPerMTok: 0.3, CacheWritePerMTok: 3.75}
+	want := loopcore.Price{InputPerMTok: 3, OutputPerMTok: 15, CacheReadPerMTok: 0.3, CacheWritePerMTok: 3.75}
 	if got := saved.RunSpec("s", "/w", "hi").Limits.Price; got != want {
 		t.Fatalf("window run price %+v, want %+v", got, want)
 	}
@@ -46,7 +46,7 @@ func TestPricesCarryCacheReadAndWrite(t *testing.T) {
 	}
 	// A run of another model (the session's) takes that model's price.
 	r.UseModel("local", config.Overrides{})
-	if r.Limits.Price != (loop.Price{}) {
+	if r.Limits.Price != (loopcore.Price{}) {
 		t.Fatalf("an unlisted model costs %+v", r.Limits.Price)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -29,7 +29,7 @@ func TestReopenedTimeMeterShowsTheRunsOwnTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	limits, _ := json.Marshal(loop.Limits{Timeout: 30 * time.Minute})
+	limits, _ := json.Marshal(core.Limits{Timeout: 30 * time.Minute})
 	run, _, err := db.StartRunWith(ctx, store.NewRun{SessionID: s.ID, Model: "fake-model", Limits: limits},
 		store.NewChunk{Kind: store.KindUser, Payload: store.UserPayload{Text: "rewrite a.txt"}})
 	if err != nil {
@@ -46,13 +46,13 @@ func TestReopenedTimeMeterShowsTheRunsOwnTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var clockMeter *loop.Meter
+	var clockMeter *core.Meter
 	for i := range view.Meters {
-		if view.Meters[i].Key == loop.MeterTime {
+		if view.Meters[i].Key == core.MeterTime {
 			clockMeter = &view.Meters[i]
 		}
 	}
-	if clockMeter == nil || clockMeter.Value != 120 || clockMeter.Limit != 1800 || clockMeter.Level != loop.LevelOK {
+	if clockMeter == nil || clockMeter.Value != 120 || clockMeter.Limit != 1800 || clockMeter.Level != core.LevelOK {
 		t.Fatalf("the reopened Time meter: %+v; want the run's own 2m of 30m, not 42m over the limit", clockMeter)
 	}
 }

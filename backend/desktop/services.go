@@ -15,6 +15,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/stack"
@@ -188,19 +189,19 @@ type SessionSummary struct {
 // SessionView is one session with everything the window shows of it when it opens. Meters
 // are what the meters show while no run is going: the last run's, against its limits.
 type SessionView struct {
-	Session      Session                         `json:"session"`
-	Rows         []loop.StoredRow                `json:"rows"`
-	Runs         []store.Run                     `json:"runs"`
-	Pending      []loop.ApprovalRequestedPayload `json:"pending"`
-	RunningRunID string                          `json:"running_run_id"`
-	Running      []loop.RunningCall              `json:"running"` // the running run's executing calls (Chat.Live)
-	Meters       []loop.Meter                    `json:"meters"`
-	Sandbox      SandboxView                     `json:"sandbox"` // what the next run's shell commands get
+	Session      Session                             `json:"session"`
+	Rows         []loop.StoredRow                    `json:"rows"`
+	Runs         []store.Run                         `json:"runs"`
+	Pending      []loopcore.ApprovalRequestedPayload `json:"pending"`
+	RunningRunID string                              `json:"running_run_id"`
+	Running      []loop.RunningCall                  `json:"running"` // the running run's executing calls (Chat.Live)
+	Meters       []loopcore.Meter                    `json:"meters"`
+	Sandbox      SandboxView                         `json:"sandbox"` // what the next run's shell commands get
 	// Mode is the mode the window keeps for the session; Totals what all its runs used;
 	// Queued the messages waiting for the running run's next tool boundary.
-	Mode   store.SessionMode    `json:"mode"`
-	Totals store.Totals         `json:"totals"`
-	Queued []loop.QueuedMessage `json:"queued"`
+	Mode   store.SessionMode        `json:"mode"`
+	Totals store.Totals             `json:"totals"`
+	Queued []loopcore.QueuedMessage `json:"queued"`
 	// Budgets are the session's own budgets (a nil field: the saved default).
 	Budgets store.SessionBudgets `json:"budgets"`
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -313,7 +313,7 @@ func TestSettingsPersistAndAreValidated(t *testing.T) {
 		{BaseURL: "http://x/v1", Model: ""},
 		{BaseURL: "http://x/v1", Model: "m", ApprovalMode: "yolo"},
 		{BaseURL: "http://x/v1", Model: "m", Budgets: desktop.Budgets{MaxTurns: -1}},
-		{BaseURL: "http://x/v1", Model: "m", Prices: []desktop.Price{{Model: "a", Price: loop.Price{InputPerMTok: -1}}}},
+		{BaseURL: "http://x/v1", Model: "m", Prices: []desktop.Price{{Model: "a", Price: core.Price{InputPerMTok: -1}}}},
 		{BaseURL: "http://x/v1", Model: "m", ContextWindows: []desktop.ContextWindow{{Model: "a", Tokens: 10}}},
 	}
 	for _, in := range bad {
@@ -326,7 +326,7 @@ func TestSettingsPersistAndAreValidated(t *testing.T) {
 	}
 	in := desktop.SettingsInput{BaseURL: "http://localhost:11434/v1/", Model: "llama3.2", APIKey: "k", ApprovalMode: "read-only",
 		Budgets: desktop.Budgets{MaxTurns: 7, MaxCostUSD: 1.5}, Theme: "dark",
-		Prices:         []desktop.Price{{Model: "gpt-x", Price: loop.Price{InputPerMTok: 2, OutputPerMTok: 8}}},
+		Prices:         []desktop.Price{{Model: "gpt-x", Price: core.Price{InputPerMTok: 2, OutputPerMTok: 8}}},
 		ContextWindows: []desktop.ContextWindow{{Model: "llama3.2", Tokens: 8192}}}
 	s, err = app.SaveSettings(in)
 	if err != nil || !s.Configured || s.BaseURL != "http://localhost:11434/v1" || !s.HasKey || s.KeySource != "file" ||

@@ -10,6 +10,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -117,7 +118,7 @@ func exportName(s store.Session) string {
 		}
 		return r
 	}, s.Title)
-	return fmt.Sprintf("%s (%s).jsonl", strings.TrimSpace(loop.Cut(name, 41)), s.ID)
+	return fmt.Sprintf("%s (%s).jsonl", strings.TrimSpace(loopcore.Cut(name, 41)), s.ID)
 }
 
 // OpenSession returns a session with its rows, runs, pending approvals and idle meters, and
@@ -194,12 +195,12 @@ func (s *Sessions) Runs(id string) ([]store.Run, error) {
 // idleMeters are the meters of the session's last run against the limits it ran under, with
 // the context fill the next request would have. kids is what the run's children used: it
 // counted in the run's meters (and against its limits) while it ran.
-func idleMeters(runs []store.Run, chunks []store.Chunk, system string, kids store.Totals) ([]loop.Meter, error) {
+func idleMeters(runs []store.Run, chunks []store.Chunk, system string, kids store.Totals) ([]loopcore.Meter, error) {
 	if len(runs) == 0 {
-		return []loop.Meter{}, nil
+		return []loopcore.Meter{}, nil
 	}
 	last := runs[len(runs)-1]
-	limits, err := loop.ParseLimits(last.Limits)
+	limits, err := loopcore.ParseLimits(last.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +212,7 @@ func idleMeters(runs []store.Run, chunks []store.Chunk, system string, kids stor
 	if last.EndedAt.IsZero() {
 		elapsed = time.Since(last.StartedAt)
 	}
-	return loop.Meters(loop.MeterInput{Turns: last.Turns + kids.Turns, ToolCalls: last.ToolCalls + kids.ToolCalls,
+	return loopcore.Meters(loopcore.MeterInput{Turns: last.Turns + kids.Turns, ToolCalls: last.ToolCalls + kids.ToolCalls,
 		Tokens: last.InputTokens + last.OutputTokens + kids.InputTokens + kids.OutputTokens, CostUSD: last.CostUSD + kids.Cost,
 		Elapsed: elapsed, ContextTokens: ctxTokens, Limits: limits}), nil
 }

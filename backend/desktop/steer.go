@@ -7,6 +7,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -22,7 +23,7 @@ const ExecutePrompt = "Execute the plan above, step by step."
 // QueuedMessages lists the session's queued messages: those waiting for the running run's
 // next tool boundary, or, with no run going, those a stopped run left (they are stored, so
 // a crash or a restart shows them again).
-func (h *Chat) QueuedMessages(sessionID string) ([]loop.QueuedMessage, error) {
+func (h *Chat) QueuedMessages(sessionID string) ([]loopcore.QueuedMessage, error) {
 	return h.c.st.Runner.Queued(h.c.context(), sessionID)
 }
 
@@ -147,7 +148,7 @@ func (s *Sessions) Instructions(id string) ([]InstructionFile, error) {
 	out := make([]InstructionFile, len(files))
 	for i, f := range files {
 		out[i] = InstructionFile{Scope: string(f.Scope), Path: f.Path, SHA256: f.SHA256, Bytes: f.Bytes,
-			Truncated: f.Truncated, Warning: f.Warning(), Preview: loop.Cut(f.Content, previewChars)}
+			Truncated: f.Truncated, Warning: f.Warning(), Preview: loopcore.Cut(f.Content, previewChars)}
 	}
 	return out, nil
 }
@@ -190,11 +191,11 @@ func (s *Sessions) importFile(path string) (Session, error) {
 type LiveView struct {
 	// Seq is the session's latest event when the read began: the read reflects every event up
 	// to it (and maybe later ones).
-	Seq          uint64                          `json:"seq"`
-	RunningRunID string                          `json:"running_run_id"`
-	Pending      []loop.ApprovalRequestedPayload `json:"pending"`
-	Running      []loop.RunningCall              `json:"running"`
-	Queued       []loop.QueuedMessage            `json:"queued"`
+	Seq          uint64                              `json:"seq"`
+	RunningRunID string                              `json:"running_run_id"`
+	Pending      []loopcore.ApprovalRequestedPayload `json:"pending"`
+	Running      []loop.RunningCall                  `json:"running"`
+	Queued       []loopcore.QueuedMessage            `json:"queued"`
 }
 
 // Live reads the session's LiveView. The run is read first: a call pending or a message

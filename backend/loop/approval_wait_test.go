@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -34,7 +35,7 @@ func TestApprovalWaitDoesNotCountAgainstTheTimeBudget(t *testing.T) {
 		fakeai.Text("Rewrote a.txt."))
 	sid := h.session()
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "rewrite a.txt", Mode: tools.ModeAsk,
-		Limits: loop.Limits{Timeout: 30 * time.Minute}})
+		Limits: core.Limits{Timeout: 30 * time.Minute}})
 	var p tools.Pending
 	select {
 	case p = <-h.pending:
@@ -46,17 +47,17 @@ func TestApprovalWaitDoesNotCountAgainstTheTimeBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := h.wait(id)
-	if res.Status != loop.StopCompleted || res.Output != "Rewrote a.txt." {
+	if res.Status != core.StopCompleted || res.Output != "Rewrote a.txt." {
 		t.Fatalf("after a 40-minute wait for approval under a 30-minute budget: %s %q (%s)", res.Status, res.Output, res.Error)
 	}
 	if b, err := os.ReadFile(filepath.Join(h.ws, "a.txt")); err != nil || string(b) != "beta\n" {
 		t.Fatalf("a.txt = %q, %v: the approved call did not run", b, err)
 	}
-	var clockMeter *loop.Meter
+	var clockMeter *core.Meter
 	for _, ev := range h.rec.all() {
-		if b, ok := ev.Payload.(loop.BudgetPayload); ok {
+		if b, ok := ev.Payload.(core.BudgetPayload); ok {
 			for i := range b.Meters {
-				if b.Meters[i].Key == loop.MeterTime {
+				if b.Meters[i].Key == core.MeterTime {
 					clockMeter = &b.Meters[i]
 				}
 			}

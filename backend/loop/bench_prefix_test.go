@@ -13,6 +13,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -21,7 +22,7 @@ import (
 // prefixSession runs a scripted 30-turn session (three prompts, each nine tool turns and an
 // answer) through the runner and the real client over loopback, and returns every request
 // body the fake received and the runs' results.
-func prefixSession(b *testing.B, mk func(srv *fakeai.Server) provider.Model, dialect fakeai.Dialect, model string) ([][]byte, []loop.Result) {
+func prefixSession(b *testing.B, mk func(srv *fakeai.Server) provider.Model, dialect fakeai.Dialect, model string) ([][]byte, []core.Result) {
 	srv, err := fakeai.Start()
 	if err != nil {
 		b.Fatal(err)
@@ -55,7 +56,7 @@ func prefixSession(b *testing.B, mk func(srv *fakeai.Server) provider.Model, dia
 		b.Fatal(err)
 	}
 	system := strings.Repeat("You are a careful engineer working in this folder. Read before you write; say what you did. ", 30)
-	var results []loop.Result
+	var results []core.Result
 	for run := range 3 {
 		for k := range 9 {
 			r := fakeai.ToolCalls(fakeai.Call{Name: "read_file", Arguments: fmt.Sprintf(`{"path":"f%d.txt"}`, (run*9+k)%10)}).
@@ -64,12 +65,12 @@ func prefixSession(b *testing.B, mk func(srv *fakeai.Server) provider.Model, dia
 		}
 		srv.Enqueue(fakeai.Text(fmt.Sprintf("Run %d: read nine files.", run)).WithReasoning("That is all.").WithDialect(dialect))
 		id, err := runner.Start(ctx, loop.RunSpec{SessionID: s.ID, Prompt: fmt.Sprintf("Prompt %d: read the files again.", run),
-			Model: model, SystemPrompt: system, Mode: tools.ModeAuto, Limits: loop.Limits{MaxTurns: 50, MaxToolCalls: 50}})
+			Model: model, SystemPrompt: system, Mode: tools.ModeAuto, Limits: core.Limits{MaxTurns: 50, MaxToolCalls: 50}})
 		if err != nil {
 			b.Fatal(err)
 		}
 		res, err := runner.Wait(ctx, id)
-		if err != nil || res.Status != loop.StopCompleted {
+		if err != nil || res.Status != core.StopCompleted {
 			b.Fatalf("run %d: %+v %v", run, res, err)
 		}
 		results = append(results, res)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -134,11 +135,11 @@ func (r *roundRig) rounds(sid string) float64 {
 	r.m.mu.Unlock()
 	ctx := context.Background()
 	id, err := r.runner.Start(ctx, loop.RunSpec{SessionID: sid, Prompt: "one more look", Model: "deepseek-v4-pro", Mode: tools.ModeAuto,
-		Limits: loop.Limits{MaxTurns: 100, MaxToolCalls: 100}})
+		Limits: core.Limits{MaxTurns: 100, MaxToolCalls: 100}})
 	if err != nil {
 		r.b.Fatal(err)
 	}
-	if res, err := r.runner.Wait(ctx, id); err != nil || res.Status != loop.StopCompleted {
+	if res, err := r.runner.Wait(ctx, id); err != nil || res.Status != core.StopCompleted {
 		r.b.Fatalf("run: %+v %v", res, err)
 	}
 	ms := make([]float64, len(r.m.rounds))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -76,7 +77,7 @@ func benchParent(b *testing.B, r *loop.Runner, srv *fakeai.Server, db *store.DB,
 		b.Fatal(err)
 	}
 	res, err := r.Wait(context.Background(), id)
-	if err != nil || res.Status != loop.StopCompleted {
+	if err != nil || res.Status != core.StopCompleted {
 		b.Fatalf("parent %+v %v", res, err)
 	}
 	return time.Since(start)

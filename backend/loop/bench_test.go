@@ -14,13 +14,13 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3"
-
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
+	_ "github.com/mattn/go-sqlite3"
 )
 
 // BenchmarkRunnerTurn measures the runner's cost per turn against an instant fake server: runs
@@ -125,7 +125,7 @@ func BenchmarkRunnerTurn(b *testing.B) {
 			b.Fatal(err)
 		}
 		res, err := runner.Wait(ctx, id)
-		if err != nil || res.Status != loop.StopCompleted || res.Turns != turns {
+		if err != nil || res.Status != core.StopCompleted || res.Turns != turns {
 			b.Fatalf("run: %+v %v", res, err)
 		}
 		if writes == 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -45,7 +46,7 @@ func TestAnthropicThinkingToolUseAndMidStreamError(t *testing.T) {
 	h.srv.Enqueue(fakeai.ToolCalls(call("toolu_w", "write_file", `{"path":"x.txt","content":"x"}`)).
 		WithReasoning("Write x.").WithStreamError(8, "overloaded_error"))
 	cut := h.run(loop.RunSpec{SessionID: sid, Prompt: "write x", Model: claude})
-	if cut.Status != loop.StopProviderError || !strings.Contains(cut.Error, "Overloaded") {
+	if cut.Status != core.StopProviderError || !strings.Contains(cut.Error, "Overloaded") {
 		t.Fatalf("cut run: %s %q", cut.Status, cut.Error)
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); err == nil {
@@ -202,7 +203,7 @@ func TestCompactionKeepsTheThinkingTurnsItKeeps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := h.wait(id); res.Status != loop.StopCompleted {
+	if res := h.wait(id); res.Status != core.StopCompleted {
 		t.Fatalf("compaction: %s %s", res.Status, res.Error)
 	}
 	n := len(h.srv.Requests())

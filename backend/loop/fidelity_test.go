@@ -15,6 +15,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -70,10 +71,10 @@ func anthropicAs(h *harness, name string, budget int) provider.Model {
 }
 
 // runOK runs spec and fails the test unless it completed.
-func runOK(t *testing.T, h *harness, spec loop.RunSpec) loop.Result {
+func runOK(t *testing.T, h *harness, spec loop.RunSpec) core.Result {
 	t.Helper()
 	res := h.run(spec)
-	if res.Status != loop.StopCompleted {
+	if res.Status != core.StopCompleted {
 		t.Fatalf("run on %s: %s: %s", spec.Model, res.Status, res.Error)
 	}
 	return res
@@ -197,7 +198,7 @@ func TestStrictFakeRefusesAProjectionOfAThinkingTurn(t *testing.T) {
 		fakeai.Text("never sent"),
 	)
 	res := h.run(loop.RunSpec{Prompt: "read a", Model: "deepseek-v4-pro"})
-	if res.Status != loop.StopProviderError || !strings.Contains(res.Error, fakeai.DeepSeekMissingReasoning) {
+	if res.Status != core.StopProviderError || !strings.Contains(res.Error, fakeai.DeepSeekMissingReasoning) {
 		t.Fatalf("without the raw turn: %s %q", res.Status, res.Error)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/extend"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -86,7 +87,7 @@ func newHarnessWith(t *testing.T, configure func(*loop.Config)) *harness {
 	cfg := loop.Config{
 		Store: db, Approver: announcing{h.approver, h.pending}, Tools: reg, Workspaces: tools.NewManager(),
 		Model:  h.model,
-		Prices: loop.PriceTable{"fake-model": {InputPerMTok: 1, OutputPerMTok: 2}},
+		Prices: core.PriceTable{"fake-model": {InputPerMTok: 1, OutputPerMTok: 2}},
 		// The extensions stack.New composes (backend/extend), so runs behave as the app's.
 		Extensions: []loop.Extension{extend.Review(), extend.Images(db)},
 	}
@@ -150,7 +151,7 @@ func (h *harness) session() string {
 }
 
 // run starts a run and waits for its result.
-func (h *harness) run(spec loop.RunSpec) loop.Result {
+func (h *harness) run(spec loop.RunSpec) core.Result {
 	h.t.Helper()
 	id := h.start(spec)
 	return h.wait(id)
@@ -174,7 +175,7 @@ func (h *harness) start(spec loop.RunSpec) string {
 	return id
 }
 
-func (h *harness) wait(runID string) loop.Result {
+func (h *harness) wait(runID string) core.Result {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -315,7 +316,7 @@ func (r *recorder) waitFor(t *testing.T, what string, f func(bus.Event) bool) bu
 	}
 }
 
-func ofType(typ loop.EventType, runID string) func(bus.Event) bool {
+func ofType(typ core.EventType, runID string) func(bus.Event) bool {
 	return func(e bus.Event) bool { return e.Type == typ && (runID == "" || e.RunID == runID) }
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -109,7 +110,7 @@ func killChild() {
 	r := loop.New(loop.Config{Store: db, Model: model, Approver: tools.NewApprover(nil), Tools: reg, Workspaces: tools.NewManager()})
 	s, _ := db.CreateSession(ctx, store.NewSession{Title: "kill", Workspace: os.Getenv(killWSEnv)})
 	id, err := r.Start(ctx, loop.RunSpec{SessionID: s.ID, Prompt: "look", Model: "fake-model", Mode: tools.ModeAuto,
-		Limits: loop.Limits{Price: loop.Price{InputPerMTok: 1, OutputPerMTok: 4}}})
+		Limits: core.Limits{Price: core.Price{InputPerMTok: 1, OutputPerMTok: 4}}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(1)

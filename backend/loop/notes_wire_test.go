@@ -6,6 +6,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -17,7 +18,7 @@ func TestLoopdeskNotesOnTheWire(t *testing.T) {
 	ctx := context.Background()
 	sid := h.session()
 	h.srv.Enqueue(fakeai.Text("First answer."))
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "first"}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "first"}); res.Status != core.StopCompleted {
 		t.Fatalf("%s", res.Status)
 	}
 	// A restore the person made between runs, then a compaction of the first exchange and a
@@ -27,7 +28,7 @@ func TestLoopdeskNotesOnTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.srv.Enqueue(fakeai.Text("Second answer."))
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "second"}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "second"}); res.Status != core.StopCompleted {
 		t.Fatalf("%s", res.Status)
 	}
 	if _, err := h.db.Append(ctx, sid, "", store.NewChunk{Kind: store.KindSummary, Payload: store.SummaryPayload{Text: "We said hello twice.", ThroughSeq: 2}},
@@ -35,7 +36,7 @@ func TestLoopdeskNotesOnTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.srv.Enqueue(fakeai.Text("Third answer."))
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "third"}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "third"}); res.Status != core.StopCompleted {
 		t.Fatalf("%s", res.Status)
 	}
 	wireGolden(t, h, "loopdesk_notes")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -48,7 +49,7 @@ func TestExtensionsWrapThePortsFirstOutermost(t *testing.T) {
 	h.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "read_file", Arguments: `{"path":"a.txt"}`}), fakeai.Text("read"))
 	sid := h.session()
 	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "read a.txt", Mode: tools.ModeAuto})
-	if res.Status != loop.StopCompleted {
+	if res.Status != core.StopCompleted {
 		t.Fatalf("%s: %s", res.Status, res.Error)
 	}
 	want := []string{"outer asks", "inner asks", "inner decided", "outer decided", "outer runs", "inner runs", "inner ran", "outer ran"}

@@ -110,8 +110,8 @@ func (r *Runner) admitQueued(ctx context.Context, sessionID, text string) ([]str
 }
 
 // recordedRows are rows a check or an extension made, as rows of the run.
-func recordedRows(chunks []store.NewChunk) []Row {
-	out := make([]Row, len(chunks))
+func recordedRows(chunks []store.NewChunk) []core.Row {
+	out := make([]core.Row, len(chunks))
 	for i, c := range chunks {
 		out[i] = recordedRow{c}
 	}
@@ -133,17 +133,17 @@ func (rn *run) sessionSource(ctx context.Context) string {
 // afterPrompt runs the start-up effects up to the one storing the prompt, then stores what
 // the prompt's check recorded, its notes and the spec's Notes, so the first request carries
 // them; it returns the effects still to run.
-func (rn *run) afterPrompt(effects []Effect) []Effect {
+func (rn *run) afterPrompt(effects []core.Effect) []core.Effect {
 	if len(rn.prompt.Rows) == 0 && len(rn.prompt.Notes) == 0 && len(rn.spec.Notes) == 0 && rn.spec.Command == "" {
 		return effects
 	}
 	cut := 0
 	for i, e := range effects {
-		if p, ok := e.(Persist); ok && len(p.Rows) > 0 && p.Rows[0].Kind() == KindUser {
+		if p, ok := e.(core.Persist); ok && len(p.Rows) > 0 && p.Rows[0].Kind() == core.KindUser {
 			cut = i + 1
-			if u, ok := p.Rows[0].(UserRow); ok && rn.spec.Command != "" {
-				rows := append([]Row{commandRow{UserRow: u, Command: rn.spec.Command}}, p.Rows[1:]...)
-				effects = append(append(effects[:i:i], Persist{Rows: rows}), effects[i+1:]...)
+			if u, ok := p.Rows[0].(core.UserRow); ok && rn.spec.Command != "" {
+				rows := append([]core.Row{commandRow{UserRow: u, Command: rn.spec.Command}}, p.Rows[1:]...)
+				effects = append(append(effects[:i:i], core.Persist{Rows: rows}), effects[i+1:]...)
 			}
 			break
 		}
@@ -172,12 +172,12 @@ func (rn *run) afterPrompt(effects []Effect) []Effect {
 // the message, framed as Loopdesk's note, exactly as for a typed message, whether the
 // message is delivered at a tool boundary, by "Send now" or with the next run after a
 // restart. Only the owner goroutine appends, so the message is still stored here.
-func (rn *run) withQueuedContext(ctx context.Context, rows []Row, chunks []store.NewChunk) []store.NewChunk {
+func (rn *run) withQueuedContext(ctx context.Context, rows []core.Row, chunks []store.NewChunk) []store.NewChunk {
 	var held map[string][]string
 	out := make([]store.NewChunk, 0, len(chunks))
 	for i, row := range rows {
 		out = append(out, chunks[i])
-		u, ok := row.(UserRow)
+		u, ok := row.(core.UserRow)
 		if !ok || u.QueuedID == "" {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -36,8 +37,8 @@ func TestReviewModeWritesOnlyKeptHunks(t *testing.T) {
 	sid := h.session()
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "edit", Mode: tools.ModeReview})
 	p := <-h.pending
-	ev := h.rec.waitFor(t, "approval_requested", ofType(loop.EventApprovalRequested, id))
-	card := ev.Payload.(loop.ApprovalRequestedPayload)
+	ev := h.rec.waitFor(t, "approval_requested", ofType(core.EventApprovalRequested, id))
+	card := ev.Payload.(core.ApprovalRequestedPayload)
 	if len(card.Hunks) != 3 || !strings.Contains(card.Hunks[1].Patch, "+FIFTEEN") || card.Hunks[2].NewStart != 24 {
 		t.Fatalf("card hunks: %+v", card.Hunks)
 	}
@@ -54,7 +55,7 @@ func TestReviewModeWritesOnlyKeptHunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := h.wait(id); res.Status != loop.StopCompleted {
+	if res := h.wait(id); res.Status != core.StopCompleted {
 		t.Fatalf("status %s (%s)", res.Status, res.Error)
 	}
 	want := reviewLines(30)

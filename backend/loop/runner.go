@@ -14,6 +14,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/images"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -52,7 +53,7 @@ type Model interface {
 // provider and its kind; the runner fills in the model. An unknown provider or an unreadable
 // key is an error that refuses the run before anything is written.
 type Models interface {
-	Model(ctx context.Context, provider string, thinkingBudget int) (Model, Origin, error)
+	Model(ctx context.Context, provider string, thinkingBudget int) (Model, core.Origin, error)
 }
 
 // Approver decides a tool call, waiting for a person when the policy says ask.
@@ -105,8 +106,8 @@ type Config struct {
 	Workspaces Workspaces
 	// Checkpoints, when not nil, records what each call that may change files changed.
 	Checkpoints Checkpointer
-	Bus         *bus.Bus   // nil: a new bus (see Runner.Bus)
-	Prices      PriceTable // per-model prices; models not listed cost nothing
+	Bus         *bus.Bus        // nil: a new bus (see Runner.Bus)
+	Prices      core.PriceTable // per-model prices; models not listed cost nothing
 	Logger      *slog.Logger
 	Now         func() time.Time // nil: time.Now
 	// PersistTimeout bounds each database write; writes are not cancelled by Cancel, so the
@@ -143,7 +144,7 @@ type RunSpec struct {
 	Prompt       string
 	Model        string
 	SystemPrompt string
-	Limits       Limits // Price is filled from the price table when zero
+	Limits       core.Limits // Price is filled from the price table when zero
 	Mode         tools.Mode
 	MaxTokens    int // per model call; 0: the server's default
 	// Sandbox confines this run's shell commands (the session's mode and network over what
@@ -155,7 +156,7 @@ type RunSpec struct {
 	Plan bool
 	// Queued are messages stored as user rows after the prompt (the runner fills it when it
 	// starts the next run with the messages the last one did not deliver).
-	Queued []QueuedMessage
+	Queued []core.QueuedMessage
 	// PromptQueuedID names the stored queued message Prompt delivers (see Started).
 	PromptQueuedID string
 	// CompactThrough > 0: instead of a prompt, summarise the rows through this seq
@@ -185,10 +186,10 @@ type RunSpec struct {
 	Vision Vision
 	// ImagesDropped are the attached images the model is not sent (Vision.TextOnly), named by
 	// the front end that attached them; run_started reports them.
-	ImagesDropped []DroppedImage
+	ImagesDropped []core.DroppedImage
 	// client and origin are the run's model client and what it tags turns with (Start).
 	client Model
-	origin Origin
+	origin core.Origin
 	// depth, parentSession and parentCallID are set on a child's run (runner_task.go): how deep
 	// it is, and the session and call that started it (its events carry the call).
 	depth         int
@@ -238,7 +239,7 @@ func (r *Runner) openModel(ctx context.Context, spec *RunSpec) error {
 		if name == "" {
 			name = "default"
 		}
-		spec.client, spec.origin = r.cfg.Model, Origin{Provider: name, Kind: provider.KindOpenAI}
+		spec.client, spec.origin = r.cfg.Model, core.Origin{Provider: name, Kind: provider.KindOpenAI}
 	} else {
 		m, o, err := r.cfg.Models.Model(ctx, spec.Provider, spec.ThinkingBudget)
 		if err != nil {
@@ -389,7 +390,7 @@ func (r *Runner) reserve(ctx context.Context, spec RunSpec) (*run, error) {
 	}
 	defer r.mu.Unlock()
 	rn := &run{r: r, spec: spec, end: ending{done: make(chan struct{})}, ctl: control{cancel: make(chan struct{}),
-		inputs: make(chan Input, 64), requests: make(chan queueRequest), loopDone: make(chan struct{})}}
+		inputs: make(chan core.Input, 64), requests: make(chan queueRequest), loopDone: make(chan struct{})}}
 	r.bySession[spec.SessionID] = rn
 	r.wg.Add(1)
 	return rn, nil
@@ -423,18 +424,18 @@ func (r *Runner) Running(sessionID string) (string, bool) {
 
 // Wait blocks until the run ends or ctx does, and returns its result. It knows the runs this
 // Runner started (a finished run keeps only its result); older runs are in the store.
-func (r *Runner) Wait(ctx context.Context, runID string) (Result, error) {
+func (r *Runner) Wait(ctx context.Context, runID string) (core.Result, error) {
 	r.mu.Lock()
 	rn := r.byRun[runID]
 	r.mu.Unlock()
 	if rn == nil {
-		return Result{}, fmt.Errorf("wait for run %s: %w", runID, ErrNoRun)
+		return core.Result{}, fmt.Errorf("wait for run %s: %w", runID, ErrNoRun)
 	}
 	select {
 	case <-rn.end.done:
 		return rn.end.result, nil
 	case <-ctx.Done():
-		return Result{}, fmt.Errorf("wait for run %s: %w", runID, ctx.Err())
+		return core.Result{}, fmt.Errorf("wait for run %s: %w", runID, ctx.Err())
 	}
 }
 

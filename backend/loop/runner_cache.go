@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -129,5 +130,5 @@ func (rc *requestCache) estimate(chunks []store.Chunk, system string) (int64, er
 		rc.est.through = chunks[len(chunks)-1].Seq
 	}
 	rc.est.valid = true
-	return rc.est.tokens + EstimateTokens(system), nil
+	return rc.est.tokens + core.EstimateTokens(system), nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -85,4 +86,4 @@ type FilesChangedPayload struct {
 	Changes []checkpoint.Change `json:"changes"`
 }
 
-func (FilesChangedPayload) Type() EventType { return EventFilesChanged }
+func (FilesChangedPayload) Type() core.EventType { return core.EventFilesChanged }

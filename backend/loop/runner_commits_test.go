@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -72,7 +73,7 @@ func TestApprovalRowSharesTheResultsCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := r.Wait(context.Background(), id); err != nil || res.Status != loop.StopCompleted {
+	if res, err := r.Wait(context.Background(), id); err != nil || res.Status != core.StopCompleted {
 		t.Fatalf("result %+v %v", res, err)
 	}
 	// Parallel read-only calls: both decisions are deferred; the first result to finish

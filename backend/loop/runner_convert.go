@@ -77,11 +77,11 @@ func rowRefs(chunks []store.Chunk) ([]core.RowRef, error) {
 
 // queuedOf and storeQueued convert a queued message between the store's durable queue and
 // the core's.
-func queuedOf(m store.QueuedMessage) QueuedMessage {
-	return QueuedMessage{ID: m.ID, Text: m.Text, QueuedAt: m.QueuedAt}
+func queuedOf(m store.QueuedMessage) core.QueuedMessage {
+	return core.QueuedMessage{ID: m.ID, Text: m.Text, QueuedAt: m.QueuedAt}
 }
 
-func storeQueued(m QueuedMessage) store.QueuedMessage {
+func storeQueued(m core.QueuedMessage) store.QueuedMessage {
 	return store.QueuedMessage{ID: m.ID, Text: m.Text, QueuedAt: m.QueuedAt}
 }
 
@@ -119,43 +119,43 @@ func sentImages(rows []store.Chunk) ([]core.SentImage, error) {
 type recordedRow struct{ store.NewChunk }
 
 // Kind implements Row.
-func (r recordedRow) Kind() RowKind { return RowKind(r.NewChunk.Kind) }
+func (r recordedRow) Kind() core.RowKind { return core.RowKind(r.NewChunk.Kind) }
 
 // commandRow is the prompt of a run started from a slash command: a user row that also
 // records the command it was expanded from.
 type commandRow struct {
-	UserRow
+	core.UserRow
 	Command string
 }
 
 // storePayload converts a core row to the store's payload type of the same kind.
-func storePayload(row Row) any {
+func storePayload(row core.Row) any {
 	switch r := row.(type) {
-	case UserRow:
+	case core.UserRow:
 		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Images: storeImages(r.Images)}
 	case recordedRow:
 		return r.Payload
 	case commandRow:
 		return store.UserPayload{Text: r.Text, QueuedID: r.QueuedID, Command: r.Command, Images: storeImages(r.Images)}
-	case AssistantRow:
+	case core.AssistantRow:
 		calls := make([]store.ToolCall, len(r.ToolCalls))
 		for i, c := range r.ToolCalls {
 			calls[i] = store.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 		}
 		return store.AssistantPayload{Text: r.Text, Reasoning: r.Reasoning, ToolCalls: calls, Raw: r.Raw,
 			Origin: storeOrigin(r.Origin), Usage: storeUsage(r.Usage), Stopped: r.Stopped}
-	case ToolResultRow:
+	case core.ToolResultRow:
 		return store.ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Sandboxed: r.Sandboxed}
-	case ApprovalRow:
+	case core.ApprovalRow:
 		return store.ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: r.Decision, By: r.By, Reason: r.Reason, Rule: r.Rule,
 			Arguments: r.Arguments, Reviewed: r.Reviewed}
-	case SummaryRow:
+	case core.SummaryRow:
 		p := store.SummaryPayload{Text: r.Text, ThroughSeq: r.ThroughSeq, FromSeq: r.FromSeq}
 		if r.Usage != nil {
 			p.Usage = storeUsage(*r.Usage)
 		}
 		return p
-	case UsageRow:
+	case core.UsageRow:
 		return store.UsagePayload{Usage: *storeUsage(r.Usage), Reason: r.Reason}
 	case core.NoteRow:
 		return store.NotePayload{Source: r.Source, Text: r.Text}
@@ -169,13 +169,13 @@ func storePayload(row Row) any {
 	panic(fmt.Sprintf("loop: row type %T has no store payload", row)) // the Row set is closed
 }
 
-func storeUsage(u RowUsage) *store.Usage {
+func storeUsage(u core.RowUsage) *store.Usage {
 	return &store.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens,
 		CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens, CostUSD: u.CostUSD, Unreported: u.Unreported}
 }
 
-func storeOrigin(o Origin) *store.Origin {
-	if o == (Origin{}) {
+func storeOrigin(o core.Origin) *store.Origin {
+	if o == (core.Origin{}) {
 		return nil
 	}
 	return &store.Origin{Provider: o.Provider, Kind: o.Kind, Model: o.Model}
@@ -183,12 +183,12 @@ func storeOrigin(o Origin) *store.Origin {
 
 // fromProvider converts a provider response, every call included (the core drops invalid
 // calls it cannot answer and answers the others with an error).
-func fromProvider(resp provider.Response, origin Origin) ModelResponse {
-	out := ModelResponse{Text: resp.Text, Reasoning: resp.Reasoning, Status: ResponseStatus(resp.Status),
+func fromProvider(resp provider.Response, origin core.Origin) core.ModelResponse {
+	out := core.ModelResponse{Text: resp.Text, Reasoning: resp.Reasoning, Status: core.ResponseStatus(resp.Status),
 		Usage: usageOf(resp.Usage), Raw: resp.Raw, Origin: origin}
 	if resp.Origin.Kind != "" {
 		// The client names what answered (its configured name, wire kind and the model).
-		out.Origin = Origin{Provider: resp.Origin.Provider, Kind: resp.Origin.Kind, Model: resp.Origin.Model}
+		out.Origin = core.Origin{Provider: resp.Origin.Provider, Kind: resp.Origin.Kind, Model: resp.Origin.Model}
 		if out.Origin.Provider == "" {
 			out.Origin.Provider = origin.Provider
 		}
@@ -197,10 +197,10 @@ func fromProvider(resp provider.Response, origin Origin) ModelResponse {
 		out.Err = resp.Err.Error()
 	}
 	if out.Status == "" {
-		out.Status = ResponseProviderError
+		out.Status = core.ResponseProviderError
 	}
 	if provider.ContextExceeded(resp.Err) {
-		out.Status = ResponseContextExceeded
+		out.Status = core.ResponseContextExceeded
 	}
 	if provider.ImageRejected(resp.Err) {
 		out.Status, out.AllImagesRefused = core.ResponseImageRefused, provider.RefusesAllImages(resp.Err)
@@ -215,8 +215,8 @@ func fromProvider(resp provider.Response, origin Origin) ModelResponse {
 }
 
 // usageOf converts the provider's usage report (the one conversion between the two types).
-func usageOf(u provider.Usage) Usage {
-	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens,
+func usageOf(u provider.Usage) core.Usage {
+	return core.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens,
 		CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
 		Unreported: u.InputTokens == 0 && u.OutputTokens == 0}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -35,7 +36,7 @@ func TestUnknownToolIsAnsweredWithoutAskingAnyone(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("never asked about read_file")
 	}
-	if res := h.wait(id); res.Status != loop.StopCompleted {
+	if res := h.wait(id); res.Status != core.StopCompleted {
 		t.Fatalf("%+v", res)
 	}
 	by, results := map[string]string{}, map[string]store.ToolResultPayload{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -17,15 +18,15 @@ import (
 // endsQuietly says whether effects end the run (they hold Done): the core fires the Stop
 // hook, which reads the stored answer, before it ends a run that has one, so the rows of the
 // batch that holds Done may wait for the run's end.
-func endsQuietly(effects []Effect) bool {
-	return slices.ContainsFunc(effects, func(e Effect) bool {
-		_, done := e.(Done)
+func endsQuietly(effects []core.Effect) bool {
+	return slices.ContainsFunc(effects, func(e core.Effect) bool {
+		_, done := e.(core.Done)
 		return done
 	})
 }
 
 // newChunks converts rows for the store, with a queued message's hook context after it.
-func (rn *run) newChunks(ctx context.Context, rows []Row) []store.NewChunk {
+func (rn *run) newChunks(ctx context.Context, rows []core.Row) []store.NewChunk {
 	chunks := make([]store.NewChunk, len(rows))
 	for i, row := range rows {
 		chunks[i] = store.NewChunk{Kind: store.Kind(row.Kind()), Payload: storePayload(row)}
@@ -49,7 +50,7 @@ func (rn *run) append(ctx context.Context, chunks []store.NewChunk) ([]store.Chu
 // storeEnd writes the held rows and the run's end in one transaction and publishes the held
 // events once the rows are stored. If that transaction fails the run's end is written alone,
 // as an error that says the last rows were lost, so the run never stays "running".
-func (rn *run) storeEnd(ctx context.Context, res *Result) (store.Run, []store.Chunk, error) {
+func (rn *run) storeEnd(ctx context.Context, res *core.Result) (store.Run, []store.Chunk, error) {
 	if rn.journal.pending != nil { // the run ended before it stored anything (a cancel while tools settled)
 		if _, err := rn.append(ctx, nil); err != nil {
 			return store.Run{}, nil, err
@@ -63,7 +64,7 @@ func (rn *run) storeEnd(ctx context.Context, res *Result) (store.Run, []store.Ch
 	run, added, synthesized, err := rn.r.cfg.Store.AppendAndFinish(ctx, rn.spec.SessionID, rn.id, result(), rn.newChunks(ctx, rows)...)
 	if err != nil && len(rows) > 0 {
 		rn.r.log.Error("store the run's last rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
-		res.Status, res.Error = StopError, "the run's last rows could not be stored: "+err.Error()
+		res.Status, res.Error = core.StopError, "the run's last rows could not be stored: "+err.Error()
 		held = nil // what they report is not in the journal
 		run, synthesized, err = rn.r.cfg.Store.FinishRun(ctx, rn.id, result())
 	}

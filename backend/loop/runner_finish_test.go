@@ -13,6 +13,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -31,7 +32,7 @@ func runLogged(t *testing.T, h *harness, config string) (*commitLog, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := r.Wait(context.Background(), id); err != nil || res.Status != loop.StopCompleted || res.Output != "Done." {
+	if res, err := r.Wait(context.Background(), id); err != nil || res.Status != core.StopCompleted || res.Output != "Done." {
 		t.Fatalf("result %+v %v", res, err)
 	}
 	return log, sid

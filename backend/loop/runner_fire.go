@@ -72,7 +72,7 @@ func (rn *run) stopHook() string {
 // fireHook fires the hooks the core asked for, records their runs and feeds their answer; the
 // core decides what it does to the run. A Stop (or Close) while the hooks run kills them with
 // the run's work.
-func (rn *run) fireHook(e FireHook) {
+func (rn *run) fireHook(e core.FireHook) {
 	in := hooks.Input{Event: hooks.Event(e.Event), Active: e.Active, Trigger: e.Trigger, SessionID: rn.spec.SessionID,
 		Workspace: rn.root, PermissionMode: hooks.PermissionMode(string(rn.spec.Mode.OrDefault()), rn.spec.Plan)}
 	out := rn.r.cfg.Hooks.Fire(rn.ctl.op, in)
@@ -80,7 +80,7 @@ func (rn *run) fireHook(e FireHook) {
 		rn.r.log.Warn("hook", "session", rn.spec.SessionID, "event", in.Event, "warning", w)
 	}
 	rn.record(hookChunks(out.Runs)...)
-	rn.send(HookAnswered{Now: rn.now(), Stop: out.Stop, StopReason: out.StopReason, Block: out.Decision == hooks.Block, Reason: out.Reason})
+	rn.send(core.HookAnswered{Now: rn.now(), Stop: out.Stop, StopReason: out.StopReason, Block: out.Decision == hooks.Block, Reason: out.Reason})
 }
 
 // hookChunks are the rows of hook runs.
@@ -118,14 +118,14 @@ func (rn *run) writeCtx() (context.Context, context.CancelFunc) {
 
 // cancelInput is the CancelRequested the owner feeds when the run is cancelled: a hook's
 // stop when one asked, else the person's.
-func (rn *run) cancelInput() CancelRequested {
-	in := CancelRequested{Now: rn.now()}
+func (rn *run) cancelInput() core.CancelRequested {
+	in := core.CancelRequested{Now: rn.now()}
 	rn.ctl.stop.mu.Lock()
 	if d := rn.ctl.stop.detail; d != "" {
-		in.Reason, in.Detail = StopHook, d
+		in.Reason, in.Detail = core.StopHook, d
 	}
 	rn.ctl.stop.mu.Unlock()
-	if rn.state.Phase == PhaseStreaming {
+	if rn.state.Phase == core.PhaseStreaming {
 		// The model call is cut now, and its worker hands back what had streamed.
 		rn.stopWork()
 		in.Partial, rn.ctl.cut = rn.ctl.cut, nil

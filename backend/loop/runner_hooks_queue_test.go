@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -48,7 +49,7 @@ else:
 	if err := h.approver.Decide(sid, "c1", tools.Decision{Approved: true}); err != nil {
 		t.Fatal(err)
 	}
-	if res := h.wait(id); res.Status != loop.StopCompleted {
+	if res := h.wait(id); res.Status != core.StopCompleted {
 		t.Fatalf("result %+v", res)
 	}
 	reqs := h.requests()
@@ -145,7 +146,7 @@ esac
 	if !h.runner.Cancel(sid) {
 		t.Fatal("nothing to stop")
 	}
-	if res := h.wait(id); res.Status != loop.StopCancelled {
+	if res := h.wait(id); res.Status != core.StopCancelled {
 		t.Fatalf("result %+v", res)
 	}
 	hookRuns := func() []string {
@@ -165,7 +166,7 @@ esac
 	}
 	h.srv.Enqueue(fakeai.Text("ok"))
 	run := h.start(loop.RunSpec{SessionID: sid, Prompt: "alpha", PromptQueuedID: ids["alpha"]}) // "Send now"
-	if res := h.wait(run); res.Status != loop.StopCompleted {
+	if res := h.wait(run); res.Status != core.StopCompleted {
 		t.Fatalf("send now: %+v", res)
 	}
 	if got := hookRuns(); len(got) != 4 {

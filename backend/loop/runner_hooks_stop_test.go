@@ -12,6 +12,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -27,9 +28,9 @@ const stopPython = "#!/usr/bin/env python3\nimport json, sys\njson.load(sys.stdi
 // assertHookStopped checks what the person and the journal see of a run a hook stopped: the
 // status, the hook's stopReason in the run's error (also on the stored run row), and every
 // call of the session answered.
-func assertHookStopped(t *testing.T, h *hookHarness, sid string, res loop.Result, event string) {
+func assertHookStopped(t *testing.T, h *hookHarness, sid string, res core.Result, event string) {
 	t.Helper()
-	if res.Status != loop.StopHook || !strings.Contains(res.Error, "the build is red") || !strings.Contains(res.Error, event) {
+	if res.Status != core.StopHook || !strings.Contains(res.Error, "the build is red") || !strings.Contains(res.Error, event) {
 		t.Fatalf("result %+v, want hook_stopped naming %s and the stopReason", res, event)
 	}
 	runs, err := h.db.ListRuns(context.Background(), sid)
@@ -39,7 +40,7 @@ func assertHookStopped(t *testing.T, h *hookHarness, sid string, res loop.Result
 			run = r
 		}
 	}
-	if err != nil || run.Status != store.RunStatus(loop.StopHook) || !strings.Contains(run.Error, "the build is red") {
+	if err != nil || run.Status != store.RunStatus(core.StopHook) || !strings.Contains(run.Error, "the build is red") {
 		t.Fatalf("stored run %+v (%v)", run, err)
 	}
 	assertEveryCallAnswered(t, h.rows(sid))
@@ -76,7 +77,7 @@ func continueAfter(t *testing.T, h *hookHarness, sid string) {
 		t.Fatal(err)
 	}
 	h.srv.Enqueue(fakeai.Text("picking up again"))
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "go on", Mode: tools.ModeAuto}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "go on", Mode: tools.ModeAuto}); res.Status != core.StopCompleted {
 		t.Fatalf("continued run %+v", res)
 	}
 	h.checkPairing()
@@ -217,12 +218,12 @@ func TestSubagentStopContinueFalseEndsTheChild(t *testing.T) {
 	h.srv.EnqueueFor("[parent]", fakeai.ToolCalls(taskCall("t1", "look around", "[child] say hi")), fakeai.Text("The child stopped."))
 	h.srv.EnqueueFor("[child]", fakeai.Text("hi"))
 	sid := h.session()
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] ask a child", Mode: tools.ModeAuto}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] ask a child", Mode: tools.ModeAuto}); res.Status != core.StopCompleted {
 		t.Fatalf("parent %+v", res)
 	}
 	child := childOf(t, h, sid, "t1")
 	runs, err := h.db.ListRuns(context.Background(), child.ID)
-	if err != nil || len(runs) != 1 || runs[0].Status != store.RunStatus(loop.StopHook) || !strings.Contains(runs[0].Error, "SubagentStop") {
+	if err != nil || len(runs) != 1 || runs[0].Status != store.RunStatus(core.StopHook) || !strings.Contains(runs[0].Error, "SubagentStop") {
 		t.Fatalf("child runs %+v (%v)", runs, err)
 	}
 	if got := resultOf(t, h.rows(sid), "t1"); !strings.Contains(got.Content, "the build is red") {

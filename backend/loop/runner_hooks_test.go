@@ -13,6 +13,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -102,7 +103,7 @@ func TestPreToolUseHookDeniesInAutoMode(t *testing.T) {
 		fakeai.Text("ok, I will not"))
 	sid := h.session()
 	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "save the secret", Mode: tools.ModeAuto})
-	if res.Status != loop.StopCompleted {
+	if res.Status != core.StopCompleted {
 		t.Fatalf("result %+v", res)
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "s.txt")); err == nil {
@@ -136,7 +137,7 @@ func TestPreToolUseHookAskAsksInAutoMode(t *testing.T) {
 	if err := h.approver.Decide(sid, "c1", tools.Decision{Approved: true}); err != nil {
 		t.Fatal(err)
 	}
-	if res := h.wait(id); res.Status != loop.StopCompleted {
+	if res := h.wait(id); res.Status != core.StopCompleted {
 		t.Fatalf("result %+v", res)
 	}
 	if r := toolResult(t, h.rows(sid), "c1"); r.IsError || !strings.Contains(r.Content, "pushed") {
@@ -157,7 +158,7 @@ func TestUpdatedInputIsRevalidated(t *testing.T) {
 		fakeai.Call{ID: "bad", Name: "write_file", Arguments: `{"path":"b.txt","content":"bad"}`}),
 		fakeai.Text("done"))
 	sid := h.session()
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "write", Mode: tools.ModeAsk}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "write", Mode: tools.ModeAsk}); res.Status != core.StopCompleted {
 		t.Fatalf("result %+v", res)
 	}
 	if b, err := os.ReadFile(filepath.Join(h.ws, "out", "a.txt")); err != nil || string(b) != "hello" {
@@ -225,7 +226,7 @@ func TestStopHookContinuesAtMostThreeTimes(t *testing.T) {
 		fakeai.Text("done 3").WithUsage(10, 1, 0), fakeai.Text("done 4").WithUsage(10, 1, 0))
 	sid := h.session()
 	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "fix the tests"})
-	if res.Status != loop.StopCompleted || res.Output != "done 4" || res.Turns != 4 || res.InputTokens != 40 {
+	if res.Status != core.StopCompleted || res.Output != "done 4" || res.Turns != 4 || res.InputTokens != 40 {
 		t.Fatalf("result %+v", res)
 	}
 	rows := h.rows(sid)
@@ -384,7 +385,7 @@ func TestHookRowsAcrossRuns(t *testing.T) {
 	h.srv.Enqueue(fakeai.Text("one"), fakeai.Text("two"), fakeai.Text("three"))
 	sid := h.session()
 	for _, p := range []string{"first", "second", "third"} {
-		if res := h.run(loop.RunSpec{SessionID: sid, Prompt: p}); res.Status != loop.StopCompleted {
+		if res := h.run(loop.RunSpec{SessionID: sid, Prompt: p}); res.Status != core.StopCompleted {
 			t.Fatalf("%s: %+v", p, res)
 		}
 	}
@@ -436,7 +437,7 @@ func TestChildSessionsRunTheSameHooksAndSubagentStop(t *testing.T) {
 	h.srv.EnqueueFor("[child]", fakeai.ToolCalls(fakeai.Call{ID: "s1", Name: "run_shell_command", Arguments: `{"command":"ls"}`}),
 		fakeai.Text("I was not allowed to run ls."))
 	sid := h.session()
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] ask a child", Mode: tools.ModeAuto}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] ask a child", Mode: tools.ModeAuto}); res.Status != core.StopCompleted {
 		t.Fatalf("parent %+v", res)
 	}
 	child := childOf(t, h, sid, "t1")

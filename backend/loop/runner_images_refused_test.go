@@ -10,6 +10,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -69,14 +70,14 @@ func TestARefusedImageIsExcludedAndTheCallRetriedOnce(t *testing.T) {
 	small, big := put(20, 10), put(600, 400)
 	sid := h.session()
 	h.srv.Enqueue(fakeai.Text("A small picture."))
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "first", Images: []loop.ImageRef{small}, Model: "gpt-4o"}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "first", Images: []loop.ImageRef{small}, Model: "gpt-4o"}); res.Status != core.StopCompleted {
 		t.Fatalf("%s: %s", res.Status, res.Error)
 	}
 	// The server now refuses the big image the way OpenAI does.
 	h.srv.RefuseImages(fakeai.ImageRefusal{Reason: "too_large", MinBytes: 2000})
 	h.srv.Enqueue(fakeai.Text("I only see the small one."))
 	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "second", Images: []loop.ImageRef{big}, Model: "gpt-4o"})
-	if res.Status != loop.StopCompleted || res.Output != "I only see the small one." {
+	if res.Status != core.StopCompleted || res.Output != "I only see the small one." {
 		t.Fatalf("%s: %s %q", res.Status, res.Error, res.Output)
 	}
 	reqs := h.srv.Requests()
@@ -124,7 +125,7 @@ func TestARefusedImageIsExcludedAndTheCallRetriedOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res, err := c.r.Wait(ctx, id); err != nil || res.Status != loop.StopCompleted {
+		if res, err := c.r.Wait(ctx, id); err != nil || res.Status != core.StopCompleted {
 			t.Fatalf("%s: %+v %v", c.name, res, err)
 		}
 		reqs := h.srv.Requests()
@@ -139,7 +140,7 @@ func TestARefusedImageIsExcludedAndTheCallRetriedOnce(t *testing.T) {
 	h.srv.Enqueue(fakeai.HTTPError(400, `{"error":{"message":"Invalid image.","type":"invalid_request_error","param":null,"code":null}}`))
 	before := len(h.srv.Requests())
 	res = h.run(loop.RunSpec{SessionID: sid, Prompt: "third", Model: "gpt-4o"})
-	if res.Status != loop.StopProviderError || !strings.Contains(res.Error, "Invalid image") {
+	if res.Status != core.StopProviderError || !strings.Contains(res.Error, "Invalid image") {
 		t.Fatalf("%s: %s", res.Status, res.Error)
 	}
 	if n := len(h.srv.Requests()) - before; n != 2 {
@@ -166,7 +167,7 @@ func TestTheVisionSettingDecidesWhetherImagesAreSent(t *testing.T) {
 		want   int
 	}{{"deepseek-chat", loop.VisionAuto, 0}, {"deepseek-chat", loop.VisionOn, 1}, {"gpt-4o", loop.VisionOff, 0}, {"gpt-4o", loop.VisionAuto, 1}} {
 		res := h.run(loop.RunSpec{SessionID: h.session(), Prompt: "look", Images: []loop.ImageRef{ref}, Model: c.model, Vision: c.vision})
-		if res.Status != loop.StopCompleted {
+		if res.Status != core.StopCompleted {
 			t.Fatalf("%s: %s", res.Status, res.Error)
 		}
 		if got := imagesSent(t, h.srv.Requests()[i]); got != c.want {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -44,7 +45,7 @@ func TestImagesReachTheModelFitted(t *testing.T) {
 	sid := h.session()
 	h.srv.Enqueue(fakeai.Text("A wide red picture."), fakeai.Text("Still only text for me."))
 	ref := loop.ImageRef{Hash: hash, MIME: "image/png", Width: 3000, Height: 1000}
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "what is this?", Images: []loop.ImageRef{ref}, Model: "gpt-4o"}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "what is this?", Images: []loop.ImageRef{ref}, Model: "gpt-4o"}); res.Status != core.StopCompleted {
 		t.Fatalf("%s: %s", res.Status, res.Error)
 	}
 	var body struct {
@@ -86,7 +87,7 @@ func TestImagesReachTheModelFitted(t *testing.T) {
 	}
 
 	// A text-only model: the same session's next request carries no image at all.
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "and now?", Model: "deepseek-chat"}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "and now?", Model: "deepseek-chat"}); res.Status != core.StopCompleted {
 		t.Fatalf("%s: %s", res.Status, res.Error)
 	}
 	if last := string(h.srv.Requests()[1].Body); strings.Contains(last, "image_url") || !strings.Contains(last, `"content":"what is this?"`) {

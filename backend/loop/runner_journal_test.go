@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -57,7 +58,7 @@ func TestStopWithAQueuedMessageStopsAndKeepsIt(t *testing.T) {
 	if !h.runner.Cancel(sid) {
 		t.Fatal("no run to cancel")
 	}
-	if res := h.wait(id); res.Status != loop.StopCancelled {
+	if res := h.wait(id); res.Status != core.StopCancelled {
 		t.Fatalf("status %s", res.Status)
 	}
 	assertStillQueued(t, h, sid, "and then b", 1)
@@ -69,13 +70,13 @@ func TestStopWithAQueuedMessageStopsAndKeepsIt(t *testing.T) {
 func TestBoundWithAQueuedMessageStartsNoRun(t *testing.T) {
 	cases := map[string]struct {
 		replies []fakeai.Reply
-		limits  loop.Limits
-		want    loop.StopReason
+		limits  core.Limits
+		want    core.StopReason
 	}{
 		"max_turns": {
 			replies: []fakeai.Reply{fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "write_file", Arguments: `{"path":"a.txt","content":"a"}`})},
-			limits:  loop.Limits{MaxTurns: 1},
-			want:    loop.StopMaxTurns,
+			limits:  core.Limits{MaxTurns: 1},
+			want:    core.StopMaxTurns,
 		},
 		"cost_budget": {
 			replies: []fakeai.Reply{
@@ -85,8 +86,8 @@ func TestBoundWithAQueuedMessageStartsNoRun(t *testing.T) {
 				fakeai.ToolCalls(fakeai.Call{ID: "c2", Name: "write_file", Arguments: `{"path":"b.txt","content":"b"}`}).
 					WithUsage(900_000, 10, 0).WithDelay(300 * time.Millisecond),
 			},
-			limits: loop.Limits{MaxCostUSD: 1, Price: loop.Price{InputPerMTok: 2, OutputPerMTok: 2}},
-			want:   loop.StopCostBudget,
+			limits: core.Limits{MaxCostUSD: 1, Price: core.Price{InputPerMTok: 2, OutputPerMTok: 2}},
+			want:   core.StopCostBudget,
 		},
 	}
 	for name, tc := range cases {
@@ -95,7 +96,7 @@ func TestBoundWithAQueuedMessageStartsNoRun(t *testing.T) {
 			h.srv.Enqueue(tc.replies...)
 			sid := h.session()
 			var id string
-			if tc.want == loop.StopCostBudget {
+			if tc.want == core.StopCostBudget {
 				id = h.start(loop.RunSpec{SessionID: sid, Prompt: "write", Limits: tc.limits, Mode: tools.ModeAuto})
 				waitRequests(t, h, 2) // the second model call is under way
 				if _, err := h.runner.Queue(context.Background(), sid, "then stop"); err != nil {
@@ -131,14 +132,14 @@ func TestCompletedRunDeliversLeftoverQueue(t *testing.T) {
 	if _, err := h.runner.Queue(ctx, sid, "second"); err != nil {
 		t.Fatal(err)
 	}
-	if res := h.wait(id); res.Status != loop.StopCompleted {
+	if res := h.wait(id); res.Status != core.StopCompleted {
 		t.Fatalf("first run: %s", res.Status)
 	}
 	runs, _ := h.db.ListRuns(ctx, sid)
 	if len(runs) != 2 {
 		t.Fatalf("%d runs after a completed run with a message left, want 2", len(runs))
 	}
-	if next := h.wait(runs[1].ID); next.Status != loop.StopCompleted {
+	if next := h.wait(runs[1].ID); next.Status != core.StopCompleted {
 		t.Fatalf("the next run: %s", next.Status)
 	}
 	if q, _ := h.db.Queued(ctx, sid); len(q) != 0 {
@@ -166,7 +167,7 @@ func TestQueueSurvivesARestart(t *testing.T) {
 		t.Fatalf("queued after a restart: %+v", q)
 	}
 	h.srv.Enqueue(fakeai.Text("ok"))
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "now this"}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "now this"}); res.Status != core.StopCompleted {
 		t.Fatalf("%s", res.Status)
 	}
 	reqs := h.requests()
@@ -204,11 +205,11 @@ func TestRunCountersEqualTheJournal(t *testing.T) {
 	sid := h.session()
 	first := h.run(loop.RunSpec{SessionID: sid, Prompt: "what is here?"})
 	second := h.run(loop.RunSpec{SessionID: sid, Prompt: "again"})
-	if first.Status != loop.StopCompleted || second.Status != loop.StopProviderError {
+	if first.Status != core.StopCompleted || second.Status != core.StopProviderError {
 		t.Fatalf("statuses %s %s", first.Status, second.Status)
 	}
 	runs, _ := h.db.ListRuns(ctx, sid)
-	for i, res := range []loop.Result{first, second} {
+	for i, res := range []core.Result{first, second} {
 		r := runs[i]
 		derived, err := h.db.RunCounters(ctx, sid, r.ID)
 		if err != nil || derived != r.Counters {

@@ -9,7 +9,7 @@ import (
 // a pending call, whether it arrives on approval_requested or from a read (Chat.Live,
 // Chat.PendingApprovals, Sessions.OpenSession). Its arguments are the parsed JSON, as every
 // event carries them (viewArguments), with the proposal's hunks.
-func PendingView(p tools.Pending) ApprovalRequestedPayload {
-	return ApprovalRequestedPayload{CallID: p.Call.ID, Name: p.Call.Name, Arguments: core.ViewArguments(p.Call.Arguments),
+func PendingView(p tools.Pending) core.ApprovalRequestedPayload {
+	return core.ApprovalRequestedPayload{CallID: p.Call.ID, Name: p.Call.Name, Arguments: core.ViewArguments(p.Call.Arguments),
 		ReadOnly: p.ReadOnly, Sandboxed: p.Sandboxed, Network: tools.AsksNetwork(p.Call), Hunks: p.Proposal, Note: p.Note}
 }

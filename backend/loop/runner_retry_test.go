@@ -8,6 +8,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 )
 
@@ -29,17 +30,17 @@ func TestProviderRetriesArePublished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.waitFor(t, "run_finished", ofType(loop.EventRunFinished, id))
-	var got []loop.ModelRetryingPayload
+	rec.waitFor(t, "run_finished", ofType(core.EventRunFinished, id))
+	var got []core.ModelRetryingPayload
 	for _, e := range rec.all() {
-		if e.Type == loop.EventModelRetrying && e.RunID == id {
-			got = append(got, e.Payload.(loop.ModelRetryingPayload))
+		if e.Type == core.EventModelRetrying && e.RunID == id {
+			got = append(got, e.Payload.(core.ModelRetryingPayload))
 		}
 	}
 	if len(got) != 2 || got[0].Attempt != 1 || got[0].Of != 2 || got[0].Cause != "HTTP 500" || got[1].Attempt != 2 || got[1].Cause != "HTTP 502" {
 		t.Fatalf("retry events %+v; want attempts 1 and 2 of 2 after HTTP 500 and 502", got)
 	}
-	b, _ := json.Marshal(bus.Event{Type: loop.EventModelRetrying, SessionID: "s", RunID: id, Payload: got[0]})
+	b, _ := json.Marshal(bus.Event{Type: core.EventModelRetrying, SessionID: "s", RunID: id, Payload: got[0]})
 	var flat map[string]any
 	if err := json.Unmarshal(b, &flat); err != nil || flat["type"] != "model_retrying" || flat["cause"] != "HTTP 500" {
 		t.Fatalf("the page's event: %s (%v)", b, err)
@@ -52,7 +53,7 @@ func TestFailedModelCallRowSaysWhatHappened(t *testing.T) {
 	h := newHarness(t)
 	h.srv.Enqueue(fakeai.HTTPError(500, "boom"))
 	sid := h.session()
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "hi"}); res.Status != loop.StopProviderError {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "hi"}); res.Status != core.StopProviderError {
 		t.Fatalf("run ended %s", res.Status)
 	}
 	rows := h.rows(sid)

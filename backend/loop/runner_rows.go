@@ -1,6 +1,9 @@
 package loop
 
-import "github.com/loopdesk/loopdesk/backend/store"
+import (
+	"github.com/loopdesk/loopdesk/backend/loop/core"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
 
 // Rows as the runner publishes them. They live here, not with the core's payloads
 // (core/events.go), because they carry store types and the core imports no Loopdesk package.
@@ -16,7 +19,7 @@ type StoredRow struct {
 func RowsOf(chunks []store.Chunk) []StoredRow {
 	out := make([]StoredRow, len(chunks))
 	for i, c := range chunks {
-		out[i] = StoredRow{Chunk: c, Tokens: EstimateTokens(string(c.Payload))}
+		out[i] = StoredRow{Chunk: c, Tokens: core.EstimateTokens(string(c.Payload))}
 	}
 	return out
 }
@@ -29,29 +32,29 @@ type RowsStoredPayload struct {
 	Rows []StoredRow `json:"rows"`
 }
 
-func (RowsStoredPayload) Type() EventType { return EventRowsStored }
+func (RowsStoredPayload) Type() core.EventType { return core.EventRowsStored }
 
 // PayloadTypes maps each event type to a zero payload, for the TypeScript mirror test and for
 // decoding the CLI's --json lines.
-func PayloadTypes() map[EventType]Payload {
-	return map[EventType]Payload{
-		EventRunStarted:        RunStartedPayload{},
-		EventRowsStored:        RowsStoredPayload{},
-		EventTextDelta:         TextDelta(""),
-		EventReasoningDelta:    ReasoningDelta(""),
-		EventAssistantMessage:  AssistantMessagePayload{},
-		EventToolCall:          ToolCallPayload{},
-		EventApprovalRequested: ApprovalRequestedPayload{},
-		EventApprovalDecided:   ApprovalDecidedPayload{},
-		EventToolStarted:       ToolStartedPayload{},
-		EventToolOutput:        ToolOutputPayload{},
-		EventToolFinished:      ToolFinishedPayload{},
-		EventFilesChanged:      FilesChangedPayload{},
-		EventUsage:             UsagePayload{},
-		EventCompacted:         CompactedPayload{},
-		EventBudget:            BudgetPayload{},
-		EventRunFinished:       RunFinishedPayload{},
-		EventQueueChanged:      QueueChangedPayload{},
-		EventModelRetrying:     ModelRetryingPayload{},
+func PayloadTypes() map[core.EventType]core.Payload {
+	return map[core.EventType]core.Payload{
+		core.EventRunStarted:        core.RunStartedPayload{},
+		core.EventRowsStored:        RowsStoredPayload{},
+		core.EventTextDelta:         core.TextDelta(""),
+		core.EventReasoningDelta:    core.ReasoningDelta(""),
+		core.EventAssistantMessage:  core.AssistantMessagePayload{},
+		core.EventToolCall:          core.ToolCallPayload{},
+		core.EventApprovalRequested: core.ApprovalRequestedPayload{},
+		core.EventApprovalDecided:   core.ApprovalDecidedPayload{},
+		core.EventToolStarted:       core.ToolStartedPayload{},
+		core.EventToolOutput:        core.ToolOutputPayload{},
+		core.EventToolFinished:      core.ToolFinishedPayload{},
+		core.EventFilesChanged:      FilesChangedPayload{},
+		core.EventUsage:             core.UsagePayload{},
+		core.EventCompacted:         core.CompactedPayload{},
+		core.EventBudget:            core.BudgetPayload{},
+		core.EventRunFinished:       core.RunFinishedPayload{},
+		core.EventQueueChanged:      core.QueueChangedPayload{},
+		core.EventModelRetrying:     core.ModelRetryingPayload{},
 	}
 }

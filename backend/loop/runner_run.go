@@ -33,7 +33,7 @@ type run struct {
 	journal journal
 	ctl     control
 	prompt  Admitted // the prompt's check, stored after the prompt (prompts.go)
-	state   State
+	state   core.State
 	end     ending
 }
 
@@ -46,9 +46,9 @@ type toolset struct {
 	// taskSlots bounds the children going at once; nil when the run has no task tool.
 	taskSlots chan struct{}
 	agents    []agents.Definition // the agents a task call may name (fixed for the run)
-	share     Limits              // each task call's child's budgets in the running batch (RunTools.Child)
+	share     core.Limits         // each task call's child's budgets in the running batch (RunTools.Child)
 	mu        sync.Mutex
-	nested    ChildSpend // what this run's children spent, theirs included; guarded by mu
+	nested    core.ChildSpend // what this run's children spent, theirs included; guarded by mu
 }
 
 // captureSet are the checkpoints of calls that may change files, by call id, until their
@@ -66,7 +66,7 @@ type steering struct {
 	files  []instructions.File
 	ctxEst int64 // the size of the session's history with the system prompt, in tokens
 	// previous is how the session's last run ended (Started.PreviousStop).
-	previous StopReason
+	previous core.StopReason
 }
 
 // journal is the run's side of the session's rows and of the persist executor.
@@ -83,10 +83,10 @@ type journal struct {
 	// deferred are rows whose durability the journal does not need at once (approval rows,
 	// doc.go "Durable commits"): they are written in the transaction of the next rows that
 	// must be durable, before the next model call, or at the end of the run, in their order.
-	deferred []Row
+	deferred []core.Row
 	// held are the events reporting rows of the run's last batch, held with them until
 	// finish stores them (runner_finish.go); quiet is set once a batch holds Done.
-	held  []Payload
+	held  []core.Payload
 	quiet bool
 	// pending is the run's row until it is written, with the first rows the run stores
 	// (normally the prompt) or alone before the first model call (runner_finish.go).
@@ -97,7 +97,7 @@ type journal struct {
 type control struct {
 	cancel     chan struct{}
 	cancelOnce sync.Once
-	inputs     chan Input
+	inputs     chan core.Input
 	// requests carries queue changes from Runner.Queue/Withdraw to the owner goroutine;
 	// loopDone is closed when the owner stops reading it.
 	requests chan queueRequest
@@ -109,7 +109,7 @@ type control struct {
 	work   sync.WaitGroup
 	// cut is what a model call stopped mid-stream had streamed: set by its worker, read by
 	// the owner once the worker has returned (cancelInput).
-	cut  *ModelResponse
+	cut  *core.ModelResponse
 	stop stopState // a stop asked for with no answer to carry it (runner_fire.go)
 	// waiting is what the parent's core was last told of this run's waiting for the person
 	// (relayWaiting); owned by the loop goroutine.
@@ -118,7 +118,7 @@ type control struct {
 
 // ending is the run's outcome as others wait for it.
 type ending struct {
-	result    Result
+	result    core.Result
 	done      chan struct{}
 	finishing bool // run_finished is being published; guarded by Runner.mu
 }
@@ -239,7 +239,7 @@ func (rn *run) open(ctx context.Context) error {
 		rn.ws.Release()
 		return err
 	}
-	if rn.spec.Limits.Price == (Price{}) {
+	if rn.spec.Limits.Price == (core.Price{}) {
 		rn.spec.Limits.Price = cfg.Prices.Lookup(rn.spec.Model)
 	}
 	return nil
@@ -251,7 +251,7 @@ func EstimateContext(chunks []store.Chunk, system string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n := EstimateTokens(system)
+	n := core.EstimateTokens(system)
 	for _, m := range msgs {
 		n += core.EstimateMessage(string(m))
 	}
@@ -274,7 +274,7 @@ func (rn *run) loop() {
 		for len(effects) > 0 {
 			effects = rn.execute(effects) // a failed effect ends the run: more to do
 		}
-		if rn.state.Phase == PhaseDone {
+		if rn.state.Phase == core.PhaseDone {
 			return
 		}
 		effects = rn.wait()
@@ -282,7 +282,7 @@ func (rn *run) loop() {
 }
 
 // started is the input that opens the run in the core, with every row held so far.
-func (rn *run) started() Started {
+func (rn *run) started() core.Started {
 	if rn.journal.told < len(rn.journal.chunks) {
 		more, err := rowRefs(rn.journal.chunks[rn.journal.told:])
 		if err != nil {
@@ -290,7 +290,7 @@ func (rn *run) started() Started {
 		}
 		rn.journal.refs, rn.journal.told = append(rn.journal.refs, more...), len(rn.journal.chunks)
 	}
-	return Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
+	return core.Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.guide.ctxEst,
 		Mode: string(rn.spec.RunMode()), Tools: toolInfos(rn.tools.specs, rn.tools.infos),
 		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), StopHook: rn.stopHook(), PreCompactHook: rn.hooked(hooks.PreCompact), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Rows: rn.journal.refs, PreviousStop: rn.guide.previous,
@@ -298,7 +298,7 @@ func (rn *run) started() Started {
 }
 
 // wait blocks for the next input: an answer from a worker, a cancel, or the deadline.
-func (rn *run) wait() []Effect {
+func (rn *run) wait() []core.Effect {
 	var deadline <-chan time.Time
 	if at, ok := rn.state.Deadline(); ok { // none while the person decides: their time is not the run's
 		timer := time.NewTimer(time.Until(at))
@@ -316,7 +316,7 @@ func (rn *run) wait() []Effect {
 			select {
 			case in := <-rn.ctl.inputs:
 				effects := rn.step(in)
-				if rn.state.Phase == PhaseDone {
+				if rn.state.Phase == core.PhaseDone {
 					return effects
 				}
 				if more := rn.execute(effects); len(more) > 0 {
@@ -328,19 +328,19 @@ func (rn *run) wait() []Effect {
 		}
 		return rn.step(rn.cancelInput())
 	case <-deadline:
-		return rn.step(Ticked{Now: rn.now()})
+		return rn.step(core.Ticked{Now: rn.now()})
 	}
 }
 
 // step feeds one input to the core. When the core ends the run, outstanding work is stopped
 // first, so nothing still runs once its call has been answered "cancelled".
-func (rn *run) step(in Input) []Effect {
+func (rn *run) step(in core.Input) []core.Effect {
 	rn.tell()
 	next, effects, err := core.Next(rn.state, in)
 	if err != nil {
 		// Only a runner bug gets here; end the run rather than spin.
 		rn.r.log.Error("loop core refused an input", "session", rn.spec.SessionID, "run", rn.id, "err", err)
-		next, effects, err = core.Next(rn.state, Failed{Now: rn.now(), Err: err.Error()})
+		next, effects, err = core.Next(rn.state, core.Failed{Now: rn.now(), Err: err.Error()})
 		if err != nil {
 			rn.r.log.Error("loop core refused failure", "err", err)
 			return nil
@@ -348,7 +348,7 @@ func (rn *run) step(in Input) []Effect {
 	}
 	rn.state = next
 	rn.relayWaiting()
-	if next.Phase == PhaseDone {
+	if next.Phase == core.PhaseDone {
 		rn.stopWork()
 	}
 	return effects
@@ -357,13 +357,13 @@ func (rn *run) step(in Input) []Effect {
 // tell feeds the core, as Stored, the rows stored since it last heard: its own Persist effects
 // and the rows the runner wrote itself (hook runs, notes), so its compaction cuts see them.
 func (rn *run) tell() {
-	if rn.journal.told >= len(rn.journal.chunks) || rn.state.Phase == PhaseIdle || rn.state.Phase == PhaseDone {
+	if rn.journal.told >= len(rn.journal.chunks) || rn.state.Phase == core.PhaseIdle || rn.state.Phase == core.PhaseDone {
 		return
 	}
 	refs, err := rowRefs(rn.journal.chunks[rn.journal.told:])
 	rn.journal.told = len(rn.journal.chunks)
 	if err == nil {
-		var next State
+		var next core.State
 		if next, _, err = core.Next(rn.state, core.Stored{Rows: refs}); err == nil {
 			rn.state = next
 		}
@@ -382,7 +382,7 @@ func (rn *run) stopWork() {
 // reaches the core as an input (an answer's HookStop, or CancelRequested), so no effect the
 // core emitted is ever left undone. If one fails, the run is ended with Failed and the
 // effects of that are returned for the caller to execute.
-func (rn *run) execute(effects []Effect) []Effect {
+func (rn *run) execute(effects []core.Effect) []core.Effect {
 	holding := false
 	if !rn.journal.quiet && endsQuietly(effects) {
 		rn.journal.quiet = true // the rows wait for finish, and the events that report them too
@@ -390,27 +390,27 @@ func (rn *run) execute(effects []Effect) []Effect {
 	for _, e := range effects {
 		var err error
 		switch e := e.(type) {
-		case Persist:
+		case core.Persist:
 			if deferrable(e.Rows) || rn.journal.quiet {
 				rn.journal.deferred = append(rn.journal.deferred, e.Rows...)
 				holding = holding || rn.journal.quiet
 				continue
 			}
 			err = rn.persist(e.Rows)
-		case Emit:
+		case core.Emit:
 			if holding {
 				rn.journal.held = append(rn.journal.held, e.Payload)
 				continue
 			}
 			rn.publish(e.Payload)
-		case Done:
+		case core.Done:
 			rn.end.result = e.Result
 		default:
 			err = rn.startWork(e)
 		}
-		if err != nil && rn.state.Phase != PhaseDone {
+		if err != nil && rn.state.Phase != core.PhaseDone {
 			rn.r.log.Error("run failed", "session", rn.spec.SessionID, "run", rn.id, "err", err)
-			return rn.step(Failed{Now: rn.now(), Err: err.Error()})
+			return rn.step(core.Failed{Now: rn.now(), Err: err.Error()})
 		} else if err != nil {
 			// Already stopping: FinishRun answers any call left without a result.
 			rn.r.log.Error("write while stopping failed", "session", rn.spec.SessionID, "run", rn.id, "err", err)
@@ -422,29 +422,29 @@ func (rn *run) execute(effects []Effect) []Effect {
 // startWork starts the worker of an effect that waits for an answer: a model call, approvals,
 // tools, a compaction or a hook. A model call and a compaction first write the rows they
 // read.
-func (rn *run) startWork(e Effect) error {
+func (rn *run) startWork(e core.Effect) error {
 	switch e := e.(type) {
-	case CallModel:
+	case core.CallModel:
 		if err := rn.flushDeferred(); err != nil {
 			return err
 		}
 		rows := rn.snapshot()
 		rn.goWork(func() { rn.callModel(e, rows) })
-	case RequestApproval:
+	case core.RequestApproval:
 		rn.requestApprovals(e)
-	case RunTools:
+	case core.RunTools:
 		batches := toolBatches(e.Batches)
 		if e.Child != nil {
 			rn.tools.share = *e.Child // read by the task calls' workers, started below
 		}
 		rn.goWork(func() { rn.runTools(batches) })
-	case Compact:
+	case core.Compact:
 		if err := rn.flushDeferred(); err != nil {
 			return err
 		}
 		rows := rn.snapshot()
 		rn.goWork(func() { rn.compact(e, rows) })
-	case FireHook:
+	case core.FireHook:
 		rn.goWork(func() { rn.fireHook(e) })
 	}
 	return nil
@@ -460,14 +460,14 @@ func (rn *run) goWork(f func()) {
 }
 
 // send hands an answer to the owner, or drops it when the work was cancelled.
-func (rn *run) send(in Input) {
+func (rn *run) send(in core.Input) {
 	select {
 	case rn.ctl.inputs <- in:
 	case <-rn.ctl.op.Done():
 	}
 }
 
-func (rn *run) publish(p Payload) {
+func (rn *run) publish(p core.Payload) {
 	ctx, cancel := context.WithTimeout(rn.r.base, rn.r.cfg.PersistTimeout)
 	defer cancel()
 	if _, err := rn.r.bus.Publish(ctx, bus.Event{SessionID: rn.spec.SessionID, RunID: rn.id, ParentCallID: rn.spec.parentCallID,
@@ -479,9 +479,9 @@ func (rn *run) publish(p Payload) {
 // deferrable says whether rows may wait for the next durable commit: approval rows do. The
 // call they decide is durable already (its assistant row), and a crash before its result is
 // answered by recovery as interrupted whether or not the decision was written.
-func deferrable(rows []Row) bool {
+func deferrable(rows []core.Row) bool {
 	for _, row := range rows {
-		if _, ok := row.(ApprovalRow); !ok {
+		if _, ok := row.(core.ApprovalRow); !ok {
 			return false
 		}
 	}
@@ -499,7 +499,7 @@ func (rn *run) flushDeferred() error {
 
 // persist appends the deferred rows and then rows in one transaction, with the run's row
 // when it is not written yet.
-func (rn *run) persist(rows []Row) error {
+func (rn *run) persist(rows []core.Row) error {
 	if len(rn.journal.deferred) > 0 {
 		rows = append(rn.journal.deferred, rows...)
 		rn.journal.deferred = nil
@@ -529,7 +529,7 @@ func (rn *run) finish() {
 	rn.stopWork()
 	res := rn.end.result
 	if res.Status == "" { // the loop ended without Done: only a refused Failed gets here
-		res = Result{Status: StopError, Error: "run ended without a result", SessionID: rn.spec.SessionID, RunID: rn.id,
+		res = core.Result{Status: core.StopError, Error: "run ended without a result", SessionID: rn.spec.SessionID, RunID: rn.id,
 			StartedAt: rn.state.StartedAt, EndedAt: rn.now()}
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
@@ -554,7 +554,7 @@ func (rn *run) finish() {
 	}
 	rn.abortCaptures()
 	for _, c := range synthesized {
-		var p ToolFinishedPayload
+		var p core.ToolFinishedPayload
 		if json.Unmarshal(c.Payload, &p) == nil {
 			rn.publish(p)
 		}
@@ -562,11 +562,11 @@ func (rn *run) finish() {
 	rn.end.result = res
 	meters := rn.state.Meters()
 	leftover := rn.state.Queued()
-	rn.journal.chunks, rn.journal.refs, rn.tools.specs, rn.state = nil, nil, nil, State{Phase: PhaseDone} // only the result is kept
+	rn.journal.chunks, rn.journal.refs, rn.tools.specs, rn.state = nil, nil, nil, core.State{Phase: core.PhaseDone} // only the result is kept
 	rn.r.mu.Lock()
 	rn.end.finishing = true
 	rn.r.mu.Unlock()
-	rn.publish(RunFinishedPayload{Result: res, Meters: meters})
+	rn.publish(core.RunFinishedPayload{Result: res, Meters: meters})
 	rn.ws.Release()
 	rn.r.mu.Lock()
 	delete(rn.r.bySession, rn.spec.SessionID)
@@ -575,7 +575,7 @@ func (rn *run) finish() {
 	// never bypassed by a fresh run with fresh budgets. Undelivered messages stay queued (in
 	// the store) for the person to send or remove. The next run is recorded before this one
 	// is done, so whoever waits on this run sees the whole outcome.
-	if len(leftover) > 0 && res.Status == StopCompleted {
+	if len(leftover) > 0 && res.Status == core.StopCompleted {
 		rn.r.startNext(rn.spec)
 	}
 	close(rn.end.done)

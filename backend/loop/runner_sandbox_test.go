@@ -11,6 +11,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/sandbox"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -46,14 +47,14 @@ func TestRunInModeSandboxed(t *testing.T) {
 	if p.Call.ID != "c2" || p.Sandboxed {
 		t.Fatalf("pending %s sandboxed=%v; want c2, not counted as sandboxed (it asks for network)", p.Call.ID, p.Sandboxed)
 	}
-	ev := h.rec.waitFor(t, "approval_requested", ofType(loop.EventApprovalRequested, id))
-	if ar := ev.Payload.(loop.ApprovalRequestedPayload); ar.CallID != "c2" || ar.Sandboxed || !ar.Network {
+	ev := h.rec.waitFor(t, "approval_requested", ofType(core.EventApprovalRequested, id))
+	if ar := ev.Payload.(core.ApprovalRequestedPayload); ar.CallID != "c2" || ar.Sandboxed || !ar.Network {
 		t.Fatalf("approval_requested %+v; want c2 with network and not sandboxed", ar)
 	}
 	if err := h.approver.Decide(sid, "c2", tools.Decision{Approved: true}); err != nil {
 		t.Fatal(err)
 	}
-	if res := h.wait(id); res.Status != loop.StopCompleted {
+	if res := h.wait(id); res.Status != core.StopCompleted {
 		t.Fatalf("status %s (%s)", res.Status, res.Error)
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "inside.txt")); err != nil {
@@ -76,18 +77,18 @@ func TestRunInModeSandboxed(t *testing.T) {
 		t.Errorf("tool_result rows sandboxed = %v; want both true (network still runs in the sandbox)", sandboxed)
 	}
 	fin := h.rec.waitFor(t, "tool_finished c1", func(e bus.Event) bool {
-		p, ok := e.Payload.(loop.ToolFinishedPayload)
+		p, ok := e.Payload.(core.ToolFinishedPayload)
 		return ok && p.CallID == "c1"
 	})
-	if !fin.Payload.(loop.ToolFinishedPayload).Sandboxed {
+	if !fin.Payload.(core.ToolFinishedPayload).Sandboxed {
 		t.Error("tool_finished of c1 does not say sandboxed")
 	}
 	run := runRow(t, h.db, sid, id)
 	if want := shell.Describe(); run.Sandbox != want || !strings.Contains(run.Sandbox, "bubblewrap") {
 		t.Errorf("run row sandbox %q; want %q", run.Sandbox, want)
 	}
-	started := h.rec.waitFor(t, "run_started", ofType(loop.EventRunStarted, id))
-	if s := started.Payload.(loop.RunStartedPayload).Sandbox; s != shell.Describe() {
+	started := h.rec.waitFor(t, "run_started", ofType(core.EventRunStarted, id))
+	if s := started.Payload.(core.RunStartedPayload).Sandbox; s != shell.Describe() {
 		t.Errorf("run_started sandbox %q; want %q", s, shell.Describe())
 	}
 }
@@ -103,7 +104,7 @@ func TestRunWithSandboxRequiredButMissing(t *testing.T) {
 	missing := &sandbox.UnavailableError{Reason: "bubblewrap (bwrap) is not installed or not on PATH", Fix: "install it"}
 	res := h.run(loop.RunSpec{Prompt: "x", Mode: tools.ModeAuto,
 		Sandbox: tools.ShellSandbox{Mode: sandbox.ModeOn, Missing: missing}})
-	if res.Status != loop.StopCompleted || res.Output != "I could not run it." {
+	if res.Status != core.StopCompleted || res.Output != "I could not run it." {
 		t.Fatalf("run %s %q (%s); want it to go on to the answer", res.Status, res.Output, res.Error)
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "ran.txt")); err == nil {

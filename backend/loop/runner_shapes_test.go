@@ -12,6 +12,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -47,7 +48,7 @@ func TestServerShapesRunTools(t *testing.T) {
 			h.srv.Enqueue(fakeai.Raw(tc.raw), fakeai.Text("one file"))
 			sid := h.session()
 			res := h.run(loop.RunSpec{SessionID: sid, Prompt: "list"})
-			if res.Status != loop.StopCompleted || res.ToolCalls != 1 {
+			if res.Status != core.StopCompleted || res.ToolCalls != 1 {
 				t.Fatalf("result %+v", res)
 			}
 			var got store.ToolResultPayload
@@ -67,8 +68,8 @@ func TestServerShapesRunTools(t *testing.T) {
 func TestWallClockTimeoutStopsAStalledModel(t *testing.T) {
 	h := newHarness(t)
 	h.srv.Enqueue(fakeai.Stall(time.Minute))
-	res := h.run(loop.RunSpec{Prompt: "hello?", Limits: loop.Limits{Timeout: 200 * time.Millisecond}})
-	if res.Status != loop.StopTimeout || !res.Status.IsBound() {
+	res := h.run(loop.RunSpec{Prompt: "hello?", Limits: core.Limits{Timeout: 200 * time.Millisecond}})
+	if res.Status != core.StopTimeout || !res.Status.IsBound() {
 		t.Fatalf("status %s (%s)", res.Status, res.Error)
 	}
 }
@@ -101,7 +102,7 @@ func TestStoreFailureEndsRunAsError(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := r.Wait(context.Background(), id)
-	if err != nil || res.Status != loop.StopError || !strings.Contains(res.Error, "disk full") {
+	if err != nil || res.Status != core.StopError || !strings.Contains(res.Error, "disk full") {
 		t.Fatalf("result %+v %v", res, err)
 	}
 	rows, err := h.db.Chunks(context.Background(), sid)
@@ -141,16 +142,16 @@ func TestLastRowsFailingEndTheRunAsError(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := r.Wait(context.Background(), id)
-	if err != nil || res.Status != loop.StopError || !strings.Contains(res.Error, "last rows could not be stored: ") {
+	if err != nil || res.Status != core.StopError || !strings.Contains(res.Error, "last rows could not be stored: ") {
 		t.Fatalf("result %+v %v", res, err)
 	}
 	runs, _ := h.db.ListRuns(context.Background(), sid)
 	if len(runs) != 1 || runs[0].Status != "error" {
 		t.Fatalf("run rows %+v", runs)
 	}
-	rec.waitFor(t, "run_finished", func(e bus.Event) bool { return e.Type == loop.EventRunFinished })
+	rec.waitFor(t, "run_finished", func(e bus.Event) bool { return e.Type == core.EventRunFinished })
 	for _, e := range rec.all() {
-		if e.Type == loop.EventAssistantMessage {
+		if e.Type == core.EventAssistantMessage {
 			t.Fatalf("the lost answer was announced: %+v", e)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/extend"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -82,7 +83,7 @@ func TestSkillAllowedToolsPreApproveOnceLoaded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if res := h.wait(id); res.Status != loop.StopCompleted {
+	if res := h.wait(id); res.Status != core.StopCompleted {
 		t.Fatalf("result %+v", res)
 	}
 	rows := h.rows(sid)

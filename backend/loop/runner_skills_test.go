@@ -10,6 +10,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -35,7 +36,7 @@ func TestSkillsListedLoadedAndCommandRecorded(t *testing.T) {
 	sid := h.session()
 	cmd := agents.Command{Name: "changelog", Body: "Add a changelog entry for $ARGUMENTS."}
 	res := h.run(loop.RunSpec{SessionID: sid, Prompt: cmd.Expand("the hooks feature"), Command: "/changelog", Mode: tools.ModeReadOnly})
-	if res.Status != loop.StopCompleted {
+	if res.Status != core.StopCompleted {
 		t.Fatalf("result %+v", res)
 	}
 	reqs := h.requests()

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/instructions"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -61,12 +62,12 @@ func recorded(files []instructions.File) []store.Instruction {
 
 // previousStop is how the session's last run ended ("" for a new session): after
 // context_exceeded the core recovers (Started.PreviousStop).
-func (rn *run) previousStop(ctx context.Context) (StopReason, error) {
+func (rn *run) previousStop(ctx context.Context) (core.StopReason, error) {
 	runs, err := rn.r.cfg.Store.ListRuns(ctx, rn.spec.SessionID)
 	if err != nil || len(runs) == 0 {
 		return "", err
 	}
-	return StopReason(runs[len(runs)-1].Status), nil
+	return core.StopReason(runs[len(runs)-1].Status), nil
 }
 
 // splitAt splits the rows at the core's cut: head is what the summary call reads (with the
@@ -109,7 +110,7 @@ func (r *Runner) CompactThrough(ctx context.Context, spec RunSpec, seq int64) (s
 // queueRequest is a change to a running run's queue, answered on reply.
 type queueRequest struct {
 	record      []store.NewChunk // what a queued message's check recorded, stored by the owner
-	add         *QueuedMessage
+	add         *core.QueuedMessage
 	hookContext []string // what add's UserPromptSubmit hooks added, stored with it
 	withdraw    string
 	reply       chan queueReply
@@ -125,20 +126,20 @@ type queueReply struct {
 // The message passes the UserPromptSubmit hooks first, like a typed one: a blocking hook
 // fails Queue with ErrHookBlocked (nothing is queued); the context they add is stored with the
 // message and delivered with it, also after a restart. The hooks never run again for it.
-func (r *Runner) Queue(ctx context.Context, sessionID, text string) (QueuedMessage, error) {
+func (r *Runner) Queue(ctx context.Context, sessionID, text string) (core.QueuedMessage, error) {
 	if text == "" {
-		return QueuedMessage{}, fmt.Errorf("queue a message on session %s: %w", sessionID, ErrNoPrompt)
+		return core.QueuedMessage{}, fmt.Errorf("queue a message on session %s: %w", sessionID, ErrNoPrompt)
 	}
-	m := QueuedMessage{ID: newQueueID(), Text: text, QueuedAt: r.cfg.Now()}
+	m := core.QueuedMessage{ID: newQueueID(), Text: text, QueuedAt: r.cfg.Now()}
 	hookContext, err := r.admitQueued(ctx, sessionID, text)
 	if err != nil {
-		return QueuedMessage{}, err // the hook's reason, for the person as it stands
+		return core.QueuedMessage{}, err // the hook's reason, for the person as it stands
 	}
 	if ok, err := r.request(ctx, sessionID, queueRequest{add: &m, hookContext: hookContext}); err != nil || !ok {
 		if err == nil {
 			err = ErrNotRunning
 		}
-		return QueuedMessage{}, fmt.Errorf("queue a message on session %s: %w", sessionID, err)
+		return core.QueuedMessage{}, fmt.Errorf("queue a message on session %s: %w", sessionID, err)
 	}
 	return m, nil
 }
@@ -157,17 +158,17 @@ func (r *Runner) Withdraw(ctx context.Context, sessionID, id string) (bool, erro
 // ones a stopped run left in the store (shown again after a crash or a restart).
 // The store is the truth for both: a message is stored before Queue returns, and removed
 // before Withdraw returns or in the transaction of the row that delivers it.
-func (r *Runner) Queued(ctx context.Context, sessionID string) ([]QueuedMessage, error) {
+func (r *Runner) Queued(ctx context.Context, sessionID string) ([]core.QueuedMessage, error) {
 	return r.storedQueue(ctx, sessionID, "")
 }
 
 // storedQueue reads the session's durable queue, without the message skip.
-func (r *Runner) storedQueue(ctx context.Context, sessionID, skip string) ([]QueuedMessage, error) {
+func (r *Runner) storedQueue(ctx context.Context, sessionID, skip string) ([]core.QueuedMessage, error) {
 	stored, err := r.cfg.Store.Queued(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	out := []QueuedMessage{}
+	out := []core.QueuedMessage{}
 	for _, m := range stored {
 		if m.ID != skip {
 			out = append(out, queuedOf(m))
@@ -208,7 +209,7 @@ func (r *Runner) request(ctx context.Context, sessionID string, req queueRequest
 // handleQueue applies a queue request on the owner goroutine. A message is stored before the
 // core hears of it, so a crash after the person saw it queued cannot lose it; a run already
 // done (Done returned) refuses it, and the caller starts the next run with it instead.
-func (rn *run) handleQueue(req queueRequest) []Effect {
+func (rn *run) handleQueue(req queueRequest) []core.Effect {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
 	if len(req.record) > 0 {
@@ -219,7 +220,7 @@ func (rn *run) handleQueue(req queueRequest) []Effect {
 		return nil
 	}
 	if req.add != nil {
-		if rn.state.Phase == PhaseDone {
+		if rn.state.Phase == core.PhaseDone {
 			req.reply <- queueReply{}
 			return nil
 		}
@@ -230,7 +231,7 @@ func (rn *run) handleQueue(req queueRequest) []Effect {
 			req.reply <- queueReply{err: err}
 			return nil
 		}
-		effects := rn.step(MessageQueued{Now: rn.now(), Message: m})
+		effects := rn.step(core.MessageQueued{Now: rn.now(), Message: m})
 		req.reply <- queueReply{ok: true}
 		return effects
 	}
@@ -241,7 +242,7 @@ func (rn *run) handleQueue(req queueRequest) []Effect {
 			return nil
 		}
 	}
-	effects := rn.step(QueueWithdrawn{Now: rn.now(), ID: req.withdraw})
+	effects := rn.step(core.QueueWithdrawn{Now: rn.now(), ID: req.withdraw})
 	req.reply <- queueReply{ok: queued}
 	return effects
 }

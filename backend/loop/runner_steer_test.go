@@ -14,6 +14,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -52,7 +53,7 @@ func TestQueuedMessageDuringFiveCallTurn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if res := h.wait(id); res.Status != loop.StopCompleted || res.Turns != 2 {
+	if res := h.wait(id); res.Status != core.StopCompleted || res.Turns != 2 {
 		t.Fatalf("result %+v", res)
 	}
 	h.checkPairing()
@@ -91,18 +92,18 @@ func TestUndeliveredMessageStartsNextRun(t *testing.T) {
 	h.srv.Enqueue(fakeai.Text("hello there").WithDelay(200*time.Millisecond), fakeai.Text("bye"))
 	sid := h.session()
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "say hello"})
-	h.rec.waitFor(t, "run_started", ofType(loop.EventRunStarted, id))
+	h.rec.waitFor(t, "run_started", ofType(core.EventRunStarted, id))
 	if _, err := h.runner.Queue(context.Background(), sid, "now say bye"); err != nil {
 		t.Fatal(err)
 	}
-	if res := h.wait(id); res.Status != loop.StopCompleted {
+	if res := h.wait(id); res.Status != core.StopCompleted {
 		t.Fatalf("first run %+v", res)
 	}
 	next := h.rec.waitFor(t, "the next run's end", func(ev bus.Event) bool {
-		p, ok := ev.Payload.(loop.RunFinishedPayload)
-		return ok && ev.RunID != id && p.Status == loop.StopCompleted
+		p, ok := ev.Payload.(core.RunFinishedPayload)
+		return ok && ev.RunID != id && p.Status == core.StopCompleted
 	})
-	if next.Payload.(loop.RunFinishedPayload).Output != "bye" {
+	if next.Payload.(core.RunFinishedPayload).Output != "bye" {
 		t.Fatalf("next run: %+v", next.Payload)
 	}
 	if got := kinds(h.rows(sid)); got != "user assistant user assistant" {
@@ -129,7 +130,7 @@ func TestPlanModeRefusesChangesInGo(t *testing.T) {
 	), fakeai.Text("Plan:\n1. write b.txt"))
 	sid := h.session()
 	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "plan it", Plan: true, Mode: tools.ModeAuto, SystemPrompt: "base"})
-	if res.Status != loop.StopCompleted {
+	if res.Status != core.StopCompleted {
 		t.Fatalf("%+v", res)
 	}
 	for _, f := range []string{"b.txt", "c.txt"} {
@@ -215,12 +216,12 @@ func TestSessionContinuesAfterContextLimit(t *testing.T) {
 	h.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "c_big", Name: "read_file", Arguments: `{"path":"big.txt"}`}))
 	sid := h.session()
 	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "read big.txt"})
-	if res.Status != loop.StopContextExceeded {
+	if res.Status != core.StopContextExceeded {
 		t.Fatalf("first run %+v", res)
 	}
 	h.srv.Enqueue(fakeai.Text("I will read it in parts instead."))
 	res = h.run(loop.RunSpec{SessionID: sid, Prompt: "continue"})
-	if res.Status != loop.StopCompleted || res.Output != "I will read it in parts instead." {
+	if res.Status != core.StopCompleted || res.Output != "I will read it in parts instead." {
 		t.Fatalf("second run %+v", res)
 	}
 	rows := h.rows(sid)
@@ -261,7 +262,7 @@ func TestCompactUpToHereAndUndo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := h.wait(id); res.Status != loop.StopCompleted || res.Turns != 0 || res.InputTokens == 0 {
+	if res := h.wait(id); res.Status != core.StopCompleted || res.Turns != 0 || res.InputTokens == 0 {
 		t.Fatalf("compaction run %+v", res)
 	}
 	rows := h.rows(sid)

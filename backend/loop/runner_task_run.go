@@ -33,7 +33,7 @@ func (t taskTools) Run(ctx context.Context, ws *tools.Workspace, call tools.Call
 // child is never left running without a parent. limits is the child's share of the budgets left (core.Limits.Share, on RunTools.Child).
 //
 // It returns the call's result and what the child (with its own children) spent.
-func (rn *run) runTask(c Call, limits Limits) (tools.Result, *ChildSpend) {
+func (rn *run) runTask(c Call, limits core.Limits) (tools.Result, *core.ChildSpend) {
 	args, err := parseTaskArgs(c.Arguments)
 	if err != nil {
 		return tools.Result{Content: err.Error(), IsError: true}, nil
@@ -57,7 +57,7 @@ func (rn *run) runTask(c Call, limits Limits) (tools.Result, *ChildSpend) {
 	if err != nil {
 		return tools.Result{Content: "the child session could not start: " + err.Error(), IsError: true}, nil
 	}
-	rn.publish(ToolOutputPayload{CallID: c.ID, Text: fmt.Sprintf("started child session %s (run %s)\n", child, runID)})
+	rn.publish(core.ToolOutputPayload{CallID: c.ID, Text: fmt.Sprintf("started child session %s (run %s)\n", child, runID)})
 	stopped := make(chan struct{})
 	go func() {
 		select {
@@ -79,12 +79,12 @@ func (rn *run) runTask(c Call, limits Limits) (tools.Result, *ChildSpend) {
 }
 
 // nestedSpend is what the children of a finished run spent (their own children included).
-func (r *Runner) nestedSpend(runID string) ChildSpend {
+func (r *Runner) nestedSpend(runID string) core.ChildSpend {
 	r.mu.Lock()
 	rn := r.byRun[runID]
 	r.mu.Unlock()
 	if rn == nil {
-		return ChildSpend{}
+		return core.ChildSpend{}
 	}
 	rn.tools.mu.Lock()
 	defer rn.tools.mu.Unlock()
@@ -92,7 +92,7 @@ func (r *Runner) nestedSpend(runID string) ChildSpend {
 }
 
 // addNested adds a child's spend to what this run's children spent (for its own parent).
-func (rn *run) addNested(s ChildSpend) {
+func (rn *run) addNested(s core.ChildSpend) {
 	rn.tools.mu.Lock()
 	defer rn.tools.mu.Unlock()
 	rn.tools.nested = rn.tools.nested.Plus(s)
@@ -100,7 +100,7 @@ func (rn *run) addNested(s ChildSpend) {
 
 // startChild creates the child session and starts its run under the parent's rules.
 // With an agent, the child has the agent's prompt, tools, model and turn bound.
-func (rn *run) startChild(c Call, args TaskArgs, agent *agents.Definition, limits Limits) (string, string, error) {
+func (rn *run) startChild(c Call, args TaskArgs, agent *agents.Definition, limits core.Limits) (string, string, error) {
 	ctx, cancel := context.WithTimeout(rn.ctl.op, rn.r.cfg.PersistTimeout)
 	defer cancel()
 	model, system := rn.spec.Model, rn.spec.SystemPrompt
@@ -108,7 +108,7 @@ func (rn *run) startChild(c Call, args TaskArgs, agent *agents.Definition, limit
 	if agent != nil {
 		system = agent.Prompt
 		if agent.Model != "" && agent.Model != agents.Inherit {
-			model, limits.Price = agent.Model, Price{} // priced from the table by the child's model
+			model, limits.Price = agent.Model, core.Price{} // priced from the table by the child's model
 		}
 		limits = limits.CapTurns(agent.MaxTurns)
 	}
@@ -127,8 +127,8 @@ func (rn *run) startChild(c Call, args TaskArgs, agent *agents.Definition, limit
 
 // childResult is what the parent's model reads: the child's answer when it completed, else
 // its status, the reason and whatever it had answered so far.
-func childResult(child string, res Result) tools.Result {
-	if res.Status == StopCompleted {
+func childResult(child string, res core.Result) tools.Result {
+	if res.Status == core.StopCompleted {
 		if strings.TrimSpace(res.Output) == "" {
 			return tools.Result{Content: fmt.Sprintf("the child session %s completed without an answer", child)}
 		}
@@ -157,5 +157,5 @@ func (rn *run) relayWaiting() {
 		return
 	}
 	rn.ctl.waiting = rn.state.Waiting()
-	p.send(ChildWaiting{Now: rn.now(), CallID: rn.spec.parentCallID, Waiting: rn.ctl.waiting})
+	p.send(core.ChildWaiting{Now: rn.now(), CallID: rn.spec.parentCallID, Waiting: rn.ctl.waiting})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -39,7 +40,7 @@ func TestRunToolRoundOverTheWire(t *testing.T) {
 	sid := h.session()
 	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "what is here?", SystemPrompt: "You are terse."})
 
-	if res.Status != loop.StopCompleted || res.Output != "a.txt says alpha; sub holds b.txt" {
+	if res.Status != core.StopCompleted || res.Output != "a.txt says alpha; sub holds b.txt" {
 		t.Fatalf("result = %+v", res)
 	}
 	if res.Turns != 2 || res.ToolCalls != 2 || res.InputTokens != 400 || res.OutputTokens != 30 {
@@ -83,9 +84,9 @@ func TestRunToolRoundOverTheWire(t *testing.T) {
 	h.checkPairing()
 
 	// Events: contiguous sequence numbers over must-deliver events, run_finished last.
-	h.rec.waitFor(t, "run_finished", ofType(loop.EventRunFinished, res.RunID))
+	h.rec.waitFor(t, "run_finished", ofType(core.EventRunFinished, res.RunID))
 	var last uint64
-	seen := map[loop.EventType]int{}
+	seen := map[core.EventType]int{}
 	for _, e := range h.rec.all() {
 		seen[e.Type]++
 		if e.SessionID != sid || e.RunID != res.RunID {
@@ -102,14 +103,14 @@ func TestRunToolRoundOverTheWire(t *testing.T) {
 		}
 		last = e.Seq
 	}
-	for _, typ := range []loop.EventType{loop.EventRunStarted, loop.EventTextDelta, loop.EventAssistantMessage,
-		loop.EventToolCall, loop.EventApprovalDecided, loop.EventToolStarted, loop.EventToolFinished,
-		loop.EventUsage, loop.EventBudget, loop.EventRunFinished} {
+	for _, typ := range []core.EventType{core.EventRunStarted, core.EventTextDelta, core.EventAssistantMessage,
+		core.EventToolCall, core.EventApprovalDecided, core.EventToolStarted, core.EventToolFinished,
+		core.EventUsage, core.EventBudget, core.EventRunFinished} {
 		if seen[typ] == 0 {
 			t.Errorf("no %s event", typ)
 		}
 	}
-	if all := h.rec.all(); all[len(all)-1].Type != loop.EventRunFinished {
+	if all := h.rec.all(); all[len(all)-1].Type != core.EventRunFinished {
 		t.Errorf("last event is %s", all[len(all)-1].Type)
 	}
 }
@@ -124,12 +125,12 @@ func TestDenialWithReasonReachesTheModel(t *testing.T) {
 	sid := h.session()
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "clean", Mode: tools.ModeAsk})
 	p := <-h.pending
-	h.rec.waitFor(t, "approval_requested", ofType(loop.EventApprovalRequested, id))
+	h.rec.waitFor(t, "approval_requested", ofType(core.EventApprovalRequested, id))
 	if err := h.approver.Decide(sid, p.Call.ID, tools.Decision{Approved: false, Reason: "build/ holds the release"}); err != nil {
 		t.Fatal(err)
 	}
 	res := h.wait(id)
-	if res.Status != loop.StopCompleted {
+	if res.Status != core.StopCompleted {
 		t.Fatalf("status %s (%s)", res.Status, res.Error)
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "build/keep")); err != nil {
@@ -150,7 +151,7 @@ func TestNoTerminalAskDeniesButRunCompletes(t *testing.T) {
 		fakeai.Text("ok"),
 	)
 	res := h.run(loop.RunSpec{Prompt: "write", Mode: tools.ModeDeny})
-	if res.Status != loop.StopCompleted {
+	if res.Status != core.StopCompleted {
 		t.Fatalf("status %s", res.Status)
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); !errors.Is(err, os.ErrNotExist) {
@@ -166,13 +167,13 @@ func TestCancelWhileToolRuns(t *testing.T) {
 	))
 	sid := h.session()
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "wait"})
-	h.rec.waitFor(t, "tool_started", ofType(loop.EventToolStarted, id))
+	h.rec.waitFor(t, "tool_started", ofType(core.EventToolStarted, id))
 	start := time.Now()
 	if !h.runner.Cancel(sid) {
 		t.Fatal("Cancel found no run")
 	}
 	res := h.wait(id)
-	if res.Status != loop.StopCancelled {
+	if res.Status != core.StopCancelled {
 		t.Fatalf("status %s", res.Status)
 	}
 	if d := time.Since(start); d > 20*time.Second {
@@ -208,9 +209,9 @@ func TestCancelWhileStreamingAndWhileAwaitingApproval(t *testing.T) {
 	h.srv.Enqueue(fakeai.Text("one two three four five six").StallAfter(2, 0))
 	sid := h.session()
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "talk"})
-	h.rec.waitFor(t, "text_delta", ofType(loop.EventTextDelta, id))
+	h.rec.waitFor(t, "text_delta", ofType(core.EventTextDelta, id))
 	h.runner.Cancel(sid)
-	if res := h.wait(id); res.Status != loop.StopCancelled {
+	if res := h.wait(id); res.Status != core.StopCancelled {
 		t.Fatalf("streaming cancel: status %s", res.Status)
 	}
 
@@ -219,7 +220,7 @@ func TestCancelWhileStreamingAndWhileAwaitingApproval(t *testing.T) {
 	id = h.start(loop.RunSpec{SessionID: sid, Prompt: "write", Mode: tools.ModeAsk})
 	<-h.pending
 	h.runner.Cancel(sid)
-	if res := h.wait(id); res.Status != loop.StopCancelled {
+	if res := h.wait(id); res.Status != core.StopCancelled {
 		t.Fatalf("approval cancel: status %s", res.Status)
 	}
 	if n := len(h.approver.Pending(sid)); n != 0 {
@@ -232,7 +233,7 @@ func TestCancelWhileStreamingAndWhileAwaitingApproval(t *testing.T) {
 	}
 	// The session continues cleanly: the next request is valid.
 	h.srv.Enqueue(fakeai.Text("fine"))
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "go on"}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "go on"}); res.Status != core.StopCompleted {
 		t.Fatalf("continue: %s %s", res.Status, res.Error)
 	}
 	h.checkPairing()
@@ -265,7 +266,7 @@ func TestSessionsRunIndependently(t *testing.T) {
 	if p2.SessionID == s1 {
 		other = id1
 	}
-	if res := h.wait(other); res.Status != loop.StopCompleted {
+	if res := h.wait(other); res.Status != core.StopCompleted {
 		t.Fatalf("second session: %s", res.Status)
 	}
 	if _, running := h.runner.Running(p1.SessionID); !running {
@@ -276,7 +277,7 @@ func TestSessionsRunIndependently(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{id1, id2} {
-		if res := h.wait(id); res.Status != loop.StopCompleted {
+		if res := h.wait(id); res.Status != core.StopCompleted {
 			t.Errorf("run %s: %s", id, res.Status)
 		}
 	}
@@ -291,12 +292,12 @@ func TestCutOffStreamsNeverRunTools(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		reply  fakeai.Reply
-		status loop.StopReason
+		status core.StopReason
 	}{
-		{"length", fakeai.ToolCalls(fakeai.Call{ID: "w", Name: "write_file", Arguments: `{"path":"x.txt","content":"x"}`}).WithFinish("length"), loop.StopTruncated},
-		{"content_filter", fakeai.TextThenTools("sure", fakeai.Call{ID: "w", Name: "write_file", Arguments: `{"path":"x.txt","content":"x"}`}).WithFinish("content_filter"), loop.StopRefused},
+		{"length", fakeai.ToolCalls(fakeai.Call{ID: "w", Name: "write_file", Arguments: `{"path":"x.txt","content":"x"}`}).WithFinish("length"), core.StopTruncated},
+		{"content_filter", fakeai.TextThenTools("sure", fakeai.Call{ID: "w", Name: "write_file", Arguments: `{"path":"x.txt","content":"x"}`}).WithFinish("content_filter"), core.StopRefused},
 		{"gateway error mid-arguments", fakeai.Raw("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"w\",\"type\":\"function\",\"function\":{\"name\":\"write_file\",\"arguments\":\"{\\\"path\\\":\\\"x.t\"}}]}}]}\n\n" +
-			"data: {\"error\":{\"message\":\"upstream gateway timeout\",\"type\":\"server_error\"}}\n\n"), loop.StopProviderError},
+			"data: {\"error\":{\"message\":\"upstream gateway timeout\",\"type\":\"server_error\"}}\n\n"), core.StopProviderError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
@@ -314,7 +315,7 @@ func TestCutOffStreamsNeverRunTools(t *testing.T) {
 					t.Errorf("stored %s %s", c.Kind, c.Payload)
 				}
 			}
-			if tc.status == loop.StopProviderError && !strings.Contains(res.Error, "upstream gateway timeout") {
+			if tc.status == core.StopProviderError && !strings.Contains(res.Error, "upstream gateway timeout") {
 				t.Errorf("error %q lost the server's message", res.Error)
 			}
 		})
@@ -328,7 +329,7 @@ func TestBoundsOverTheWire(t *testing.T) {
 	h.srv.Enqueue(fakeai.ToolCalls(same), fakeai.ToolCalls(same), fakeai.ToolCalls(same), fakeai.ToolCalls(same))
 	sid := h.session()
 	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "loop"})
-	if res.Status != loop.StopLoopDetected {
+	if res.Status != core.StopLoopDetected {
 		t.Fatalf("status %s", res.Status)
 	}
 	reqs := h.requests()
@@ -339,8 +340,8 @@ func TestBoundsOverTheWire(t *testing.T) {
 	h.checkPairing()
 
 	h.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{Name: "list_dir", Arguments: `{}`}), fakeai.ToolCalls(fakeai.Call{Name: "list_dir", Arguments: `{"path":"."}`}))
-	res = h.run(loop.RunSpec{Prompt: "explore", Limits: loop.Limits{MaxTurns: 2}})
-	if res.Status != loop.StopMaxTurns || res.Turns != 2 {
+	res = h.run(loop.RunSpec{Prompt: "explore", Limits: core.Limits{MaxTurns: 2}})
+	if res.Status != core.StopMaxTurns || res.Turns != 2 {
 		t.Fatalf("max turns: %+v", res)
 	}
 	// The soft limit asked the model to wrap up on its last turn, in Loopdesk's note frame.
@@ -360,15 +361,15 @@ func TestCompactionOverTheWire(t *testing.T) {
 		fakeai.Text("It is filler text.").WithUsage(400, 5, 0),
 	)
 	sid := h.session()
-	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "what is in big.txt?", Limits: loop.Limits{ContextWindow: 1500, KeepTurns: 1}})
-	if res.Status != loop.StopCompleted {
+	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "what is in big.txt?", Limits: core.Limits{ContextWindow: 1500, KeepTurns: 1}})
+	if res.Status != core.StopCompleted {
 		t.Fatalf("status %s (%s)", res.Status, res.Error)
 	}
 	rows := h.rows(sid)
 	if got := kinds(rows); !strings.Contains(got, "summary") {
 		t.Fatalf("no summary row: %s", got)
 	}
-	h.rec.waitFor(t, "compacted", ofType(loop.EventCompacted, res.RunID))
+	h.rec.waitFor(t, "compacted", ofType(core.EventCompacted, res.RunID))
 	reqs := h.requests()
 	final := reqs[len(reqs)-1]
 	if final[0].Role != "user" || !strings.HasPrefix(final[0].Content, store.NotePrefix) ||
@@ -393,7 +394,7 @@ func TestNextRunCanStartOnRunFinished(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	exited := h.runner.Bus().Subscribe(ctx, sid, func(e bus.Event) {
-		if e.Type == loop.EventRunFinished && e.Payload.(loop.RunFinishedPayload).Output == "first" {
+		if e.Type == core.EventRunFinished && e.Payload.(core.RunFinishedPayload).Output == "first" {
 			_, err := h.runner.Start(context.Background(), loop.RunSpec{SessionID: sid, Prompt: "again", Model: "fake-model", Mode: tools.ModeAuto})
 			next <- err
 		}

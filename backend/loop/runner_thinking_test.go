@@ -7,6 +7,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -26,10 +27,10 @@ func TestRunThinkingBudgetOnEveryOpenAIRequest(t *testing.T) {
 	})
 	srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "list_dir", Arguments: `{}`}), fakeai.Text("empty"), fakeai.Text("no thinking"))
 	sid := h.session()
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "look", Mode: tools.ModeAuto, ThinkingBudget: 6000}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "look", Mode: tools.ModeAuto, ThinkingBudget: 6000}); res.Status != core.StopCompleted {
 		t.Fatalf("result %+v", res)
 	}
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "quick", Mode: tools.ModeAuto, ThinkingBudget: -1}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "quick", Mode: tools.ModeAuto, ThinkingBudget: -1}); res.Status != core.StopCompleted {
 		t.Fatalf("result %+v", res)
 	}
 	reqs := srv.Requests()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -64,7 +65,7 @@ func TestReadOnlyCallsRunInParallelWritesInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := r.Wait(context.Background(), id)
-	if err != nil || res.Status != loop.StopCompleted {
+	if err != nil || res.Status != core.StopCompleted {
 		t.Fatalf("%+v %v", res, err)
 	}
 	reqs := h.requests()

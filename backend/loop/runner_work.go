@@ -15,20 +15,20 @@ const summaryPrompt = "[loopdesk] Summarise the conversation so far for your own
 	"decisions made, facts learned (file names, commands, results), what is done and what remains. " +
 	"Be complete but concise; this summary replaces the earlier messages."
 
-func (rn *run) callModel(e CallModel, rows []store.Chunk) {
+func (rn *run) callModel(e core.CallModel, rows []store.Chunk) {
 	// The session's cache: only the rows appended since the last call are decoded, and only
 	// the messages that changed are encoded (provider.Cache).
 	rc := rn.r.requests.take(rn.spec.SessionID)
 	msgs, err := rc.turnsOf(rows)
 	if err != nil {
-		rn.send(Failed{Now: rn.now(), Err: err.Error()})
+		rn.send(core.Failed{Now: rn.now(), Err: err.Error()})
 		return
 	}
 	h := provider.Handler{
-		OnText:      func(d string) { rn.publish(TextDelta(d)) },
-		OnReasoning: func(d string) { rn.publish(ReasoningDelta(d)) },
+		OnText:      func(d string) { rn.publish(core.TextDelta(d)) },
+		OnReasoning: func(d string) { rn.publish(core.ReasoningDelta(d)) },
 		OnRetry: func(r provider.Retry) {
-			rn.publish(ModelRetryingPayload{Attempt: r.Attempt, Of: r.Of, WaitMS: r.Wait.Milliseconds(), Cause: r.Cause(), Error: r.Err.Error()})
+			rn.publish(core.ModelRetryingPayload{Attempt: r.Attempt, Of: r.Of, WaitMS: r.Wait.Milliseconds(), Cause: r.Cause(), Error: r.Err.Error()})
 		},
 	}
 	resp := rn.ports.Model.Stream(rn.ctl.op, provider.Request{Model: rn.spec.Model, System: rn.guide.system, Messages: msgs, Tools: rn.toolSpecs(),
@@ -47,7 +47,7 @@ func (rn *run) callModel(e CallModel, rows []store.Chunk) {
 			rn.r.log.Warn("read the images a refused request sent", "session", rn.spec.SessionID, "err", err)
 		}
 	}
-	rn.send(ModelResponded{Now: rn.now(), Response: out})
+	rn.send(core.ModelResponded{Now: rn.now(), Response: out})
 }
 
 // toolSpecs are the tools the run offers the model (core.Offers): the same for every request
@@ -66,7 +66,7 @@ func (rn *run) toolSpecs() []provider.ToolSpec {
 // requestApprovals asks about every call at once, each under the mode the core chose for it;
 // the answers come back as they are made. The core has already decided the calls it decides
 // itself (unknown tools, tools narrowed away, plan mode).
-func (rn *run) requestApprovals(e RequestApproval) {
+func (rn *run) requestApprovals(e core.RequestApproval) {
 	for _, c := range toolCalls(e.Calls) {
 		rn.goWork(func() {
 			d, err := rn.ports.Approver.Request(rn.ctl.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
@@ -83,7 +83,7 @@ func (rn *run) requestApprovals(e RequestApproval) {
 			if d.Approved && d.Arguments != c.Arguments {
 				args = d.Arguments
 			}
-			rn.send(ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: d.Approved, By: d.By, Reason: d.Reason, Rule: d.Rule,
+			rn.send(core.ApprovalDecided{Now: rn.now(), CallID: c.ID, Approved: d.Approved, By: d.By, Reason: d.Reason, Rule: d.Rule,
 				Arguments: args, Reviewed: d.Reviewed, HookStop: d.HookStop})
 		})
 	}
@@ -117,20 +117,20 @@ func (rn *run) runTool(c Call) {
 	note := rn.capture(c)
 	rn.tools.live.add(RunningCall{CallID: c.ID, Name: c.Name, StartedAt: rn.now()})
 	defer rn.tools.live.remove(c.ID)
-	rn.publish(ToolStartedPayload{CallID: c.ID, Name: c.Name})
+	rn.publish(core.ToolStartedPayload{CallID: c.ID, Name: c.Name})
 	res := rn.ports.Tools.Run(rn.ctl.op, rn.ws, c, func(s string) {
-		rn.publish(ToolOutputPayload{CallID: c.ID, Text: s})
+		rn.publish(core.ToolOutputPayload{CallID: c.ID, Text: s})
 	})
 	if rn.ctl.op.Err() != nil {
 		return // the core has answered this call "cancelled"
 	}
-	rn.send(ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note, IsError: res.IsError, Sandboxed: res.Meta.Sandboxed,
+	rn.send(core.ToolFinished{Now: rn.now(), CallID: c.ID, Content: res.Content + note, IsError: res.IsError, Sandboxed: res.Meta.Sandboxed,
 		Child: res.Meta.Child, HookStop: res.Meta.HookStop})
 }
 
 // compact summarises the rows up to the cut with one model call (no tools).
-func (rn *run) compact(e Compact, chunks []store.Chunk) {
-	fail := func(msg string) { rn.send(Compacted{Now: rn.now(), OK: false, Err: msg}) }
+func (rn *run) compact(e core.Compact, chunks []store.Chunk) {
+	fail := func(msg string) { rn.send(core.Compacted{Now: rn.now(), OK: false, Err: msg}) }
 	head, tail, err := splitAt(chunks, e.ThroughSeq)
 	if err != nil {
 		fail(err.Error())
@@ -159,7 +159,7 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 		if resp.Err != nil {
 			msg += ": " + resp.Err.Error()
 		}
-		rn.send(Compacted{Now: rn.now(), OK: false, Err: msg, Called: true, Usage: usage})
+		rn.send(core.Compacted{Now: rn.now(), OK: false, Err: msg, Called: true, Usage: usage})
 		return
 	}
 	est, err := EstimateContext(tail, rn.guide.system)
@@ -168,5 +168,5 @@ func (rn *run) compact(e Compact, chunks []store.Chunk) {
 		return
 	}
 	est += core.EstimateMessage(resp.Text)
-	rn.send(Compacted{Now: rn.now(), OK: true, Summary: resp.Text, ContextTokens: est, Called: true, Usage: usage})
+	rn.send(core.Compacted{Now: rn.now(), OK: true, Summary: resp.Text, ContextTokens: est, Called: true, Usage: usage})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -22,7 +23,7 @@ func TestAnthropicContextWindowCutRunsNoCall(t *testing.T) {
 		WithFinish("model_context_window_exceeded"))
 	sid := h.session()
 	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "write cut.txt", Model: claude, Mode: tools.ModeAuto})
-	if res.Status != loop.StopContextExceeded || res.ToolCalls != 0 {
+	if res.Status != core.StopContextExceeded || res.ToolCalls != 0 {
 		t.Fatalf("run ended %s with %d tool calls (%s), want context_exceeded and none", res.Status, res.ToolCalls, res.Error)
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "cut.txt")); !os.IsNotExist(err) {
@@ -101,13 +102,13 @@ func TestAnthropicPauseTurnContinues(t *testing.T) {
 func TestOpenAIFinishReasonsThatCutATurnRunNoCall(t *testing.T) {
 	for _, tc := range []struct {
 		finish string
-		want   loop.StopReason
+		want   core.StopReason
 	}{
-		{"length", loop.StopTruncated},
-		{"content_filter", loop.StopRefused},
-		{"model_length", loop.StopContextExceeded}, // Mistral: the context window is full
-		{"insufficient_system_resource", loop.StopProviderError},
-		{"abort_reason_from_a_new_server", loop.StopProviderError},
+		{"length", core.StopTruncated},
+		{"content_filter", core.StopRefused},
+		{"model_length", core.StopContextExceeded}, // Mistral: the context window is full
+		{"insufficient_system_resource", core.StopProviderError},
+		{"abort_reason_from_a_new_server", core.StopProviderError},
 	} {
 		t.Run(tc.finish, func(t *testing.T) {
 			h := newHarness(t)
@@ -119,7 +120,7 @@ func TestOpenAIFinishReasonsThatCutATurnRunNoCall(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(h.ws, "cut.txt")); !os.IsNotExist(err) {
 				t.Errorf("the cut turn's write_file ran: %v", err)
 			}
-			if tc.want == loop.StopProviderError && !strings.Contains(res.Error, tc.finish) {
+			if tc.want == core.StopProviderError && !strings.Contains(res.Error, tc.finish) {
 				t.Errorf("the run's error does not name the finish reason: %s", res.Error)
 			}
 		})
@@ -132,7 +133,7 @@ func TestOpenAIUnknownFinishReasonOnTextCompletes(t *testing.T) {
 	h := newHarness(t)
 	h.srv.Enqueue(fakeai.Text("All done.").WithFinish("eos_reached"))
 	res := h.run(loop.RunSpec{Prompt: "hi", Model: "fake-model"})
-	if res.Status != loop.StopCompleted || res.Output != "All done." {
+	if res.Status != core.StopCompleted || res.Output != "All done." {
 		t.Fatalf("%s %q %s", res.Status, res.Output, res.Error)
 	}
 }

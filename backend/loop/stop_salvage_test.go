@@ -11,6 +11,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -28,7 +29,7 @@ func TestStopKeepsTheStreamedTextAndNotTheCutCalls(t *testing.T) {
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "explain the build"})
 	deltas := 0
 	h.rec.waitFor(t, "a few text deltas", func(e bus.Event) bool {
-		if e.Type == loop.EventTextDelta && e.RunID == id {
+		if e.Type == core.EventTextDelta && e.RunID == id {
 			deltas++
 		}
 		return deltas >= 3
@@ -37,11 +38,11 @@ func TestStopKeepsTheStreamedTextAndNotTheCutCalls(t *testing.T) {
 	res := h.wait(id)
 	var streamed strings.Builder
 	for _, e := range h.rec.all() {
-		if d, ok := e.Payload.(loop.DeltaPayload); ok && e.Type == loop.EventTextDelta && e.RunID == id {
+		if d, ok := e.Payload.(core.DeltaPayload); ok && e.Type == core.EventTextDelta && e.RunID == id {
 			streamed.WriteString(d.Text)
 		}
 	}
-	if res.Status != loop.StopCancelled || streamed.Len() == 0 || streamed.Len() >= len(reply) {
+	if res.Status != core.StopCancelled || streamed.Len() == 0 || streamed.Len() >= len(reply) {
 		t.Fatalf("run %s after %d streamed bytes of %d; want cancelled mid-reply", res.Status, streamed.Len(), len(reply))
 	}
 	var got *store.AssistantPayload
@@ -65,7 +66,7 @@ func TestStopKeepsTheStreamedTextAndNotTheCutCalls(t *testing.T) {
 	}
 
 	h.srv.Enqueue(fakeai.Text("Go on from the compile stage."))
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "go on"}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "go on"}); res.Status != core.StopCompleted {
 		t.Fatalf("next run: %+v", res)
 	}
 	reqs := h.requests()

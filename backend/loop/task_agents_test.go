@@ -10,6 +10,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -70,7 +71,7 @@ func TestTaskAgentNarrowsToolsAndUsesItsPrompt(t *testing.T) {
 	h.srv.EnqueueFor("[nester]", fakeai.ToolCalls(agentCall("n1", "deepest", "[grandchild] leaf work", "")), fakeai.Text("nested done"))
 	h.srv.EnqueueFor("[grandchild]", fakeai.Text("leaf"))
 	sid := h.session()
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto, SystemPrompt: "You are the parent."}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto, SystemPrompt: "You are the parent."}); res.Status != core.StopCompleted {
 		t.Fatalf("parent %+v", res)
 	}
 	rows := h.rows(sid)

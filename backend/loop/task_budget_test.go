@@ -8,15 +8,16 @@ import (
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
 // lastBudget is the last budget event of session sid.
-func lastBudget(h *harness, sid string) loop.BudgetPayload {
+func lastBudget(h *harness, sid string) core.BudgetPayload {
 	finished(h, sid)
-	var last loop.BudgetPayload
+	var last core.BudgetPayload
 	for _, e := range h.rec.all() {
-		if b, ok := e.Payload.(loop.BudgetPayload); ok && e.SessionID == sid {
+		if b, ok := e.Payload.(core.BudgetPayload); ok && e.SessionID == sid {
 			last = b
 		}
 	}
@@ -28,7 +29,7 @@ func lastBudget(h *harness, sid string) loop.BudgetPayload {
 func finished(h *harness, sid string) {
 	h.t.Helper()
 	h.rec.waitFor(h.t, "run_finished of "+sid, func(e bus.Event) bool {
-		return e.Type == loop.EventRunFinished && e.SessionID == sid
+		return e.Type == core.EventRunFinished && e.SessionID == sid
 	})
 }
 
@@ -42,8 +43,8 @@ func TestTaskChildTurnsCountAgainstTheParentsMaxTurns(t *testing.T) {
 	h.srv.EnqueueFor("[child1]", fakeai.Text("one done"))
 	h.srv.EnqueueFor("[child2]", fakeai.Text("two done"))
 	sid := h.session()
-	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto, Limits: loop.Limits{MaxTurns: 3}})
-	if res.Status != loop.StopMaxTurns {
+	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto, Limits: core.Limits{MaxTurns: 3}})
+	if res.Status != core.StopMaxTurns {
 		t.Fatalf("the parent should stop on max_turns once its children's turns add up to 3: %+v", res)
 	}
 	if n := len(h.srv.Requests()); n != 3 {
@@ -69,8 +70,8 @@ func TestTaskChildToolCallsCountAgainstTheParentsLimit(t *testing.T) {
 		fakeai.ToolCalls(fakeai.Call{ID: "c2", Name: "find_files", Arguments: `{"pattern":"*"}`}),
 		fakeai.Text("looked"))
 	sid := h.session()
-	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto, Limits: loop.Limits{MaxToolCalls: 3}})
-	if res.Status != loop.StopMaxToolCalls {
+	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto, Limits: core.Limits{MaxToolCalls: 3}})
+	if res.Status != core.StopMaxToolCalls {
 		t.Fatalf("the parent should stop on max_tool_calls (1 own + 2 of its child): %+v", res)
 	}
 	got := resultOf(t, h.rows(sid), "p2")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -92,7 +93,7 @@ func TestTaskSIGKILLMidChildThenContinue(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	if res, err := r.Wait(wctx, id); err != nil || res.Status != loop.StopCompleted {
+	if res, err := r.Wait(wctx, id); err != nil || res.Status != core.StopCompleted {
 		t.Fatalf("continue after the kill: %+v %v", res, err)
 	}
 	reqs := srv.Requests()

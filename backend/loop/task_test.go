@@ -10,6 +10,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -21,7 +22,7 @@ func taskHarness(t *testing.T, cfg loop.TaskConfig) *harness {
 	h := newHarness(t)
 	reg := toolsOf(t)
 	h.runner = loop.New(loop.Config{Store: h.db, Approver: announcing{h.approver, h.pending}, Tools: reg, Workspaces: wsOf(),
-		Model: h.model, Prices: loop.PriceTable{"fake-model": {InputPerMTok: 1, OutputPerMTok: 2}}, Tasks: &cfg})
+		Model: h.model, Prices: core.PriceTable{"fake-model": {InputPerMTok: 1, OutputPerMTok: 2}}, Tasks: &cfg})
 	t.Cleanup(h.runner.Close)
 	h.rec = record(t, h.runner.Bus(), "")
 	return h
@@ -73,7 +74,7 @@ func TestTaskChildAnswerIsTheParentsToolResult(t *testing.T) {
 		fakeai.Text("The answer is 42."))
 	sid := h.session()
 	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] ask a child", Mode: tools.ModeReadOnly})
-	if res.Status != loop.StopCompleted || res.Output != "The child says 42." {
+	if res.Status != core.StopCompleted || res.Output != "The child says 42." {
 		t.Fatalf("parent result %+v", res)
 	}
 	if got := resultOf(t, h.rows(sid), "t1"); got.Content != "The answer is 42." || got.IsError {
@@ -92,11 +93,11 @@ func TestTaskChildAnswerIsTheParentsToolResult(t *testing.T) {
 		t.Fatalf("the child's read_file result: %+v", got)
 	}
 	runs, _ := h.db.ListRuns(context.Background(), child.ID)
-	if len(runs) != 1 || runs[0].Status != store.RunStatus(loop.StopCompleted) {
+	if len(runs) != 1 || runs[0].Status != store.RunStatus(core.StopCompleted) {
 		t.Fatalf("child runs %+v", runs)
 	}
 	fin := h.rec.waitFor(t, "child run_finished", func(e bus.Event) bool {
-		return e.Type == loop.EventRunFinished && e.SessionID == child.ID
+		return e.Type == core.EventRunFinished && e.SessionID == child.ID
 	})
 	if fin.ParentCallID != "t1" {
 		t.Fatalf("the child's events should carry the call: %+v", fin)
@@ -125,7 +126,7 @@ func TestTaskChildApprovalDeniedReachesTheChild(t *testing.T) {
 	if err := h.approver.Decide(p.SessionID, "w1", tools.Decision{Approved: false, By: tools.ByPerson, Reason: "not now"}); err != nil {
 		t.Fatal(err)
 	}
-	if res := h.wait(id); res.Status != loop.StopCompleted {
+	if res := h.wait(id); res.Status != core.StopCompleted {
 		t.Fatalf("parent %+v", res)
 	}
 	child := childOf(t, h, sid, "t1")
@@ -154,8 +155,8 @@ func TestTaskChildStoppedByItsBudgetSlice(t *testing.T) {
 	// The parent may make 3 turns; its first is used when the task starts and one is kept for
 	// it to read the answer, so the child's slice is 1 turn: it stops on max_turns after its
 	// first (tool) turn, and the parent answers in its third.
-	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto, Limits: loop.Limits{MaxTurns: 3}})
-	if res.Status != loop.StopCompleted {
+	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto, Limits: core.Limits{MaxTurns: 3}})
+	if res.Status != core.StopCompleted {
 		t.Fatalf("parent %+v", res)
 	}
 	got := resultOf(t, h.rows(sid), "t1")
@@ -164,8 +165,8 @@ func TestTaskChildStoppedByItsBudgetSlice(t *testing.T) {
 		t.Fatalf("the task result should say the child stopped on max_turns: %+v", got)
 	}
 	runs, _ := h.db.ListRuns(context.Background(), child.ID)
-	lim, _ := loop.ParseLimits(runs[0].Limits)
-	if lim.MaxTurns != 1 || runs[0].Status != store.RunStatus(loop.StopMaxTurns) {
+	lim, _ := core.ParseLimits(runs[0].Limits)
+	if lim.MaxTurns != 1 || runs[0].Status != store.RunStatus(core.StopMaxTurns) {
 		t.Fatalf("the child's run: limits %+v status %s", lim, runs[0].Status)
 	}
 }
@@ -182,7 +183,7 @@ func TestTaskChildrenRunInParallelUpToTheLimit(t *testing.T) {
 	sid := h.session()
 	start := time.Now()
 	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] split", Mode: tools.ModeAuto})
-	if res.Status != loop.StopCompleted {
+	if res.Status != core.StopCompleted {
 		t.Fatalf("parent %+v", res)
 	}
 	for _, n := range []string{"1", "2", "3"} {
@@ -197,10 +198,10 @@ func TestTaskChildrenRunInParallelUpToTheLimit(t *testing.T) {
 			continue
 		}
 		switch e.Type {
-		case loop.EventRunStarted:
+		case core.EventRunStarted:
 			running++
 			most = max(most, running)
-		case loop.EventRunFinished:
+		case core.EventRunFinished:
 			running--
 		}
 	}
@@ -218,15 +219,15 @@ func TestTaskStopOnTheParentStopsTheChild(t *testing.T) {
 	h.srv.EnqueueFor("[child]", fakeai.Stall(0))
 	sid := h.session()
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto})
-	h.rec.waitFor(t, "child run_started", func(e bus.Event) bool { return e.Type == loop.EventRunStarted && e.ParentCallID == "t1" })
+	h.rec.waitFor(t, "child run_started", func(e bus.Event) bool { return e.Type == core.EventRunStarted && e.ParentCallID == "t1" })
 	waitFor(t, func() bool { return len(h.srv.Requests()) >= 2 }) // the child's model call is under way
 	h.runner.Cancel(sid)
-	if res := h.wait(id); res.Status != loop.StopCancelled {
+	if res := h.wait(id); res.Status != core.StopCancelled {
 		t.Fatalf("parent %+v", res)
 	}
 	child := childOf(t, h, sid, "t1")
 	runs, _ := h.db.ListRuns(context.Background(), child.ID)
-	if len(runs) != 1 || runs[0].Status != store.RunStatus(loop.StopCancelled) {
+	if len(runs) != 1 || runs[0].Status != store.RunStatus(core.StopCancelled) {
 		t.Fatalf("the child's run after Stop on the parent: %+v", runs)
 	}
 	if _, going := h.runner.Running(child.ID); going {
@@ -246,7 +247,7 @@ func TestTaskDepthAndBadArguments(t *testing.T) {
 		taskCall("t1", "nest", "[child] try to nest")), fakeai.Text("ok"))
 	h.srv.EnqueueFor("[child]", fakeai.Text("leaf"))
 	sid := h.session()
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto}); res.Status != loop.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto}); res.Status != core.StopCompleted {
 		t.Fatalf("parent %+v", res)
 	}
 	if got := resultOf(t, h.rows(sid), "bad"); !got.IsError || !strings.Contains(got.Content, "prompt") {
@@ -278,14 +279,14 @@ func TestTaskChildSpendAddsUpInTheParent(t *testing.T) {
 		fakeai.Text("never asked"))
 	h.srv.EnqueueFor("[child]", fakeai.Text("spent").WithUsage(700, 100, 0))
 	sid := h.session()
-	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto, Limits: loop.Limits{MaxTokens: 800}})
-	if res.Status != loop.StopTokenBudget {
+	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAuto, Limits: core.Limits{MaxTokens: 800}})
+	if res.Status != core.StopTokenBudget {
 		t.Fatalf("the parent should stop on its token budget once the child's 800 tokens add up: %+v", res)
 	}
 	finished(h, sid)
-	var last loop.BudgetPayload
+	var last core.BudgetPayload
 	for _, e := range h.rec.all() {
-		if b, ok := e.Payload.(loop.BudgetPayload); ok && e.SessionID == sid {
+		if b, ok := e.Payload.(core.BudgetPayload); ok && e.SessionID == sid {
 			last = b
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -49,7 +50,7 @@ func TestChildApprovalWaitDoesNotCountAgainstTheParentsTimeBudget(t *testing.T) 
 			above := tc.script(h.srv)
 			sid := h.session()
 			id := h.start(loop.RunSpec{SessionID: sid, Prompt: "[parent] go", Mode: tools.ModeAsk,
-				Limits: loop.Limits{Timeout: 30 * time.Minute}})
+				Limits: core.Limits{Timeout: 30 * time.Minute}})
 			var p tools.Pending
 			select {
 			case p = <-h.pending: // the task calls run unasked: this is the write
@@ -64,7 +65,7 @@ func TestChildApprovalWaitDoesNotCountAgainstTheParentsTimeBudget(t *testing.T) 
 				t.Fatal(err)
 			}
 			res := h.wait(id)
-			if res.Status != loop.StopCompleted || res.Output != "All done." {
+			if res.Status != core.StopCompleted || res.Output != "All done." {
 				t.Fatalf("after a child's 40-minute wait for approval under a 30-minute budget: %s %q (%s)", res.Status, res.Output, res.Error)
 			}
 			if b, err := os.ReadFile(filepath.Join(h.ws, "a.txt")); err != nil || string(b) != "beta\n" {
@@ -80,7 +81,7 @@ func TestChildApprovalWaitDoesNotCountAgainstTheParentsTimeBudget(t *testing.T) 
 				if err != nil || len(runs) != 1 {
 					t.Fatalf("runs of %s: %+v, %v", s, runs, err)
 				}
-				if r := runs[0]; string(r.Status) != string(loop.StopCompleted) || r.WorkedMS == nil || *r.WorkedMS >= 60_000 {
+				if r := runs[0]; string(r.Status) != string(core.StopCompleted) || r.WorkedMS == nil || *r.WorkedMS >= 60_000 {
 					t.Fatalf("run of %s: %s, worked %v ms; want completed in under a minute of its own time", s, r.Status, r.WorkedMS)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 )
 
@@ -23,17 +24,17 @@ type Models struct {
 var _ loop.Models = Models{}
 
 // Model implements loop.Models.
-func (m Models) Model(ctx context.Context, name string, thinkingBudget int) (loop.Model, loop.Origin, error) {
+func (m Models) Model(ctx context.Context, name string, thinkingBudget int) (loop.Model, core.Origin, error) {
 	ps, err := m.Providers(ctx)
 	if err != nil {
-		return nil, loop.Origin{}, err
+		return nil, core.Origin{}, err
 	}
 	e, err := ps.Endpoint(name)
 	if err != nil {
-		return nil, loop.Origin{}, err
+		return nil, core.Origin{}, err
 	}
 	if e.BaseURL == "" {
-		return nil, loop.Origin{}, fmt.Errorf("provider %q has no base URL: set one in Settings or OPENAI_BASE_URL", e.Name)
+		return nil, core.Origin{}, fmt.Errorf("provider %q has no base URL: set one in Settings or OPENAI_BASE_URL", e.Name)
 	}
 	cfg := provider.Config{Name: e.Name, Kind: string(e.Kind), BaseURL: e.BaseURL, APIKey: e.Key, ThinkingBudget: thinkingBudget}
 	if len(e.Models) > 0 {
@@ -44,7 +45,7 @@ func (m Models) Model(ctx context.Context, name string, thinkingBudget int) (loo
 	}
 	client, err := provider.Open(cfg)
 	if err != nil {
-		return nil, loop.Origin{}, err
+		return nil, core.Origin{}, err
 	}
-	return client, loop.Origin{Provider: e.Name, Kind: string(e.Kind)}, nil
+	return client, core.Origin{Provider: e.Name, Kind: string(e.Kind)}, nil
 }

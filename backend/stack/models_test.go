@@ -11,6 +11,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -58,7 +59,7 @@ func TestModelsSendEachRunToItsProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(providerName, model string) loop.Result {
+	run := func(providerName, model string) core.Result {
 		t.Helper()
 		budget := 0
 		if providerName == "local" {
@@ -70,7 +71,7 @@ func TestModelsSendEachRunToItsProvider(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := st.Runner.Wait(ctx, id)
-		if err != nil || res.Status != loop.StopCompleted {
+		if err != nil || res.Status != core.StopCompleted {
 			t.Fatalf("run on %s: %+v %v", providerName, res, err)
 		}
 		return res

@@ -11,6 +11,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/extend"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -28,7 +29,7 @@ type Config struct {
 	Model     loop.Model
 	Providers func(ctx context.Context) (config.Providers, error)
 	Configure func(*provider.Config)
-	Prices    loop.PriceTable
+	Prices    core.PriceTable
 	// MCP, when not nil, is the servers New starts in the background (with MCPOptions) and
 	// Close stops; their tools follow the built-in ones, each run getting the tools of the
 	// servers ready when it starts.

@@ -16,6 +16,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/stack"
@@ -83,7 +84,7 @@ func (e *env) close() {
 }
 
 // run runs prompt in a new session on folder ws, approving everything, and returns the session.
-func (e *env) run(ws, prompt string) (string, loop.Result) {
+func (e *env) run(ws, prompt string) (string, core.Result) {
 	e.t.Helper()
 	ctx := context.Background()
 	s, err := e.db.CreateSession(ctx, store.NewSession{Title: "t", Workspace: ws, Model: "m"})
@@ -154,7 +155,7 @@ func TestShellChangesAreRecordedAndRestoredAfterARestart(t *testing.T) {
 	args, _ := json.Marshal(map[string]string{"command": cmd})
 	e.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "sh1", Name: "run_shell_command", Arguments: string(args)}), fakeai.Text("done"))
 	sid, res := e.run(ws, "change the files")
-	if res.Status != loop.StopCompleted {
+	if res.Status != core.StopCompleted {
 		t.Fatalf("run: %+v", res)
 	}
 	row, _ := e.result(sid, "sh1")
@@ -204,7 +205,7 @@ func TestShellChangesAreRecordedAndRestoredAfterARestart(t *testing.T) {
 	// paths and the row, before the person's next message; and still once a turn later.
 	for i, prompt := range []string{"go on", "and again"} {
 		e2.srv.Enqueue(fakeai.Text("noted"))
-		if res := e2.cont(sid, prompt); res.Status != loop.StopCompleted {
+		if res := e2.cont(sid, prompt); res.Status != core.StopCompleted {
 			t.Fatalf("continue: %+v", res)
 		}
 		reqs := e2.srv.Requests()
@@ -225,7 +226,7 @@ func TestShellChangesAreRecordedAndRestoredAfterARestart(t *testing.T) {
 }
 
 // cont continues session sid with prompt and waits for the run.
-func (e *env) cont(sid, prompt string) loop.Result {
+func (e *env) cont(sid, prompt string) core.Result {
 	e.t.Helper()
 	ctx := context.Background()
 	id, err := e.st.Runner.Start(ctx, loop.RunSpec{SessionID: sid, Prompt: prompt, Model: "m", Mode: tools.ModeAuto})
@@ -282,7 +283,7 @@ func TestMCPToolRunsThroughTheRunner(t *testing.T) {
 		fakeai.ToolCalls(fakeai.Call{ID: "m1", Name: "mcp__everything__echo", Arguments: `{"message":"hello over MCP"}`}),
 		fakeai.Text("the server said hello"))
 	sid, res := e.run(dir, "echo something")
-	if res.Status != loop.StopCompleted {
+	if res.Status != core.StopCompleted {
 		t.Fatalf("run: %+v", res)
 	}
 	_, p := e.result(sid, "m1")
@@ -314,7 +315,7 @@ func TestRunStartedWhileMCPServersStartWaitsForThem(t *testing.T) {
 	e := newEnv(t, filepath.Join(dir, "loopdesk.db"), func(*store.DB) stack.Config { return stack.Config{MCP: &servers} })
 	e.srv.Enqueue(fakeai.Text("ready"))
 	_, res := e.run(dir, "what can you use?") // no WaitSettled: the run itself waits
-	if res.Status != loop.StopCompleted {
+	if res.Status != core.StopCompleted {
 		t.Fatalf("run: %+v", res)
 	}
 	if reqs := e.srv.Requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), `"mcp__everything__echo"`) {
@@ -323,7 +324,7 @@ func TestRunStartedWhileMCPServersStartWaitsForThem(t *testing.T) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, ev := range e.events {
-		if p, ok := ev.Payload.(loop.RunStartedPayload); ok {
+		if p, ok := ev.Payload.(core.RunStartedPayload); ok {
 			if len(p.MCPFailed) != 1 || !strings.HasPrefix(p.MCPFailed[0], "broken: ") {
 				t.Fatalf("run_started mcp_failed = %q, want the broken server named", p.MCPFailed)
 			}

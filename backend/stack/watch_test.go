@@ -9,7 +9,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -46,7 +46,7 @@ func TestOneWatcherServesTheTreeAndTheCheckpoints(t *testing.T) {
 	})
 	e.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "s1", Name: "run_shell_command", Arguments: `{"command":"true"}`}), fakeai.Text("one"))
 	sid, res := e.run(ws, "first")
-	if res.Status != loop.StopCompleted {
+	if res.Status != core.StopCompleted {
 		t.Fatalf("run: %+v", res)
 	}
 	if n := e.st.Watches.Count(); n != 1 {
@@ -73,7 +73,7 @@ func TestOneWatcherServesTheTreeAndTheCheckpoints(t *testing.T) {
 	}
 	// The next call's capture finds the outside edit through the shared watcher.
 	e.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "s2", Name: "run_shell_command", Arguments: `{"command":"true"}`}), fakeai.Text("two"))
-	if res := e.cont(sid, "second"); res.Status != loop.StopCompleted {
+	if res := e.cont(sid, "second"); res.Status != core.StopCompleted {
 		t.Fatalf("run: %+v", res)
 	}
 	changes, err := e.st.Checkpoints.Changes(context.Background(), sid)

@@ -96,7 +96,7 @@ func interruptedFor(ctx context.Context, tx rowQuerier, sessionID, callID, conte
 // ChildTotals is what one child session used, its own children included.
 type ChildTotals struct {
 	SessionID string `json:"session_id"`
-	// Turns and ToolCalls count against the parent's limits like its own (loop.ChildSpend).
+	// Turns and ToolCalls count against the parent's limits like its own (core.ChildSpend).
 	Turns        int     `json:"turns"`
 	ToolCalls    int     `json:"tool_calls"`
 	InputTokens  int64   `json:"input_tokens"`

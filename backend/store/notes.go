@@ -22,7 +22,7 @@ func (f Fold) Framed() string {
 		from = 1
 	}
 	if f.FromSeq > 0 {
-		return Frame(f.Text) // a set-aside's text is the note itself (loop.SetAsideNote)
+		return Frame(f.Text) // a set-aside's text is the note itself (core.SetAsideNote)
 	}
 	return Frame(fmt.Sprintf("A summary of rows %d–%d of this conversation, which it replaces to save context:", from, f.ThroughSeq) +
 		"\n\n" + f.Text)

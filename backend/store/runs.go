@@ -31,7 +31,7 @@ type Run struct {
 	// Provider names the provider the run's model calls went to ("" before providers existed).
 	Provider         string `json:"provider"`
 	SystemPromptHash string `json:"system_prompt_hash"`
-	// Limits are the limits the run ran under, as loop.Limits marshals them (loop.ParseLimits
+	// Limits are the limits the run ran under, as core.Limits marshals them (core.ParseLimits
 	// reads them back). Their JSON name stays "budgets": exports and scripts rely on it.
 	Limits json.RawMessage `json:"budgets"`
 	Status RunStatus       `json:"status"`
@@ -83,7 +83,7 @@ type Instruction struct {
 	Truncated bool   `json:"truncated"`
 }
 
-// NewRun starts a run. Limits is the JSON of the run's loop.Limits (empty means {}).
+// NewRun starts a run. Limits is the JSON of the run's core.Limits (empty means {}).
 type NewRun struct {
 	// ID is the run's id: "" makes a new one (see NewRunID).
 	ID               string

@@ -12,7 +12,7 @@ import (
 // loop core, the approver, the policy and the registry. Arguments is the raw JSON text, kept
 // byte for byte (it may not even parse). Boundary types convert to and from it in one place
 // each: provider.ToolCall (the wire, loop.fromProvider), store.ToolCall (the stored row,
-// loop.storePayload) and loop.ToolCallView (what events show, loop.viewCall).
+// loop.storePayload) and core.ToolCallView (what events show, loop.viewCall).
 type Call struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -19,7 +20,7 @@ func writeEvents(b *bytes.Buffer, g *gen) {
 	b.WriteString("// the last must-deliver event and may arrive merged.\n")
 	var names, lossy, members []string
 	payloads := loop.PayloadTypes()
-	for _, e := range loop.EventTypes {
+	for _, e := range core.EventTypes {
 		c := strings.ToUpper(string(e))
 		fmt.Fprintf(b, "export const %s = '%s' as const;\n", c, e)
 		names = append(names, c)

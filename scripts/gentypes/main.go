@@ -29,6 +29,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/sandbox"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -105,12 +106,12 @@ var channels = []struct {
 // renames are TypeScript names that differ from the Go name.
 var renames = map[reflect.Type]string{
 	reflect.TypeFor[store.Kind]():        "ChunkKind",
-	reflect.TypeFor[loop.StopReason]():   "StopReason",
+	reflect.TypeFor[core.StopReason]():   "StopReason",
 	reflect.TypeFor[desktop.ErrorCode](): "ErrorCode",
 	// A restore's plan, not the model's plan (store.Plan).
 	reflect.TypeFor[checkpoint.Plan](): "RestorePlan",
 	// The usage event (one model call and the run's totals), not the usage row.
-	reflect.TypeFor[loop.UsagePayload](): "UsageEventPayload",
+	reflect.TypeFor[core.UsagePayload](): "UsageEventPayload",
 	// What the watcher saw happen to a path, not a row's recorded change (checkpoint.Change).
 	reflect.TypeFor[tools.Change]():   "PathChange",
 	reflect.TypeFor[tools.ChangeOp](): "ChangeOp",
@@ -136,7 +137,7 @@ var renames = map[reflect.Type]string{
 // enumUnions widen an enum by another: a value of the first may be any of the second too.
 var enumUnions = map[reflect.Type]reflect.Type{
 	// A run's status is the store's own (running, interrupted) or the loop's stop reason.
-	reflect.TypeFor[store.RunStatus](): reflect.TypeFor[loop.StopReason](),
+	reflect.TypeFor[store.RunStatus](): reflect.TypeFor[core.StopReason](),
 }
 
 // fieldEnums gives a string field the values of a Go enum type where the field itself is
@@ -224,7 +225,7 @@ func rootTypes() []reflect.Type {
 			}
 		}
 	}
-	for _, e := range loop.EventTypes {
+	for _, e := range core.EventTypes {
 		out = append(out, reflect.TypeOf(loop.PayloadTypes()[e]))
 	}
 	for _, k := range store.Kinds {
@@ -236,6 +237,6 @@ func rootTypes() []reflect.Type {
 			out = append(out, reflect.TypeOf(c.payload))
 		}
 	}
-	out = append(out, reflect.TypeFor[loop.StopReason](), reflect.TypeFor[desktop.ErrorCode]())
+	out = append(out, reflect.TypeFor[core.StopReason](), reflect.TypeFor[desktop.ErrorCode]())
 	return out
 }
