@@ -13,7 +13,7 @@ want=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bubblewrap)
 case "${1:-}" in
   package) want+=(imagemagick) ;;
   test) want+=(imagemagick xvfb xauth x11-utils xdotool chromium fonts-dejavu-core
-               desktop-file-utils dbus-daemon binutils) ;;
+               desktop-file-utils dbus-daemon binutils sqlite3) ;;
 esac
 
 missing=()

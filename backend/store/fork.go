@@ -87,7 +87,7 @@ func (db *DB) fork(ctx context.Context, id string, seq, lowest int64, kind ForkK
 		pj, _ := json.Marshal(pending)
 		child, err = db.createSession(ctx, tx, Session{
 			Title: ForkTitle(parent.Title, kind, seq), Workspace: parent.Workspace, Model: parent.Model, Provider: parent.Provider,
-			ParentID: id, ForkSeq: seq,
+			ParentID: id, ForkSeq: seq, Project: parent.Project,
 		}, string(pj), seq)
 		if err != nil {
 			return err

@@ -55,6 +55,9 @@ func SchemaVersion() int {
 	return len(ms)
 }
 
+const createMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`
+
 // migrate applies the missing migrations and records each, all in one transaction, so a
 // crash or a failing migration leaves the file at its older schema, whole.
 func (db *DB) migrate(ctx context.Context) error {
@@ -74,8 +77,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		if tables > 0 && known == 0 {
 			return fmt.Errorf("migrate: %w: an SQLite file with other tables", ErrNotDatabase)
 		}
-		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-			version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+		if _, err := tx.ExecContext(ctx, createMigrations); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
 		var have int

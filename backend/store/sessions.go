@@ -31,6 +31,10 @@ type Session struct {
 	ParentCallID string    `json:"parent_call_id,omitempty"`
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
+	// Project is the one project the session belongs to ("" for none); Archived hides it from
+	// the list (search and open still find it). See organise.go.
+	Project  string `json:"project,omitempty"`
+	Archived bool   `json:"archived,omitempty"`
 }
 
 // NewSession is what CreateSession needs. An empty Title becomes "New session".
@@ -45,15 +49,14 @@ type NewSession struct {
 	ParentCallID string `json:"parent_call_id,omitempty"`
 }
 
-// The sessions table also has an "archived" column from the first schema; nothing sets it.
-const sessionCols = `id, title, workspace, model, parent_id, fork_seq, created_at, updated_at, provider, parent_call_id`
+const sessionCols = `id, title, workspace, model, parent_id, fork_seq, created_at, updated_at, provider, parent_call_id, project, archived`
 
 type scanner interface{ Scan(...any) error }
 
 func scanSession(r scanner) (Session, error) {
 	var s Session
 	var created, updated int64
-	err := r.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &s.ParentID, &s.ForkSeq, &created, &updated, &s.Provider, &s.ParentCallID)
+	err := r.Scan(&s.ID, &s.Title, &s.Workspace, &s.Model, &s.ParentID, &s.ForkSeq, &created, &updated, &s.Provider, &s.ParentCallID, &s.Project, &s.Archived)
 	s.CreatedAt, s.UpdatedAt = fromMS(created), fromMS(updated)
 	return s, err
 }
@@ -87,11 +90,12 @@ func (db *DB) createSession(ctx context.Context, tx execer, s Session, pending s
 		s.Title = "New session"
 	}
 	s.ID = newID()
+	s.Archived = false // a new session (a fork of an archived one too) shows in the list
 	now := db.nowMS()
 	s.CreatedAt, s.UpdatedAt = fromMS(now), fromMS(now)
 	_, err := tx.ExecContext(ctx, `INSERT INTO sessions(`+sessionCols+`, last_seq, pending)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.Title, s.Workspace, s.Model, s.ParentID, s.ForkSeq, now, now, s.Provider, s.ParentCallID, lastSeq, pending)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.Title, s.Workspace, s.Model, s.ParentID, s.ForkSeq, now, now, s.Provider, s.ParentCallID, s.Project, s.Archived, lastSeq, pending)
 	return s, err
 }
 
@@ -155,29 +159,10 @@ func (db *DB) updateSession(ctx context.Context, what, id, q string, args ...any
 }
 
 // DeleteSession removes the session with its rows, runs and session-scoped
-// rules. Its forks keep their own copies of the rows and stay intact.
+// rules. Its forks keep their own copies of the rows and stay intact. See RemoveSession.
 func (db *DB) DeleteSession(ctx context.Context, id string) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		// Rows go explicitly first so the search index triggers see them.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE session_id = ?`, id); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE scope = 'session' AND scope_id = ?`, id); err != nil {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("session %q: %w", id, ErrNotFound)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
-	}
-	return nil
+	_, err := db.RemoveSession(ctx, id)
+	return err
 }
 
 // secretKey matches setting names that would hold a credential.

@@ -146,7 +146,13 @@ func (db *DB) init(ctx context.Context, busy time.Duration) error {
 	if err := db.connect(ctx, busy); err != nil {
 		return err
 	}
+	if err := db.incrementalVacuum(ctx); err != nil {
+		return err
+	}
 	if err := db.migrate(ctx); err != nil {
+		return err
+	}
+	if err := db.convertVacuum(ctx); err != nil {
 		return err
 	}
 	rep, err := db.Repair(ctx)

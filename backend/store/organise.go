@@ -1,0 +1,162 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// ListFilter narrows ListSessionsBy. The zero value lists what the session list shows: every
+// session not archived, whatever its project.
+type ListFilter struct {
+	// Project, when set, keeps the sessions of that project only.
+	Project string
+	// Archived lists the archived sessions only; All lists archived and not alike.
+	Archived bool
+	All      bool
+}
+
+// ListSessionsBy returns the sessions f keeps, most recently updated first.
+func (db *DB) ListSessionsBy(ctx context.Context, f ListFilter) ([]Session, error) {
+	q := `SELECT ` + sessionCols + ` FROM sessions WHERE 1`
+	var args []any
+	if !f.All {
+		q += ` AND archived = ?`
+		args = append(args, f.Archived)
+	}
+	if f.Project != "" {
+		q += ` AND project = ?`
+		args = append(args, f.Project)
+	}
+	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY updated_at DESC, rowid DESC`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", classify(err))
+	}
+	defer rows.Close()
+	out := []Session{}
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", classify(err))
+	}
+	return out, nil
+}
+
+// SetArchived archives (or brings back) the sessions ids, all or none: an unknown id is
+// ErrNotFound and changes nothing. It leaves updated_at alone: archiving is not work on the
+// session, and bringing it back puts it where it was in the list.
+func (db *DB) SetArchived(ctx context.Context, ids []string, archived bool) error {
+	what := map[bool]string{true: "archive", false: "unarchive"}[archived]
+	return db.updateEach(ctx, what, ids, `UPDATE sessions SET archived = ? WHERE id = ?`, archived)
+}
+
+// MaxProjectName is the longest project name, in characters.
+const MaxProjectName = 80
+
+// SetProject puts the sessions ids in project name ("" takes them out of any), all or none.
+// A name is trimmed; one longer than MaxProjectName or with a control character is ErrInvalid.
+func (db *DB) SetProject(ctx context.Context, ids []string, name string) error {
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > MaxProjectName || strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return fmt.Errorf("set project: %w: a project name is one line of at most %d characters", ErrInvalid, MaxProjectName)
+	}
+	return db.updateEach(ctx, "set project of", ids, `UPDATE sessions SET project = ? WHERE id = ?`, name)
+}
+
+// Projects returns the project names in use, sorted.
+func (db *DB) Projects(ctx context.Context) ([]string, error) {
+	names, err := queryStrings(ctx, db.sql, `SELECT DISTINCT project FROM sessions WHERE project <> '' ORDER BY project COLLATE NOCASE`)
+	if err != nil {
+		return nil, fmt.Errorf("list projects: %w", classify(err))
+	}
+	if names == nil {
+		names = []string{}
+	}
+	return names, nil
+}
+
+// updateEach runs q (with value, then the id) for every id in one transaction.
+func (db *DB) updateEach(ctx context.Context, what string, ids []string, q string, value any) error {
+	if len(ids) == 0 {
+		return fmt.Errorf("%s sessions: %w: no session named", what, ErrInvalid)
+	}
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			res, err := tx.ExecContext(ctx, q, value, id)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return fmt.Errorf("session %q: %w", id, ErrNotFound)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s sessions: %w", what, classify(err))
+	}
+	return nil
+}
+
+// Removed is what deleting a session took out of the database.
+type Removed struct {
+	// Rows is how many rows went; Size what the session took (shared images and checkpoint
+	// chunks included); Images how many images no other session showed went with it.
+	Rows   int64 `json:"rows"`
+	Size   Size  `json:"size"`
+	Images int   `json:"images"`
+}
+
+// RemoveSession deletes the session with its rows, runs, session-scoped rules, its checkpoint
+// records (the chunks no other record or folder uses go by the checkpoint triggers) and the
+// images no other session shows. Its forks keep their own copies of the rows. The pages freed
+// stay in the file until Reclaim.
+func (db *DB) RemoveSession(ctx context.Context, id string) (Removed, error) {
+	var out Removed
+	size, err := db.SessionSize(ctx, id)
+	if err != nil {
+		return out, fmt.Errorf("delete session %s: %w", id, err)
+	}
+	out.Size = size
+	err = db.tx(ctx, func(tx *sql.Tx) error {
+		images, err := queryStrings(ctx, tx, `SELECT hash FROM blob_refs WHERE session_id = ?`, id)
+		if err != nil {
+			return err
+		}
+		// Rows go explicitly first so the search index triggers see them.
+		res, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE session_id = ?`, id)
+		if err != nil {
+			return err
+		}
+		out.Rows, _ = res.RowsAffected()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE scope = 'session' AND scope_id = ?`, id); err != nil {
+			return err
+		}
+		if res, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("session %q: %w", id, ErrNotFound)
+		}
+		for _, h := range images {
+			res, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM blob_refs WHERE hash = ?)`, h, h)
+			if err != nil {
+				return err
+			}
+			n, _ := res.RowsAffected()
+			out.Images += int(n)
+		}
+		return nil
+	})
+	if err != nil {
+		return Removed{}, fmt.Errorf("delete session %s: %w", id, err)
+	}
+	return out, nil
+}
