@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/config"
@@ -87,9 +86,7 @@ func printAgents(w io.Writer, defs []agents.Definition, asJSON bool) error {
 		}
 		return jsonLines(w, lines)
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tMODEL\tTOOLS\tSOURCE\tDESCRIPTION / ERROR")
-	for _, d := range defs {
+	return writeTable(w, defs, "", "NAME\tMODEL\tTOOLS\tSOURCE\tDESCRIPTION / ERROR", func(tw io.Writer, d agents.Definition) {
 		tools, about := "(all)", d.Description
 		if d.Tools != nil {
 			tools = strings.Join(d.Tools, ",")
@@ -98,6 +95,5 @@ func printAgents(w io.Writer, defs []agents.Definition, asJSON bool) error {
 			about = "invalid: " + d.Error
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Name, d.Model, tools, d.Source, about)
-	}
-	return tw.Flush()
+	})
 }

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -66,53 +66,44 @@ func recorder(ctx context.Context, db *store.DB) (*checkpoint.Recorder, error) {
 	return rec, nil
 }
 
-func (c *sessCmd) changes(ctx context.Context, db *store.DB, id string) error {
+// recorded asks one command's recorder of db (see recorder) what ask wants, and closes it.
+func recorded[T any](ctx context.Context, db *store.DB, ask func(*checkpoint.Recorder) (T, error)) (T, error) {
 	rec, err := recorder(ctx, db)
 	if err != nil {
-		return err
+		var zero T
+		return zero, err
 	}
 	defer rec.Close()
-	list, err := rec.Changes(ctx, id)
+	return ask(rec)
+}
+
+func (c *sessCmd) changes(ctx context.Context, db *store.DB, id string) error {
+	list, err := recorded(ctx, db, func(rec *checkpoint.Recorder) ([]checkpoint.Change, error) { return rec.Changes(ctx, id) })
 	if err != nil {
 		return err
 	}
 	if c.json {
-		for _, ch := range list {
-			if err := sessJSONLine(c.stdout, ch); err != nil {
-				return err
-			}
-		}
-		return nil
+		return jsonLines(c.stdout, list)
 	}
-	if len(list) == 0 {
-		_, err := fmt.Fprintf(c.stdout, "session %s changed no files\n", id)
-		return err
-	}
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ROW\tCHANGE\tPATH\tSIZE")
-	for _, ch := range list {
+	return writeTable(c.stdout, list, fmt.Sprintf("session %s changed no files", id), "ROW\tCHANGE\tPATH\tSIZE", func(tw io.Writer, ch checkpoint.Change) {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\n", ch.Seq, ch.Change, sessClean(ch.Path), ch.Size)
-	}
-	return tw.Flush()
+	})
 }
 
 func (c *sessCmd) restore(ctx context.Context, db *store.DB, id string) error {
-	rec, err := recorder(ctx, db)
-	if err != nil {
-		return err
-	}
-	defer rec.Close()
 	opts := checkpoint.RestoreOptions{ToSeq: c.cp.seq, Path: c.cp.path, DryRun: c.cp.dryRun, Override: c.cp.force}
-	if c.cp.forceAll {
-		preview, err := rec.Restore(ctx, id, checkpoint.RestoreOptions{ToSeq: c.cp.seq, Path: c.cp.path, DryRun: true})
-		if err != nil {
-			return err
+	p, err := recorded(ctx, db, func(rec *checkpoint.Recorder) (checkpoint.Plan, error) {
+		if c.cp.forceAll {
+			preview, err := rec.Restore(ctx, id, checkpoint.RestoreOptions{ToSeq: c.cp.seq, Path: c.cp.path, DryRun: true})
+			if err != nil {
+				return checkpoint.Plan{}, err
+			}
+			for _, cf := range preview.Conflicts {
+				opts.Override = append(opts.Override, cf.Path)
+			}
 		}
-		for _, cf := range preview.Conflicts {
-			opts.Override = append(opts.Override, cf.Path)
-		}
-	}
-	p, err := rec.Restore(ctx, id, opts)
+		return rec.Restore(ctx, id, opts)
+	})
 	var conflict *checkpoint.ConflictError
 	if errors.As(err, &conflict) {
 		return restoreConflict{conflict}

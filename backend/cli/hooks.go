@@ -3,12 +3,10 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/hooks"
@@ -28,9 +26,7 @@ current project hooks. See docs/hooks.md.
 flags:
   --json            one JSON object per hook and line:
                     {"event","matcher","command","source","trusted","sha256"}
-  --workspace DIR   the folder (default: the current folder)
-  --db PATH         database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
-`
+` + folderFlagsUsage
 
 // HookListEntry is one line of `loopdesk hooks list --json`, a contract scripts rely on.
 // source is "personal" or "project"; sha256 is the hash of the folder's project hook
@@ -47,24 +43,16 @@ type HookListEntry struct {
 // Hooks runs `loopdesk hooks ARGS...`: 0 success, 1 an error (a bad hook file, no project
 // hooks to trust, a database problem), 2 a usage error.
 func Hooks(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		out, code := stderr, ExitUsage
-		if len(args) > 0 {
-			out, code = stdout, ExitOK
-		}
-		fmt.Fprint(out, hooksUsage)
+	if code, asked := helpAsked(args, hooksUsage, stdout, stderr); asked {
 		return code
 	}
 	if args[0] != "list" && args[0] != "trust" {
 		fmt.Fprintf(stderr, "loopdesk hooks: unknown command %q\n\n%s", args[0], hooksUsage)
 		return ExitUsage
 	}
-	fs := flag.NewFlagSet("loopdesk hooks "+args[0], flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	asJSON := fs.Bool("json", false, "")
-	workspace := fs.String("workspace", "", "")
-	dbPath := fs.String("db", "", "")
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 || (args[0] == "trust" && *asJSON) {
+	var f folderFlags
+	fs := f.flagSet("loopdesk hooks " + args[0])
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 || (args[0] == "trust" && f.json) {
 		if err == nil {
 			err = fmt.Errorf("unexpected argument %q", strings.Join(fs.Args(), " "))
 		}
@@ -73,9 +61,9 @@ func Hooks(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	var err error
 	if args[0] == "list" {
-		err = hooksList(ctx, *workspace, *dbPath, *asJSON, getenv, stdout, stderr)
+		err = hooksList(ctx, f.workspace, f.db, f.json, getenv, stdout, stderr)
 	} else {
-		err = hooksTrust(ctx, *workspace, *dbPath, getenv, stdout)
+		err = hooksTrust(ctx, f.workspace, f.db, getenv, stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loopdesk hooks %s: %v\n", args[0], err)
@@ -184,16 +172,11 @@ func hooksList(ctx context.Context, dir, dbPath string, asJSON bool, getenv func
 }
 
 func writeHooksTable(w io.Writer, entries []HookListEntry, st hooks.TrustState) error {
-	if len(entries) == 0 {
-		_, err := fmt.Fprintln(w, "no hooks configured (see docs/hooks.md)")
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "EVENT\tMATCHER\tSOURCE\tTRUSTED\tCOMMAND")
-	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", e.Event, e.Matcher, e.Source, e.Trusted, e.Command)
-	}
-	if err := tw.Flush(); err != nil {
+	err := writeTable(w, entries, "no hooks configured (see docs/hooks.md)", "EVENT\tMATCHER\tSOURCE\tTRUSTED\tCOMMAND",
+		func(tw io.Writer, e HookListEntry) {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", e.Event, e.Matcher, e.Source, e.Trusted, e.Command)
+		})
+	if err != nil || len(entries) == 0 {
 		return err
 	}
 	if st.SHA256 != "" && !st.Trusted {

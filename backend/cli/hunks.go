@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -51,12 +52,7 @@ func (f *hunkFlags) checkRevert() error {
 // hunks prints every hunk of the session's changes: JSON Lines with
 // --json, else the patches under a header each.
 func (c *sessCmd) hunks(ctx context.Context, db *store.DB, id string) error {
-	rec, err := recorder(ctx, db)
-	if err != nil {
-		return err
-	}
-	defer rec.Close()
-	list, err := rec.Hunks(ctx, id)
+	list, err := recorded(ctx, db, func(rec *checkpoint.Recorder) ([]checkpoint.Hunk, error) { return rec.Hunks(ctx, id) })
 	if err != nil {
 		return err
 	}
@@ -78,12 +74,9 @@ func (c *sessCmd) hunks(ctx context.Context, db *store.DB, id string) error {
 
 // revert reverts one hunk. A conflict is an error (exit 1) naming the lines.
 func (c *sessCmd) revert(ctx context.Context, db *store.DB, id string) error {
-	rec, err := recorder(ctx, db)
-	if err != nil {
-		return err
-	}
-	defer rec.Close()
-	res, err := rec.RevertHunk(ctx, id, c.hk.seqN, c.hk.path, c.hk.hunkN, "")
+	res, err := recorded(ctx, db, func(rec *checkpoint.Recorder) (checkpoint.RevertedHunk, error) {
+		return rec.RevertHunk(ctx, id, c.hk.seqN, c.hk.path, c.hk.hunkN, "")
+	})
 	if err != nil {
 		return err
 	}

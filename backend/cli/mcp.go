@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/loopdesk/loopdesk/backend/mcp"
 )
@@ -52,12 +51,7 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 // (whatever the servers' health), 1 a bad config file (the message names it),
 // 2 a usage error.
 func MCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		out, code := stderr, mcpExitUsage
-		if len(args) > 0 {
-			out, code = stdout, mcpExitOK
-		}
-		fmt.Fprint(out, mcpUsage)
+	if code, asked := helpAsked(args, mcpUsage, stdout, stderr); asked {
 		return code
 	}
 	if args[0] != "list" {
@@ -121,16 +115,11 @@ func listEntries(statuses []mcp.Status) []MCPListEntry {
 func writeMCPJSON(w io.Writer, entries []MCPListEntry) error { return jsonLines(w, entries) }
 
 func writeMCPTable(w io.Writer, entries []MCPListEntry) error {
-	if len(entries) == 0 {
-		_, err := fmt.Fprintln(w, "no MCP servers configured (add them to $XDG_CONFIG_HOME/loopdesk/mcp.json; see docs/tools.md)")
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTRANSPORT\tSTATUS\tTOOLS\tREASON")
-	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", e.Name, e.Transport, e.Status, len(e.Tools), e.Reason)
-	}
-	if err := tw.Flush(); err != nil {
+	err := writeTable(w, entries, "no MCP servers configured (add them to $XDG_CONFIG_HOME/loopdesk/mcp.json; see docs/tools.md)",
+		"NAME\tTRANSPORT\tSTATUS\tTOOLS\tREASON", func(tw io.Writer, e MCPListEntry) {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", e.Name, e.Transport, e.Status, len(e.Tools), e.Reason)
+		})
+	if err != nil {
 		return err
 	}
 	for _, e := range entries {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/hooks"
@@ -31,9 +30,7 @@ always trusted. See docs/skills.md and docs/security.md.
 flags:
   --json            one JSON object per skill and line:
                     {"name","description","source","error","trust","sha256","allowed_tools"}
-  --workspace DIR   the folder (default: the current folder)
-  --db PATH         database file (default $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db)
-`
+` + folderFlagsUsage
 
 // SkillListEntry is one line of `loopdesk skills list --json`, a contract scripts rely on:
 // source is the skill's SKILL.md; error is "" for a valid skill; trust is "personal",
@@ -51,26 +48,18 @@ type SkillListEntry struct {
 // Skills runs `loopdesk skills ARGS...`: 0 success (whatever the skills' validity), 1 an
 // error, 2 a usage error.
 func Skills(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		out, code := stderr, ExitUsage
-		if len(args) > 0 {
-			out, code = stdout, ExitOK
-		}
-		fmt.Fprint(out, skillsUsage)
+	if code, asked := helpAsked(args, skillsUsage, stdout, stderr); asked {
 		return code
 	}
 	cmd := args[0]
-	fs := flag.NewFlagSet("loopdesk skills "+cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	asJSON := fs.Bool("json", false, "")
-	workspace := fs.String("workspace", "", "")
-	dbPath := fs.String("db", "", "")
+	var f folderFlags
+	fs := f.flagSet("loopdesk skills " + cmd)
 	rest, err := parseInterspersed(fs, args[1:])
 	switch {
 	case err != nil:
 	case cmd == "list" && len(rest) > 0:
 		err = fmt.Errorf("unexpected argument %q", strings.Join(rest, " "))
-	case (cmd == "trust" || cmd == "untrust") && (len(rest) != 1 || *asJSON || *workspace != ""):
+	case (cmd == "trust" || cmd == "untrust") && (len(rest) != 1 || f.json || f.workspace != ""):
 		err = fmt.Errorf("%s takes one PATH (a SKILL.md or its folder) and --db", cmd)
 	case cmd != "list" && cmd != "trust" && cmd != "untrust":
 		err = fmt.Errorf("unknown command %q", cmd)
@@ -80,9 +69,9 @@ func Skills(ctx context.Context, args []string, getenv func(string) string, stdo
 		return ExitUsage
 	}
 	if cmd == "list" {
-		err = skillsList(ctx, *workspace, *dbPath, *asJSON, getenv, stdout)
+		err = skillsList(ctx, f.workspace, f.db, f.json, getenv, stdout)
 	} else {
-		err = skillsTrust(ctx, cmd, rest[0], *dbPath, getenv, stdout)
+		err = skillsTrust(ctx, cmd, rest[0], f.db, getenv, stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loopdesk skills %s: %v\n", cmd, err)
@@ -158,20 +147,13 @@ func skillsList(ctx context.Context, dir, dbPath string, asJSON bool, getenv fun
 	if asJSON {
 		return jsonLines(w, entries)
 	}
-	if len(entries) == 0 {
-		_, err := fmt.Fprintln(w, "no skills (see docs/skills.md)")
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTATE\tTRUST\tSOURCE\tDESCRIPTION")
-	for _, e := range entries {
+	return writeTable(w, entries, "no skills (see docs/skills.md)", "NAME\tSTATE\tTRUST\tSOURCE\tDESCRIPTION", func(tw io.Writer, e SkillListEntry) {
 		state, text := "ok", e.Description
 		if e.Error != "" {
 			state, text = "invalid", e.Error
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Name, state, e.Trust, e.Source, firstLineOf(text))
-	}
-	return tw.Flush()
+	})
 }
 
 func firstLineOf(s string) string {
