@@ -41,8 +41,11 @@ func SuggestRule(sessionID string, call tools.Call) RuleInput {
 func NewRule(in RuleInput, sess store.Session) store.NewRule {
 	n := store.NewRule{Tool: strings.TrimSpace(in.Tool), Pattern: strings.TrimSpace(in.Pattern),
 		Effect: in.Effect, Scope: in.Scope, ScopeID: sess.ID}
-	if n.Scope == store.ScopeWorkspace {
+	switch n.Scope {
+	case store.ScopeWorkspace:
 		n.ScopeID = sess.Workspace
+	case store.ScopeEverywhere:
+		n.ScopeID = "*"
 	}
 	if n.Pattern == "" {
 		n.Pattern = "*"

@@ -18,13 +18,15 @@ const (
 	EffectDeny  Effect = "deny"
 )
 
-// Scope of an approval rule: one session, or every session in a workspace.
+// Scope of an approval rule: one session, every session in a workspace, or every session.
 type Scope string
 
 // Rule scopes.
 const (
 	ScopeSession   Scope = "session"
 	ScopeWorkspace Scope = "workspace"
+	// ScopeEverywhere applies to every session of every folder; its ScopeID is "*".
+	ScopeEverywhere Scope = "everywhere"
 )
 
 // Rule is a stored approval rule: Tool (a tool name) with an argument
@@ -55,8 +57,11 @@ func RuleText(effect Effect, tool, pattern string, scope Scope) string {
 		}
 	}
 	where := "in this session"
-	if scope == ScopeWorkspace {
+	switch scope {
+	case ScopeWorkspace:
 		where = "in this folder"
+	case ScopeEverywhere:
+		where = "everywhere"
 	}
 	return fmt.Sprintf("%s %s %s", effect, what, where)
 }
@@ -99,8 +104,8 @@ func (db *DB) putRule(ctx context.Context, old string, n NewRule) (Rule, error) 
 	switch {
 	case n.Effect != EffectAllow && n.Effect != EffectAsk && n.Effect != EffectDeny:
 		return Rule{}, fmt.Errorf("%w: effect %q (want allow, ask or deny)", ErrInvalid, n.Effect)
-	case n.Scope != ScopeSession && n.Scope != ScopeWorkspace:
-		return Rule{}, fmt.Errorf("%w: scope %q (want session or workspace)", ErrInvalid, n.Scope)
+	case n.Scope != ScopeSession && n.Scope != ScopeWorkspace && n.Scope != ScopeEverywhere:
+		return Rule{}, fmt.Errorf("%w: scope %q (want session, workspace or everywhere)", ErrInvalid, n.Scope)
 	case n.Tool == "" || n.ScopeID == "":
 		return Rule{}, fmt.Errorf("%w: tool and scope id are required", ErrInvalid)
 	}
@@ -129,11 +134,11 @@ func (db *DB) putRule(ctx context.Context, old string, n NewRule) (Rule, error) 
 	return r, err
 }
 
-// ListRules returns the rules that apply to a session: its own and those of
-// its workspace, oldest first. Either argument may be empty.
+// ListRules returns the rules that apply to a session: its own, those of
+// its workspace and those that apply everywhere, oldest first. Either argument may be empty.
 func (db *DB) ListRules(ctx context.Context, sessionID, workspace string) ([]Rule, error) {
 	return db.queryRules(ctx, `WHERE (scope = 'session' AND scope_id = ?1 AND ?1 <> '')
-		OR (scope = 'workspace' AND scope_id = ?2 AND ?2 <> '')`, sessionID, workspace)
+		OR (scope = 'workspace' AND scope_id = ?2 AND ?2 <> '') OR scope = 'everywhere'`, sessionID, workspace)
 }
 
 // ListAllRules returns every saved rule, oldest first (the settings screen).

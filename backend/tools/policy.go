@@ -59,8 +59,9 @@ type Scope = store.Scope
 
 // Rule scopes.
 const (
-	ScopeSession   = store.ScopeSession
-	ScopeWorkspace = store.ScopeWorkspace
+	ScopeSession    = store.ScopeSession
+	ScopeWorkspace  = store.ScopeWorkspace
+	ScopeEverywhere = store.ScopeEverywhere
 )
 
 // Rule is a stored allow/ask/deny rule. Tool is a tool name or "*". Pattern is
