@@ -33,7 +33,8 @@ const EventLoop = "loop:event"
 const EventMCPStatus = "mcp:status"
 
 // Channels lists every Wails event name Go emits to the page.
-var Channels = []string{EventLoop, EventWorkspaceChanged, EventWorkspaceWarning, EventMCPStatus, EventOpenFolder, EventFocusCard}
+var Channels = []string{EventLoop, EventWorkspaceChanged, EventWorkspaceWarning, EventMCPStatus, EventOpenFolder, EventFocusCard,
+	EventActivityChanged}
 
 // Emitter publishes an event to the page. In the window it is runtime.EventsEmit; tests pass
 // a recorder.
@@ -72,6 +73,7 @@ type core struct {
 	emit     Emitter
 	instance *Instance // the launch's folder; nil in tests
 	notices  *notices  // desktop notifications (notifications.go)
+	activity *activity // what each session is doing, for the board (activity.go)
 	window   WindowControl
 	// instructionsDir holds the person's own AGENTS.md.
 	instructionsDir string
@@ -143,6 +145,7 @@ func (s *Services) Startup(ctx context.Context, emit Emitter) {
 	// to this subscriber in order, and the batcher keeps that order.
 	loopEvents := newBatcher(c.ctx, EventLoop, emit, batchInterval)
 	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev bus.Event) { loopEvents.add(ev) })
+	c.activity = c.startActivity()
 	release := new(memoryRelease)
 	c.st.Runner.Bus().Subscribe(c.ctx, "", release.offer)
 	release.settle()

@@ -101,6 +101,7 @@ var channels = []struct {
 	{"MCP_STATUS", desktop.EventMCPStatus, mcp.Status{}},
 	{"APP_OPEN_FOLDER", desktop.EventOpenFolder, desktop.OpenFolder{}},
 	{"APP_FOCUS_CARD", desktop.EventFocusCard, desktop.FocusCard{}},
+	{"ACTIVITY_CHANGED", desktop.EventActivityChanged, desktop.Activity{}},
 }
 
 // renames are TypeScript names that differ from the Go name.

@@ -65,6 +65,7 @@ export const WORKSPACE_WARNING = 'workspace:warning';
 export const MCP_STATUS = 'mcp:status';
 export const APP_OPEN_FOLDER = 'app:open-folder';
 export const APP_FOCUS_CARD = 'app:focus-card';
+export const ACTIVITY_CHANGED = 'activity:changed';
 
 /** Why a bound method failed (desktop.ErrorCodes). */
 export const ERROR_CODES = ['not_found', 'busy', 'not_pending', 'invalid', 'not_configured', 'error'] as const;
@@ -104,6 +105,21 @@ export interface AbandonedFiles {
   offer: boolean;
   restore: boolean;
 }
+
+/** Go: desktop.Activity */
+export interface Activity {
+  session_id: string;
+  state: ActivityState;
+  step: string;
+  waiting: number;
+  run_id: string;
+  started_at?: string;
+  cost_usd: number;
+  status: string;
+}
+
+/** Go: desktop.ActivityState */
+export type ActivityState = 'needs_you' | 'working' | 'done' | 'failed' | 'idle';
 
 /** Go: agents.Definition */
 export interface AgentDefinition {

@@ -97,6 +97,10 @@ export function SearchText(arg1) {
   return window['go']['desktop']['Sessions']['SearchText'](arg1);
 }
 
+export function SessionActivity() {
+  return window['go']['desktop']['Sessions']['SessionActivity']();
+}
+
 export function SetSessionModel(arg1, arg2, arg3) {
   return window['go']['desktop']['Sessions']['SetSessionModel'](arg1, arg2, arg3);
 }
