@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
@@ -23,10 +25,6 @@ import (
 
 // TaskTool is the name of the tool that starts a child session.
 const TaskTool = "task"
-
-// MaxTaskDepth bounds nesting: a session started by a person is depth 0, its children 1; a
-// child may start children only when its agent allows it, and never past this depth.
-const MaxTaskDepth = 2
 
 // TaskConfig turns the task tool on (Config.Tasks).
 type TaskConfig struct {
@@ -68,11 +66,12 @@ func taskSpec() tools.Spec {
 	return tools.Spec{Name: TaskTool, Description: taskDescription, Parameters: taskParameters, ReadOnly: true}
 }
 
-// offerTasks adds the task tool to the run's tools when the runner has it turned on, the
-// store can hold children, and the run is not a child too deep to start more.
+// offerTasks adds the task tool to the run's tools when the runner has it turned on and the
+// store can hold children. Whether this run may start children is the core's to say
+// (core.MaxTaskDepth, Started.Depth and TaskGranted): keepTools drops the tool when not.
 func (rn *run) offerTasks() {
 	cfg := rn.r.cfg.Tasks
-	if _, ok := rn.r.cfg.Store.(ChildStore); !ok || cfg == nil || !rn.mayNest() {
+	if _, ok := rn.r.cfg.Store.(ChildStore); !ok || cfg == nil {
 		return
 	}
 	if _, taken := rn.tools.infos[TaskTool]; taken {
@@ -92,14 +91,17 @@ func (rn *run) offerTasks() {
 	rn.tools.infos[TaskTool] = core.ToolInfo{Name: TaskTool, ReadOnly: true, Kind: core.ToolTask}
 }
 
-// mayNest reports whether the run may start children: a session a person started may; a
-// child only when its agent lists the task tool, and never past MaxTaskDepth.
-func (rn *run) mayNest() bool {
-	if rn.spec.depth == 0 {
-		return true
-	}
-	a := rn.spec.agent
-	return rn.spec.depth < MaxTaskDepth && a != nil && a.Tools != nil && a.Allows(TaskTool)
+// taskGranted says whether the run's agent lists the task tool (Started.TaskGranted).
+func (s RunSpec) taskGranted() bool {
+	return s.agent != nil && s.agent.Tools != nil && s.agent.Allows(TaskTool)
+}
+
+// keepTools drops the tools the core does not keep (State.HasTool: the task tool of a run
+// that may not start children), so the runner neither offers nor runs them. It runs on the
+// owner goroutine right after Started, before any worker reads the tools.
+func (rn *run) keepTools() {
+	rn.tools.specs = slices.DeleteFunc(rn.tools.specs, func(s tools.Spec) bool { return !rn.state.HasTool(s.Name) })
+	maps.DeleteFunc(rn.tools.infos, func(name string, _ core.ToolInfo) bool { return !rn.state.HasTool(name) })
 }
 
 // agentList is the part of the task tool's description naming the agents (fixed for the

@@ -117,7 +117,7 @@ func (db *DB) FamilyTotals(ctx context.Context, id string) (Totals, []ChildTotal
 	}
 	out := []ChildTotals{}
 	for _, k := range kids {
-		kt, _, err := db.FamilyTotals(ctx, k.ID) // depth is bounded (loop.MaxTaskDepth)
+		kt, _, err := db.FamilyTotals(ctx, k.ID) // depth is bounded (core.MaxTaskDepth)
 		if err != nil {
 			return Totals{}, nil, err
 		}

@@ -41,6 +41,12 @@ type Started struct {
 	Approval string
 	// Agent names the agent the run works as, for the refusal of a tool it was not given.
 	Agent string
+	// Depth is how deep the run's session is among task children (0: a person started it);
+	// TaskGranted says the run's agent lists the task tool among its tools. A child may start
+	// children only when its agent grants task, and never at MaxTaskDepth: otherwise the run
+	// keeps no task tool (State.HasTool), and a call of it is an unknown tool's.
+	Depth       int
+	TaskGranted bool
 	// StopHook is the hook event fired when the run completes ("Stop", "SubagentStop" for
 	// a child session), "" when none is configured: then the run ends at once (hooks.go).
 	StopHook string

@@ -132,7 +132,9 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 	s.tools, s.plan = make(map[string]ToolInfo, len(in.Tools)), in.Mode == ModePlan
 	s.approval, s.agent, s.stopHook, s.preCompact = in.Approval, in.Agent, in.StopHook, in.PreCompactHook
 	for _, t := range in.Tools {
-		s.tools[t.Name] = t
+		if t.Kind != ToolTask || mayNest(in.Depth, in.TaskGranted) {
+			s.tools[t.Name] = t
+		}
 	}
 	s.queued = slices.Clone(in.Queued)
 	s = appendRows(s, in.Rows)

@@ -50,6 +50,15 @@ const (
 	ToolNarrowed ToolKind = "narrowed"
 )
 
+// MaxTaskDepth bounds nesting: a session a person started is depth 0, its children 1.
+const MaxTaskDepth = 2
+
+// mayNest says whether a run at depth may start children: a session a person started may; a
+// child only when its agent grants the task tool, and never at MaxTaskDepth or deeper.
+func mayNest(depth int, granted bool) bool {
+	return depth == 0 || depth < MaxTaskDepth && granted
+}
+
 // Offers reports whether a run in mode offers the model tool t. Plan mode offers only the
 // read-only tools, the ones it lets run: the model learns the mode from its tool list and the
 // plan notice, not from refusals. A tool not offered stays in Started.Tools, so a call the
@@ -299,6 +308,13 @@ type State struct {
 	nrows      int
 	cut        int64 // the last seq the outstanding Compact summarises
 	plan       bool  // plan mode: only read-only tools run
+}
+
+// HasTool reports whether the run keeps tool name: one of Started.Tools, less the task tool
+// of a run that may not start children. The runner offers and runs only these.
+func (s State) HasTool(name string) bool {
+	_, ok := s.tools[name]
+	return ok
 }
 
 // Queued returns the messages still waiting for a tool boundary. After Done they are the

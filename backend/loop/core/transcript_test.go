@@ -31,6 +31,8 @@ type step struct {
 		Mode           string          `json:"mode"`
 		Approval       string          `json:"approval"`
 		Agent          string          `json:"agent"`
+		Depth          int             `json:"depth"`
+		TaskGranted    bool            `json:"task_granted"`
 		StopHook       string          `json:"stop_hook"`
 		PreCompactHook bool            `json:"pre_compact_hook"`
 		Tools          []ToolInfo      `json:"tools"` // absent: builtinTools
@@ -114,8 +116,8 @@ func (st step) input(now time.Time) (Input, error) {
 		return Started{Now: now, SessionID: "s1", RunID: "r1", Model: st.Started.Model, Workspace: "/ws",
 			Prompt: st.Started.Prompt, Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens, Mode: st.Started.Mode, Tools: tools,
 			Approval: st.Started.Approval, Agent: st.Started.Agent, StopHook: st.Started.StopHook,
-			PreCompactHook: st.Started.PreCompactHook,
-			Queued:         st.Started.Queued, Rows: rows, PreviousStop: st.Started.PreviousStop, CompactThrough: st.Started.CompactThrough}, nil
+			PreCompactHook: st.Started.PreCompactHook, Depth: st.Started.Depth, TaskGranted: st.Started.TaskGranted,
+			Queued: st.Started.Queued, Rows: rows, PreviousStop: st.Started.PreviousStop, CompactThrough: st.Started.CompactThrough}, nil
 	case st.Queue != nil:
 		return MessageQueued{Now: now, Message: QueuedMessage{ID: st.Queue.ID, Text: st.Queue.Text, QueuedAt: now}}, nil
 	case st.Withdraw != nil:
