@@ -37,6 +37,22 @@ func (r *Recorder) ApplyFork(ctx context.Context, forkID string) (Applied, error
 	return out, nil
 }
 
+// idleSession is the session id when none of its tool calls is running (ErrBusy then):
+// what the person's own changes to its folder wait for.
+func (r *Recorder) idleSession(ctx context.Context, id string) (store.Session, error) {
+	s, err := r.db.GetSession(ctx, id)
+	if err != nil {
+		return store.Session{}, err
+	}
+	if pending, err := r.db.PendingCalls(ctx, id); err != nil || len(pending) > 0 {
+		if err == nil {
+			err = ErrBusy
+		}
+		return store.Session{}, err
+	}
+	return s, nil
+}
+
 func (r *Recorder) applyFork(ctx context.Context, forkID string) (Applied, error) {
 	fork, err := r.db.GetSession(ctx, forkID)
 	if err != nil {
@@ -45,14 +61,8 @@ func (r *Recorder) applyFork(ctx context.Context, forkID string) (Applied, error
 	if fork.ParentID == "" {
 		return Applied{}, fmt.Errorf("%w: session %s is not a fork", ErrNotFound, forkID)
 	}
-	parent, err := r.db.GetSession(ctx, fork.ParentID)
+	parent, err := r.idleSession(ctx, fork.ParentID)
 	if err != nil {
-		return Applied{}, err
-	}
-	if pending, err := r.db.PendingCalls(ctx, parent.ID); err != nil || len(pending) > 0 {
-		if err == nil {
-			err = ErrBusy
-		}
 		return Applied{}, err
 	}
 	bases, targets, err := r.forkState(ctx, fork)

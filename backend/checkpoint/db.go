@@ -12,27 +12,42 @@ type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// loadCache reads what the database knows of root's tracked paths.
-func loadCache(ctx context.Context, q queryer, root string) (map[string]*Entry, error) {
-	rows, err := q.QueryContext(ctx, `SELECT path, kind, mode, size, mtime_ns, ctime_ns, ino, sha256, target, stored
-		FROM cp_files WHERE root = ?`, root)
+// eachRow runs query and hands each row to each, in order, stopping at the first error.
+func eachRow(ctx context.Context, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}, each func(*sql.Rows) error, query string, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	out := map[string]*Entry{}
 	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// loadCache reads what the database knows of root's tracked paths.
+func loadCache(ctx context.Context, q queryer, root string) (map[string]*Entry, error) {
+	out := map[string]*Entry{}
+	err := eachRow(ctx, q, func(rows *sql.Rows) error {
 		var p string
 		var e Entry
 		var mode uint32
 		var ino int64
 		if err := rows.Scan(&p, &e.Kind, &mode, &e.Size, &e.MtimeNS, &e.CtimeNS, &ino, &e.SHA256, &e.Target, &e.Stored); err != nil {
-			return nil, err
+			return err
 		}
 		e.Mode, e.Ino = fs.FileMode(mode), uint64(ino)
 		out[p] = &e
+		return nil
+	}, `SELECT path, kind, mode, size, mtime_ns, ctime_ns, ino, sha256, target, stored FROM cp_files WHERE root = ?`, root)
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // saveDeltas stores the new contents and moves the cache to the new states.
@@ -113,14 +128,8 @@ const changeCols = `c.id, c.session_id, c.call_id, c.run_id, c.seq, ch.path, ch.
 	ch.a_kind, ch.a_mode, ch.a_size, ch.a_sha256, ch.a_target, ch.a_stored`
 
 func queryChanges(ctx context.Context, q queryer, where string, args ...any) ([]changeRow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+changeCols+` FROM cp_changes ch JOIN cp_captures c ON c.id = ch.capture_id
-		WHERE `+where+` ORDER BY c.seq, c.id, ch.path`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []changeRow
-	for rows.Next() {
+	err := eachRow(ctx, q, func(rows *sql.Rows) error {
 		var r changeRow
 		var bk, bs, bt, ak, as, at string
 		var bm, am uint32
@@ -128,12 +137,17 @@ func queryChanges(ctx context.Context, q queryer, where string, args ...any) ([]
 		var bst, ast bool
 		if err := rows.Scan(&r.captureID, &r.sessionID, &r.callID, &r.runID, &r.Seq, &r.Path, &r.Change.Change,
 			&bk, &bm, &bz, &bs, &bt, &bst, &ak, &am, &az, &as, &at, &ast); err != nil {
-			return nil, err
+			return err
 		}
 		r.Before, r.After = entryOf(bk, bm, bz, bs, bt, bst), entryOf(ak, am, az, as, at, ast)
 		r.By = byOf(r.callID)
 		r.Change.fill()
 		out = append(out, r)
+		return nil
+	}, `SELECT `+changeCols+` FROM cp_changes ch JOIN cp_captures c ON c.id = ch.capture_id
+		WHERE `+where+` ORDER BY c.seq, c.id, ch.path`, args...)
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }

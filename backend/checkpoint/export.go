@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -170,22 +171,16 @@ func importLines(ctx context.Context, q store.Querier, s store.Session, lines []
 // exportReviews emits the session's hunk review states, so a kept or reverted hunk is still
 // marked so after an export and an import.
 func exportReviews(ctx context.Context, q store.Querier, sessionID string, emit func(any) error) error {
-	rows, err := q.QueryContext(ctx, `SELECT seq, path, hunk, state, note_seq FROM cp_reviews WHERE session_id = ?
-		ORDER BY seq, path, hunk`, sessionID)
-	if err != nil {
-		return err
-	}
 	var all []exportReview
-	for rows.Next() {
+	err := eachRow(ctx, q, func(rows *sql.Rows) error {
 		r := exportReview{Type: "review"}
 		if err := rows.Scan(&r.Seq, &r.Path, &r.Hunk, &r.State, &r.NoteSeq); err != nil {
-			rows.Close()
 			return err
 		}
 		all = append(all, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}, `SELECT seq, path, hunk, state, note_seq FROM cp_reviews WHERE session_id = ? ORDER BY seq, path, hunk`, sessionID)
+	if err != nil {
 		return err
 	}
 	for _, r := range all {

@@ -193,30 +193,28 @@ type restoreRow struct {
 
 // restores reads the session's restore rows, in order.
 func (r *Recorder) restores(ctx context.Context, sessionID string) ([]restoreRow, error) {
-	rows, err := r.sql.QueryContext(ctx, `SELECT seq, payload FROM chunks WHERE session_id = ? AND kind = ? ORDER BY seq`,
-		sessionID, string(store.KindRestore))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []restoreRow
-	for rows.Next() {
+	err := eachRow(ctx, r.sql, func(rows *sql.Rows) error {
 		var rr restoreRow
 		var payload string
 		if err := rows.Scan(&rr.seq, &payload); err != nil {
-			return nil, err
+			return err
 		}
 		var p store.RestorePayload
 		if err := json.Unmarshal([]byte(payload), &p); err != nil {
-			return nil, fmt.Errorf("restore row %d: %w", rr.seq, err)
+			return fmt.Errorf("restore row %d: %w", rr.seq, err)
 		}
 		rr.to = p.ToSeq
 		for _, x := range p.Restored {
 			rr.paths = append(rr.paths, x.Path)
 		}
 		out = append(out, rr)
+		return nil
+	}, `SELECT seq, payload FROM chunks WHERE session_id = ? AND kind = ? ORDER BY seq`, sessionID, string(store.KindRestore))
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // undoneBy returns the first restore row after seq that put pth (or a folder holding it)
@@ -243,21 +241,20 @@ type reviewKey struct {
 }
 
 func (r *Recorder) reviews(ctx context.Context, sessionID string) (map[reviewKey]ReviewState, error) {
-	rows, err := r.sql.QueryContext(ctx, `SELECT seq, path, hunk, state FROM cp_reviews WHERE session_id = ?`, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	out := map[reviewKey]ReviewState{}
-	for rows.Next() {
+	err := eachRow(ctx, r.sql, func(rows *sql.Rows) error {
 		var k reviewKey
 		var s ReviewState
 		if err := rows.Scan(&k.seq, &k.path, &k.hunk, &s); err != nil {
-			return nil, err
+			return err
 		}
 		out[k] = s
+		return nil
+	}, `SELECT seq, path, hunk, state FROM cp_reviews WHERE session_id = ?`, sessionID)
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // findHunk returns hunk n of the change row seq made to pth.

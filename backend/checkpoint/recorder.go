@@ -353,27 +353,22 @@ func (r *Recorder) linkPending(ctx context.Context, rs *rootState) error {
 	// TGI number them per response), and even across the turns of one run. A capture is
 	// pending only for the call that was running when the process died, the run's last, so
 	// its result is the latest row of that run answering that id, stored after the capture.
-	rows, err := r.sql.QueryContext(ctx, `SELECT c.id, coalesce((SELECT k.seq FROM chunks k WHERE k.session_id = c.session_id
-			AND k.run_id = c.run_id AND k.kind = 'tool_result' AND json_extract(k.payload, '$.call_id') = c.call_id
-			AND k.created_at >= c.created_at ORDER BY k.seq DESC LIMIT 1), 0)
-		FROM cp_captures c WHERE c.root = ? AND c.seq = 0 ORDER BY c.id`, rs.path)
-	if err != nil {
-		return err
-	}
 	type pend struct{ id, seq int64 }
 	var ps []pend
-	for rows.Next() {
+	err := eachRow(ctx, r.sql, func(rows *sql.Rows) error {
 		var p pend
 		if err := rows.Scan(&p.id, &p.seq); err != nil {
-			rows.Close()
 			return err
 		}
 		if p.seq > 0 {
 			ps = append(ps, p)
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}, `SELECT c.id, coalesce((SELECT k.seq FROM chunks k WHERE k.session_id = c.session_id
+			AND k.run_id = c.run_id AND k.kind = 'tool_result' AND json_extract(k.payload, '$.call_id') = c.call_id
+			AND k.created_at >= c.created_at ORDER BY k.seq DESC LIMIT 1), 0)
+		FROM cp_captures c WHERE c.root = ? AND c.seq = 0 ORDER BY c.id`, rs.path)
+	if err != nil {
 		return err
 	}
 	for _, p := range ps {

@@ -78,14 +78,8 @@ func (r *Recorder) Restore(ctx context.Context, sessionID string, opts RestoreOp
 }
 
 func (r *Recorder) restore(ctx context.Context, sessionID string, opts RestoreOptions) (Plan, error) {
-	s, err := r.db.GetSession(ctx, sessionID)
+	s, err := r.idleSession(ctx, sessionID)
 	if err != nil {
-		return Plan{}, err
-	}
-	if pending, err := r.db.PendingCalls(ctx, sessionID); err != nil || len(pending) > 0 {
-		if err == nil {
-			err = ErrBusy
-		}
 		return Plan{}, err
 	}
 	rs, err := r.acquire(ctx, s.Workspace)
@@ -132,16 +126,7 @@ func (r *Recorder) restore(ctx context.Context, sessionID string, opts RestoreOp
 		return p, err
 	}
 	err = r.commit(ctx, rs, ds, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO cp_captures(session_id, run_id, call_id, root, seq, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			sessionID, opts.RunID, fmt.Sprintf("restore:%d", p.Seq), rs.path, p.Seq, r.opts.Now().UnixMilli())
-		if err != nil {
-			return err
-		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		return insertChanges(ctx, tx, id, ds)
+		return recordCapture(ctx, tx, sessionID, opts.RunID, fmt.Sprintf("restore:%d", p.Seq), rs.path, p.Seq, r.opts.Now().UnixMilli(), ds)
 	})
 	p.Changes = personal(changesOf(ds, p.Seq))
 	return p, err

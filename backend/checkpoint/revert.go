@@ -77,14 +77,8 @@ func (r *Recorder) RevertHunk(ctx context.Context, sessionID string, seq int64, 
 }
 
 func (r *Recorder) revertHunk(ctx context.Context, sessionID string, seq int64, pth string, n int, runID string) (RevertedHunk, error) {
-	s, err := r.db.GetSession(ctx, sessionID)
+	s, err := r.idleSession(ctx, sessionID)
 	if err != nil {
-		return RevertedHunk{}, err
-	}
-	if pending, err := r.db.PendingCalls(ctx, sessionID); err != nil || len(pending) > 0 {
-		if err == nil {
-			err = ErrBusy
-		}
 		return RevertedHunk{}, err
 	}
 	h, err := r.findHunk(ctx, sessionID, seq, pth, n)

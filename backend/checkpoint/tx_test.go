@@ -16,7 +16,8 @@ import (
 // Prepare) on the plain handle, or passes the plain handle to a helper that is not a reader,
 // fails it.
 func TestWritesGoThroughTheStoresTransactions(t *testing.T) {
-	readers := map[string]bool{"queryChanges": true, "loadCache": true, "getBlob": true}
+	// eachRow takes only a QueryContext: it cannot write.
+	readers := map[string]bool{"queryChanges": true, "loadCache": true, "getBlob": true, "eachRow": true}
 	files, _ := filepath.Glob("*.go")
 	fset := token.NewFileSet()
 	checked := 0
