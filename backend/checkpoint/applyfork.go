@@ -69,14 +69,11 @@ func (r *Recorder) applyFork(ctx context.Context, forkID string) (Applied, error
 	if err != nil {
 		return Applied{}, err
 	}
-	rs, err := r.acquire(ctx, parent.Workspace)
+	rs, err := r.caughtUp(ctx, parent.Workspace, parent.ID, "", "fork-apply")
 	if err != nil {
 		return Applied{}, err
 	}
 	defer rs.release()
-	if err := r.catchUp(ctx, rs, parent.ID, "", "fork-apply"); err != nil {
-		return Applied{}, err
-	}
 	out := Applied{ParentID: parent.ID, Paths: []string{}}
 	current := map[string]*Entry{}
 	var conflicts []Conflict
@@ -107,14 +104,11 @@ func (r *Recorder) applyFork(ctx context.Context, forkID string) (Applied, error
 // fork started from (the first change's before) and the state its folder
 // holds now.
 func (r *Recorder) forkState(ctx context.Context, fork store.Session) (bases, targets map[string]*Entry, err error) {
-	rs, err := r.acquire(ctx, fork.Workspace)
+	rs, err := r.caughtUp(ctx, fork.Workspace, fork.ID, "", "fork-apply")
 	if err != nil {
 		return nil, nil, err
 	}
 	defer rs.release()
-	if err := r.catchUp(ctx, rs, fork.ID, "", "fork-apply"); err != nil {
-		return nil, nil, err
-	}
 	rows, err := queryChanges(ctx, r.sql, `c.session_id = ? AND c.seq > 0 AND c.root = ?`, fork.ID, rs.path)
 	if err != nil {
 		return nil, nil, err

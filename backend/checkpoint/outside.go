@@ -40,6 +40,21 @@ func (r *Recorder) catchUp(ctx context.Context, rs *rootState, sessionID, runID,
 	})
 }
 
+// caughtUp locks the folder root for a change of the person's (a restore, a hunk revert,
+// applying a fork) with the changes made outside since recorded first, as such, so that
+// conflicts are seen. The caller releases it.
+func (r *Recorder) caughtUp(ctx context.Context, root, sessionID, runID, tag string) (*rootState, error) {
+	rs, err := r.acquire(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.catchUp(ctx, rs, sessionID, runID, tag); err != nil {
+		rs.release()
+		return nil, err
+	}
+	return rs, nil
+}
+
 func anyChange(ds []delta) bool {
 	for _, d := range ds {
 		if d.change != "" {

@@ -82,15 +82,11 @@ func (r *Recorder) restore(ctx context.Context, sessionID string, opts RestoreOp
 	if err != nil {
 		return Plan{}, err
 	}
-	rs, err := r.acquire(ctx, s.Workspace)
+	rs, err := r.caughtUp(ctx, s.Workspace, sessionID, opts.RunID, "restore")
 	if err != nil {
 		return Plan{}, err
 	}
 	defer rs.release()
-	// Outside changes first (recorded as such), so conflicts are seen.
-	if err := r.catchUp(ctx, rs, sessionID, opts.RunID, "restore"); err != nil {
-		return Plan{}, err
-	}
 	spans, err := r.lineage(ctx, s)
 	if err != nil {
 		return Plan{}, err

@@ -91,14 +91,11 @@ func (r *Recorder) revertHunk(ctx context.Context, sessionID string, seq int64, 
 	if h.State == Reverted {
 		return RevertedHunk{}, fmt.Errorf("%w: it was reverted already", ErrReviewed)
 	}
-	rs, err := r.acquire(ctx, s.Workspace)
+	rs, err := r.caughtUp(ctx, s.Workspace, sessionID, runID, "hunk")
 	if err != nil {
 		return RevertedHunk{}, err
 	}
 	defer rs.release()
-	if err := r.catchUp(ctx, rs, sessionID, runID, "hunk"); err != nil {
-		return RevertedHunk{}, err
-	}
 	res := RevertedHunk{Hunk: h}
 	lines, err := r.reverse(ctx, rs, h, &res)
 	if err != nil {
