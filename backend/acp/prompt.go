@@ -217,8 +217,8 @@ func promptContent(blocks []sdk.ContentBlock) (string, [][]byte, error) {
 
 // storeImages keeps a prompt's images in the journal (deduplicated by hash) and names them for
 // the prompt's row; a request carries copies fitted to the provider's limits.
-func (a *Agent) storeImages(ctx context.Context, imgs [][]byte) ([]loop.ImageRef, error) {
-	var refs []loop.ImageRef
+func (a *Agent) storeImages(ctx context.Context, imgs [][]byte) ([]store.ImageRef, error) {
+	var refs []store.ImageRef
 	for _, data := range imgs {
 		im, err := images.Check(data)
 		if err != nil {
@@ -228,7 +228,7 @@ func (a *Agent) storeImages(ctx context.Context, imgs [][]byte) ([]loop.ImageRef
 		if err != nil {
 			return nil, fmt.Errorf("store an image of the prompt: %w", err)
 		}
-		refs = append(refs, loop.ImageRef{Hash: hash, MIME: im.MIME, Width: im.Width, Height: im.Height})
+		refs = append(refs, store.ImageRef{Hash: hash, MIME: im.MIME, Width: im.Width, Height: im.Height})
 	}
 	return refs, nil
 }

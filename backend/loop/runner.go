@@ -133,10 +133,6 @@ type Config struct {
 	Extensions []Extension
 }
 
-// ImageRef is an image sent with a prompt: a stored blob (the store's type; the core has its
-// own core.ImageRef, converted in runner_convert.go).
-type ImageRef = store.ImageRef
-
 // RunSpec is one run: the prompt plus the agent chosen for it.
 type RunSpec struct {
 	SessionID    string
@@ -176,7 +172,7 @@ type RunSpec struct {
 	// The model is called on the stored rows; nothing is added before the first call.
 	Resume bool
 	// Images go with Prompt on its user row (stored blobs: backend/store blobs.go).
-	Images []ImageRef
+	Images []store.ImageRef
 	// Notes are Loopdesk's notes the run stores as its own rows right after the prompt's row
 	// (first, with no prompt), so its first request carries them: what a front end did to the
 	// model's world when it started the run (an edit kept the files an abandoned version wrote).

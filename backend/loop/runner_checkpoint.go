@@ -15,7 +15,7 @@ import (
 
 // capture takes the checkpoint of a call that may change files. It returns a note for the
 // result when none could be taken: the call still runs, and its changes are not undoable.
-func (rn *run) capture(c Call) string {
+func (rn *run) capture(c core.Call) string {
 	cp := rn.r.cfg.Checkpoints
 	if t, known := rn.tools.infos[c.Name]; cp == nil || t.ReadOnly || !known {
 		return "" // read-only, or unknown (the registry answers unknown_tool without running anything)

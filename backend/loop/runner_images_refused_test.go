@@ -59,24 +59,24 @@ func exclusionRows(t *testing.T, db *store.DB, sid string) []store.ImageExcluded
 func TestARefusedImageIsExcludedAndTheCallRetriedOnce(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	put := func(w, hgt int) loop.ImageRef {
+	put := func(w, hgt int) store.ImageRef {
 		data := pngOf(t, w, hgt)
 		hash, err := h.db.PutBlob(ctx, store.Blob{Data: data, MIME: "image/png", Width: w, Height: hgt})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return loop.ImageRef{Hash: hash, MIME: "image/png", Width: w, Height: hgt, Name: "shot.png"}
+		return store.ImageRef{Hash: hash, MIME: "image/png", Width: w, Height: hgt, Name: "shot.png"}
 	}
 	small, big := put(20, 10), put(600, 400)
 	sid := h.session()
 	h.srv.Enqueue(fakeai.Text("A small picture."))
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "first", Images: []loop.ImageRef{small}, Model: "gpt-4o"}); res.Status != core.StopCompleted {
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "first", Images: []store.ImageRef{small}, Model: "gpt-4o"}); res.Status != core.StopCompleted {
 		t.Fatalf("%s: %s", res.Status, res.Error)
 	}
 	// The server now refuses the big image the way OpenAI does.
 	h.srv.RefuseImages(fakeai.ImageRefusal{Reason: "too_large", MinBytes: 2000})
 	h.srv.Enqueue(fakeai.Text("I only see the small one."))
-	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "second", Images: []loop.ImageRef{big}, Model: "gpt-4o"})
+	res := h.run(loop.RunSpec{SessionID: sid, Prompt: "second", Images: []store.ImageRef{big}, Model: "gpt-4o"})
 	if res.Status != core.StopCompleted || res.Output != "I only see the small one." {
 		t.Fatalf("%s: %s %q", res.Status, res.Error, res.Output)
 	}
@@ -160,13 +160,13 @@ func TestTheVisionSettingDecidesWhetherImagesAreSent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := loop.ImageRef{Hash: hash, MIME: "image/png", Width: 20, Height: 10}
+	ref := store.ImageRef{Hash: hash, MIME: "image/png", Width: 20, Height: 10}
 	for i, c := range []struct {
 		model  string
 		vision loop.Vision
 		want   int
 	}{{"deepseek-chat", loop.VisionAuto, 0}, {"deepseek-chat", loop.VisionOn, 1}, {"gpt-4o", loop.VisionOff, 0}, {"gpt-4o", loop.VisionAuto, 1}} {
-		res := h.run(loop.RunSpec{SessionID: h.session(), Prompt: "look", Images: []loop.ImageRef{ref}, Model: c.model, Vision: c.vision})
+		res := h.run(loop.RunSpec{SessionID: h.session(), Prompt: "look", Images: []store.ImageRef{ref}, Model: c.model, Vision: c.vision})
 		if res.Status != core.StopCompleted {
 			t.Fatalf("%s: %s", res.Status, res.Error)
 		}
@@ -190,7 +190,7 @@ func TestAnAnthropicImageRefusalIsRetriedWithoutTheImage(t *testing.T) {
 	h.srv.Enqueue(fakeai.Text("Only your words reached me."))
 	sid := h.session()
 	res := runOK(t, h, loop.RunSpec{SessionID: sid, Prompt: "look", Model: "claude-sonnet-4-5",
-		Images: []loop.ImageRef{{Hash: hash, MIME: "image/png", Width: 20, Height: 10, Name: "bad.png"}}})
+		Images: []store.ImageRef{{Hash: hash, MIME: "image/png", Width: 20, Height: 10, Name: "bad.png"}}})
 	if res.Output != "Only your words reached me." {
 		t.Fatalf("output %q", res.Output)
 	}

@@ -44,8 +44,8 @@ func TestImagesReachTheModelFitted(t *testing.T) {
 	}
 	sid := h.session()
 	h.srv.Enqueue(fakeai.Text("A wide red picture."), fakeai.Text("Still only text for me."))
-	ref := loop.ImageRef{Hash: hash, MIME: "image/png", Width: 3000, Height: 1000}
-	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "what is this?", Images: []loop.ImageRef{ref}, Model: "gpt-4o"}); res.Status != core.StopCompleted {
+	ref := store.ImageRef{Hash: hash, MIME: "image/png", Width: 3000, Height: 1000}
+	if res := h.run(loop.RunSpec{SessionID: sid, Prompt: "what is this?", Images: []store.ImageRef{ref}, Model: "gpt-4o"}); res.Status != core.StopCompleted {
 		t.Fatalf("%s: %s", res.Status, res.Error)
 	}
 	var body struct {

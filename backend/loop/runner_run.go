@@ -51,6 +51,15 @@ type toolset struct {
 	nested    core.ChildSpend // what this run's children spent, theirs included; guarded by mu
 }
 
+// list is what the core knows of the run's tools, in the order of specs (Started.Tools).
+func (t *toolset) list() []core.ToolInfo {
+	out := make([]core.ToolInfo, len(t.specs))
+	for i, s := range t.specs {
+		out[i] = t.infos[s.Name]
+	}
+	return out
+}
+
 // captureSet are the checkpoints of calls that may change files, by call id, until their
 // result row is stored. Workers add; the owner goroutine finishes them in persist.
 type captureSet struct {
@@ -227,7 +236,7 @@ func (rn *run) open(ctx context.Context) error {
 		rn.guide.previous, err = rn.previousStop(ctx)
 	}
 	if err == nil {
-		rn.journal.refs, err = rowRefs(chunks)
+		rn.journal.refs, err = store.RowRefs(chunks)
 		rn.journal.told = len(chunks)
 	}
 	if err == nil && len(rn.spec.Queued) == 0 && rn.spec.CompactThrough == 0 {
@@ -286,7 +295,7 @@ func (rn *run) loop() {
 // started is the input that opens the run in the core, with every row held so far.
 func (rn *run) started() core.Started {
 	if rn.journal.told < len(rn.journal.chunks) {
-		more, err := rowRefs(rn.journal.chunks[rn.journal.told:])
+		more, err := store.RowRefs(rn.journal.chunks[rn.journal.told:])
 		if err != nil {
 			rn.r.log.Error("tell the loop core of stored rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
 		}
@@ -294,8 +303,8 @@ func (rn *run) started() core.Started {
 	}
 	return core.Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.guide.ctxEst,
-		Mode: string(rn.spec.RunMode()), Tools: toolInfos(rn.tools.specs, rn.tools.infos),
-		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), Depth: rn.spec.depth, TaskGranted: rn.spec.taskGranted(), StopHook: rn.stopHook(), PreCompactHook: rn.hooked(hooks.PreCompact), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: coreImages(rn.spec.Images), Rows: rn.journal.refs, PreviousStop: rn.guide.previous,
+		Mode: string(rn.spec.RunMode()), Tools: rn.tools.list(),
+		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), Depth: rn.spec.depth, TaskGranted: rn.spec.taskGranted(), StopHook: rn.stopHook(), PreCompactHook: rn.hooked(hooks.PreCompact), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Rows: rn.journal.refs, PreviousStop: rn.guide.previous,
 		CompactThrough: rn.spec.CompactThrough}
 }
 
@@ -362,7 +371,7 @@ func (rn *run) tell() {
 	if rn.journal.told >= len(rn.journal.chunks) || rn.state.Phase == core.PhaseIdle || rn.state.Phase == core.PhaseDone {
 		return
 	}
-	refs, err := rowRefs(rn.journal.chunks[rn.journal.told:])
+	refs, err := store.RowRefs(rn.journal.chunks[rn.journal.told:])
 	rn.journal.told = len(rn.journal.chunks)
 	if err == nil {
 		var next core.State
@@ -435,7 +444,7 @@ func (rn *run) startWork(e core.Effect) error {
 	case core.RequestApproval:
 		rn.requestApprovals(e)
 	case core.RunTools:
-		batches := toolBatches(e.Batches)
+		batches := e.Batches
 		if e.Child != nil {
 			rn.tools.share = *e.Child // read by the task calls' workers, started below
 		}

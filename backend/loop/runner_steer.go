@@ -171,7 +171,7 @@ func (r *Runner) storedQueue(ctx context.Context, sessionID, skip string) ([]cor
 	out := []core.QueuedMessage{}
 	for _, m := range stored {
 		if m.ID != skip {
-			out = append(out, queuedOf(m))
+			out = append(out, m.Core())
 		}
 	}
 	return out, nil
@@ -225,7 +225,7 @@ func (rn *run) handleQueue(req queueRequest) []core.Effect {
 			return nil
 		}
 		m := *req.add
-		stored := storeQueued(m)
+		stored := store.QueuedOf(m)
 		stored.HookContext = req.hookContext // in the message's transaction: durable with it
 		if err := rn.r.cfg.Store.Enqueue(ctx, rn.spec.SessionID, stored); err != nil {
 			req.reply <- queueReply{err: err}

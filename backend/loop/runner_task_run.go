@@ -33,7 +33,7 @@ func (t taskTools) Run(ctx context.Context, ws *tools.Workspace, call tools.Call
 // child is never left running without a parent. limits is the child's share of the budgets left (core.Limits.Share, on RunTools.Child).
 //
 // It returns the call's result and what the child (with its own children) spent.
-func (rn *run) runTask(c Call, limits core.Limits) (tools.Result, *core.ChildSpend) {
+func (rn *run) runTask(c core.Call, limits core.Limits) (tools.Result, *core.ChildSpend) {
 	args, err := parseTaskArgs(c.Arguments)
 	if err != nil {
 		return tools.Result{Content: err.Error(), IsError: true}, nil
@@ -100,7 +100,7 @@ func (rn *run) addNested(s core.ChildSpend) {
 
 // startChild creates the child session and starts its run under the parent's rules.
 // With an agent, the child has the agent's prompt, tools, model and turn bound.
-func (rn *run) startChild(c Call, args TaskArgs, agent *agents.Definition, limits core.Limits) (string, string, error) {
+func (rn *run) startChild(c core.Call, args TaskArgs, agent *agents.Definition, limits core.Limits) (string, string, error) {
 	ctx, cancel := context.WithTimeout(rn.ctl.op, rn.r.cfg.PersistTimeout)
 	defer cancel()
 	model, system := rn.spec.Model, rn.spec.SystemPrompt

@@ -36,14 +36,14 @@ func (rn *run) callModel(e core.CallModel, rows []store.Chunk) {
 	if resp.Err != nil && rn.ctl.op.Err() != nil {
 		// Stopped: what had streamed goes to the core with the cancel (cancelInput), which
 		// decides what of it to keep. The owner reads it once this worker has returned.
-		cut := fromProvider(resp, rn.spec.origin)
+		cut := resp.Core(rn.spec.origin)
 		rn.ctl.cut = &cut
 		return
 	}
-	out := fromProvider(resp, rn.spec.origin)
+	out := resp.Core(rn.spec.origin)
 	if out.Status == core.ResponseImageRefused && rn.spec.Vision.TextOnly(rn.spec.Model) == "" {
 		// What the refused request carried; the core picks the images to blame.
-		if out.ImagesSent, err = sentImages(rows); err != nil {
+		if out.ImagesSent, err = store.SentImagesOf(rows); err != nil {
 			rn.r.log.Warn("read the images a refused request sent", "session", rn.spec.SessionID, "err", err)
 		}
 	}
@@ -67,7 +67,7 @@ func (rn *run) toolSpecs() []provider.ToolSpec {
 // the answers come back as they are made. The core has already decided the calls it decides
 // itself (unknown tools, tools narrowed away, plan mode).
 func (rn *run) requestApprovals(e core.RequestApproval) {
-	for _, c := range toolCalls(e.Calls) {
+	for _, c := range e.Calls {
 		rn.goWork(func() {
 			d, err := rn.ports.Approver.Request(rn.ctl.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
 				Mode: tools.Mode(e.Mode(c.ID, string(rn.spec.Mode.OrDefault()))), Call: c, ReadOnly: rn.tools.infos[c.Name].ReadOnly,
@@ -91,7 +91,7 @@ func (rn *run) requestApprovals(e core.RequestApproval) {
 
 // runTools runs the batches the core chose one after the other, the calls of a batch in
 // parallel.
-func (rn *run) runTools(batches [][]Call) {
+func (rn *run) runTools(batches [][]core.Call) {
 	for _, batch := range batches {
 		if len(batch) == 1 {
 			rn.runTool(batch[0]) // most turns make one call: no goroutine to start and wait for
@@ -113,7 +113,7 @@ func (rn *run) runTools(batches [][]Call) {
 }
 
 // runTool runs one call through the run's tool port (a task call too: taskTools).
-func (rn *run) runTool(c Call) {
+func (rn *run) runTool(c core.Call) {
 	note := rn.capture(c)
 	rn.tools.live.add(RunningCall{CallID: c.ID, Name: c.Name, StartedAt: rn.now()})
 	defer rn.tools.live.remove(c.ID)
@@ -153,7 +153,7 @@ func (rn *run) compact(e core.Compact, chunks []store.Chunk) {
 	if rn.ctl.op.Err() != nil {
 		return
 	}
-	usage := usageOf(resp.Usage)
+	usage := resp.Usage.Core()
 	if resp.Status != provider.StatusOK || resp.Text == "" {
 		msg := "the summary call failed"
 		if resp.Err != nil {

@@ -1,4 +1,4 @@
-package loop
+package store_test
 
 import (
 	"encoding/json"
@@ -29,7 +29,7 @@ func TestRowRefsMarkTheSummariesInEffect(t *testing.T) {
 		chunkOf(t, 5, store.KindSummary, store.SummaryPayload{Text: "c", ThroughSeq: 2, FromSeq: 1}),
 		chunkOf(t, 6, store.KindSummary, store.SummaryPayload{Undoes: 5}),
 	}
-	refs, err := rowRefs(chunks)
+	refs, err := store.RowRefs(chunks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func BenchmarkRowRefs10k(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		if _, err := rowRefs(chunks); err != nil {
+		if _, err := store.RowRefs(chunks); err != nil {
 			b.Fatal(err)
 		}
 	}

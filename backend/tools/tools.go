@@ -8,16 +8,12 @@ import (
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
-// Call is one tool call as the model sent it: the one domain type for a call, used by the
-// loop core, the approver, the policy and the registry. Arguments is the raw JSON text, kept
-// byte for byte (it may not even parse). Boundary types convert to and from it in one place
-// each: provider.ToolCall (the wire, loop.fromProvider), store.ToolCall (the stored row,
-// loop.storePayload) and core.ToolCallView (what events show, loop.viewCall).
-type Call struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
+// Call is one tool call as the model sent it: the loop core's (core.Call), the one domain type
+// for a call, used by the approver, the policy and the registry. Arguments is the raw JSON
+// text, kept byte for byte (it may not even parse). Boundary types convert to and from it in
+// one place each: provider.ToolCall (the wire, provider.Response.Core), store.ToolCall (the
+// stored row, store.PayloadOf) and core.ToolCallView (what events show, loop.viewCall).
+type Call = core.Call
 
 // Meta is what a tool did besides its text: the exit code of a command, whether output was
 // cut, and whether the command ran inside the sandbox. What a call changed is not reported
