@@ -1,4 +1,5 @@
 import { useAgentDefinitions } from '../hooks/useAgents';
+import { ListTable } from './ListTable';
 
 /**
  * Settings → Agents: the definitions a task call of the open session can name (its folder's,
@@ -13,29 +14,19 @@ export function AgentsSettings({ sessionID }: { sessionID: string | null }) {
         From the folder&apos;s .loopdesk/agents and .claude/agents, your config folder&apos;s agents, and the built-in ones (the nearest wins).
       </p>
       {error && <p role="alert" className="bad">{error}</p>}
-      <table aria-label="Agent definitions">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Tools</th>
-            <th>Model</th>
-            <th>Source</th>
+      <ListTable label="Agent definitions" columns={['Name', 'Tools', 'Model', 'Source']}>
+        {(defs ?? []).map((d) => (
+          <tr key={`${d.source}/${d.name}`} className={d.error ? 'bad' : undefined}>
+            <td>
+              <strong>{d.name}</strong>
+              <div className="muted">{d.error ? `Not used: ${d.error}` : d.description}</div>
+            </td>
+            <td>{d.tools ? d.tools.join(', ') : 'all'}</td>
+            <td>{d.model || '—'}</td>
+            <td className="muted">{d.source}</td>
           </tr>
-        </thead>
-        <tbody>
-          {(defs ?? []).map((d) => (
-            <tr key={`${d.source}/${d.name}`} className={d.error ? 'bad' : undefined}>
-              <td>
-                <strong>{d.name}</strong>
-                <div className="muted">{d.error ? `Not used: ${d.error}` : d.description}</div>
-              </td>
-              <td>{d.tools ? d.tools.join(', ') : 'all'}</td>
-              <td>{d.model || '—'}</td>
-              <td className="muted">{d.source}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </ListTable>
     </>
   );
 }

@@ -1,5 +1,6 @@
 import type { EffectiveRow } from '../api/types';
 import { useEffectiveSettings } from '../hooks/useEffectiveSettings';
+import { ListTable } from './ListTable';
 
 const FROM: Record<string, string> = { default: 'default', saved: 'saved here', env: 'environment', flag: 'flag' };
 
@@ -28,27 +29,18 @@ export function EffectiveSettings({ version }: { version: unknown }) {
           {view.error}
         </p>
       ) : (
-        <table aria-label="Settings in effect">
-          <thead>
-            <tr>
-              <th>Setting</th>
-              <th>Value</th>
-              <th>From</th>
+        <ListTable label="Settings in effect" columns={['Setting', 'Value', 'From']}>
+          {(view.rows ?? []).map((r) => (
+            <tr key={r.setting}>
+              <td>{r.setting}</td>
+              <td className="value">{shown(r)}</td>
+              <td className="muted">
+                {FROM[r.source] ?? r.source}
+                {r.detail ? ` (${r.detail})` : ''}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {(view.rows ?? []).map((r) => (
-              <tr key={r.setting}>
-                <td>{r.setting}</td>
-                <td className="value">{shown(r)}</td>
-                <td className="muted">
-                  {FROM[r.source] ?? r.source}
-                  {r.detail ? ` (${r.detail})` : ''}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </ListTable>
       )}
     </details>
   );

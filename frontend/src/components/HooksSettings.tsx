@@ -1,5 +1,6 @@
 import type { HookRun, HookView, HooksView } from '../api/types';
 import { useHooks } from '../hooks/useHooks';
+import { ListTable } from './ListTable';
 
 /**
  * Settings → Hooks for the open session's folder: every hook by source with its trust state,
@@ -92,66 +93,43 @@ export function HookTrustPrompt({ view, busy, onTrust, onDismiss }: { view: Hook
 
 function HookTable({ hooks }: { hooks: HookView[] }) {
   return (
-    <table className="hooks-table">
-      <thead>
-        <tr>
-          <th>Event</th>
-          <th>Matcher</th>
-          <th>Command</th>
-          <th>Timeout</th>
-          <th>Trusted</th>
+    <ListTable className="hooks-table" columns={['Event', 'Matcher', 'Command', 'Timeout', 'Trusted']}>
+      {hooks.map((x, i) => (
+        <tr key={`${x.event}-${x.matcher}-${x.command}-${i}`}>
+          <td>{x.event}</td>
+          <td>{x.matcher || '*'}</td>
+          <td>
+            <code>{x.command}</code>
+            {x.ignore_failure && <span className="muted"> (onFailure: ignore)</span>}
+          </td>
+          <td>{x.timeout_seconds} s</td>
+          <td>{x.trusted ? 'yes' : 'no'}</td>
         </tr>
-      </thead>
-      <tbody>
-        {hooks.map((x, i) => (
-          <tr key={`${x.event}-${x.matcher}-${x.command}-${i}`}>
-            <td>{x.event}</td>
-            <td>{x.matcher || '*'}</td>
-            <td>
-              <code>{x.command}</code>
-              {x.ignore_failure && <span className="muted"> (onFailure: ignore)</span>}
-            </td>
-            <td>{x.timeout_seconds} s</td>
-            <td>{x.trusted ? 'yes' : 'no'}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </ListTable>
   );
 }
 
 function RunTable({ runs }: { runs: HookRun[] }) {
   return (
-    <table className="hooks-table" aria-label="Recent hook runs">
-      <thead>
-        <tr>
-          <th>When</th>
-          <th>Event</th>
-          <th>Command</th>
-          <th>Exit</th>
-          <th>Decision</th>
-          <th>Reason</th>
+    <ListTable label="Recent hook runs" className="hooks-table" columns={['When', 'Event', 'Command', 'Exit', 'Decision', 'Reason']}>
+      {runs.map((r) => (
+        <tr key={`${r.session_id}-${r.seq}`} className={r.hook.failed ? 'bad' : undefined}>
+          <td>{new Date(r.at).toLocaleString()}</td>
+          <td>
+            {r.hook.event}
+            {r.hook.tool ? ` ${r.hook.tool}` : ''}
+          </td>
+          <td>
+            <code>{r.hook.command}</code>
+          </td>
+          <td>
+            {r.hook.exit_code} ({r.hook.duration_ms} ms)
+          </td>
+          <td>{r.hook.decision || '—'}</td>
+          <td title={r.hook.stderr}>{r.hook.reason}</td>
         </tr>
-      </thead>
-      <tbody>
-        {runs.map((r) => (
-          <tr key={`${r.session_id}-${r.seq}`} className={r.hook.failed ? 'bad' : undefined}>
-            <td>{new Date(r.at).toLocaleString()}</td>
-            <td>
-              {r.hook.event}
-              {r.hook.tool ? ` ${r.hook.tool}` : ''}
-            </td>
-            <td>
-              <code>{r.hook.command}</code>
-            </td>
-            <td>
-              {r.hook.exit_code} ({r.hook.duration_ms} ms)
-            </td>
-            <td>{r.hook.decision || '—'}</td>
-            <td title={r.hook.stderr}>{r.hook.reason}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </ListTable>
   );
 }

@@ -1,5 +1,6 @@
 import type { SkillView } from '../api/types';
 import { useSkills } from '../hooks/useSkills';
+import { ListTable } from './ListTable';
 
 const TRUST_TEXT: Record<SkillView['trust'], string> = {
   personal: 'Yours: its allowed tools apply',
@@ -27,47 +28,37 @@ export function SkillsSettings({ sessionID }: { sessionID: string | null }) {
       {skills.length === 0 ? (
         <p className="muted">No skills.</p>
       ) : (
-        <table aria-label="Skills" className="skills-table">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Allowed tools</th>
-              <th>Trust</th>
-              <th>Source</th>
+        <ListTable label="Skills" className="skills-table" columns={['Name', 'Allowed tools', 'Trust', 'Source']}>
+          {skills.map((s) => (
+            <tr key={s.path} className={s.error ? 'bad' : undefined}>
+              <td>
+                <strong>{s.name || '(no name)'}</strong>
+                <div className="muted">{s.error ? `Not used: ${s.error}` : s.description}</div>
+              </td>
+              <td>{s.allowed_tools && s.allowed_tools.length > 0 ? <code>{s.allowed_tools.join(', ')}</code> : '—'}</td>
+              <td>
+                <div>{TRUST_TEXT[s.trust]}</div>
+                {(s.trust === 'untrusted' || s.trust === 'changed') && !s.error && (
+                  <button
+                    type="button"
+                    disabled={busy !== ''}
+                    aria-label={`Trust skill ${s.name}`}
+                    title={`sha256 ${s.sha256}`}
+                    onClick={() => void trust(s)}
+                  >
+                    Trust
+                  </button>
+                )}
+                {s.trust === 'trusted' && (
+                  <button type="button" disabled={busy !== ''} aria-label={`Stop trusting skill ${s.name}`} onClick={() => void untrust(s)}>
+                    Untrust
+                  </button>
+                )}
+              </td>
+              <td className="muted path">{s.path}</td>
             </tr>
-          </thead>
-          <tbody>
-            {skills.map((s) => (
-              <tr key={s.path} className={s.error ? 'bad' : undefined}>
-                <td>
-                  <strong>{s.name || '(no name)'}</strong>
-                  <div className="muted">{s.error ? `Not used: ${s.error}` : s.description}</div>
-                </td>
-                <td>{s.allowed_tools && s.allowed_tools.length > 0 ? <code>{s.allowed_tools.join(', ')}</code> : '—'}</td>
-                <td>
-                  <div>{TRUST_TEXT[s.trust]}</div>
-                  {(s.trust === 'untrusted' || s.trust === 'changed') && !s.error && (
-                    <button
-                      type="button"
-                      disabled={busy !== ''}
-                      aria-label={`Trust skill ${s.name}`}
-                      title={`sha256 ${s.sha256}`}
-                      onClick={() => void trust(s)}
-                    >
-                      Trust
-                    </button>
-                  )}
-                  {s.trust === 'trusted' && (
-                    <button type="button" disabled={busy !== ''} aria-label={`Stop trusting skill ${s.name}`} onClick={() => void untrust(s)}>
-                      Untrust
-                    </button>
-                  )}
-                </td>
-                <td className="muted path">{s.path}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </ListTable>
       )}
     </>
   );
