@@ -42,6 +42,11 @@ export function SessionHeader({
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [note, setNote] = useState('');
+  // Both exports say where the file went (nothing when the person cancelled the save dialog).
+  const exportWith = (save: () => Promise<string | null>) => async () => {
+    const path = await save();
+    setNote(path ? `Exported to ${path}` : '');
+  };
 
   if (!session) return <NewHeader provider={provider} model={model} />;
   return (
@@ -62,14 +67,7 @@ export function SessionHeader({
               Rename
             </button>
           )}
-          <button
-            type="button"
-            className="small"
-            onClick={async () => {
-              const path = await onExport();
-              setNote(path ? `Exported to ${path}` : '');
-            }}
-          >
+          <button type="button" className="small" onClick={exportWith(onExport)}>
             Export
           </button>
           {onExportMarkdown && (
@@ -78,10 +76,7 @@ export function SessionHeader({
               className="small"
               aria-label="Export as Markdown"
               title="Export → Markdown: a readable transcript"
-              onClick={async () => {
-                const path = await onExportMarkdown();
-                setNote(path ? `Exported to ${path}` : '');
-              }}
+              onClick={exportWith(onExportMarkdown)}
             >
               Markdown
             </button>
@@ -185,6 +180,11 @@ interface ConfirmProps {
 
 /** "Delete session?": delete, delete with the fork's folder, or cancel. */
 function ConfirmDelete({ title, forkFolder, onDelete, onDeleteWithFolder, onClose }: ConfirmProps) {
+  // The dialog closes first: the session it names is going away.
+  const closeThen = (remove: () => Promise<boolean>) => async () => {
+    onClose();
+    await remove();
+  };
   return (
     <div className="confirm" role="alertdialog" aria-label="Delete session?" aria-modal="true">
       <p>
@@ -196,25 +196,11 @@ function ConfirmDelete({ title, forkFolder, onDelete, onDeleteWithFolder, onClos
         </p>
       )}
       <div className="row">
-        <button
-          type="button"
-          className="danger"
-          onClick={async () => {
-            onClose();
-            await onDelete();
-          }}
-        >
+        <button type="button" className="danger" onClick={closeThen(onDelete)}>
           Delete permanently
         </button>
         {forkFolder && onDeleteWithFolder && (
-          <button
-            type="button"
-            className="danger"
-            onClick={async () => {
-              onClose();
-              await onDeleteWithFolder();
-            }}
-          >
+          <button type="button" className="danger" onClick={closeThen(onDeleteWithFolder)}>
             Delete and remove its folder
           </button>
         )}
