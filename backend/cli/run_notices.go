@@ -36,7 +36,7 @@ func thinkingBudget(ps config.Providers, name string, flag *int) (budget int, no
 }
 
 // imagesDropped names the --image files the run's model is not sent, with why (reason from
-// loop.Vision.TextOnly; "" when it is sent them).
+// images.Vision.TextOnly; "" when it is sent them).
 func imagesDropped(paths []string, reason string) []core.DroppedImage {
 	if reason == "" {
 		return nil

@@ -10,7 +10,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -50,10 +50,10 @@ func TestVisionSettingIsSavedListedAndResolved(t *testing.T) {
 	}
 	for _, c := range []struct {
 		provider, model string
-		want            loop.Vision
+		want            images.Vision
 		sees            bool
-	}{{"", "qwen3", loop.VisionOn, true}, {"local", "gpt-4o", loop.VisionOff, false}, {"default", "gpt-4o", loop.VisionAuto, true},
-		{"default", "deepseek-chat", loop.VisionAuto, false}} {
+	}{{"", "qwen3", images.VisionOn, true}, {"local", "gpt-4o", images.VisionOff, false}, {"default", "gpt-4o", images.VisionAuto, true},
+		{"default", "deepseek-chat", images.VisionAuto, false}} {
 		if got := saved.VisionOf(c.provider, c.model); got != c.want || saved.SeesImages(c.provider, c.model) != c.sees {
 			t.Errorf("%s/%s: %q sees %v", c.provider, c.model, got, saved.SeesImages(c.provider, c.model))
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -66,7 +67,7 @@ type Resolved struct {
 }
 
 // VisionOf is the run's vision choice for provider's model from the saved table.
-func (r Resolved) VisionOf(provider, model string) loop.Vision {
+func (r Resolved) VisionOf(provider, model string) images.Vision {
 	return visionOf(r.Vision, provider, model)
 }
 

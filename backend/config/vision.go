@@ -1,6 +1,8 @@
 package config
 
-import "github.com/loopdesk/loopdesk/backend/loop"
+import (
+	"github.com/loopdesk/loopdesk/backend/images"
+)
 
 // ModelVision is the person's choice of whether one provider's model is sent images (issue
 // 20): "on" or "off". A model without an entry is "auto": the default from its name
@@ -12,14 +14,14 @@ type ModelVision struct {
 }
 
 // visionOf is the saved entry for provider's model, else auto.
-func visionOf(vs []ModelVision, provider, model string) loop.Vision {
+func visionOf(vs []ModelVision, provider, model string) images.Vision {
 	if provider == "" {
 		provider = DefaultProvider
 	}
 	for _, v := range vs {
 		if v.Provider == provider && v.Model == model {
-			return loop.Vision(v.Vision)
+			return images.Vision(v.Vision)
 		}
 	}
-	return loop.VisionAuto
+	return images.VisionAuto
 }

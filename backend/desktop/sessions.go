@@ -204,7 +204,7 @@ func idleMeters(runs []store.Run, chunks []store.Chunk, system string, kids stor
 	if err != nil {
 		return nil, err
 	}
-	ctxTokens, err := loop.EstimateContext(chunks, system)
+	ctxTokens, err := store.EstimateContext(chunks, system)
 	if err != nil {
 		return nil, err
 	}

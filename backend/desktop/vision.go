@@ -6,7 +6,6 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/images"
-	"github.com/loopdesk/loopdesk/backend/loop"
 )
 
 // ModelVision is config's per-model vision choice, under the window's name.
@@ -15,16 +14,16 @@ type ModelVision = config.ModelVision
 const keyVision = config.SettingVision
 
 // VisionOf is the run's vision choice for provider's model: the saved entry, else auto.
-func (s SavedSettings) VisionOf(provider, model string) loop.Vision {
+func (s SavedSettings) VisionOf(provider, model string) images.Vision {
 	return config.Resolved{Vision: s.Vision}.VisionOf(provider, model)
 }
 
 // SeesImages says whether provider's model is sent images under these settings.
 func (s SavedSettings) SeesImages(provider, model string) bool {
 	switch s.VisionOf(provider, model) {
-	case loop.VisionOn:
+	case images.VisionOn:
 		return true
-	case loop.VisionOff:
+	case images.VisionOff:
 		return false
 	}
 	return images.SeesImages(model)

@@ -19,7 +19,7 @@ type BlobStore interface {
 // are loaded and fitted to the provider's limits for a request carrying that many images,
 // the originals in the journal unchanged. A message keeps what was loaded (the session's
 // message cache holds it), so an image is read and fitted once per session. A model that
-// is sent no images (loop.Vision.TextOnly) gets none; the front end that attached them said
+// is sent no images (images.Vision.TextOnly) gets none; the front end that attached them said
 // so. A blob that cannot be read fails the request, naming the image.
 func Images(blobs BlobStore) loop.Extension {
 	return func(_ context.Context, run loop.RunInfo, next loop.Ports) loop.Ports {

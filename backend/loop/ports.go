@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 
+	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -26,7 +27,7 @@ type RunInfo struct {
 	Plan bool
 	// Model is the run's model, Vision whether it is sent images (RunSpec.Vision).
 	Model  string
-	Vision Vision
+	Vision images.Vision
 	// Rows are the session's rows when the run starts (read-only: the runner's mirror).
 	Rows []store.Chunk
 	// Child: the run is a child session's (a task call started it).

@@ -179,7 +179,7 @@ type RunSpec struct {
 	Notes []store.NotePayload
 	// Vision says whether the model is sent images: the person's per-model setting, or
 	// VisionAuto for the default from the model's name (TextOnly).
-	Vision Vision
+	Vision images.Vision
 	// ImagesDropped are the attached images the model is not sent (Vision.TextOnly), named by
 	// the front end that attached them; run_started reports them.
 	ImagesDropped []core.DroppedImage
@@ -200,32 +200,6 @@ type RunSpec struct {
 	// rowFirst writes the run's row before Start returns (startNext: whoever waits on the
 	// run before sees the next one recorded) instead of with its first rows.
 	rowFirst bool
-}
-
-// Vision is a run's choice of whether its model is sent images: VisionAuto (the default from
-// the model's name, images.SeesImages), VisionOn or VisionOff (the person's per-model setting).
-type Vision string
-
-const (
-	VisionAuto Vision = ""
-	VisionOn   Vision = "on"
-	VisionOff  Vision = "off"
-)
-
-// TextOnly says why model is sent no images under this vision choice, "" when it is sent
-// them. The runner leaves images out of requests exactly when it is not ""; a front end that
-// attached images says so with it (RunSpec.ImagesDropped), never silently.
-func (v Vision) TextOnly(model string) string {
-	const kept = ": the image is kept in the session but not sent"
-	switch {
-	case v == VisionOn:
-		return ""
-	case v == VisionOff:
-		return fmt.Sprintf("vision is off for model %s (Settings → Images)%s", model, kept)
-	case !images.SeesImages(model):
-		return fmt.Sprintf("model %s is text-only by its name (turn vision on for it in Settings → Images if it sees images)%s", model, kept)
-	}
-	return ""
 }
 
 // openModel picks the run's model client: from Models by provider name, else Model.
@@ -295,7 +269,7 @@ type Runner struct {
 	closed    bool
 	wg        sync.WaitGroup
 
-	requests requestCaches // per session: the next request is built from what changed
+	requests store.RequestCaches // per session: the next request is built from what changed
 }
 
 // New makes a Runner; it does no I/O.

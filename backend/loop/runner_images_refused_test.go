@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
+	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -163,9 +164,9 @@ func TestTheVisionSettingDecidesWhetherImagesAreSent(t *testing.T) {
 	ref := store.ImageRef{Hash: hash, MIME: "image/png", Width: 20, Height: 10}
 	for i, c := range []struct {
 		model  string
-		vision loop.Vision
+		vision images.Vision
 		want   int
-	}{{"deepseek-chat", loop.VisionAuto, 0}, {"deepseek-chat", loop.VisionOn, 1}, {"gpt-4o", loop.VisionOff, 0}, {"gpt-4o", loop.VisionAuto, 1}} {
+	}{{"deepseek-chat", images.VisionAuto, 0}, {"deepseek-chat", images.VisionOn, 1}, {"gpt-4o", images.VisionOff, 0}, {"gpt-4o", images.VisionAuto, 1}} {
 		res := h.run(loop.RunSpec{SessionID: h.session(), Prompt: "look", Images: []store.ImageRef{ref}, Model: c.model, Vision: c.vision})
 		if res.Status != core.StopCompleted {
 			t.Fatalf("%s: %s", res.Status, res.Error)

@@ -224,13 +224,13 @@ func (rn *run) open(ctx context.Context) error {
 	rn.root = rn.ws.Root()
 	err = rn.steer(ctx)
 	var chunks []store.Chunk
-	rc := rn.r.requests.take(rn.spec.SessionID) // a long session's next run reads only what is new
+	rc := rn.r.requests.Take(rn.spec.SessionID) // a long session's next run reads only what is new
 	if err == nil {
-		chunks, err = rc.rows(ctx, cfg.Store, rn.spec.SessionID)
+		chunks, err = rc.Rows(ctx, cfg.Store, rn.spec.SessionID)
 	}
 	if err == nil {
 		rn.journal.chunks = chunks
-		rn.guide.ctxEst, err = rc.estimate(chunks, rn.guide.system)
+		rn.guide.ctxEst, err = rc.Estimate(chunks, rn.guide.system)
 	}
 	if err == nil {
 		rn.guide.previous, err = rn.previousStop(ctx)
@@ -252,19 +252,6 @@ func (rn *run) open(ctx context.Context) error {
 		rn.spec.Limits.Price = cfg.Prices.Lookup(rn.spec.Model)
 	}
 	return nil
-}
-
-// EstimateContext sizes the messages a request built from chunks would carry, in tokens.
-func EstimateContext(chunks []store.Chunk, system string) (int64, error) {
-	msgs, err := store.Messages(chunks)
-	if err != nil {
-		return 0, err
-	}
-	n := core.EstimateTokens(system)
-	for _, m := range msgs {
-		n += core.EstimateMessage(string(m))
-	}
-	return n, nil
 }
 
 func (rn *run) now() time.Time { return rn.r.cfg.Now() }

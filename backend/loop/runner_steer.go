@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -68,33 +67,6 @@ func (rn *run) previousStop(ctx context.Context) (core.StopReason, error) {
 		return "", err
 	}
 	return core.StopReason(runs[len(runs)-1].Status), nil
-}
-
-// splitAt splits the rows at the core's cut: head is what the summary call reads (with the
-// summaries in effect over it), tail what the next request still carries.
-func splitAt(chunks []store.Chunk, through int64) ([]store.Chunk, []store.Chunk, error) {
-	var head, tail []store.Chunk
-	for _, c := range chunks {
-		if c.Kind == store.KindSummary {
-			var p store.SummaryPayload
-			if err := json.Unmarshal(c.Payload, &p); err != nil {
-				return nil, nil, fmt.Errorf("row %d: summary payload: %w", c.Seq, err)
-			}
-			switch {
-			case p.ThroughSeq <= through:
-				head = append(head, c)
-			case p.FromSeq > through:
-				tail = append(tail, c) // a set-aside after the cut still folds its rows
-			}
-			continue
-		}
-		if c.Seq <= through {
-			head = append(head, c)
-		} else {
-			tail = append(tail, c)
-		}
-	}
-	return head, tail, nil
 }
 
 // CompactThrough starts a run that summarises the session's rows through seq ("Compact up

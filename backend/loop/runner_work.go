@@ -18,8 +18,8 @@ const summaryPrompt = "[loopdesk] Summarise the conversation so far for your own
 func (rn *run) callModel(e core.CallModel, rows []store.Chunk) {
 	// The session's cache: only the rows appended since the last call are decoded, and only
 	// the messages that changed are encoded (provider.Cache).
-	rc := rn.r.requests.take(rn.spec.SessionID)
-	msgs, err := rc.turnsOf(rows)
+	rc := rn.r.requests.Take(rn.spec.SessionID)
+	msgs, err := rc.Turns(rows)
 	if err != nil {
 		rn.send(core.Failed{Now: rn.now(), Err: err.Error()})
 		return
@@ -32,7 +32,7 @@ func (rn *run) callModel(e core.CallModel, rows []store.Chunk) {
 		},
 	}
 	resp := rn.ports.Model.Stream(rn.ctl.op, provider.Request{Model: rn.spec.Model, System: rn.guide.system, Messages: msgs, Tools: rn.toolSpecs(),
-		MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.enc}, h)
+		MaxTokens: rn.spec.MaxTokens, ThinkingBudget: rn.spec.ThinkingBudget, Cache: &rc.Enc}, h)
 	if resp.Err != nil && rn.ctl.op.Err() != nil {
 		// Stopped: what had streamed goes to the core with the cancel (cancelInput), which
 		// decides what of it to keep. The owner reads it once this worker has returned.
@@ -131,7 +131,7 @@ func (rn *run) runTool(c core.Call) {
 // compact summarises the rows up to the cut with one model call (no tools).
 func (rn *run) compact(e core.Compact, chunks []store.Chunk) {
 	fail := func(msg string) { rn.send(core.Compacted{Now: rn.now(), OK: false, Err: msg}) }
-	head, tail, err := splitAt(chunks, e.ThroughSeq)
+	head, tail, err := store.SplitAt(chunks, e.ThroughSeq)
 	if err != nil {
 		fail(err.Error())
 		return
@@ -162,7 +162,7 @@ func (rn *run) compact(e core.Compact, chunks []store.Chunk) {
 		rn.send(core.Compacted{Now: rn.now(), OK: false, Err: msg, Called: true, Usage: usage})
 		return
 	}
-	est, err := EstimateContext(tail, rn.guide.system)
+	est, err := store.EstimateContext(tail, rn.guide.system)
 	if err != nil {
 		fail(err.Error())
 		return
