@@ -14,6 +14,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/inbox"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/mcp"
@@ -33,7 +34,7 @@ const EventLoop = "loop:event"
 const EventMCPStatus = "mcp:status"
 
 // Channels lists every Wails event name Go emits to the page.
-var Channels = []string{EventLoop, EventWorkspaceChanged, EventWorkspaceWarning, EventMCPStatus, EventOpenFolder, EventFocusCard,
+var Channels = []string{EventLoop, EventWorkspaceChanged, EventWorkspaceWarning, EventMCPStatus, EventOpenFolder, EventFocusCard, EventInboxChanged,
 	EventActivityChanged}
 
 // Emitter publishes an event to the page. In the window it is runtime.EventsEmit; tests pass
@@ -75,6 +76,7 @@ type core struct {
 	notices  *notices  // desktop notifications (notifications.go)
 	activity *activity // what each session is doing, for the board (activity.go)
 	window   WindowControl
+	inbox    *inbox.Hub // what waits for the person, here and in registered processes (inbox.go)
 	// instructionsDir holds the person's own AGENTS.md.
 	instructionsDir string
 
@@ -123,6 +125,7 @@ func newServices(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string
 	c.chat = chat.New(chat.Config{Stack: st, Spec: c.runSpec})
 	c.watches.Shared = st.Watches // the tree and the checkpoints share each folder's watcher
 	c.notices = newNotices(c)
+	c.inbox = c.newInbox()
 	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, Window: &Window{c}, c: c}, nil
 }
 
@@ -146,6 +149,7 @@ func (s *Services) Startup(ctx context.Context, emit Emitter) {
 	loopEvents := newBatcher(c.ctx, EventLoop, emit, batchInterval)
 	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev bus.Event) { loopEvents.add(ev) })
 	c.activity = c.startActivity()
+	c.startInbox(c.ctx)
 	release := new(memoryRelease)
 	c.st.Runner.Bus().Subscribe(c.ctx, "", release.offer)
 	release.settle()

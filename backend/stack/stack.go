@@ -295,6 +295,30 @@ func (r Rules) ListRules(ctx context.Context, sessionID, workspace string) ([]to
 	return out, nil
 }
 
+var _ tools.ScopeSource = Rules{}
+
+// Applies implements tools.ScopeSource: a rule applies everywhere, to its folder's sessions,
+// or to its session and that session's children (as ListRules inherits them).
+func (r Rules) Applies(ctx context.Context, rule tools.Rule, sessionID, workspace string) (bool, error) {
+	switch rule.Scope {
+	case store.ScopeEverywhere:
+		return true, nil
+	case store.ScopeWorkspace:
+		return rule.ScopeID == workspace, nil
+	}
+	for id := sessionID; id != ""; {
+		if id == rule.ScopeID {
+			return true, nil
+		}
+		s, err := r.DB.GetSession(ctx, id)
+		if err != nil || s.ParentCallID == "" {
+			return false, nil // not a child (or gone): no parent whose rules it inherits
+		}
+		id = s.ParentID
+	}
+	return false, nil
+}
+
 // skillCatalog lists each run's skills; project skills' grants are checked against the
 // person's trust kept in the database (none is trusted without one).
 func skillCatalog(cfg Config) agents.Catalog {

@@ -103,6 +103,8 @@ type Approver struct {
 	mu      sync.Mutex
 	seq     uint64
 	pending map[pendingKey]*waiter
+	// watchers are told, without a lock held, each time a call starts or stops waiting.
+	watchers map[uint64]func()
 }
 
 type pendingKey struct{ session, call string }
@@ -164,6 +166,7 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 	if req.OnPending != nil {
 		req.OnPending(w.p)
 	}
+	a.changed()
 	select {
 	case d := <-w.ch:
 		return d, nil
@@ -173,6 +176,7 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 	if a.pending[key] == w {
 		delete(a.pending, key)
 		a.mu.Unlock()
+		a.changed()
 		return Decision{}, fmt.Errorf("approve %s %s: %w", req.Call.Name, req.Call.ID, ctx.Err())
 	}
 	a.mu.Unlock()
@@ -199,13 +203,15 @@ func (a *Approver) Decide(sessionID, callID string, d Decision) error {
 // before the call runs.
 func (a *Approver) Claim(sessionID, callID string) (answer func(Decision), err error) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	key := pendingKey{sessionID, callID}
 	w, ok := a.pending[key]
 	if !ok {
+		a.mu.Unlock()
 		return nil, fmt.Errorf("decide %s in session %s: %w", callID, sessionID, ErrNotPending)
 	}
 	delete(a.pending, key)
+	a.mu.Unlock()
+	a.changed()
 	return func(d Decision) {
 		if d.By == "" {
 			d.By = ByPerson
@@ -219,11 +225,51 @@ func (a *Approver) Claim(sessionID, callID string) (answer func(Decision), err e
 
 // Pending lists the calls of a session waiting for the person, oldest first.
 func (a *Approver) Pending(sessionID string) []Pending {
+	return a.list(func(k pendingKey) bool { return k.session == sessionID })
+}
+
+// All lists every call of every session waiting for the person, oldest first (the inbox).
+func (a *Approver) All() []Pending {
+	return a.list(func(pendingKey) bool { return true })
+}
+
+// Watch calls f each time a call starts or stops waiting for the person, in any session,
+// until the returned cancel is called. f runs with no lock held, on the goroutine that made
+// the change: it must return promptly and may call the Approver.
+func (a *Approver) Watch(f func()) (cancel func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.watchers == nil {
+		a.watchers = map[uint64]func(){}
+	}
+	a.seq++
+	id := a.seq
+	a.watchers[id] = f
+	return func() {
+		a.mu.Lock()
+		delete(a.watchers, id)
+		a.mu.Unlock()
+	}
+}
+
+func (a *Approver) changed() {
+	a.mu.Lock()
+	fs := make([]func(), 0, len(a.watchers))
+	for _, f := range a.watchers {
+		fs = append(fs, f)
+	}
+	a.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
+
+func (a *Approver) list(keep func(pendingKey) bool) []Pending {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var ws []*waiter
 	for k, w := range a.pending {
-		if k.session == sessionID {
+		if keep(k) {
 			ws = append(ws, w)
 		}
 	}
@@ -233,6 +279,39 @@ func (a *Approver) Pending(sessionID string) []Pending {
 		out[i] = w.p
 	}
 	return out
+}
+
+// ScopeSource is a RuleSource that also says whether a rule not yet saved would apply to a
+// session in a workspace (the store's: a child session is under its parent's session rules).
+type ScopeSource interface {
+	Applies(ctx context.Context, rule Rule, sessionID, workspace string) (bool, error)
+}
+
+// WouldAllow reports whether saving rule would approve p: the rules that apply to p's
+// session and folder now, with rule added, evaluated as Request evaluates them, allow p by
+// that rule. A rule of another session or folder than p's never applies. Errors listing the
+// rules are returned (fail closed: nothing is approved).
+func (a *Approver) WouldAllow(ctx context.Context, rule Rule, p Pending) (bool, error) {
+	applies := rule.Scope == store.ScopeEverywhere || rule.Scope == store.ScopeSession && rule.ScopeID == p.SessionID ||
+		rule.Scope == store.ScopeWorkspace && rule.ScopeID == p.Workspace
+	if s, ok := a.rules.(ScopeSource); ok {
+		var err error
+		if applies, err = s.Applies(ctx, rule, p.SessionID, p.Workspace); err != nil {
+			return false, fmt.Errorf("match call %s against a rule: %w", p.Call.ID, err)
+		}
+	}
+	if !applies {
+		return false, nil
+	}
+	var rules []Rule
+	if a.rules != nil {
+		var err error
+		if rules, err = a.rules.ListRules(ctx, p.SessionID, p.Workspace); err != nil {
+			return false, fmt.Errorf("match call %s against a rule: %w", p.Call.ID, err)
+		}
+	}
+	effect, by := evaluate(ModeAsk, append(rules, rule), p.Call, p.ReadOnly, p.Sandboxed, p.Workspace)
+	return effect == EffectAllow && by == "rule:"+rule.ID, nil
 }
 
 // ByHook is Decision.By (and Pending.By) when a PreToolUse hook decided or asked.

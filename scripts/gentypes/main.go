@@ -27,6 +27,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/hooks"
+	"github.com/loopdesk/loopdesk/backend/inbox"
 	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
@@ -101,6 +102,7 @@ var channels = []struct {
 	{"MCP_STATUS", desktop.EventMCPStatus, mcp.Status{}},
 	{"APP_OPEN_FOLDER", desktop.EventOpenFolder, desktop.OpenFolder{}},
 	{"APP_FOCUS_CARD", desktop.EventFocusCard, desktop.FocusCard{}},
+	{"INBOX_CHANGED", desktop.EventInboxChanged, inbox.View{}},
 	{"ACTIVITY_CHANGED", desktop.EventActivityChanged, desktop.Activity{}},
 }
 
@@ -133,6 +135,14 @@ var renames = map[reflect.Type]string{
 	reflect.TypeFor[config.KeySource]():      "KeySource",
 	reflect.TypeFor[hooks.Source]():          "HookSource",
 	reflect.TypeFor[instructions.Scope]():    "InstructionScope",
+	// The inbox's types, whose Go names only make sense inside their package.
+	reflect.TypeFor[inbox.View]():        "InboxView",
+	reflect.TypeFor[inbox.Item]():        "InboxItem",
+	reflect.TypeFor[inbox.Approval]():    "InboxApproval",
+	reflect.TypeFor[inbox.Ended]():       "InboxEnded",
+	reflect.TypeFor[inbox.Answer]():      "InboxAnswer",
+	reflect.TypeFor[inbox.Process]():     "InboxProcess",
+	reflect.TypeFor[inbox.RulePreview](): "InboxRulePreview",
 }
 
 // enumUnions widen an enum by another: a value of the first may be any of the second too.

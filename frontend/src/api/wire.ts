@@ -65,6 +65,7 @@ export const WORKSPACE_WARNING = 'workspace:warning';
 export const MCP_STATUS = 'mcp:status';
 export const APP_OPEN_FOLDER = 'app:open-folder';
 export const APP_FOCUS_CARD = 'app:focus-card';
+export const INBOX_CHANGED = 'inbox:changed';
 export const ACTIVITY_CHANGED = 'activity:changed';
 
 /** Why a bound method failed (desktop.ErrorCodes). */
@@ -523,6 +524,72 @@ export interface ImportedHooks {
   view: HooksView;
 }
 
+/** Go: inbox.Answer */
+export interface InboxAnswer {
+  session_id: string;
+  call_id: string;
+  approve: boolean;
+  reason: string;
+  arguments: string;
+}
+
+/** Go: inbox.Approval */
+export interface InboxApproval extends InboxItem {
+  child_description: string;
+  child_agent: string;
+  diff: string;
+  note: string;
+  read_only: boolean;
+  sandboxed: boolean;
+  requested_at: string;
+}
+
+/** Go: inbox.Ended */
+export interface InboxEnded extends InboxItem {
+  status: string;
+  reason: string;
+  cost_usd: number;
+  duration_ms: number;
+  ended_at: string;
+}
+
+/** Go: inbox.Item */
+export interface InboxItem {
+  kind: string;
+  session_id: string;
+  session_title: string;
+  parent_session_id: string | null;
+  run_id: string;
+  call_id: string;
+  tool: string;
+  arguments: unknown;
+  waiting_ms: number;
+  origin: InboxProcess;
+  workspace: string;
+  provider: string;
+  model: string;
+}
+
+/** Go: inbox.Process */
+export interface InboxProcess {
+  kind: string;
+  pid: number;
+  client: string;
+}
+
+/** Go: inbox.RulePreview */
+export interface InboxRulePreview {
+  rule: string;
+  scope: string;
+  others: InboxApproval[] | null;
+}
+
+/** Go: inbox.View */
+export interface InboxView {
+  approvals: InboxApproval[] | null;
+  ended: InboxEnded[] | null;
+}
+
 /** Go: store.Instruction */
 export interface Instruction {
   path: string;
@@ -892,7 +959,7 @@ export interface RuleInput {
 }
 
 /** Go: store.Scope */
-export type RuleScope = 'session' | 'workspace';
+export type RuleScope = 'session' | 'workspace' | 'everywhere';
 
 /** Go: desktop.RuleView */
 export interface RuleView {
@@ -1005,6 +1072,8 @@ export interface Session {
   parent_call_id?: string;
   created_at: string;
   updated_at: string;
+  project?: string;
+  archived?: boolean;
 }
 
 /** Go: store.SessionBudgets */

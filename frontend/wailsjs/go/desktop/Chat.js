@@ -25,6 +25,26 @@ export function ExecutePlan(arg1, arg2) {
   return window['go']['desktop']['Chat']['ExecutePlan'](arg1, arg2);
 }
 
+export function Inbox() {
+  return window['go']['desktop']['Chat']['Inbox']();
+}
+
+export function InboxAlwaysAllow(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['InboxAlwaysAllow'](arg1, arg2, arg3);
+}
+
+export function InboxAlwaysPreview(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['InboxAlwaysPreview'](arg1, arg2, arg3);
+}
+
+export function InboxAnswer(arg1) {
+  return window['go']['desktop']['Chat']['InboxAnswer'](arg1);
+}
+
+export function InboxDismiss(arg1) {
+  return window['go']['desktop']['Chat']['InboxDismiss'](arg1);
+}
+
 export function Live(arg1) {
   return window['go']['desktop']['Chat']['Live'](arg1);
 }
