@@ -86,7 +86,7 @@ func printAgents(w io.Writer, defs []agents.Definition, asJSON bool) error {
 		}
 		return jsonLines(w, lines)
 	}
-	return writeTable(w, defs, "", "NAME\tMODEL\tTOOLS\tSOURCE\tDESCRIPTION / ERROR", func(tw io.Writer, d agents.Definition) {
+	return writeTable(w, defs, "", "NAME\tMODEL\tTOOLS\tSOURCE\tDESCRIPTION / ERROR", func(d agents.Definition) []any {
 		tools, about := "(all)", d.Description
 		if d.Tools != nil {
 			tools = strings.Join(d.Tools, ",")
@@ -94,6 +94,6 @@ func printAgents(w io.Writer, defs []agents.Definition, asJSON bool) error {
 		if d.Error != "" {
 			about = "invalid: " + d.Error
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Name, d.Model, tools, d.Source, about)
+		return []any{d.Name, d.Model, tools, d.Source, about}
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,8 +84,8 @@ func (c *sessCmd) changes(ctx context.Context, db *store.DB, id string) error {
 	if c.json {
 		return jsonLines(c.stdout, list)
 	}
-	return writeTable(c.stdout, list, fmt.Sprintf("session %s changed no files", id), "ROW\tCHANGE\tPATH\tSIZE", func(tw io.Writer, ch checkpoint.Change) {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\n", ch.Seq, ch.Change, sessClean(ch.Path), ch.Size)
+	return writeTable(c.stdout, list, fmt.Sprintf("session %s changed no files", id), "ROW\tCHANGE\tPATH\tSIZE", func(ch checkpoint.Change) []any {
+		return []any{ch.Seq, ch.Change, sessClean(ch.Path), ch.Size}
 	})
 }
 

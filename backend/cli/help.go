@@ -45,9 +45,9 @@ func (f *folderFlags) flagSet(name string) *flag.FlagSet {
 	return fs
 }
 
-// writeTable writes entries as aligned columns under header (tab-separated), each by row, or
-// the line empty instead when there are none and empty is not "".
-func writeTable[T any](w io.Writer, entries []T, empty, header string, row func(tw io.Writer, e T)) error {
+// writeTable writes entries as aligned columns under header (tab-separated), a line of cells
+// each (printed as %v), or the line empty instead when there are none and empty is not "".
+func writeTable[T any](w io.Writer, entries []T, empty, header string, cells func(e T) []any) error {
 	if len(entries) == 0 && empty != "" {
 		_, err := fmt.Fprintln(w, empty)
 		return err
@@ -55,7 +55,13 @@ func writeTable[T any](w io.Writer, entries []T, empty, header string, row func(
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, header)
 	for _, e := range entries {
-		row(tw, e)
+		for i, c := range cells(e) {
+			if i > 0 {
+				fmt.Fprint(tw, "\t")
+			}
+			fmt.Fprint(tw, c)
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

@@ -173,9 +173,7 @@ func hooksList(ctx context.Context, dir, dbPath string, asJSON bool, getenv func
 
 func writeHooksTable(w io.Writer, entries []HookListEntry, st hooks.TrustState) error {
 	err := writeTable(w, entries, "no hooks configured (see docs/hooks.md)", "EVENT\tMATCHER\tSOURCE\tTRUSTED\tCOMMAND",
-		func(tw io.Writer, e HookListEntry) {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", e.Event, e.Matcher, e.Source, e.Trusted, e.Command)
-		})
+		func(e HookListEntry) []any { return []any{e.Event, e.Matcher, e.Source, e.Trusted, e.Command} })
 	if err != nil || len(entries) == 0 {
 		return err
 	}

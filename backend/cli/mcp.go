@@ -116,8 +116,8 @@ func writeMCPJSON(w io.Writer, entries []MCPListEntry) error { return jsonLines(
 
 func writeMCPTable(w io.Writer, entries []MCPListEntry) error {
 	err := writeTable(w, entries, "no MCP servers configured (add them to $XDG_CONFIG_HOME/loopdesk/mcp.json; see docs/tools.md)",
-		"NAME\tTRANSPORT\tSTATUS\tTOOLS\tREASON", func(tw io.Writer, e MCPListEntry) {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", e.Name, e.Transport, e.Status, len(e.Tools), e.Reason)
+		"NAME\tTRANSPORT\tSTATUS\tTOOLS\tREASON", func(e MCPListEntry) []any {
+			return []any{e.Name, e.Transport, e.Status, len(e.Tools), e.Reason}
 		})
 	if err != nil {
 		return err

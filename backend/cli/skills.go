@@ -147,12 +147,12 @@ func skillsList(ctx context.Context, dir, dbPath string, asJSON bool, getenv fun
 	if asJSON {
 		return jsonLines(w, entries)
 	}
-	return writeTable(w, entries, "no skills (see docs/skills.md)", "NAME\tSTATE\tTRUST\tSOURCE\tDESCRIPTION", func(tw io.Writer, e SkillListEntry) {
+	return writeTable(w, entries, "no skills (see docs/skills.md)", "NAME\tSTATE\tTRUST\tSOURCE\tDESCRIPTION", func(e SkillListEntry) []any {
 		state, text := "ok", e.Description
 		if e.Error != "" {
 			state, text = "invalid", e.Error
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Name, state, e.Trust, e.Source, firstLineOf(text))
+		return []any{e.Name, state, e.Trust, e.Source, firstLineOf(text)}
 	})
 }
 
