@@ -26,6 +26,9 @@ func NewAnthropic(cfg Config) *Anthropic {
 	}
 	c := &Anthropic{conn: newConn(cfg)}
 	c.apiName, c.hint404 = "Anthropic's Messages API", "check the base URL; it is the API root, without /v1"
+	// Every request names the API version; the key goes in x-api-key only.
+	c.path, c.fixed = "v1/messages", http.Header{"Anthropic-Version": {anthropicVersion}}
+	c.keyHeader, c.keyPrefix = "X-Api-Key", ""
 	return c
 }
 
@@ -34,10 +37,7 @@ func NewAnthropic(cfg Config) *Anthropic {
 func (c *Anthropic) Stream(ctx context.Context, req Request, h Handler) Response {
 	origin := Origin{Provider: c.cfg.Name, Kind: KindAnthropic, Model: c.model(req)}
 	body, err := c.Prepare(req)
-	if err != nil {
-		return Response{Status: StatusProviderError, Err: err, Origin: origin}
-	}
-	return c.retry(ctx, origin, h, func() (Response, error) { return c.attempt(ctx, body, origin, h) })
+	return c.stream(ctx, origin, h, c.read, body, err)
 }
 
 // Body is the request body Stream sends for req, byte for byte.
@@ -58,22 +58,8 @@ func (c *Anthropic) Prepare(req Request) (*WireBody, error) {
 // anthropicVersion is the Messages API version every request names (anthropic-version).
 const anthropicVersion = "2023-06-01"
 
-// header is what each request to the Messages API carries: the API version, and the key in
-// x-api-key only.
-func (c *Anthropic) header(body *WireBody) http.Header {
-	h := http.Header{"Accept": {accept(body)}, "Anthropic-Version": {anthropicVersion}}
-	if c.cfg.APIKey != "" {
-		h.Set("X-Api-Key", c.cfg.APIKey)
-	}
-	return h
-}
-
-func (c *Anthropic) attempt(ctx context.Context, body *WireBody, origin Origin, h Handler) (Response, error) {
-	x, err := c.open(ctx, "v1/messages", body, c.header(body))
-	if err != nil {
-		return Response{}, err
-	}
-	defer x.close()
+// read reads one attempt's answer: an event stream of the Messages API.
+func (c *Anthropic) read(ctx context.Context, x *exchange, origin Origin, h Handler) (Response, error) {
 	if mt, _, _ := mime.ParseMediaType(x.res.Header.Get("Content-Type")); mt != "text/event-stream" && !x.looksLikeSSE() {
 		return Response{}, c.newError(KindNotOpenAI, 0, got(x.res.Header.Get("Content-Type")), nil)
 	}
@@ -88,11 +74,10 @@ func (c *Anthropic) attempt(ctx context.Context, body *WireBody, origin Origin, 
 // result decides how the attempt ended from what the accumulator saw.
 func (c *Anthropic) result(ctx, actx context.Context, acc *antAcc, parseErr, readErr error) (Response, error) {
 	resp := acc.response()
+	if e := c.endedFirst(ctx, parseErr, "an event"); e != nil {
+		return resp, e
+	}
 	switch {
-	case ctx.Err() != nil:
-		return resp, c.ctxError(ctx)
-	case parseErr != nil:
-		return resp, c.newError(KindStream, 0, "an event that is not JSON: "+parseErr.Error(), nil)
 	case acc.errMsg != "":
 		e := c.streamError(acc.errType, acc.errMsg)
 		// Overloaded before any output is worth another attempt, like a 529.

@@ -200,6 +200,11 @@ type conn struct {
 	key        redactor // the API key, to scrub from foreign text
 	apiName    string   // "an OpenAI-compatible API", for KindNotOpenAI
 	hint404    string   // what a 404 usually means for this wire format
+	// The wire format's streaming endpoint, the headers its every request carries, and the
+	// header the key goes in (after keyPrefix), only when there is a key.
+	path                 string
+	fixed                http.Header
+	keyHeader, keyPrefix string
 	// sleep waits between retries; tests replace it to see the waits.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -228,7 +233,8 @@ func newConn(cfg Config) conn {
 		display = u.String()
 	}
 	return conn{cfg: cfg, displayURL: display, key: redactor(cfg.APIKey), sleep: sleepCtx,
-		apiName: "an OpenAI-compatible API", hint404: "check the base URL; it usually ends in /v1"}
+		apiName: "an OpenAI-compatible API", hint404: "check the base URL; it usually ends in /v1",
+		path: "chat/completions", keyHeader: "Authorization", keyPrefix: "Bearer "}
 }
 
 // withoutUserinfo drops "user:password@" after the scheme of raw, by its text alone.
@@ -295,10 +301,38 @@ func (c *Client) Stream(ctx context.Context, req Request, h Handler) Response {
 	model := c.model(req)
 	origin := Origin{Provider: c.cfg.Name, Kind: KindOpenAI, Model: model}
 	body, err := c.Prepare(req)
-	if err != nil {
-		return Response{Status: StatusProviderError, Err: err, Origin: origin}
+	return c.stream(ctx, origin, h, c.read, body, err)
+}
+
+// stream sends body to the wire format's endpoint and has read read each attempt's answer,
+// attempts made as retry says. A body that could not be prepared (prepErr) is sent nowhere.
+func (c *conn) stream(ctx context.Context, origin Origin, h Handler,
+	read func(ctx context.Context, x *exchange, origin Origin, h Handler) (Response, error), body *WireBody, prepErr error) Response {
+	if prepErr != nil {
+		return Response{Status: StatusProviderError, Err: prepErr, Origin: origin}
 	}
-	return c.retry(ctx, origin, h, func() (Response, error) { return c.attempt(ctx, body, origin, h) })
+	return c.retry(ctx, origin, h, func() (Response, error) {
+		x, err := c.open(ctx, c.path, body, c.header(body))
+		if err != nil {
+			return Response{}, err
+		}
+		defer x.close()
+		return read(ctx, x, origin, h)
+	})
+}
+
+// header is what each request carries: what it accepts, the wire format's own headers, and
+// the key, only when there is one (a bearer token, or the Messages API's x-api-key).
+func (c *conn) header(body *WireBody) http.Header {
+	h := c.fixed.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Accept", accept(body))
+	if c.cfg.APIKey != "" {
+		h.Set(c.keyHeader, c.keyPrefix+c.cfg.APIKey)
+	}
+	return h
 }
 
 // retry runs attempt until it succeeds or fails for good: an error that is not retryable (a

@@ -60,23 +60,9 @@ func (i *idleReader) Read(p []byte) (int, error) {
 
 func (i *idleReader) Close() error { return i.c.Close() }
 
-// header is what each request to an OpenAI-compatible server carries: the key as a bearer
-// token, only when there is one.
-func (c *Client) header(body *WireBody) http.Header {
-	h := http.Header{"Accept": {accept(body)}}
-	if c.cfg.APIKey != "" {
-		h.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
-	return h
-}
-
-// attempt makes one request and reads its stream to the end.
-func (c *Client) attempt(ctx context.Context, body *WireBody, origin Origin, h Handler) (Response, error) {
-	x, err := c.open(ctx, "chat/completions", body, c.header(body))
-	if err != nil {
-		return Response{}, err
-	}
-	defer x.close()
+// read reads one attempt's answer to the end: an event stream, or a whole completion from a
+// server that ignored "stream": true.
+func (c *Client) read(ctx context.Context, x *exchange, origin Origin, h Handler) (Response, error) {
 	acc := &accumulator{h: h, origin: origin}
 	ct := x.res.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
@@ -119,11 +105,10 @@ func (c *Client) completion(ctx, actx context.Context, r io.Reader, acc *accumul
 // result decides how the attempt ended from what the accumulator saw.
 func (c *Client) result(ctx, actx context.Context, acc *accumulator, parseErr, readErr error) (Response, error) {
 	resp := acc.response()
+	if e := c.endedFirst(ctx, parseErr, "a chunk"); e != nil {
+		return resp, e
+	}
 	switch {
-	case ctx.Err() != nil:
-		return resp, c.ctxError(ctx)
-	case parseErr != nil:
-		return resp, c.newError(KindStream, 0, "a chunk that is not JSON: "+parseErr.Error(), nil)
 	case readErr != nil && !acc.finished:
 		return resp, c.readCut(ctx, actx, readErr, acc.output)
 	case acc.streamErr != "":
@@ -224,6 +209,18 @@ func (c *conn) readCut(ctx, actx context.Context, readErr error, output bool) *E
 	}
 	e.retryable = e.retryable && !output
 	return e
+}
+
+// endedFirst is what ends an attempt whatever the stream said: the caller's end (ctx), then
+// a piece of the stream (what: "a chunk") that is not JSON. nil when neither happened.
+func (c *conn) endedFirst(ctx context.Context, parseErr error, what string) *Error {
+	switch {
+	case ctx.Err() != nil:
+		return c.ctxError(ctx)
+	case parseErr != nil:
+		return c.newError(KindStream, 0, what+" that is not JSON: "+parseErr.Error(), nil)
+	}
+	return nil
 }
 
 // incomplete is a stream that ended without its end; retryable only before any output.
