@@ -66,8 +66,10 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 				runtime.EventsEmit(ctx, name, data)
 			}
 			svc.Startup(ctx, emit)
-			// UnMinimise is gtk_window_present: it raises and focuses the window.
-			show := func() { runtime.WindowShow(ctx); runtime.WindowUnminimise(ctx) }
+			// A window closed with its runs kept is hidden: a second launch or a notification's
+			// click shows it again (lifecycle.go).
+			svc.StartLifecycle(wailsShell{ctx})
+			show := svc.ShowWindow
 			instance.Started(emit, show)
 			placeWindow(ctx, geom)
 			svc.SetWindow(wailsWindow{ctx})
@@ -80,12 +82,8 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 				svc.StartNotifications(n, show)
 			}
 		},
-		OnBeforeClose: func(context.Context) bool {
-			if err := svc.Window.SaveGeometry(); err != nil {
-				slog.Warn("save the window geometry", "err", err)
-			}
-			return false
-		},
+		// Closing with runs going asks the page first; quitting stops them (lifecycle.go).
+		OnBeforeClose: func(context.Context) bool { return svc.BeforeClose() },
 		// A second `loopdesk [FOLDER]` focuses this window and hands it FOLDER.
 		SingleInstanceLock: &options.SingleInstanceLock{
 			UniqueId: desktop.InstanceID(dbPath),
@@ -144,6 +142,15 @@ func placeWindow(ctx context.Context, saved desktop.Geometry) {
 		runtime.WindowSetPosition(ctx, g.X, g.Y)
 	}
 }
+
+// wailsShell hides, shows and quits the window through Wails' runtime.
+type wailsShell struct{ ctx context.Context }
+
+func (w wailsShell) Hide() { runtime.WindowHide(w.ctx) }
+
+// Show un-minimises too: gtk_window_present raises and focuses the window.
+func (w wailsShell) Show() { runtime.WindowShow(w.ctx); runtime.WindowUnminimise(w.ctx) }
+func (w wailsShell) Quit() { runtime.Quit(w.ctx) }
 
 // wailsWindow is the window's geometry as Wails' runtime reports it.
 type wailsWindow struct{ ctx context.Context }

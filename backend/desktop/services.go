@@ -35,7 +35,7 @@ const EventMCPStatus = "mcp:status"
 
 // Channels lists every Wails event name Go emits to the page.
 var Channels = []string{EventLoop, EventWorkspaceChanged, EventWorkspaceWarning, EventMCPStatus, EventOpenFolder, EventFocusCard, EventInboxChanged,
-	EventActivityChanged}
+	EventActivityChanged, EventCloseRequested}
 
 // Emitter publishes an event to the page. In the window it is runtime.EventsEmit; tests pass
 // a recorder.
@@ -58,6 +58,7 @@ type Services struct {
 	Settings  *Settings
 	Workspace *Workspace
 	Window    *Window
+	Lifecycle *Lifecycle
 
 	c *core
 }
@@ -79,6 +80,8 @@ type core struct {
 	inbox    *inbox.Hub // what waits for the person, here and in registered processes (inbox.go)
 	// instructionsDir holds the person's own AGENTS.md.
 	instructionsDir string
+	// life closes, hides and quits the window (lifecycle.go).
+	life *lifecycle
 
 	mu     sync.Mutex
 	ctx    context.Context // app lifetime; cancelled on shutdown
@@ -126,7 +129,9 @@ func newServices(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string
 	c.watches.Shared = st.Watches // the tree and the checkpoints share each folder's watcher
 	c.notices = newNotices(c)
 	c.inbox = c.newInbox()
-	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, Window: &Window{c}, c: c}, nil
+	c.life = newLifecycle(c)
+	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, Window: &Window{c},
+		Lifecycle: &Lifecycle{c}, c: c}, nil
 }
 
 // SetInstance gives the window the single-instance handle, through which a folder named on
@@ -134,7 +139,9 @@ func newServices(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string
 func (s *Services) SetInstance(in *Instance) { s.c.instance = in }
 
 // Bound lists the structs to bind, in the order of Services' fields.
-func (s *Services) Bound() []any { return []any{s.Sessions, s.Chat, s.Settings, s.Workspace, s.Window} }
+func (s *Services) Bound() []any {
+	return []any{s.Sessions, s.Chat, s.Settings, s.Workspace, s.Window, s.Lifecycle}
+}
 
 // Startup starts forwarding loop and workspace events to the page.
 func (s *Services) Startup(ctx context.Context, emit Emitter) {

@@ -6,6 +6,7 @@ import { SessionMain, SessionSide } from './components/SessionView';
 import { SidePanel } from './components/SidePanel';
 import { PanelResizer } from './components/PanelResizer';
 import { Shortcuts } from './components/Shortcuts';
+import { CloseDialog } from './components/CloseDialog';
 import { SkipLinks } from './components/SkipLinks';
 import { focusMessageBox, focusPendingCall } from './lib/jump';
 import { useFocusCard, useLaunchFolders, useReportFocus } from './hooks/useDesktop';
@@ -63,6 +64,7 @@ export function App() {
   return (
     <div className={`app${nav.showSettings ? ' settings-open' : ''}${narrow ? ' narrow' : ''}`} style={{ '--side-width': `${win.panelWidth}px` } as CSSProperties}>
       {showShortcuts && <Shortcuts onClose={() => setShowShortcuts(false)} />}
+      <CloseDialog />
       {!nav.showSettings && <SkipLinks pending={chat.pending.length > 0} />}
       <CheckpointProvider sessionID={selected} rows={chat.rows} live={chat.changes} onForked={act.forkedWithFiles} onError={setActionError}>
         <Sessions list={list} selected={selected} open={open} onNew={act.newSession} onImport={act.importSession} onSettings={() => nav.setShowSettings(true)} />

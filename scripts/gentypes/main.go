@@ -88,7 +88,8 @@ func moduleRoot() string {
 }
 
 // services are the bound Wails services (app.go binds these).
-var services = []any{&desktop.Sessions{}, &desktop.Chat{}, &desktop.Settings{}, &desktop.Workspace{}, &desktop.Window{}}
+var services = []any{&desktop.Sessions{}, &desktop.Chat{}, &desktop.Settings{}, &desktop.Workspace{}, &desktop.Window{},
+	&desktop.Lifecycle{}}
 
 // channels names each Wails channel for TypeScript, with the payload Go emits on it (nil: the
 // loop events, typed as LoopEvent).
@@ -104,6 +105,7 @@ var channels = []struct {
 	{"APP_FOCUS_CARD", desktop.EventFocusCard, desktop.FocusCard{}},
 	{"INBOX_CHANGED", desktop.EventInboxChanged, inbox.View{}},
 	{"ACTIVITY_CHANGED", desktop.EventActivityChanged, desktop.Activity{}},
+	{"APP_CLOSE_REQUESTED", desktop.EventCloseRequested, desktop.CloseRequest{}},
 }
 
 // renames are TypeScript names that differ from the Go name.

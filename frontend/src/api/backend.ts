@@ -8,6 +8,7 @@ import * as Sessions from '../../wailsjs/go/desktop/Sessions';
 import * as SettingsService from '../../wailsjs/go/desktop/Settings';
 import * as Workspace from '../../wailsjs/go/desktop/Workspace';
 import * as WindowService from '../../wailsjs/go/desktop/Window';
+import * as Lifecycle from '../../wailsjs/go/desktop/Lifecycle';
 import { BrowserOpenURL, ClipboardSetText, EventsOn } from '../../wailsjs/runtime/runtime';
 import type {
   AgentDefinition,
@@ -68,11 +69,13 @@ import type {
   FocusCard,
   WorkspaceChanged,
   WorkspaceWarning,
+  CloseRequest,
 } from './types';
 
 // The Wails channels' names are declared in Go (desktop.Channels) and generated into wire.ts.
 import { APP_FOCUS_CARD, APP_OPEN_FOLDER, LOOP_EVENT, MCP_STATUS, WORKSPACE_CHANGED, WORKSPACE_WARNING } from './wire';
 export { APP_FOCUS_CARD, APP_OPEN_FOLDER, LOOP_EVENT, MCP_STATUS, WORKSPACE_CHANGED, WORKSPACE_WARNING };
+import { APP_CLOSE_REQUESTED } from './wire';
 
 /** A loop event as it arrives: "type" names it; see events.ts for each shape. */
 export interface WireEvent {
@@ -320,6 +323,19 @@ export const api = {
   onMCPStatus: (handler: (st: McpStatus) => void): (() => void) => EventsOn(MCP_STATUS, (st: McpStatus) => handler(st)),
   onOpenFolder: (handler: (ev: OpenFolder) => void): (() => void) => EventsOn(APP_OPEN_FOLDER, (ev: OpenFolder) => handler(ev)),
   onFocusCard: (handler: (ev: FocusCard) => void): (() => void) => EventsOn(APP_FOCUS_CARD, (ev: FocusCard) => handler(ev)),
+
+  // Runs that outlive the window (backend/desktop/lifecycle.go, background.go)
+  /** Starts text in a new session beside sessionID (its folder, or a worktree of its own); the person stays. */
+  runInNewSession: (sessionID: string, text: string): Promise<SessionSummary> => Chat.RunInNewSession(sessionID, text),
+  runsGoing: (): Promise<number> => Lifecycle.RunsGoing(),
+  /** The close question's "Stop them": every run stops as Stop does, then the app quits. */
+  stopAndQuit: (): Promise<void> => Lifecycle.StopAndQuit(),
+  /** The close question's "Keep them running": the window hides; the runs go on. */
+  keepRunning: (): Promise<void> => Lifecycle.KeepRunning(),
+  /** Quits now (Ctrl+Q): runs going stop as Stop does. */
+  quit: (): Promise<void> => Lifecycle.Quit(),
+  /** The window is being closed while runs go: ask the person (answer with stopAndQuit or keepRunning). */
+  onCloseRequested: (handler: (r: CloseRequest) => void): (() => void) => EventsOn(APP_CLOSE_REQUESTED, (r: CloseRequest) => handler(r)),
 };
 
 export type Api = typeof api;

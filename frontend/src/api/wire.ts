@@ -67,6 +67,7 @@ export const APP_OPEN_FOLDER = 'app:open-folder';
 export const APP_FOCUS_CARD = 'app:focus-card';
 export const INBOX_CHANGED = 'inbox:changed';
 export const ACTIVITY_CHANGED = 'activity:changed';
+export const APP_CLOSE_REQUESTED = 'app:close-requested';
 
 /** Why a bound method failed (desktop.ErrorCodes). */
 export const ERROR_CODES = ['not_found', 'busy', 'not_pending', 'invalid', 'not_configured', 'error'] as const;
@@ -272,6 +273,11 @@ export interface ChildView {
 
 /** Go: store.Kind */
 export type ChunkKind = 'user' | 'assistant' | 'tool_result' | 'approval' | 'summary' | 'system' | 'restore' | 'note' | 'usage' | 'hook' | 'image_excluded';
+
+/** Go: desktop.CloseRequest */
+export interface CloseRequest {
+  runs: number;
+}
 
 /** Go: core.CompactedPayload */
 export interface CompactedPayload {

@@ -1,4 +1,4 @@
-import { useEffect, useId, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { QueuedMessage } from '../api/types';
 import type { ImageInput, PaletteEntry } from '../api/types';
 import { matchEntries, paletteQuery, parseCommand } from '../lib/palette';
@@ -21,6 +21,8 @@ interface Props {
   loadPalette?: () => Promise<PaletteEntry[]>;
   /** Sends "/name args" as a command: Go expands it and records it on the row. */
   onCommand?: (name: string, args: string) => Promise<boolean>;
+  /** "Run in a new session" (Ctrl+Shift+Enter): the text starts a run in a new session beside this one. */
+  onSendNew?: (text: string) => Promise<boolean>;
 }
 
 /**
@@ -30,7 +32,7 @@ interface Props {
  * run going, a message left queued (by a Stop, a bound, a crash or a restart) can be sent now
  * (it starts a run; the rest follow in order) or removed.
  */
-export function MessageBox({ running, disabled, queued = [], onSend, onStop, onRemoveQueued, onSendQueued, loadPalette, onCommand, textOnly = false }: Props) {
+export function MessageBox({ running, disabled, queued = [], onSend, onStop, onRemoveQueued, onSendQueued, loadPalette, onCommand, onSendNew, textOnly = false }: Props) {
   const [text, setText] = useState('');
   const palette = usePalette(text, loadPalette);
   const [images, setImages] = useState<Attached[]>([]);
@@ -61,12 +63,25 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
     }
   };
 
+  // A new session takes the text only: attached images stay in the box for this session.
+  const canSendNew = onSendNew !== undefined && !disabled && text.trim() !== '';
+  const submitNew = async () => {
+    const t = text.trim();
+    if (!canSendNew || !onSendNew) return;
+    if (await onSendNew(t)) setText((cur) => (cur.trim() === t ? '' : cur));
+  };
+
   const choose = (e: PaletteEntry) => {
     if (e.error === '') setText(`/${e.name} `);
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (palette.open && palette.onKey(e, choose)) return;
+    if (e.key === 'Enter' && e.shiftKey && (e.ctrlKey || e.metaKey) && onSendNew) {
+      e.preventDefault();
+      void submitNew();
+      return;
+    }
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void submit();
@@ -120,7 +135,9 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
           aria-controls={palette.open ? palette.id : undefined}
           aria-activedescendant={palette.open && palette.matches[palette.active] ? `${palette.id}-${palette.active}` : undefined}
         />
-        <SendButtons running={running} disabled={disabled} empty={text.trim() === '' && images.length === 0} onAttach={(f) => void attach(f)} onStop={onStop} />
+        <SendButtons running={running} disabled={disabled} empty={text.trim() === '' && images.length === 0} onAttach={(f) => void attach(f)} onStop={onStop}>
+          {onSendNew && <SendMenu enabled={canSendNew} onSendNew={() => void submitNew()} />}
+        </SendButtons>
       </form>
     </div>
   );
@@ -151,8 +168,8 @@ function QueuedList({ queued, running, disabled, onSendQueued, onRemoveQueued }:
   );
 }
 
-/** Attach image, Send (Queue while a run goes on) and Stop. */
-function SendButtons({ running, disabled, empty, onAttach, onStop }: { running: boolean; disabled: boolean; empty: boolean; onAttach: (files: FileList) => void; onStop: () => void }) {
+/** Attach image, Send (Queue while a run goes on), then children (more ways to send), and Stop. */
+function SendButtons({ running, disabled, empty, onAttach, onStop, children }: { running: boolean; disabled: boolean; empty: boolean; onAttach: (files: FileList) => void; onStop: () => void; children?: ReactNode }) {
   return (
     <span className="message-buttons">
       <label className={`button small attach${disabled || running ? ' disabled' : ''}`} title="PNG, JPEG, WebP or GIF; or paste or drop one">
@@ -172,10 +189,55 @@ function SendButtons({ running, disabled, empty, onAttach, onStop }: { running: 
       <button type="submit" disabled={disabled || empty} title={running ? 'Queue for the next step' : undefined}>
         {running ? 'Queue' : 'Send'}
       </button>
+      {children}
       {running && (
         <button type="button" className="stop" onClick={onStop}>
           Stop
         </button>
+      )}
+    </span>
+  );
+}
+
+/** More ways to send: a menu button whose one item starts the message in a new session. */
+function SendMenu({ enabled, onSendNew }: { enabled: boolean; onSendNew: () => void }) {
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  const item = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (open) item.current?.focus();
+  }, [open]);
+  return (
+    <span
+      className="send-menu"
+      onBlur={(e) => !e.currentTarget.contains(e.relatedTarget as Node | null) && setOpen(false)}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && open) {
+          e.stopPropagation();
+          setOpen(false);
+        }
+      }}
+    >
+      <button type="button" className="small" aria-label="More ways to send" aria-haspopup="menu" aria-expanded={open} aria-controls={open ? id : undefined} onClick={() => setOpen((o) => !o)}>
+        ▾
+      </button>
+      {open && (
+        <div className="menu" role="menu" id={id}>
+          <button
+            type="button"
+            role="menuitem"
+            ref={item}
+            aria-disabled={!enabled}
+            title={enabled ? undefined : 'Type a message first'}
+            onClick={() => {
+              if (!enabled) return;
+              setOpen(false);
+              onSendNew();
+            }}
+          >
+            Run in a new session <kbd>Ctrl+Shift+Enter</kbd>
+          </button>
+        </div>
       )}
     </span>
   );

@@ -9,6 +9,8 @@ import { Conversation, type Focus } from './Conversation';
 import { FindBar } from './FindBar';
 import { HooksBanner } from './HooksBanner';
 import { MessageBox } from './MessageBox';
+import { StartedNote } from './StartedNote';
+import { useRunInNewSession } from '../hooks/useLifecycle';
 import { OrphanNotice } from './OrphanNotice';
 import { PinnedPlan } from './PinnedPlan';
 import { SandboxControl, SandboxNotice } from './SandboxControl';
@@ -144,7 +146,8 @@ function SessionTop({ selected, current, settings, list, chat, view, open, onClo
 }
 
 /** Below the conversation: the status line, the pinned plan and the message box. */
-function SessionBottom({ settings, chat, view, running, send, sendCommand, loadPalette }: MainProps & { running: boolean }) {
+function SessionBottom({ selected, list, open, settings, chat, view, running, send, sendCommand, loadPalette }: MainProps & { running: boolean }) {
+  const background = useRunInNewSession(selected, list.refresh);
   const decideAll = useCallback(
     async (approved: boolean) => {
       for (const c of chat.pending) await chat.decide(c.call_id, { approved, reason: '', arguments: '', always: null });
@@ -164,8 +167,10 @@ function SessionBottom({ settings, chat, view, running, send, sendCommand, loadP
         retrying={chat.retrying}
       />
       <PinnedPlan plan={view.plan.plan} running={running} error={view.plan.error} onSave={view.plan.edit} />
+      <StartedNote started={background.started} error={background.error} onOpen={(id) => open(id)} onDismiss={background.dismiss} />
       <MessageBox
         running={running}
+        onSendNew={background.send}
         disabled={!settings?.configured}
         queued={chat.queued}
         onSend={send}

@@ -35,6 +35,8 @@ export const SHORTCUTS: { keys: string[]; does: string }[] = [
   { keys: ['Ctrl', 'L'], does: 'Go to the message box' },
   { keys: ['?'], does: 'This list of shortcuts' },
   { keys: ['Enter'], does: 'Send the message (Shift+Enter: a new line)' },
+  { keys: ['Ctrl', 'Shift', 'Enter'], does: 'Run the message in a new session (you stay in this one)' },
+  { keys: ['Ctrl', 'Q'], does: 'Quit (runs going stop)' },
   { keys: ['y'], does: 'Approve the tool call the focus is in (not while typing in it)' },
   { keys: ['n'], does: 'Deny the tool call the focus is in (not while typing in it)' },
   { keys: ['Esc'], does: 'Close a dialog or the side panel drawer; else stop the running run' },

@@ -58,6 +58,7 @@ import type {
   FocusCard,
   WorkspaceChanged,
   WorkspaceWarning,
+  CloseRequest,
 } from '../api/types';
 
 type Handler = (ev: WireEvent) => void;
@@ -89,6 +90,7 @@ export function makeFakeApi() {
   const mcpHandlers = new Set<(st: McpStatus) => void>();
   const folderHandlers = new Set<(ev: OpenFolder) => void>();
   const focusHandlers = new Set<(ev: FocusCard) => void>();
+  const closeHandlers = new Set<(r: CloseRequest) => void>();
   const state = {
     hunks: new Map<string, Hunk[]>(),
     revertError: null as unknown,
@@ -606,6 +608,23 @@ export function makeFakeApi() {
         focusHandlers.delete(h);
       };
     }),
+
+    runInNewSession: vi.fn(async (sessionID: string, text: string) => {
+      const from = find(sessionID);
+      const s = session(text, { workspace: from.workspace, model: from.model, provider: from.provider, running: true });
+      state.sessions = [s, ...state.sessions];
+      return s;
+    }),
+    runsGoing: vi.fn(async () => state.sessions.filter((s) => s.running).length),
+    stopAndQuit: vi.fn(async () => {}),
+    keepRunning: vi.fn(async () => {}),
+    quit: vi.fn(async () => {}),
+    onCloseRequested: vi.fn((h: (r: CloseRequest) => void) => {
+      closeHandlers.add(h);
+      return () => {
+        closeHandlers.delete(h);
+      };
+    }),
   } satisfies Api;
 
   let seq = 0;
@@ -639,7 +658,11 @@ export function makeFakeApi() {
   const emitFocusCard = (ev: FocusCard) => {
     for (const h of [...focusHandlers]) h(ev);
   };
-  return { api, state, emit, store, emitWorkspace, emitWarning, emitMcp, emitOpenFolder, emitFocusCard, session, chunk, meter };
+  /** The window being closed while runs go (app:close-requested). */
+  const emitCloseRequested = (r: CloseRequest) => {
+    for (const h of [...closeHandlers]) h(r);
+  };
+  return { api, state, emit, store, emitCloseRequested, emitWorkspace, emitWarning, emitMcp, emitOpenFolder, emitFocusCard, session, chunk, meter };
 }
 
 export type FakeApi = ReturnType<typeof makeFakeApi>;

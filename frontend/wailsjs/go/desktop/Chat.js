@@ -77,6 +77,10 @@ export function Retry(arg1) {
   return window['go']['desktop']['Chat']['Retry'](arg1);
 }
 
+export function RunInNewSession(arg1, arg2) {
+  return window['go']['desktop']['Chat']['RunInNewSession'](arg1, arg2);
+}
+
 export function SeesImages() {
   return window['go']['desktop']['Chat']['SeesImages']();
 }
