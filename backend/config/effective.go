@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/images"
+	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -311,7 +312,7 @@ func numFlag[T int | int64 | float64](v *T, dst *T, flagged func()) {
 // a session keeps prompt caches warm.
 func (r Resolved) RunSpec(sessionID, workspace, prompt, system string) loop.RunSpec {
 	if system == "" {
-		system = loop.DefaultSystemPrompt(workspace)
+		system = instructions.DefaultSystemPrompt(workspace)
 	}
 	// Vision: the model as the "default" provider's (its Provider is ""); a caller choosing
 	// another provider sets both.

@@ -78,7 +78,7 @@ func (c *core) pending(sessionID string) []loopcore.ApprovalRequestedPayload {
 	ps := c.st.Approver.Pending(sessionID)
 	out := make([]loopcore.ApprovalRequestedPayload, len(ps))
 	for i, p := range ps {
-		out[i] = loop.PendingView(p)
+		out[i] = p.View()
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
@@ -163,7 +164,7 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 	if err != nil {
 		return SessionView{}, err
 	}
-	if v.Meters, err = idleMeters(runs, chunks, loop.DefaultSystemPrompt(x.Workspace), kids); err != nil {
+	if v.Meters, err = idleMeters(runs, chunks, instructions.DefaultSystemPrompt(x.Workspace), kids); err != nil {
 		return SessionView{}, err
 	}
 	if x.Workspace != "" {

@@ -54,9 +54,6 @@ type Admitted struct {
 // The error text carries the hook's reason.
 var ErrHookBlocked = errors.New("blocked by a UserPromptSubmit hook")
 
-// NoteSourceHook is the Source of note rows a hook's context or Stop reason becomes.
-const NoteSourceHook = core.NoteSourceHook
-
 // admit checks the run's prompt before the run exists. A refusal stores what the check
 // recorded (with no run: the run's row is not written) and fails Start.
 func (rn *run) admit(ctx context.Context) error {
@@ -153,7 +150,7 @@ func (rn *run) afterPrompt(effects []core.Effect) []core.Effect {
 	}
 	rows := recordedRows(rn.prompt.Rows)
 	for _, n := range rn.prompt.Notes {
-		rows = append(rows, core.NoteRow{Source: NoteSourceHook, Text: n})
+		rows = append(rows, core.NoteRow{Source: core.NoteSourceHook, Text: n})
 	}
 	for _, n := range rn.spec.Notes {
 		rows = append(rows, recordedRow{store.NewChunk{Kind: store.KindNote, Payload: n}})
@@ -185,7 +182,7 @@ func (rn *run) withQueuedContext(ctx context.Context, rows []core.Row, chunks []
 			held = rn.queuedContexts(ctx)
 		}
 		for _, text := range held[u.QueuedID] {
-			out = append(out, store.NewChunk{Kind: store.KindNote, Payload: store.NotePayload{Source: NoteSourceHook, Text: text}})
+			out = append(out, store.NewChunk{Kind: store.KindNote, Payload: store.NotePayload{Source: core.NoteSourceHook, Text: text}})
 		}
 	}
 	return out

@@ -27,15 +27,6 @@ type hookLister interface {
 	Has(ctx context.Context, workspace string, event hooks.Event) bool
 }
 
-// MaxStopContinuations bounds how many times in a row Stop hooks may send a completed run
-// back to the model (decided in the core: core/hooks.go).
-const MaxStopContinuations = core.MaxStopContinuations
-
-// hookStopText is what the person reads of a hook's "continue": false (the run's error).
-func hookStopText(event hooks.Event, stopReason string) string {
-	return core.HookStopText(string(event), stopReason)
-}
-
 // stopEvent is the event fired when this run completes: SubagentStop for a child session.
 func (rn *run) stopEvent() hooks.Event {
 	if rn.spec.parentCallID != "" {

@@ -18,12 +18,6 @@ import (
 // recovery after a context_exceeded stop, the queue of messages sent mid-run, and the
 // compaction the person asks for.
 
-// PlanNotice is appended to the system prompt of a plan-mode run.
-const PlanNotice = "[loopdesk] This session is in plan mode: you are planning, not executing. You are offered " +
-	"only read-only tools (read, list, find, search); writing, editing, shell commands and other tools that may " +
-	"change something come back once the person runs the plan. Investigate as much as you need, then end your answer with a plan: numbered steps " +
-	"naming the files and commands you would change or run. The person reviews it and runs it with Execute plan."
-
 // Skills lists the skills of a folder for the system prompt (agents.Catalog): "" when it
 // has none.
 type Skills interface {
@@ -40,7 +34,7 @@ func (rn *run) steer(ctx context.Context) error {
 	rn.guide.files = files
 	parts := []string{instructions.Compose(rn.spec.SystemPrompt, files)}
 	if rn.spec.Plan {
-		parts = append(parts, PlanNotice)
+		parts = append(parts, instructions.PlanNotice)
 	}
 	if rn.r.cfg.Skills != nil {
 		parts = append(parts, rn.r.cfg.Skills.Prompt(rn.root))

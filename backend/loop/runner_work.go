@@ -71,7 +71,7 @@ func (rn *run) requestApprovals(e core.RequestApproval) {
 		rn.goWork(func() {
 			d, err := rn.ports.Approver.Request(rn.ctl.op, tools.Request{SessionID: rn.spec.SessionID, Workspace: rn.root,
 				Mode: tools.Mode(e.Mode(c.ID, string(rn.spec.Mode.OrDefault()))), Call: c, ReadOnly: rn.tools.infos[c.Name].ReadOnly,
-				Sandboxed: rn.spec.Sandbox.Sandboxed(c), OnPending: func(p tools.Pending) { rn.publish(PendingView(p)) }})
+				Sandboxed: rn.spec.Sandbox.Sandboxed(c), OnPending: func(p tools.Pending) { rn.publish(p.View()) }})
 			if err != nil {
 				if rn.ctl.op.Err() != nil {
 					return

@@ -1,4 +1,4 @@
-package loop
+package instructions
 
 import "fmt"
 
@@ -12,3 +12,9 @@ Use the tools to read, search and change files there and to run shell commands i
 A person approves or denies each tool call that changes something. When a call is denied, read the reason, do not repeat the same call, and change your approach.
 Work step by step, check the results of your tools, and finish with a short summary of what you did and changed.`, workspace)
 }
+
+// PlanNotice is appended to the system prompt of a plan-mode run.
+const PlanNotice = "[loopdesk] This session is in plan mode: you are planning, not executing. You are offered " +
+	"only read-only tools (read, list, find, search); writing, editing, shell commands and other tools that may " +
+	"change something come back once the person runs the plan. Investigate as much as you need, then end your answer with a plan: numbered steps " +
+	"naming the files and commands you would change or run. The person reviews it and runs it with Execute plan."
