@@ -246,24 +246,25 @@ func Kind(name string) sdk.ToolKind {
 	return sdk.ToolKindOther
 }
 
+// titles say what a built-in tool's call does by the argument that names its object: the
+// verb, then the argument.
+var titles = map[string]struct{ verb, arg string }{
+	"read_file":   {"Read", "path"},
+	"write_file":  {"Write", "path"},
+	"edit_file":   {"Edit", "path"},
+	"list_dir":    {"List", "path"},
+	"find_files":  {"Find", "pattern"},
+	"search_text": {"Search for", "pattern"},
+}
+
 // title is the one line an editor shows for a call.
 func title(name string, args map[string]any) string {
 	str := func(k string) string { s, _ := args[k].(string); return s }
-	switch name {
-	case "run_shell_command":
+	if name == "run_shell_command" {
 		return "Run `" + core.Cut(str("command"), 120) + "`"
-	case "read_file":
-		return "Read " + str("path")
-	case "write_file":
-		return "Write " + str("path")
-	case "edit_file":
-		return "Edit " + str("path")
-	case "list_dir":
-		return "List " + str("path")
-	case "find_files":
-		return "Find " + str("pattern")
-	case "search_text":
-		return "Search for " + str("pattern")
+	}
+	if t, ok := titles[name]; ok {
+		return t.verb + " " + str(t.arg)
 	}
 	return name
 }
