@@ -33,7 +33,7 @@ func Hooks(engine loop.Hooks, log *slog.Logger) loop.Extension {
 		next.Approver = loop.ApproverFunc(func(ctx context.Context, req tools.Request) (tools.Decision, error) {
 			return x.approve(ctx, req, approve)
 		})
-		next.Tools = hookTools{ToolRunner: next.Tools, x: x}
+		next.Tools = resultsThen{next.Tools, x.postToolUse}
 		return next
 	}
 }
@@ -107,23 +107,17 @@ func (x *hookRun) notify(ctx context.Context, message string) {
 	}
 }
 
-// hookTools fires PostToolUse after each call ran and adds to its result what the model must
-// read with it: a blocking hook's reason, and the context of this call's hooks, framed.
-type hookTools struct {
-	loop.ToolRunner
-	x *hookRun
-}
-
-func (t hookTools) Run(ctx context.Context, ws *tools.Workspace, call tools.Call, out func(string)) tools.Result {
-	res := t.ToolRunner.Run(ctx, ws, call, out)
+// postToolUse fires PostToolUse after each call ran and adds to its result what the model
+// must read with it: a blocking hook's reason, and the context of this call's hooks, framed.
+func (x *hookRun) postToolUse(ctx context.Context, call tools.Call, res *tools.Result) {
 	if ctx.Err() != nil {
-		return res // stopped: the core has answered the call
+		return // stopped: the core has answered the call
 	}
-	t.x.mu.Lock()
-	notes := t.x.context[call.ID]
-	delete(t.x.context, call.ID)
-	t.x.mu.Unlock()
-	o, ran := t.x.fire(ctx, hooks.Input{Event: hooks.PostToolUse, Tool: call.Name, Arguments: call.Arguments, CallID: call.ID,
+	x.mu.Lock()
+	notes := x.context[call.ID]
+	delete(x.context, call.ID)
+	x.mu.Unlock()
+	o, ran := x.fire(ctx, hooks.Input{Event: hooks.PostToolUse, Tool: call.Name, Arguments: call.Arguments, CallID: call.ID,
 		Result: &hooks.ToolResponse{Content: res.Content, IsError: res.IsError}})
 	if ran {
 		if o.Decision == hooks.Block {
@@ -137,5 +131,4 @@ func (t hookTools) Run(ctx context.Context, ws *tools.Workspace, call tools.Call
 	if len(notes) > 0 {
 		res.Content += "\n\n" + store.Frame(strings.Join(notes, "\n"))
 	}
-	return res
 }

@@ -31,7 +31,7 @@ func Review() loop.Extension {
 			}
 			return r.apply(req.Call, d), nil
 		})
-		next.Tools = reviewedTools{ToolRunner: next.Tools, r: r}
+		next.Tools = resultsThen{next.Tools, r.addNote}
 		return next
 	}
 }
@@ -105,18 +105,11 @@ func reviewActions(n int, choices []tools.HunkChoice) []string {
 	return out
 }
 
-// reviewedTools adds to a reviewed call's result the note of what the person did with its hunks.
-type reviewedTools struct {
-	loop.ToolRunner
-	r *review
-}
-
-func (t reviewedTools) Run(ctx context.Context, ws *tools.Workspace, call tools.Call, out func(string)) tools.Result {
-	res := t.ToolRunner.Run(ctx, ws, call, out)
-	t.r.mu.Lock()
-	note := t.r.notes[call.ID]
-	delete(t.r.notes, call.ID)
-	t.r.mu.Unlock()
+// addNote adds to a reviewed call's result the note of what the person did with its hunks.
+func (r *review) addNote(_ context.Context, call tools.Call, res *tools.Result) {
+	r.mu.Lock()
+	note := r.notes[call.ID]
+	delete(r.notes, call.ID)
+	r.mu.Unlock()
 	res.Content += note
-	return res
 }

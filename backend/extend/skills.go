@@ -36,7 +36,7 @@ func Skills(src SkillGrants) loop.Extension {
 			req.Grants = s.granted()
 			return approve.Request(ctx, req)
 		})
-		next.Tools = skillTools{ToolRunner: next.Tools, s: s}
+		next.Tools = resultsThen{next.Tools, s.markLoaded}
 		return next
 	}
 }
@@ -60,23 +60,16 @@ func (s *skills) granted() []tools.Grant {
 	return out
 }
 
-// skillTools marks the skill a successful load_skill call loaded as active, before the
+// markLoaded marks the skill a successful load_skill call loaded as active, before the
 // call's result is handed on, so the next turn's approvals see it.
-type skillTools struct {
-	loop.ToolRunner
-	s *skills
-}
-
-func (t skillTools) Run(ctx context.Context, ws *tools.Workspace, call tools.Call, out func(string)) tools.Result {
-	res := t.ToolRunner.Run(ctx, ws, call, out)
+func (s *skills) markLoaded(_ context.Context, call tools.Call, res *tools.Result) {
 	if name := skillLoadedBy(call.Name, call.Arguments); name != "" && !res.IsError {
-		t.s.mu.Lock()
-		if _, has := t.s.grants[name]; has {
-			t.s.active[name] = true
+		s.mu.Lock()
+		if _, has := s.grants[name]; has {
+			s.active[name] = true
 		}
-		t.s.mu.Unlock()
+		s.mu.Unlock()
 	}
-	return res
 }
 
 // loadedSkills are the skills a load_skill call of the session loaded (its instructions,
