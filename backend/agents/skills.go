@@ -346,7 +346,7 @@ type Catalog struct {
 // Prompt implements loop.Skills.
 func (c Catalog) Prompt(folder string) string { return Prompt(Skills(c.PersonalDir, folder)) }
 
-// Grants implements loop.SkillGrants: the grants of each valid skill of folder that has
+// Grants implements extend.SkillGrants: the grants of each valid skill of folder that has
 // allowed-tools, by skill name. A project skill's grants are marked Untrusted unless the
 // person trusted its SKILL.md as it is now: they approve nothing, and a call they would have
 // covered says so.

@@ -1,9 +1,11 @@
 package loop
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -166,5 +168,90 @@ func (rn *run) worker(ctx context.Context) {
 		if !strings.Contains(got, want) {
 			t.Errorf("not caught: %s\nreported:\n%s", want, got)
 		}
+	}
+}
+
+// The runner drives; what it grows by is decisions and use cases that belong elsewhere (the
+// core, backend/chat, the store). These bounds only go down: the non-test code of this
+// package, and the fields of run, the state one running run carries.
+const (
+	maxRunnerLines = 2600
+	maxRunFields   = 15
+)
+
+// TestRunnerStaysSmall fails when the runner's non-test code reaches maxRunnerLines lines or
+// the struct run reaches maxRunFields fields.
+func TestRunnerStaysSmall(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, fields := 0, -1
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += bytes.Count(src, []byte("\n"))
+		if n := structFields(t, f, src, "run"); n >= 0 {
+			fields = n
+		}
+	}
+	t.Logf("the runner's non-test code: %d lines; struct run: %d fields", lines, fields)
+	if lines >= maxRunnerLines {
+		t.Errorf("the runner's non-test code is %d lines, at or over %d: move what is not driving the core where it belongs (doc.go)", lines, maxRunnerLines)
+	}
+	if fields < 0 {
+		t.Fatal("struct run not found: it moved?")
+	}
+	if fields >= maxRunFields {
+		t.Errorf("struct run has %d fields, at or over %d: group what belongs together, or move it out of the run", fields, maxRunFields)
+	}
+}
+
+// structFields counts the fields of struct name declared in file src, -1 when it is not there.
+func structFields(t *testing.T, name string, src []byte, typ string) int {
+	t.Helper()
+	file, err := parser.ParseFile(token.NewFileSet(), name, src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := -1
+	ast.Inspect(file, func(node ast.Node) bool {
+		ts, ok := node.(*ast.TypeSpec)
+		if !ok || ts.Name.Name != typ {
+			return true
+		}
+		if st, ok := ts.Type.(*ast.StructType); ok {
+			n = 0
+			for _, f := range st.Fields.List {
+				n += max(len(f.Names), 1) // an embedded field has no name
+			}
+		}
+		return false
+	})
+	return n
+}
+
+// The bound on run's fields counts what a reader holds: named fields one each, a group
+// declared together one per name, an embedded field one.
+func TestRunFieldsAreCounted(t *testing.T) {
+	src := []byte(`package loop
+type run struct {
+	r    *Runner
+	a, b int
+	sync.Mutex
+	journal journal
+}
+type other struct{ x, y, z int }
+`)
+	if n := structFields(t, "bad.go", src, "run"); n != 5 {
+		t.Errorf("counted %d fields of run, want 5", n)
+	}
+	if n := structFields(t, "bad.go", src, "gone"); n != -1 {
+		t.Errorf("counted %d fields of a struct that is not there, want -1", n)
 	}
 }

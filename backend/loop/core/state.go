@@ -7,16 +7,17 @@ import (
 	"time"
 )
 
-// Call is one tool call as the model made it. The runner converts it to and from tools.Call
-// (the same three fields) at its boundary (backend/loop/runner_convert.go).
+// Call is one tool call as the model made it: the one domain type of a call (tools.Call is
+// this type). The wire's and the stored row's convert to it next to their types
+// (provider.Response.Core, store.PayloadOf).
 type Call struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
 }
 
-// ImageRef is an image sent with a prompt: a stored blob, named by its hash. It has the
-// fields of store.ImageRef, converted at the runner's boundary.
+// ImageRef is an image sent with a prompt: a stored blob, named by its hash (store.ImageRef
+// is this type).
 type ImageRef struct {
 	Hash     string `json:"hash"`
 	MIME     string `json:"mime"`
