@@ -51,7 +51,7 @@ func TestBuiltinSpecsAreStableAndDescribeRequiredArguments(t *testing.T) {
 }
 
 func TestNewRegistryRefusesDuplicatesAndBadTools(t *testing.T) {
-	_, err := NewRegistry(append(Builtins(), readFileTool{})...)
+	_, err := NewRegistry(append(Builtins(), readFileTool)...)
 	if !errors.Is(err, ErrDuplicateTool) {
 		t.Fatalf("duplicate: err = %v, want ErrDuplicateTool", err)
 	}

@@ -71,14 +71,35 @@ func errorf(format string, args ...any) Result {
 // offered to the model.
 func Builtins() []Tool {
 	return []Tool{
-		readFileTool{},
-		listDirTool{},
-		findFilesTool{},
-		searchTextTool{},
-		writeFileTool{},
-		editFileTool{},
+		readFileTool,
+		listDirTool,
+		findFilesTool,
+		searchTextTool,
+		writeFileTool,
+		editFileTool,
 		shellTool{},
 	}
+}
+
+// builtin is a built-in tool whose arguments are an A: its schema is A's, and run gets them
+// decoded (arguments that do not decode are an error result the model reads).
+type builtin[A any] struct {
+	name, description string
+	readOnly          bool
+	run               func(ctx context.Context, ws *Workspace, a A, out func(string)) Result
+}
+
+func (t builtin[A]) Name() string            { return t.name }
+func (t builtin[A]) Description() string     { return t.description }
+func (t builtin[A]) Schema() json.RawMessage { return schemaFor[A]() }
+func (t builtin[A]) ReadOnly() bool          { return t.readOnly }
+
+func (t builtin[A]) Execute(ctx context.Context, ws *Workspace, raw json.RawMessage, out func(string)) Result {
+	a, err := decodeArgs[A](raw)
+	if err != nil {
+		return errorf("%v", err)
+	}
+	return t.run(ctx, ws, a, out)
 }
 
 // decodeArgs unmarshals validated arguments into the tool's argument struct.
