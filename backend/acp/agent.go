@@ -41,6 +41,9 @@ type Config struct {
 	MCP      mcp.Config
 	NewStack func(servers mcp.Config) (*stack.Stack, error)
 	Logger   *slog.Logger
+	// OnInitialize, when not nil, is told the client's name (its clientInfo, "" when it sent
+	// none) when it initializes: the command line registers with the window's inbox then.
+	OnInitialize func(client string)
 }
 
 // Serve speaks ACP on in/out until the client closes in or ctx ends. It then cancels every
@@ -115,6 +118,13 @@ func invalidParams(format string, args ...any) error {
 // Initialize answers with Loopdesk's capabilities. There is no authentication step: the key
 // comes from Loopdesk's own configuration, never from the protocol.
 func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	if a.cfg.OnInitialize != nil {
+		client := ""
+		if p.ClientInfo != nil {
+			client = p.ClientInfo.Name
+		}
+		a.cfg.OnInitialize(client)
+	}
 	title := "Loopdesk"
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/loopdesk/loopdesk/backend/acp"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/inbox"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/sandbox"
@@ -131,6 +134,21 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags con
 		s.Sandbox = shell
 		return s
 	}
+	// With a window open on this database, the calls waiting here show in its inbox too,
+	// labelled with the editor's name once it has said it (initialize).
+	var regOnce sync.Once
+	var reg *inbox.Registration
+	defer func() {
+		regOnce.Do(func() {}) // no registration after Serve returned
+		if reg != nil {
+			reg.Close()
+		}
+	}()
+	register := func(client string) {
+		regOnce.Do(func() {
+			reg = registerInbox(ctx, dbPath, st, inbox.Process{Kind: inbox.OriginACP, PID: os.Getpid(), Client: client})
+		})
+	}
 	return acp.Serve(ctx, acp.Config{Stack: st, NewStack: st.WithMCP, Spec: spec, Flags: flags, Model: cfg.Model, Version: Version,
-		MCP: mcpCfg, Logger: log}, stdin, stdout)
+		MCP: mcpCfg, Logger: log, OnInitialize: register}, stdin, stdout)
 }

@@ -18,6 +18,12 @@
 //   - `loopdesk sessions regenerate|edit|retry` (versions.go): the window's conversation
 //     controls through the use-case layer (backend/chat), with run's flags, output and exit
 //     statuses (runAgentWith).
+//   - `loopdesk inbox [dismiss RUN_ID]`, `loopdesk approve|deny CALL_ID` (inbox.go): what waits
+//     for the person in the window of the database and in every run or acp process registered
+//     with it (backend/inbox), answered in whichever process holds the call. `run` and `acp`
+//     register when a window has their database open (run_inbox.go); `run` without a terminal
+//     then waits for the inbox instead of denying, and with one its prompt closes when the
+//     inbox answers first.
 //   - `loopdesk settings` (settings.go): the effective settings and where each comes from.
 //   - `loopdesk mcp list` (mcp.go): the MCP servers and their health.
 //   - `loopdesk acp` (acp.go): the agent for editors over ACP on stdin and stdout.

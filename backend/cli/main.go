@@ -33,7 +33,8 @@ const (
 
 // Commands are the subcommands Main dispatches, as the error for an unknown word and the
 // no-display message name them.
-var Commands = []string{"run", "sessions", "settings", "mcp", "acp", "agents", "hooks", "skills", "help", "version"}
+var Commands = []string{"run", "sessions", "inbox", "approve", "deny", "settings", "mcp", "acp", "agents", "hooks", "skills", "help",
+	"version"}
 
 // commandList is Commands for a message: "run, sessions, ..., version".
 func commandList() string { return strings.Join(Commands, ", ") }
@@ -42,6 +43,11 @@ func commandList() string { return strings.Join(Commands, ", ") }
 const Usage = `usage: loopdesk [FOLDER]                open the window (a new session in FOLDER)
        loopdesk run [flags] PROMPT       run the agent headless in a workspace
        loopdesk sessions list|show|fork|search|export|import|delete|changes|restore|totals ...
+       loopdesk inbox [--json] [--db PATH]   what waits for you: calls to approve, runs that ended
+       loopdesk inbox dismiss RUN_ID [--db PATH]
+       loopdesk approve CALL_ID [--session ID] [--always session|folder|everywhere] [--db PATH]
+       loopdesk deny CALL_ID [--session ID] [--reason TEXT] [--db PATH]
+                                         answer a waiting call in whichever process holds it
        loopdesk mcp list [--json] [--mcp-config FILE]...
                                          the MCP servers and their health
        loopdesk acp [flags]              the agent for editors over ACP on stdin/stdout (docs/acp.md)
@@ -88,6 +94,10 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return Launch{Code: Sessions(ctx, args[1:], stdout, stderr)}
+		case "inbox":
+			return Launch{Code: InboxCommand(context.Background(), args[1:], getenv, stdout, stderr)}
+		case "approve", "deny":
+			return Launch{Code: Answer(context.Background(), args[0] == "approve", args[1:], getenv, stdout, stderr)}
 		case "acp":
 			// The editor ends the agent by closing stdin; a signal stops it the same way.
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

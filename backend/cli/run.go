@@ -16,6 +16,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/inbox"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/mcp"
@@ -57,7 +58,8 @@ Runs the agent headless in a workspace and prints what it does.
                         refused for a provider of providers.json
   --system TEXT         system prompt for this run (default: the built-in agent instructions)
   --approve MODE        ask | read-only | sandboxed | review | auto | deny (default: saved, else ask; ask
-                        without a terminal denies; review shows write_file/edit_file hunks to keep or
+                        without a terminal waits for the inbox of a Loopdesk window open on the same
+                        database, and denies when none is; review shows write_file/edit_file hunks to keep or
                         drop one by one, and without a terminal behaves like ask: nothing is written)
   --sandbox MODE        on | off | auto: run shell commands in the sandbox (default auto: when one can be made)
   --sandbox-network     let sandboxed shell commands use the network
@@ -387,6 +389,11 @@ func runAgentWith(ctx context.Context, o *runOptions, start runStart, stdin io.R
 	// calls start (their events carry parent_call_id; their approvals are asked here too).
 	exited := runner.Bus().Subscribe(subCtx, "", printer.print)
 	asker := runNewAsker(stdin, stderr, db, st.Approver, runIsTerminal(stdin))
+	// With a window open on this database, the calls waiting here show in its inbox too.
+	if reg := registerInbox(ctx, path, st, inbox.Process{Kind: inbox.OriginRun, PID: os.Getpid()}); reg != nil {
+		defer reg.Close()
+		asker.withInbox(reg, stderr)
+	}
 	asked := runner.Bus().Subscribe(subCtx, "", asker.onEvent)
 	defer func() { stopSub(); <-exited; <-asked }()
 

@@ -174,6 +174,13 @@ type runAsker struct {
 	proposals map[string][]core.ProposedHunk
 	stopOnce  sync.Once
 	wg        sync.WaitGroup
+	// window, when the run registered with the window's inbox, is closed once the window is
+	// gone; answered closes when the call being prompted for is answered elsewhere (run_inbox.go).
+	window   <-chan struct{}
+	curMu    sync.Mutex
+	cur      tools.Pending
+	answered chan struct{}
+	gone     <-chan struct{} // the prompt loop's copy of answered, for read
 }
 
 func runNewAsker(in io.Reader, errw io.Writer, db *store.DB, approver *tools.Approver, terminal bool) *runAsker {
@@ -183,6 +190,10 @@ func runNewAsker(in io.Reader, errw io.Writer, db *store.DB, approver *tools.App
 
 // onEvent takes the calls the runner announces as waiting for a person.
 func (a *runAsker) onEvent(e bus.Event) {
+	if d, ok := e.Payload.(core.ApprovalDecidedPayload); ok {
+		a.decided(e.SessionID, d.CallID)
+		return
+	}
 	p, ok := e.Payload.(core.ApprovalRequestedPayload)
 	if !ok {
 		return
@@ -194,6 +205,9 @@ func (a *runAsker) onEvent(e bus.Event) {
 
 // ask queues a call for the prompt loop; it never blocks the run for long.
 func (a *runAsker) ask(p tools.Pending) {
+	if !a.terminal && a.inboxAnswers() {
+		return // the window's inbox answers it
+	}
 	if !a.terminal {
 		_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: ByNoTerminal,
 			Reason: "no terminal to ask the person, so ask behaves as deny"})
@@ -243,10 +257,18 @@ func (a *runAsker) read(lines <-chan string) (string, bool) {
 		return strings.TrimSpace(l), ok
 	case <-a.quit:
 		return "", false
+	case <-a.gone:
+		fmt.Fprintln(a.errw, "\n  (answered in the Loopdesk window's inbox)")
+		return "", false
 	}
 }
 
 func (a *runAsker) prompt(p tools.Pending, lines <-chan string) {
+	a.gone = a.watch(p)
+	defer a.unwatch()
+	if !a.waiting(p) {
+		return // answered in the inbox before its turn came
+	}
 	if hs := a.takeProposal(p.Call.ID); len(hs) > 0 {
 		a.review(p, hs, lines)
 		return

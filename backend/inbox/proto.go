@@ -70,7 +70,7 @@ func errorReply(op string, id uint64, err error) message {
 	switch {
 	case errors.Is(err, ErrNotPending):
 		code = codeNotPending
-	case errors.Is(err, ErrInvalid), errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, ErrInvalid):
 		code = codeInvalid
 	}
 	return message{V: Version, Op: op, ID: id, Error: err.Error(), Code: code}

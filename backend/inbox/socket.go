@@ -159,9 +159,7 @@ func (h *Hub) serveConn(ctx context.Context, c net.Conn) {
 			continue
 		}
 		if m.Op == opRegister {
-			if p = h.register(m, cred, w); p == nil {
-				return
-			}
+			p = h.register(m, cred, w) // nil after an error reply: the connection goes on unregistered
 			continue
 		}
 		w.send(h.request(ctx, m))

@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/fakeai"
+	"github.com/loopdesk/loopdesk/backend/inbox"
+	"github.com/loopdesk/loopdesk/backend/stack"
+	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/tools"
+)
+
+// With LOOPDESK_CLI_MAIN set to a JSON array of arguments the test binary is `loopdesk` with
+// those arguments: a real second process for the inbox's socket.
+func init() {
+	if a := os.Getenv("LOOPDESK_CLI_MAIN"); a != "" {
+		var args []string
+		if err := json.Unmarshal([]byte(a), &args); err != nil {
+			os.Exit(99)
+		}
+		os.Exit(Main(args, nil, os.Stdin, os.Stdout, os.Stderr).Code)
+	}
+}
+
+// inboxWindow is a window's inbox (a hub and its socket) on e's database, in this process.
+func inboxWindow(t *testing.T, e *runEnv) *inbox.Hub {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "ld") // short: a socket's path has at most 107 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	db, err := store.Open(ctx, e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := inbox.NewHub(&inbox.Local{DB: db, Approver: tools.NewApprover(stack.Rules{DB: db}),
+		Origin: inbox.Process{Kind: inbox.OriginWindow, PID: os.Getpid()}})
+	ln, err := inbox.Listen(inbox.SocketPath(e.db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { hub.Serve(ctx, ln); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; hub.Close(); db.Close() })
+	return hub
+}
+
+// startRun starts `loopdesk run ARGS` as a process of its own, without a terminal.
+func startRun(t *testing.T, e *runEnv, args ...string) (*exec.Cmd, *bytes.Buffer, *notifyBuffer) {
+	t.Helper()
+	full := append([]string{"run", "--db", e.db, "--workspace", e.ws, "--base-url", e.srv.URL(), "--model", "fake-model"}, args...)
+	a, _ := json.Marshal(full)
+	self, _ := os.Executable()
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), "LOOPDESK_CLI_MAIN="+string(a))
+	var out bytes.Buffer
+	errb := &notifyBuffer{wake: make(chan struct{}, 1)}
+	cmd.Stdout, cmd.Stderr = &out, errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, &out, errb
+}
+
+func waitApprovals(t *testing.T, hub *inbox.Hub, n int) []inbox.Approval {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		as := hub.Approvals(context.Background())
+		if len(as) == n {
+			return as
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d calls in the inbox, want %d: %+v", len(as), n, as)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func inboxCLI(t *testing.T, cmd string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(append([]string{cmd}, args...), os.Getenv, strings.NewReader(""), &out, &errb).Code
+	return code, out.String(), errb.String()
+}
+
+func TestInboxRunWithoutTerminalWaitsForApproveFromAnotherProcess(t *testing.T) {
+	e := runNewEnv(t)
+	hub := inboxWindow(t, e)
+	e.srv.Enqueue(
+		fakeai.ToolCalls(fakeai.Call{ID: "call_w", Name: "write_file", Arguments: `{"path":"x.txt","content":"from the inbox\n"}`}),
+		fakeai.Text("written"))
+	cmd, stdout, stderr := startRun(t, e, "--approve", "ask", "--json", "write x.txt")
+
+	a := waitApprovals(t, hub, 1)[0]
+	if a.CallID != "call_w" || a.Origin.Kind != inbox.OriginRun || a.Origin.PID != cmd.Process.Pid || a.Tool != "write_file" ||
+		!strings.Contains(a.Diff, "+from the inbox") || a.RunID == "" {
+		t.Fatalf("the run's call in the window's inbox: %+v", a)
+	}
+	code, out, errs := inboxCLI(t, "inbox", "--db", e.db, "--json")
+	var line map[string]any
+	if code != 0 || json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &line) != nil {
+		t.Fatalf("inbox --json: %d %q %q", code, out, errs)
+	}
+	for _, k := range []string{"kind", "session_id", "session_title", "parent_session_id", "run_id", "call_id", "tool", "arguments", "waiting_ms", "origin"} {
+		if _, ok := line[k]; !ok {
+			t.Errorf("inbox --json line lacks %q: %s", k, out)
+		}
+	}
+	if line["parent_session_id"] != nil || line["origin"].(map[string]any)["kind"] != "run" ||
+		line["arguments"].(map[string]any)["path"] != "x.txt" {
+		t.Errorf("inbox --json line %s", out)
+	}
+
+	if code, out, errs := inboxCLI(t, "approve", "call_w", "--db", e.db); code != 0 || !strings.Contains(out, "approved call call_w") {
+		t.Fatalf("approve: %d %q %q", code, out, errs)
+	}
+	if code, _, errs := inboxCLI(t, "deny", "call_w", "--db", e.db); code != 1 || !strings.Contains(errs, "no process holds call call_w") {
+		t.Fatalf("a second answer: %d %q, want exit 1", code, errs)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("loopdesk run: %v\n%s", err, stderr.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(e.ws, "x.txt")); err != nil || string(b) != "from the inbox\n" {
+		t.Fatalf("the tool did not run: %q %v", b, err)
+	}
+	if !strings.Contains(stdout.String(), `"by":"person:inbox"`) {
+		t.Errorf("run's output has no approval by person:inbox:\n%s", stdout.String())
+	}
+	db, err := store.Open(context.Background(), e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	chunks, err := db.Chunks(context.Background(), a.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var by []string
+	for _, c := range chunks {
+		if c.Kind == store.KindApproval {
+			var p store.ApprovalPayload
+			_ = json.Unmarshal(c.Payload, &p)
+			by = append(by, p.By)
+		}
+	}
+	if strings.Join(by, ",") != "person:inbox" {
+		t.Fatalf("approval rows by %v, want one by person:inbox", by)
+	}
+	// The run that ended is in the inbox, with no window too.
+	waitApprovals(t, hub, 0)
+	code, out, _ = inboxCLI(t, "inbox", "--db", e.db, "--json")
+	if code != 0 || !strings.Contains(out, `"kind":"ended"`) || !strings.Contains(out, `"status":"completed"`) {
+		t.Fatalf("ended run: %d %s", code, out)
+	}
+}
+
+func TestInboxProcessThatDiesLeavesTheInbox(t *testing.T) {
+	e := runNewEnv(t)
+	hub := inboxWindow(t, e)
+	e.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "call_s", Name: "run_shell_command", Arguments: `{"command":"true"}`}))
+	cmd, _, _ := startRun(t, e, "--approve", "ask", "go")
+	waitApprovals(t, hub, 1)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitApprovals(t, hub, 0)
+	if code, _, errs := inboxCLI(t, "approve", "call_s", "--db", e.db); code != 1 {
+		t.Fatalf("approving a dead process's call: %d %q, want 1", code, errs)
+	}
+}
+
+func TestInboxCLIBadInputAndNoWindow(t *testing.T) {
+	e := runNewEnv(t)
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	for _, args := range [][]string{
+		{"approve"}, {"approve", "a", "b"}, {"approve", "c1", "--always", "galaxy"}, {"deny", "c1", "--always", "folder"},
+		{"approve", "c1", "--bogus"}, {"inbox", "extra"}, {"inbox", "dismiss"}, {"inbox", "--json", "dismiss", "r1"},
+	} {
+		if code, _, errs := inboxCLI(t, args[0], append(args[1:], "--db", e.db)...); code != 2 || errs == "" {
+			t.Errorf("%v: exit %d %q, want 2 with a message", args, code, errs)
+		}
+	}
+	code, _, errs := inboxCLI(t, "approve", "call_x", "--db", e.db)
+	if code != 1 || !strings.Contains(errs, "no process holds call call_x") || !strings.Contains(errs, "no Loopdesk window") {
+		t.Errorf("approve with no window: %d %q", code, errs)
+	}
+	code, out, errs := inboxCLI(t, "inbox", "--db", e.db)
+	if code != 0 || !strings.Contains(out, "nothing waits for you") {
+		t.Errorf("inbox with no window: %d %q %q", code, out, errs)
+	}
+	if code, _, errs := inboxCLI(t, "inbox", "dismiss", "no-such-run", "--db", e.db); code != 1 || !strings.Contains(errs, "no-such-run") {
+		t.Errorf("dismissing an unknown run: %d %q", code, errs)
+	}
+}
+
+func TestInboxApproveUnknownCallWithAWindowExits1(t *testing.T) {
+	e := runNewEnv(t)
+	inboxWindow(t, e)
+	code, _, errs := inboxCLI(t, "approve", "nothing", "--db", e.db)
+	if code != 1 || !strings.Contains(errs, "no process holds call nothing waiting") {
+		t.Fatalf("%d %q", code, errs)
+	}
+}
