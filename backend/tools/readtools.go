@@ -34,78 +34,73 @@ type readFileArgs struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"minimum=1,description=Maximum number of lines to return (default 2000)"`
 }
 
-var readFileTool = builtin[readFileArgs]{
-	name:        "read_file",
-	description: "Read a text file in the workspace. Returns lines prefixed with their line numbers. Use offset and limit to page through long files. Binary files are refused.",
-	readOnly:    true,
-	run: func(ctx context.Context, ws *Workspace, a readFileArgs, _ func(string)) Result {
-		_, rel, err := ws.open(a.Path)
-		if err != nil {
-			return errorf("read_file %s: %v", a.Path, err)
+func runReadFile(ctx context.Context, ws *Workspace, a readFileArgs, _ func(string)) Result {
+	_, rel, err := ws.open(a.Path)
+	if err != nil {
+		return errorf("read_file %s: %v", a.Path, err)
+	}
+	f, err := ws.fsroot.Open(rel)
+	if err != nil {
+		return errorf("read_file %s: %v", a.Path, cleanErr(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return errorf("read_file %s: %v", a.Path, cleanErr(err))
+	}
+	if fi.IsDir() {
+		return errorf("read_file %s: is a directory; use list_dir", a.Path)
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(sniffLen)
+	if looksBinary(head) {
+		return errorf("read_file %s: refusing to read a binary file (%d bytes)", a.Path, fi.Size())
+	}
+	first := max(a.Offset, 1)
+	limit := a.Limit
+	if limit == 0 {
+		limit = readDefaultLine
+	}
+	var b strings.Builder
+	n, shown, last := 0, 0, 0
+	truncated := false
+	for {
+		if ctx.Err() != nil {
+			return errorf("read_file %s: %v", a.Path, ctx.Err())
 		}
-		f, err := ws.fsroot.Open(rel)
-		if err != nil {
-			return errorf("read_file %s: %v", a.Path, cleanErr(err))
-		}
-		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return errorf("read_file %s: %v", a.Path, cleanErr(err))
-		}
-		if fi.IsDir() {
-			return errorf("read_file %s: is a directory; use list_dir", a.Path)
-		}
-		br := bufio.NewReaderSize(f, 64<<10)
-		head, _ := br.Peek(sniffLen)
-		if looksBinary(head) {
-			return errorf("read_file %s: refusing to read a binary file (%d bytes)", a.Path, fi.Size())
-		}
-		first := max(a.Offset, 1)
-		limit := a.Limit
-		if limit == 0 {
-			limit = readDefaultLine
-		}
-		var b strings.Builder
-		n, shown, last := 0, 0, 0
-		truncated := false
-		for {
-			if ctx.Err() != nil {
-				return errorf("read_file %s: %v", a.Path, ctx.Err())
+		line, err := br.ReadString('\n')
+		if line == "" && err != nil {
+			if !errors.Is(err, io.EOF) {
+				return errorf("read_file %s: %v", a.Path, cleanErr(err))
 			}
-			line, err := br.ReadString('\n')
-			if line == "" && err != nil {
-				if !errors.Is(err, io.EOF) {
-					return errorf("read_file %s: %v", a.Path, cleanErr(err))
-				}
-				break
-			}
-			n++
-			if n < first || truncated {
-				continue
-			}
-			if shown == limit || b.Len() >= readOutputCap {
-				truncated = true
-				continue
-			}
-			line = strings.TrimRight(line, "\r\n")
-			if len(line) > lineCap {
-				line = cutRunes(line, lineCap) + " …[line cut]"
-			}
-			fmt.Fprintf(&b, "%6d\t%s\n", n, line)
-			shown++
-			last = n
+			break
 		}
-		meta := Meta{Truncated: truncated}
-		switch {
-		case n == 0:
-			return Result{Content: fmt.Sprintf("(%s is empty)", a.Path), Meta: meta}
-		case shown == 0:
-			return Result{Content: fmt.Sprintf("(%s has %d lines; offset %d is past the end)", a.Path, n, first), Meta: meta}
-		case truncated:
-			fmt.Fprintf(&b, "(showing lines %d-%d of %d; pass offset=%d to read more)\n", first, last, n, last+1)
+		n++
+		if n < first || truncated {
+			continue
 		}
-		return Result{Content: b.String(), Meta: meta}
-	},
+		if shown == limit || b.Len() >= readOutputCap {
+			truncated = true
+			continue
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if len(line) > lineCap {
+			line = cutRunes(line, lineCap) + " …[line cut]"
+		}
+		fmt.Fprintf(&b, "%6d\t%s\n", n, line)
+		shown++
+		last = n
+	}
+	meta := Meta{Truncated: truncated}
+	switch {
+	case n == 0:
+		return Result{Content: fmt.Sprintf("(%s is empty)", a.Path), Meta: meta}
+	case shown == 0:
+		return Result{Content: fmt.Sprintf("(%s has %d lines; offset %d is past the end)", a.Path, n, first), Meta: meta}
+	case truncated:
+		fmt.Fprintf(&b, "(showing lines %d-%d of %d; pass offset=%d to read more)\n", first, last, n, last+1)
+	}
+	return Result{Content: b.String(), Meta: meta}
 }
 
 // looksBinary calls data binary when it holds a NUL byte or is not UTF-8 (allowing
@@ -146,54 +141,49 @@ type listDirArgs struct {
 	Path string `json:"path,omitempty" jsonschema:"description=Folder relative to the workspace root (default: the root)"`
 }
 
-var listDirTool = builtin[listDirArgs]{
-	name:        "list_dir",
-	description: "List a folder in the workspace: folders end with /, symlinks show their target, files show their size.",
-	readOnly:    true,
-	run: func(_ context.Context, ws *Workspace, a listDirArgs, _ func(string)) Result {
-		if a.Path == "" {
-			a.Path = "."
+func runListDir(_ context.Context, ws *Workspace, a listDirArgs, _ func(string)) Result {
+	if a.Path == "" {
+		a.Path = "."
+	}
+	abs, rel, err := ws.open(a.Path)
+	if err != nil {
+		return errorf("list_dir %s: %v", a.Path, err)
+	}
+	entries, err := fs.ReadDir(ws.fsroot.FS(), slashRel(rel))
+	if err != nil {
+		return errorf("list_dir %s: %v", a.Path, cleanErr(err))
+	}
+	var b strings.Builder
+	shown := 0
+	for _, e := range entries {
+		if shown == listCap {
+			break
 		}
-		abs, rel, err := ws.open(a.Path)
-		if err != nil {
-			return errorf("list_dir %s: %v", a.Path, err)
-		}
-		entries, err := fs.ReadDir(ws.fsroot.FS(), slashRel(rel))
-		if err != nil {
-			return errorf("list_dir %s: %v", a.Path, cleanErr(err))
-		}
-		var b strings.Builder
-		shown := 0
-		for _, e := range entries {
-			if shown == listCap {
-				break
+		shown++
+		name := e.Name()
+		switch {
+		case e.IsDir():
+			b.WriteString(name + "/\n")
+		case e.Type()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(filepath.Join(abs, name))
+			fmt.Fprintf(&b, "%s -> %s\n", name, target)
+		default:
+			size := int64(-1)
+			if fi, err := e.Info(); err == nil {
+				size = fi.Size()
 			}
-			shown++
-			name := e.Name()
-			switch {
-			case e.IsDir():
-				b.WriteString(name + "/\n")
-			case e.Type()&fs.ModeSymlink != 0:
-				target, _ := os.Readlink(filepath.Join(abs, name))
-				fmt.Fprintf(&b, "%s -> %s\n", name, target)
-			default:
-				size := int64(-1)
-				if fi, err := e.Info(); err == nil {
-					size = fi.Size()
-				}
-				fmt.Fprintf(&b, "%s (%d bytes)\n", name, size)
-			}
+			fmt.Fprintf(&b, "%s (%d bytes)\n", name, size)
 		}
-		meta := Meta{}
-		if len(entries) == 0 {
-			return Result{Content: fmt.Sprintf("(%s is empty)", a.Path), Meta: meta}
-		}
-		if len(entries) > shown {
-			meta.Truncated = true
-			fmt.Fprintf(&b, "(%d more entries not shown)\n", len(entries)-shown)
-		}
-		return Result{Content: b.String(), Meta: meta}
-	},
+	}
+	meta := Meta{}
+	if len(entries) == 0 {
+		return Result{Content: fmt.Sprintf("(%s is empty)", a.Path), Meta: meta}
+	}
+	if len(entries) > shown {
+		meta.Truncated = true
+		fmt.Fprintf(&b, "(%d more entries not shown)\n", len(entries)-shown)
+	}
+	return Result{Content: b.String(), Meta: meta}
 }
 
 func slashRel(rel string) string {
@@ -219,51 +209,46 @@ type findFilesArgs struct {
 	Path    string `json:"path,omitempty" jsonschema:"description=Folder to search from, relative to the workspace root (default: the root)"`
 }
 
-var findFilesTool = builtin[findFilesArgs]{
-	name:        "find_files",
-	description: "Find files by glob (** matches any number of folders); the glob is matched against paths below path, results are shown relative to the workspace root. Skips .git, node_modules and .gitignore'd paths.",
-	readOnly:    true,
-	run: func(ctx context.Context, ws *Workspace, a findFilesArgs, _ func(string)) Result {
-		if err := checkGlob(a.Pattern); err != nil {
-			return errorf("find_files: %v", err)
-		}
-		if a.Path == "" {
-			a.Path = "."
-		}
-		_, rel, err := ws.open(a.Path)
-		if err != nil {
-			return errorf("find_files %s: %v", a.Path, err)
-		}
-		start := slashRel(rel)
-		var found []string
-		more := false
-		err = walkWorkspace(ctx, ws, start, func(p string, d fs.DirEntry) error {
-			if d.IsDir() {
-				return nil
-			}
-			if !matchGlob(a.Pattern, underStart(start, p)) {
-				return nil
-			}
-			if len(found) == listCap {
-				more = true
-				return ErrStopWalk
-			}
-			found = append(found, p)
+func runFindFiles(ctx context.Context, ws *Workspace, a findFilesArgs, _ func(string)) Result {
+	if err := checkGlob(a.Pattern); err != nil {
+		return errorf("find_files: %v", err)
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	_, rel, err := ws.open(a.Path)
+	if err != nil {
+		return errorf("find_files %s: %v", a.Path, err)
+	}
+	start := slashRel(rel)
+	var found []string
+	more := false
+	err = walkWorkspace(ctx, ws, start, func(p string, d fs.DirEntry) error {
+		if d.IsDir() {
 			return nil
-		})
-		if err != nil {
-			return errorf("find_files %s: %v", a.Path, cleanErr(err))
 		}
-		if len(found) == 0 {
-			return Result{Content: fmt.Sprintf("no files match %q under %s", a.Pattern, a.Path)}
+		if !matchGlob(a.Pattern, underStart(start, p)) {
+			return nil
 		}
-		sort.Strings(found)
-		content := strings.Join(found, "\n") + "\n"
-		if more {
-			content += fmt.Sprintf("(stopped after %d files; narrow the pattern)\n", listCap)
+		if len(found) == listCap {
+			more = true
+			return ErrStopWalk
 		}
-		return Result{Content: content, Meta: Meta{Truncated: more}}
-	},
+		found = append(found, p)
+		return nil
+	})
+	if err != nil {
+		return errorf("find_files %s: %v", a.Path, cleanErr(err))
+	}
+	if len(found) == 0 {
+		return Result{Content: fmt.Sprintf("no files match %q under %s", a.Pattern, a.Path)}
+	}
+	sort.Strings(found)
+	content := strings.Join(found, "\n") + "\n"
+	if more {
+		content += fmt.Sprintf("(stopped after %d files; narrow the pattern)\n", listCap)
+	}
+	return Result{Content: content, Meta: Meta{Truncated: more}}
 }
 
 // ---- search_text
@@ -276,63 +261,58 @@ type searchTextArgs struct {
 	MaxMatches      int    `json:"max_matches,omitempty" jsonschema:"minimum=1,maximum=2000,description=Stop after this many matching lines (default 200)"`
 }
 
-var searchTextTool = builtin[searchTextArgs]{
-	name:        "search_text",
-	description: "Search file contents with a regular expression. Returns path:line: text for each matching line. Skips binary files, .git, node_modules and .gitignore'd paths.",
-	readOnly:    true,
-	run: func(ctx context.Context, ws *Workspace, a searchTextArgs, _ func(string)) Result {
-		expr := a.Pattern
-		if a.CaseInsensitive {
-			expr = "(?i)" + expr
+func runSearchText(ctx context.Context, ws *Workspace, a searchTextArgs, _ func(string)) Result {
+	expr := a.Pattern
+	if a.CaseInsensitive {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return errorf("search_text: bad regular expression: %v", err)
+	}
+	if a.Glob != "" {
+		if err := checkGlob(a.Glob); err != nil {
+			return errorf("search_text: %v", err)
 		}
-		re, err := regexp.Compile(expr)
-		if err != nil {
-			return errorf("search_text: bad regular expression: %v", err)
-		}
-		if a.Glob != "" {
-			if err := checkGlob(a.Glob); err != nil {
-				return errorf("search_text: %v", err)
-			}
-		}
-		limit := a.MaxMatches
-		if limit == 0 {
-			limit = 200
-		}
-		if a.Path == "" {
-			a.Path = "."
-		}
-		_, rel, err := ws.open(a.Path)
-		if err != nil {
-			return errorf("search_text %s: %v", a.Path, err)
-		}
-		var b strings.Builder
-		matches := 0
-		more := false
-		start := slashRel(rel)
-		err = walkWorkspace(ctx, ws, start, func(p string, d fs.DirEntry) error {
-			if !d.Type().IsRegular() || (a.Glob != "" && !matchGlob(a.Glob, underStart(start, p))) {
-				return nil
-			}
-			hit, stop := searchFile(ws, p, re, limit-matches, &b)
-			matches += hit
-			if stop {
-				more = true
-				return ErrStopWalk
-			}
+	}
+	limit := a.MaxMatches
+	if limit == 0 {
+		limit = 200
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	_, rel, err := ws.open(a.Path)
+	if err != nil {
+		return errorf("search_text %s: %v", a.Path, err)
+	}
+	var b strings.Builder
+	matches := 0
+	more := false
+	start := slashRel(rel)
+	err = walkWorkspace(ctx, ws, start, func(p string, d fs.DirEntry) error {
+		if !d.Type().IsRegular() || (a.Glob != "" && !matchGlob(a.Glob, underStart(start, p))) {
 			return nil
-		})
-		if err != nil {
-			return errorf("search_text %s: %v", a.Path, cleanErr(err))
 		}
-		meta := Meta{Truncated: more}
-		if matches == 0 {
-			return Result{Content: fmt.Sprintf("no matches for %q under %s", a.Pattern, a.Path), Meta: meta}
+		hit, stop := searchFile(ws, p, re, limit-matches, &b)
+		matches += hit
+		if stop {
+			more = true
+			return ErrStopWalk
 		}
-		if more {
-			fmt.Fprintf(&b, "(stopped after %d matches; narrow the search)\n", matches)
-		}
-		return Result{Content: b.String(), Meta: meta}
-	},
+		return nil
+	})
+	if err != nil {
+		return errorf("search_text %s: %v", a.Path, cleanErr(err))
+	}
+	meta := Meta{Truncated: more}
+	if matches == 0 {
+		return Result{Content: fmt.Sprintf("no matches for %q under %s", a.Pattern, a.Path), Meta: meta}
+	}
+	if more {
+		fmt.Fprintf(&b, "(stopped after %d matches; narrow the search)\n", matches)
+	}
+	return Result{Content: b.String(), Meta: meta}
 }
 
 // searchFile appends up to budget matching lines of one file; stop reports that

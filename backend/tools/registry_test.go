@@ -51,7 +51,7 @@ func TestBuiltinSpecsAreStableAndDescribeRequiredArguments(t *testing.T) {
 }
 
 func TestNewRegistryRefusesDuplicatesAndBadTools(t *testing.T) {
-	_, err := NewRegistry(append(Builtins(), readFileTool)...)
+	_, err := NewRegistry(append(Builtins(), builtin[readFileArgs]{name: "read_file", run: runReadFile})...)
 	if !errors.Is(err, ErrDuplicateTool) {
 		t.Fatalf("duplicate: err = %v, want ErrDuplicateTool", err)
 	}

@@ -67,16 +67,16 @@ func errorf(format string, args ...any) Result {
 	return Result{Content: fmt.Sprintf(format, args...), IsError: true}
 }
 
-// Builtins returns fresh instances of the built-in tools, in the order they are
-// offered to the model.
+// Builtins returns the built-in tools, in the order they are offered to the model: each
+// file tool's name, whether it only reads, what runs it, and the description the model reads.
 func Builtins() []Tool {
 	return []Tool{
-		readFileTool,
-		listDirTool,
-		findFilesTool,
-		searchTextTool,
-		writeFileTool,
-		editFileTool,
+		builtin[readFileArgs]{"read_file", true, runReadFile, "Read a text file in the workspace. Returns lines prefixed with their line numbers. Use offset and limit to page through long files. Binary files are refused."},
+		builtin[listDirArgs]{"list_dir", true, runListDir, "List a folder in the workspace: folders end with /, symlinks show their target, files show their size."},
+		builtin[findFilesArgs]{"find_files", true, runFindFiles, "Find files by glob (** matches any number of folders); the glob is matched against paths below path, results are shown relative to the workspace root. Skips .git, node_modules and .gitignore'd paths."},
+		builtin[searchTextArgs]{"search_text", true, runSearchText, "Search file contents with a regular expression. Returns path:line: text for each matching line. Skips binary files, .git, node_modules and .gitignore'd paths."},
+		builtin[writeFileArgs]{"write_file", false, runWriteFile, "Create or overwrite a file in the workspace with the given content. Missing parent folders are created. Prefer edit_file for small changes to existing files."},
+		builtin[editFileArgs]{"edit_file", false, runEditFile, "Replace exact text in an existing file. old_string must match exactly (whitespace included) and occur exactly once, unless replace_all is true. Read the file first."},
 		shellTool{},
 	}
 }
@@ -84,9 +84,11 @@ func Builtins() []Tool {
 // builtin is a built-in tool whose arguments are an A: its schema is A's, and run gets them
 // decoded (arguments that do not decode are an error result the model reads).
 type builtin[A any] struct {
-	name, description string
-	readOnly          bool
-	run               func(ctx context.Context, ws *Workspace, a A, out func(string)) Result
+	name     string
+	readOnly bool
+	run      func(ctx context.Context, ws *Workspace, a A, out func(string)) Result
+	// description is what the model reads of it.
+	description string
 }
 
 func (t builtin[A]) Name() string            { return t.name }

@@ -19,39 +19,34 @@ type writeFileArgs struct {
 	Content string `json:"content" jsonschema:"description=The complete new content of the file"`
 }
 
-var writeFileTool = builtin[writeFileArgs]{
-	name:        "write_file",
-	description: "Create or overwrite a file in the workspace with the given content. Missing parent folders are created. Prefer edit_file for small changes to existing files.",
-	readOnly:    false,
-	run: func(ctx context.Context, ws *Workspace, a writeFileArgs, _ func(string)) Result {
-		if len(a.Content) > writeFileCap {
-			return errorf("write_file %s: content is %d bytes, over the %d byte limit", a.Path, len(a.Content), writeFileCap)
+func runWriteFile(ctx context.Context, ws *Workspace, a writeFileArgs, _ func(string)) Result {
+	if len(a.Content) > writeFileCap {
+		return errorf("write_file %s: content is %d bytes, over the %d byte limit", a.Path, len(a.Content), writeFileCap)
+	}
+	abs, rel, err := ws.open(a.Path)
+	if err != nil {
+		return errorf("write_file %s: %v", a.Path, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return errorf("write_file %s: %v", a.Path, err)
+	}
+	existed, perm, err := modeOf(ws, rel)
+	if err != nil {
+		return errorf("write_file %s: %v", a.Path, err)
+	}
+	if dir := filepath.Dir(rel); dir != "." {
+		if err := ws.fsroot.MkdirAll(dir, 0o755); err != nil {
+			return errorf("write_file %s: create folders: %v", a.Path, cleanErr(err))
 		}
-		abs, rel, err := ws.open(a.Path)
-		if err != nil {
-			return errorf("write_file %s: %v", a.Path, err)
-		}
-		if err := ctx.Err(); err != nil {
-			return errorf("write_file %s: %v", a.Path, err)
-		}
-		existed, perm, err := modeOf(ws, rel)
-		if err != nil {
-			return errorf("write_file %s: %v", a.Path, err)
-		}
-		if dir := filepath.Dir(rel); dir != "." {
-			if err := ws.fsroot.MkdirAll(dir, 0o755); err != nil {
-				return errorf("write_file %s: create folders: %v", a.Path, cleanErr(err))
-			}
-		}
-		if err := ws.fsroot.WriteFile(rel, []byte(a.Content), perm); err != nil {
-			return errorf("write_file %s: %v", a.Path, cleanErr(err))
-		}
-		verb := "created"
-		if existed {
-			verb = "overwrote"
-		}
-		return Result{Content: fmt.Sprintf("%s %s (%d bytes written)", verb, ws.Rel(abs), len(a.Content))}
-	},
+	}
+	if err := ws.fsroot.WriteFile(rel, []byte(a.Content), perm); err != nil {
+		return errorf("write_file %s: %v", a.Path, cleanErr(err))
+	}
+	verb := "created"
+	if existed {
+		verb = "overwrote"
+	}
+	return Result{Content: fmt.Sprintf("%s %s (%d bytes written)", verb, ws.Rel(abs), len(a.Content))}
 }
 
 // modeOf says whether a file is there to be replaced, and the mode to keep (0644 for a new
@@ -79,62 +74,57 @@ type editFileArgs struct {
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"description=Replace every occurrence instead of requiring exactly one"`
 }
 
-var editFileTool = builtin[editFileArgs]{
-	name:        "edit_file",
-	description: "Replace exact text in an existing file. old_string must match exactly (whitespace included) and occur exactly once, unless replace_all is true. Read the file first.",
-	readOnly:    false,
-	run: func(ctx context.Context, ws *Workspace, a editFileArgs, _ func(string)) Result {
-		if a.OldString == a.NewString {
-			return errorf("edit_file %s: old_string and new_string are the same; nothing to change", a.Path)
-		}
-		abs, rel, err := ws.open(a.Path)
-		if err != nil {
-			return errorf("edit_file %s: %v", a.Path, err)
-		}
-		if err := ctx.Err(); err != nil {
-			return errorf("edit_file %s: %v", a.Path, err)
-		}
-		fi, err := ws.fsroot.Stat(rel)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return errorf("edit_file %s: file does not exist; use write_file to create it", a.Path)
-		case err != nil:
-			return errorf("edit_file %s: %v", a.Path, cleanErr(err))
-		case fi.IsDir():
-			return errorf("edit_file %s: is a directory", a.Path)
-		case fi.Size() > writeFileCap:
-			return errorf("edit_file %s: file is %d bytes, over the %d byte limit", a.Path, fi.Size(), writeFileCap)
-		}
-		data, err := ws.fsroot.ReadFile(rel)
-		if err != nil {
-			return errorf("edit_file %s: %v", a.Path, cleanErr(err))
-		}
-		if looksBinary(data[:min(len(data), sniffLen)]) {
-			return errorf("edit_file %s: refusing to edit a binary file", a.Path)
-		}
-		text := string(data)
-		count := strings.Count(text, a.OldString)
-		switch {
-		case count == 0:
-			return errorf("edit_file %s: old_string not found; read the file and copy the text exactly, whitespace included", a.Path)
-		case count > 1 && !a.ReplaceAll:
-			return errorf("edit_file %s: old_string occurs %d times; include more surrounding text to make it unique, or set replace_all", a.Path, count)
-		}
-		n := 1
-		if a.ReplaceAll {
-			n = -1
-		}
-		updated := strings.Replace(text, a.OldString, a.NewString, n)
-		if len(updated) > writeFileCap {
-			return errorf("edit_file %s: the result would be %d bytes, over the %d byte limit", a.Path, len(updated), writeFileCap)
-		}
-		if err := ws.fsroot.WriteFile(rel, []byte(updated), fi.Mode().Perm()); err != nil {
-			return errorf("edit_file %s: %v", a.Path, cleanErr(err))
-		}
-		replaced := 1
-		if a.ReplaceAll {
-			replaced = count
-		}
-		return Result{Content: fmt.Sprintf("replaced %d occurrence(s) in %s", replaced, ws.Rel(abs))}
-	},
+func runEditFile(ctx context.Context, ws *Workspace, a editFileArgs, _ func(string)) Result {
+	if a.OldString == a.NewString {
+		return errorf("edit_file %s: old_string and new_string are the same; nothing to change", a.Path)
+	}
+	abs, rel, err := ws.open(a.Path)
+	if err != nil {
+		return errorf("edit_file %s: %v", a.Path, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return errorf("edit_file %s: %v", a.Path, err)
+	}
+	fi, err := ws.fsroot.Stat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errorf("edit_file %s: file does not exist; use write_file to create it", a.Path)
+	case err != nil:
+		return errorf("edit_file %s: %v", a.Path, cleanErr(err))
+	case fi.IsDir():
+		return errorf("edit_file %s: is a directory", a.Path)
+	case fi.Size() > writeFileCap:
+		return errorf("edit_file %s: file is %d bytes, over the %d byte limit", a.Path, fi.Size(), writeFileCap)
+	}
+	data, err := ws.fsroot.ReadFile(rel)
+	if err != nil {
+		return errorf("edit_file %s: %v", a.Path, cleanErr(err))
+	}
+	if looksBinary(data[:min(len(data), sniffLen)]) {
+		return errorf("edit_file %s: refusing to edit a binary file", a.Path)
+	}
+	text := string(data)
+	count := strings.Count(text, a.OldString)
+	switch {
+	case count == 0:
+		return errorf("edit_file %s: old_string not found; read the file and copy the text exactly, whitespace included", a.Path)
+	case count > 1 && !a.ReplaceAll:
+		return errorf("edit_file %s: old_string occurs %d times; include more surrounding text to make it unique, or set replace_all", a.Path, count)
+	}
+	n := 1
+	if a.ReplaceAll {
+		n = -1
+	}
+	updated := strings.Replace(text, a.OldString, a.NewString, n)
+	if len(updated) > writeFileCap {
+		return errorf("edit_file %s: the result would be %d bytes, over the %d byte limit", a.Path, len(updated), writeFileCap)
+	}
+	if err := ws.fsroot.WriteFile(rel, []byte(updated), fi.Mode().Perm()); err != nil {
+		return errorf("edit_file %s: %v", a.Path, cleanErr(err))
+	}
+	replaced := 1
+	if a.ReplaceAll {
+		replaced = count
+	}
+	return Result{Content: fmt.Sprintf("replaced %d occurrence(s) in %s", replaced, ws.Rel(abs))}
 }
