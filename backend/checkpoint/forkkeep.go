@@ -72,12 +72,20 @@ func worktreeKeepReason(ctx context.Context, root string) (string, error) {
 		return "", err
 	}
 	repo := filepath.Dir(strings.TrimSpace(common))
-	status, err := gitOut(ctx, root, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	// What differs from the branch's commit, and what git does not track (ignored files aside).
+	changed, err := gitOut(ctx, root, "diff", "--name-only", "--no-renames", "-z", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	untracked, err := gitOut(ctx, root, "ls-files", "--others", "--exclude-standard", "-z")
 	if err != nil {
 		return "", err
 	}
 	var differ []string
-	for _, path := range porcelainPaths(status) {
+	for _, path := range strings.Split(changed+"\x00"+untracked, "\x00") {
+		if path == "" {
+			continue
+		}
 		same, err := sameEntry(filepath.Join(root, path), filepath.Join(repo, path))
 		if err != nil {
 			return "", err
@@ -93,32 +101,14 @@ func worktreeKeepReason(ctx context.Context, root string) (string, error) {
 		}
 		reasons = append(reasons, fmt.Sprintf("%d uncommitted change%s not brought back: %s", n, plural(n), strings.Join(differ, ", ")))
 	}
-	branch := "refs/heads/" + BranchOf(filepath.Base(root))
-	if out, err := gitOut(ctx, repo, "rev-list", "--count", branch, "--not", "--exclude="+branch, "--branches"); err == nil {
+	// --exclude names a branch as --branches matches it: without refs/heads/.
+	branch := BranchOf(filepath.Base(root))
+	if out, err := gitOut(ctx, repo, "rev-list", "--count", "refs/heads/"+branch, "--not", "--exclude="+branch, "--branches"); err == nil {
 		if n, _ := strconv.Atoi(strings.TrimSpace(out)); n > 0 {
-			reasons = append(reasons, fmt.Sprintf("%d commit%s on %s not merged into another branch", n, plural(n), BranchOf(filepath.Base(root))))
+			reasons = append(reasons, fmt.Sprintf("%d commit%s on %s not merged into another branch", n, plural(n), branch))
 		}
 	}
 	return strings.Join(reasons, "; "), nil
-}
-
-// porcelainPaths reads `git status --porcelain=v1 -z`: "XY path\0", and for a rename or copy
-// one more "\0from" entry, a path as much as the other.
-func porcelainPaths(out string) []string {
-	var paths []string
-	entries := strings.Split(out, "\x00")
-	for i := 0; i < len(entries); i++ {
-		e := entries[i]
-		if len(e) < 4 {
-			continue
-		}
-		paths = append(paths, e[3:])
-		if (e[0] == 'R' || e[0] == 'C') && i+1 < len(entries) {
-			i++
-			paths = append(paths, entries[i])
-		}
-	}
-	return paths
 }
 
 func plural(n int) string {

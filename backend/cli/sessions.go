@@ -31,7 +31,9 @@ const (
 const sessUsage = `usage: loopdesk sessions COMMAND [flags]
 
 commands:
-  list                 list sessions, most recently updated first
+  list                 list sessions, most recently updated first (archived ones aside);
+                       --project NAME: that project's only; --archived: the archived
+                       ones only; --all: archived or not
   show ID              print a session's rows
   fork ID --at SEQ     copy rows 1..SEQ into a new session; --with-files: and give it
                        its own checkout (a git worktree on branch loopdesk/<fork id>
@@ -42,8 +44,16 @@ commands:
                        change records (--contents: and the file contents);
                        --format markdown: a readable transcript instead
   import FILE          read an export (- for stdin) into a new session
-  delete ID            delete a session (its forks are kept); --remove-folder: and
-                       the fork folder Loopdesk made for it (worktree and branch too)
+  delete ID...         delete sessions (their forks are kept) with their rows, images and
+                       checkpoints, and the fork folder Loopdesk made for one (worktree
+                       and branch too) unless it holds work neither committed nor brought
+                       back (kept, and said why); --remove-folder: remove it anyway
+  archive ID...        hide sessions from the list (search and show still find them)
+  unarchive ID...      bring archived sessions back to the list
+  project set ID... --project NAME
+                       put sessions in project NAME ("" takes them out of theirs)
+  compact-db           rewrite the database without its free space (refused while a
+                       run goes)
   changes ID           the files each row changed (created/modified/deleted/mode) and
                        by whom (agent, outside, person); --hunks: one line per hunk
   revert ID --seq SEQ --path PATH --hunk N
@@ -92,6 +102,7 @@ type sessCmd struct {
 	cp     cpFlags // changes, restore, export --contents
 	hk     hunkFlags
 	fk     forkFlags
+	org    orgFlags
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer // notes besides the result (restore)
@@ -153,6 +164,8 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		fs.BoolVar(&c.fk.withFiles, "with-files", false, "give the fork its own checkout")
 	case "delete":
 		fs.BoolVar(&c.fk.removeFolder, "remove-folder", false, "remove the fork folder too")
+	case "list", "project":
+		c.org.flags(fs, c.name)
 	case "search":
 		fs.IntVar(&c.limit, "limit", store.DefaultSearchLimit, "maximum hits")
 		fs.BoolVar(&c.lit, "literal", false, "match the words as typed, no FTS5 syntax")
@@ -166,7 +179,7 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		c.hk.changesFlags(fs)
 	case "revert":
 		c.hk.revertFlags(fs)
-	case "list", "show", "import", "totals", "plan":
+	case "show", "import", "totals", "plan", "archive", "unarchive", "compact-db":
 	default:
 		return nil, sessUsagef("unknown command %q", c.name)
 	}
@@ -197,7 +210,10 @@ func sessParse(args []string, stderr io.Writer) (*sessCmd, error) {
 		}
 		c.at, c.atSet = n, true
 	}
-	want := map[string]int{"list": 0, "show": 1, "fork": 1, "export": 1, "import": 1, "delete": 1, "changes": 1, "restore": 1, "totals": 1, "revert": 1, "plan": 1}
+	if err := c.org.check(c.name, c.args); err != nil {
+		return nil, err
+	}
+	want := map[string]int{"list": 0, "compact-db": 0, "show": 1, "fork": 1, "export": 1, "import": 1, "changes": 1, "restore": 1, "totals": 1, "revert": 1, "plan": 1}
 	if n, ok := want[c.name]; ok && len(c.args) != n {
 		if n == 0 {
 			return nil, sessUsagef("%s takes no arguments, got %q", c.name, c.args)
@@ -292,7 +308,9 @@ func (c *sessCmd) run(ctx context.Context) error {
 		}
 		return c.emit(map[string]string{"session_id": s.ID}, fmt.Sprintf("imported %s as %s (%q)\n", c.args[0], s.ID, s.Title))
 	case "delete":
-		return c.delete(ctx, db, path, c.args[0])
+		return c.delete(ctx, db, c.args)
+	case "archive", "unarchive", "project", "compact-db":
+		return c.organise(ctx, db)
 	}
 	return sessUsagef("unknown command %q", c.name)
 }
@@ -324,12 +342,16 @@ func jsonLines[T any](w io.Writer, entries []T) error {
 }
 
 func (c *sessCmd) list(ctx context.Context, db *store.DB) error {
-	list, err := db.ListSessions(ctx)
+	list, err := db.ListSessionsBy(ctx, c.org.filter)
 	if err != nil {
 		return err
 	}
 	if c.json {
 		all, err := db.AllTotals(ctx)
+		if err != nil {
+			return err
+		}
+		sizes, err := db.SessionSizes(ctx)
 		if err != nil {
 			return err
 		}
@@ -347,7 +369,8 @@ func (c *sessCmd) list(ctx context.Context, db *store.DB) error {
 				Cost         float64 `json:"cost"`
 				CacheRead    int64   `json:"cache_read_tokens"`
 				CacheWrite   int64   `json:"cache_write_tokens"`
-			}{s, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.OutputTokens, t.Cost, t.CacheReadTokens, t.CacheWriteTokens}
+				Bytes        int64   `json:"bytes"`
+			}{s, t.Runs, t.Turns, t.ToolCalls, t.InputTokens, t.OutputTokens, t.Cost, t.CacheReadTokens, t.CacheWriteTokens, sizes[s.ID].Total}
 			if err := sessJSONLine(c.stdout, line); err != nil {
 				return err
 			}
@@ -355,7 +378,7 @@ func (c *sessCmd) list(ctx context.Context, db *store.DB) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tTITLE\tLINEAGE")
+	fmt.Fprintln(tw, "ID\tUPDATED\tTITLE\tLINEAGE\tPROJECT")
 	for _, s := range list {
 		lineage := ""
 		switch {
@@ -365,7 +388,7 @@ func (c *sessCmd) list(ctx context.Context, db *store.DB) error {
 			lineage = fmt.Sprintf("fork of %s at %d", s.ParentID, s.ForkSeq)
 		}
 		title := sessClean(s.Title)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), title, lineage)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), title, lineage, sessClean(s.Project))
 	}
 	return tw.Flush()
 }

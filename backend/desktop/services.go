@@ -154,7 +154,7 @@ func (s *Services) Startup(ctx context.Context, emit Emitter) {
 	// Loop events go out batched, one emit per frame (batch.go says why); the bus hands them
 	// to this subscriber in order, and the batcher keeps that order.
 	loopEvents := newBatcher(c.ctx, EventLoop, emit, batchInterval)
-	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev bus.Event) { loopEvents.add(ev) })
+	c.st.Runner.Bus().Subscribe(c.ctx, "", func(ev bus.Event) { loopEvents.add(pageEvent(ev)) })
 	c.activity = c.startActivity()
 	c.startInbox(c.ctx)
 	release := new(memoryRelease)

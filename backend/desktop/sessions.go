@@ -20,17 +20,9 @@ import (
 // one session.
 type Sessions struct{ c *core }
 
-// ListSessions returns every session, most recently updated first.
+// ListSessions returns every session not archived, most recently updated first.
 func (s *Sessions) ListSessions() ([]SessionSummary, error) {
-	ss, err := s.c.db.ListSessions(s.c.context())
-	if err != nil {
-		return nil, err
-	}
-	out := make([]SessionSummary, len(ss))
-	for i, x := range ss {
-		out[i] = SessionSummary{Session: s.c.view(x), Running: s.c.running(x.ID)}
-	}
-	return out, nil
+	return s.summaries(store.ListFilter{})
 }
 
 // NewSession creates an empty session working in workspace ("" for none yet).
@@ -60,12 +52,13 @@ func (s *Sessions) RenameSession(id, title string) error {
 }
 
 // DeleteSession deletes a session; its forks keep their rows. A running session must be
-// stopped first.
+// stopped first. See DeleteSessions.
 func (s *Sessions) DeleteSession(id string) error {
 	if s.c.running(id) {
 		return errBusy("delete session " + id)
 	}
-	return s.c.db.DeleteSession(s.c.context(), id)
+	_, err := s.DeleteSessions([]string{id})
+	return err
 }
 
 // ForkSession makes a new session from the rows up to and including seq.
@@ -142,7 +135,7 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 	if runs == nil {
 		runs = []store.Run{}
 	}
-	v := SessionView{Session: s.c.view(x), Rows: loop.RowsOf(chunks), Runs: runs, Pending: s.c.pending(id)}
+	v := SessionView{Session: s.c.view(x), Rows: pageRows(loop.RowsOf(chunks)), Runs: runs, Pending: s.c.pending(id)}
 	v.RunningRunID, _ = s.c.st.Runner.Running(id)
 	v.Running = s.c.st.Runner.RunningCalls(id)
 	if v.Sandbox, err = s.c.sandboxView(ctx, x); err != nil {
@@ -181,7 +174,7 @@ func (s *Sessions) RowsAfter(id string, after int64) ([]loop.StoredRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loop.RowsOf(chunks), nil
+	return pageRows(loop.RowsOf(chunks)), nil
 }
 
 // Runs returns the session's runs, oldest first.

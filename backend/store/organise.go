@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -159,4 +160,20 @@ func (db *DB) RemoveSession(ctx context.Context, id string) (Removed, error) {
 		return Removed{}, fmt.Errorf("delete session %s: %w", id, err)
 	}
 	return out, nil
+}
+
+// ToolOutput returns the content of the tool result at row seq of the session: what the window
+// pages through when a result is too big to send whole. ErrNotFound when that row is not a
+// tool result.
+func (db *DB) ToolOutput(ctx context.Context, sessionID string, seq int64) (string, error) {
+	var content sql.NullString
+	err := db.sql.QueryRowContext(ctx, `SELECT json_extract(payload, '$.content') FROM chunks
+		WHERE session_id = ? AND seq = ? AND kind = 'tool_result'`, sessionID, seq).Scan(&content)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("row %d of session %s: %w: no tool result there", seq, sessionID, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("row %d of session %s: %w", seq, sessionID, classify(err))
+	}
+	return content.String, nil
 }

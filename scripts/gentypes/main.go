@@ -251,5 +251,7 @@ func rootTypes() []reflect.Type {
 		}
 	}
 	out = append(out, reflect.TypeFor[core.StopReason](), reflect.TypeFor[desktop.ErrorCode]())
+	// A big tool result's payload reaches the page cut, with this beside its content.
+	out = append(out, reflect.TypeFor[desktop.OutputCut]())
 	return out
 }

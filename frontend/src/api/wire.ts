@@ -330,6 +330,18 @@ export interface DecisionInput {
   hunks?: HunkChoice[];
 }
 
+/** Go: chat.Deleted */
+export interface Deleted {
+  deleted: string;
+  rows: number;
+  bytes: number;
+  images: number;
+  removed_folder?: string;
+  branch?: string;
+  kept_folder?: string;
+  kept_reason?: string;
+}
+
 /** Go: core.DeltaPayload */
 export interface DeltaPayload {
   text: string;
@@ -386,6 +398,13 @@ export interface FilePreview {
   content: string;
   truncated: boolean;
   binary: boolean;
+}
+
+/** Go: store.FileSize */
+export interface FileSize {
+  path: string;
+  bytes: number;
+  free: number;
 }
 
 /** Go: loop.FilesChangedPayload */
@@ -760,6 +779,21 @@ export interface Other {
   path: string;
   session_id: string;
   seq: number;
+}
+
+/** Go: desktop.OutputCut */
+export interface OutputCut {
+  tail: string;
+  total_lines: number;
+  total_bytes: number;
+}
+
+/** Go: desktop.OutputLines */
+export interface OutputLines {
+  text: string;
+  from: number;
+  to: number;
+  total: number;
 }
 
 /** Go: desktop.PaletteEntry */
@@ -1150,6 +1184,14 @@ export interface SettingsInput {
   vision: ModelVision[] | null;
   theme: Theme;
   notifications?: boolean;
+}
+
+/** Go: store.Size */
+export interface Size {
+  rows: number;
+  images: number;
+  checkpoints: number;
+  total: number;
 }
 
 /** Go: desktop.SkillView */
