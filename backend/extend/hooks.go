@@ -24,11 +24,9 @@ import (
 // for (tools.Decision.HookStop, tools.Meta.HookStop) or, for Notification, ends the run at
 // once (loop.RunInfo.Stop). The core decides what a stop does.
 func Hooks(engine loop.Hooks, log *slog.Logger) loop.Extension {
-	if log == nil {
-		log = slog.Default()
-	}
+	f := newFirer(engine, log)
 	return func(_ context.Context, run loop.RunInfo, next loop.Ports) loop.Ports {
-		x := &hookRun{engine: engine, log: log, run: run, context: map[string][]string{}}
+		x := &hookRun{firer: f, run: run, context: map[string][]string{}}
 		approve := next.Approver
 		next.Approver = loop.ApproverFunc(func(ctx context.Context, req tools.Request) (tools.Decision, error) {
 			return x.approve(ctx, req, approve)
@@ -41,8 +39,7 @@ func Hooks(engine loop.Hooks, log *slog.Logger) loop.Extension {
 // hookRun is one run's hooks: the context PreToolUse hooks added, by call id, until the
 // call's result takes it.
 type hookRun struct {
-	engine  loop.Hooks
-	log     *slog.Logger
+	firer
 	run     loop.RunInfo
 	mu      sync.Mutex
 	context map[string][]string
@@ -51,18 +48,9 @@ type hookRun struct {
 // fire runs the hooks of in's event for the run and records their runs; ran is false when
 // none applied.
 func (x *hookRun) fire(ctx context.Context, in hooks.Input) (out hooks.Outcome, ran bool) {
-	in.SessionID, in.Workspace = x.run.SessionID, x.run.Workspace.Root()
-	in.PermissionMode = hooks.PermissionMode(string(x.run.Mode), x.run.Plan)
-	out = x.engine.Fire(ctx, in)
-	for _, w := range out.Warnings {
-		x.log.Warn("hook", "session", x.run.SessionID, "event", in.Event, "warning", w)
-	}
-	if len(out.Runs) == 0 {
+	out, rows := x.fireIn(ctx, in, x.run.SessionID, x.run.Workspace.Root(), string(x.run.Mode), x.run.Plan)
+	if len(rows) == 0 {
 		return out, false
-	}
-	rows := make([]store.NewChunk, len(out.Runs))
-	for i, r := range out.Runs {
-		rows[i] = store.NewChunk{Kind: store.KindHook, Payload: r}
 	}
 	x.run.Record(rows...)
 	return out, true

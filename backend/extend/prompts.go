@@ -8,7 +8,6 @@ import (
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
-	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // PromptHooks checks prompts with the person's hooks (loop.Admission): SessionStart fires
@@ -19,30 +18,19 @@ import (
 // SessionStart fires again at the next Start). What the hooks add reaches the model after
 // the prompt, framed as Loopdesk's note. Every hook run is a hook row.
 func PromptHooks(engine loop.Hooks, log *slog.Logger) loop.Admission {
-	if log == nil {
-		log = slog.Default()
-	}
-	return &promptHooks{engine: engine, log: log}
+	return &promptHooks{firer: newFirer(engine, log)}
 }
 
 type promptHooks struct {
-	engine loop.Hooks
-	log    *slog.Logger
-	seen   sync.Map // session ids whose SessionStart hooks have fired in this process
+	firer
+	seen sync.Map // session ids whose SessionStart hooks have fired in this process
 }
 
 func (p *promptHooks) Admit(ctx context.Context, in loop.Prompt) loop.Admitted {
 	var a loop.Admitted
 	fire := func(h hooks.Input) hooks.Outcome {
-		h.SessionID, h.Workspace = in.SessionID, in.Workspace
-		h.PermissionMode = hooks.PermissionMode(string(in.Mode), in.Plan)
-		out := p.engine.Fire(ctx, h)
-		for _, w := range out.Warnings {
-			p.log.Warn("hook", "session", in.SessionID, "event", h.Event, "warning", w)
-		}
-		for _, r := range out.Runs {
-			a.Rows = append(a.Rows, store.NewChunk{Kind: store.KindHook, Payload: r})
-		}
+		out, rows := p.fireIn(ctx, h, in.SessionID, in.Workspace, string(in.Mode), in.Plan)
+		a.Rows = append(a.Rows, rows...)
 		return out
 	}
 	if !in.Queued {
