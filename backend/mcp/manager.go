@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -102,12 +103,7 @@ func (m *Manager) newServer(name string, cfg ServerConfig) *server {
 func (m *Manager) list() []*server {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]*server, 0, len(m.servers))
-	for _, s := range m.servers {
-		out = append(out, s)
-	}
-	slices.SortFunc(out, func(a, b *server) int { return strings.Compare(a.name, b.name) })
-	return out
+	return slices.SortedFunc(maps.Values(m.servers), func(a, b *server) int { return strings.Compare(a.name, b.name) })
 }
 
 func (m *Manager) get(name string) (*server, bool) {
@@ -296,10 +292,7 @@ func (m *Manager) Restart(name string) error {
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	m.closed = true
-	servers := make([]*server, 0, len(m.servers))
-	for _, s := range m.servers {
-		servers = append(servers, s)
-	}
+	servers := slices.Collect(maps.Values(m.servers))
 	m.mu.Unlock()
 	stopAll(servers) // stop is idempotent: a second Close waits for the same ends
 	return nil
