@@ -2,6 +2,10 @@ import { lazy, Suspense, useState, type CSSProperties } from 'react';
 import type { Hit, Settings, Theme } from './api/types';
 import { CheckpointProvider } from './components/CheckpointContext';
 import { SessionBrowser } from './components/SessionBrowser';
+import { BoardFilters, SessionStep } from './components/Board';
+import { Inbox } from './components/Inbox';
+import { useInboxPanel, type InboxPanel } from './hooks/useInbox';
+import { useBoard } from './hooks/useBoard';
 import { SessionMain, SessionSide } from './components/SessionView';
 import { SidePanel } from './components/SidePanel';
 import { PanelResizer } from './components/PanelResizer';
@@ -56,8 +60,10 @@ export function App() {
   useRestoreLastSession(win.loaded, list.sessions, selected, open);
   const [showShortcuts, setShowShortcuts] = useState(false);
   const [finding, setFinding] = useState(false);
-  useWindowShortcuts({ selected, sessions: list.sessions.map((s) => s.id), open, stop: () => chat.phase !== 'idle' && chat.stop(), newSession: act.newSession, zoomBy: win.zoomBy, setFinding, setShowSettings: nav.setShowSettings, setShowShortcuts });
-  useFocusCard(open, selected, chat.rows, nav.showRow);
+  const inbox = useInboxPanel();
+  const openHere = (id: string, seq?: number | null) => (inbox.setShown(false), open(id, seq));
+  useWindowShortcuts({ selected, sessions: list.sessions.map((s) => s.id), open, stop: () => chat.phase !== 'idle' && chat.stop(), newSession: act.newSession, zoomBy: win.zoomBy, setFinding, setShowSettings: nav.setShowSettings, setShowShortcuts, toggleInbox: () => inbox.setShown((v) => !v) });
+  useFocusCard(open, selected, chat.rows, nav.showRow, inbox.showCall);
   const banner = loadError || list.error || actionError;
   const session = { selected, current, settings, list, chat, view, focus: nav.focus, open, showRow: nav.showRow };
 
@@ -67,7 +73,7 @@ export function App() {
       <CloseDialog />
       {!nav.showSettings && <SkipLinks pending={chat.pending.length > 0} />}
       <CheckpointProvider sessionID={selected} rows={chat.rows} live={chat.changes} onForked={act.forkedWithFiles} onError={setActionError}>
-        <Sessions list={list} selected={selected} open={open} onNew={act.newSession} onImport={act.importSession} onSettings={() => nav.setShowSettings(true)} />
+        <Sessions list={list} selected={selected} open={openHere} inbox={inbox} onNew={act.newSession} onImport={act.importSession} onSettings={() => nav.setShowSettings(true)} />
         {nav.showSettings ? (
           <SettingsView
             banner={banner}
@@ -83,6 +89,8 @@ export function App() {
               setPreviewTheme(null);
             }}
           />
+        ) : inbox.shown ? (
+          <Inbox inbox={inbox} titleOf={(id) => list.sessions.find((s) => s.id === id)?.title ?? ''} onOpenSession={openHere} onClose={() => inbox.setShown(false)} />
         ) : (
           <>
             <SessionMain
@@ -121,17 +129,30 @@ interface SessionsProps {
   list: ReturnType<typeof useSessions>;
   selected: string | null;
   open: (id: string, seq?: number | null) => void;
+  inbox: InboxPanel;
   onNew: () => void;
   onImport: () => void;
   onSettings: () => void;
 }
 
-/** The session list and its search. */
-function Sessions({ list, selected, open, onNew, onImport, onSettings }: SessionsProps) {
+/** The session list and its search, filtered by the board's states, and the Inbox button. */
+function Sessions({ list, selected, open, inbox, onNew, onImport, onSettings }: SessionsProps) {
   const search = useSearch();
+  const board = useBoard(list.sessions, list.refresh);
+  const waiting = inbox.approvals.length;
   return (
     <SessionBrowser
-      sessions={list.sessions}
+      sessions={board.shown}
+      filter={
+        <div className="board">
+          <button type="button" className={`inbox-button${waiting ? ' waiting' : ''}${inbox.shown ? ' on' : ''}`} aria-pressed={inbox.shown} aria-label={`Inbox (${waiting})`} title="Calls waiting for you, in every session (Ctrl+I)" onClick={() => inbox.setShown((v) => !v)}>
+            Inbox: {waiting === 0 ? 'nothing waits' : `${waiting} waiting`}
+            {waiting > 0 && <span className="badge">{waiting}</span>}
+          </button>
+          <BoardFilters filter={board.filter} counts={board.counts} onFilter={board.setFilter} />
+        </div>
+      }
+      detail={(s) => <SessionStep activity={board.activity[s.id]} />}
       selected={selected}
       query={search.query}
       onQuery={search.setQuery}
@@ -183,10 +204,11 @@ interface ShortcutArgs {
   setFinding: (v: boolean) => void;
   setShowSettings: (v: boolean) => void;
   setShowShortcuts: (v: boolean) => void;
+  toggleInbox: () => void;
 }
 
 /** The window's keyboard shortcuts (docs/ui.md, "Keyboard shortcuts"). */
-function useWindowShortcuts({ selected, sessions, open, stop, newSession, zoomBy, setFinding, setShowSettings, setShowShortcuts }: ShortcutArgs) {
+function useWindowShortcuts({ selected, sessions, open, stop, newSession, zoomBy, setFinding, setShowSettings, setShowShortcuts, toggleInbox }: ShortcutArgs) {
   const stepSession = (by: number) => {
     const next = sessions[selected ? sessions.indexOf(selected) + by : 0];
     if (next) open(next);
@@ -207,5 +229,6 @@ function useWindowShortcuts({ selected, sessions, open, stop, newSession, zoomBy
     help: () => setShowShortcuts(true),
     pendingCall: () => void focusPendingCall(),
     messageBox: () => void focusMessageBox(),
+    inbox: toggleInbox,
   });
 }

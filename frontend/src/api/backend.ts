@@ -9,8 +9,12 @@ import * as SettingsService from '../../wailsjs/go/desktop/Settings';
 import * as Workspace from '../../wailsjs/go/desktop/Workspace';
 import * as WindowService from '../../wailsjs/go/desktop/Window';
 import * as Lifecycle from '../../wailsjs/go/desktop/Lifecycle';
-import { BrowserOpenURL, ClipboardSetText, EventsOn } from '../../wailsjs/runtime/runtime';
+import { BrowserOpenURL, ClipboardSetText, EventsOn, WindowSetTitle } from '../../wailsjs/runtime/runtime';
 import type {
+  Activity,
+  InboxAnswer,
+  InboxView,
+  InboxRulePreview,
   AgentDefinition,
   Applied,
   LiveView,
@@ -74,6 +78,7 @@ import type {
 
 // The Wails channels' names are declared in Go (desktop.Channels) and generated into wire.ts.
 import { APP_FOCUS_CARD, APP_OPEN_FOLDER, LOOP_EVENT, MCP_STATUS, WORKSPACE_CHANGED, WORKSPACE_WARNING } from './wire';
+import { ACTIVITY_CHANGED, INBOX_CHANGED } from './wire';
 export { APP_FOCUS_CARD, APP_OPEN_FOLDER, LOOP_EVENT, MCP_STATUS, WORKSPACE_CHANGED, WORKSPACE_WARNING };
 import { APP_CLOSE_REQUESTED } from './wire';
 
@@ -89,6 +94,7 @@ export interface WireEvent {
 // The bindings (wailsjs/go) are typed with the wire types (wire.ts), as encoding/json writes
 // them: a nil slice arrives as null, which the page reads as an empty list.
 const list = async <T>(p: Promise<T[] | null>): Promise<T[]> => (await p) ?? [];
+const inboxView = (v: InboxView | null): InboxView => ({ approvals: v?.approvals ?? [], ended: v?.ended ?? [] });
 
 export const api = {
   // Settings
@@ -271,6 +277,31 @@ export const api = {
   executePlan: (sessionID: string, approve: string): Promise<string> => Chat.ExecutePlan(sessionID, approve),
   compactHere: (sessionID: string, seq: number): Promise<string> => Chat.CompactHere(sessionID, seq),
   undoCompaction: (sessionID: string, seq: number): Promise<void> => Chat.UndoCompaction(sessionID, seq),
+
+  // The inbox and the board
+  /** Every call waiting for the person (any session, child or registered process) and the runs that ended. */
+  inbox: async (): Promise<InboxView> => inboxView(await Chat.Inbox()),
+  /** Answers a waiting call wherever it waits; rejects not_pending when it was answered first. */
+  inboxAnswer: (a: InboxAnswer): Promise<void> => Chat.InboxAnswer(a),
+  /** The rule Always allow would save with scope, and every other waiting call it would approve. */
+  inboxAlwaysPreview: (sessionID: string, callID: string, scope: string): Promise<InboxRulePreview> =>
+    Chat.InboxAlwaysPreview(sessionID, callID, scope).then((p) => ({ ...p, others: p.others ?? [] })),
+  /** Saves that rule and approves every call it covers; how many it approved. */
+  inboxAlwaysAllow: (sessionID: string, callID: string, scope: string): Promise<number> => Chat.InboxAlwaysAllow(sessionID, callID, scope),
+  inboxDismiss: (runID: string): Promise<void> => Chat.InboxDismiss(runID),
+  onInboxChanged: (handler: (v: InboxView) => void): (() => void) => EventsOn(INBOX_CHANGED, (v: InboxView) => handler(inboxView(v))),
+  /** What every session is doing (the board). */
+  sessionActivity: (): Promise<Activity[]> => list<Activity>(Sessions.SessionActivity()),
+  onActivityChanged: (handler: (a: Activity) => void): (() => void) => EventsOn(ACTIVITY_CHANGED, (a: Activity) => handler(a)),
+  /** The native window's title (the count of waiting calls); the page's too. */
+  setWindowTitle: (title: string): void => {
+    document.title = title;
+    try {
+      WindowSetTitle(title);
+    } catch {
+      // A page outside the window (the dev server in a browser) has no native title.
+    }
+  },
 
   // Workspace
   chooseFolder: (): Promise<string> => Workspace.ChooseFolder(),

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, type ReactNode } from 'react';
 import type { Hit, SessionSummary } from '../api/types';
 import { formatTime, splitSnippet } from '../lib/format';
 
@@ -16,6 +16,10 @@ interface Props {
   /** Import a session export through the file picker. */
   onImport?: () => void;
   onSettings: () => void;
+  /** Under the search field (the Inbox button and the board's filters). */
+  filter?: ReactNode;
+  /** Under a session's title (its current step while it runs). */
+  detail?: (s: SessionSummary) => ReactNode;
 }
 
 interface Node {
@@ -61,7 +65,7 @@ export function lineage(sessions: SessionSummary[]): Node[] {
  * snippets, and every session grouped by recency with forks under their parent.
  */
 export function SessionBrowser(props: Props) {
-  const { sessions, selected, query, onQuery, hits, searching, searchError, onSelect, onOpenHit, onNew, onImport, onSettings } = props;
+  const { sessions, selected, query, onQuery, hits, searching, searchError, onSelect, onOpenHit, onNew, onImport, onSettings, filter, detail } = props;
   const groups = useMemo(() => {
     const now = new Date();
     const out = new Map<string, Node[]>();
@@ -88,6 +92,7 @@ export function SessionBrowser(props: Props) {
       <div className="search">
         <input type="search" aria-label="Search sessions" placeholder="Search sessions" value={query} onChange={(e) => onQuery(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && onQuery('')} />
       </div>
+      {filter}
       {query.trim() ? (
         <section className="hits" aria-label="Search results" aria-busy={searching}>
           {searchError && (
@@ -121,7 +126,7 @@ export function SessionBrowser(props: Props) {
               <h2>{g.name}</h2>
               <ul>
                 {g.nodes.map((n) => (
-                  <SessionNode key={n.session.id} node={n} selected={selected} onSelect={onSelect} depth={0} />
+                  <SessionNode key={n.session.id} node={n} selected={selected} onSelect={onSelect} depth={0} detail={detail} />
                 ))}
               </ul>
             </section>
@@ -136,7 +141,7 @@ export function SessionBrowser(props: Props) {
   );
 }
 
-function SessionNode({ node, selected, onSelect, depth }: { node: Node; selected: string | null; onSelect: (id: string) => void; depth: number }) {
+function SessionNode({ node, selected, onSelect, depth, detail }: { node: Node; selected: string | null; onSelect: (id: string) => void; depth: number; detail?: Props['detail'] }) {
   const s = node.session;
   const current = s.id === selected;
   return (
@@ -156,11 +161,12 @@ function SessionNode({ node, selected, onSelect, depth }: { node: Node; selected
         <span className="session-time" title={s.parent_call_id ? `Started by the task call ${s.parent_call_id}${s.fork_seq > 0 ? ` in row ${s.fork_seq}` : ''} of its parent` : undefined}>
           {s.parent_call_id ? (s.fork_seq > 0 ? `task @#${s.fork_seq}` : 'child (task)') : s.parent_id ? `fork @#${s.fork_seq}` : formatTime(s.updated_at)}
         </span>
+        {detail?.(s)}
       </button>
       {node.forks.length > 0 && (
         <ul className="forks" aria-label={`Forks of ${s.title || 'Untitled'}`}>
           {node.forks.map((f) => (
-            <SessionNode key={f.session.id} node={f} selected={selected} onSelect={onSelect} depth={depth + 1} />
+            <SessionNode key={f.session.id} node={f} selected={selected} onSelect={onSelect} depth={depth + 1} detail={detail} />
           ))}
         </ul>
       )}

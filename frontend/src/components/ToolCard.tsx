@@ -276,7 +276,7 @@ function ApprovalControls({ hunks, kept, raw, busy, decide, suggestRule }: Contr
 }
 
 /** Deny with reason: the model reads the reason. */
-function ReasonForm({ reason, onReason, busy, onDeny }: { reason: string; onReason: (r: string) => void; busy: boolean; onDeny: () => void }) {
+export function ReasonForm({ reason, onReason, busy, onDeny }: { reason: string; onReason: (r: string) => void; busy: boolean; onDeny: () => void }) {
   return (
     <form
       className="row"
@@ -294,7 +294,7 @@ function ReasonForm({ reason, onReason, busy, onDeny }: { reason: string; onReas
 }
 
 /** Edit arguments: the call's JSON, approved as edited once it parses as an object. */
-function EditArgsForm({ raw, busy, onApprove, onCancel }: { raw: string; busy: boolean; onApprove: (args: string) => void; onCancel: () => void }) {
+export function EditArgsForm({ raw, busy, onApprove, onCancel }: { raw: string; busy: boolean; onApprove: (args: string) => void; onCancel: () => void }) {
   const [edited, setEdited] = useState(() => prettyJSON(raw));
   const [editError, setEditError] = useState('');
   return (

@@ -63,20 +63,29 @@ export function rowOfCall(rows: Row[], callID: string): number | null {
 }
 
 /**
- * A click on a desktop notification (app:focus-card): open its session, then, once the call's
+ * A click on a desktop notification (app:focus-card): a waiting call opens the inbox on its
+ * card (showCall; true when it did). Otherwise open its session, then, once the call's
  * row is loaded, scroll to it (showRow) and put the keyboard focus on its card, so y / n
  * answer it at once. A finished run's notification just opens the session.
  */
-export function useFocusCard(openSession: (id: string) => void, selected: string | null, rows: Row[], showRow: (seq: number) => void) {
+export function useFocusCard(
+  openSession: (id: string) => void,
+  selected: string | null,
+  rows: Row[],
+  showRow: (seq: number) => void,
+  showCall: (sessionID: string, callID: string) => boolean = () => false,
+) {
   const [target, setTarget] = useState<FocusCard | null>(null);
   const latest = useLatest(openSession);
+  const inInbox = useLatest(showCall);
   useEffect(
     () =>
       api.onFocusCard((ev) => {
+        if (ev.call_id && inInbox.current(ev.session_id, ev.call_id)) return;
         latest.current(ev.session_id);
         setTarget(ev.call_id ? ev : null);
       }),
-    [latest],
+    [latest, inInbox],
   );
   useEffect(() => {
     if (!target || target.session_id !== selected || rows[0]?.session_id !== selected) return;

@@ -18,6 +18,8 @@ export interface ShortcutActions {
   pendingCall: () => void;
   /** Moves the focus to the message box (Ctrl+L). */
   messageBox: () => void;
+  /** Opens or closes the inbox (Ctrl+I). */
+  inbox: () => void;
 }
 
 /** The shortcuts, as the sheet lists them (keys as shown, what they do). */
@@ -33,6 +35,7 @@ export const SHORTCUTS: { keys: string[]; does: string }[] = [
   { keys: ['Alt', '↓'], does: 'Next session' },
   { keys: ['Ctrl', 'J'], does: 'Go to the tool call waiting for approval' },
   { keys: ['Ctrl', 'L'], does: 'Go to the message box' },
+  { keys: ['Ctrl', 'I'], does: 'Open or close the inbox (j / k move, y approve, n deny, e edit, Enter open)' },
   { keys: ['?'], does: 'This list of shortcuts' },
   { keys: ['Enter'], does: 'Send the message (Shift+Enter: a new line)' },
   { keys: ['Ctrl', 'Shift', 'Enter'], does: 'Run the message in a new session (you stay in this one)' },
@@ -68,6 +71,8 @@ export function shortcutOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' 
         return 'pendingCall';
       case 'l':
         return 'messageBox';
+      case 'i':
+        return 'inbox';
       case ',':
         return 'settings';
       case '=':

@@ -56,6 +56,10 @@ import type {
   UIState,
   OpenFolder,
   FocusCard,
+  Activity,
+  InboxAnswer,
+  InboxView,
+  InboxRulePreview,
   WorkspaceChanged,
   WorkspaceWarning,
   CloseRequest,
@@ -90,6 +94,8 @@ export function makeFakeApi() {
   const mcpHandlers = new Set<(st: McpStatus) => void>();
   const folderHandlers = new Set<(ev: OpenFolder) => void>();
   const focusHandlers = new Set<(ev: FocusCard) => void>();
+  const inboxHandlers = new Set<(v: InboxView) => void>();
+  const activityHandlers = new Set<(a: Activity) => void>();
   const closeHandlers = new Set<(r: CloseRequest) => void>();
   const state = {
     hunks: new Map<string, Hunk[]>(),
@@ -140,6 +146,11 @@ export function makeFakeApi() {
     sendError: null as null | { code: string; message: string },
     suggestion: null as null | RuleInput,
     mcpPath: '/home/me/.config/loopdesk/mcp.json',
+    inbox: { approvals: [], ended: [] } as InboxView,
+    answers: [] as InboxAnswer[],
+    rulePreview: null as null | InboxRulePreview,
+    activity: [] as Activity[],
+    title: '',
     mcpConfig: { mcpServers: {} } as McpConfig,
     mcpError: '',
     mcpStatuses: [] as McpStatus[],
@@ -609,6 +620,33 @@ export function makeFakeApi() {
       };
     }),
 
+    inbox: vi.fn(async () => structuredClone(state.inbox)),
+    inboxAnswer: vi.fn(async (a: InboxAnswer) => {
+      state.answers.push(a);
+      state.inbox = { ...state.inbox, approvals: (state.inbox.approvals ?? []).filter((x) => !(x.session_id === a.session_id && x.call_id === a.call_id)) };
+    }),
+    inboxAlwaysPreview: vi.fn(async (_sessionID: string, _callID: string, scope: string): Promise<InboxRulePreview> => state.rulePreview ?? { rule: 'allow', scope, others: [] }),
+    inboxAlwaysAllow: vi.fn(async (_sessionID: string, _callID: string, _scope: string) => 1 + (state.rulePreview?.others?.length ?? 0)),
+    inboxDismiss: vi.fn(async (runID: string) => {
+      state.inbox = { ...state.inbox, ended: (state.inbox.ended ?? []).filter((e) => e.run_id !== runID) };
+    }),
+    onInboxChanged: vi.fn((h: (v: InboxView) => void) => {
+      inboxHandlers.add(h);
+      return () => {
+        inboxHandlers.delete(h);
+      };
+    }),
+    sessionActivity: vi.fn(async () => [...state.activity]),
+    onActivityChanged: vi.fn((h: (a: Activity) => void) => {
+      activityHandlers.add(h);
+      return () => {
+        activityHandlers.delete(h);
+      };
+    }),
+    setWindowTitle: vi.fn((title: string) => {
+      state.title = title;
+    }),
+
     runInNewSession: vi.fn(async (sessionID: string, text: string) => {
       const from = find(sessionID);
       const s = session(text, { workspace: from.workspace, model: from.model, provider: from.provider, running: true });
@@ -662,7 +700,16 @@ export function makeFakeApi() {
   const emitCloseRequested = (r: CloseRequest) => {
     for (const h of [...closeHandlers]) h(r);
   };
-  return { api, state, emit, store, emitCloseRequested, emitWorkspace, emitWarning, emitMcp, emitOpenFolder, emitFocusCard, session, chunk, meter };
+  /** The inbox as Go's inbox:changed sends it (and kept for Inbox). */
+  const emitInbox = (v: InboxView) => {
+    state.inbox = v;
+    for (const h of [...inboxHandlers]) h(structuredClone(v));
+  };
+  /** One session's activity:changed. */
+  const emitActivity = (a: Activity) => {
+    for (const h of [...activityHandlers]) h(a);
+  };
+  return { api, state, emit, store, emitCloseRequested, emitWorkspace, emitWarning, emitMcp, emitOpenFolder, emitFocusCard, emitInbox, emitActivity, session, chunk, meter };
 }
 
 export type FakeApi = ReturnType<typeof makeFakeApi>;

@@ -1,0 +1,247 @@
+import { act, render, renderHook, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Activity, InboxApproval, InboxEnded, SessionSummary } from '../api/types';
+import { makeFakeApi } from '../test/fakeApi';
+import { boardCounts, byAge, filterSessions, keepSelection, moveSelection, windowTitle } from '../state/inbox';
+
+let fake = makeFakeApi();
+vi.mock('../api/backend', () => ({
+  get api() {
+    return fake.api;
+  },
+}));
+
+import { Inbox } from './Inbox';
+import { useInbox } from '../hooks/useInbox';
+import { useBoard } from '../hooks/useBoard';
+import { BoardFilters } from './Board';
+
+beforeEach(() => {
+  fake = makeFakeApi();
+});
+
+const origin = { kind: 'window', pid: 1, client: '' };
+
+function approval(session: string, call: string, requestedAt: string, over: Partial<InboxApproval> = {}): InboxApproval {
+  return {
+    kind: 'approval',
+    session_id: session,
+    session_title: `Session ${session}`,
+    parent_session_id: null,
+    child_description: '',
+    child_agent: '',
+    workspace: '/home/me/project',
+    provider: 'default',
+    model: 'fake-model',
+    run_id: `run-${session}`,
+    call_id: call,
+    tool: 'run_shell_command',
+    arguments: { command: `echo ${call}` },
+    diff: '',
+    note: '',
+    read_only: false,
+    sandboxed: true,
+    requested_at: requestedAt,
+    waiting_ms: 0,
+    origin,
+    ...over,
+  } as InboxApproval;
+}
+
+function ended(run: string, status: string): InboxEnded {
+  return {
+    kind: 'ended',
+    run_id: run,
+    session_id: `s-${run}`,
+    session_title: `Ended ${run}`,
+    parent_session_id: null,
+    status,
+    reason: status === 'completed' ? '' : 'the cost budget was used up',
+    cost_usd: 0.12,
+    duration_ms: 65_000,
+    ended_at: '2026-12-07T05:00:00Z',
+    origin,
+  } as InboxEnded;
+}
+
+const newest = approval('a', 'c3', '2026-12-07T05:00:03Z');
+const oldest = approval('b', 'c1', '2026-12-07T05:00:01Z', { session_title: 'Refactor', parent_session_id: 'p', child_description: 'write the tests', child_agent: 'tester' });
+const middle = approval('c', 'c2', '2026-12-07T05:00:02Z', {
+  tool: 'edit_file',
+  arguments: { path: 'a.go', old_string: 'x', new_string: 'y' },
+  diff: '--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n',
+});
+
+function InboxHarness({ onOpen = () => {} }: { onOpen?: (id: string) => void }) {
+  const inbox = useInbox();
+  return <Inbox inbox={inbox} titleOf={(id) => (id === 'p' ? 'Parent session' : '')} onOpenSession={onOpen} onClose={() => {}} />;
+}
+
+const cards = () => screen.getAllByRole('article').map((c) => c.getAttribute('data-key'));
+
+describe('the inbox', () => {
+  it('lists every waiting call oldest first, with where it waits and what it would do', async () => {
+    fake.state.inbox = { approvals: [newest, oldest, middle], ended: [] };
+    render(<InboxHarness />);
+    await waitFor(() => expect(cards()).toEqual(['b:c1', 'c:c2', 'a:c3']));
+    const child = screen.getAllByRole('article')[0];
+    expect(within(child).getByLabelText('Child').textContent).toBe('child of Parent session: write the tests · agent tester');
+    expect(child.textContent).toContain('/home/me/project');
+    expect(child.textContent).toContain('default · fake-model');
+    expect(within(child).getByLabelText('Command').textContent).toContain('$ echo c1');
+    // A file edit shows its diff.
+    const edit = screen.getAllByRole('article')[1];
+    expect(edit.querySelector('.patch')?.textContent).toContain('-x\n+y');
+    expect(fake.state.title).toBe('Loopdesk (3 waiting)');
+  });
+
+  it('counts how long each call has waited, live', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      const at = new Date(Date.now() - 5_000).toISOString();
+      fake.state.inbox = { approvals: [approval('a', 'c1', at)], ended: [] };
+      render(<InboxHarness />);
+      await waitFor(() => expect(screen.getByLabelText('Waiting for').textContent).toBe('waiting 5s'));
+      act(() => vi.advanceTimersByTime(3_000));
+      expect(screen.getByLabelText('Waiting for').textContent).toBe('waiting 8s');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('answers with the keyboard: j / k move, y approves, n denies, e edits, Enter opens', async () => {
+    fake.state.inbox = { approvals: [newest, oldest, middle], ended: [] };
+    const onOpen = vi.fn();
+    render(<InboxHarness onOpen={onOpen} />);
+    await waitFor(() => expect(cards()).toHaveLength(3));
+    const first = screen.getAllByRole('article')[0];
+    act(() => first.focus());
+    await userEvent.keyboard('j');
+    await waitFor(() => expect(document.activeElement?.getAttribute('data-key')).toBe('c:c2'));
+    await userEvent.keyboard('k');
+    await waitFor(() => expect(document.activeElement?.getAttribute('data-key')).toBe('b:c1'));
+    await userEvent.keyboard('y');
+    await waitFor(() => expect(fake.state.answers).toEqual([{ session_id: 'b', call_id: 'c1', approve: true, reason: '', arguments: '' }]));
+    // The focus follows to the card that took its place.
+    await waitFor(() => expect(document.activeElement?.getAttribute('data-key')).toBe('c:c2'));
+    await userEvent.keyboard('n');
+    await waitFor(() => expect(fake.state.answers[1]).toEqual({ session_id: 'c', call_id: 'c2', approve: false, reason: '', arguments: '' }));
+    await waitFor(() => expect(document.activeElement?.getAttribute('data-key')).toBe('a:c3'));
+    await userEvent.keyboard('{Enter}');
+    expect(onOpen).toHaveBeenCalledWith('a');
+    await userEvent.keyboard('e');
+    const args = await screen.findByRole('textbox', { name: 'Arguments' });
+    await userEvent.clear(args);
+    await userEvent.type(args, '{{"command": "echo edited"}');
+    // Typing in the form is text, not keys of the inbox.
+    expect(fake.state.answers).toHaveLength(2);
+    await userEvent.click(screen.getByRole('button', { name: 'Approve edited call' }));
+    await waitFor(() => expect(fake.state.answers[2]).toEqual({ session_id: 'a', call_id: 'c3', approve: true, reason: '', arguments: '{"command":"echo edited"}' }));
+  });
+
+  it('denies with the reason typed', async () => {
+    fake.state.inbox = { approvals: [oldest], ended: [] };
+    render(<InboxHarness />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Deny with reason' }));
+    await userEvent.type(screen.getByRole('textbox', { name: 'Reason' }), 'use make test');
+    await userEvent.click(screen.getByRole('button', { name: 'Send denial' }));
+    await waitFor(() => expect(fake.state.answers).toEqual([{ session_id: 'b', call_id: 'c1', approve: false, reason: 'use make test', arguments: '' }]));
+  });
+
+  it('shows the rule and every other call a folder rule would approve before saving it', async () => {
+    fake.state.inbox = { approvals: [oldest, middle, newest], ended: [] };
+    fake.api.inboxAlwaysPreview.mockImplementation(async (_s: string, _c: string, scope: string) =>
+      scope === 'session'
+        ? { rule: 'allow run_shell_command echo c1 in this session', scope, others: [] }
+        : { rule: 'allow run_shell_command echo* in /home/me/project', scope, others: [newest] },
+    );
+    render(<InboxHarness />);
+    const card = (await screen.findAllByRole('article'))[0];
+    await userEvent.click(within(card).getByRole('button', { name: 'Always allow' }));
+    const dialog = screen.getByRole('dialog', { name: 'Always allow' });
+    await waitFor(() => expect(within(dialog).getByLabelText('Rule to save').textContent).toBe('allow run_shell_command echo c1 in this session'));
+    await userEvent.click(within(dialog).getByRole('radio', { name: 'This folder' }));
+    await waitFor(() => expect(within(dialog).getByLabelText('Rule to save').textContent).toBe('allow run_shell_command echo* in /home/me/project'));
+    expect(within(dialog).getByLabelText('Also approves').textContent).toContain('Session a — $ echo c3');
+    expect(fake.api.inboxAlwaysAllow).not.toHaveBeenCalled();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save rule and approve 2 calls' }));
+    expect(fake.api.inboxAlwaysAllow).toHaveBeenCalledWith('b', 'c1', 'folder');
+  });
+
+  it('lists the runs that ended, each dismissable', async () => {
+    fake.state.inbox = { approvals: [], ended: [ended('r1', 'completed'), ended('r2', 'cost_budget')] };
+    render(<InboxHarness />);
+    const list = await screen.findByRole('region', { name: 'Ended runs' });
+    expect(list.textContent).toContain('Stopped: the cost budget was used up.');
+    expect(list.textContent).toContain('$0.12 · 1m 5s');
+    await userEvent.click(within(list).getByRole('button', { name: 'Dismiss Ended r1' }));
+    expect(fake.api.inboxDismiss).toHaveBeenCalledWith('r1');
+    await waitFor(() => expect(screen.queryByText('Ended r1')).toBeNull());
+    expect(screen.getByText('Ended r2')).toBeTruthy();
+  });
+
+  it('never takes the focus from the message box when a call arrives', async () => {
+    render(
+      <>
+        <textarea aria-label="Message" />
+        <InboxHarness />
+      </>,
+    );
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    act(() => box.focus());
+    act(() => fake.emitInbox({ approvals: [oldest], ended: [] }));
+    await screen.findByRole('article');
+    await new Promise((r) => requestAnimationFrame(r));
+    expect(document.activeElement).toBe(box);
+    expect(fake.state.title).toBe('Loopdesk (1 waiting)');
+  });
+});
+
+describe('the inbox order and selection', () => {
+  it('orders by age and keeps or moves the selection', () => {
+    expect(byAge([newest, oldest, middle]).map((a) => a.call_id)).toEqual(['c1', 'c2', 'c3']);
+    expect(moveSelection(['a', 'b'], null, 1)).toBe('a');
+    expect(moveSelection(['a', 'b'], 'b', 1)).toBe('b');
+    expect(moveSelection(['a', 'b'], 'b', -1)).toBe('a');
+    expect(keepSelection(['a', 'b', 'c'], ['a', 'c'], 'b')).toBe('c');
+    expect(keepSelection(['a', 'b'], ['a'], 'b')).toBe('a');
+    expect(keepSelection(['a'], [], 'a')).toBeNull();
+    expect(windowTitle(0)).toBe('Loopdesk');
+  });
+});
+
+describe('the board', () => {
+  const s = (id: string) => ({ id, title: id }) as SessionSummary;
+  const act_ = (session_id: string, state: Activity['state'], over: Partial<Activity> = {}) =>
+    ({ session_id, state, step: '', waiting: 0, run_id: '', cost_usd: 0, status: '', ...over }) as Activity;
+
+  it('counts and filters sessions by state', () => {
+    const sessions = [s('a'), s('b'), s('c'), s('d'), s('new')];
+    const activity = { a: act_('a', 'needs_you'), b: act_('b', 'working'), c: act_('c', 'done'), d: act_('d', 'needs_you') };
+    expect(boardCounts(sessions, activity)).toEqual({ all: 5, needs_you: 2, working: 1, done: 1, failed: 0, idle: 1 });
+    expect(filterSessions(sessions, activity, 'needs_you').map((x) => x.id)).toEqual(['a', 'd']);
+    expect(filterSessions(sessions, activity, 'idle').map((x) => x.id)).toEqual(['new']);
+  });
+
+  it('follows activity:changed and filters with the chosen state', async () => {
+    fake.state.activity = [act_('a', 'done'), act_('b', 'idle')];
+    const sessions = [s('a'), s('b')];
+    const refresh = vi.fn();
+    const { result } = renderHook(() => useBoard(sessions, refresh));
+    await waitFor(() => expect(result.current.counts.done).toBe(1));
+    act(() => fake.emitActivity(act_('b', 'needs_you', { step: 'Waiting for approval', waiting: 1 })));
+    expect(result.current.counts.needs_you).toBe(1);
+    // A change of state reads the list again (a title, a running dot); a new step does not.
+    expect(refresh).toHaveBeenCalledTimes(1);
+    act(() => fake.emitActivity(act_('b', 'needs_you', { step: 'Waiting for approval', waiting: 2 })));
+    expect(refresh).toHaveBeenCalledTimes(1);
+    act(() => result.current.setFilter('needs_you'));
+    expect(result.current.shown.map((x) => x.id)).toEqual(['b']);
+    const onFilter = vi.fn();
+    render(<BoardFilters filter={result.current.filter} counts={result.current.counts} onFilter={onFilter} />);
+    expect(screen.getByRole('radio', { name: 'Needs you 1' }).getAttribute('aria-checked')).toBe('true');
+    await userEvent.click(screen.getByRole('radio', { name: 'Done 1' }));
+    expect(onFilter).toHaveBeenCalledWith('done');
+  });
+});
