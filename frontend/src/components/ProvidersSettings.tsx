@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { ConnectionResult, KeyOrigin, Provider, ProviderInfo, ProviderKind } from '../api/types';
 import { useProviders } from '../hooks/useProviders';
+import { submitted } from '../lib/forms';
 
 /**
  * Settings → Providers: every provider a session can use — "default" (the endpoint above) and
@@ -225,10 +226,7 @@ function ProviderForm({
     <form
       className="provider-form"
       aria-label={initial ? `Edit provider ${initial.name}` : 'New provider'}
-      onSubmit={(e) => {
-        e.preventDefault();
-        submit();
-      }}
+      onSubmit={submitted(submit)}
     >
       <label>
         Name

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { RuleEffect, RuleInput, RuleScope } from '../api/types';
+import { submitted } from '../lib/forms';
 
 interface Props {
   rule: RuleInput;
@@ -25,10 +26,7 @@ export function RuleDialog({ rule, busy, effect = 'allow', onSave, onCancel }: P
       className="rule-dialog"
       role="dialog"
       aria-label={allow ? 'Always allow rule' : 'Always deny rule'}
-      onSubmit={(e) => {
-        e.preventDefault();
-        onSave({ ...rule, tool: tool.trim(), pattern, scope, effect });
-      }}
+      onSubmit={submitted(() => onSave({ ...rule, tool: tool.trim(), pattern, scope, effect }))}
       onKeyDown={(e) => {
         if (e.key === 'Escape') onCancel();
       }}

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { RuleEffect, RuleInput, RuleScope, RuleView } from '../api/types';
 import { EditableTable, type Column } from './EditableTable';
 import { ruleText } from './RuleDialog';
+import { submitted } from '../lib/forms';
 
 interface Props {
   /** As Go lists them: a rule and its forks' copies are one row; Edit and Delete act on all. */
@@ -102,10 +103,9 @@ function NewRule({ sessionID, onAdd }: { sessionID: string | null; onAdd: (d: Dr
     <form
       className="row rule-add"
       aria-label="New rule"
-      onSubmit={async (e) => {
-        e.preventDefault();
+      onSubmit={submitted(async () => {
         if (await onAdd(draft)) setDraft(EMPTY);
-      }}
+      })}
     >
       <input aria-label="New rule tool" value={draft.tool} onChange={(e) => setDraft({ ...draft, tool: e.target.value })} />
       <input aria-label="New rule pattern" placeholder="* or git push*" value={draft.pattern} onChange={(e) => setDraft({ ...draft, pattern: e.target.value })} />

@@ -1,5 +1,6 @@
 import type { Budgets } from '../api/types';
 import { SESSION_BUDGET_FIELDS as FIELDS, useSessionBudgets } from '../hooks/useSessionBudgets';
+import { submitted } from '../lib/forms';
 
 /**
  * The session's own budgets, in its header: each field empty takes the saved default
@@ -17,10 +18,7 @@ export function SessionBudgets({ sessionID, defaults }: { sessionID: string; def
         className="row"
         aria-label="Session budgets"
         noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save();
-        }}
+        onSubmit={submitted(save)}
       >
         {FIELDS.map((f) => (
           <label key={f.key}>

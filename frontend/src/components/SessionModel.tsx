@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import { useProviderInfos } from '../hooks/useProviders';
+import { submitted } from '../lib/forms';
 
 interface Props {
   /** What the session's next run uses. */
@@ -46,14 +47,13 @@ export function SessionModel({ provider, model, onSet }: Props) {
     <form
       className="row session-model"
       aria-label="Provider and model of the next run"
-      onSubmit={async (e) => {
-        e.preventDefault();
+      onSubmit={submitted(async () => {
         setBusy(true);
         const err = await onSet(prov, mod.trim());
         setBusy(false);
         if (err) setError(err);
         else setOpen(false);
-      }}
+      })}
     >
       <select
         aria-label="Session provider"
