@@ -40,17 +40,17 @@ func permissionOptions(rule stack.RuleInput) []sdk.PermissionOption {
 }
 
 // askPermission asks the client about a call the policy sent to a person, and answers the
-// approver with what the person chose. It gives up when the run ends (t.ask): the approver
-// has then withdrawn the call, so no answer is owed. c is a copy of what the client was told
+// approver with what the person chose. It gives up when ask ends — the run ended (t.ask), or
+// the call was answered elsewhere first (the window's inbox) — so no answer is owed. c is a copy of what the client was told
 // about the call (this runs on its own goroutine; the turn's map belongs to follow).
-func (t *turn) askPermission(p core.ApprovalRequestedPayload, c callView) {
+func (t *turn) askPermission(ask context.Context, p core.ApprovalRequestedPayload, c callView) {
 	call := tools.Call{ID: p.CallID, Name: p.Name, Arguments: string(p.Arguments)}
 	rule := stack.SuggestRule(t.s.id, call)
 	req := sdk.RequestPermissionRequest{SessionId: sdk.SessionId(t.to), Options: permissionOptions(rule),
 		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(p.CallID), Title: sdk.Ptr(title(p.Name, c.args)),
 			Kind: sdk.Ptr(Kind(p.Name)), Status: sdk.Ptr(sdk.ToolCallStatusPending), Locations: c.locations,
 			RawInput: c.args}}
-	resp, err := t.a.conn.RequestPermission(t.ask, req)
+	resp, err := t.a.conn.RequestPermission(ask, req)
 	gone := false
 	select {
 	case <-t.a.conn.Done():
@@ -58,8 +58,8 @@ func (t *turn) askPermission(p core.ApprovalRequestedPayload, c callView) {
 	default:
 	}
 	switch {
-	case t.ask.Err() != nil:
-		return // the run is over; the approver no longer waits
+	case ask.Err() != nil:
+		return // the run is over or the call answered elsewhere; the approver no longer waits
 	case gone:
 		return // the editor left: the run is being cancelled, which answers the call
 	case err != nil:

@@ -38,6 +38,9 @@ type turn struct {
 
 	calls map[string]*callView
 	kids  map[string]*childView // child sessions by id (children.go); read on follow's goroutine
+	// asking withdraws the permission request of a call that is answered elsewhere first (the
+	// window's inbox), by call id; read on follow's goroutine.
+	asking map[string]context.CancelFunc
 }
 
 // callView is what the client has been told about one call.
@@ -52,7 +55,8 @@ type callView struct {
 
 func newTurn(a *Agent, s *session) *turn {
 	ask, stop := context.WithCancel(context.Background())
-	return &turn{a: a, s: s, to: s.id, ask: ask, stop: stop, calls: map[string]*callView{}, kids: map[string]*childView{}}
+	return &turn{a: a, s: s, to: s.id, ask: ask, stop: stop, calls: map[string]*callView{}, kids: map[string]*childView{},
+		asking: map[string]context.CancelFunc{}}
 }
 
 // send writes one session/update. A client that is gone is not an error here: the run is
@@ -117,11 +121,18 @@ func (t *turn) relay(ev bus.Event) {
 		t.send(t.startCall(p.ID, p.Name, p.Arguments))
 	case core.ApprovalRequestedPayload:
 		c := *t.call(p.CallID)
+		ctx, withdraw := context.WithCancel(t.ask)
+		t.asking[p.CallID] = withdraw
 		t.wg.Add(1)
 		go func() {
 			defer t.wg.Done()
-			t.askPermission(p, c)
+			t.askPermission(ctx, p, c)
 		}()
+	case core.ApprovalDecidedPayload:
+		if withdraw := t.asking[p.CallID]; withdraw != nil {
+			withdraw() // answered (here or in the inbox): a request still open is withdrawn
+			delete(t.asking, p.CallID)
+		}
 	case core.ToolStartedPayload:
 		t.send(t.update(p.CallID, sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
 	case core.ToolOutputPayload:

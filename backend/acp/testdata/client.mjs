@@ -8,7 +8,7 @@
 // and every step's outcome, every session/update and every permission request is appended to
 // FILE as one JSON object per line ({"ev": ..., "ms": since start}), so the test can follow
 // along while this runs. Steps:
-//   {"op": "initialize"}
+//   {"op": "initialize", "clientInfo": {name, version}}    clientInfo optional
 //   {"op": "new", "cwd": DIR, "mcpServers": [...]}       remembers the session id
 //   {"op": "load", "sessionId": ID, "cwd": DIR}             (and "resume", the same way)
 //   {"op": "prompt", "text": T, "images": [{data, mimeType}]} images: image blocks after the text
@@ -70,7 +70,7 @@ const stream = ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(proce
 async function step(agent, s) {
   switch (s.op) {
     case 'initialize':
-      return agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+      return agent.request('initialize', { protocolVersion: 1, clientCapabilities: {}, ...(s.clientInfo ? { clientInfo: s.clientInfo } : {}) });
     case 'new': {
       const r = await agent.request('session/new', { cwd: s.cwd, mcpServers: s.mcpServers ?? [] });
       state.sessionId = r.sessionId;
