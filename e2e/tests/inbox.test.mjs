@@ -76,6 +76,9 @@ test('three sessions and a child wait: the inbox answers them all, the board fil
   const parentRow = list.getByRole('button', { name: /\[four\] delegate/ });
   await parentRow.getByLabel('Current step').getByText('Waiting for a child: count the files').waitFor();
   await list.getByRole('button', { name: /\[one\] check/ }).getByLabel('Current step').getByText('Waiting for approval').waitFor();
+  // The time so far counts on, live, from the run's start.
+  const oneStep = list.getByRole('button', { name: /\[one\] check/ }).getByLabel('Current step');
+  await until('the time so far to count', async () => / · [2-9]s$/.test(await oneStep.textContent()));
   await docShot(page, 'inbox-02-board');
   await filters.getByRole('radio', { name: 'Needs you 4' }).click();
   await until('the list to show the four waiting sessions', async () => (await list.locator('.session').count()) === 4);
