@@ -72,14 +72,12 @@ func Hooks(ctx context.Context, args []string, getenv func(string) string, stdou
 	return ExitOK
 }
 
-// hooksDB opens the database; for reading only (create false) a missing file is no trust
-// at all rather than a new empty database.
-func hooksDB(ctx context.Context, path string, getenv func(string) string, create bool) (hooks.TrustKeeper, func(), error) {
-	db, done, err := trustDB(ctx, path, getenv, create)
-	if err != nil || db != nil {
-		return db, done, err
+// trustKeeper is the hooks' trust kept in db; nil (no database yet) is no trust at all.
+func trustKeeper(db *store.DB) hooks.TrustKeeper {
+	if db == nil {
+		return noTrust{}
 	}
-	return noTrust{}, done, nil
+	return db
 }
 
 // trustDB opens the database the person's trust is kept in (--db, else $LOOPDESK_DB, else the
@@ -125,14 +123,18 @@ func (noTrust) TrustHooks(context.Context, string, string, string) (store.HookTr
 	return store.HookTrust{}, errors.New("no database")
 }
 
-// folderAndPersonal is the folder a list command reads (dir, default the current folder,
-// symbolic links resolved) and the person's config folder.
-func folderAndPersonal(dir string) (folder, personal string, err error) {
+// listed is what a list command of hooks or skills reads: the folder (dir, default the
+// current folder, symbolic links resolved), the person's config folder, and the database
+// trust is kept in, for reading (see trustDB: nil when there is none yet); done closes it.
+func listed(ctx context.Context, dir, dbPath string, getenv func(string) string) (folder, personal string, db *store.DB, done func(), err error) {
 	if folder, err = hooksFolder(dir); err != nil {
-		return "", "", err
+		return "", "", nil, nil, err
 	}
-	personal, err = config.ConfigDir()
-	return folder, personal, err
+	if personal, err = config.ConfigDir(); err != nil {
+		return "", "", nil, nil, err
+	}
+	db, done, err = trustDB(ctx, dbPath, getenv, false)
+	return folder, personal, db, done, err
 }
 
 func hooksFolder(dir string) (string, error) {
@@ -143,17 +145,13 @@ func hooksFolder(dir string) (string, error) {
 }
 
 func hooksList(ctx context.Context, dir, dbPath string, asJSON bool, getenv func(string) string, stdout, stderr io.Writer) error {
-	folder, personal, err := folderAndPersonal(dir)
-	if err != nil {
-		return err
-	}
-	db, done, err := hooksDB(ctx, dbPath, getenv, false)
+	folder, personal, db, done, err := listed(ctx, dir, dbPath, getenv)
 	if err != nil {
 		return err
 	}
 	defer done()
 	cfg, errs := hooks.Load(personal, folder)
-	st, more := hooks.State(ctx, db, folder)
+	st, more := hooks.State(ctx, trustKeeper(db), folder)
 	for _, e := range append(errs, more...) {
 		fmt.Fprintf(stderr, "loopdesk hooks list: %v\n", e)
 	}
@@ -191,7 +189,7 @@ func hooksTrust(ctx context.Context, dir, dbPath string, getenv func(string) str
 	if err != nil {
 		return err
 	}
-	db, done, err := hooksDB(ctx, dbPath, getenv, true)
+	db, done, err := trustDB(ctx, dbPath, getenv, true)
 	if err != nil {
 		return err
 	}

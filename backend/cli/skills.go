@@ -126,11 +126,7 @@ func orNoneList(l []string) string {
 }
 
 func skillsList(ctx context.Context, dir, dbPath string, asJSON bool, getenv func(string) string, w io.Writer) error {
-	folder, personal, err := folderAndPersonal(dir)
-	if err != nil {
-		return err
-	}
-	db, done, err := trustDB(ctx, dbPath, getenv, false)
+	folder, personal, db, done, err := listed(ctx, dir, dbPath, getenv)
 	if err != nil {
 		return err
 	}
