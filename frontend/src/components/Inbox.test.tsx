@@ -1,8 +1,9 @@
 import { act, render, renderHook, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Activity, InboxApproval, InboxEnded, SessionSummary } from '../api/types';
+import type { Activity, SessionSummary } from '../api/types';
 import { makeFakeApi } from '../test/fakeApi';
+import { inboxApproval, inboxEnded } from '../test/inbox';
 import { boardCounts, byAge, filterSessions, keepSelection, moveSelection, windowTitle } from '../state/inbox';
 
 let fake = makeFakeApi();
@@ -21,53 +22,9 @@ beforeEach(() => {
   fake = makeFakeApi();
 });
 
-const origin = { kind: 'window', pid: 1, client: '' };
-
-function approval(session: string, call: string, requestedAt: string, over: Partial<InboxApproval> = {}): InboxApproval {
-  return {
-    kind: 'approval',
-    session_id: session,
-    session_title: `Session ${session}`,
-    parent_session_id: null,
-    child_description: '',
-    child_agent: '',
-    workspace: '/home/me/project',
-    provider: 'default',
-    model: 'fake-model',
-    run_id: `run-${session}`,
-    call_id: call,
-    tool: 'run_shell_command',
-    arguments: { command: `echo ${call}` },
-    diff: '',
-    note: '',
-    read_only: false,
-    sandboxed: true,
-    requested_at: requestedAt,
-    waiting_ms: 0,
-    origin,
-    ...over,
-  } as InboxApproval;
-}
-
-function ended(run: string, status: string): InboxEnded {
-  return {
-    kind: 'ended',
-    run_id: run,
-    session_id: `s-${run}`,
-    session_title: `Ended ${run}`,
-    parent_session_id: null,
-    status,
-    reason: status === 'completed' ? '' : 'the cost budget was used up',
-    cost_usd: 0.12,
-    duration_ms: 65_000,
-    ended_at: '2026-12-07T05:00:00Z',
-    origin,
-  } as InboxEnded;
-}
-
-const newest = approval('a', 'c3', '2026-12-07T05:00:03Z');
-const oldest = approval('b', 'c1', '2026-12-07T05:00:01Z', { session_title: 'Refactor', parent_session_id: 'p', child_description: 'write the tests', child_agent: 'tester' });
-const middle = approval('c', 'c2', '2026-12-07T05:00:02Z', {
+const newest = inboxApproval('a', 'c3', '2026-12-07T05:00:03Z');
+const oldest = inboxApproval('b', 'c1', '2026-12-07T05:00:01Z', { session_title: 'Refactor', parent_session_id: 'p', child_description: 'write the tests', child_agent: 'tester' });
+const middle = inboxApproval('c', 'c2', '2026-12-07T05:00:02Z', {
   tool: 'edit_file',
   arguments: { path: 'a.go', old_string: 'x', new_string: 'y' },
   diff: '--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n',
@@ -100,7 +57,7 @@ describe('the inbox', () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     try {
       const at = new Date(Date.now() - 5_000).toISOString();
-      fake.state.inbox = { approvals: [approval('a', 'c1', at)], ended: [] };
+      fake.state.inbox = { approvals: [inboxApproval('a', 'c1', at)], ended: [] };
       render(<InboxHarness />);
       await waitFor(() => expect(screen.getByLabelText('Waiting for').textContent).toBe('waiting 5s'));
       act(() => vi.advanceTimersByTime(3_000));
@@ -170,7 +127,7 @@ describe('the inbox', () => {
   });
 
   it('lists the runs that ended, each dismissable', async () => {
-    fake.state.inbox = { approvals: [], ended: [ended('r1', 'completed'), ended('r2', 'cost_budget')] };
+    fake.state.inbox = { approvals: [], ended: [inboxEnded('r1', 'completed'), inboxEnded('r2', 'cost_budget')] };
     render(<InboxHarness />);
     const list = await screen.findByRole('region', { name: 'Ended runs' });
     expect(list.textContent).toContain('Stopped: the cost budget was used up.');
