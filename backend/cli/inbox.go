@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/inbox"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -168,14 +169,8 @@ func inboxOrigin(o inbox.Process) string {
 	return fmt.Sprintf("%s %d", o.Kind, o.PID)
 }
 
-// cut shortens s to n runes on one line.
-func cut(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
+// cut is s on one line, shortened to n runes.
+func cut(s string, n int) string { return core.Cut(strings.Join(strings.Fields(s), " "), n) }
 
 // inboxDismiss dismisses through the window when one is open (its inbox updates at once),
 // else in the database.

@@ -30,13 +30,13 @@ type Hub struct {
 	mu       sync.Mutex
 	peers    map[uint64]*peer
 	seq      uint64
-	watchers map[uint64]func()
+	watchers tools.Watchers
 	unwatch  func()
 }
 
 // NewHub builds the window's inbox on its own process's.
 func NewHub(local *Local) *Hub {
-	h := &Hub{local: local, db: local.DB, peers: map[uint64]*peer{}, watchers: map[uint64]func(){}}
+	h := &Hub{local: local, db: local.DB, peers: map[uint64]*peer{}}
 	h.unwatch = local.Approver.Watch(h.Changed)
 	return h
 }
@@ -47,31 +47,10 @@ func (h *Hub) Close() { h.unwatch() }
 // Watch calls f, with no lock held, each time the inbox may have changed: a call started or
 // stopped waiting here or in a registered process, a process registered or went away, a run
 // was dismissed, or Changed was called (a run ended). It returns the cancel.
-func (h *Hub) Watch(f func()) (cancel func()) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.seq++
-	id := h.seq
-	h.watchers[id] = f
-	return func() {
-		h.mu.Lock()
-		delete(h.watchers, id)
-		h.mu.Unlock()
-	}
-}
+func (h *Hub) Watch(f func()) (cancel func()) { return h.watchers.Add(f) }
 
 // Changed tells the watchers the inbox may have changed.
-func (h *Hub) Changed() {
-	h.mu.Lock()
-	fs := make([]func(), 0, len(h.watchers))
-	for _, f := range h.watchers {
-		fs = append(fs, f)
-	}
-	h.mu.Unlock()
-	for _, f := range fs {
-		f()
-	}
-}
+func (h *Hub) Changed() { h.watchers.Notify() }
 
 func (h *Hub) holders() []holder {
 	h.mu.Lock()
@@ -147,7 +126,8 @@ func EndedRuns(ctx context.Context, db *store.DB) ([]Ended, error) {
 }
 
 // find is the waiting call callID (of session sessionID, or of any session when "") and
-// whoever holds it, with every other waiting call and their holders.
+// whoever holds it: ErrNotPending when none waits, ErrInvalid when calls of two sessions
+// have that id and no session was named.
 func (h *Hub) find(ctx context.Context, sessionID, callID string) (Approval, holder, error) {
 	as, hs := h.approvals(ctx)
 	found := -1
@@ -184,10 +164,12 @@ func (h *Hub) Answer(ctx context.Context, ans Answer) error {
 // AlwaysPreview is what "Always allow" of a waiting call with scope (session, folder,
 // everywhere) would save, and every other waiting call, in any process, it would approve.
 func (h *Hub) AlwaysPreview(ctx context.Context, sessionID, callID, scope string) (RulePreview, error) {
-	p, _, err := h.preview(ctx, sessionID, callID, scope)
+	p, err := h.preview(ctx, sessionID, callID, scope)
 	return p.RulePreview, err
 }
 
+// preview is a RulePreview with what AlwaysAllow needs to carry it out: the call, the rule
+// to save, and who holds the call and each of the others.
 type preview struct {
 	RulePreview
 	target Approval
@@ -196,20 +178,20 @@ type preview struct {
 	others []holder
 }
 
-func (h *Hub) preview(ctx context.Context, sessionID, callID, scope string) (preview, bool, error) {
+func (h *Hub) preview(ctx context.Context, sessionID, callID, scope string) (preview, error) {
 	sc, err := ruleScope(scope)
 	if err != nil {
-		return preview{}, false, err
+		return preview{}, err
 	}
 	target, hd, err := h.find(ctx, sessionID, callID)
 	if err != nil {
-		return preview{}, false, err
+		return preview{}, err
 	}
 	in := stack.SuggestRule(target.SessionID, target.pending().Call)
 	in.Scope = sc
 	rule := stack.NewRule(in, store.Session{ID: target.SessionID, Workspace: target.Workspace})
 	if rule.ScopeID == "" {
-		return preview{}, false, fmt.Errorf("%w: session %s has no folder to scope the rule to", ErrInvalid, target.SessionID)
+		return preview{}, fmt.Errorf("%w: session %s has no folder to scope the rule to", ErrInvalid, target.SessionID)
 	}
 	p := preview{RulePreview: RulePreview{Rule: store.RuleText(rule.Effect, rule.Tool, rule.Pattern, rule.Scope),
 		Scope: scope, Others: []Approval{}}, target: target, rule: rule, holder: hd}
@@ -222,14 +204,14 @@ func (h *Hub) preview(ctx context.Context, sessionID, callID, scope string) (pre
 		}
 		ok, err := h.local.Approver.WouldAllow(ctx, candidate, a.pending())
 		if err != nil {
-			return preview{}, false, err
+			return preview{}, err
 		}
 		if ok {
 			p.Others = append(p.Others, a)
 			p.others = append(p.others, hs[i])
 		}
 	}
-	return p, true, nil
+	return p, nil
 }
 
 // AlwaysAllow saves the rule AlwaysPreview shows, approves the call (the rule is saved only
@@ -237,7 +219,7 @@ func (h *Hub) preview(ctx context.Context, sessionID, callID, scope string) (pre
 // matches, in whichever process holds each. It returns how many calls it approved; a call
 // answered elsewhere meanwhile is not counted.
 func (h *Hub) AlwaysAllow(ctx context.Context, sessionID, callID, scope string) (int, error) {
-	p, _, err := h.preview(ctx, sessionID, callID, scope)
+	p, err := h.preview(ctx, sessionID, callID, scope)
 	if err != nil {
 		return 0, err
 	}
@@ -268,11 +250,4 @@ func (h *Hub) Dismiss(ctx context.Context, runID string) error {
 	}
 	h.Changed()
 	return nil
-}
-
-// Holds reports whether callID (of sessionID, or any session when "") waits here or in a
-// registered process.
-func (h *Hub) Holds(ctx context.Context, sessionID, callID string) bool {
-	_, _, err := h.find(ctx, sessionID, callID)
-	return err == nil
 }

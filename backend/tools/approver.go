@@ -103,8 +103,8 @@ type Approver struct {
 	mu      sync.Mutex
 	seq     uint64
 	pending map[pendingKey]*waiter
-	// watchers are told, without a lock held, each time a call starts or stops waiting.
-	watchers map[uint64]func()
+	// watchers are told each time a call starts or stops waiting.
+	watchers Watchers
 }
 
 type pendingKey struct{ session, call string }
@@ -236,29 +236,43 @@ func (a *Approver) All() []Pending {
 // Watch calls f each time a call starts or stops waiting for the person, in any session,
 // until the returned cancel is called. f runs with no lock held, on the goroutine that made
 // the change: it must return promptly and may call the Approver.
-func (a *Approver) Watch(f func()) (cancel func()) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.watchers == nil {
-		a.watchers = map[uint64]func(){}
+func (a *Approver) Watch(f func()) (cancel func()) { return a.watchers.Add(f) }
+
+func (a *Approver) changed() { a.watchers.Notify() }
+
+// Watchers is a set of functions to call when something changed. The zero value is empty and
+// ready; it is safe for concurrent use.
+type Watchers struct {
+	mu  sync.Mutex
+	seq uint64
+	fs  map[uint64]func()
+}
+
+// Add adds f until the returned cancel is called.
+func (w *Watchers) Add(f func()) (cancel func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fs == nil {
+		w.fs = map[uint64]func(){}
 	}
-	a.seq++
-	id := a.seq
-	a.watchers[id] = f
+	w.seq++
+	id := w.seq
+	w.fs[id] = f
 	return func() {
-		a.mu.Lock()
-		delete(a.watchers, id)
-		a.mu.Unlock()
+		w.mu.Lock()
+		delete(w.fs, id)
+		w.mu.Unlock()
 	}
 }
 
-func (a *Approver) changed() {
-	a.mu.Lock()
-	fs := make([]func(), 0, len(a.watchers))
-	for _, f := range a.watchers {
+// Notify calls every function, with no lock held (one may Add or cancel).
+func (w *Watchers) Notify() {
+	w.mu.Lock()
+	fs := make([]func(), 0, len(w.fs))
+	for _, f := range w.fs {
 		fs = append(fs, f)
 	}
-	a.mu.Unlock()
+	w.mu.Unlock()
 	for _, f := range fs {
 		f()
 	}
