@@ -54,7 +54,7 @@ func anthropicBody(model string, req Request, o Origin, budget int) (*WireBody, 
 	} else {
 		fmt.Fprintf(b, `,"max_tokens":%d,"stream":true`, maxTokens)
 	}
-	tools, err := req.Cache.encodeTools(KindAnthropic, req.Tools, anthropicTools)
+	tools, err := req.Cache.encodeTools(KindAnthropic, req.Tools, anthropicTools.write)
 	if err != nil {
 		return nil, err
 	}
@@ -124,22 +124,14 @@ func addUnits(w *WireBody, units []unit) {
 	}
 }
 
-func anthropicTools(b *bytes.Buffer, tools []ToolSpec) error {
-	return writeTools(b, tools, func(t ToolSpec, params json.RawMessage, last bool) {
-		b.WriteString(`{"name":`)
-		writeString(b, t.Name)
-		if t.Description != "" {
-			b.WriteString(`,"description":`)
-			writeString(b, t.Description)
-		}
-		b.WriteString(`,"input_schema":`)
-		b.Write(params)
+// anthropicTools are the Messages API's tools, the last one marked for the prompt cache.
+var anthropicTools = toolFormat{open: "{", params: "input_schema", str: func(b *bytes.Buffer, s string) { writeString(b, s) },
+	close: func(last bool) string {
 		if last {
-			b.WriteString(CacheMarker)
+			return CacheMarker + "}"
 		}
-		b.WriteByte('}')
-	})
-}
+		return "}"
+	}}
 
 // foreignToolLoop reports whether the conversation ends in a tool loop (the last assistant
 // turn called tools and only their results follow) whose assistant turn another origin made.

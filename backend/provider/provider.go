@@ -449,7 +449,7 @@ func buildBody(model string, units []unit, req Request, extra []byte) (*WireBody
 	}
 	var tail bytes.Buffer
 	tail.WriteString(`],"stream":true,"stream_options":{"include_usage":true}`)
-	tools, err := req.Cache.encodeTools(KindOpenAI, req.Tools, openAITools)
+	tools, err := req.Cache.encodeTools(KindOpenAI, req.Tools, openAITools.write)
 	if err != nil {
 		return nil, err
 	}
@@ -463,24 +463,21 @@ func buildBody(model string, units []unit, req Request, extra []byte) (*WireBody
 	return w, nil
 }
 
-func openAITools(b *bytes.Buffer, tools []ToolSpec) error {
-	return writeTools(b, tools, func(t ToolSpec, params json.RawMessage, _ bool) {
-		b.WriteString(`{"type":"function","function":{"name":`)
-		writeJSON(b, t.Name)
-		if t.Description != "" {
-			b.WriteString(`,"description":`)
-			writeJSON(b, t.Description)
-		}
-		b.WriteString(`,"parameters":`)
-		b.Write(params)
-		b.WriteString(`}}`)
-	})
+// toolFormat is how a wire format writes the "tools" array of a request (nothing when there
+// are none): each tool opens with open, then its name and description are written by str,
+// its parameters' schema goes under params (none is an object without properties; invalid
+// JSON is an error), and close says what closes it, told whether it is the last.
+type toolFormat struct {
+	open, params string
+	str          func(b *bytes.Buffer, s string)
+	close        func(last bool) string
 }
 
-// writeTools writes a request's "tools" array (nothing when there are none): each tool's
-// parameters checked (none is an object without properties; invalid JSON is an error), then
-// the tool written by one in its wire format, told whether it is the last.
-func writeTools(b *bytes.Buffer, tools []ToolSpec, one func(t ToolSpec, params json.RawMessage, last bool)) error {
+// openAITools are Chat Completions functions.
+var openAITools = toolFormat{open: `{"type":"function","function":{`, params: "parameters", str: writeJSON,
+	close: func(bool) string { return "}}" }}
+
+func (f toolFormat) write(b *bytes.Buffer, tools []ToolSpec) error {
 	if len(tools) == 0 {
 		return nil
 	}
@@ -495,7 +492,15 @@ func writeTools(b *bytes.Buffer, tools []ToolSpec, one func(t ToolSpec, params j
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		one(t, params, i == len(tools)-1)
+		b.WriteString(f.open + `"name":`)
+		f.str(b, t.Name)
+		if t.Description != "" {
+			b.WriteString(`,"description":`)
+			f.str(b, t.Description)
+		}
+		b.WriteString(`,"` + f.params + `":`)
+		b.Write(params)
+		b.WriteString(f.close(i == len(tools)-1))
 	}
 	b.WriteByte(']')
 	return nil
