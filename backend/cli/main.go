@@ -43,8 +43,9 @@ func commandList() string { return strings.Join(Commands, ", ") }
 const Usage = `usage: loopdesk [FOLDER]                open the window (a new session in FOLDER)
        loopdesk run [flags] PROMPT       run the agent headless in a workspace
        loopdesk sessions list|show|fork|search|export|import|delete|changes|restore|totals ...
-       loopdesk inbox [--json] [--db PATH]   what waits for you: calls to approve, runs that ended
+       loopdesk inbox [--json] [--db PATH]
        loopdesk inbox dismiss RUN_ID [--db PATH]
+                                         what waits for you: calls to approve, runs that ended
        loopdesk approve CALL_ID [--session ID] [--always session|folder|everywhere] [--db PATH]
        loopdesk deny CALL_ID [--session ID] [--reason TEXT] [--db PATH]
                                          answer a waiting call in whichever process holds it
