@@ -116,7 +116,7 @@ test-frontend: .stamps/npm-frontend
 test-e2e: deps-test .stamps/npm-mcp $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-exec $(BIN)/fakeai
 	xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-concurrency=1 e2e/tests/
 
-bench: deps .stamps/system-test .stamps/npm-acp $(BIN)/loopdesk
+bench: deps .stamps/system-test .stamps/npm-acp $(BIN)/loopdesk $(BIN)/loopdesk-dev $(BIN)/fakeai
 	scripts/bench.sh
 
 # Regenerates the page's types (frontend/src/api/wire.ts) and the bound methods' stubs typed

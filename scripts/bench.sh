@@ -42,4 +42,9 @@ scripts/bench-window.sh 8 2>&1 | tee -a "$out"
 # reply streams, per WebKit GPU policy.
 echo "== scripts/bench-memory.sh all" | tee -a "$out"
 scripts/bench-memory.sh all 2>&1 | tee -a "$out"
+# The inbox: a call waiting in a background session on screen in the inbox (p95 <= 100 ms), and
+# approving from the inbox against the session's own card (x_inbox_vs_card <= 1.2); needs
+# build/bin/loopdesk-dev and build/bin/fakeai.
+echo "== scripts/bench-inbox.sh 20" | tee -a "$out"
+scripts/bench-inbox.sh 20 2>&1 | grep -E '^(arrive|approve|x_)' | tee -a "$out"
 echo "wrote $out"
