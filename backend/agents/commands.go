@@ -98,18 +98,13 @@ func readCommand(path string) Command {
 		}
 		return c
 	}
-	head, body, err := splitFrontMatter(b)
+	fm, body, err := decodeFrontMatter[commandFrontMatter](b, splitFrontMatter, "front matter is not valid YAML: ")
 	switch {
 	case errors.Is(err, errNoFrontMatter):
 		c.Body = body
 		return c
 	case err != nil:
 		c.Error = err.Error()
-		return c
-	}
-	var fm commandFrontMatter
-	if err := yaml.Unmarshal(head, &fm); err != nil {
-		c.Error = "front matter is not valid YAML: " + err.Error()
 		return c
 	}
 	c.Description, c.ArgumentHint, c.Body = fm.Description, hint(fm.ArgumentHint), body

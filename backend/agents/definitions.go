@@ -103,8 +103,7 @@ func Valid(defs []Definition) []Definition {
 
 // agentFrontMatter is what a definition's front matter may hold.
 type agentFrontMatter struct {
-	Name        string    `yaml:"name"`
-	Description string    `yaml:"description"`
+	named       `yaml:",inline"`
 	Tools       yaml.Node `yaml:"tools"`
 	Model       string    `yaml:"model"`
 	MaxTurns    *int      `yaml:"max_turns"`
@@ -119,14 +118,9 @@ func readDefinition(path string) Definition {
 		d.Error = err.Error()
 		return d
 	}
-	head, body, err := splitAgentFile(b)
+	fm, body, err := decodeFrontMatter[agentFrontMatter](b, splitAgentFile, "front matter: ")
 	if err != nil {
 		d.Error = err.Error()
-		return d
-	}
-	var fm agentFrontMatter
-	if err := yaml.Unmarshal(head, &fm); err != nil {
-		d.Error = "front matter: " + err.Error()
 		return d
 	}
 	d.Prompt = strings.TrimSpace(body)

@@ -110,9 +110,29 @@ func Skills(personalDir, folder string) []Skill {
 // frontMatter is a SKILL.md header. allowed-tools is a space-separated string in the
 // specification; Claude Code also accepts a list.
 type frontMatter struct {
-	Name         string    `yaml:"name"`
-	Description  string    `yaml:"description"`
+	named        `yaml:",inline"`
 	AllowedTools yaml.Node `yaml:"allowed-tools"`
+}
+
+// decodeFrontMatter splits a file's bytes with split and decodes the front matter into an F,
+// the body beside it. The error is split's (with the body when split gives one), or the YAML's
+// after yamlPrefix.
+func decodeFrontMatter[F any](b []byte, split func([]byte) ([]byte, string, error), yamlPrefix string) (F, string, error) {
+	var fm F
+	head, body, err := split(b)
+	if err != nil {
+		return fm, body, err
+	}
+	if err := yaml.Unmarshal(head, &fm); err != nil {
+		return fm, body, errors.New(yamlPrefix + err.Error())
+	}
+	return fm, body, nil
+}
+
+// named is what a skill's and an agent's front matter both start with.
+type named struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
 }
 
 func readSkill(dir string) Skill {
@@ -124,14 +144,9 @@ func readSkill(dir string) Skill {
 	}
 	sum := sha256.Sum256(b)
 	s.SHA256 = hex.EncodeToString(sum[:])
-	head, body, err := splitFrontMatter(b)
+	fm, body, err := decodeFrontMatter[frontMatter](b, splitFrontMatter, "front matter is not valid YAML: ")
 	if err != nil {
 		s.Error = err.Error()
-		return s
-	}
-	var fm frontMatter
-	if err := yaml.Unmarshal(head, &fm); err != nil {
-		s.Error = "front matter is not valid YAML: " + err.Error()
 		return s
 	}
 	s.Name, s.Description, s.Body = fm.Name, strings.TrimSpace(fm.Description), body
