@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/inbox"
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
@@ -20,6 +22,15 @@ func registerInbox(ctx context.Context, dbPath string, st *stack.Stack, origin i
 	if err != nil {
 		return nil
 	}
+	// A run that ends here is in the window's ended list at once (an acp process outlives its
+	// runs): telling the window anything makes it read that list again.
+	sub, cancel := context.WithCancel(ctx)
+	go func() { <-reg.Done(); cancel() }()
+	st.Runner.Bus().Subscribe(sub, "", func(ev bus.Event) {
+		if ev.Type == core.EventRunFinished {
+			reg.Changed()
+		}
+	})
 	return reg
 }
 
