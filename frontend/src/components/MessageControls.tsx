@@ -4,6 +4,7 @@ import type { Versions } from '../state/versions';
 import type { AbandonedFiles, ImageRef } from '../api/types';
 import { useBranchFiles } from '../hooks/useBranchFiles';
 import { RowImages } from './Images';
+import { CancelButton } from './CancelButton';
 
 /**
  * What the conversation's message controls do; App wires them to Go. Every edit or
@@ -152,9 +153,7 @@ export function UserMessage({ seq, text, command, images, excluded, className, v
             <button type="submit" className="primary" disabled={busy || !draft.trim()}>
               Send edit
             </button>
-            <button type="button" onClick={() => setDraft(null)}>
-              Cancel
-            </button>
+            <CancelButton onCancel={() => setDraft(null)} />
           </span>
         </form>
       )}
@@ -215,9 +214,7 @@ export function ReplyActions({ seq, text, final, versions, controls }: { seq: nu
           <button type="button" className="primary" disabled={busy} autoFocus onClick={() => void regenerate(branch.restore)}>
             Regenerate
           </button>
-          <button type="button" onClick={() => setAsking(false)}>
-            Cancel
-          </button>
+          <CancelButton onCancel={() => setAsking(false)} />
         </span>
       </div>
     );

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { PinnedPlan as Pinned, Plan, PlanStep, StepStatus } from '../api/types';
+import { CancelButton } from './CancelButton';
 
 /** A plan being edited: its steps are always a list (Go may send none as null). */
 type Draft = Plan & { plan: PlanStep[] };
@@ -88,9 +89,7 @@ function PlanEditor({ draft, error, onChange, onCancel, onSave }: EditorProps) {
         <button type="button" className="small" onClick={() => onChange({ ...draft, plan: [...draft.plan, { step: '', status: 'pending' }] })}>
           Add step
         </button>
-        <button type="button" className="small" onClick={onCancel}>
-          Cancel
-        </button>
+        <CancelButton onCancel={onCancel} small />
         <button type="button" className="small primary" onClick={onSave}>
           Save plan
         </button>

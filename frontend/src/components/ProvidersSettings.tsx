@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { ConnectionResult, KeyOrigin, Provider, ProviderInfo, ProviderKind } from '../api/types';
 import { useProviders } from '../hooks/useProviders';
 import { submitted } from '../lib/forms';
+import { CancelButton } from './CancelButton';
 
 /**
  * Settings → Providers: every provider a session can use — "default" (the endpoint above) and
@@ -279,9 +280,7 @@ function ProviderForm({
         <button type="submit" className="primary">
           {initial ? 'Apply' : 'Add'}
         </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
+        <CancelButton onCancel={onCancel} />
         {problem && (
           <span role="alert" className="bad">
             {problem}

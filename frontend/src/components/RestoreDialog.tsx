@@ -1,6 +1,7 @@
 import type { RestorePlan } from '../api/types';
 import { useRestore } from '../hooks/useCheckpoints';
 import { undoText } from '../state/checkpoints';
+import { CancelButton } from './CancelButton';
 
 interface Props {
   sessionID: string;
@@ -86,9 +87,7 @@ export function RestoreDialog({ sessionID, seq, path, onClose, onRestored }: Pro
           <button type="button" className="primary" disabled={busy || !plan || nothing || kept.length === restored.length} onClick={() => void run()}>
             Restore
           </button>
-          <button type="button" autoFocus onClick={onClose}>
-            Cancel
-          </button>
+          <CancelButton onCancel={onClose} autoFocus />
         </div>
       </div>
     </div>

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { RuleEffect, RuleInput, RuleScope } from '../api/types';
 import { submitted } from '../lib/forms';
+import { CancelButton } from './CancelButton';
 
 interface Props {
   rule: RuleInput;
@@ -54,9 +55,7 @@ export function RuleDialog({ rule, busy, effect = 'allow', onSave, onCancel }: P
         <button type="submit" className="primary" disabled={busy || !tool.trim()}>
           {allow ? 'Save rule and approve' : 'Save rule and deny'}
         </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
+        <CancelButton onCancel={onCancel} />
       </div>
     </form>
   );

@@ -3,6 +3,7 @@ import type { RuleEffect, RuleInput, RuleScope, RuleView } from '../api/types';
 import { EditableTable, type Column } from './EditableTable';
 import { ruleText } from './RuleDialog';
 import { submitted } from '../lib/forms';
+import { CancelButton } from './CancelButton';
 
 interface Props {
   /** As Go lists them: a rule and its forks' copies are one row; Edit and Delete act on all. */
@@ -88,9 +89,7 @@ function EditingRule({ rule, onSave, onCancel }: { rule: RuleView; onSave: (d: D
         <button type="button" className="small primary" disabled={!edit.tool.trim()} onClick={() => onSave(edit)}>
           Save rule
         </button>
-        <button type="button" className="small" onClick={onCancel}>
-          Cancel
-        </button>
+        <CancelButton onCancel={onCancel} small />
       </td>
     </tr>
   );

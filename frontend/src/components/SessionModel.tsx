@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { useProviderInfos } from '../hooks/useProviders';
 import { submitted } from '../lib/forms';
+import { CancelButton } from './CancelButton';
 
 interface Props {
   /** What the session's next run uses. */
@@ -80,9 +81,7 @@ export function SessionModel({ provider, model, onSet }: Props) {
       <button type="submit" className="small primary" disabled={busy || !mod.trim()}>
         Use for the next run
       </button>
-      <button type="button" className="small" onClick={() => setOpen(false)}>
-        Cancel
-      </button>
+      <CancelButton onCancel={() => setOpen(false)} small />
       {(error || listError) && (
         <span role="alert" className="bad">
           {error || listError}
