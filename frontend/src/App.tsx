@@ -2,6 +2,8 @@ import { lazy, Suspense, useState, type CSSProperties } from 'react';
 import type { Hit, Settings, Theme } from './api/types';
 import { CheckpointProvider } from './components/CheckpointContext';
 import { SessionBrowser } from './components/SessionBrowser';
+import { ArchivedGroup, OrganiseBar, listOrganise } from './components/Organise';
+import { useOrganise } from './hooks/useOrganise';
 import { BoardFilters, SessionStep } from './components/Board';
 import { Inbox } from './components/Inbox';
 import { useInboxPanel, type InboxPanel } from './hooks/useInbox';
@@ -41,7 +43,8 @@ export function App() {
   const [actionError, setActionError] = useState('');
   const list = useSessions();
   const chat = useSession(selected, list.refresh);
-  const current = list.sessions.find((s) => s.id === selected);
+  // An archived session is not in the list; it opens all the same, as OpenSession read it.
+  const current = list.sessions.find((s) => s.id === selected) ?? (chat.session?.id === selected && chat.session ? { ...chat.session, running: false } : undefined);
   // The list is read again after every send and run, so it knows the scratch
   // folder Go gives a session on its first message; OpenSession's copy may not.
   const record = current ?? chat.session;
@@ -73,7 +76,7 @@ export function App() {
       <CloseDialog />
       {!nav.showSettings && <SkipLinks pending={chat.pending.length > 0} />}
       <CheckpointProvider sessionID={selected} rows={chat.rows} live={chat.changes} onForked={act.forkedWithFiles} onError={setActionError}>
-        <Sessions list={list} selected={selected} open={openHere} inbox={inbox} onNew={act.newSession} onImport={act.importSession} onSettings={() => nav.setShowSettings(true)} />
+        <Sessions list={list} selected={selected} open={openHere} inbox={inbox} onNew={act.newSession} onImport={act.importSession} onSettings={() => nav.setShowSettings(true)} onClosed={() => nav.setSelected(null)} />
         {nav.showSettings ? (
           <SettingsView
             banner={banner}
@@ -133,11 +136,14 @@ interface SessionsProps {
   onNew: () => void;
   onImport: () => void;
   onSettings: () => void;
+  /** The open session was deleted. */
+  onClosed: () => void;
 }
 
 /** The session list and its search, filtered by the board's states, and the Inbox button. */
-function Sessions({ list, selected, open, inbox, onNew, onImport, onSettings }: SessionsProps) {
+function Sessions({ list, selected, open, inbox, onNew, onImport, onSettings, onClosed }: SessionsProps) {
   const search = useSearch();
+  const org = useOrganise({ selected, open, refresh: list.refresh, onClosed });
   const board = useBoard(list.sessions, list.refresh);
   const waiting = inbox.approvals.length;
   return (
@@ -153,6 +159,9 @@ function Sessions({ list, selected, open, inbox, onNew, onImport, onSettings }: 
         </div>
       }
       detail={(s) => <SessionStep activity={board.activity[s.id]} />}
+      organise={listOrganise(org)}
+      organiseBar={<OrganiseBar o={org} />}
+      archived={<ArchivedGroup o={org} selected={selected} onOpen={open} />}
       selected={selected}
       query={search.query}
       onQuery={search.setQuery}

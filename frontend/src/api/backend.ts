@@ -11,6 +11,10 @@ import * as WindowService from '../../wailsjs/go/desktop/Window';
 import * as Lifecycle from '../../wailsjs/go/desktop/Lifecycle';
 import { BrowserOpenURL, ClipboardSetText, EventsOn, WindowSetTitle } from '../../wailsjs/runtime/runtime';
 import type {
+  Deleted,
+  FileSize,
+  OutputLines,
+  Size,
   Activity,
   InboxAnswer,
   InboxView,
@@ -165,6 +169,26 @@ export const api = {
   forkFolderOf: (id: string): Promise<ForkFolder> => Sessions.ForkFolderOf(id),
   /** Deletes a fork session and the folder (worktree, branch) made for it; returns the folder. */
   deleteSessionAndFolder: (id: string): Promise<string> => Sessions.DeleteSessionAndFolder(id),
+  /** The archived sessions: the list's "Show archived". */
+  listArchived: (): Promise<SessionSummary[]> => list<SessionSummary>(Sessions.ListArchived()),
+  /** Archives (or brings back) sessions, all or none. */
+  archiveSessions: (ids: string[], archived: boolean): Promise<void> => Sessions.ArchiveSessions(ids, archived),
+  /** Puts sessions in a project ("" for none), all or none. */
+  moveToProject: (ids: string[], project: string): Promise<void> => Sessions.MoveToProject(ids, project),
+  projects: (): Promise<string[]> => list<string>(Sessions.Projects()),
+  /** Deletes sessions; what each took with it, and a fork folder kept with its reason. */
+  deleteSessions: (ids: string[]): Promise<Deleted[]> => list<Deleted>(Sessions.DeleteSessions(ids)),
+  /** Exports sessions into a folder the person picks; "" when cancelled. */
+  exportSessions: (ids: string[]): Promise<string> => Sessions.ExportSessions(ids),
+  /** What a session takes in the database. */
+  sessionSize: (id: string): Promise<Size> => Sessions.SessionSize(id),
+  /** The database's files on disk. */
+  databaseSize: (): Promise<FileSize> => Sessions.DatabaseSize(),
+  /** Rewrites the database without its free space; refused while a run goes. */
+  compactDatabase: (): Promise<FileSize> => Sessions.CompactDatabase(),
+  /** Lines from..to (to excluded; 0: to the end) of a tool result the page got cut. */
+  toolOutput: (sessionID: string, seq: number, from: number, to: number): Promise<OutputLines> =>
+    Sessions.ToolOutput(sessionID, seq, from, to),
   /** Fork folders whose session is gone, largest first. */
   orphanForks: (): Promise<Orphan[]> => list<Orphan>(Sessions.OrphanForks()),
   removeOrphanFork: (forkID: string): Promise<string> => Sessions.RemoveOrphanFork(forkID),

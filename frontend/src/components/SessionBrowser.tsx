@@ -1,6 +1,8 @@
 import { useMemo, type ReactNode } from 'react';
 import type { Hit, SessionSummary } from '../api/types';
 import { formatTime, splitSnippet } from '../lib/format';
+import { groupByProject, shownOrder } from '../state/organise';
+import type { ListOrganise } from './Organise';
 
 interface Props {
   sessions: SessionSummary[];
@@ -20,6 +22,10 @@ interface Props {
   filter?: ReactNode;
   /** Under a session's title (its current step while it runs). */
   detail?: (s: SessionSummary) => ReactNode;
+  /** Projects, multi-select and drag (Organise.tsx); the bar over the list, the archived under it. */
+  organise?: ListOrganise;
+  organiseBar?: ReactNode;
+  archived?: ReactNode;
 }
 
 interface Node {
@@ -65,16 +71,13 @@ export function lineage(sessions: SessionSummary[]): Node[] {
  * snippets, and every session grouped by recency with forks under their parent.
  */
 export function SessionBrowser(props: Props) {
-  const { sessions, selected, query, onQuery, hits, searching, searchError, onSelect, onOpenHit, onNew, onImport, onSettings, filter, detail } = props;
+  const { sessions, selected, query, onQuery, hits, searching, searchError, onSelect, onOpenHit, onNew, onImport, onSettings, filter, detail, organise } = props;
   const groups = useMemo(() => {
     const now = new Date();
-    const out = new Map<string, Node[]>();
-    for (const n of lineage(sessions)) {
-      const g = groupOf(n.session.updated_at, now);
-      out.set(g, [...(out.get(g) ?? []), n]);
-    }
-    return GROUPS.filter((g) => out.has(g)).map((g) => ({ name: g, nodes: out.get(g)! }));
+    return groupByProject(lineage(sessions), (iso) => groupOf(iso, now), GROUPS);
   }, [sessions]);
+  const order = useMemo(() => shownOrder(groups), [groups]);
+  const row: RowProps = { selected, onSelect, detail, organise, order };
 
   return (
     <nav className="sessions" aria-label="Sessions">
@@ -93,6 +96,7 @@ export function SessionBrowser(props: Props) {
         <input type="search" aria-label="Search sessions" placeholder="Search sessions" value={query} onChange={(e) => onQuery(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && onQuery('')} />
       </div>
       {filter}
+      {props.organiseBar}
       {query.trim() ? (
         <section className="hits" aria-label="Search results" aria-busy={searching}>
           {searchError && (
@@ -122,16 +126,23 @@ export function SessionBrowser(props: Props) {
       ) : (
         <div className="session-groups">
           {groups.map((g) => (
-            <section key={g.name} aria-label={g.name}>
+            <section
+              key={g.key}
+              aria-label={g.project === null ? g.name : `Project ${g.name}`}
+              className={g.project === null ? undefined : 'project'}
+              onDragOver={organise && ((e) => e.preventDefault())}
+              onDrop={organise && ((e) => organise.drop(e, g.project ?? ''))}
+            >
               <h2>{g.name}</h2>
               <ul>
                 {g.nodes.map((n) => (
-                  <SessionNode key={n.session.id} node={n} selected={selected} onSelect={onSelect} depth={0} detail={detail} />
+                  <SessionNode key={n.session.id} node={n} depth={0} {...row} />
                 ))}
               </ul>
             </section>
           ))}
           {sessions.length === 0 && <p className="empty">No sessions yet.</p>}
+          {props.archived}
         </div>
       )}
       <button type="button" className="settings-link" onClick={onSettings}>
@@ -141,17 +152,31 @@ export function SessionBrowser(props: Props) {
   );
 }
 
-function SessionNode({ node, selected, onSelect, depth, detail }: { node: Node; selected: string | null; onSelect: (id: string) => void; depth: number; detail?: Props['detail'] }) {
+interface RowProps {
+  selected: string | null;
+  onSelect: (id: string) => void;
+  detail?: Props['detail'];
+  organise?: ListOrganise;
+  /** The shown sessions in order, for a Shift-click range. */
+  order: string[];
+}
+
+function SessionNode({ node, depth, ...row }: RowProps & { node: Node; depth: number }) {
+  const { selected, onSelect, detail, organise } = row;
   const s = node.session;
   const current = s.id === selected;
+  const picked = organise?.selected.has(s.id) ?? false;
   return (
     <li>
       <button
         type="button"
-        className={current ? 'session current' : 'session'}
+        className={`session${current ? ' current' : ''}${picked ? ' picked' : ''}`}
         aria-current={current ? 'page' : undefined}
+        aria-pressed={organise ? picked : undefined}
         style={{ paddingLeft: 8 + depth * 14 }}
-        onClick={() => onSelect(s.id)}
+        draggable={Boolean(organise)}
+        onDragStart={organise && ((e) => organise.dragStart(e, s.id))}
+        onClick={(e) => (organise ? organise.click(e, s.id, row.order) : onSelect(s.id))}
       >
         <span className="session-title">
           {depth > 0 && <span className="fork-mark" aria-hidden="true">↳ </span>}
@@ -166,7 +191,7 @@ function SessionNode({ node, selected, onSelect, depth, detail }: { node: Node; 
       {node.forks.length > 0 && (
         <ul className="forks" aria-label={`Forks of ${s.title || 'Untitled'}`}>
           {node.forks.map((f) => (
-            <SessionNode key={f.session.id} node={f} selected={selected} onSelect={onSelect} depth={depth + 1} detail={detail} />
+            <SessionNode key={f.session.id} node={f} depth={depth + 1} {...row} />
           ))}
         </ul>
       )}

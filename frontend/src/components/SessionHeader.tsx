@@ -21,6 +21,8 @@ interface Props {
   onOpenParent: () => void;
   /** The session's sandbox control (SandboxControl). */
   sandbox?: ReactNode;
+  /** Its project and size on disk (Organise.tsx's SessionPlace). */
+  place?: ReactNode;
 }
 
 /** The open session's title and its actions: rename, export, delete (confirmed). */
@@ -36,6 +38,7 @@ export function SessionHeader({
   onExportMarkdown,
   onOpenParent,
   sandbox,
+  place,
   forkFolder,
   onDeleteWithFolder,
 }: Props) {
@@ -97,6 +100,7 @@ export function SessionHeader({
           onSet={onSetModel}
         />
         {sandbox}
+        {place}
         {note && (
           <span role="status" className="ok note-inline">
             {note}
@@ -192,7 +196,8 @@ function ConfirmDelete({ title, forkFolder, onDelete, onDeleteWithFolder, onClos
       </p>
       {forkFolder && (
         <p>
-          Its folder <code>{forkFolder}</code> is kept unless you remove it too (with its git worktree and branch).
+          Its folder <code>{forkFolder}</code> goes too (with its git worktree and branch) unless it holds work neither committed nor brought back; remove it
+          anyway with the second button.
         </p>
       )}
       <div className="row">

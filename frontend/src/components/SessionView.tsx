@@ -16,6 +16,8 @@ import { PinnedPlan } from './PinnedPlan';
 import { SandboxControl, SandboxNotice } from './SandboxControl';
 import { SessionBudgets } from './SessionBudgets';
 import { SessionHeader } from './SessionHeader';
+import { SessionPlace } from './Organise';
+import { useSessionPlace } from '../hooks/useOrganise';
 import type { Tab } from './SidePanel';
 import { StatusLine } from './StatusLine';
 import { SteerBar } from './SteerBar';
@@ -109,6 +111,7 @@ function SessionTop({ selected, current, settings, list, chat, view, open, onClo
     if (ok) onClosed();
     return ok;
   };
+  const place = useSessionPlace(selected, chat.rows.length, list.refresh);
   return (
     <>
       <SessionHeader
@@ -126,6 +129,7 @@ function SessionTop({ selected, current, settings, list, chat, view, open, onClo
         onDeleteWithFolder={async () => (selected ? removed(await list.removeWithFolder(selected)) : false)}
         onOpenParent={() => current?.parent_id && open(current.parent_id, current.fork_seq)}
         sandbox={<SandboxControl view={view.sandbox.view} error={view.sandbox.error} lastRun={view.lastRun?.sandbox} onSave={view.sandbox.save} />}
+        place={current && <SessionPlace project={current.project ?? ''} projects={place.projects} size={place.size} onMove={(p) => void place.move(p)} />}
       />
       {current && (
         <SteerBar

@@ -12,6 +12,8 @@ import { SkillsSettings } from './SkillsSettings';
 import { EffectiveSettings } from './EffectiveSettings';
 import { PricesTable, SAVED_BY_SAVE, SettingsNav, SettingsSection, WindowsTable } from './SettingsSections';
 import { nonNegative } from './EditableTable';
+import { DatabaseTotal } from './Organise';
+import { useDatabaseSize } from '../hooks/useOrganise';
 
 interface Props {
   settings: Settings | null;
@@ -91,6 +93,9 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
         </SettingsSection>
         <SettingsSection id="agents">
           <AgentsSettings sessionID={session} />
+        </SettingsSection>
+        <SettingsSection id="storage">
+          <Storage />
         </SettingsSection>
       </div>
       <SaveBar onSave={() => void f.save()} onClose={onClose && settings?.configured ? onClose : undefined} saved={f.saved} error={f.error} />
@@ -307,4 +312,9 @@ function EndpointFields({ presets, baseURL, setBaseURL, apiKey, setApiKey, clear
       </div>
     </>
   );
+}
+
+function Storage() {
+  const db = useDatabaseSize();
+  return <DatabaseTotal size={db.size} busy={db.busy} error={db.error} onCompact={() => void db.compact()} />;
 }

@@ -11,6 +11,7 @@ import { DiffView } from './LazyDiffView';
 import { FileChanges } from './FileChanges';
 import { RuleDialog } from './RuleDialog';
 import { CopyButton } from './MessageControls';
+import { PagedOutput, resultLines } from './PagedOutput';
 import { isTyping } from '../hooks/useShortcuts';
 
 /** What a card needs from the session to act on a pending call. */
@@ -19,6 +20,8 @@ export interface CardActions {
   suggestRule: (callID: string) => Promise<RuleInput | null>;
   /** The file's current content, or null when it does not exist. */
   readFile: (path: string) => Promise<string | null>;
+  /** The whole output of the tool result at row seq, which the page got cut (PagedOutput). */
+  moreOutput?: (seq: number) => Promise<string | null>;
 }
 
 interface Props {
@@ -106,7 +109,7 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
       {call.name === 'run_shell_command' && !denied && <SandboxNote pending={pending} result={result?.payload} />}
       {call.name === 'task' && <TaskProgress callId={call.id} args={args as { description?: string; agent?: string } | null} done={Boolean(result)} />}
       {approval && <ApprovalNote approval={approval} />}
-      <CallRecord call={call} ran={ran} approval={approval} hooks={hooks} output={output} result={result} />
+      <CallRecord call={call} ran={ran} approval={approval} hooks={hooks} output={output} result={result} more={actions.moreOutput} />
       {pending && (
         <div className="approval" role="group" aria-label="Approval">
           {pending.note && (
@@ -167,8 +170,8 @@ function ApprovalNote({ approval }: { approval: NonNullable<Props['approval']> }
 }
 
 /** What happened to the call: its hooks, the review or edit before it ran, its output and result. */
-function CallRecord({ call, ran, approval, hooks, output, result }: Pick<Props, 'call' | 'approval' | 'hooks' | 'output' | 'result'> & { ran: string }) {
-  const lines = result ? result.payload.content.split('\n').length : 0;
+function CallRecord({ call, ran, approval, hooks, output, result, more }: Pick<Props, 'call' | 'approval' | 'hooks' | 'output' | 'result'> & { ran: string; more?: CardActions['moreOutput'] }) {
+  const lines = result ? resultLines(result.payload) : 0;
   return (
     <>
       {hooks && hooks.length > 0 && (
@@ -198,7 +201,7 @@ function CallRecord({ call, ran, approval, hooks, output, result }: Pick<Props, 
           <summary>
             Result{result.payload.is_error ? ' (error)' : ''} · {lines} line{lines === 1 ? '' : 's'}
           </summary>
-          <pre>{result.payload.content}</pre>
+          <PagedOutput payload={result.payload} seq={result.seq} more={more} />
         </details>
       )}
       {result && <FileChanges seq={result.seq} />}

@@ -76,6 +76,15 @@ export function useCardActions(selected: string | null, decide: SessionHook['dec
           return null;
         }
       },
+      moreOutput: async (seq: number) => {
+        if (!selected) return null;
+        try {
+          return (await api.toolOutput(selected, seq, 0, 0)).text;
+        } catch (e) {
+          onError(errorMessage(e));
+          return null;
+        }
+      },
     }),
     [decide, selected, onError],
   );

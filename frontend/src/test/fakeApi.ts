@@ -142,6 +142,8 @@ export function makeFakeApi() {
     ui: { panel_width: 0, last_session: '', zoom: 1 } as UIState,
     focused: [] as boolean[],
     exportPath: '/home/me/session.jsonl',
+    /** The whole content of a tool result the page got cut (session:seq), for toolOutput. */
+    fullOutputs: new Map<string, string>(),
     connection: { ok: true, models: ['fake-model', 'other-model'], error: '' } as ConnectionResult,
     sendError: null as null | { code: string; message: string },
     suggestion: null as null | RuleInput,
@@ -346,7 +348,41 @@ export function makeFakeApi() {
       return { ...state.hooks };
     }),
 
-    listSessions: vi.fn(async () => state.sessions.map((s) => ({ ...s }))),
+    listSessions: vi.fn(async () => state.sessions.filter((s) => !s.archived).map((s) => ({ ...s }))),
+    listArchived: vi.fn(async () => state.sessions.filter((s) => s.archived).map((s) => ({ ...s }))),
+    archiveSessions: vi.fn(async (ids: string[], archived: boolean) => {
+      ids.forEach(find);
+      for (const id of ids) find(id).archived = archived;
+    }),
+    moveToProject: vi.fn(async (ids: string[], project: string) => {
+      ids.forEach(find);
+      for (const id of ids) find(id).project = project.trim();
+    }),
+    projects: vi.fn(async () => [...new Set(state.sessions.map((s) => s.project ?? '').filter(Boolean))].sort()),
+    deleteSessions: vi.fn(async (ids: string[]) =>
+      ids.map((id) => {
+        const rows = state.rows.get(find(id).id)?.length ?? 0;
+        state.sessions = state.sessions.filter((s) => s.id !== id);
+        return { deleted: id, rows, bytes: rows * 100, images: 0 };
+      }),
+    ),
+    exportSessions: vi.fn(async (ids: string[]) => {
+      ids.forEach(find);
+      return '/home/me/exports';
+    }),
+    sessionSize: vi.fn(async (id: string) => {
+      const rows = state.rows.get(find(id).id)?.length ?? 0;
+      return { rows: rows * 100, images: 0, checkpoints: 0, total: rows * 100 };
+    }),
+    databaseSize: vi.fn(async () => ({ path: '/home/me/.local/share/loopdesk/loopdesk.db', bytes: 3 * 1024 * 1024, free: 0 })),
+    compactDatabase: vi.fn(async () => ({ path: '/home/me/.local/share/loopdesk/loopdesk.db', bytes: 2 * 1024 * 1024, free: 0 })),
+    toolOutput: vi.fn(async (sessionID: string, seq: number, from: number, to: number) => {
+      const row = state.rows.get(sessionID)?.find((r) => r.seq === seq);
+      if (!row || row.kind !== 'tool_result') throw { code: 'not_found', message: `row ${seq}: no tool result there` };
+      const lines = (state.fullOutputs.get(`${sessionID}:${seq}`) ?? row.payload.content).split(/(?<=\n)/);
+      const end = to <= 0 || to > lines.length ? lines.length : to;
+      return { text: lines.slice(from, end).join(''), from, to: end, total: lines.length };
+    }),
     newSession: vi.fn(async (workspace = '') => {
       const s = session('New session', { workspace });
       state.sessions.unshift(s);
