@@ -1,7 +1,8 @@
-// Command loopdesk is a desktop app in which a person chats with an LLM agent
-// working inside a folder of theirs. Without arguments it opens the window;
-// `loopdesk run`, `loopdesk sessions`, `loopdesk mcp` and `loopdesk settings`
-// are the headless CLI (docs/cli.md).
+// Command loopdesk-window is the window of Loopdesk, a desktop app in which a person chats
+// with an LLM agent working inside a folder of theirs. People run `loopdesk` (cmd/loopdesk),
+// which links no GTK or WebKit: it runs the headless commands itself (docs/cli.md) and execs
+// this program, in the same process, when the window is wanted. This program also runs every
+// command (cli.Main) and is the dev build (build/bin/loopdesk-dev) whole.
 package main
 
 import (
@@ -16,7 +17,6 @@ import (
 	"github.com/loopdesk/loopdesk/backend/cli"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
-	"github.com/loopdesk/loopdesk/backend/sandbox"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -33,25 +33,10 @@ var assets embed.FS
 //go:embed build/windowicon.png
 var icon []byte
 
-// keyEnv is the environment variable the API key may come in.
-const keyEnv = "OPENAI_API_KEY"
-
 func main() {
-	// Before anything else runs or starts: the key leaves the environment (Go's copy and the
-	// block /proc/<pid>/environ shows) and the process becomes non-dumpable, so no child,
-	// sandboxed or not, can read it (docs/sandbox.md). Only Go memory keeps it.
-	// The providers' api_key_env variables (providers.json) go with it.
-	secrets, err := sandbox.HideSecrets(config.KeyEnvNames()...)
+	getenv, err := cli.HideKeys()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "loopdesk: %v\n", err)
-	}
-	cli.APIKey, cli.Secrets = secrets[keyEnv], secrets
-	// The environment as the configuration sees it: the hidden keys included.
-	getenv := func(name string) string {
-		if v, ok := secrets[name]; ok {
-			return v
-		}
-		return os.Getenv(name)
 	}
 	launch := cli.Main(os.Args[1:], getenv, os.Stdin, os.Stdout, os.Stderr)
 	if !launch.Window {
