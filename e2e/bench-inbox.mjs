@@ -18,12 +18,7 @@ import { startAll, until } from './harness.mjs';
 const samples = Number(process.argv[2] ?? 20);
 const env = await startAll({ configured: true });
 const { page } = env.browser;
-const control = env.fake.url.replace(/\/v1$/, '/_fake');
-
-async function enqueueFor(marker, ...replies) {
-  const r = await fetch(`${control}/enqueue?for=${encodeURIComponent(marker)}`, { method: 'POST', body: JSON.stringify(replies) });
-  if (!r.ok) throw new Error(`enqueue: ${r.status} ${await r.text()}`);
-}
+const enqueueFor = (marker, ...replies) => env.fake.enqueueFor(marker, ...replies);
 
 /** A session in folder whose first message makes one shell call wait, then ends. */
 async function waitingSession(folder, marker) {

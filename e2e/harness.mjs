@@ -113,6 +113,11 @@ export async function startFake(args = []) {
       const r = await fetch(`${control}/enqueue`, { method: 'POST', body: JSON.stringify(replies) });
       if (!r.ok) throw new Error(`enqueue: ${r.status} ${await r.text()}`);
     },
+    /** Queues replies for the conversations whose first user message holds marker (fakeai routes). */
+    async enqueueFor(marker, ...replies) {
+      const r = await fetch(`${control}/enqueue?for=${encodeURIComponent(marker)}`, { method: 'POST', body: JSON.stringify(replies) });
+      if (!r.ok) throw new Error(`enqueue: ${r.status} ${await r.text()}`);
+    },
     async requests() {
       return (await fetch(`${control}/requests`)).json();
     },

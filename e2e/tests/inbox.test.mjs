@@ -20,12 +20,7 @@ after(async () => {
   await env?.stop();
 });
 
-/** Queues replies for the conversations whose first user message holds marker (fakeai routes). */
-async function enqueueFor(marker, ...replies) {
-  const control = env.fake.url.replace(/\/v1$/, '/_fake');
-  const r = await fetch(`${control}/enqueue?for=${encodeURIComponent(marker)}`, { method: 'POST', body: JSON.stringify(replies) });
-  if (!r.ok) throw new Error(`enqueue: ${r.status} ${await r.text()}`);
-}
+const enqueueFor = (marker, ...replies) => env.fake.enqueueFor(marker, ...replies);
 
 const shell = (id, command) => ({ kind: 'text', calls: [{ id, name: 'run_shell_command', arguments: JSON.stringify({ command }) }] });
 
