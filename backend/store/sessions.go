@@ -111,25 +111,9 @@ func (db *DB) GetSession(ctx context.Context, id string) (Session, error) {
 	return s, nil
 }
 
-// ListSessions returns every session, most recently updated first.
+// ListSessions returns every session, archived or not, most recently updated first.
 func (db *DB) ListSessions(ctx context.Context) ([]Session, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions ORDER BY updated_at DESC, rowid DESC`)
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", classify(err))
-	}
-	defer rows.Close()
-	out := []Session{}
-	for rows.Next() {
-		s, err := scanSession(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list sessions: %w", classify(err))
-	}
-	return out, nil
+	return db.ListSessionsBy(ctx, ListFilter{All: true})
 }
 
 // RenameSession sets the title. An empty title is refused (ErrInvalid).

@@ -5,57 +5,37 @@
 ALTER TABLE sessions ADD COLUMN project TEXT NOT NULL DEFAULT '';
 
 -- bytes: the size of the session's rows as SQLite stores them, the records of its chunks that
--- dbstat counts as payload (store.SessionSize adds the blobs it uses). Kept by the triggers below
+-- dbstat counts as payload (store.SessionSize adds the blobs it uses). Kept by the trigger below
 -- so the list never reads the rows to tell it. A chunks record is a one-byte header length, a
 -- serial type per column (the rowid alias id is NULL: one byte, no body), then the values: a text
 -- of L bytes has serial type 2L+13 (a varint), an integer 0 or 1 costs nothing (file format 4),
 -- others 1, 2, 3, 4, 6 or 8 bytes by magnitude.
 ALTER TABLE sessions ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
 
-CREATE TRIGGER chunks_bytes_insert AFTER INSERT ON chunks
-BEGIN
-  UPDATE sessions SET bytes = bytes + (2
-    + ((CASE WHEN 2 * length(CAST(new.session_id AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(new.session_id AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(new.session_id AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(new.session_id AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(new.session_id AS BLOB)))
-    + (1 + (CASE WHEN new.seq IN (0, 1) THEN 0 WHEN new.seq BETWEEN -128 AND 127 THEN 1 WHEN new.seq BETWEEN -32768 AND 32767 THEN 2
-      WHEN new.seq BETWEEN -8388608 AND 8388607 THEN 3 WHEN new.seq BETWEEN -2147483648 AND 2147483647 THEN 4
-      WHEN new.seq BETWEEN -140737488355328 AND 140737488355327 THEN 6 ELSE 8 END))
-    + ((CASE WHEN 2 * length(CAST(new.kind AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(new.kind AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(new.kind AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(new.kind AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(new.kind AS BLOB)))
-    + ((CASE WHEN 2 * length(CAST(new.payload AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(new.payload AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(new.payload AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(new.payload AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(new.payload AS BLOB)))
-    + ((CASE WHEN 2 * length(CAST(new.run_id AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(new.run_id AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(new.run_id AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(new.run_id AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(new.run_id AS BLOB)))
-    + (1 + (CASE WHEN new.created_at IN (0, 1) THEN 0 WHEN new.created_at BETWEEN -128 AND 127 THEN 1 WHEN new.created_at BETWEEN -32768 AND 32767 THEN 2
-      WHEN new.created_at BETWEEN -8388608 AND 8388607 THEN 3 WHEN new.created_at BETWEEN -2147483648 AND 2147483647 THEN 4
-      WHEN new.created_at BETWEEN -140737488355328 AND 140737488355327 THEN 6 ELSE 8 END)))
-  WHERE id = new.session_id;
-END;
-
-CREATE TRIGGER chunks_bytes_delete AFTER DELETE ON chunks
-BEGIN
-  UPDATE sessions SET bytes = bytes - (2
-    + ((CASE WHEN 2 * length(CAST(old.session_id AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(old.session_id AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(old.session_id AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(old.session_id AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(old.session_id AS BLOB)))
-    + (1 + (CASE WHEN old.seq IN (0, 1) THEN 0 WHEN old.seq BETWEEN -128 AND 127 THEN 1 WHEN old.seq BETWEEN -32768 AND 32767 THEN 2
-      WHEN old.seq BETWEEN -8388608 AND 8388607 THEN 3 WHEN old.seq BETWEEN -2147483648 AND 2147483647 THEN 4
-      WHEN old.seq BETWEEN -140737488355328 AND 140737488355327 THEN 6 ELSE 8 END))
-    + ((CASE WHEN 2 * length(CAST(old.kind AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(old.kind AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(old.kind AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(old.kind AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(old.kind AS BLOB)))
-    + ((CASE WHEN 2 * length(CAST(old.payload AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(old.payload AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(old.payload AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(old.payload AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(old.payload AS BLOB)))
-    + ((CASE WHEN 2 * length(CAST(old.run_id AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(old.run_id AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(old.run_id AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(old.run_id AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(old.run_id AS BLOB)))
-    + (1 + (CASE WHEN old.created_at IN (0, 1) THEN 0 WHEN old.created_at BETWEEN -128 AND 127 THEN 1 WHEN old.created_at BETWEEN -32768 AND 32767 THEN 2
-      WHEN old.created_at BETWEEN -8388608 AND 8388607 THEN 3 WHEN old.created_at BETWEEN -2147483648 AND 2147483647 THEN 4
-      WHEN old.created_at BETWEEN -140737488355328 AND 140737488355327 THEN 6 ELSE 8 END)))
-  WHERE id = old.session_id;
-END;
-
-UPDATE sessions SET bytes = coalesce((SELECT sum(2
-    + ((CASE WHEN 2 * length(CAST(c.session_id AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(c.session_id AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(c.session_id AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(c.session_id AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(c.session_id AS BLOB)))
-    + (1 + (CASE WHEN c.seq IN (0, 1) THEN 0 WHEN c.seq BETWEEN -128 AND 127 THEN 1 WHEN c.seq BETWEEN -32768 AND 32767 THEN 2
+-- The size of each row's record, once: the fill below and the trigger read it.
+CREATE VIEW chunk_bytes AS
+SELECT id, session_id, 2
+  + ((CASE WHEN 2 * length(CAST(c.session_id AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(c.session_id AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(c.session_id AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(c.session_id AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(c.session_id AS BLOB)))
+  + (1 + (CASE WHEN c.seq IN (0, 1) THEN 0 WHEN c.seq BETWEEN -128 AND 127 THEN 1 WHEN c.seq BETWEEN -32768 AND 32767 THEN 2
       WHEN c.seq BETWEEN -8388608 AND 8388607 THEN 3 WHEN c.seq BETWEEN -2147483648 AND 2147483647 THEN 4
       WHEN c.seq BETWEEN -140737488355328 AND 140737488355327 THEN 6 ELSE 8 END))
-    + ((CASE WHEN 2 * length(CAST(c.kind AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(c.kind AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(c.kind AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(c.kind AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(c.kind AS BLOB)))
-    + ((CASE WHEN 2 * length(CAST(c.payload AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(c.payload AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(c.payload AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(c.payload AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(c.payload AS BLOB)))
-    + ((CASE WHEN 2 * length(CAST(c.run_id AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(c.run_id AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(c.run_id AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(c.run_id AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(c.run_id AS BLOB)))
-    + (1 + (CASE WHEN c.created_at IN (0, 1) THEN 0 WHEN c.created_at BETWEEN -128 AND 127 THEN 1 WHEN c.created_at BETWEEN -32768 AND 32767 THEN 2
+  + ((CASE WHEN 2 * length(CAST(c.kind AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(c.kind AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(c.kind AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(c.kind AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(c.kind AS BLOB)))
+  + ((CASE WHEN 2 * length(CAST(c.payload AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(c.payload AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(c.payload AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(c.payload AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(c.payload AS BLOB)))
+  + ((CASE WHEN 2 * length(CAST(c.run_id AS BLOB)) + 13 < 128 THEN 1 WHEN 2 * length(CAST(c.run_id AS BLOB)) + 13 < 16384 THEN 2 WHEN 2 * length(CAST(c.run_id AS BLOB)) + 13 < 2097152 THEN 3 WHEN 2 * length(CAST(c.run_id AS BLOB)) + 13 < 268435456 THEN 4 ELSE 5 END) + length(CAST(c.run_id AS BLOB)))
+  + (1 + (CASE WHEN c.created_at IN (0, 1) THEN 0 WHEN c.created_at BETWEEN -128 AND 127 THEN 1 WHEN c.created_at BETWEEN -32768 AND 32767 THEN 2
       WHEN c.created_at BETWEEN -8388608 AND 8388607 THEN 3 WHEN c.created_at BETWEEN -2147483648 AND 2147483647 THEN 4
-      WHEN c.created_at BETWEEN -140737488355328 AND 140737488355327 THEN 6 ELSE 8 END)))
-  FROM chunks c WHERE c.session_id = sessions.id), 0);
+      WHEN c.created_at BETWEEN -140737488355328 AND 140737488355327 THEN 6 ELSE 8 END)) AS bytes
+FROM chunks c;
+
+UPDATE sessions SET bytes = coalesce((SELECT sum(bytes) FROM chunk_bytes WHERE session_id = sessions.id), 0);
+
+-- Rows are deleted only with their session (store.RemoveSession), whose bytes go with it: no
+-- trigger on delete.
+CREATE TRIGGER chunks_bytes_insert AFTER INSERT ON chunks
+BEGIN
+  UPDATE sessions SET bytes = bytes + (SELECT bytes FROM chunk_bytes WHERE id = new.id)
+  WHERE id = new.session_id;
+END;
 
 -- Which sessions' rows show which image (blobs.hash): a deleted session's images that no other
 -- session shows go with it, and a session's size counts its images, without reading rows.
