@@ -83,28 +83,15 @@ func (c *core) childView(ctx context.Context, id, callID string) (ChildView, err
 	return v, nil
 }
 
-// lastRunChildren sums what the children started by the last run's task calls used (theirs
+// runChildren sums what the children started by the run's task calls used (theirs
 // included): the children hanging under that run's rows.
-func (c *core) lastRunChildren(ctx context.Context, id string, runs []store.Run, chunks []store.Chunk) (store.Totals, error) {
+func (c *core) runChildren(ctx context.Context, id, runID string) (store.Totals, error) {
 	var sum store.Totals
-	if len(runs) == 0 {
-		return sum, nil
-	}
-	last := runs[len(runs)-1].ID
-	rows := map[int64]bool{}
-	for _, ch := range chunks {
-		if ch.RunID == last && ch.Kind == store.KindAssistant {
-			rows[ch.Seq] = true
-		}
-	}
-	kids, err := c.db.Children(ctx, id)
-	if err != nil || len(rows) == 0 {
+	kids, err := c.db.RunChildren(ctx, id, runID)
+	if err != nil {
 		return sum, err
 	}
 	for _, k := range kids {
-		if !rows[k.ForkSeq] {
-			continue
-		}
 		t, _, err := c.db.FamilyTotals(ctx, k.ID)
 		if err != nil {
 			return sum, err

@@ -205,6 +205,10 @@ type SessionSummary struct {
 type SessionView struct {
 	Session      Session                             `json:"session"`
 	Rows         []loop.StoredRow                    `json:"rows"`
+	// RowCount is how many rows the session holds and FirstSeq its first row's seq (0 when it
+	// has none): Rows may be only its last ones (OpenSessionTail).
+	RowCount     int64                               `json:"row_count"`
+	FirstSeq     int64                               `json:"first_seq"`
 	Runs         []store.Run                         `json:"runs"`
 	Pending      []loopcore.ApprovalRequestedPayload `json:"pending"`
 	RunningRunID string                              `json:"running_run_id"`

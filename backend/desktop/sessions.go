@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -115,16 +116,22 @@ func exportName(s store.Session) string {
 	return fmt.Sprintf("%s (%s).jsonl", strings.TrimSpace(loopcore.Cut(name, 41)), s.ID)
 }
 
-// OpenSession returns a session with its rows, runs, pending approvals and idle meters, and
-// starts watching its workspace for the file tree. It reads every row: the page calls it when
-// a session is opened, and keeps the rows current from rows_stored events after that.
-func (s *Sessions) OpenSession(id string) (SessionView, error) {
+// OpenSession returns a session with all its rows (OpenSessionTail with no limit).
+func (s *Sessions) OpenSession(id string) (SessionView, error) { return s.OpenSessionTail(id, 0) }
+
+// OpenSessionTail returns a session with its last limit rows (every row when limit <= 0),
+// its runs, pending approvals and idle meters, and starts watching its workspace for the file
+// tree. RowCount and FirstSeq say what lies before the rows given (RowsBefore pages back);
+// the page keeps the rows current from rows_stored events after that. Its cost does not grow
+// with the session's length: the rows shown, the rows the next request carries (for the
+// context meter) and the runs table are all it reads.
+func (s *Sessions) OpenSessionTail(id string, limit int) (SessionView, error) {
 	ctx := s.c.context()
 	x, err := s.c.db.GetSession(ctx, id)
 	if err != nil {
 		return SessionView{}, err
 	}
-	chunks, err := s.c.db.Chunks(ctx, id)
+	chunks, span, err := s.c.db.ChunksTail(ctx, id, limit)
 	if err != nil {
 		return SessionView{}, err
 	}
@@ -135,7 +142,8 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 	if runs == nil {
 		runs = []store.Run{}
 	}
-	v := SessionView{Session: s.c.view(x), Rows: pageRows(loop.RowsOf(chunks)), Runs: runs, Pending: s.c.pending(id)}
+	v := SessionView{Session: s.c.view(x), Rows: pageRows(loop.RowsOf(chunks)), RowCount: span.Count, FirstSeq: span.FirstSeq,
+		Runs: runs, Pending: s.c.pending(id)}
 	v.RunningRunID, _ = s.c.st.Runner.Running(id)
 	v.Running = s.c.st.Runner.RunningCalls(id)
 	if v.Sandbox, err = s.c.sandboxView(ctx, x); err != nil {
@@ -153,11 +161,7 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 	if v.Totals, _, err = s.c.db.FamilyTotals(ctx, id); err != nil {
 		return SessionView{}, err
 	}
-	kids, err := s.c.lastRunChildren(ctx, id, runs, chunks)
-	if err != nil {
-		return SessionView{}, err
-	}
-	if v.Meters, err = idleMeters(runs, chunks, instructions.DefaultSystemPrompt(x.Workspace), kids); err != nil {
+	if v.Meters, err = s.c.idleMeters(ctx, x, runs); err != nil {
 		return SessionView{}, err
 	}
 	if x.Workspace != "" {
@@ -165,6 +169,26 @@ func (s *Sessions) OpenSession(id string) (SessionView, error) {
 		_ = s.c.watches.Show(ctx, x.Workspace)
 	}
 	return v, nil
+}
+
+// RowsBefore returns up to limit rows with seq < before, the ones nearest before, oldest
+// first: the page of rows above those the page holds.
+func (s *Sessions) RowsBefore(id string, before int64, limit int) ([]loop.StoredRow, error) {
+	chunks, err := s.c.db.ChunksBefore(s.c.context(), id, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pageRows(loop.RowsOf(chunks)), nil
+}
+
+// RowsAround returns about limit rows around seq (half before it, the rest from it on),
+// oldest first: where a jump to a search hit or a forked-from row lands.
+func (s *Sessions) RowsAround(id string, seq int64, limit int) ([]loop.StoredRow, error) {
+	chunks, err := s.c.db.ChunksAround(s.c.context(), id, seq, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pageRows(loop.RowsOf(chunks)), nil
 }
 
 // RowsAfter returns the session's rows with seq > after: what the page missed when it sees a
@@ -187,9 +211,10 @@ func (s *Sessions) Runs(id string) ([]store.Run, error) {
 }
 
 // idleMeters are the meters of the session's last run against the limits it ran under, with
-// the context fill the next request would have. kids is what the run's children used: it
-// counted in the run's meters (and against its limits) while it ran.
-func idleMeters(runs []store.Run, chunks []store.Chunk, system string, kids store.Totals) ([]loopcore.Meter, error) {
+// the context fill the next request would have (from the rows it would carry: those since the
+// last compaction). What the run's children used counted in the run's meters (and against its
+// limits) while it ran, so it counts here too.
+func (c *core) idleMeters(ctx context.Context, x store.Session, runs []store.Run) ([]loopcore.Meter, error) {
 	if len(runs) == 0 {
 		return []loopcore.Meter{}, nil
 	}
@@ -198,7 +223,15 @@ func idleMeters(runs []store.Run, chunks []store.Chunk, system string, kids stor
 	if err != nil {
 		return nil, err
 	}
-	ctxTokens, err := store.EstimateContext(chunks, system)
+	kids, err := c.runChildren(ctx, x.ID, last.ID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.db.RequestRows(ctx, x.ID)
+	if err != nil {
+		return nil, err
+	}
+	ctxTokens, err := store.EstimateContext(rows, instructions.DefaultSystemPrompt(x.Workspace))
 	if err != nil {
 		return nil, err
 	}

@@ -21,17 +21,41 @@ func (db *DB) Children(ctx context.Context, parentID string) ([]Session, error) 
 	if err != nil {
 		return nil, fmt.Errorf("children of session %s: %w", parentID, classify(err))
 	}
+	out, err := scanSessions(rows)
+	if err != nil {
+		return nil, fmt.Errorf("children of session %s: %w", parentID, classify(err))
+	}
+	return out, nil
+}
+
+// scanSessions reads every session of rows and closes them.
+func scanSessions(rows *sql.Rows) ([]Session, error) {
 	defer rows.Close()
 	out := []Session{}
 	for rows.Next() {
 		s, err := scanSession(rows)
 		if err != nil {
-			return nil, fmt.Errorf("children of session %s: %w", parentID, err)
+			return nil, err
 		}
 		out = append(out, s)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("children of session %s: %w", parentID, classify(err))
+	return out, rows.Err()
+}
+
+// RunChildren returns the child sessions started by the task calls of run runID of session
+// parentID: those forked at one of that run's assistant rows. It reads the run's rows through
+// the chunks_run index, not the session's.
+func (db *DB) RunChildren(ctx context.Context, parentID, runID string) ([]Session, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions
+		WHERE parent_id = ?1 AND parent_call_id <> '' AND fork_seq IN (SELECT seq FROM chunks
+			WHERE run_id = ?2 AND session_id = ?1 AND kind IN ('assistant', 'usage', 'summary') AND kind = 'assistant')
+		ORDER BY created_at, rowid`, parentID, runID)
+	if err != nil {
+		return nil, fmt.Errorf("children of run %s of session %s: %w", runID, parentID, classify(err))
+	}
+	out, err := scanSessions(rows)
+	if err != nil {
+		return nil, fmt.Errorf("children of run %s of session %s: %w", runID, parentID, classify(err))
 	}
 	return out, nil
 }

@@ -543,24 +543,13 @@ func (db *DB) Chunks(ctx context.Context, sessionID string) ([]Chunk, error) {
 // ChunksAfter returns the rows with seq > after, in order: what a UI that
 // missed events fetches to catch up.
 func (db *DB) ChunksAfter(ctx context.Context, sessionID string, after int64) ([]Chunk, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT seq, kind, payload, run_id, created_at FROM chunks
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks
 		WHERE session_id = ? AND seq > ? ORDER BY seq`, sessionID, after)
 	if err != nil {
 		return nil, fmt.Errorf("rows of session %s: %w", sessionID, classify(err))
 	}
-	defer rows.Close()
-	out := []Chunk{}
-	for rows.Next() {
-		c := Chunk{SessionID: sessionID}
-		var payload string
-		var created int64
-		if err := rows.Scan(&c.Seq, &c.Kind, &payload, &c.RunID, &created); err != nil {
-			return nil, fmt.Errorf("rows of session %s: %w", sessionID, err)
-		}
-		c.Payload, c.CreatedAt = json.RawMessage(payload), fromMS(created)
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := db.scanChunks(rows, sessionID)
+	if err != nil {
 		return nil, fmt.Errorf("rows of session %s: %w", sessionID, classify(err))
 	}
 	if len(out) == 0 {

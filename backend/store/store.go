@@ -50,6 +50,8 @@ type DB struct {
 	// backlog counts the rows this process appended since it last indexed the rows left
 	// out of the search index (search.go).
 	backlog atomic.Int64
+	// rowsRead counts the rows read from chunks (RowsRead).
+	rowsRead atomic.Int64
 }
 
 // DefaultPath returns $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db

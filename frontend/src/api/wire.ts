@@ -1140,6 +1140,8 @@ export interface SessionSummary extends Session {
 export interface SessionView {
   session: Session;
   rows: Row[] | null;
+  row_count: number;
+  first_seq: number;
   runs: Run[] | null;
   pending: ApprovalRequestedPayload[] | null;
   running_run_id: string;

@@ -49,6 +49,8 @@ function view(over: Partial<SessionView> = {}): SessionView {
   return {
     session: { id: S, title: 't', workspace: '', model: 'm', provider: 'default', parent_id: '', fork_seq: 0, created_at: '', updated_at: '', scratch: false },
     rows: [],
+    row_count: 0,
+    first_seq: 0,
     runs: [],
     pending: [],
     running_run_id: '',

@@ -47,6 +47,8 @@ export function NewSession(arg1: string): Promise<Session>;
 
 export function OpenSession(arg1: string): Promise<SessionView>;
 
+export function OpenSessionTail(arg1: string, arg2: number): Promise<SessionView>;
+
 export function OrphanForks(): Promise<Orphan[] | null>;
 
 export function Plan(arg1: string): Promise<PinnedPlan | null>;
@@ -58,6 +60,10 @@ export function RemoveOrphanFork(arg1: string): Promise<string>;
 export function RenameSession(arg1: string, arg2: string): Promise<void>;
 
 export function RowsAfter(arg1: string, arg2: number): Promise<Row[] | null>;
+
+export function RowsAround(arg1: string, arg2: number, arg3: number): Promise<Row[] | null>;
+
+export function RowsBefore(arg1: string, arg2: number, arg3: number): Promise<Row[] | null>;
 
 export function Runs(arg1: string): Promise<Run[] | null>;
 

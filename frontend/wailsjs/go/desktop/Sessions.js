@@ -93,6 +93,10 @@ export function OpenSession(arg1) {
   return window['go']['desktop']['Sessions']['OpenSession'](arg1);
 }
 
+export function OpenSessionTail(arg1, arg2) {
+  return window['go']['desktop']['Sessions']['OpenSessionTail'](arg1, arg2);
+}
+
 export function OrphanForks() {
   return window['go']['desktop']['Sessions']['OrphanForks']();
 }
@@ -115,6 +119,14 @@ export function RenameSession(arg1, arg2) {
 
 export function RowsAfter(arg1, arg2) {
   return window['go']['desktop']['Sessions']['RowsAfter'](arg1, arg2);
+}
+
+export function RowsAround(arg1, arg2, arg3) {
+  return window['go']['desktop']['Sessions']['RowsAround'](arg1, arg2, arg3);
+}
+
+export function RowsBefore(arg1, arg2, arg3) {
+  return window['go']['desktop']['Sessions']['RowsBefore'](arg1, arg2, arg3);
 }
 
 export function Runs(arg1) {
