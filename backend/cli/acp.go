@@ -134,19 +134,19 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags con
 		s.Sandbox = shell
 		return s
 	}
-	// With a window open on this database, the calls waiting here show in its inbox too,
-	// labelled with the editor's name once it has said it (initialize).
+	// With a window open on this database (now or later), the calls waiting here show in its
+	// inbox too, labelled with the editor's name once it has said it (initialize).
 	var regOnce sync.Once
-	var reg *inbox.Registration
+	var link *inbox.Link
 	defer func() {
 		regOnce.Do(func() {}) // no registration after Serve returned
-		if reg != nil {
-			reg.Close()
+		if link != nil {
+			link.Close()
 		}
 	}()
 	register := func(client string) {
 		regOnce.Do(func() {
-			reg = registerInbox(ctx, dbPath, st, inbox.Process{Kind: inbox.OriginACP, PID: os.Getpid(), Client: client})
+			link = registerInbox(ctx, dbPath, st, inbox.Process{Kind: inbox.OriginACP, PID: os.Getpid(), Client: client})
 		})
 	}
 	return acp.Serve(ctx, acp.Config{Stack: st, NewStack: st.WithMCP, Spec: spec, Flags: flags, Model: cfg.Model, Version: Version,

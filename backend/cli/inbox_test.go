@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,7 +23,11 @@ import (
 
 // With LOOPDESK_CLI_MAIN set to a JSON array of arguments the test binary is `loopdesk` with
 // those arguments: a real second process for the inbox's socket.
+// LOOPDESK_CLI_TERMINAL=1 makes it take its stdin for a terminal (it asks there).
 func init() {
+	if os.Getenv("LOOPDESK_CLI_TERMINAL") == "1" {
+		runIsTerminal = func(io.Reader) bool { return true }
+	}
 	if a := os.Getenv("LOOPDESK_CLI_MAIN"); a != "" {
 		var args []string
 		if err := json.Unmarshal([]byte(a), &args); err != nil {
@@ -35,18 +40,32 @@ func init() {
 // inboxWindow is a window's inbox (a hub and its socket) on e's database, in this process.
 func inboxWindow(t *testing.T, e *runEnv) *inbox.Hub {
 	t.Helper()
+	inboxRuntimeDir(t)
+	hub, _ := openWindow(t, e)
+	return hub
+}
+
+// inboxRuntimeDir is a short XDG_RUNTIME_DIR of the test's own, where the windows' sockets go.
+func inboxRuntimeDir(t *testing.T) {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "ld") // short: a socket's path has at most 107 bytes
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	t.Setenv("XDG_RUNTIME_DIR", dir)
+}
+
+// openWindow opens a window's inbox on e's database; closeWindow closes it (as the window
+// quitting does: the socket goes).
+func openWindow(t *testing.T, e *runEnv) (hub *inbox.Hub, closeWindow func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	db, err := store.Open(ctx, e.db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub := inbox.NewHub(&inbox.Local{DB: db, Approver: tools.NewApprover(stack.Rules{DB: db}),
+	hub = inbox.NewHub(&inbox.Local{DB: db, Approver: tools.NewApprover(stack.Rules{DB: db}),
 		Origin: inbox.Process{Kind: inbox.OriginWindow, PID: os.Getpid()}})
 	ln, err := inbox.Listen(inbox.SocketPath(e.db))
 	if err != nil {
@@ -54,13 +73,25 @@ func inboxWindow(t *testing.T, e *runEnv) *inbox.Hub {
 	}
 	done := make(chan struct{})
 	go func() { hub.Serve(ctx, ln); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; hub.Close(); db.Close() })
-	return hub
+	var once sync.Once
+	closeWindow = func() { once.Do(func() { cancel(); <-done; hub.Close(); db.Close() }) }
+	t.Cleanup(closeWindow)
+	return hub, closeWindow
 }
 
 // startRun starts `loopdesk run ARGS` as a process of its own, without a terminal.
 func startRun(t *testing.T, e *runEnv, args ...string) (*exec.Cmd, *bytes.Buffer, *notifyBuffer) {
 	t.Helper()
+	cmd, out, errb := runProcess(t, e, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, out, errb
+}
+
+// runProcess is `loopdesk run ARGS` as a process of its own, not started yet.
+func runProcess(t *testing.T, e *runEnv, args ...string) (*exec.Cmd, *bytes.Buffer, *notifyBuffer) {
 	full := append([]string{"run", "--db", e.db, "--workspace", e.ws, "--base-url", e.srv.URL(), "--model", "fake-model"}, args...)
 	a, _ := json.Marshal(full)
 	self, _ := os.Executable()
@@ -69,10 +100,6 @@ func startRun(t *testing.T, e *runEnv, args ...string) (*exec.Cmd, *bytes.Buffer
 	var out bytes.Buffer
 	errb := &notifyBuffer{wake: make(chan struct{}, 1)}
 	cmd.Stdout, cmd.Stderr = &out, errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	return cmd, &out, errb
 }
 
@@ -306,5 +333,54 @@ func TestInboxWindowGoneDeniesTheWaitingCalls(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), `"by":"mode:no-terminal"`) {
 		t.Fatalf("the call was not denied as without a terminal:\n%s", stdout.String())
+	}
+}
+
+// A run that asks on its terminal registers with a window opened after the call began to
+// wait, and again with the window that replaces it: the call shows in each, and the second
+// answers it.
+func TestInboxWindowOpenedLaterGetsTheWaitingCall(t *testing.T) {
+	e := runNewEnv(t)
+	inboxRuntimeDir(t)
+	e.srv.Enqueue(
+		fakeai.ToolCalls(fakeai.Call{ID: "call_l", Name: "write_file", Arguments: `{"path":"late.txt","content":"answered late\n"}`}),
+		fakeai.Text("written"))
+	cmd, stdout, stderr := runProcess(t, e, "--approve", "ask", "--json", "write late.txt")
+	cmd.Env = append(cmd.Env, "LOOPDESK_CLI_TERMINAL=1")
+	typed, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer typed.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	stderr.waitFor(t, "[y] yes") // waiting, and no window anywhere
+
+	opened := time.Now()
+	hub, closeWindow := openWindow(t, e)
+	a := waitApprovals(t, hub, 1)[0]
+	t.Logf("the call was in the inbox %v after the window opened", time.Since(opened))
+	if a.CallID != "call_l" || a.Origin.Kind != inbox.OriginRun || a.Origin.PID != cmd.Process.Pid {
+		t.Fatalf("the waiting call in the late window's inbox: %+v", a)
+	}
+	stderr.waitFor(t, "also show in the Loopdesk window's inbox")
+
+	closeWindow() // the window quits; the run keeps asking on its terminal
+	hub, _ = openWindow(t, e)
+	a = waitApprovals(t, hub, 1)[0]
+	if err := hub.Answer(context.Background(), inbox.Answer{SessionID: a.SessionID, CallID: "call_l", Approve: true}); err != nil {
+		t.Fatalf("answer in the second window: %v\n%s", err, stderr.String())
+	}
+	stderr.waitFor(t, "(answered in the Loopdesk window's inbox)")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("loopdesk run: %v\n%s", err, stderr.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(e.ws, "late.txt")); err != nil || string(b) != "answered late\n" {
+		t.Fatalf("the tool did not run: %q %v", b, err)
+	}
+	if !strings.Contains(stdout.String(), `"by":"person:inbox"`) {
+		t.Errorf("run's output has no approval by person:inbox:\n%s", stdout.String())
 	}
 }

@@ -389,11 +389,11 @@ func runAgentWith(ctx context.Context, o *runOptions, start runStart, stdin io.R
 	// calls start (their events carry parent_call_id; their approvals are asked here too).
 	exited := runner.Bus().Subscribe(subCtx, "", printer.print)
 	asker := runNewAsker(stdin, stderr, db, st.Approver, runIsTerminal(stdin))
-	// With a window open on this database, the calls waiting here show in its inbox too.
-	if reg := registerInbox(ctx, path, st, inbox.Process{Kind: inbox.OriginRun, PID: os.Getpid()}); reg != nil {
-		defer reg.Close()
-		asker.withInbox(reg, stderr)
-	}
+	// With a window open on this database (now or later), the calls waiting here show in its
+	// inbox too.
+	link := registerInbox(ctx, path, st, inbox.Process{Kind: inbox.OriginRun, PID: os.Getpid()})
+	defer link.Close()
+	defer asker.withInbox(link, stderr)()
 	asked := runner.Bus().Subscribe(subCtx, "", asker.onEvent)
 	defer func() { stopSub(); <-exited; <-asked }()
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/inbox"
@@ -14,63 +15,52 @@ import (
 )
 
 // registerInbox links a `loopdesk run` or `loopdesk acp` process to the window that has its
-// database open, so the calls waiting here show in that window's inbox and can be answered
-// there. nil when no window has it open (or it refused): the process goes on alone.
-func registerInbox(ctx context.Context, dbPath string, st *stack.Stack, origin inbox.Process) *inbox.Registration {
+// database open, now or once one opens it (and again when it comes back), so the calls
+// waiting here show in that window's inbox and can be answered there.
+func registerInbox(ctx context.Context, dbPath string, st *stack.Stack, origin inbox.Process) *inbox.Link {
 	local := &inbox.Local{DB: st.DB, Approver: st.Approver, Runs: st.Runner, Workspaces: st.Workspaces, Origin: origin}
-	reg, err := inbox.Register(ctx, dbPath, local, origin)
-	if err != nil {
-		return nil
-	}
+	link := inbox.Keep(ctx, dbPath, local, origin)
 	// A run that ends here is in the window's ended list at once (an acp process outlives its
 	// runs): telling the window anything makes it read that list again.
-	sub, cancel := context.WithCancel(ctx)
-	go func() { <-reg.Done(); cancel() }()
-	st.Runner.Bus().Subscribe(sub, "", func(ev bus.Event) {
+	st.Runner.Bus().Subscribe(ctx, "", func(ev bus.Event) {
 		if ev.Type == core.EventRunFinished {
-			reg.Changed()
+			link.Changed()
 		}
 	})
-	return reg
+	return link
 }
 
-// withInbox makes the asker leave calls to the window's inbox when it has no terminal, until
-// the window goes: the calls still waiting are then denied, as they would have been without
-// a window.
-func (a *runAsker) withInbox(reg *inbox.Registration, stderr io.Writer) {
-	if reg == nil {
-		return
-	}
-	a.window = reg.Done()
-	if a.terminal {
-		fmt.Fprintf(stderr, "loopdesk run: calls waiting for approval also show in the Loopdesk window's inbox (pid %d)\n", os.Getpid())
-		return
-	}
-	fmt.Fprintf(stderr, "loopdesk run: no terminal: calls waiting for approval wait for the Loopdesk window's inbox (pid %d)\n", os.Getpid())
-	go func() {
-		select {
-		case <-a.window:
+// withInbox makes the asker leave calls to the window's inbox when it has no terminal, while
+// a window is there: when it goes, the calls still waiting are denied, as they would have
+// been without a window; a window that opens later gets the calls made from then on.
+func (a *runAsker) withInbox(link *inbox.Link, stderr io.Writer) (cancel func()) {
+	a.link = link
+	registered := false
+	var mu sync.Mutex
+	changed := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		now := link.Registered()
+		switch {
+		case now && !registered && a.terminal:
+			fmt.Fprintf(stderr, "loopdesk run: calls waiting for approval also show in the Loopdesk window's inbox (pid %d)\n", os.Getpid())
+		case now && !registered:
+			fmt.Fprintf(stderr, "loopdesk run: no terminal: calls waiting for approval wait for the Loopdesk window's inbox (pid %d)\n", os.Getpid())
+		case !now && registered && !a.terminal:
 			for _, p := range a.approver.All() {
 				_ = a.approver.Decide(p.SessionID, p.Call.ID, tools.Decision{Approved: false, By: ByNoTerminal,
 					Reason: "the Loopdesk window closed and there is no terminal to ask the person"})
 			}
-		case <-a.quit:
 		}
-	}()
+		registered = now
+	}
+	cancel = link.Watch(changed)
+	changed() // a window found before the watch began
+	return cancel
 }
 
-// inboxAnswers reports whether the window's inbox is there to answer a call.
-func (a *runAsker) inboxAnswers() bool {
-	if a.window == nil {
-		return false
-	}
-	select {
-	case <-a.window:
-		return false
-	default:
-		return true
-	}
-}
+// inboxAnswers reports whether a window's inbox is there to answer a call.
+func (a *runAsker) inboxAnswers() bool { return a.link != nil && a.link.Registered() }
 
 // watch makes p the call being prompted for: the returned channel closes when it is answered
 // elsewhere (the inbox) first.

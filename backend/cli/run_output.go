@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/bus"
+	"github.com/loopdesk/loopdesk/backend/inbox"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -174,9 +175,9 @@ type runAsker struct {
 	proposals map[string][]core.ProposedHunk
 	stopOnce  sync.Once
 	wg        sync.WaitGroup
-	// window, when the run registered with the window's inbox, is closed once the window is
-	// gone; answered closes when the call being prompted for is answered elsewhere (run_inbox.go).
-	window   <-chan struct{}
+	// link is the run's link to the window's inbox; answered closes when the call being
+	// prompted for is answered elsewhere (run_inbox.go).
+	link     *inbox.Link
 	curMu    sync.Mutex
 	cur      tools.Pending
 	answered chan struct{}
