@@ -21,7 +21,7 @@ FRONTEND_SRC := $(shell find frontend/src frontend/wailsjs -type f 2>/dev/null) 
 run: build
 	./$(BIN)/loopdesk
 
-build: deps $(BIN)/loopdesk $(BIN)/loopdesk-sandbox-exec
+build: deps $(BIN)/loopdesk $(BIN)/loopdesk-window $(BIN)/loopdesk-sandbox-exec
 
 deps: .stamps/system .stamps/npm-frontend
 
@@ -66,17 +66,26 @@ frontend/dist/index.html: .stamps/npm-frontend $(FRONTEND_SRC)
 build/.version: FORCE
 	@mkdir -p build && echo '$(VERSION) $(COMMIT)' | cmp -s - $@ || echo '$(VERSION) $(COMMIT)' >$@
 
-$(BIN)/loopdesk: frontend/dist/index.html $(shell find . -name '*.go' -not -path './frontend/*' -not -path './e2e/*') go.mod go.sum build/.version
+GO_SRC := $(shell find . -name '*.go' -not -path './frontend/*' -not -path './e2e/*')
+
+# What people run: the commands, and the window by exec'ing loopdesk-window (found beside it,
+# then in /usr/lib/loopdesk). It links no GTK or WebKit, so a command starts in milliseconds.
+$(BIN)/loopdesk: $(GO_SRC) go.mod go.sum build/.version
+	$(GO) build -tags $(TAGS) -ldflags "-w -s $(LDFLAGS)" -o $@ ./cmd/loopdesk
+
+# The window program (the root package): the page embedded, GTK and WebKit linked.
+$(BIN)/loopdesk-window: frontend/dist/index.html $(GO_SRC) go.mod go.sum build/.version
 	$(GO) build -tags $(TAGS) -ldflags "-w -s $(LDFLAGS)" -o $@ .
 
-$(BIN)/loopdesk-dev: frontend/dist/index.html $(shell find . -name '*.go' -not -path './frontend/*' -not -path './e2e/*') go.mod go.sum build/.version
+# The whole app in one binary (the window program's package runs every command too).
+$(BIN)/loopdesk-dev: frontend/dist/index.html $(GO_SRC) go.mod go.sum build/.version
 	$(GO) build -tags $(DEV_TAGS) -ldflags "$(LDFLAGS)" -o $@ .
 
-# The .deb (README "Install"): /usr/bin/loopdesk, the .desktop file, hicolor
-# icons, the man page; see build/package/nfpm.yaml.
+# The .deb (README "Install"): /usr/bin/loopdesk, /usr/lib/loopdesk/loopdesk-window, the
+# .desktop file, hicolor icons, the man page; see build/package/nfpm.yaml.
 package: deps .stamps/system-package $(DEB)
 
-$(DEB): $(BIN)/loopdesk $(BIN)/loopdesk-sandbox-exec $(NFPM) build/package/nfpm.yaml build/package/loopdesk.1 build/loopdesk.desktop build/appicon.png scripts/package.sh
+$(DEB): $(BIN)/loopdesk $(BIN)/loopdesk-window $(BIN)/loopdesk-sandbox-exec $(NFPM) build/package/nfpm.yaml build/package/loopdesk.1 build/loopdesk.desktop build/appicon.png scripts/package.sh
 	scripts/package.sh $(NFPM) $(VERSION)
 
 $(NFPM):
@@ -116,7 +125,7 @@ test-frontend: .stamps/npm-frontend
 test-e2e: deps-test .stamps/npm-mcp $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-exec $(BIN)/fakeai
 	xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-concurrency=1 e2e/tests/
 
-bench: deps .stamps/system-test .stamps/npm-acp $(BIN)/loopdesk $(BIN)/loopdesk-dev $(BIN)/fakeai
+bench: deps .stamps/system-test .stamps/npm-acp $(BIN)/loopdesk $(BIN)/loopdesk-window $(BIN)/loopdesk-dev $(BIN)/fakeai
 	scripts/bench.sh
 
 # Regenerates the page's types (frontend/src/api/wire.ts) and the bound methods' stubs typed

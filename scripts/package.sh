@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds build/bin/loopdesk_<version>_amd64.deb from build/bin/loopdesk (which
+# Builds build/bin/loopdesk_<version>_amd64.deb from build/bin/loopdesk and loopdesk-window (which
 # `make package` builds first with the same version stamped in): icons in the
 # hicolor sizes from build/appicon.png, the gzipped man page, and nfpm.
 #   scripts/package.sh NFPM VERSION

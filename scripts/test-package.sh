@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Checks the .deb as a user gets it (make test): it installs with apt (which
-# pulls its Depends), /usr/bin/loopdesk runs, the .desktop file validates, the
-# icons and man page are where the desktop looks, every library the binary
-# links comes from a package it depends on, there are no conffiles, and
-# `dpkg -r` removes every file it installed while the user's data stays.
+# pulls its Depends), /usr/bin/loopdesk runs and execs /usr/lib/loopdesk/loopdesk-window for
+# the window, the .desktop file validates, the icons and man page are where the desktop
+# looks, every library the binaries link comes from a package it depends on, there are no
+# conffiles, and `dpkg -r` removes every file it installed while the user's data stays.
 #   scripts/test-package.sh build/bin/loopdesk_<version>_amd64.deb
 # Installs and removes the package on this machine: root, or sudo when not root.
 set -euo pipefail
@@ -51,6 +51,19 @@ code=0
 err=$(env -u DISPLAY -u WAYLAND_DISPLAY /usr/bin/loopdesk 2>&1) || code=$?
 [[ $code == 1 && $(wc -l <<<"$err") == 1 && $err == *"no display"* ]] || fail "no display exited $code: $err"
 ok "usage error exits 2; no display exits 1 in one line"
+# The window program: where loopdesk looks for it, owned by the package, and what a window
+# launch becomes (exec, the same process): a display that is not there fails in GTK's words.
+win=/usr/lib/loopdesk/loopdesk-window
+[[ -x $win ]] || fail "no $win"
+[[ $(dpkg -S "$win" 2>/dev/null | cut -d: -f1) == loopdesk ]] || fail "dpkg -S $win does not name loopdesk"
+[[ $($win --version) == "$out" ]] || fail "$win --version is not '$out'"
+code=0
+err=$(DISPLAY=:87 /usr/bin/loopdesk 2>&1) || code=$?
+[[ $code == 1 && $err == *"GTK could not open the display :87"* ]] || fail "a window launch on a missing display exited $code: $err"
+if objdump -p /usr/bin/loopdesk | grep -E 'NEEDED +lib(gtk|gdk|webkit2gtk|javascriptcoregtk)'; then
+  fail "/usr/bin/loopdesk links the window's libraries"
+fi
+ok "$win (dpkg -S: loopdesk) opens the window for /usr/bin/loopdesk, which links no GTK or WebKit"
 
 desktop-file-validate /usr/share/applications/loopdesk.desktop || fail "desktop-file-validate"
 grep -q '^Exec=loopdesk' /usr/share/applications/loopdesk.desktop || fail ".desktop Exec"
@@ -65,11 +78,13 @@ ok "icons in hicolor sizes, man page"
 # The sandbox's Landlock helper sits beside the app, static, and is found by the installed app.
 [[ -x /usr/bin/loopdesk-sandbox-exec ]] || fail "no /usr/bin/loopdesk-sandbox-exec"
 objdump -p /usr/bin/loopdesk-sandbox-exec | grep -q NEEDED && fail "loopdesk-sandbox-exec is not static"
-ok "/usr/bin/loopdesk-sandbox-exec (static)"
+[[ $(realpath /usr/lib/loopdesk/loopdesk-sandbox-exec) == $(realpath /usr/bin/loopdesk-sandbox-exec) ]] ||
+  fail "/usr/lib/loopdesk/loopdesk-sandbox-exec does not lead to /usr/bin/loopdesk-sandbox-exec"
+ok "/usr/bin/loopdesk-sandbox-exec (static), and beside the window program"
 
 [[ -z $(dpkg-query -W -f='${Conffiles}' loopdesk) ]] || fail "the package has conffiles"
-# Every library the binary links must come from a package in Depends.
-for lib in $(objdump -p /usr/bin/loopdesk | awk '/NEEDED/ {print $2}'); do
+# Every library the binaries link must come from a package in Depends.
+for lib in $(objdump -p /usr/bin/loopdesk "$win" | awk '/NEEDED/ {print $2}' | sort -u); do
   path=$(ldconfig -p | awk -v l="$lib" '!found && $1 == l && /x86-64/ {print $NF; found = 1}')
   [[ -n $path ]] || fail "library $lib not found"
   # With merged /usr, dpkg knows a library under one of its two paths.

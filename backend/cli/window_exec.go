@@ -55,4 +55,3 @@ func FindWindow(dirs ...string) (string, error) {
 	return "", fmt.Errorf("cannot open the window: the window program %s is missing: looked for %s; "+
 		"reinstall Loopdesk, or `make build` builds it beside loopdesk", WindowProgram, strings.Join(looked, " and "))
 }
-
