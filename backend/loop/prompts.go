@@ -115,13 +115,14 @@ func recordedRows(chunks []store.NewChunk) []core.Row {
 	return out
 }
 
-// sessionSource is how the session began: new (no rows yet), fork, or resume.
+// sessionSource is how the session began: new (no rows yet), fork (no row after the forked
+// ones), or resume. The rows held start at the last compaction, so the last seq says it.
 func (rn *run) sessionSource(ctx context.Context) string {
 	sess, err := rn.r.cfg.Store.GetSession(ctx, rn.spec.SessionID)
 	switch {
 	case len(rn.journal.chunks) == 0:
 		return "new"
-	case err == nil && sess.ParentID != "" && sess.ParentCallID == "" && int64(len(rn.journal.chunks)) <= sess.ForkSeq:
+	case err == nil && sess.ParentID != "" && sess.ParentCallID == "" && rn.journal.chunks[len(rn.journal.chunks)-1].Seq <= sess.ForkSeq:
 		return "fork"
 	}
 	return "resume"

@@ -33,6 +33,8 @@ type Store interface {
 	Queued(ctx context.Context, sessionID string) ([]store.QueuedMessage, error)
 	Chunks(ctx context.Context, sessionID string) ([]store.Chunk, error)
 	ChunksAfter(ctx context.Context, sessionID string, after int64) ([]store.Chunk, error)
+	// RequestRows: the rows a request is built from, those since the last compaction.
+	RequestRows(ctx context.Context, sessionID string) ([]store.Chunk, error)
 	Append(ctx context.Context, sessionID, runID string, chunks ...store.NewChunk) ([]store.Chunk, error)
 	// CheckIdle then StartRunWith: the run's row is written with its first rows.
 	CheckIdle(ctx context.Context, sessionID string) error

@@ -182,24 +182,19 @@ func (db *DB) RequestRows(ctx context.Context, sessionID string) ([]Chunk, error
 			return err
 		}
 		through := f.Compaction.ThroughSeq
-		out = folds[:0:0]
-		for _, c := range folds {
-			if c.Seq <= through {
-				out = append(out, c)
-			}
-		}
+		var first []Chunk
 		if through > 0 {
-			first, err := db.queryChunks(ctx, tx, sessionID, `SELECT `+chunkCols+` FROM chunks
+			first, err = db.queryChunks(ctx, tx, sessionID, `SELECT `+chunkCols+` FROM chunks
 				WHERE session_id = ? AND seq <= ? AND kind NOT IN ('summary', 'system', 'approval', 'usage', 'hook', 'image_excluded')
 				ORDER BY seq LIMIT 1`, sessionID, through)
 			if err != nil {
 				return err
 			}
-			out = mergeSeq(out, first)
 		}
+		// The summary and system rows after the cut are in hand already.
 		rest, err := db.queryChunks(ctx, tx, sessionID, `SELECT `+chunkCols+` FROM chunks
-			WHERE session_id = ? AND seq > ? ORDER BY seq`, sessionID, through)
-		out = append(out, rest...)
+			WHERE session_id = ? AND seq > ? AND kind NOT IN ('summary', 'system') ORDER BY seq`, sessionID, through)
+		out = mergeSeq(append(folds, first...), rest)
 		return err
 	})
 	if err != nil {
@@ -208,10 +203,9 @@ func (db *DB) RequestRows(ctx context.Context, sessionID string) ([]Chunk, error
 	return out, nil
 }
 
-// mergeSeq merges two seq-ordered lists of rows into one.
+// mergeSeq is the rows of a and b (different rows) in seq order.
 func mergeSeq(a, b []Chunk) []Chunk {
-	out := make([]Chunk, 0, len(a)+len(b))
-	out = append(append(out, a...), b...)
-	slices.SortFunc(out, func(x, y Chunk) int { return cmp.Compare(x.Seq, y.Seq) })
-	return slices.CompactFunc(out, func(x, y Chunk) bool { return x.Seq == y.Seq })
+	out := append(append(make([]Chunk, 0, len(a)+len(b)), a...), b...)
+	slices.SortStableFunc(out, func(x, y Chunk) int { return cmp.Compare(x.Seq, y.Seq) })
+	return out
 }

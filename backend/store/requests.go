@@ -84,29 +84,46 @@ func (c *RequestCaches) evictOldest() {
 	delete(c.bySID, oldest)
 }
 
-// RowsAfter reads the rows stored after a seq (*DB.ChunksAfter).
-type RowsAfter interface {
+// RowsSource reads a session's rows: the ones its next request is derived from
+// (*DB.RequestRows) and the ones stored after a seq (*DB.ChunksAfter).
+type RowsSource interface {
+	RequestRows(ctx context.Context, sessionID string) ([]Chunk, error)
 	ChunksAfter(ctx context.Context, sessionID string, after int64) ([]Chunk, error)
 }
 
-// Rows returns the session's rows: the ones held since the last run plus those stored since.
-// The slice is clipped: a run appending its own rows never writes into the cache's array, and
-// the next run copies nothing it already held.
-func (rc *RequestCache) Rows(ctx context.Context, st RowsAfter, sessionID string) ([]Chunk, error) {
+// Rows returns the rows the session's next request is derived from (RequestRows: those since
+// its last compaction, with the summary and system rows): the ones held since the last run
+// plus those stored since. A compaction among the new rows makes the earlier rows it replaced
+// useless to every later request, so the rows are read again from it and the cache lets go of
+// them. The slice is clipped: a run appending its own rows never writes into the cache's
+// array, and the next run copies nothing it already held.
+func (rc *RequestCache) Rows(ctx context.Context, st RowsSource, sessionID string) ([]Chunk, error) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	var after int64
-	if n := len(rc.chunks); n > 0 {
-		after = rc.chunks[n-1].Seq
+	n := len(rc.chunks)
+	if n == 0 {
+		return rc.reload(ctx, st, sessionID)
 	}
-	more, err := st.ChunksAfter(ctx, sessionID, after)
+	more, err := st.ChunksAfter(ctx, sessionID, rc.chunks[n-1].Seq)
 	if err != nil {
 		return nil, err
+	}
+	if slices.ContainsFunc(more, func(c Chunk) bool { return c.Kind == KindSummary }) {
+		return rc.reload(ctx, st, sessionID)
 	}
 	// Appending in place is safe: every slice handed out is clipped, so none sees past its
 	// own length, and a run's own appends go to a new array.
 	rc.chunks = append(rc.chunks, more...)
 	return slices.Clip(rc.chunks), nil
+}
+
+func (rc *RequestCache) reload(ctx context.Context, st RowsSource, sessionID string) ([]Chunk, error) {
+	rows, err := st.RequestRows(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	rc.chunks = rows
+	return slices.Clip(rows), nil
 }
 
 // Estimate is EstimateContext(chunks, system), counting only the rows stored since the last
