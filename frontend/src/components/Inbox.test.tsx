@@ -50,7 +50,7 @@ describe('the inbox', () => {
     // A file edit shows its diff.
     const edit = screen.getAllByRole('article')[1];
     expect(edit.querySelector('.patch')?.textContent).toContain('-x\n+y');
-    expect(fake.state.title).toBe('Loopdesk (3 waiting)');
+    await waitFor(() => expect(fake.state.title).toBe('Loopdesk (3 waiting)'));
   });
 
   it('counts how long each call has waited, live', async () => {
@@ -61,7 +61,8 @@ describe('the inbox', () => {
       render(<InboxHarness />);
       await waitFor(() => expect(screen.getByLabelText('Waiting for').textContent).toBe('waiting 5s'));
       act(() => vi.advanceTimersByTime(3_000));
-      expect(screen.getByLabelText('Waiting for').textContent).toBe('waiting 8s');
+      // The next tick of the clock shows it (a slow machine may add a second).
+      await waitFor(() => expect(screen.getByLabelText('Waiting for').textContent).toMatch(/^waiting [89]s$/));
     } finally {
       vi.useRealTimers();
     }
@@ -95,6 +96,24 @@ describe('the inbox', () => {
     expect(fake.state.answers).toHaveLength(2);
     await userEvent.click(screen.getByRole('button', { name: 'Approve edited call' }));
     await waitFor(() => expect(fake.state.answers[2]).toEqual({ session_id: 'a', call_id: 'c3', approve: true, reason: '', arguments: '{"command":"echo edited"}' }));
+  });
+
+  it('lets a call answered first elsewhere go without an error, and shows other failures', async () => {
+    fake.state.inbox = { approvals: [oldest, middle], ended: [] };
+    fake.api.inboxAnswer.mockImplementationOnce(async () => {
+      throw { code: 'not_pending', message: 'call c1 is not waiting for approval' };
+    });
+    render(<InboxHarness />);
+    const first = (await screen.findAllByRole('article'))[0];
+    await userEvent.click(within(first).getByRole('button', { name: 'Approve' }));
+    await waitFor(() => expect(cards()).toEqual(['c:c2']));
+    expect(screen.queryByRole('alert')).toBeNull();
+    fake.api.inboxAnswer.mockImplementationOnce(async () => {
+      throw { code: 'error', message: 'database is locked' };
+    });
+    await userEvent.click(within(screen.getByRole('article')).getByRole('button', { name: 'Deny' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('database is locked');
+    expect(cards()).toEqual(['c:c2']);
   });
 
   it('denies with the reason typed', async () => {
@@ -151,7 +170,7 @@ describe('the inbox', () => {
     await screen.findByRole('article');
     await new Promise((r) => requestAnimationFrame(r));
     expect(document.activeElement).toBe(box);
-    expect(fake.state.title).toBe('Loopdesk (1 waiting)');
+    await waitFor(() => expect(fake.state.title).toBe('Loopdesk (1 waiting)'));
   });
 });
 

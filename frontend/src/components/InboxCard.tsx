@@ -31,7 +31,15 @@ interface Props {
  * arguments (the diff for a file edit), how long it has waited, and its answers.
  */
 export const InboxCard = memo(function InboxCard({ approval: a, parentTitle, selected, now, mode, onMode, onSelect, answer, preview, alwaysAllow, onOpen }: Props) {
+  const [busy, setBusy] = useState(false);
   const waited = Math.max(a.waiting_ms, now - Date.parse(a.requested_at));
+  // One answer at a time: a double click sends one.
+  const answerOnce = async (approve: boolean, reason?: string, args?: string) => {
+    setBusy(true);
+    const ok = await answer(approve, reason, args);
+    setBusy(false);
+    return ok;
+  };
   const raw = JSON.stringify(a.arguments ?? {});
   const toggle = (m: CardMode) => onMode(mode === m ? 'none' : m);
   const done = async (p: Promise<boolean>) => (await p) && onMode('none');
@@ -71,10 +79,10 @@ export const InboxCard = memo(function InboxCard({ approval: a, parentTitle, sel
         </p>
       )}
       <div className="row" role="group" aria-label="Answer">
-        <button type="button" className="primary" onClick={() => void answer(true)}>
+        <button type="button" className="primary" disabled={busy} onClick={() => void answerOnce(true)}>
           Approve
         </button>
-        <button type="button" onClick={() => void answer(false)}>
+        <button type="button" disabled={busy} onClick={() => void answerOnce(false)}>
           Deny
         </button>
         <button type="button" onClick={() => toggle('reason')}>
@@ -90,17 +98,17 @@ export const InboxCard = memo(function InboxCard({ approval: a, parentTitle, sel
           Open session
         </button>
       </div>
-      {mode === 'reason' && <ReasonFor answer={answer} onDone={() => onMode('none')} />}
-      {mode === 'edit' && <EditArgsForm raw={raw} busy={false} onApprove={(args) => void done(answer(true, '', args))} onCancel={() => onMode('none')} />}
+      {mode === 'reason' && <ReasonFor answer={answerOnce} busy={busy} onDone={() => onMode('none')} />}
+      {mode === 'edit' && <EditArgsForm raw={raw} busy={busy} onApprove={(args) => void done(answerOnce(true, '', args))} onCancel={() => onMode('none')} />}
       {mode === 'always' && <AlwaysAllow preview={preview} onConfirm={alwaysAllow} onCancel={() => onMode('none')} />}
     </article>
   );
 });
 
 /** Deny with reason, its text kept by the form while it is open. */
-function ReasonFor({ answer, onDone }: { answer: Props['answer']; onDone: () => void }) {
+function ReasonFor({ answer, busy, onDone }: { answer: Props['answer']; busy: boolean; onDone: () => void }) {
   const [reason, setReason] = useState('');
-  return <ReasonForm reason={reason} onReason={setReason} busy={false} onDeny={async () => (await answer(false, reason.trim())) && onDone()} />;
+  return <ReasonForm reason={reason} onReason={setReason} busy={busy} onDeny={async () => (await answer(false, reason.trim())) && onDone()} />;
 }
 
 /** The call as it would run: the command of a shell call, the diff of a file edit, else its arguments. */

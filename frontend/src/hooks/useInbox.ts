@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../api/backend';
-import { errorMessage, type InboxApproval, type InboxView, type InboxRulePreview } from '../api/types';
+import { errorCode, errorMessage, type InboxApproval, type InboxView, type InboxRulePreview } from '../api/types';
 import { byAge, cardKey, keepSelection, moveSelection, windowTitle } from '../state/inbox';
 
 /** A rule's reach: the session the call waits in, its folder, or every folder. */
@@ -59,16 +59,24 @@ export function useInbox() {
     }
   }, []);
 
-  /** Approves or denies a call; reason goes to the model with a denial, arguments ("" as asked) run instead. */
-  const answer = useCallback(
-    async (a: InboxApproval, approve: boolean, reason = '', args = ''): Promise<boolean> => {
-      const ok = await run(() => api.inboxAnswer({ session_id: a.session_id, call_id: a.call_id, approve, reason, arguments: args }).then(() => true));
-      // Gone from the list at once; inbox:changed confirms it.
-      if (ok) setView((v) => ({ ...v, approvals: (v.approvals ?? []).filter((x) => cardKey(x) !== cardKey(a)) }));
-      return Boolean(ok);
-    },
-    [run],
-  );
+  /**
+   * Approves or denies a call; reason goes to the model with a denial, arguments ("" as asked)
+   * run instead. A call answered first elsewhere (its own card, another process) leaves the
+   * inbox without an error: the person's intent was met or overtaken, never doubled.
+   */
+  const answer = useCallback(async (a: InboxApproval, approve: boolean, reason = '', args = ''): Promise<boolean> => {
+    const gone = () => setView((v) => ({ ...v, approvals: (v.approvals ?? []).filter((x) => cardKey(x) !== cardKey(a)) }));
+    try {
+      await api.inboxAnswer({ session_id: a.session_id, call_id: a.call_id, approve, reason, arguments: args });
+      setError('');
+      gone(); // at once; inbox:changed confirms it
+      return true;
+    } catch (e) {
+      if (errorCode(e) === 'not_pending') gone();
+      else setError(errorMessage(e));
+      return false;
+    }
+  }, []);
   const preview = useCallback((a: InboxApproval, scope: AlwaysScope): Promise<InboxRulePreview | null> => run(() => api.inboxAlwaysPreview(a.session_id, a.call_id, scope)), [run]);
   /** Saves the rule and approves this call and every other waiting call it covers; how many. */
   const alwaysAllow = useCallback((a: InboxApproval, scope: AlwaysScope): Promise<number | null> => run(() => api.inboxAlwaysAllow(a.session_id, a.call_id, scope)), [run]);
