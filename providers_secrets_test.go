@@ -22,7 +22,7 @@ func TestProviderKeyEnvIsUnreadableByShellCommands(t *testing.T) {
 		t.Skip("builds the app")
 	}
 	bin := filepath.Join(t.TempDir(), "loopdesk")
-	build := exec.Command("go", "build", "-tags", "desktop,production,webkit2_41,sqlite_fts5", "-o", bin, ".")
+	build := exec.Command("go", "build", "-tags", "desktop,production,webkit2_41,sqlite_fts5", "-o", bin, "./cmd/loopdesk")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}

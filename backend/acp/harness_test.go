@@ -50,7 +50,7 @@ func buildAndRun(m *testing.M) (int, error) {
 	root := filepath.Join(filepath.Dir(file), "..", "..")
 	loopdeskBin = filepath.Join(dir, "loopdesk")
 	args := append([]string{"build", "-tags", "desktop,production,webkit2_41,sqlite_fts5"}, buildFlags...)
-	build := exec.Command("go", append(args, "-o", loopdeskBin, ".")...)
+	build := exec.Command("go", append(args, "-o", loopdeskBin, "./cmd/loopdesk")...)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("build loopdesk: %v\n%s", err, out)
