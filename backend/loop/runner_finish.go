@@ -69,13 +69,7 @@ func (rn *run) storeEnd(ctx context.Context, res *core.Result) (store.Run, []sto
 		run, synthesized, err = rn.r.cfg.Store.FinishRun(ctx, rn.id, result())
 	}
 	rn.journal.chunks = append(rn.journal.chunks, added...)
-	if len(added) > 0 {
-		changed := rn.finishCaptures(ctx, added) // recorded before the rows are announced
-		rn.publish(RowsStoredPayload{Rows: RowsOf(added)})
-		for _, c := range changed {
-			rn.publish(c)
-		}
-	}
+	rn.announce(ctx, added)
 	for _, p := range held {
 		rn.publish(p)
 	}

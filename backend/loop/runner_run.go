@@ -26,9 +26,9 @@ type run struct {
 	ws   *tools.Workspace
 	root string
 
-	ports   Ports   // the run's model, approver and tools, wrapped by the extensions
-	tools   toolset // what the run offers and runs
-	caps    captureSet
+	ports   Ports               // the run's model, approver and tools, wrapped by the extensions
+	tools   toolset             // what the run offers and runs
+	caps    checkpoint.Captures // the captures of calls whose result is not stored yet
 	guide   steering
 	journal journal
 	ctl     control
@@ -58,13 +58,6 @@ func (t *toolset) list() []core.ToolInfo {
 		out[i] = t.infos[s.Name]
 	}
 	return out
-}
-
-// captureSet are the checkpoints of calls that may change files, by call id, until their
-// result row is stored. Workers add; the owner goroutine finishes them in persist.
-type captureSet struct {
-	mu     sync.Mutex
-	byCall map[string]*checkpoint.Capture
 }
 
 // steering is what the run tells the model besides the rows.
@@ -507,13 +500,7 @@ func (rn *run) persist(rows []core.Row) error {
 	chunks := rn.newChunks(ctx, rows) // a queued message's hook context goes with it
 	added, err := rn.append(ctx, chunks)
 	rn.journal.chunks = append(rn.journal.chunks, added...)
-	if len(added) > 0 {
-		changed := rn.finishCaptures(ctx, added)
-		rn.publish(RowsStoredPayload{Rows: RowsOf(added)})
-		for _, c := range changed {
-			rn.publish(c)
-		}
-	}
+	rn.announce(ctx, added)
 	return err
 }
 
@@ -543,14 +530,8 @@ func (rn *run) finish() {
 			res.Error = "the result could not be stored: " + err.Error()
 		}
 	}
-	if len(synthesized) > 0 {
-		changed := rn.finishCaptures(ctx, synthesized)
-		rn.publish(RowsStoredPayload{Rows: RowsOf(synthesized)})
-		for _, c := range changed {
-			rn.publish(c)
-		}
-	}
-	rn.abortCaptures()
+	rn.announce(ctx, synthesized)
+	rn.caps.Abort()
 	for _, c := range synthesized {
 		var p core.ToolFinishedPayload
 		if json.Unmarshal(c.Payload, &p) == nil {

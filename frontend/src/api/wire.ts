@@ -407,7 +407,7 @@ export interface FileSize {
   free: number;
 }
 
-/** Go: loop.FilesChangedPayload */
+/** Go: checkpoint.FilesChangedPayload */
 export interface FilesChangedPayload {
   row_seq: number;
   call_id: string;
