@@ -23,7 +23,9 @@ import (
 // and no answer (Esc) leaves the window open.
 const EventCloseRequested = "app:close-requested"
 
-// CloseRequest is EventCloseRequested's payload: how many runs are going.
+// CloseRequest is EventCloseRequested's payload: how many runs are going. Runs 0 says the
+// question was answered (in another page of the same window: the dev server's browser) and
+// is to be put away.
 type CloseRequest struct {
 	Runs int `json:"runs"`
 }
@@ -148,6 +150,7 @@ func (h *Lifecycle) KeepRunning() {
 	if err := (&Window{c}).SaveGeometry(); err != nil {
 		slog.Warn("save the window geometry", "err", err)
 	}
+	c.emitEvent(EventCloseRequested, CloseRequest{})
 	lc := c.life
 	lc.mu.Lock()
 	lc.hidden = true

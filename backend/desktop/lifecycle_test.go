@@ -100,6 +100,10 @@ func TestKeptRunsHideTheWindowAndASecondLaunchShowsIt(t *testing.T) {
 	}
 
 	app.svc.Lifecycle.KeepRunning()
+	// Answered: any other page of the window puts the question away.
+	app.rec.waitFor(t, "the question put away", func(ev map[string]any) bool {
+		return ev["_event"] == desktop.EventCloseRequested && ev["runs"] == float64(0)
+	})
 	if v, q := sh.state(); v || q != 0 || !app.svc.Hidden() {
 		t.Fatalf("after Keep: visible %v, quits %d, hidden %v; want hidden and not quitting", v, q, app.svc.Hidden())
 	}

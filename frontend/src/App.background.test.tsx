@@ -55,6 +55,12 @@ describe('closing the window while runs go', () => {
     expect(fake.api.keepRunning).toHaveBeenCalledOnce();
     expect(screen.queryByRole('dialog', { name: '1 run is going' })).toBeNull();
 
+    // Answered in another page of the window (the dev server's browser): put away here too.
+    act(() => fake.emitCloseRequested({ runs: 2 }));
+    await screen.findByRole('dialog', { name: '2 runs are going' });
+    act(() => fake.emitCloseRequested({ runs: 0 }));
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: /runs are going/ })).toBeNull());
+
     act(() => fake.emitCloseRequested({ runs: 3 }));
     await userEvent.click(await screen.findByRole('button', { name: 'Stop them' }));
     expect(fake.api.stopAndQuit).toHaveBeenCalledOnce();

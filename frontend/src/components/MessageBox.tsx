@@ -218,7 +218,7 @@ function SendMenu({ enabled, onSendNew }: { enabled: boolean; onSendNew: () => v
         }
       }}
     >
-      <button type="button" className="small" aria-label="More ways to send" aria-haspopup="menu" aria-expanded={open} aria-controls={open ? id : undefined} onClick={() => setOpen((o) => !o)}>
+      <button type="button" className="small" aria-label="More ways to send" title="More ways to send" aria-haspopup="menu" aria-expanded={open} aria-controls={open ? id : undefined} onClick={() => setOpen((o) => !o)}>
         ▾
       </button>
       {open && (

@@ -20,6 +20,16 @@ describe('StatusLine', () => {
     expect(screen.getByRole('status', { name: 'Run status' }).textContent).toBe('');
   });
 
+  it('shows no spinner while every call waits for the person: nothing works then', () => {
+    const p = { run_id: 'r1', call_id: 'a', name: 'write_file', arguments: '{}', read_only: false, sandboxed: false, network: false };
+    const { container, rerender } = render(<StatusLine {...base} phase="waiting" />);
+    expect(container.querySelector('.spinner')).not.toBeNull();
+    rerender(<StatusLine {...base} phase="waiting" pending={[p]} />);
+    expect(container.querySelector('.spinner')).toBeNull();
+    rerender(<StatusLine {...base} phase="tools" pending={[p]} running={{ c1: { run_id: 'r1', call_id: 'c1', name: 'run_shell_command', since: Date.now() } }} />);
+    expect(container.querySelector('.spinner')).not.toBeNull();
+  });
+
   it('offers approve all and deny all only when several calls wait', async () => {
     const onDecideAll = vi.fn();
     const p = (id: string) => ({ run_id: 'r1', call_id: id, name: 'write_file', arguments: '{}', read_only: false, sandboxed: false, network: false });

@@ -24,7 +24,10 @@ interface Props {
  */
 export function StatusLine({ phase, pending, running, runStartedAt, onDecideAll, mcpStarting = [], mcpFailed = [], retrying = null }: Props) {
   const tools = Object.values(running);
-  const now = useNow(phase !== 'idle');
+  // Nothing works while every call waits for the person: no spinner, and the clock moves in
+  // steps of 10 s (each repaint of the window costs CPU; docs/benchmarks.md, "Many agents at once").
+  const waitingForPerson = pending.length > 0 && tools.length === 0;
+  const now = useNow(phase !== 'idle', waitingForPerson ? 10000 : 1000);
   let text = '';
   if (pending.length > 0) {
     text = pending.length === 1 ? `Waiting for your approval of ${pending[0].name}` : `${pending.length} calls wait for your approval`;
@@ -55,7 +58,7 @@ export function StatusLine({ phase, pending, running, runStartedAt, onDecideAll,
     );
   return (
     <div className="status-line" role="status" aria-label="Run status">
-      <span className="spinner" aria-hidden="true" />
+      {!waitingForPerson && <span className="spinner" aria-hidden="true" />}
       <span title={phase === 'waiting' && retrying ? retrying.error : undefined}>{text}</span>
       {runStartedAt !== null && phase !== 'idle' && <span className="muted">· {formatDuration(now - runStartedAt)}</span>}
       {missing}

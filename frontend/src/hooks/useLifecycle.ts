@@ -11,7 +11,8 @@ import { errorMessage } from '../api/types';
  */
 export function useCloseRequest() {
   const [runs, setRuns] = useState<number | null>(null);
-  useEffect(() => api.onCloseRequested((r) => setRuns(r.runs)), []);
+  // runs 0: answered elsewhere (another page of the window), nothing to ask any more.
+  useEffect(() => api.onCloseRequested((r) => setRuns(r.runs > 0 ? r.runs : null)), []);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'q') {
