@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -85,11 +86,15 @@ func (t *turn) relayChild(ev bus.Event) {
 	case core.ApprovalRequestedPayload:
 		k.step = "waiting for your approval of " + p.Name
 		c := t.announceChildCall(k, p)
+		ask := t.asked(childCallID(k.id, p.CallID))
 		t.wg.Add(1)
 		go func() {
 			defer t.wg.Done()
-			t.askChildPermission(k.id, k.meta(), p, c)
+			t.askChildPermission(ask, k.id, k.meta(), p, c)
 		}()
+	case core.ApprovalDecidedPayload:
+		t.withdraw(childCallID(k.id, p.CallID))
+		return
 	case core.ToolFinishedPayload:
 		k.step = "thinking"
 		if id := childCallID(k.id, p.CallID); t.calls[id] != nil {
@@ -135,9 +140,10 @@ func (t *turn) announceChildCall(k *childView, p core.ApprovalRequestedPayload) 
 }
 
 // askChildPermission asks the editor about a child's call (allow or reject once) and answers
-// the approver in the child's session. As askPermission, it gives up when the prompt's run
-// ends: the child's run has then ended too (Stop on the parent stops its children).
-func (t *turn) askChildPermission(childSession string, meta map[string]any, p core.ApprovalRequestedPayload, c callView) {
+// the approver in the child's session. As askPermission, it gives up when ask ends: the
+// prompt's run ended (the child's run has then ended too: Stop on the parent stops its
+// children), or the call was answered elsewhere first (the window's inbox).
+func (t *turn) askChildPermission(ask context.Context, childSession string, meta map[string]any, p core.ApprovalRequestedPayload, c callView) {
 	call := tools.Call{ID: p.CallID, Name: p.Name, Arguments: string(p.Arguments)}
 	req := sdk.RequestPermissionRequest{SessionId: sdk.SessionId(t.to), Meta: meta,
 		Options: []sdk.PermissionOption{
@@ -146,14 +152,14 @@ func (t *turn) askChildPermission(childSession string, meta map[string]any, p co
 		},
 		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(childCallID(childSession, p.CallID)), Title: sdk.Ptr(c.title),
 			Kind: sdk.Ptr(Kind(p.Name)), Status: sdk.Ptr(sdk.ToolCallStatusPending), Locations: c.locations, RawInput: c.args}}
-	resp, err := t.a.conn.RequestPermission(t.ask, req)
+	resp, err := t.a.conn.RequestPermission(ask, req)
 	select {
 	case <-t.a.conn.Done():
 		return // the editor left: the run is being cancelled, which answers the call
 	default:
 	}
 	switch {
-	case t.ask.Err() != nil:
+	case ask.Err() != nil:
 		return
 	case err != nil:
 		t.decideIn(childSession, call, tools.Decision{Approved: false, By: "error", Reason: "the editor could not ask: " + err.Error()}, nil)

@@ -121,18 +121,14 @@ func (t *turn) relay(ev bus.Event) {
 		t.send(t.startCall(p.ID, p.Name, p.Arguments))
 	case core.ApprovalRequestedPayload:
 		c := *t.call(p.CallID)
-		ctx, withdraw := context.WithCancel(t.ask)
-		t.asking[p.CallID] = withdraw
+		ctx := t.asked(p.CallID)
 		t.wg.Add(1)
 		go func() {
 			defer t.wg.Done()
 			t.askPermission(ctx, p, c)
 		}()
 	case core.ApprovalDecidedPayload:
-		if withdraw := t.asking[p.CallID]; withdraw != nil {
-			withdraw() // answered (here or in the inbox): a request still open is withdrawn
-			delete(t.asking, p.CallID)
-		}
+		t.withdraw(p.CallID)
 	case core.ToolStartedPayload:
 		t.send(t.update(p.CallID, sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
 	case core.ToolOutputPayload:
@@ -146,6 +142,23 @@ func (t *turn) relay(ev bus.Event) {
 		if u, ok := t.diffs(p); ok {
 			t.send(u)
 		}
+	}
+}
+
+// asked is the context of the permission request for the call the editor knows as id: it
+// ends with the run, or when withdraw is called for it.
+func (t *turn) asked(id string) context.Context {
+	ctx, withdraw := context.WithCancel(t.ask)
+	t.asking[id] = withdraw
+	return ctx
+}
+
+// withdraw withdraws the editor's request for a call that was answered (in the editor or
+// first in the window's inbox), if one is still open.
+func (t *turn) withdraw(id string) {
+	if withdraw := t.asking[id]; withdraw != nil {
+		withdraw()
+		delete(t.asking, id)
 	}
 }
 

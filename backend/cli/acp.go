@@ -117,7 +117,7 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags con
 		return err
 	}
 	// The shared stack runs the configured servers; a session the editor gives servers of its
-	// own gets a stack of its own (acp.Config.NewStack, Stack.WithMCP).
+	// own gets a stack of its own (acp.Config.NewStack, Stack.WithMCP), on the same Approver.
 	st, err := stack.New(stack.Config{DB: db, MCP: &mcpCfg, Checkpoints: &checkpoint.Options{},
 		Providers:       func(context.Context) (config.Providers, error) { return ps, nil },
 		InstructionsDir: instr, Logger: log, Hooks: hooksEngine(instr, stderr, "loopdesk acp")})
@@ -144,11 +144,12 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags con
 			link.Close()
 		}
 	}()
+	stacks := newACPStacks(ctx, st)
 	register := func(client string) {
 		regOnce.Do(func() {
-			link = registerInbox(ctx, dbPath, st, inbox.Process{Kind: inbox.OriginACP, PID: os.Getpid(), Client: client})
+			link = stacks.register(dbPath, inbox.Process{Kind: inbox.OriginACP, PID: os.Getpid(), Client: client})
 		})
 	}
-	return acp.Serve(ctx, acp.Config{Stack: st, NewStack: st.WithMCP, Spec: spec, Flags: flags, Model: cfg.Model, Version: Version,
+	return acp.Serve(ctx, acp.Config{Stack: st, NewStack: stacks.withMCP, Spec: spec, Flags: flags, Model: cfg.Model, Version: Version,
 		MCP: mcpCfg, Logger: log, OnInitialize: register}, stdin, stdout)
 }

@@ -391,7 +391,7 @@ func runAgentWith(ctx context.Context, o *runOptions, start runStart, stdin io.R
 	asker := runNewAsker(stdin, stderr, db, st.Approver, runIsTerminal(stdin))
 	// With a window open on this database (now or later), the calls waiting here show in its
 	// inbox too.
-	link := registerInbox(ctx, path, st, inbox.Process{Kind: inbox.OriginRun, PID: os.Getpid()})
+	link := registerInbox(ctx, path, st, st.Runner, inbox.Process{Kind: inbox.OriginRun, PID: os.Getpid()})
 	defer link.Close()
 	defer asker.withInbox(link, stderr)()
 	asked := runner.Bus().Subscribe(subCtx, "", asker.onEvent)

@@ -17,8 +17,8 @@ import (
 // registerInbox links a `loopdesk run` or `loopdesk acp` process to the window that has its
 // database open, now or once one opens it (and again when it comes back), so the calls
 // waiting here show in that window's inbox and can be answered there.
-func registerInbox(ctx context.Context, dbPath string, st *stack.Stack, origin inbox.Process) *inbox.Link {
-	local := &inbox.Local{DB: st.DB, Approver: st.Approver, Runs: st.Runner, Workspaces: st.Workspaces, Origin: origin}
+func registerInbox(ctx context.Context, dbPath string, st *stack.Stack, runs inbox.Runs, origin inbox.Process) *inbox.Link {
+	local := &inbox.Local{DB: st.DB, Approver: st.Approver, Runs: runs, Workspaces: st.Workspaces, Origin: origin}
 	link := inbox.Keep(ctx, dbPath, local, origin)
 	// A run that ends here is in the window's ended list at once (an acp process outlives its
 	// runs): telling the window anything makes it read that list again.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
@@ -73,6 +74,8 @@ type Stack struct {
 
 	cfg             Config // for WithMCP
 	ownsCheckpoints bool   // New made the recorder (a WithMCP stack shares its parent's)
+	closed          chan struct{}
+	closeOnce       sync.Once
 }
 
 // New builds a Stack: it starts detecting the sandbox (unless given a probe), opens the
@@ -105,7 +108,7 @@ func New(cfg Config) (*Stack, error) {
 			return nil, fmt.Errorf("build the agent stack: recover checkpoints: %w", err)
 		}
 	}
-	s, err := wire(cfg, rec, watches)
+	s, err := wire(cfg, rec, watches, nil)
 	if err != nil {
 		if rec != nil {
 			_ = rec.Close()
@@ -118,15 +121,20 @@ func New(cfg Config) (*Stack, error) {
 
 // WithMCP builds a stack like s whose MCP manager runs servers instead of s's: ACP gives a
 // session the editor passes servers for a stack of its own. It shares s's database,
-// recorder, sandbox, hooks and model clients; closing it stops only its runs and servers.
+// recorder, sandbox, hooks, model clients and Approver (so every call waiting in the process
+// is in one list, the inbox's); closing it stops only its runs and servers.
 func (s *Stack) WithMCP(servers mcp.Config) (*Stack, error) {
 	cfg := s.cfg
 	cfg.MCP, cfg.Hooks = &servers, s.Hooks
-	return wire(cfg, s.Checkpoints, s.Watches)
+	return wire(cfg, s.Checkpoints, s.Watches, s.Approver)
 }
 
-// wire connects the parts; it starts the MCP servers and does no other I/O.
-func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack, error) {
+// Done is closed once Close was called.
+func (s *Stack) Done() <-chan struct{} { return s.closed }
+
+// wire connects the parts; it starts the MCP servers and does no other I/O. approver is the
+// one to share (nil: a new one).
+func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches, approver *tools.Approver) (*Stack, error) {
 	var manager *mcp.Manager
 	if cfg.MCP != nil {
 		manager = mcp.Start(*cfg.MCP, cfg.MCPOptions)
@@ -143,8 +151,11 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches) (*Stack,
 		}
 		return nil, fmt.Errorf("build the agent stack: %w", err)
 	}
-	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: tools.NewApprover(Rules{DB: cfg.DB}),
-		MCP: manager, Checkpoints: rec, Sandbox: cfg.Sandbox, Watches: watches, cfg: cfg}
+	if approver == nil {
+		approver = tools.NewApprover(Rules{DB: cfg.DB})
+	}
+	s := &Stack{DB: cfg.DB, Tools: ts, Workspaces: tools.NewManager(), Approver: approver,
+		MCP: manager, Checkpoints: rec, Sandbox: cfg.Sandbox, Watches: watches, cfg: cfg, closed: make(chan struct{})}
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
 		Respec: cfg.Respec, Skills: skillCatalog(cfg), Tasks: tasksOf(cfg)}
@@ -186,6 +197,7 @@ func tasksOf(cfg Config) *loop.TaskConfig {
 // Close cancels every run, waits until their rows are written, and stops the MCP servers and
 // the recorder New made.
 func (s *Stack) Close() {
+	defer s.closeOnce.Do(func() { close(s.closed) })
 	s.Runner.Close()
 	if s.MCP != nil {
 		_ = s.MCP.Close() // the servers are gone either way; their log says why

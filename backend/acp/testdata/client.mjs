@@ -27,7 +27,8 @@
 //   {"op": "cancel"}                                     session/cancel for the session
 //   {"op": "hang"}                                       wait to be killed
 // Permission requests take the next of "answers"; "never" (or none left) never answers,
-// "throw" answers with a JSON-RPC error.
+// "throw" answers with a JSON-RPC error. A request the agent withdraws ($/cancel_request) is
+// logged as "withdrawn".
 import { appendFileSync, readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { client, ndJsonStream } from './npm/node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js';
@@ -55,11 +56,12 @@ const app = client({ name: 'loopdesk-acp-test' })
       state.agent.notify('session/cancel', { sessionId: params.sessionId });
     }
   })
-  .onRequest('session/request_permission', ({ params }) => {
+  .onRequest('session/request_permission', ({ params, signal }) => {
     const answer = answers.shift() ?? 'never';
     state.asked++;
     state.askWaiters.splice(0).forEach((w) => w());
     log('permission', { toolCall: params.toolCall, options: params.options, answer });
+    signal?.addEventListener('abort', () => log('withdrawn', { toolCall: params.toolCall }));
     if (answer === 'never') return new Promise(() => {});
     if (answer === 'throw') throw new Error('this client cannot show a dialog');
     return { outcome: { outcome: 'selected', optionId: answer } };
