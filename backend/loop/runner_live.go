@@ -1,61 +1,9 @@
 package loop
 
-import (
-	"slices"
-	"strings"
-	"sync"
-	"time"
-)
+import "github.com/loopdesk/loopdesk/backend/tools"
 
-// RunningCall is a call of a session's running run that is executing now (its tool_started
-// was published and its result is not in yet): a shell command, or a task call whose child
-// session works. The window learns of running calls from tool_started events; a page opened
-// or reloaded while one runs reads them here (desktop's Chat.Live), so it shows the call
-// running rather than "Waiting for the model…".
-type RunningCall struct {
-	CallID    string    `json:"call_id"`
-	Name      string    `json:"name"`
-	StartedAt time.Time `json:"started_at"`
-}
-
-// liveCalls is the set of a run's executing calls, by call id (unique within a turn, and
-// one turn's calls run at a time). Workers add and remove; Chat.Live reads.
-type liveCalls struct {
-	mu    sync.Mutex
-	calls map[string]RunningCall
-}
-
-func (l *liveCalls) add(c RunningCall) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.calls == nil {
-		l.calls = map[string]RunningCall{}
-	}
-	l.calls[c.CallID] = c
-}
-
-func (l *liveCalls) remove(callID string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.calls, callID)
-}
-
-// list is the calls in the order they started.
-func (l *liveCalls) list() []RunningCall {
-	l.mu.Lock()
-	out := make([]RunningCall, 0, len(l.calls))
-	for _, c := range l.calls {
-		out = append(out, c)
-	}
-	l.mu.Unlock()
-	slices.SortFunc(out, func(a, b RunningCall) int {
-		if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.CallID, b.CallID)
-	})
-	return out
-}
+// RunningCall is a call of a session's running run that is executing now (tools.LiveCalls).
+type RunningCall = tools.RunningCall
 
 // RunningCalls lists the calls the session's running run is executing now, oldest first;
 // none when no run is going (or it is finishing: its run_finished is out).
@@ -67,5 +15,5 @@ func (r *Runner) RunningCalls(sessionID string) []RunningCall {
 		return []RunningCall{}
 	}
 	r.mu.Unlock()
-	return rn.tools.live.list()
+	return rn.tools.live.List()
 }

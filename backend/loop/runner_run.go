@@ -42,7 +42,7 @@ type run struct {
 type toolset struct {
 	specs []tools.Spec
 	infos map[string]core.ToolInfo // what the core knows of each of specs (Started.Tools)
-	live  liveCalls                // the calls executing now (RunningCalls)
+	live  tools.LiveCalls          // the calls executing now (RunningCalls)
 	// taskSlots bounds the children going at once; nil when the run has no task tool.
 	taskSlots chan struct{}
 	agents    []agents.Definition // the agents a task call may name (fixed for the run)

@@ -115,8 +115,8 @@ func (rn *run) runTools(batches [][]core.Call) {
 // runTool runs one call through the run's tool port (a task call too: taskTools).
 func (rn *run) runTool(c core.Call) {
 	note := rn.capture(c)
-	rn.tools.live.add(RunningCall{CallID: c.ID, Name: c.Name, StartedAt: rn.now()})
-	defer rn.tools.live.remove(c.ID)
+	rn.tools.live.Add(RunningCall{CallID: c.ID, Name: c.Name, StartedAt: rn.now()})
+	defer rn.tools.live.Remove(c.ID)
 	rn.publish(core.ToolStartedPayload{CallID: c.ID, Name: c.Name})
 	res := rn.ports.Tools.Run(rn.ctl.op, rn.ws, c, func(s string) {
 		rn.publish(core.ToolOutputPayload{CallID: c.ID, Text: s})

@@ -1057,7 +1057,7 @@ export interface RunStartedPayload {
 /** Go: store.RunStatus */
 export type RunStatus = 'running' | 'interrupted' | StopReason;
 
-/** Go: loop.RunningCall */
+/** Go: tools.RunningCall */
 export interface RunningCall {
   call_id: string;
   name: string;
