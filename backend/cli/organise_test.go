@@ -186,6 +186,9 @@ func TestSessionsCompactDBWaitsForRuns(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "a run is going: session "+id) {
 		t.Fatalf("compact-db during a run: exit %d %s", r.code, r.stderr)
 	}
+	if r := sessRun(t, "delete", id, "--db", path); r.code != 1 || !strings.Contains(r.stderr, "session has a run in progress") {
+		t.Fatalf("delete during a run: exit %d %s", r.code, r.stderr)
+	}
 	if _, _, err := db.FinishRun(ctx, run.ID, store.RunResult{Status: "completed"}); err != nil {
 		t.Fatal(err)
 	}

@@ -109,6 +109,13 @@ func TestDeleteSessionsSaysWhatWentAndSizesAreShown(t *testing.T) {
 	if p, _ := app.Projects(); len(p) != 1 || p[0] != "P" {
 		t.Fatalf("projects = %v", p)
 	}
+	app.dialogs.folder = t.TempDir()
+	if dir, err := app.ExportSessions([]string{a.ID, b.ID}); err != nil || dir != app.dialogs.folder {
+		t.Fatalf("ExportSessions = %q, %v", dir, err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(app.dialogs.folder, "*.jsonl")); len(files) != 2 {
+		t.Fatalf("exported files: %v", files)
+	}
 	ds, err := app.DeleteSessions([]string{a.ID, b.ID})
 	if err != nil || len(ds) != 2 || ds[0].Rows != 1 || ds[0].Bytes != size.Total {
 		t.Fatalf("DeleteSessions = %+v, %v", ds, err)
