@@ -1,0 +1,343 @@
+package historybench
+
+// Each benchmark reports a ratio against its baseline in the same run (x_big_vs_small: the
+// 100,000-row session against a 20-row one; x_vs_bare: Loopdesk against the same query in raw
+// SQLite), median of interleaved pairs so a spike of the machine hits one pair, not the figure.
+// Figures: docs/benchmarks.md ("History at any size").
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loopdesk/loopdesk/backend/cli"
+	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/desktop"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+const (
+	bigRows      = 100_000
+	compactEvery = 400 // rows between compactions: about 100,000 tokens of these rows, as a 128k window compacts at 80 %
+	sessions     = 1_000
+	smallRows    = 20
+)
+
+// journal is the database every benchmark of a process shares: built once.
+type journal struct {
+	path       string
+	db         *store.DB
+	big, small string
+}
+
+var (
+	journalOnce sync.Once
+	shared      journal
+	journalErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.db != nil {
+		shared.db.Close()
+		os.RemoveAll(filepath.Dir(shared.path))
+	}
+	os.Exit(code)
+}
+
+var words = strings.Fields(`the a to of and in is it for on that with as this file test go build error function
+	return value module package import struct interface method string int slice map channel goroutine context
+	database sqlite query index table row column migration schema transaction commit rollback journal wal
+	fork session search snippet highlight rank token budget cost model prompt cache approval deny allow
+	workspace folder path symlink glob grep shell command process signal kill restart crash repair zebra`)
+
+func sentence(r *rand.Rand, n int) string {
+	var sb strings.Builder
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(words[int(float64(len(words))*r.Float64()*r.Float64())]) // common words hit many rows
+	}
+	return sb.String()
+}
+
+// step is one turn of an agent: the person's message, a tool call, its result, the answer.
+func step(r *rand.Rand, i int) []store.NewChunk {
+	id := fmt.Sprintf("call_%d", i)
+	out := sentence(r, 80)
+	if i%500 == 0 {
+		out = strings.Repeat(sentence(r, 20)+"\n", 2000) // a big tool output now and then
+	}
+	return []store.NewChunk{
+		{Kind: store.KindUser, Payload: store.UserPayload{Text: sentence(r, 20)}},
+		{Kind: store.KindAssistant, Payload: store.AssistantPayload{Text: sentence(r, 15),
+			ToolCalls: []store.ToolCall{{ID: id, Name: "search_text", Arguments: fmt.Sprintf(`{"pattern":%q}`, sentence(r, 2))}},
+			Usage:     &store.Usage{InputTokens: 1000, OutputTokens: 50, CostUSD: 0.001}}},
+		{Kind: store.KindToolResult, Payload: store.ToolResultPayload{CallID: id, Name: "search_text", Content: out}},
+		{Kind: store.KindAssistant, Payload: store.AssistantPayload{Text: sentence(r, 40), Usage: &store.Usage{InputTokens: 1100, OutputTokens: 80}}},
+	}
+}
+
+// session writes a session of n rows as runs of the agent would: a run per rowsPerRun rows,
+// each started, appended to and finished through the store, and a compaction summary after
+// every `every` rows (none when 0).
+func session(ctx context.Context, db *store.DB, title string, n, rowsPerRun, every int, r *rand.Rand) (string, error) {
+	s, err := db.CreateSession(ctx, store.NewSession{Title: title, Workspace: "/w", Model: "m"})
+	if err != nil {
+		return "", err
+	}
+	seq, since := 0, 0
+	for k := 0; seq < n; {
+		run, _, err := db.StartRunWith(ctx, store.NewRun{SessionID: s.ID, Model: "m", Limits: []byte(`{}`)})
+		if err != nil {
+			return "", err
+		}
+		var batch []store.NewChunk
+		for len(batch) < rowsPerRun && seq < n {
+			var rows []store.NewChunk
+			switch {
+			case every > 0 && since >= every && seq+1 < n:
+				rows, since = []store.NewChunk{{Kind: store.KindSummary, Payload: store.SummaryPayload{
+					Text: "What was done so far: " + sentence(r, 200), ThroughSeq: int64(seq)}}}, 0
+			case n-seq < 4:
+				rows = []store.NewChunk{{Kind: store.KindUser, Payload: store.UserPayload{Text: sentence(r, 10)}}}
+			default:
+				rows, k = step(r, k), k+1
+			}
+			batch, seq, since = append(batch, rows...), seq+len(rows), since+len(rows)
+		}
+		if _, err := db.Append(ctx, s.ID, run.ID, batch...); err != nil {
+			return "", err
+		}
+		if _, _, err := db.FinishRun(ctx, run.ID, store.RunResult{Status: "completed", Output: "done"}); err != nil {
+			return "", err
+		}
+	}
+	return s.ID, nil
+}
+
+// theJournal builds the shared journal: one session of 100,000 rows with compactions along
+// it, one of 20 rows, and 998 more of 20 to 200 rows.
+func theJournal(b *testing.B) journal {
+	journalOnce.Do(func() {
+		ctx := context.Background()
+		dir, err := os.MkdirTemp("", "loopdesk-history-bench-")
+		if err != nil {
+			journalErr = err
+			return
+		}
+		shared.path = filepath.Join(dir, "loopdesk.db")
+		if shared.db, journalErr = store.Open(ctx, shared.path); journalErr != nil {
+			return
+		}
+		r := rand.New(rand.NewPCG(36, 1))
+		t0 := time.Now()
+		if shared.big, journalErr = session(ctx, shared.db, "the long one", bigRows, 1000, compactEvery, r); journalErr != nil {
+			return
+		}
+		if shared.small, journalErr = session(ctx, shared.db, "a short one", smallRows, smallRows, 0, r); journalErr != nil {
+			return
+		}
+		for i := range sessions - 2 {
+			n := smallRows + r.IntN(9)*r.IntN(20) // most near 20 rows, a few near 200
+			if _, journalErr = session(ctx, shared.db, fmt.Sprintf("session %d", i), n, 40, 0, r); journalErr != nil {
+				return
+			}
+		}
+		fmt.Fprintf(os.Stderr, "historybench: journal of %d sessions built in %s\n", sessions, time.Since(t0).Round(time.Second))
+	})
+	if journalErr != nil {
+		b.Fatal(journalErr)
+	}
+	return shared
+}
+
+// pairs times a and then b (alternating which goes first) reps times and reports their mean
+// times under the two names and the median ratio a/b as ratio.
+func pairs(b *testing.B, reps int, aName, bName, ratio string, a, bf func() error) (meanA time.Duration) {
+	b.Helper()
+	run := func(f func() error) time.Duration {
+		t0 := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	var ta, tb time.Duration
+	var ratios []float64
+	for i := 0; i < b.N*reps; i++ {
+		var x, y time.Duration
+		if i%2 == 0 {
+			x, y = run(a), run(bf)
+		} else {
+			y, x = run(bf), run(a)
+		}
+		ta, tb, ratios = ta+x, tb+y, append(ratios, float64(x)/float64(y))
+	}
+	slices.Sort(ratios)
+	n := time.Duration(b.N * reps)
+	b.ReportMetric(float64(ta/n)/1e6, aName)
+	b.ReportMetric(float64(tb/n)/1e6, bName)
+	b.ReportMetric(ratios[len(ratios)/2], ratio)
+	return ta / n
+}
+
+// BenchmarkHistoryOpen: the window opening the 100,000-row session (its last 200 rows, the
+// meters, runs, totals: Sessions.OpenSessionTail) against opening a 20-row one. rows_read is
+// what one open of the big session read from chunks.
+func BenchmarkHistoryOpen(b *testing.B) {
+	j := theJournal(b)
+	dir := b.TempDir()
+	svc, err := desktop.New(j.db, config.Keys{Dir: filepath.Join(dir, "config"), Getenv: func(string) string { return "" }}, nilDialogs{},
+		filepath.Join(dir, "config", "mcp.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc.Startup(context.Background(), func(string, any) {})
+	defer svc.Shutdown()
+	open := func(id string, want int64) func() error {
+		return func() error {
+			v, err := svc.Sessions.OpenSessionTail(id, 200)
+			if err == nil && (v.RowCount != want || len(v.Rows) != int(min(want, 200))) {
+				err = fmt.Errorf("opened %d of %d rows, want the last 200 of %d", len(v.Rows), v.RowCount, want)
+			}
+			return err
+		}
+	}
+	before := j.db.RowsRead()
+	if err := open(j.big, bigRows)(); err != nil {
+		b.Fatal(err)
+	}
+	read := j.db.RowsRead() - before
+	b.ResetTimer()
+	pairs(b, 20, "big_ms/open", "small_ms/open", "x_big_vs_small", open(j.big, bigRows), open(j.small, smallRows))
+	b.ReportMetric(float64(read), "rows_read/open")
+}
+
+type nilDialogs struct{}
+
+func (nilDialogs) ChooseFolder(string) (string, error)     { return "", nil }
+func (nilDialogs) SaveFile(string, string) (string, error) { return "", nil }
+func (nilDialogs) OpenFile(string) (string, error)         { return "", nil }
+
+// BenchmarkHistoryNextRequest: what a run does before its first request leaves, in a process
+// that has not held the session yet: the rows the request is built from (through the
+// requests' cache, as the runner reads them), the messages derived from them, the context
+// estimate and what the loop core is told of them, for the 100,000-row session (compacted
+// every 400 rows) against a 20-row one.
+func BenchmarkHistoryNextRequest(b *testing.B) {
+	j := theJournal(b)
+	ctx := context.Background()
+	build := func(id string) func() error {
+		return func() error {
+			var caches store.RequestCaches // a fresh process: nothing held
+			rc := caches.Take(id)
+			rows, err := rc.Rows(ctx, j.db, id)
+			if err != nil {
+				return err
+			}
+			msgs, err := rc.Turns(rows)
+			if err == nil && len(msgs) == 0 {
+				err = fmt.Errorf("no messages")
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := rc.Estimate(rows, "the system prompt"); err != nil {
+				return err
+			}
+			_, err = store.RowRefs(rows)
+			return err
+		}
+	}
+	before := j.db.RowsRead()
+	if err := build(j.big)(); err != nil {
+		b.Fatal(err)
+	}
+	read := j.db.RowsRead() - before
+	b.ResetTimer()
+	pairs(b, 20, "big_ms/request", "small_ms/request", "x_big_vs_small", build(j.big), build(j.small))
+	b.ReportMetric(float64(read), "rows_read/request")
+}
+
+// BenchmarkHistorySearch: the first page of a full-text search over the whole journal
+// (Search, 50 hits with snippets and titles) against the FTS query alone in raw SQLite (the
+// same MATCH ranked, 50 rowids).
+func BenchmarkHistorySearch(b *testing.B) {
+	j := theJournal(b)
+	ctx := context.Background()
+	queries := []string{"zebra", "session search", `"commit rollback"`, "sym*", "crash OR repair"}
+	for _, q := range queries {
+		if _, err := j.db.Search(ctx, q, 50); err != nil { // the backlog indexed before timing
+			b.Fatal(err)
+		}
+	}
+	k := 0
+	next := func() string { k++; return queries[(k/2)%len(queries)] } // both sides of a pair: one query
+	b.ResetTimer()
+	pairs(b, 10, "store_ms/search", "bare_ms/search", "x_vs_bare", func() error {
+		hits, err := j.db.Search(ctx, next(), 50)
+		if err == nil && len(hits) == 0 {
+			err = fmt.Errorf("no hits")
+		}
+		return err
+	}, func() error {
+		return scanAll(j.db.SQL().QueryContext(ctx, `SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT 50`, next()))
+	})
+}
+
+// BenchmarkHistoryList: `loopdesk sessions list --json` over the 1,000 sessions, run in this
+// process (its start-up aside: that is the --version row), against the listing query in raw
+// SQLite: the sessions not archived, newest first, with their runs' totals.
+func BenchmarkHistoryList(b *testing.B) {
+	j := theJournal(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	pairs(b, 10, "cli_ms/list", "bare_ms/list", "x_vs_bare", func() error {
+		var out, errs bytes.Buffer
+		if code := cli.Sessions(ctx, []string{"list", "--json", "--db", j.path}, &out, &errs); code != 0 {
+			return fmt.Errorf("sessions list: %d %s", code, errs.String())
+		}
+		if n := bytes.Count(out.Bytes(), []byte("\n")); n != sessions {
+			return fmt.Errorf("listed %d sessions", n)
+		}
+		return nil
+	}, func() error {
+		db := j.db.SQL()
+		if err := scanAll(db.QueryContext(ctx, `SELECT * FROM sessions WHERE archived = 0 ORDER BY updated_at DESC`)); err != nil {
+			return err
+		}
+		return scanAll(db.QueryContext(ctx, `SELECT session_id, count(*), sum(turns), sum(tool_calls), sum(input_tokens),
+			sum(output_tokens), sum(cost_usd), sum(cache_read_tokens), sum(cache_write_tokens) FROM runs GROUP BY session_id`))
+	})
+}
+
+// scanAll reads every row of a query, as a caller would.
+func scanAll(rows *sql.Rows, err error) error {
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
