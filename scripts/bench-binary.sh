@@ -4,11 +4,40 @@
 # (posix_fadvise DONTNEED on that one file, nothing else), then run on its own Xvfb with a
 # fresh home for BENCH_IDLE_SECONDS (10). Prints, per binary, its mapped size, the part
 # resident in the app's process (/proc/PID/smaps) and the process's RSS and PSS.
-#   scripts/bench-binary.sh BIN...      e.g. build/bin/loopdesk build/bin/barewails
+#   scripts/bench-binary.sh BIN...      e.g. build/bin/loopdesk-window build/bin/barewails
 # docs/benchmarks.md ("The binary") explains why the figure is the binary's size more than
 # what the app touches: this kernel maps a file's page cache in whole large folios.
+#
+#   scripts/bench-binary.sh --start BIN...   e.g. build/bin/loopdesk build/bin/loopdesk-window
+# instead times `BIN --version` and `BIN --help` against /bin/true, started the same way in
+# the same run: three runs, each the median of 50 starts of every command, interleaved so a
+# busy moment of the machine falls on all of them (goal: <= 50 ms; docs/benchmarks.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ ${1:-} == --start ]]; then
+  shift
+  home=$(mktemp -d)
+  trap 'rm -rf "$home"' EXIT
+  HOME=$home XDG_CONFIG_HOME=$home/config XDG_DATA_HOME=$home/data exec python3 - "$@" <<'PY'
+import statistics, subprocess, sys, time
+cmds = [["/bin/true"]] + [[b, a] for b in sys.argv[1:] for a in ("--version", "--help")]
+def start(cmd):
+    t0 = time.perf_counter_ns()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+    return (time.perf_counter_ns() - t0) / 1e6
+for cmd in cmds:
+    start(cmd)  # once untimed: the page cache holds every binary as it will in the runs
+for run in range(1, 4):
+    times = {" ".join(c): [] for c in cmds}
+    for _ in range(50):
+        for c in cmds:
+            times[" ".join(c)].append(start(c))
+    base = statistics.median(times["/bin/true"])
+    for name, ts in times.items():
+        m = statistics.median(ts)
+        print(f"run {run} {name:<44} median {m:7.2f} ms  (/bin/true + {m - base:6.2f} ms)")
+PY
+fi
 idle=${BENCH_IDLE_SECONDS:-10}
 if [[ -z ${BENCH_WINDOW_INNER:-} ]]; then
   BENCH_WINDOW_INNER=1 exec env -u DBUS_SESSION_BUS_ADDRESS -u XDG_RUNTIME_DIR \

@@ -4,7 +4,7 @@
 # side in the same run: time from start to first paint, then memory of the
 # whole process tree (the app and its WebKit processes) after idling.
 #   scripts/bench-window.sh [PAIRS]      default 3 alternating pairs
-# Needs build/bin/loopdesk (make bench builds it), Xvfb, xdotool, ImageMagick
+# Needs build/bin/loopdesk and loopdesk-window (make bench builds them), Xvfb, xdotool, ImageMagick
 # (scripts/bootstrap.sh test). Runs on its own Xvfb display and without a
 # D-Bus session bus, so a Loopdesk already open on this desktop neither takes
 # the launch (single instance) nor is disturbed. (A fresh private bus made both
@@ -18,7 +18,9 @@ idle=${BENCH_IDLE_SECONDS:-8}
 
 if [[ -z ${BENCH_WINDOW_INNER:-} ]]; then
   TAGS=desktop,production,webkit2_41,sqlite_fts5
-  [[ -x build/bin/loopdesk ]] || { echo "bench-window: build/bin/loopdesk missing (make build)" >&2; exit 1; }
+  for b in loopdesk loopdesk-window; do
+    [[ -x build/bin/$b ]] || { echo "bench-window: build/bin/$b missing (make build)" >&2; exit 1; }
+  done
   go build -tags "$TAGS" -ldflags "-w -s" -o build/bin/barewails ./testdata/barewails
   go build -o build/bin/paintwatch ./testdata/paintwatch
   BENCH_WINDOW_INNER=1 exec env -u DBUS_SESSION_BUS_ADDRESS -u XDG_RUNTIME_DIR \
@@ -31,7 +33,8 @@ trap 'rm -rf "$scratch"' EXIT
 # a binary a run keeps resident depends on how its file entered the page cache, and the
 # linker's own output kept 40.9 MB of Loopdesk's 47 MB binary resident where the same bytes
 # copied (or read cold from disk) kept 24.6 MB (docs/benchmarks.md, "second pass").
-cp build/bin/barewails build/bin/loopdesk "$scratch/"
+# loopdesk execs the window program beside it, as a person's launch does.
+cp build/bin/barewails build/bin/loopdesk build/bin/loopdesk-window "$scratch/"
 
 # tree PID: PID and all its descendants.
 tree() {

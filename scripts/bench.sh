@@ -33,8 +33,12 @@ run -bench '^BenchmarkStart$' -benchtime=5x -count=3 ./backend/mcp/
 # ACP: first agent_message_chunk over `loopdesk acp` against the first delta of `loopdesk run
 # --json` (needs node and npm ci in backend/acp/testdata/npm; measures build/bin/loopdesk).
 LOOPDESK_ACP_BIN="$PWD/build/bin/loopdesk" run -bench '^BenchmarkFirstChunk$' -benchtime=20x -count=3 ./backend/acp/
+# A command's start: `loopdesk --version` and `--help` against /bin/true (goal <= 50 ms), and the
+# window program, which links GTK and WebKit, started the same way.
+echo "== scripts/bench-binary.sh --start build/bin/loopdesk build/bin/loopdesk-window" | tee -a "$out"
+scripts/bench-binary.sh --start build/bin/loopdesk build/bin/loopdesk-window 2>&1 | tee -a "$out"
 # The window against a bare Wails window with Wails' defaults: first paint and idle memory
-# (needs build/bin/loopdesk).
+# (needs build/bin/loopdesk and loopdesk-window).
 echo "== scripts/bench-window.sh 8" | tee -a "$out"
 scripts/bench-window.sh 8 2>&1 | tee -a "$out"
 # Issue 18: the window's memory with a 20-row session open, before and after a 2,203-row
