@@ -26,6 +26,10 @@ run -bench '^BenchmarkPrefixStability$' -benchtime=1x -count=3 ./backend/loop/
 run -benchtime=100x -count=3 ./backend/sandbox/
 # Issue 21: four children started in one turn against one child alone (x_four_vs_one, goal <= 1.3).
 run -bench '^BenchmarkTaskChildren$' -benchtime=5x -count=5 ./backend/loop/
+# Issue 36, Go side: opening, continuing, searching and listing in a journal of 1,000 sessions
+# with one of 100,000 rows, each against its baseline in the same run (scripts/bench-history.sh).
+echo "== scripts/bench-history.sh 3" | tee -a "$out"
+scripts/bench-history.sh 3 2>&1 | tee -a "$out"
 # MCP (needs node and npm ci in backend/mcp/testdata/npm for the server-everything rows;
 # the later -bench flag overrides run's -bench .)
 run -bench '^BenchmarkCall$' -benchtime=50x -count=3 ./backend/mcp/
