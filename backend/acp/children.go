@@ -7,8 +7,8 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/loopdesk/loopdesk/backend/bus"
-	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
+	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -75,7 +75,7 @@ func (t *turn) relayChild(ev bus.Event) {
 	case core.RunStartedPayload:
 		k.step = "thinking"
 	case core.ToolCallPayload:
-		if p.Name == loop.TaskTool {
+		if p.Name == task.Tool {
 			var args map[string]any
 			_ = json.Unmarshal(p.Arguments, &args)
 			k.tasks[p.ID] = args

@@ -23,6 +23,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/sandbox"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 	"golang.org/x/sys/unix"
 )
@@ -373,7 +374,7 @@ func runAgentWith(ctx context.Context, o *runOptions, start runStart, stdin io.R
 	// A one-shot process: no inotify watcher, each capture walks the folder (stat only).
 	st, err := stack.New(stack.Config{DB: db, Models: target.models, MCP: &mcpCfg,
 		Checkpoints: &checkpoint.Options{NoWatch: true}, InstructionsDir: instr,
-		Hooks: hooksEngine(instr, stderr, "loopdesk run"), Tasks: &loop.TaskConfig{MaxParallel: o.parallel}})
+		Hooks: hooksEngine(instr, stderr, "loopdesk run"), Tasks: &task.Config{MaxParallel: o.parallel}})
 	if err != nil {
 		return runExitOther, err
 	}

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
-	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -117,7 +117,7 @@ func (l *Local) childAgent(ctx context.Context, child store.Session) string {
 	if err != nil {
 		return ""
 	}
-	var args loop.TaskArgs
+	var args task.Args
 	_ = json.Unmarshal([]byte(call.Arguments), &args) // a call that was not JSON has no agent
 	return args.Agent
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -129,7 +130,7 @@ type Config struct {
 	// and model as they are then: a change made during a run applies from the next one.
 	Respec func(ctx context.Context, spec *RunSpec) error
 	// Tasks, when set, offers the task tool: a call starts a child session (runner_task.go).
-	Tasks *TaskConfig
+	Tasks *task.Config
 	// Extensions wrap each run's ports (ports.go), the first outermost: stack.New composes
 	// hooks, skill grants, hunk review and image fitting here.
 	Extensions []Extension

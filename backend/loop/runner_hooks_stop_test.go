@@ -14,6 +14,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -211,7 +212,7 @@ func TestSubagentStopContinueFalseEndsTheChild(t *testing.T) {
 	config := t.TempDir()
 	h := newHarnessWith(t, func(c *loop.Config) {
 		withHooks(c, &hooks.Engine{PersonalDir: config, Rows: c.Store.(*store.DB)})
-		c.Tasks = &loop.TaskConfig{}
+		c.Tasks = &task.Config{}
 	})
 	hh := &hookHarness{harness: h, config: config}
 	hh.setHooks("SubagentStop", "", hh.script("stop.sh", stopBash))

@@ -15,6 +15,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -420,7 +421,7 @@ func TestChildSessionsRunTheSameHooksAndSubagentStop(t *testing.T) {
 	config := t.TempDir()
 	h := newHarnessWith(t, func(c *loop.Config) {
 		withHooks(c, &hooks.Engine{PersonalDir: config, Rows: c.Store.(*store.DB)})
-		c.Tasks = &loop.TaskConfig{}
+		c.Tasks = &task.Config{}
 	})
 	hh := &hookHarness{harness: h, config: config}
 	seen := filepath.Join(config, "subagent-stop.json")

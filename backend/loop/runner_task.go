@@ -2,98 +2,44 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
-// The task tool: a call that starts a child session. The child is an ordinary session (its
-// own rows, runs and events), linked to the call by parent_id and parent_call_id, run by the
-// same Runner in the parent's folder under the parent's approval mode, sandbox, plan mode,
-// model and provider. Its final answer (or its status and reason) is the call's result, fed
-// like any tool's, so the call stays pending in the parent's journal until the child's run is
-// stored; Stop on the parent stops the child (the call's worker cancels it when the parent's
-// work is cancelled, and waits for it to be stored). After a kill, store.Repair answers the
-// parent's call "interrupted" naming the child.
-
-// TaskTool is the name of the tool that starts a child session.
-const TaskTool = "task"
-
-// TaskConfig turns the task tool on (Config.Tasks).
-type TaskConfig struct {
-	// MaxParallel is how many children one run may have going at once; 0: 4. Task calls of
-	// one turn all start together (they are read-only); the rest wait for a free slot.
-	MaxParallel int
-	// Agents returns the valid agent definitions of a folder (agents.Valid(agents.Definitions
-	// ...)), read when a run starts; nil: none, and a task call naming an agent is refused.
-	Agents func(root string) []agents.Definition
-}
-
-// ChildStore is the part of the store a task call needs besides Store; Config.Store must
-// implement it for the task tool to be offered.
-type ChildStore interface {
-	CreateSession(ctx context.Context, n store.NewSession) (store.Session, error)
-}
-
-// TaskArgs are a task call's arguments.
-type TaskArgs struct {
-	Description string `json:"description"`
-	Prompt      string `json:"prompt"`
-	Agent       string `json:"agent,omitempty"`
-}
-
-const taskDescription = "Start a child session: another agent works on a self-contained task in the same folder, " +
-	"under the same approval rules, and its final answer comes back as this call's result. The child does not " +
-	"see this conversation: put everything it needs in prompt. Several task calls in one turn run in parallel. " +
-	"Use it for independent pieces of work (searching a large codebase, a separate change) whose details you do " +
-	"not need in this conversation."
-
-var taskParameters = json.RawMessage(`{"type":"object","properties":{` +
-	`"description":{"type":"string","description":"A short (3-5 words) label for the task, shown to the person"},` +
-	`"prompt":{"type":"string","description":"The complete task for the child: what to do, what to return"},` +
-	`"agent":{"type":"string","description":"The agent to run it (optional; without it the child works like you)"}},` +
-	`"required":["description","prompt"],"additionalProperties":false}`)
-
-// taskSpec is the task tool as the model sees it.
-func taskSpec() tools.Spec {
-	return tools.Spec{Name: TaskTool, Description: taskDescription, Parameters: taskParameters, ReadOnly: true}
-}
+// The task tool (backend/task): a call starts a child session, run by the same Runner beside
+// its parent's run. The call's worker waits for the child's run to be stored; when the
+// parent's work is cancelled (Stop, a bound, Close) it stops the child and still waits for
+// it, so the child is never left running without a parent.
 
 // offerTasks adds the task tool to the run's tools when the runner has it turned on and the
 // store can hold children. Whether this run may start children is the core's to say
 // (core.MaxTaskDepth, Started.Depth and TaskGranted): keepTools drops the tool when not.
 func (rn *run) offerTasks() {
 	cfg := rn.r.cfg.Tasks
-	if _, ok := rn.r.cfg.Store.(ChildStore); !ok || cfg == nil {
+	if _, ok := rn.r.cfg.Store.(task.Store); !ok || cfg == nil {
 		return
 	}
-	if _, taken := rn.tools.infos[TaskTool]; taken {
+	if _, taken := rn.tools.infos[task.Tool]; taken {
 		return // a tool of that name already exists (an MCP server's): it keeps the name
 	}
-	n := cfg.MaxParallel
-	if n <= 0 {
-		n = 4
-	}
-	rn.tools.taskSlots = make(chan struct{}, n)
+	rn.tools.taskSlots = make(chan struct{}, cfg.Slots())
 	if cfg.Agents != nil {
 		rn.tools.agents = cfg.Agents(rn.root)
 	}
-	spec := taskSpec()
-	spec.Description += agentList(rn.tools.agents)
-	rn.tools.specs = append(rn.tools.specs, spec)
-	rn.tools.infos[TaskTool] = core.ToolInfo{Name: TaskTool, ReadOnly: true, Kind: core.ToolTask}
+	rn.tools.specs = append(rn.tools.specs, task.Spec(rn.tools.agents))
+	rn.tools.infos[task.Tool] = core.ToolInfo{Name: task.Tool, ReadOnly: true, Kind: core.ToolTask}
 }
 
 // taskGranted says whether the run's agent lists the task tool (Started.TaskGranted).
 func (s RunSpec) taskGranted() bool {
-	return s.agent != nil && s.agent.Tools != nil && s.agent.Allows(TaskTool)
+	return s.agent != nil && s.agent.Tools != nil && s.agent.Allows(task.Tool)
 }
 
 // keepTools drops the tools the core does not keep (State.HasTool: the task tool of a run
@@ -102,20 +48,6 @@ func (s RunSpec) taskGranted() bool {
 func (rn *run) keepTools() {
 	rn.tools.specs = slices.DeleteFunc(rn.tools.specs, func(s tools.Spec) bool { return !rn.state.HasTool(s.Name) })
 	maps.DeleteFunc(rn.tools.infos, func(name string, _ core.ToolInfo) bool { return !rn.state.HasTool(name) })
-}
-
-// agentList is the part of the task tool's description naming the agents (fixed for the
-// run, so the tools part of every request stays the same).
-func agentList(defs []agents.Definition) string {
-	if len(defs) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("\n\nAgents you can name in agent:")
-	for _, d := range defs {
-		fmt.Fprintf(&b, "\n- %s: %s", d.Name, d.Description)
-	}
-	return b.String()
 }
 
 // narrowTools marks the tools the run's agent does not allow (a definition narrows, never
@@ -143,31 +75,121 @@ func (s RunSpec) agentName() string {
 	return s.agent.Name
 }
 
-// findAgent returns the run's agent named name.
-func (rn *run) findAgent(name string) (*agents.Definition, error) {
-	var names []string
-	for i := range rn.tools.agents {
-		if rn.tools.agents[i].Name == name {
-			return &rn.tools.agents[i], nil
-		}
-		names = append(names, rn.tools.agents[i].Name)
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("unknown agent %q: no agents are defined; leave agent empty", name)
-	}
-	return nil, fmt.Errorf("unknown agent %q; the agents are: %s", name, strings.Join(names, ", "))
+// taskTools is the run's tool runner with the task tool: a task call starts a child session
+// (runTask), any other goes to the tools. Extensions wrap it like any tool runner.
+type taskTools struct {
+	ToolRunner
+	rn *run
 }
 
-// parseTaskArgs checks a task call's arguments; its error goes back to the model.
-func parseTaskArgs(raw string) (TaskArgs, error) {
-	var a TaskArgs
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
-		return a, fmt.Errorf("invalid arguments for task: %v (want {\"description\": string, \"prompt\": string, \"agent\": string})", err)
+func (t taskTools) Run(ctx context.Context, ws *tools.Workspace, call tools.Call, out func(string)) tools.Result {
+	if t.rn.tools.infos[call.Name].Kind != core.ToolTask {
+		return t.ToolRunner.Run(ctx, ws, call, out)
 	}
-	if strings.TrimSpace(a.Description) == "" || strings.TrimSpace(a.Prompt) == "" {
-		return a, fmt.Errorf("invalid arguments for task: description and prompt must not be empty")
+	res, spent := t.rn.runTask(call, t.rn.tools.share)
+	res.Meta.Child = spent
+	return res
+}
+
+// runTask carries out one task call on a worker goroutine: it waits for a free slot, creates
+// the child session, starts its run and waits for the run to be stored. limits is the
+// child's share of the budgets left (core.Limits.Share, on RunTools.Child). It returns the
+// call's result and what the child (with its own children) spent.
+func (rn *run) runTask(c core.Call, limits core.Limits) (tools.Result, *core.ChildSpend) {
+	fail := func(msg string) (tools.Result, *core.ChildSpend) {
+		return tools.Result{Content: msg, IsError: true}, nil
 	}
-	return a, nil
+	args, err := task.ParseArgs(c.Arguments)
+	if err != nil {
+		return fail(err.Error())
+	}
+	agent := rn.spec.agent // without agent, a child works like its parent: never wider
+	if args.Agent != "" {
+		if agent, err = task.Find(rn.tools.agents, args.Agent); err != nil {
+			return fail(err.Error())
+		}
+	}
+	select {
+	case rn.tools.taskSlots <- struct{}{}:
+		defer func() { <-rn.tools.taskSlots }()
+	case <-rn.ctl.op.Done():
+		return fail("cancelled before the child session started")
+	}
+	child, runID, err := rn.startChild(c, args, agent, limits)
+	if err != nil {
+		return fail("the child session could not start: " + err.Error())
+	}
+	rn.publish(core.ToolOutputPayload{CallID: c.ID, Text: fmt.Sprintf("started child session %s (run %s)\n", child, runID)})
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-rn.ctl.op.Done():
+			rn.r.Cancel(child) // Stop on the parent stops its children
+		case <-stopped:
+		}
+	}()
+	// Not bounded by op: the child always ends (a cancel ends it within its persist timeout),
+	// and its result must be stored before the parent's call is answered.
+	res, err := rn.r.Wait(context.WithoutCancel(rn.ctl.op), runID)
+	close(stopped)
+	if err != nil {
+		return fail(fmt.Sprintf("the child session %s: %v", child, err))
+	}
+	spent := rn.r.nestedSpend(runID).Plus(res.Counters)
+	rn.addNested(spent)
+	return task.Result(child, res), &spent
+}
+
+// nestedSpend is what the children of a finished run spent (their own children included).
+func (r *Runner) nestedSpend(runID string) core.ChildSpend {
+	r.mu.Lock()
+	rn := r.byRun[runID]
+	r.mu.Unlock()
+	if rn == nil {
+		return core.ChildSpend{}
+	}
+	rn.tools.mu.Lock()
+	defer rn.tools.mu.Unlock()
+	return rn.tools.nested
+}
+
+// addNested adds a child's spend to what this run's children spent (for its own parent).
+func (rn *run) addNested(s core.ChildSpend) {
+	rn.tools.mu.Lock()
+	defer rn.tools.mu.Unlock()
+	rn.tools.nested = rn.tools.nested.Plus(s)
+}
+
+// startChild creates the child session and starts its run under the parent's rules.
+func (rn *run) startChild(c core.Call, args task.Args, agent *agents.Definition, limits core.Limits) (string, string, error) {
+	ctx, cancel := context.WithTimeout(rn.ctl.op, rn.r.cfg.PersistTimeout)
+	defer cancel()
+	limits.Price = rn.spec.Limits.Price
+	ch := task.Child{Model: rn.spec.Model, System: rn.spec.SystemPrompt, Limits: limits}.As(agent)
+	s, err := rn.r.cfg.Store.(task.Store).CreateSession(ctx, store.NewSession{Title: args.Description, Workspace: rn.root,
+		Model: ch.Model, Provider: rn.spec.Provider, ParentID: rn.spec.SessionID, ParentCallID: c.ID})
+	if err != nil {
+		return "", "", err
+	}
+	spec := RunSpec{SessionID: s.ID, Workspace: rn.root, Prompt: args.Prompt, Model: ch.Model, SystemPrompt: ch.System, agent: agent,
+		Limits: ch.Limits, Mode: rn.spec.Mode, MaxTokens: rn.spec.MaxTokens, Sandbox: rn.spec.Sandbox, Plan: rn.spec.Plan,
+		Provider: rn.spec.Provider, ThinkingBudget: rn.spec.ThinkingBudget,
+		depth: rn.spec.depth + 1, parentCallID: c.ID, parentSession: rn.spec.SessionID, parent: rn}
+	runID, err := rn.r.Start(ctx, spec)
+	return s.ID, runID, err
+}
+
+// relayWaiting tells the parent's core, when this run is a task call's child, that the run
+// started or stopped waiting for the person (State.Waiting: its own approvals or its
+// children's, so a grandchild's wait reaches every ancestor), so the parent sets that time
+// aside like its own. The send is made before the child's end is stored, so the parent hears
+// that a child stopped waiting before its task call's result; once the parent stops, its
+// work's context drops the news.
+func (rn *run) relayWaiting() {
+	p := rn.spec.parent
+	if p == nil || rn.state.Waiting() == rn.ctl.waiting {
+		return
+	}
+	rn.ctl.waiting = rn.state.Waiting()
+	p.send(core.ChildWaiting{Now: rn.now(), CallID: rn.spec.parentCallID, Waiting: rn.ctl.waiting})
 }

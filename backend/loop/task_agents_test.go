@@ -11,12 +11,13 @@ import (
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
+	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
 func agentCall(id, description, prompt, agent string) fakeai.Call {
-	args, _ := json.Marshal(loop.TaskArgs{Description: description, Prompt: prompt, Agent: agent})
-	return fakeai.Call{ID: id, Name: loop.TaskTool, Arguments: string(args)}
+	args, _ := json.Marshal(task.Args{Description: description, Prompt: prompt, Agent: agent})
+	return fakeai.Call{ID: id, Name: task.Tool, Arguments: string(args)}
 }
 
 // requestWith is the first request whose first user message holds marker, decoded.
@@ -61,7 +62,7 @@ func requestWith(t *testing.T, h *harness, marker string) (system string, toolNa
 // lists the agents; an unknown agent is refused with the names.
 func TestTaskAgentNarrowsToolsAndUsesItsPrompt(t *testing.T) {
 	nester := agents.Definition{Name: "nester", Description: "delegates further", Prompt: "You delegate.", Tools: []string{"read_file", "task"}}
-	h := taskHarness(t, loop.TaskConfig{Agents: func(string) []agents.Definition { return append(agents.Builtins(), nester) }})
+	h := taskHarness(t, task.Config{Agents: func(string) []agents.Definition { return append(agents.Builtins(), nester) }})
 	h.srv.EnqueueFor("[parent]", fakeai.ToolCalls(
 		agentCall("t1", "look", "[explorer] find the notes", "explore"),
 		agentCall("t2", "bad", "[nobody] x", "nobody"),

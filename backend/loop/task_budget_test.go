@@ -9,6 +9,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
+	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -37,7 +38,7 @@ func finished(h *harness, sid string) {
 // turn each, so a parent allowed 3 turns has used them all after its first and stops there,
 // without another model call; its meter, and the family totals, say 3.
 func TestTaskChildTurnsCountAgainstTheParentsMaxTurns(t *testing.T) {
-	h := taskHarness(t, loop.TaskConfig{})
+	h := taskHarness(t, task.Config{})
 	h.srv.EnqueueFor("[parent]", fakeai.ToolCalls(taskCall("t1", "one", "[child1] answer"), taskCall("t2", "two", "[child2] answer")),
 		fakeai.Text("never asked"))
 	h.srv.EnqueueFor("[child1]", fakeai.Text("one done"))
@@ -62,7 +63,7 @@ func TestTaskChildTurnsCountAgainstTheParentsMaxTurns(t *testing.T) {
 // A child's tool calls count against the parent's max_tool_calls: the child uses the two
 // calls its slice allows, so the parent's next call is refused and the run stops there.
 func TestTaskChildToolCallsCountAgainstTheParentsLimit(t *testing.T) {
-	h := taskHarness(t, loop.TaskConfig{})
+	h := taskHarness(t, task.Config{})
 	h.srv.EnqueueFor("[parent]", fakeai.ToolCalls(taskCall("t1", "look", "[child] look around")),
 		fakeai.ToolCalls(fakeai.Call{ID: "p2", Name: "list_dir", Arguments: `{}`}), fakeai.Text("never asked"))
 	h.srv.EnqueueFor("[child]",

@@ -12,12 +12,13 @@ import (
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
 // taskHarness is the harness with the task tool on: its runner is replaced by one with
 // Config.Tasks (the first one's cleanup still closes it).
-func taskHarness(t *testing.T, cfg loop.TaskConfig) *harness {
+func taskHarness(t *testing.T, cfg task.Config) *harness {
 	t.Helper()
 	h := newHarness(t)
 	reg := toolsOf(t)
@@ -29,8 +30,8 @@ func taskHarness(t *testing.T, cfg loop.TaskConfig) *harness {
 }
 
 func taskCall(id, description, prompt string) fakeai.Call {
-	args, _ := json.Marshal(loop.TaskArgs{Description: description, Prompt: prompt})
-	return fakeai.Call{ID: id, Name: loop.TaskTool, Arguments: string(args)}
+	args, _ := json.Marshal(task.Args{Description: description, Prompt: prompt})
+	return fakeai.Call{ID: id, Name: task.Tool, Arguments: string(args)}
 }
 
 // resultOf is the content of the tool_result row answering callID in rows.
@@ -66,7 +67,7 @@ func childOf(t *testing.T, h *harness, parent, callID string) store.Session {
 // parent's tool result, the child is listed like any session, linked to the call, and its
 // events carry the call.
 func TestTaskChildAnswerIsTheParentsToolResult(t *testing.T) {
-	h := taskHarness(t, loop.TaskConfig{})
+	h := taskHarness(t, task.Config{})
 	h.write("notes.txt", "the answer is 42\n")
 	h.srv.EnqueueFor("[parent]", fakeai.ToolCalls(taskCall("t1", "read the notes", "[child] read notes.txt and report the answer")),
 		fakeai.Text("The child says 42."))
@@ -112,7 +113,7 @@ func TestTaskChildAnswerIsTheParentsToolResult(t *testing.T) {
 // The task call itself never asks (even in ask mode); the child's own call does, in the same
 // approval path, and a denial reaches the child as its result while the parent goes on.
 func TestTaskChildApprovalDeniedReachesTheChild(t *testing.T) {
-	h := taskHarness(t, loop.TaskConfig{})
+	h := taskHarness(t, task.Config{})
 	h.srv.EnqueueFor("[parent]", fakeai.ToolCalls(taskCall("t1", "make a file", "[child] write out.txt")),
 		fakeai.Text("parent done"))
 	h.srv.EnqueueFor("[child]", fakeai.ToolCalls(fakeai.Call{ID: "w1", Name: "write_file", Arguments: `{"path":"out.txt","content":"x"}`}),
@@ -145,7 +146,7 @@ func TestTaskChildApprovalDeniedReachesTheChild(t *testing.T) {
 
 // A child that stops on its slice of the parent's budget comes back as its status and reason.
 func TestTaskChildStoppedByItsBudgetSlice(t *testing.T) {
-	h := taskHarness(t, loop.TaskConfig{})
+	h := taskHarness(t, task.Config{})
 	h.srv.EnqueueFor("[parent]", fakeai.ToolCalls(taskCall("t1", "loop", "[child] keep listing")), fakeai.Text("ok"))
 	h.srv.EnqueueFor("[child]",
 		fakeai.ToolCalls(fakeai.Call{ID: "l1", Name: "list_dir", Arguments: `{}`}),
@@ -173,7 +174,7 @@ func TestTaskChildStoppedByItsBudgetSlice(t *testing.T) {
 
 // Task calls of one turn run in parallel, at most MaxParallel at once.
 func TestTaskChildrenRunInParallelUpToTheLimit(t *testing.T) {
-	h := taskHarness(t, loop.TaskConfig{MaxParallel: 2})
+	h := taskHarness(t, task.Config{MaxParallel: 2})
 	var calls []fakeai.Call
 	for _, n := range []string{"1", "2", "3"} {
 		calls = append(calls, taskCall("t"+n, "part "+n, "[child-"+n+"] work"))
@@ -214,7 +215,7 @@ func TestTaskChildrenRunInParallelUpToTheLimit(t *testing.T) {
 // Stop on the parent stops its children: the child's run ends cancelled and is stored before
 // the parent's call is answered.
 func TestTaskStopOnTheParentStopsTheChild(t *testing.T) {
-	h := taskHarness(t, loop.TaskConfig{})
+	h := taskHarness(t, task.Config{})
 	h.srv.EnqueueFor("[parent]", fakeai.ToolCalls(taskCall("t1", "slow", "[child] wait forever")))
 	h.srv.EnqueueFor("[child]", fakeai.Stall(0))
 	sid := h.session()
@@ -241,9 +242,9 @@ func TestTaskStopOnTheParentStopsTheChild(t *testing.T) {
 // A child never gets the task tool (without an agent that allows it), and bad arguments come
 // back to the model as an error without starting anything.
 func TestTaskDepthAndBadArguments(t *testing.T) {
-	h := taskHarness(t, loop.TaskConfig{})
+	h := taskHarness(t, task.Config{})
 	h.srv.EnqueueFor("[parent]", fakeai.ToolCalls(
-		fakeai.Call{ID: "bad", Name: loop.TaskTool, Arguments: `{"description":"x"}`},
+		fakeai.Call{ID: "bad", Name: task.Tool, Arguments: `{"description":"x"}`},
 		taskCall("t1", "nest", "[child] try to nest")), fakeai.Text("ok"))
 	h.srv.EnqueueFor("[child]", fakeai.Text("leaf"))
 	sid := h.session()
@@ -274,7 +275,7 @@ func TestTaskDepthAndBadArguments(t *testing.T) {
 // A child's spend counts in the parent's meters and against its token budget: the parent
 // that delegated past its budget stops as token_budget instead of going on.
 func TestTaskChildSpendAddsUpInTheParent(t *testing.T) {
-	h := taskHarness(t, loop.TaskConfig{})
+	h := taskHarness(t, task.Config{})
 	h.srv.EnqueueFor("[parent]", fakeai.ToolCalls(taskCall("t1", "spend", "[child] spend")).WithUsage(100, 10, 0),
 		fakeai.Text("never asked"))
 	h.srv.EnqueueFor("[child]", fakeai.Text("spent").WithUsage(700, 100, 0))

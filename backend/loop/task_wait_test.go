@@ -11,6 +11,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
+	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -45,7 +46,7 @@ func TestChildApprovalWaitDoesNotCountAgainstTheParentsTimeBudget(t *testing.T) 
 			clock := &fakeClock{now: time.Now()}
 			h := newHarnessWith(t, func(c *loop.Config) {
 				c.Now = clock.Now
-				c.Tasks = &loop.TaskConfig{Agents: func(string) []agents.Definition { return []agents.Definition{nester} }}
+				c.Tasks = &task.Config{Agents: func(string) []agents.Definition { return []agents.Definition{nester} }}
 			})
 			above := tc.script(h.srv)
 			sid := h.session()

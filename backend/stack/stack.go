@@ -16,6 +16,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
+	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -53,7 +54,7 @@ type Config struct {
 	// Respec completes each run's spec as it starts (loop.Config.Respec); nil for none.
 	Respec func(ctx context.Context, spec *loop.RunSpec) error
 	// Tasks configures the task tool (child sessions); nil: on, with the runner's defaults.
-	Tasks *loop.TaskConfig
+	Tasks *task.Config
 }
 
 // Stack is the wired agent. Close stops every run, the MCP servers and the recorder's
@@ -180,8 +181,8 @@ func extensions(cfg Config, engine *hooks.Engine) []loop.Extension {
 }
 
 // tasksOf is the task tool's configuration (every front end offers the task tool).
-func tasksOf(cfg Config) *loop.TaskConfig {
-	tasks := loop.TaskConfig{}
+func tasksOf(cfg Config) *task.Config {
+	tasks := task.Config{}
 	if cfg.Tasks != nil {
 		tasks = *cfg.Tasks // the caller's config is not changed
 	}
