@@ -38,15 +38,97 @@ type Hit struct {
 // compares Search with running it bare).
 //
 // The best hits are chosen inside FTS5 alone (its ORDER BY rank LIMIT n keeps n rows as it
-// ranks), and only those are joined to their rows and sessions and given a snippet: ordered
-// by rank over the join, SQLite made a snippet for every hit and sorted them all, which cost
-// seconds for a common word in a large journal.
-const SearchSQL = `SELECT c.session_id, s.title, c.seq, c.kind, top.snip, top.score
-	FROM (SELECT rowid AS id, snippet(chunks_fts, 0, char(1), char(2), '…', 16) AS snip, -rank AS score
+// ranks), and only those are joined to their rows and sessions. FTS5's snippet tokenises the
+// whole body to place its window, which for a tool output of a megabyte is most of a
+// second; a body longer than bigBody comes back instead and Search cuts its snippet at the
+// first matched word (bigSnippet).
+const SearchSQL = `SELECT c.session_id, s.title, c.seq, c.kind, top.snip, top.big, top.score
+	FROM (SELECT rowid AS id, -rank AS score,
+			CASE WHEN length(body) <= ` + bigBody + ` THEN snippet(chunks_fts, 0, char(1), char(2), '…', 16) ELSE '' END AS snip,
+			CASE WHEN length(body) > ` + bigBody + ` THEN body ELSE '' END AS big
 		FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS top
 	JOIN chunks c ON c.id = top.id
 	JOIN sessions s ON s.id = c.session_id
 	ORDER BY top.score DESC`
+
+// bigBody is the length (in characters) above which a hit's snippet is cut in Go.
+const bigBody = "16384"
+
+// bigSnippet is a snippet of a long body: about 16 words around the first word of the query
+// found in it (a prefix for a "word*" term), marked like FTS5's, with "…" where it is cut.
+func bigSnippet(body, query string) string {
+	var terms []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return r < 0x80 && !isWordByte(byte(r)) }) {
+		if w != "or" && w != "and" && w != "not" && w != "near" {
+			terms = append(terms, w)
+		}
+	}
+	at, n := firstTerm(body, terms)
+	if at < 0 {
+		return headOf(body)
+	}
+	for at+n < len(body) && isWordByte(body[at+n]) {
+		n++ // the whole word a prefix matched
+	}
+	from := at
+	for words := 0; from > 0 && words < 8; from-- {
+		if body[from-1] == ' ' || body[from-1] == '\n' {
+			words++
+		}
+	}
+	to := at + n
+	for words := 0; to < len(body) && words < 8; to++ {
+		if body[to] == ' ' || body[to] == '\n' {
+			words++
+		}
+	}
+	out := strings.ToValidUTF8(body[from:at], "") + MarkStart + body[at:at+n] + MarkEnd + strings.ToValidUTF8(body[at+n:to], "")
+	if from > 0 {
+		out = "…" + out
+	}
+	if to < len(body) {
+		out += "…"
+	}
+	return out
+}
+
+// firstTerm finds the first of terms (lower case) in body, case-insensitively, a window of
+// the body at a time: the match is usually near the start, and lowering a megabyte for it is
+// most of the cost of a search.
+func firstTerm(body string, terms []string) (at, n int) {
+	const window = 32 << 10
+	longest := 0
+	for _, t := range terms {
+		longest = max(longest, len(t))
+	}
+	for from := 0; from < len(body); from += window {
+		part := strings.ToLower(body[from:min(len(body), from+window+longest)])
+		at = -1
+		for _, t := range terms {
+			if i := strings.Index(part, t); i >= 0 && (at < 0 || i < at) {
+				at, n = i, len(t)
+			}
+		}
+		// Lowering keeps ASCII in place; a match is used only where it lines up with body.
+		if at >= 0 && from+at+n <= len(body) && strings.EqualFold(body[from+at:from+at+n], part[at:at+n]) {
+			return from + at, n
+		}
+	}
+	return -1, 0
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+}
+
+// headOf is the start of a body no word of the query was found in (an FTS5 match on a
+// form the plain search above does not see): its first 100 bytes.
+func headOf(body string) string {
+	if len(body) <= 100 {
+		return body
+	}
+	return strings.ToValidUTF8(body[:100], "") + "…"
+}
 
 // Search finds rows across all sessions, best first. The query uses FTS5
 // syntax: words (all must match), "exact phrases", prefix*, OR, NOT,
@@ -70,8 +152,12 @@ func (db *DB) Search(ctx context.Context, query string, limit int) ([]Hit, error
 	out := []Hit{}
 	for rows.Next() {
 		var h Hit
-		if err := rows.Scan(&h.SessionID, &h.SessionTitle, &h.Seq, &h.Kind, &h.Snippet, &h.Rank); err != nil {
+		var big string
+		if err := rows.Scan(&h.SessionID, &h.SessionTitle, &h.Seq, &h.Kind, &h.Snippet, &big, &h.Rank); err != nil {
 			return nil, searchErr(query, err)
+		}
+		if big != "" {
+			h.Snippet = bigSnippet(big, query)
 		}
 		out = append(out, h)
 	}

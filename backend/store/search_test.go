@@ -98,3 +98,29 @@ func TestSearchBadQueries(t *testing.T) {
 		t.Errorf("prefix query after errors: %+v %v", hits, err)
 	}
 }
+
+// A hit in a long tool output gets a snippet around the matched word like any other hit,
+// without FTS5 tokenising the whole output for it.
+func TestSearchSnippetOfALongOutput(t *testing.T) {
+	db, _ := openTemp(t)
+	s := mustSession(t, db, "long output")
+	long := strings.Repeat("lorem ipsum dolor sit amet\n", 2000) + "the Needle_case sits here at the end"
+	mustAppend(t, db, s.ID, "r", user("look"))
+	mustAppend(t, db, s.ID, "r", assistant("", call("c1", "read_file", `{"path":"big"}`)))
+	mustAppend(t, db, s.ID, "r", result("c1", "read_file", long))
+	for _, q := range []string{"needle_case", "Needle*", `"sits here" OR nothing`} {
+		hits, err := db.Search(context.Background(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 1 || !strings.HasPrefix(hits[0].Snippet, "…") || len(hits[0].Snippet) > 200 {
+			t.Fatalf("%s: hits %+v", q, hits)
+		}
+		if want := store.MarkStart + "Needle_case" + store.MarkEnd; q != `"sits here" OR nothing` && !strings.Contains(hits[0].Snippet, want) {
+			t.Errorf("%s: snippet %q lacks %q", q, hits[0].Snippet, want)
+		}
+		if q == `"sits here" OR nothing` && !strings.Contains(hits[0].Snippet, store.MarkStart+"sits"+store.MarkEnd) {
+			t.Errorf("%s: snippet %q", q, hits[0].Snippet)
+		}
+	}
+}
