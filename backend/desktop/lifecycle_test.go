@@ -49,6 +49,16 @@ func waitingRun(t *testing.T, app *testApp, srv *fakeai.Server, dir, callID stri
 	return s.ID, runID
 }
 
+// shownWindow is the app on a fake model, with its window shown.
+func shownWindow(t *testing.T) (*fakeai.Server, *testApp, *fakeShell) {
+	t.Helper()
+	srv := startFake(t)
+	app := newTestApp(t, srv.URL())
+	sh := &fakeShell{visible: true}
+	app.svc.StartLifecycle(sh)
+	return srv, app, sh
+}
+
 func until(t *testing.T, what string, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
@@ -61,9 +71,7 @@ func until(t *testing.T, what string, ok func() bool) {
 }
 
 func TestClosingWithNoRunGoingQuitsAtOnce(t *testing.T) {
-	app := newTestApp(t, startFake(t).URL())
-	sh := &fakeShell{visible: true}
-	app.svc.StartLifecycle(sh)
+	_, app, _ := shownWindow(t)
 	if app.svc.Lifecycle.RunsGoing() != 0 {
 		t.Fatal("runs going in a fresh window")
 	}
@@ -80,10 +88,7 @@ func TestClosingWithNoRunGoingQuitsAtOnce(t *testing.T) {
 }
 
 func TestKeptRunsHideTheWindowAndASecondLaunchShowsIt(t *testing.T) {
-	srv := startFake(t)
-	app := newTestApp(t, srv.URL())
-	sh := &fakeShell{visible: true}
-	app.svc.StartLifecycle(sh)
+	srv, app, sh := shownWindow(t)
 	in := desktop.NewInstance("")
 	in.Started(app.rec.emit, app.svc.ShowWindow)
 	dir := t.TempDir()
@@ -138,10 +143,7 @@ func TestKeptRunsHideTheWindowAndASecondLaunchShowsIt(t *testing.T) {
 }
 
 func TestAHiddenWindowQuitsWhenItsLastRunEndsUnlessSomethingWaits(t *testing.T) {
-	srv := startFake(t)
-	app := newTestApp(t, srv.URL())
-	sh := &fakeShell{visible: true}
-	app.svc.StartLifecycle(sh)
+	srv, app, sh := shownWindow(t)
 	var mu sync.Mutex
 	elsewhere := true // a call of another process waits in the inbox
 	app.svc.HoldOpen(func() bool { mu.Lock(); defer mu.Unlock(); return elsewhere })
@@ -170,10 +172,7 @@ func TestAHiddenWindowQuitsWhenItsLastRunEndsUnlessSomethingWaits(t *testing.T) 
 }
 
 func TestQuitStopsTheRunsAndTheirRowsSayStopped(t *testing.T) {
-	srv := startFake(t)
-	app := newTestApp(t, srv.URL())
-	sh := &fakeShell{visible: true}
-	app.svc.StartLifecycle(sh)
+	srv, app, sh := shownWindow(t)
 	s, runID := waitingRun(t, app, srv, t.TempDir(), "q1")
 	until(t, "the run going", func() bool { return app.svc.Lifecycle.RunsGoing() == 1 })
 

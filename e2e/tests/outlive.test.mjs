@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, configure, launchBrowser, makeHome, shot, startApp, startFake, until } from '../harness.mjs';
+import { ROOT, configure, docShot, launchBrowser, makeHome, startApp, startFake, until } from '../harness.mjs';
 
 // Sends WM_DELETE_WINDOW to a window: what the close button of a window manager does.
 const WMCLOSE_C = `#include <X11/Xlib.h>
@@ -108,7 +108,7 @@ test('a kept run goes on without the window, a second launch brings it back, Ctr
   await box.fill('second task');
   await page.getByRole('button', { name: 'More ways to send' }).click();
   await page.getByRole('menuitem', { name: /Run in a new session/ }).waitFor();
-  await shot(page, 'outlive-send-menu');
+  await docShot(page, 'ui-send-menu');
   await page.keyboard.press('Escape');
   await box.press('Control+Shift+Enter');
   await page.getByRole('status').filter({ hasText: 'Started in a new session: second task' }).waitFor();
@@ -124,7 +124,7 @@ test('a kept run goes on without the window, a second launch brings it back, Ctr
   execFileSync(wmclose, [win.id]);
   const dialog = page.getByRole('dialog', { name: '2 runs are going' });
   await dialog.waitFor();
-  await shot(page, 'outlive-close-dialog');
+  await docShot(page, 'ui-close-dialog');
   await dialog.getByRole('button', { name: 'Keep them running' }).click();
   await until('the window to hide', async () => mapState(app.proc.pid) === 'IsUnMapped');
   assert.equal(app.proc.exitCode, null, 'the process goes on without its window');
