@@ -34,11 +34,7 @@ var assets embed.FS
 var icon []byte
 
 func main() {
-	getenv, err := cli.HideKeys()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "loopdesk: %v\n", err)
-	}
-	launch := cli.Main(os.Args[1:], getenv, os.Stdin, os.Stdout, os.Stderr)
+	launch, getenv := cli.Start(os.Args[1:])
 	if !launch.Window {
 		os.Exit(launch.Code)
 	}

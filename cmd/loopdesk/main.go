@@ -16,15 +16,10 @@ func main() {
 	// them itself as its first step, exactly as when one binary did both. Nothing is added
 	// to it, so a key that came from the configuration never enters an environment.
 	env := os.Environ()
-	getenv, err := cli.HideKeys()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "loopdesk: %v\n", err)
-	}
-	launch := cli.Main(os.Args[1:], getenv, os.Stdin, os.Stdout, os.Stderr)
-	if !launch.Window {
+	if launch, _ := cli.Start(os.Args[1:]); !launch.Window {
 		os.Exit(launch.Code)
 	}
-	err = cli.ExecWindow(os.Args, env)
+	err := cli.ExecWindow(os.Args, env)
 	fmt.Fprintf(os.Stderr, "loopdesk: %v\n", err)
 	os.Exit(cli.ExitOther)
 }
