@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"time"
@@ -70,7 +71,14 @@ func (s *Services) StartLifecycle(sh Shell) {
 	lc.mu.Lock()
 	lc.shell = sh
 	lc.mu.Unlock()
-	s.c.st.Runner.Bus().Subscribe(s.c.context(), "", lc.offer)
+	ctx := s.c.context()
+	s.c.st.Runner.Bus().Subscribe(ctx, "", lc.offer)
+	if in := s.c.inbox; in != nil {
+		// A call waiting in the inbox — of this window's runs or of a `loopdesk run` or an
+		// editor registered with it — keeps a hidden window up; its answer may let it go.
+		s.HoldOpen(func() bool { return len(in.Approvals(ctx)) > 0 })
+		context.AfterFunc(ctx, in.Watch(lc.schedule))
+	}
 }
 
 // HoldOpen registers busy: while it reports true (something outside this process's runs
