@@ -117,6 +117,7 @@ type testApp struct {
 	*desktop.Settings
 	*desktop.Workspace
 	svc     *desktop.Services
+	db      *store.DB
 	rec     *recorder
 	dbPath  string
 	dialogs *fakeDialogs
@@ -150,7 +151,7 @@ func newTestApp(t *testing.T, baseURL string) *testApp {
 		}
 	}
 	return &testApp{svc: svc, Sessions: svc.Sessions, Chat: svc.Chat, Settings: svc.Settings, Workspace: svc.Workspace,
-		rec: rec, dbPath: dbPath, dialogs: dialogs}
+		db: db, rec: rec, dbPath: dbPath, dialogs: dialogs}
 }
 
 func startFake(t *testing.T, opts ...fakeai.Option) *fakeai.Server {
