@@ -8,12 +8,11 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
-	"github.com/loopdesk/loopdesk/backend/loop"
 )
 
 // diffs turns what a call changed into tool_call_update content: one diff per text file, from
 // the checkpoint's before and after states, after the call's text result.
-func (t *turn) diffs(p loop.FilesChangedPayload) (sdk.SessionUpdate, bool) {
+func (t *turn) diffs(p checkpoint.FilesChangedPayload) (sdk.SessionUpdate, bool) {
 	rec := t.a.cfg.Stack.Checkpoints
 	if rec == nil {
 		return sdk.SessionUpdate{}, false

@@ -39,6 +39,12 @@ func TestInboxAnswersAnEditorsCall(t *testing.T) {
 	if !promptEnded(evs) {
 		t.Fatalf("the prompt did not end after the inbox answered:\n%s", dump(evs))
 	}
+	// The ended run says where it came from: the editor, by name, and the agent's pid.
+	// (Its row is written before the prompt's answer.)
+	if v, err := hub.View(ctx); err != nil || len(v.Ended) != 1 ||
+		v.Ended[0].Origin != (inbox.Process{Kind: inbox.OriginACP, PID: p.agent.Process.Pid, Client: "zed"}) {
+		t.Fatalf("the ended run's origin: %+v %v", v.Ended, err)
+	}
 	if b, err := os.ReadFile(e.ws + "/x.txt"); err != nil || string(b) != "from the inbox" {
 		t.Fatalf("the call did not run: %q %v", b, err)
 	}

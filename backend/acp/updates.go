@@ -11,7 +11,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/loopdesk/loopdesk/backend/bus"
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -138,7 +138,7 @@ func (t *turn) relay(ev bus.Event) {
 		if u, ok := t.plan(p); ok {
 			t.send(u)
 		}
-	case loop.FilesChangedPayload:
+	case checkpoint.FilesChangedPayload:
 		if u, ok := t.diffs(p); ok {
 			t.send(u)
 		}

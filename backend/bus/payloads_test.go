@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopdesk/loopdesk/backend/loop"
+	"github.com/loopdesk/loopdesk/backend/bus"
 )
 
 // A payload field named like the envelope's "type" or "seq" would be dropped by MarshalJSON,
 // and its value lost on the way to the page (files_changed once lost its row seq that way).
 func TestPayloadFieldsDoNotShadowTheEnvelope(t *testing.T) {
-	for typ, p := range loop.PayloadTypes() {
+	for typ, p := range bus.PayloadTypes() {
 		rt := reflect.TypeOf(p)
 		if rt.Kind() != reflect.Struct {
 			continue

@@ -105,7 +105,7 @@ func (s *Service) restore(ctx context.Context, sessionID string, toSeq int64) er
 	if err != nil || len(rows) == 0 {
 		return nil // the restore is done; the page re-reads the rows when it opens the session
 	}
-	_, _ = st.Runner.Bus().Publish(ctx, bus.Event{SessionID: sessionID, Payload: loop.RowsStoredPayload{Rows: loop.RowsOf(rows)}})
+	_, _ = st.Runner.Bus().Publish(ctx, bus.Event{SessionID: sessionID, Payload: bus.RowsStoredPayload{Rows: bus.RowsOf(rows)}})
 	return nil
 }
 

@@ -112,6 +112,7 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags con
 		return err
 	}
 	defer db.Close()
+	db.SetRunOrigin(store.RunOrigin{Kind: inbox.OriginACP}) // and the editor's name once it says it
 	instr, err := config.ConfigDir()
 	if err != nil {
 		return err
@@ -147,6 +148,7 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags con
 	stacks := newACPStacks(ctx, st)
 	register := func(client string) {
 		regOnce.Do(func() {
+			db.SetRunOrigin(store.RunOrigin{Kind: inbox.OriginACP, Client: client})
 			link = stacks.register(dbPath, inbox.Process{Kind: inbox.OriginACP, PID: os.Getpid(), Client: client})
 		})
 	}

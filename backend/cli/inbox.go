@@ -146,8 +146,8 @@ func inboxList(ctx context.Context, path string, asJSON bool, w io.Writer) error
 		if len(v.Approvals) > 0 {
 			fmt.Fprintln(w)
 		}
-		return writeTable(w, v.Ended, "", "RUN\tENDED\tSESSION\tSTATUS\tCOST\tREASON", func(e inbox.Ended) []any {
-			return []any{e.RunID, e.EndedAt.Local().Format("15:04"), inboxSession(e.Item), e.Status,
+		return writeTable(w, v.Ended, "", "RUN\tENDED\tSESSION\tFROM\tSTATUS\tCOST\tREASON", func(e inbox.Ended) []any {
+			return []any{e.RunID, e.EndedAt.Local().Format("15:04"), inboxSession(e.Item), inboxOrigin(e.Origin), e.Status,
 				fmt.Sprintf("$%.4f", e.CostUSD), cut(e.Reason, 60)}
 		})
 	}
@@ -163,6 +163,9 @@ func inboxSession(it inbox.Item) string {
 }
 
 func inboxOrigin(o inbox.Process) string {
+	if o.Kind == "" {
+		return "-" // a run recorded before its origin was kept
+	}
 	if o.Client != "" {
 		return fmt.Sprintf("%s %s %d", o.Kind, o.Client, o.PID)
 	}

@@ -210,6 +210,11 @@ func TestInboxRunWithoutTerminalWaitsForApproveFromAnotherProcess(t *testing.T) 
 	if code != 0 || !strings.Contains(out, `"kind":"ended"`) || !strings.Contains(out, `"status":"completed"`) {
 		t.Fatalf("ended run: %d %s", code, out)
 	}
+	var ended inbox.Ended
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &ended); err != nil ||
+		ended.Origin != (inbox.Process{Kind: inbox.OriginRun, PID: cmd.Process.Pid}) {
+		t.Fatalf("the ended run's origin %+v (%v), want run and the process's pid: %s", ended.Origin, err, out)
+	}
 }
 
 func TestInboxProcessThatDiesLeavesTheInbox(t *testing.T) {

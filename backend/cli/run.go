@@ -351,6 +351,7 @@ func runAgentWith(ctx context.Context, o *runOptions, start runStart, stdin io.R
 		return runExitOther, err
 	}
 	defer db.Close()
+	db.SetRunOrigin(store.RunOrigin{Kind: inbox.OriginRun})
 
 	// Images are read and checked before a session is made: a bad file changes nothing.
 	imgs, err := runImages(ctx, db, o.images)

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/bus"
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/inbox"
-	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -61,7 +61,7 @@ func (p *runPrinter) waitFor(runID string, timeout time.Duration) {
 }
 
 func (p *runPrinter) print(e bus.Event) {
-	if f, ok := e.Payload.(loop.FilesChangedPayload); ok {
+	if f, ok := e.Payload.(checkpoint.FilesChangedPayload); ok {
 		p.files.add(f.Changes)
 	}
 	if p.json {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/config"
+	"github.com/loopdesk/loopdesk/backend/inbox"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -270,6 +271,7 @@ func (c *sessCmd) run(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
+	db.SetRunOrigin(store.RunOrigin{Kind: inbox.OriginRun}) // regenerate, edit and retry run here
 	switch c.name {
 	case "list":
 		return c.list(ctx, db)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
-	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -117,7 +116,7 @@ func (c *core) publishRows(sessionID string, from int64) {
 	if err != nil || len(rows) == 0 {
 		return
 	}
-	_, _ = c.st.Runner.Bus().Publish(c.context(), bus.Event{SessionID: sessionID, Payload: loop.RowsStoredPayload{Rows: loop.RowsOf(rows)}})
+	_, _ = c.st.Runner.Bus().Publish(c.context(), bus.Event{SessionID: sessionID, Payload: bus.RowsStoredPayload{Rows: bus.RowsOf(rows)}})
 }
 
 // ForkSessionWithFiles forks the session at seq and gives the fork its own working copy

@@ -9,6 +9,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/inbox"
 	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
+	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // EventInboxChanged carries the whole inbox (an inbox.View) each time it may have changed:
@@ -58,8 +59,10 @@ func classifyInbox(err error) error {
 	return err
 }
 
-// newInbox is the window's inbox on its own Approver.
+// newInbox is the window's inbox on its own Approver; the window's runs are recorded as
+// the window's (the inbox's ended list says so).
 func (c *core) newInbox() *inbox.Hub {
+	c.db.SetRunOrigin(store.RunOrigin{Kind: inbox.OriginWindow})
 	return inbox.NewHub(&inbox.Local{DB: c.db, Approver: c.st.Approver, Runs: c.st.Runner, Workspaces: c.st.Workspaces,
 		Origin: inbox.Process{Kind: inbox.OriginWindow, PID: os.Getpid()}})
 }

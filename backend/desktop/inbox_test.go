@@ -95,6 +95,9 @@ func TestInboxBindingsFollowAWaitingCall(t *testing.T) {
 	if b, err := os.ReadFile(ws + "/a.txt"); err != nil || string(b) != "hi\n" {
 		t.Fatalf("the approved call did not run: %q %v", b, err)
 	}
+	if v, err := app.Inbox(); err != nil || len(v.Ended) != 1 || v.Ended[0].Origin.Kind != inbox.OriginWindow || v.Ended[0].Origin.PID != os.Getpid() {
+		t.Fatalf("the ended run does not say it came from the window: %+v %v", v.Ended, err)
+	}
 	if err := app.InboxDismiss(runID); err != nil {
 		t.Fatal(err)
 	}

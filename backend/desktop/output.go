@@ -6,7 +6,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/loopdesk/loopdesk/backend/bus"
-	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -57,15 +56,15 @@ func (s *Sessions) ToolOutput(sessionID string, seq int64, from, to int) (Output
 }
 
 // pageRows cuts the big tool results of rows (the rows themselves are not changed).
-func pageRows(rows []loop.StoredRow) []loop.StoredRow {
-	var out []loop.StoredRow
+func pageRows(rows []bus.StoredRow) []bus.StoredRow {
+	var out []bus.StoredRow
 	for i, r := range rows {
 		p, ok := cutRow(r)
 		if !ok {
 			continue
 		}
 		if out == nil {
-			out = append([]loop.StoredRow(nil), rows...)
+			out = append([]bus.StoredRow(nil), rows...)
 		}
 		out[i].Payload = p
 	}
@@ -77,13 +76,13 @@ func pageRows(rows []loop.StoredRow) []loop.StoredRow {
 
 // pageEvent is pageRows for the rows an event carries.
 func pageEvent(ev bus.Event) bus.Event {
-	if p, ok := ev.Payload.(loop.RowsStoredPayload); ok {
-		ev.Payload = loop.RowsStoredPayload{Rows: pageRows(p.Rows)}
+	if p, ok := ev.Payload.(bus.RowsStoredPayload); ok {
+		ev.Payload = bus.RowsStoredPayload{Rows: pageRows(p.Rows)}
 	}
 	return ev
 }
 
-func cutRow(r loop.StoredRow) (json.RawMessage, bool) {
+func cutRow(r bus.StoredRow) (json.RawMessage, bool) {
 	if r.Kind != store.KindToolResult || len(r.Payload) <= cutAboveBytes/4 {
 		return nil, false
 	}

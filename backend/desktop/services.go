@@ -203,8 +203,8 @@ type SessionSummary struct {
 // SessionView is one session with everything the window shows of it when it opens. Meters
 // are what the meters show while no run is going: the last run's, against its limits.
 type SessionView struct {
-	Session      Session                             `json:"session"`
-	Rows         []loop.StoredRow                    `json:"rows"`
+	Session Session         `json:"session"`
+	Rows    []bus.StoredRow `json:"rows"`
 	// RowCount is how many rows the session holds and FirstSeq its first row's seq (0 when it
 	// has none): Rows may be only its last ones (OpenSessionTail).
 	RowCount     int64                               `json:"row_count"`

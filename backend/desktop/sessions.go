@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/chat"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/instructions"
-	"github.com/loopdesk/loopdesk/backend/loop"
 	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -142,7 +142,7 @@ func (s *Sessions) OpenSessionTail(id string, limit int) (SessionView, error) {
 	if runs == nil {
 		runs = []store.Run{}
 	}
-	v := SessionView{Session: s.c.view(x), Rows: pageRows(loop.RowsOf(chunks)), RowCount: span.Count, FirstSeq: span.FirstSeq,
+	v := SessionView{Session: s.c.view(x), Rows: pageRows(bus.RowsOf(chunks)), RowCount: span.Count, FirstSeq: span.FirstSeq,
 		Runs: runs, Pending: s.c.pending(id)}
 	v.RunningRunID, _ = s.c.st.Runner.Running(id)
 	v.Running = s.c.st.Runner.RunningCalls(id)
@@ -173,32 +173,32 @@ func (s *Sessions) OpenSessionTail(id string, limit int) (SessionView, error) {
 
 // RowsBefore returns up to limit rows with seq < before, the ones nearest before, oldest
 // first: the page of rows above those the page holds.
-func (s *Sessions) RowsBefore(id string, before int64, limit int) ([]loop.StoredRow, error) {
+func (s *Sessions) RowsBefore(id string, before int64, limit int) ([]bus.StoredRow, error) {
 	chunks, err := s.c.db.ChunksBefore(s.c.context(), id, before, limit)
 	if err != nil {
 		return nil, err
 	}
-	return pageRows(loop.RowsOf(chunks)), nil
+	return pageRows(bus.RowsOf(chunks)), nil
 }
 
 // RowsAround returns about limit rows around seq (half before it, the rest from it on),
 // oldest first: where a jump to a search hit or a forked-from row lands.
-func (s *Sessions) RowsAround(id string, seq int64, limit int) ([]loop.StoredRow, error) {
+func (s *Sessions) RowsAround(id string, seq int64, limit int) ([]bus.StoredRow, error) {
 	chunks, err := s.c.db.ChunksAround(s.c.context(), id, seq, limit)
 	if err != nil {
 		return nil, err
 	}
-	return pageRows(loop.RowsOf(chunks)), nil
+	return pageRows(bus.RowsOf(chunks)), nil
 }
 
 // RowsAfter returns the session's rows with seq > after: what the page missed when it sees a
 // gap in the events.
-func (s *Sessions) RowsAfter(id string, after int64) ([]loop.StoredRow, error) {
+func (s *Sessions) RowsAfter(id string, after int64) ([]bus.StoredRow, error) {
 	chunks, err := s.c.db.ChunksAfter(s.c.context(), id, after)
 	if err != nil {
 		return nil, err
 	}
-	return pageRows(loop.RowsOf(chunks)), nil
+	return pageRows(bus.RowsOf(chunks)), nil
 }
 
 // Runs returns the session's runs, oldest first.

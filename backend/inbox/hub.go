@@ -113,7 +113,8 @@ func EndedRuns(ctx context.Context, db *store.DB) ([]Ended, error) {
 	out := make([]Ended, len(rs))
 	for i, r := range rs {
 		e := Ended{Item: Item{Kind: KindEnded, SessionID: r.SessionID, SessionTitle: r.Title, RunID: r.RunID,
-			Arguments: []byte("{}"), Workspace: r.Workspace, Provider: r.Provider, Model: r.Model},
+			Arguments: []byte("{}"), Workspace: r.Workspace, Provider: r.Provider, Model: r.Model,
+			Origin: Process{Kind: r.Origin.Kind, PID: r.PID, Client: r.Origin.Client}},
 			Status: string(r.Status), Reason: r.Error, CostUSD: r.CostUSD,
 			DurationMS: r.EndedAt.Sub(r.StartedAt).Milliseconds(), EndedAt: r.EndedAt}
 		if r.ParentID != "" {

@@ -3,7 +3,7 @@ package loop
 import (
 	"context"
 
-	"github.com/loopdesk/loopdesk/backend/checkpoint"
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -11,9 +11,6 @@ import (
 // Checkpoints around tool calls (backend/checkpoint's driver duties 2 and 3): the "before"
 // state is made durable before a call that may change files starts; once its result row is
 // stored, what the call changed is recorded on that row and published as files_changed.
-
-// FilesChangedPayload is the files_changed event (checkpoint.Captures.Finish makes it).
-type FilesChangedPayload = checkpoint.FilesChangedPayload
 
 // capture takes the checkpoint of a call that may change files. It returns a note for the
 // result when none could be taken: the call still runs, and its changes are not undoable.
@@ -38,7 +35,7 @@ func (rn *run) announce(ctx context.Context, added []store.Chunk) {
 		return
 	}
 	changed := rn.caps.Finish(ctx, rn.r.log, added)
-	rn.publish(RowsStoredPayload{Rows: RowsOf(added)})
+	rn.publish(bus.RowsStoredPayload{Rows: bus.RowsOf(added)})
 	for _, c := range changed {
 		rn.publish(c)
 	}

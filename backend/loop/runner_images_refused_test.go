@@ -96,7 +96,7 @@ func TestARefusedImageIsExcludedAndTheCallRetriedOnce(t *testing.T) {
 		t.Fatalf("the refused image is gone: %v", err)
 	}
 	h.rec.waitFor(t, "the exclusion row published", func(e bus.Event) bool {
-		p, ok := e.Payload.(loop.RowsStoredPayload)
+		p, ok := e.Payload.(bus.RowsStoredPayload)
 		return ok && len(p.Rows) == 1 && p.Rows[0].Kind == store.KindImageExcluded
 	})
 

@@ -163,9 +163,9 @@ func TestShellChangesAreRecordedAndRestoredAfterARestart(t *testing.T) {
 	// The changes are on the result row, and were published with it.
 	want := map[string]string{"notes.txt": "modified", "old.txt": "deleted", "new.txt": "created"}
 	e.mu.Lock()
-	var published *loop.FilesChangedPayload
+	var published *checkpoint.FilesChangedPayload
 	for _, ev := range e.events {
-		if p, ok := ev.Payload.(loop.FilesChangedPayload); ok && p.CallID == "sh1" {
+		if p, ok := ev.Payload.(checkpoint.FilesChangedPayload); ok && p.CallID == "sh1" {
 			published = &p
 		}
 	}

@@ -21,6 +21,28 @@ type EndedRun struct {
 	CostUSD   float64   `json:"cost_usd"`
 	StartedAt time.Time `json:"started_at"`
 	EndedAt   time.Time `json:"ended_at"`
+	// Origin is where the run came from (RunOrigin; empty for a run recorded before it was
+	// kept), PID the process that ran it.
+	Origin RunOrigin `json:"origin"`
+	PID    int       `json:"pid"`
+}
+
+// RunOrigin is where a process's runs come from: Kind "window", "run" or "acp" (the inbox's
+// origin kinds), and for acp the editor's ACP client name.
+type RunOrigin struct {
+	Kind   string `json:"kind"`
+	Client string `json:"client"`
+}
+
+// SetRunOrigin says where the runs this process starts from now on come from; each run
+// keeps it (EndedRun.Origin). A process that never sets it records "".
+func (db *DB) SetRunOrigin(o RunOrigin) { db.origin.Store(&o) }
+
+func (db *DB) runOrigin() RunOrigin {
+	if o := db.origin.Load(); o != nil {
+		return *o
+	}
+	return RunOrigin{}
 }
 
 // EndedRuns lists the runs that ended at or after since and were not dismissed, newest
@@ -30,7 +52,7 @@ func (db *DB) EndedRuns(ctx context.Context, since time.Time) ([]EndedRun, error
 	err := db.read(ctx, func(tx execer) error {
 		rows, err := tx.QueryContext(ctx, `SELECT r.id, r.session_id, s.title,
 			CASE WHEN s.parent_call_id <> '' THEN s.parent_id ELSE '' END, s.workspace, r.provider, r.model,
-			r.status, r.error, r.cost_usd, r.started_at, r.ended_at
+			r.status, r.error, r.cost_usd, r.started_at, r.ended_at, r.origin, r.origin_client, r.pid
 			FROM runs r JOIN sessions s ON s.id = r.session_id
 			WHERE r.ended_at >= ? AND r.dismissed_at IS NULL AND r.status <> ?
 			ORDER BY r.ended_at DESC, r.rowid DESC`, since.UnixMilli(), RunRunning)
@@ -43,7 +65,7 @@ func (db *DB) EndedRuns(ctx context.Context, since time.Time) ([]EndedRun, error
 			var started, ended int64
 			var parent sql.NullString
 			if err := rows.Scan(&e.RunID, &e.SessionID, &e.Title, &parent, &e.Workspace, &e.Provider, &e.Model,
-				&e.Status, &e.Error, &e.CostUSD, &started, &ended); err != nil {
+				&e.Status, &e.Error, &e.CostUSD, &started, &ended, &e.Origin.Kind, &e.Origin.Client, &e.PID); err != nil {
 				return err
 			}
 			e.ParentID, e.StartedAt, e.EndedAt = parent.String, fromMS(started), fromMS(ended)

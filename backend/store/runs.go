@@ -177,9 +177,10 @@ func (db *DB) StartRunWith(ctx context.Context, n NewRun, chunks ...NewChunk) (R
 		if err := db.checkIdle(ctx, tx, n.SessionID); err != nil {
 			return err
 		}
+		origin := db.runOrigin()
 		_, err = tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, started_at, pid, host,
-			sandbox, mode, instructions, provider) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
-			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host, run.Sandbox, mode, instr, run.Provider)
+			sandbox, mode, instructions, provider, origin, origin_client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
+			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host, run.Sandbox, mode, instr, run.Provider, origin.Kind, origin.Client)
 		if err == nil && len(chunks) > 0 {
 			added, err = db.appendTx(ctx, wtx, n.SessionID, run.ID, chunks, ps)
 		}

@@ -41,6 +41,8 @@ type DB struct {
 	now  func() time.Time
 	pid  int
 	host string
+	// origin is where this process's runs come from (SetRunOrigin), kept on each run it starts.
+	origin atomic.Pointer[RunOrigin]
 	// lastMS is the last time handed out by nowMS.
 	lastMS atomic.Int64
 	// Repaired says what repair-on-open did (empty when nothing was dangling).

@@ -6,8 +6,8 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/desktop"
-	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -19,7 +19,7 @@ func writeEvents(b *bytes.Buffer, g *gen) {
 	b.WriteString("// payload's. seq grows by one per must-deliver event of a session; LOSSY_EVENTS carry the seq of\n")
 	b.WriteString("// the last must-deliver event and may arrive merged.\n")
 	var names, lossy, members []string
-	payloads := loop.PayloadTypes()
+	payloads := bus.PayloadTypes()
 	for _, e := range core.EventTypes {
 		c := strings.ToUpper(string(e))
 		fmt.Fprintf(b, "export const %s = '%s' as const;\n", c, e)
@@ -69,7 +69,7 @@ func writeChannels(b *bytes.Buffer, g *gen) {
 	fmt.Fprintf(b, "export const ERROR_CODES = [%s] as const;\n", "'"+strings.Join(codes, "', '")+"'")
 }
 
-// writeRow writes Row, the stored row (loop.StoredRow) as a union on kind: narrowing on
+// writeRow writes Row, the stored row (bus.StoredRow) as a union on kind: narrowing on
 // row.kind gives its payload's type (store.NewPayload).
 func writeRow(b *bytes.Buffer, g *gen) {
 	b.WriteString("\n/** Each row kind's payload (store.NewPayload). */\nexport interface RowPayloads {\n")
@@ -77,7 +77,7 @@ func writeRow(b *bytes.Buffer, g *gen) {
 		p, _ := store.NewPayload(k)
 		fmt.Fprintf(b, "  %s: %s;\n", k, g.ts(reflect.TypeOf(p).Elem(), false))
 	}
-	b.WriteString("}\n\n/** A stored row without its kind and payload (Go: loop.StoredRow). */\nexport interface RowBase {\n")
+	b.WriteString("}\n\n/** A stored row without its kind and payload (Go: bus.StoredRow). */\nexport interface RowBase {\n")
 	for _, f := range fields(rowType) {
 		if f.name == "kind" || f.name == "payload" {
 			continue

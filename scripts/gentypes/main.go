@@ -23,13 +23,13 @@ import (
 	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
+	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/inbox"
 	"github.com/loopdesk/loopdesk/backend/instructions"
-	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 	"github.com/loopdesk/loopdesk/backend/sandbox"
@@ -169,7 +169,7 @@ var fieldEnums = map[string]fieldEnum{
 	"ChildView.status":            {reflect.TypeFor[store.RunStatus](), true}, // "": no run yet
 }
 
-var rowType = reflect.TypeFor[loop.StoredRow]()
+var rowType = reflect.TypeFor[bus.StoredRow]()
 
 // GenerateAll returns every generated file by its path relative to the module's folder:
 // wire.ts and the bound methods' stubs.
@@ -239,7 +239,7 @@ func rootTypes() []reflect.Type {
 		}
 	}
 	for _, e := range core.EventTypes {
-		out = append(out, reflect.TypeOf(loop.PayloadTypes()[e]))
+		out = append(out, reflect.TypeOf(bus.PayloadTypes()[e]))
 	}
 	for _, k := range store.Kinds {
 		p, _ := store.NewPayload(k)

@@ -87,7 +87,7 @@ export interface RowPayloads {
   image_excluded: ImageExcludedPayload;
 }
 
-/** A stored row without its kind and payload (Go: loop.StoredRow). */
+/** A stored row without its kind and payload (Go: bus.StoredRow). */
 export interface RowBase {
   tokens: number;
   session_id: string;
@@ -970,7 +970,7 @@ export interface RevertedHunk {
 /** Go: checkpoint.ReviewState */
 export type ReviewState = 'unreviewed' | 'kept' | 'reverted';
 
-/** Go: loop.RowsStoredPayload */
+/** Go: bus.RowsStoredPayload */
 export interface RowsStoredPayload {
   rows: Row[] | null;
 }

@@ -49,7 +49,7 @@ describe('the inbox', () => {
     expect(within(child).getByLabelText('Command').textContent).toContain('$ echo c1');
     // A file edit shows its diff.
     const edit = screen.getAllByRole('article')[1];
-    expect(edit.querySelector('.patch')?.textContent).toContain('-x\n+y');
+    expect(edit.querySelector('.patch')?.textContent).toBe('@@ -1 +1 @@\n-x\n+y\n');
     await waitFor(() => expect(fake.state.title).toBe('Loopdesk (3 waiting)'));
   });
 
@@ -155,6 +155,25 @@ describe('the inbox', () => {
     expect(fake.api.inboxDismiss).toHaveBeenCalledWith('r1');
     await waitFor(() => expect(screen.queryByText('Ended r1')).toBeNull());
     expect(screen.getByText('Ended r2')).toBeTruthy();
+  });
+
+  it('says where each ended run came from', async () => {
+    fake.state.inbox = {
+      approvals: [],
+      ended: [
+        inboxEnded('r1', 'completed'),
+        inboxEnded('r2', 'completed', { origin: { kind: 'run', pid: 4242, client: '' } }),
+        inboxEnded('r3', 'failed', { origin: { kind: 'acp', pid: 7, client: 'zed' } }),
+        inboxEnded('r4', 'completed', { origin: { kind: '', pid: 0, client: '' } }),
+      ],
+    };
+    render(<InboxHarness />);
+    const list = await screen.findByRole('region', { name: 'Ended runs' });
+    const from = (run: string) => within(list).getByText(`Ended ${run}`).closest('li')?.querySelector('.origin')?.textContent ?? null;
+    expect(from('r1')).toBe('from the window');
+    expect(from('r2')).toBe('from loopdesk run (pid 4242)');
+    expect(from('r3')).toBe('from editor: zed');
+    expect(from('r4')).toBeNull();
   });
 
   it('never takes the focus from the message box when a call arrives', async () => {

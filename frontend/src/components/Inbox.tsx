@@ -6,7 +6,7 @@ import { useNow } from '../hooks/useNow';
 import { isTyping } from '../hooks/useShortcuts';
 import { formatCost, formatDuration, STOP_TEXT } from '../lib/format';
 import { cardKey } from '../state/inbox';
-import { InboxCard, type CardMode } from './InboxCard';
+import { InboxCard, originText, type CardMode } from './InboxCard';
 
 interface Props {
   inbox: InboxState;
@@ -120,6 +120,7 @@ function EndedRuns({ ended, onDismiss, onOpen }: { ended: InboxEnded[]; onDismis
             </button>
             <span className="status">{STOP_TEXT[r.status] ?? r.status}</span>
             {r.reason && <span className="reason">{r.reason}</span>}
+            {originText(r.origin) && <span className="origin">from {originText(r.origin)}</span>}
             <span className="spend">
               {formatCost(r.cost_usd)} · {formatDuration(r.duration_ms)}
             </span>

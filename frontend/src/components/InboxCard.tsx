@@ -70,7 +70,7 @@ export const InboxCard = memo(function InboxCard({ approval: a, parentTitle, sel
         <span>
           {a.provider} · {a.model}
         </span>
-        {a.origin && a.origin.kind !== 'window' && <span className="origin">{a.origin.kind === 'acp' ? `editor: ${a.origin.client}` : `loopdesk run (pid ${a.origin.pid})`}</span>}
+        {a.origin && a.origin.kind !== 'window' && <span className="origin">{originText(a.origin)}</span>}
       </p>
       <CallBody approval={a} />
       {a.note && (
@@ -132,9 +132,22 @@ function CallBody({ approval: a }: { approval: InboxApproval }) {
         {a.tool}
         {typeof args.path === 'string' && <span className="path"> {args.path}</span>}
       </p>
-      {a.diff ? <PatchView patch={a.diff} /> : <pre className="args">{prettyJSON(JSON.stringify(args))}</pre>}
+      {a.diff ? <PatchView patch={withoutFileHeader(a.diff)} /> : <pre className="args">{prettyJSON(JSON.stringify(args))}</pre>}
     </>
   );
+}
+
+/** Where a run came from, in words ("" when not known: a run recorded before it was kept). */
+export function originText(o: InboxApproval['origin'] | null | undefined): string {
+  switch (o?.kind) {
+    case 'window':
+      return 'the window';
+    case 'run':
+      return `loopdesk run (pid ${o.pid})`;
+    case 'acp':
+      return `editor: ${o.client || 'unnamed'}`;
+  }
+  return '';
 }
 
 /** Who asks, for a child's call: "child of Refactor: write the tests · agent tester". */
@@ -142,4 +155,9 @@ export function childLabel(a: Pick<InboxApproval, 'child_description' | 'child_a
   const of = parentTitle ? `child of ${parentTitle}` : 'child';
   const what = a.child_description && a.child_description !== a.session_title ? `: ${a.child_description}` : '';
   return `${of}${what}${a.child_agent ? ` · agent ${a.child_agent}` : ''}`;
+}
+
+/** The diff's hunks: the file's name is on the card already, over them. */
+function withoutFileHeader(diff: string): string {
+  return diff.replace(/^--- .*\n\+\+\+ .*\n/, '');
 }

@@ -31,7 +31,7 @@ export function inboxApproval(session: string, call: string, requestedAt: string
 }
 
 /** A run that ended with status (a failure's reason given). */
-export function inboxEnded(run: string, status: string): InboxEnded {
+export function inboxEnded(run: string, status: string, over: Partial<InboxEnded> = {}): InboxEnded {
   return {
     kind: 'ended',
     run_id: run,
@@ -51,5 +51,6 @@ export function inboxEnded(run: string, status: string): InboxEnded {
     duration_ms: 65_000,
     ended_at: '2026-12-07T05:00:00Z',
     origin,
+    ...over,
   };
 }

@@ -1,12 +1,13 @@
-package loop
+package bus
 
 import (
+	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
-// Rows as the runner publishes them. They live here, not with the core's payloads
-// (core/events.go), because they carry store types and the core imports no Loopdesk package.
+// The events that carry Loopdesk's own types besides the core's payloads (core/events.go):
+// they live here, not with the core's, because the core imports no Loopdesk package.
 
 // StoredRow is one stored row as the page and the CLI see it: the chunk plus its estimated
 // size in tokens (the page's boundary type for a row).
@@ -49,7 +50,7 @@ func PayloadTypes() map[core.EventType]core.Payload {
 		core.EventToolStarted:       core.ToolStartedPayload{},
 		core.EventToolOutput:        core.ToolOutputPayload{},
 		core.EventToolFinished:      core.ToolFinishedPayload{},
-		core.EventFilesChanged:      FilesChangedPayload{},
+		core.EventFilesChanged:      checkpoint.FilesChangedPayload{},
 		core.EventUsage:             core.UsagePayload{},
 		core.EventCompacted:         core.CompactedPayload{},
 		core.EventBudget:            core.BudgetPayload{},
