@@ -121,7 +121,10 @@ test('three sessions and a child wait: the inbox answers them all, the board fil
   assert.equal(await page.title(), 'Loopdesk');
 
   // Every run ends: the approved calls ran, the denied one was told no; the board says Done.
-  await filters.getByRole('radio', { name: /^Done 5/ }).waitFor({ timeout: 30000 });
+  await until('every run done', async () => /Done 5/.test(await filters.textContent()), 30000).catch(async (e) => {
+    await shot(page, 'inbox-failed-done');
+    throw new Error(`${e.message}; the board says: ${await filters.textContent()}`);
+  });
   const toolResults = (await chatRequests(env.fake)).flatMap((r) => r.messages.filter((m) => m.role === 'tool'));
   const byCall = Object.fromEntries(toolResults.map((m) => [m.tool_call_id, String(m.content)]));
   assert.doesNotMatch(byCall.call_one, /denied/i);
