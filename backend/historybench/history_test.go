@@ -22,6 +22,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/cli"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
+	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -37,6 +38,9 @@ type journal struct {
 	path       string
 	db         *store.DB
 	big, small string
+	// tail holds as many rows as the big session's last compaction left to send, with no
+	// history before them: continuing either should cost the same.
+	tail string
 }
 
 var (
@@ -148,7 +152,10 @@ func theJournal(b *testing.B) journal {
 		if shared.small, journalErr = session(ctx, shared.db, "a short one", smallRows, smallRows, 0, r); journalErr != nil {
 			return
 		}
-		for i := range sessions - 2 {
+		if shared.tail, journalErr = session(ctx, shared.db, "the last stretch alone", compactEvery, 40, 0, r); journalErr != nil {
+			return
+		}
+		for i := range sessions - 3 {
 			n := smallRows + r.IntN(9)*r.IntN(20) // most near 20 rows, a few near 200
 			if _, journalErr = session(ctx, shared.db, fmt.Sprintf("session %d", i), n, 40, 0, r); journalErr != nil {
 				return
@@ -234,10 +241,12 @@ func (nilDialogs) OpenFile(string) (string, error)         { return "", nil }
 // that has not held the session yet: the rows the request is built from (through the
 // requests' cache, as the runner reads them), the messages derived from them, the context
 // estimate and what the loop core is told of them, for the 100,000-row session (compacted
-// every 400 rows) against a 20-row one.
+// every 400 rows) against a 20-row one, and against a session holding only as many rows as
+// the big one's last compaction left (x_big_vs_same_tail: what the history before costs).
 func BenchmarkHistoryNextRequest(b *testing.B) {
 	j := theJournal(b)
 	ctx := context.Background()
+	client := provider.New(provider.Config{Name: "default", Model: "m"})
 	build := func(id string) func() error {
 		return func() error {
 			var caches store.RequestCaches // a fresh process: nothing held
@@ -256,7 +265,10 @@ func BenchmarkHistoryNextRequest(b *testing.B) {
 			if _, err := rc.Estimate(rows, "the system prompt"); err != nil {
 				return err
 			}
-			_, err = store.RowRefs(rows)
+			if _, err = store.RowRefs(rows); err != nil {
+				return err
+			}
+			_, err = client.Prepare(provider.Request{Model: "m", System: "the system prompt", Messages: msgs, Cache: &rc.Enc})
 			return err
 		}
 	}
@@ -267,6 +279,7 @@ func BenchmarkHistoryNextRequest(b *testing.B) {
 	read := j.db.RowsRead() - before
 	b.ResetTimer()
 	pairs(b, 20, "big_ms/request", "small_ms/request", "x_big_vs_small", build(j.big), build(j.small))
+	pairs(b, 20, "big_ms/request2", "same_tail_ms/request", "x_big_vs_same_tail", build(j.big), build(j.tail))
 	b.ReportMetric(float64(read), "rows_read/request")
 }
 

@@ -159,10 +159,10 @@ func (db *DB) ChunksAround(ctx context.Context, sessionID string, seq int64, lim
 }
 
 // RequestRows returns the rows the session's next model request is derived from: every row
-// after the last compaction in effect, the summary and system rows before it, and the first
-// row it replaced (where Turns puts the summary). Turns, Messages, EstimateContext, FoldsOf
-// and RowRefs give the same answers for them as for all the rows; the rows the compaction
-// replaced are not read. A session never compacted reads every row. ErrNotFound for no such
+// after the last compaction in effect, the system rows before it, the summary rows that still
+// change what is sent, and the first row it replaced (where Turns puts the summary). Turns,
+// Messages and EstimateContext give the same answers for them as for all the rows, and
+// FoldsOf the same compaction; the rows the compaction replaced are not read. A session never compacted reads every row. ErrNotFound for no such
 // session.
 func (db *DB) RequestRows(ctx context.Context, sessionID string) ([]Chunk, error) {
 	var out []Chunk
@@ -182,6 +182,7 @@ func (db *DB) RequestRows(ctx context.Context, sessionID string) ([]Chunk, error
 			return err
 		}
 		through := f.Compaction.ThroughSeq
+		folds = slices.DeleteFunc(folds, func(c Chunk) bool { return c.Kind == KindSummary && superseded(c.Seq, f) })
 		var first []Chunk
 		if through > 0 {
 			first, err = db.queryChunks(ctx, tx, sessionID, `SELECT `+chunkCols+` FROM chunks
@@ -201,6 +202,21 @@ func (db *DB) RequestRows(ctx context.Context, sessionID string) ([]Chunk, error
 		return nil, fmt.Errorf("rows of session %s for the next request: %w", sessionID, err)
 	}
 	return out, nil
+}
+
+// superseded reports whether the summary row seq changes nothing the next request sends: it
+// comes before the compaction in effect and is not a set-aside reaching past that
+// compaction's cut.
+func superseded(seq int64, f Folds) bool {
+	if seq >= f.Compaction.Seq {
+		return false
+	}
+	for _, a := range f.SetAside {
+		if a.Seq == seq && a.ThroughSeq > f.Compaction.ThroughSeq {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeSeq is the rows of a and b (different rows) in seq order.
