@@ -6,11 +6,11 @@
 // and finishes; Ctrl+Q quits, and the run still going is stored as stopped.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, configure, docShot, launchBrowser, makeHome, startApp, startFake, until } from '../harness.mjs';
+import { OUT, ROOT, configure, docShot, launchBrowser, makeHome, startApp, startFake, until } from '../harness.mjs';
 
 // Sends WM_DELETE_WINDOW to a window: what the close button of a window manager does.
 const WMCLOSE_C = `#include <X11/Xlib.h>
@@ -137,6 +137,9 @@ test('a kept run goes on without the window, a second launch brings it back, Ctr
   const code = await new Promise((res) => second.once('exit', res));
   assert.equal(code, 0, 'the second launch hands over to the running window and exits');
   await until('the window to show again', async () => mapState(app.proc.pid) === 'IsViewable');
+  // The real window as it came back (looked at, not asserted: its page is WebKit's, not this browser's).
+  mkdirSync(OUT, { recursive: true });
+  execFileSync('import', ['-window', appWindow(app.proc.pid).id, join(OUT, 'outlive-window-back.png')]);
 
   // The first run was waiting all along: answered now, it finishes.
   await fake.enqueue({ kind: 'text', text: 'First task done.' });
