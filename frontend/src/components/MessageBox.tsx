@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type Dispatch, type KeyboardEvent, type ReactNode, type SetStateAction } from 'react';
 import type { QueuedMessage } from '../api/types';
 import type { ImageInput, PaletteEntry } from '../api/types';
 import { matchEntries, paletteQuery, parseCommand } from '../lib/palette';
@@ -63,13 +63,7 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
     }
   };
 
-  // A new session takes the text only: attached images stay in the box for this session.
-  const canSendNew = onSendNew !== undefined && !disabled && text.trim() !== '';
-  const submitNew = async () => {
-    const t = text.trim();
-    if (!canSendNew || !onSendNew) return;
-    if (await onSendNew(t)) setText((cur) => (cur.trim() === t ? '' : cur));
-  };
+  const sendNew = useSendNew(text, setText, disabled, onSendNew);
 
   const choose = (e: PaletteEntry) => {
     if (e.error === '') setText(`/${e.name} `);
@@ -77,11 +71,7 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (palette.open && palette.onKey(e, choose)) return;
-    if (e.key === 'Enter' && e.shiftKey && (e.ctrlKey || e.metaKey) && onSendNew) {
-      e.preventDefault();
-      void submitNew();
-      return;
-    }
+    if (sendNew.onKey(e)) return;
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void submit();
@@ -136,7 +126,7 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
           aria-activedescendant={palette.open && palette.matches[palette.active] ? `${palette.id}-${palette.active}` : undefined}
         />
         <SendButtons running={running} disabled={disabled} empty={text.trim() === '' && images.length === 0} onAttach={(f) => void attach(f)} onStop={onStop}>
-          {onSendNew && <SendMenu enabled={canSendNew} onSendNew={() => void submitNew()} />}
+          {onSendNew && <SendMenu enabled={sendNew.can} onSendNew={() => void sendNew.send()} />}
         </SendButtons>
       </form>
     </div>
@@ -197,6 +187,26 @@ function SendButtons({ running, disabled, empty, onAttach, onStop, children }: {
       )}
     </span>
   );
+}
+
+/**
+ * "Run in a new session": whether it can go now, sending it (Go took it: the text is cleared,
+ * unless more was typed meanwhile) and Ctrl+Shift+Enter. A new session takes the text only:
+ * attached images stay in the box for this session.
+ */
+function useSendNew(text: string, setText: Dispatch<SetStateAction<string>>, disabled: boolean, onSendNew?: (text: string) => Promise<boolean>) {
+  const can = onSendNew !== undefined && !disabled && text.trim() !== '';
+  const send = async () => {
+    const t = text.trim();
+    if (can && onSendNew && (await onSendNew(t))) setText((cur) => (cur.trim() === t ? '' : cur));
+  };
+  const onKey = (e: KeyboardEvent<HTMLTextAreaElement>): boolean => {
+    if (!onSendNew || e.key !== 'Enter' || !e.shiftKey || !(e.ctrlKey || e.metaKey)) return false;
+    e.preventDefault();
+    void send();
+    return true;
+  };
+  return { can, send, onKey };
 }
 
 /** More ways to send: a menu button whose one item starts the message in a new session. */
