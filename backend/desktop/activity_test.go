@@ -1,14 +1,10 @@
 package desktop_test
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
 
-	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
-	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // waitActivity waits for an activity:changed of the session that matches.
@@ -107,30 +103,8 @@ func TestTheBoardReadsTheLastStoredRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	app.rec.runFinished(t, runID)
-	reopened := reopenTestApp(t, app, srv.URL())
+	reopened := openTestApp(t, app.dbPath, t.TempDir())
 	if a := activityOf(t, reopened, s.ID); a.State != desktop.ActivityDone || a.Status != "completed" || a.RunID != runID {
 		t.Fatalf("after reopening: %+v; want done from the stored run", a)
 	}
-}
-
-// reopenTestApp is a second window's services on app's database.
-func reopenTestApp(t *testing.T, app *testApp, baseURL string) *testApp {
-	t.Helper()
-	db, err := store.Open(context.Background(), app.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	svc, err := desktop.New(db, config.Keys{Dir: filepath.Join(dir, "config"), Getenv: func(string) string { return "" }}, &fakeDialogs{},
-		filepath.Join(dir, "config", "mcp.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := newRecorder()
-	svc.Startup(context.Background(), rec.emit)
-	t.Cleanup(func() {
-		svc.Shutdown()
-		db.Close()
-	})
-	return &testApp{svc: svc, Sessions: svc.Sessions, Chat: svc.Chat, Settings: svc.Settings, Workspace: svc.Workspace, rec: rec, dbPath: app.dbPath}
 }

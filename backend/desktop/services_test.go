@@ -126,16 +126,28 @@ type testApp struct {
 func newTestApp(t *testing.T, baseURL string) *testApp {
 	t.Helper()
 	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "loopdesk.db")
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("LOOPDESK_MODEL", "")
+	app := openTestApp(t, filepath.Join(dir, "loopdesk.db"), filepath.Join(dir, "config"))
+	if baseURL != "" {
+		if _, err := app.SaveSettings(desktop.SettingsInput{BaseURL: baseURL, Model: "fake-model", APIKey: "sk-test-secret"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return app
+}
+
+// openTestApp is the services of a window on the database at dbPath (a new one, or one
+// another window has open too), with its configuration in configDir.
+func openTestApp(t *testing.T, dbPath, configDir string) *testApp {
+	t.Helper()
 	db, err := store.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("OPENAI_BASE_URL", "")
-	t.Setenv("LOOPDESK_MODEL", "")
 	dialogs := &fakeDialogs{}
-	svc, err := desktop.New(db, config.Keys{Dir: filepath.Join(dir, "config"), Getenv: func(string) string { return "" }}, dialogs,
-		filepath.Join(dir, "config", "mcp.json"))
+	svc, err := desktop.New(db, config.Keys{Dir: configDir, Getenv: func(string) string { return "" }}, dialogs,
+		filepath.Join(configDir, "mcp.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,11 +157,6 @@ func newTestApp(t *testing.T, baseURL string) *testApp {
 		svc.Shutdown()
 		db.Close()
 	})
-	if baseURL != "" {
-		if _, err := svc.Settings.SaveSettings(desktop.SettingsInput{BaseURL: baseURL, Model: "fake-model", APIKey: "sk-test-secret"}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	return &testApp{svc: svc, Sessions: svc.Sessions, Chat: svc.Chat, Settings: svc.Settings, Workspace: svc.Workspace,
 		db: db, rec: rec, dbPath: dbPath, dialogs: dialogs}
 }
