@@ -137,7 +137,7 @@ func inboxList(ctx context.Context, path string, asJSON bool, w io.Writer) error
 	if len(v.Approvals) > 0 {
 		if err := writeTable(w, v.Approvals, "", "CALL\tWAITING\tSESSION\tFROM\tTOOL\tARGUMENTS", func(a inbox.Approval) []any {
 			return []any{a.CallID, time.Duration(a.WaitingMS) * time.Millisecond / time.Second * time.Second,
-				inboxSession(a.Item), inboxOrigin(a.Origin), a.Tool, cut(string(a.Arguments), 60)}
+				inboxSession(a.Item), inboxOrigin(a.Origin), inboxTool(a), cut(string(a.Arguments), 60)}
 		}); err != nil {
 			return err
 		}
@@ -160,6 +160,15 @@ func inboxSession(it inbox.Item) string {
 		s += " (child)"
 	}
 	return cut(s, 40) + " " + it.SessionID
+}
+
+// inboxTool is the call's tool, and for a call in approval mode review that approving it here
+// keeps every hunk (choosing hunk by hunk is the session's, in the window or the terminal).
+func inboxTool(a inbox.Approval) string {
+	if a.Review {
+		return a.Tool + " (review: approving keeps every hunk)"
+	}
+	return a.Tool
 }
 
 func inboxOrigin(o inbox.Process) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -387,5 +388,68 @@ func TestInboxWindowOpenedLaterGetsTheWaitingCall(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), `"by":"person:inbox"`) {
 		t.Errorf("run's output has no approval by person:inbox:\n%s", stdout.String())
+	}
+}
+
+// A call waiting in approval mode review is marked so in the inbox; approving it there keeps
+// every hunk, explicitly: the approval row says keep for each, and the model is told the
+// person reviewed the change.
+func TestInboxApprovingAReviewedEditKeepsEveryHunk(t *testing.T) {
+	e := runNewEnv(t)
+	hub := inboxWindow(t, e)
+	var old, new strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&old, "line %d\n", i)
+		switch i {
+		case 3, 27:
+			fmt.Fprintf(&new, "LINE %d\n", i)
+		default:
+			fmt.Fprintf(&new, "line %d\n", i)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(e.ws, "r.txt"), []byte(old.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal(map[string]string{"path": "r.txt", "content": new.String()})
+	e.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "call_r", Name: "write_file", Arguments: string(args)}), fakeai.Text("done"))
+	cmd, _, stderr := startRun(t, e, "--approve", "review", "--json", "edit r.txt")
+	a := waitApprovals(t, hub, 1)[0]
+	if !a.Review || strings.Count(a.Diff, "@@ ") != 2 {
+		t.Fatalf("the reviewed call in the inbox: review %v, diff:\n%s", a.Review, a.Diff)
+	}
+	code, out, _ := inboxCLI(t, "inbox", "--db", e.db)
+	if code != 0 || !strings.Contains(out, "review: approving keeps every hunk") {
+		t.Errorf("loopdesk inbox does not say the call is reviewed hunk by hunk:\n%s", out)
+	}
+	if code, out, errs := inboxCLI(t, "approve", "call_r", "--db", e.db); code != 0 {
+		t.Fatalf("approve: %d %q %q", code, out, errs)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("loopdesk run: %v\n%s", err, stderr.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.ws, "r.txt")); string(b) != new.String() {
+		t.Fatalf("the file is not the whole change:\n%s", b)
+	}
+	db, err := store.Open(context.Background(), e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	chunks, err := db.Chunks(context.Background(), a.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reviewed []string
+	var told bool
+	for _, c := range chunks {
+		if c.Kind == store.KindApproval {
+			var p store.ApprovalPayload
+			_ = json.Unmarshal(c.Payload, &p)
+			reviewed = append(reviewed, p.By+" "+strings.Join(p.Reviewed, ","))
+		}
+		told = told || c.Kind != store.KindApproval && strings.Contains(string(c.Payload), "the person reviewed this change to r.txt")
+	}
+	if strings.Join(reviewed, ";") != "person:inbox keep,keep" || !told {
+		t.Fatalf("approval rows %q (want person:inbox keep,keep), the model told of the review %v", reviewed, told)
 	}
 }

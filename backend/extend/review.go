@@ -2,6 +2,7 @@ package extend
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
@@ -63,7 +64,7 @@ func (r *review) propose(c tools.Call) []checkpoint.Proposed {
 // model asked. When every hunk is kept as proposed the call runs with its own arguments:
 // only a dropped or edited hunk makes the arguments the reviewed content.
 func (r *review) apply(c tools.Call, d tools.Decision) tools.Decision {
-	if !d.Approved || d.By != tools.ByPerson || !tools.Reviewable(c.Name) {
+	if !d.Approved || !byAPerson(d.By) || !tools.Reviewable(c.Name) {
 		return d
 	}
 	if d.Arguments != "" {
@@ -89,6 +90,13 @@ func (r *review) apply(c tools.Call, d tools.Decision) tools.Decision {
 	r.notes[c.ID] = "\n" + note
 	r.mu.Unlock()
 	return d
+}
+
+// byAPerson reports whether by is a person's answer: on the session's card ("person"), in the
+// window's inbox ("person:inbox") or in the editor ("person:acp"). Each is a review: hunks
+// not named in it are kept, and the model is told so.
+func byAPerson(by string) bool {
+	return by == tools.ByPerson || strings.HasPrefix(by, tools.ByPerson+":")
 }
 
 // reviewActions is the action taken on each of n hunks, in order (a hunk not named is kept).

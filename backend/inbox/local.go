@@ -84,7 +84,7 @@ func (l *Local) Approvals(ctx context.Context) []Approval {
 func (l *Local) describe(ctx context.Context, p tools.Pending) Approval {
 	a := Approval{Item: Item{Kind: KindApproval, SessionID: p.SessionID, CallID: p.Call.ID, Tool: p.Call.Name,
 		Arguments: core.ViewArguments(p.Call.Arguments), Origin: l.Origin, Workspace: p.Workspace},
-		Note: p.Note, ReadOnly: p.ReadOnly, Sandboxed: p.Sandboxed, RequestedAt: p.RequestedAt}
+		Review: len(p.Proposal) > 0, Note: p.Note, ReadOnly: p.ReadOnly, Sandboxed: p.Sandboxed, RequestedAt: p.RequestedAt}
 	if l.Runs != nil {
 		a.RunID, _ = l.Runs.Running(p.SessionID)
 	}
@@ -167,6 +167,9 @@ func (l *Local) Answer(ctx context.Context, ans Answer, always *store.NewRule) e
 		}
 		d.Arguments = args
 	}
+	if d.Approved && d.Arguments == "" {
+		d.Hunks = l.keepEveryHunk(ans.SessionID, ans.CallID)
+	}
 	answer, err := l.Approver.Claim(ans.SessionID, ans.CallID)
 	if err != nil {
 		return fmt.Errorf("answer call %s: %w", ans.CallID, ErrNotPending)
@@ -182,6 +185,24 @@ func (l *Local) Answer(ctx context.Context, ans Answer, always *store.NewRule) e
 	}
 	answer(d)
 	return ruleErr
+}
+
+// keepEveryHunk is, for a call waiting in approval mode review, the choice to keep each hunk
+// it proposes: the inbox offers no choice per hunk (that is the session's card), so approving
+// there approves every hunk, said so on the call's approval row and to the model. nil for any
+// other call. Edited arguments are a change of their own, kept whole.
+func (l *Local) keepEveryHunk(sessionID, callID string) []tools.HunkChoice {
+	for _, p := range l.Approver.Pending(sessionID) {
+		if p.Call.ID != callID {
+			continue
+		}
+		var keep []tools.HunkChoice
+		for i := range p.Proposal {
+			keep = append(keep, tools.HunkChoice{Hunk: i + 1, Action: tools.HunkKeep})
+		}
+		return keep
+	}
+	return nil
 }
 
 // checkArguments refuses edited arguments that are not a JSON object.

@@ -61,7 +61,10 @@ type Approval struct {
 	ChildAgent       string `json:"child_agent"`
 	// Diff is, for write_file and edit_file, the change the call would make as a unified
 	// diff (the hunks the approval card shows); "" for other calls or when it cannot be made.
-	Diff        string    `json:"diff"`
+	Diff string `json:"diff"`
+	// Review: the call waits in approval mode review, its change shown hunk by hunk. The
+	// session's card chooses hunk by hunk; approving it here keeps every hunk, explicitly.
+	Review      bool      `json:"review"`
 	Note        string    `json:"note"`
 	ReadOnly    bool      `json:"read_only"`
 	Sandboxed   bool      `json:"sandboxed"`

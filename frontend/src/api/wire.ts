@@ -563,6 +563,7 @@ export interface InboxApproval extends InboxItem {
   child_description: string;
   child_agent: string;
   diff: string;
+  review: boolean;
   note: string;
   read_only: boolean;
   sandboxed: boolean;

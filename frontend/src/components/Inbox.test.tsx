@@ -157,6 +157,26 @@ describe('the inbox', () => {
     expect(screen.getByText('Ended r2')).toBeTruthy();
   });
 
+  it('sends a reviewed file edit to the session for hunk by hunk, and approves all its hunks plainly', async () => {
+    const at = new Date(Date.now() - 5_000).toISOString();
+    const edit = inboxApproval('a', 'w1', at, {
+      tool: 'write_file',
+      arguments: { path: 'r.txt', content: 'x' },
+      diff: '--- a/r.txt\n+++ b/r.txt\n@@ -1 +1 @@\n-a\n+x\n',
+      review: true,
+    });
+    fake.state.inbox = { approvals: [edit, inboxApproval('b', 'c2', new Date(Date.now() - 1_000).toISOString())], ended: [] };
+    render(<InboxHarness />);
+    await waitFor(() => expect(screen.getAllByRole('article')).toHaveLength(2));
+    const [reviewed, plain] = screen.getAllByRole('article');
+    expect(within(reviewed).getByRole('note').textContent).toBe('Review hunk by hunk in the session (Open session). Approve here keeps every hunk.');
+    expect(within(reviewed).getByRole('button', { name: 'Open session' })).toBeTruthy();
+    expect(within(plain).queryByText(/hunk/)).toBeNull();
+    expect(within(plain).getByRole('button', { name: 'Approve' })).toBeTruthy();
+    await userEvent.click(within(reviewed).getByRole('button', { name: 'Approve all hunks' }));
+    expect(fake.api.inboxAnswer).toHaveBeenCalledWith(expect.objectContaining({ session_id: 'a', call_id: 'w1', approve: true }));
+  });
+
   it('says where each ended run came from', async () => {
     fake.state.inbox = {
       approvals: [],

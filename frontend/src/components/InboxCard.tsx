@@ -73,6 +73,11 @@ export const InboxCard = memo(function InboxCard({ approval: a, parentTitle, sel
         {a.origin && a.origin.kind !== 'window' && <span className="origin">{originText(a.origin)}</span>}
       </p>
       <CallBody approval={a} />
+      {a.review && (
+        <p className="review-note" role="note">
+          Review hunk by hunk in the session (Open session). Approve here keeps every hunk.
+        </p>
+      )}
       {a.note && (
         <p className="grant-note" role="note">
           {a.note}
@@ -80,7 +85,7 @@ export const InboxCard = memo(function InboxCard({ approval: a, parentTitle, sel
       )}
       <div className="row" role="group" aria-label="Answer">
         <button type="button" className="primary" disabled={busy} onClick={() => void answerOnce(true)}>
-          Approve
+          {a.review ? 'Approve all hunks' : 'Approve'}
         </button>
         <button type="button" disabled={busy} onClick={() => void answerOnce(false)}>
           Deny

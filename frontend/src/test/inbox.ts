@@ -20,6 +20,7 @@ export function inboxApproval(session: string, call: string, requestedAt: string
     tool: 'run_shell_command',
     arguments: { command: `echo ${call}` },
     diff: '',
+    review: false,
     note: '',
     read_only: false,
     sandboxed: true,
