@@ -72,12 +72,16 @@ func (rn *run) record(rows ...store.NewChunk) {
 	rn.send(core.Recorded{Rows: recordedRows(rows)})
 }
 
-// wrapPorts is base wrapped by the runner's extensions, for this run.
-func (rn *run) wrapPorts(base Ports) Ports {
-	info := RunInfo{SessionID: rn.spec.SessionID, RunID: rn.id, Workspace: rn.ws, Mode: rn.spec.Mode.OrDefault(), Plan: rn.spec.Plan,
+// info is what an extension or the hook firer knows of the run.
+func (rn *run) info() RunInfo {
+	return RunInfo{SessionID: rn.spec.SessionID, RunID: rn.id, Workspace: rn.ws, Mode: rn.spec.Mode.OrDefault(), Plan: rn.spec.Plan,
 		Model: rn.spec.Model, Vision: rn.spec.Vision, Rows: rn.snapshot(), Child: rn.spec.parentCallID != "",
 		Record: rn.record, Stop: rn.requestStop}
-	ext := rn.r.cfg.Extensions
+}
+
+// wrapPorts is base wrapped by the runner's extensions, for this run.
+func (rn *run) wrapPorts(base Ports) Ports {
+	info, ext := rn.info(), rn.r.cfg.Extensions
 	for i := len(ext) - 1; i >= 0; i-- {
 		base = ext[i](rn.ctl.op, info, base)
 	}

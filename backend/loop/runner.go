@@ -119,8 +119,8 @@ type Config struct {
 	// InstructionsDir holds the person's own AGENTS.md ($XDG_CONFIG_HOME/loopdesk); "" for none.
 	InstructionsDir string
 	// Hooks, when not nil, fires the hooks the core asks for: Stop, SubagentStop and
-	// PreCompact (runner_fire.go).
-	Hooks Hooks
+	// PreCompact (runner_fire.go, extend.FireHooks).
+	Hooks HookFirer
 	// Admission, when not nil, checks each prompt before it is sent (prompts.go).
 	Admission Admission
 	// Skills, when not nil, lists the folder's skills in the system prompt (runner_steer.go).

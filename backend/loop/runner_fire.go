@@ -6,12 +6,11 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
-	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // FireHook effects (backend/hooks, docs/hooks.md): the core fires a completed run's Stop hook
 // (SubagentStop for a child session) and a PreCompact hook before a summary call; the runner
-// fires them through Config.Hooks, records their runs and feeds their answer back. The hooks
+// fires them through Config.Hooks (extend.FireHooks) and feeds their answer back. The hooks
 // around tool calls are an extension (extend.Hooks); a prompt's are its check (Admission).
 
 // Hooks fires the person's hooks (*hooks.Engine). Fire runs every hook of the event that
@@ -21,10 +20,12 @@ type Hooks interface {
 	Fire(ctx context.Context, in hooks.Input) hooks.Outcome
 }
 
-// hookLister is the optional part of Hooks that says beforehand whether an event has hooks
-// (*hooks.Engine). Without it the runner assumes every event may have some.
-type hookLister interface {
+// HookFirer fires the hooks of a FireHook effect for a run (extend.FireHooks): Has says
+// beforehand whether the run's folder has hooks for event (Started.StopHook, PreCompactHook);
+// Fire records the hooks' runs through run.Record and gives what they said.
+type HookFirer interface {
 	Has(ctx context.Context, workspace string, event hooks.Event) bool
+	Fire(ctx context.Context, run RunInfo, e core.FireHook) core.HookAnswered
 }
 
 // stopEvent is the event fired when this run completes: SubagentStop for a child session.
@@ -36,19 +37,14 @@ func (rn *run) stopEvent() hooks.Event {
 }
 
 // hooked says whether event has hooks for the run's folder, for Started (StopHook,
-// PreCompactHook): false without a hooks engine.
+// PreCompactHook): false without Config.Hooks.
 func (rn *run) hooked(event hooks.Event) bool {
-	h := rn.r.cfg.Hooks
-	if h == nil {
+	if rn.r.cfg.Hooks == nil {
 		return false
-	}
-	l, ok := h.(hookLister)
-	if !ok {
-		return true
 	}
 	ctx, cancel := rn.writeCtx()
 	defer cancel()
-	return l.Has(ctx, rn.root, event)
+	return rn.r.cfg.Hooks.Has(ctx, rn.root, event)
 }
 
 // stopHook is Started.StopHook: the event fired when the run completes, "" when none is
@@ -60,27 +56,12 @@ func (rn *run) stopHook() string {
 	return string(rn.stopEvent())
 }
 
-// fireHook fires the hooks the core asked for, records their runs and feeds their answer; the
-// core decides what it does to the run. A Stop (or Close) while the hooks run kills them with
-// the run's work.
-func (rn *run) fireHook(e core.FireHook) {
-	in := hooks.Input{Event: hooks.Event(e.Event), Active: e.Active, Trigger: e.Trigger, SessionID: rn.spec.SessionID,
-		Workspace: rn.root, PermissionMode: hooks.PermissionMode(string(rn.spec.Mode.OrDefault()), rn.spec.Plan)}
-	out := rn.r.cfg.Hooks.Fire(rn.ctl.op, in)
-	for _, w := range out.Warnings {
-		rn.r.log.Warn("hook", "session", rn.spec.SessionID, "event", in.Event, "warning", w)
-	}
-	rn.record(hookChunks(out.Runs)...)
-	rn.send(core.HookAnswered{Now: rn.now(), Stop: out.Stop, StopReason: out.StopReason, Block: out.Decision == hooks.Block, Reason: out.Reason})
-}
-
-// hookChunks are the rows of hook runs.
-func hookChunks(runs []store.HookPayload) []store.NewChunk {
-	out := make([]store.NewChunk, len(runs))
-	for i, h := range runs {
-		out[i] = store.NewChunk{Kind: store.KindHook, Payload: h}
-	}
-	return out
+// fireHook fires the hooks the core asked for and feeds their answer; the core decides what
+// it does to the run. A Stop (or Close) while the hooks run kills them with the run's work.
+func (rn *run) fireHook(e core.FireHook, info RunInfo) {
+	answer := rn.r.cfg.Hooks.Fire(rn.ctl.op, info, e)
+	answer.Now = rn.now()
+	rn.send(answer)
 }
 
 // stopState is a stop an extension or a check asked for with no answer to carry it: the

@@ -40,7 +40,7 @@ func newHookHarness(t *testing.T) *hookHarness {
 // hooks the core asks for, by extend.PromptHooks for a prompt, and by extend.Hooks around
 // tool calls.
 func withHooks(c *loop.Config, e *hooks.Engine) {
-	c.Hooks, c.Admission = e, extend.PromptHooks(e, nil)
+	c.Hooks, c.Admission = extend.FireHooks(e, nil), extend.PromptHooks(e, nil)
 	c.Extensions = append([]loop.Extension{extend.Hooks(e, nil)}, c.Extensions...)
 }
 

@@ -436,7 +436,8 @@ func (rn *run) startWork(e core.Effect) error {
 		rows := rn.snapshot()
 		rn.goWork(func() { rn.compact(e, rows) })
 	case core.FireHook:
-		rn.goWork(func() { rn.fireHook(e) })
+		info := rn.info() // read on the owner goroutine: the rows are its
+		rn.goWork(func() { rn.fireHook(e, info) })
 	}
 	return nil
 }
