@@ -185,22 +185,9 @@ func TestInboxRunWithoutTerminalWaitsForApproveFromAnotherProcess(t *testing.T) 
 	if !strings.Contains(stdout.String(), `"by":"person:inbox"`) {
 		t.Errorf("run's output has no approval by person:inbox:\n%s", stdout.String())
 	}
-	db, err := store.Open(context.Background(), e.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	chunks, err := db.Chunks(context.Background(), a.SessionID)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var by []string
-	for _, c := range chunks {
-		if c.Kind == store.KindApproval {
-			var p store.ApprovalPayload
-			_ = json.Unmarshal(c.Payload, &p)
-			by = append(by, p.By)
-		}
+	for _, p := range approvalRows(t, e, a.SessionID) {
+		by = append(by, p.By)
 	}
 	if strings.Join(by, ",") != "person:inbox" {
 		t.Fatalf("approval rows by %v, want one by person:inbox", by)
@@ -412,7 +399,7 @@ func TestInboxApprovingAReviewedEditKeepsEveryHunk(t *testing.T) {
 	}
 	args, _ := json.Marshal(map[string]string{"path": "r.txt", "content": new.String()})
 	e.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "call_r", Name: "write_file", Arguments: string(args)}), fakeai.Text("done"))
-	cmd, _, stderr := startRun(t, e, "--approve", "review", "--json", "edit r.txt")
+	cmd, stdout, stderr := startRun(t, e, "--approve", "review", "--json", "edit r.txt")
 	a := waitApprovals(t, hub, 1)[0]
 	if !a.Review || strings.Count(a.Diff, "@@ ") != 2 {
 		t.Fatalf("the reviewed call in the inbox: review %v, diff:\n%s", a.Review, a.Diff)
@@ -430,26 +417,35 @@ func TestInboxApprovingAReviewedEditKeepsEveryHunk(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(e.ws, "r.txt")); string(b) != new.String() {
 		t.Fatalf("the file is not the whole change:\n%s", b)
 	}
+	var reviewed []string
+	for _, p := range approvalRows(t, e, a.SessionID) {
+		reviewed = append(reviewed, p.By+" "+strings.Join(p.Reviewed, ","))
+	}
+	told := strings.Contains(stdout.String(), "the person reviewed this change to r.txt")
+	if strings.Join(reviewed, ";") != "person:inbox keep,keep" || !told {
+		t.Fatalf("approval rows %q (want person:inbox keep,keep), the model told of the review %v", reviewed, told)
+	}
+}
+
+// approvalRows are the approval rows of a session in e's database.
+func approvalRows(t *testing.T, e *runEnv, sessionID string) []store.ApprovalPayload {
+	t.Helper()
 	db, err := store.Open(context.Background(), e.db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	chunks, err := db.Chunks(context.Background(), a.SessionID)
+	chunks, err := db.Chunks(context.Background(), sessionID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var reviewed []string
-	var told bool
+	var out []store.ApprovalPayload
 	for _, c := range chunks {
 		if c.Kind == store.KindApproval {
 			var p store.ApprovalPayload
 			_ = json.Unmarshal(c.Payload, &p)
-			reviewed = append(reviewed, p.By+" "+strings.Join(p.Reviewed, ","))
+			out = append(out, p)
 		}
-		told = told || c.Kind != store.KindApproval && strings.Contains(string(c.Payload), "the person reviewed this change to r.txt")
 	}
-	if strings.Join(reviewed, ";") != "person:inbox keep,keep" || !told {
-		t.Fatalf("approval rows %q (want person:inbox keep,keep), the model told of the review %v", reviewed, told)
-	}
+	return out
 }
