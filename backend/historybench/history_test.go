@@ -9,7 +9,9 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -24,6 +26,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
+	_ "github.com/mattn/go-sqlite3" // the bare side's driver, the one the store uses
 )
 
 const (
@@ -79,7 +82,7 @@ func sentence(r *rand.Rand, n int) string {
 func step(r *rand.Rand, i int) []store.NewChunk {
 	id := fmt.Sprintf("call_%d", i)
 	out := sentence(r, 80)
-	if i%500 == 0 {
+	if i%500 == 250 {
 		out = strings.Repeat(sentence(r, 20)+"\n", 2000) // a big tool output now and then
 	}
 	return []store.NewChunk{
@@ -200,8 +203,10 @@ func pairs(b *testing.B, reps int, aName, bName, ratio string, a, bf func() erro
 }
 
 // BenchmarkHistoryOpen: the window opening the 100,000-row session (its last 200 rows, the
-// meters, runs, totals: Sessions.OpenSessionTail) against opening a 20-row one. rows_read is
-// what one open of the big session read from chunks.
+// meters, runs, totals: Sessions.OpenSessionTail) against opening a 20-row one, and against a
+// session holding only as many rows as the big one's last compaction left
+// (x_big_vs_same_tail: what the history before costs). rows_read is what one open of the big
+// session read from chunks.
 func BenchmarkHistoryOpen(b *testing.B) {
 	j := theJournal(b)
 	dir := b.TempDir()
@@ -228,6 +233,7 @@ func BenchmarkHistoryOpen(b *testing.B) {
 	read := j.db.RowsRead() - before
 	b.ResetTimer()
 	pairs(b, 20, "big_ms/open", "small_ms/open", "x_big_vs_small", open(j.big, bigRows), open(j.small, smallRows))
+	pairs(b, 20, "big_ms/open2", "same_tail_ms/open", "x_big_vs_same_tail", open(j.big, bigRows), open(j.tail, compactEvery))
 	b.ReportMetric(float64(read), "rows_read/open")
 }
 
@@ -296,7 +302,7 @@ func BenchmarkHistorySearch(b *testing.B) {
 		}
 	}
 	k := 0
-	next := func() string { k++; return queries[(k/2)%len(queries)] } // both sides of a pair: one query
+	next := func() string { q := queries[(k/2)%len(queries)]; k++; return q } // both sides of a pair: one query
 	b.ResetTimer()
 	pairs(b, 10, "store_ms/search", "bare_ms/search", "x_vs_bare", func() error {
 		hits, err := j.db.Search(ctx, next(), 50)
@@ -310,8 +316,9 @@ func BenchmarkHistorySearch(b *testing.B) {
 }
 
 // BenchmarkHistoryList: `loopdesk sessions list --json` over the 1,000 sessions, run in this
-// process (its start-up aside: that is the --version row), against the listing query in raw
-// SQLite: the sessions not archived, newest first, with their runs' totals.
+// process (its start-up aside: that is the --version row), against the same work in raw
+// SQLite: open the file, run the listing query (the sessions not archived, newest first, with
+// their runs' totals) and write each row as a line of JSON, as `sqlite3 -json` would.
 func BenchmarkHistoryList(b *testing.B) {
 	j := theJournal(b)
 	ctx := context.Background()
@@ -326,13 +333,53 @@ func BenchmarkHistoryList(b *testing.B) {
 		}
 		return nil
 	}, func() error {
-		db := j.db.SQL()
-		if err := scanAll(db.QueryContext(ctx, `SELECT * FROM sessions WHERE archived = 0 ORDER BY updated_at DESC`)); err != nil {
+		db, err := sql.Open("sqlite3", j.path)
+		if err != nil {
 			return err
 		}
-		return scanAll(db.QueryContext(ctx, `SELECT session_id, count(*), sum(turns), sum(tool_calls), sum(input_tokens),
-			sum(output_tokens), sum(cost_usd), sum(cache_read_tokens), sum(cache_write_tokens) FROM runs GROUP BY session_id`))
+		defer db.Close()
+		var out bytes.Buffer
+		n, err := jsonLines(&out, db, `SELECT s.*, t.* FROM sessions s LEFT JOIN (SELECT session_id, count(*) AS runs, sum(turns), sum(tool_calls),
+			sum(input_tokens), sum(output_tokens), sum(cost_usd), sum(cache_read_tokens), sum(cache_write_tokens) FROM runs GROUP BY session_id) t
+			ON t.session_id = s.id WHERE s.archived = 0 ORDER BY s.updated_at DESC`)
+		if err == nil && n != sessions {
+			err = fmt.Errorf("listed %d sessions", n)
+		}
+		return err
 	})
+}
+
+// jsonLines writes each row of a query as a JSON object on a line and returns how many.
+func jsonLines(w io.Writer, db *sql.DB, query string) (int, error) {
+	rows, err := db.Query(query)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	enc, n := json.NewEncoder(w), 0
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return n, err
+		}
+		line := make(map[string]any, len(cols))
+		for i, c := range cols {
+			if b, ok := vals[i].([]byte); ok {
+				vals[i] = string(b)
+			}
+			line[c] = vals[i]
+		}
+		if err := enc.Encode(line); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Err()
 }
 
 // scanAll reads every row of a query, as a caller would.

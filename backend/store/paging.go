@@ -33,17 +33,23 @@ func (db *DB) scanChunks(rows *sql.Rows, sessionID string) ([]Chunk, error) {
 	defer rows.Close()
 	out := []Chunk{}
 	for rows.Next() {
-		c := Chunk{SessionID: sessionID}
-		var payload string
-		var created int64
-		if err := rows.Scan(&c.Seq, &c.Kind, &payload, &c.RunID, &created); err != nil {
+		c, err := scanChunk(rows, sessionID)
+		if err != nil {
 			return nil, err
 		}
-		c.Payload, c.CreatedAt = json.RawMessage(payload), fromMS(created)
 		out = append(out, c)
 	}
 	db.rowsRead.Add(int64(len(out)))
 	return out, rows.Err()
+}
+
+func scanChunk(rows *sql.Rows, sessionID string) (Chunk, error) {
+	c := Chunk{SessionID: sessionID}
+	var payload string
+	var created int64
+	err := rows.Scan(&c.Seq, &c.Kind, &payload, &c.RunID, &created)
+	c.Payload, c.CreatedAt = json.RawMessage(payload), fromMS(created)
+	return c, err
 }
 
 // RowsRead is how many rows this DB has read from chunks through its paged and request reads
@@ -159,43 +165,40 @@ func (db *DB) ChunksAround(ctx context.Context, sessionID string, seq int64, lim
 }
 
 // RequestRows returns the rows the session's next model request is derived from: every row
-// after the last compaction in effect, the system rows before it, the summary rows that still
-// change what is sent, and the first row it replaced (where Turns puts the summary). Turns,
-// Messages and EstimateContext give the same answers for them as for all the rows, and
-// FoldsOf the same compaction; the rows the compaction replaced are not read. A session never compacted reads every row. ErrNotFound for no such
-// session.
+// after the cut of the compaction in effect, the summary rows after that cut, the system rows
+// before it, and the first row it replaced (where Turns puts the summary). Turns, Messages
+// and EstimateContext give the same answers for them as for all the rows, and FoldsOf the
+// same compaction; neither the rows the compaction replaced nor the summaries it superseded
+// are read. A session never compacted reads every row. ErrNotFound for no such session.
 func (db *DB) RequestRows(ctx context.Context, sessionID string) ([]Chunk, error) {
 	var out []Chunk
 	err := db.read(ctx, func(tx execer) error {
 		if _, err := span(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		// The partial index chunks_folds holds exactly these rows: the WHERE must name its
-		// kinds the same way for SQLite to use it.
-		folds, err := db.queryChunks(ctx, tx, sessionID, `SELECT `+chunkCols+` FROM chunks
-			WHERE session_id = ? AND kind IN ('summary', 'system') ORDER BY seq`, sessionID)
+		folds, through, err := db.foldsSince(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
-		f, err := FoldsOf(folds)
-		if err != nil {
-			return err
-		}
-		through := f.Compaction.ThroughSeq
-		folds = slices.DeleteFunc(folds, func(c Chunk) bool { return c.Kind == KindSummary && superseded(c.Seq, f) })
-		var first []Chunk
 		if through > 0 {
-			first, err = db.queryChunks(ctx, tx, sessionID, `SELECT `+chunkCols+` FROM chunks
+			// The partial index chunks_folds holds the summary and system rows: the WHERE
+			// names its kinds the same way for SQLite to use it.
+			early, err := db.queryChunks(ctx, tx, sessionID, `SELECT `+chunkCols+` FROM chunks
+				WHERE session_id = ? AND kind IN ('summary', 'system') AND kind = 'system' AND seq <= ? ORDER BY seq`, sessionID, through)
+			if err != nil {
+				return err
+			}
+			first, err := db.queryChunks(ctx, tx, sessionID, `SELECT `+chunkCols+` FROM chunks
 				WHERE session_id = ? AND seq <= ? AND kind NOT IN ('summary', 'system', 'approval', 'usage', 'hook', 'image_excluded')
 				ORDER BY seq LIMIT 1`, sessionID, through)
 			if err != nil {
 				return err
 			}
+			folds = append(folds, append(early, first...)...)
 		}
-		// The summary and system rows after the cut are in hand already.
 		rest, err := db.queryChunks(ctx, tx, sessionID, `SELECT `+chunkCols+` FROM chunks
 			WHERE session_id = ? AND seq > ? AND kind NOT IN ('summary', 'system') ORDER BY seq`, sessionID, through)
-		out = mergeSeq(append(folds, first...), rest)
+		out = mergeSeq(folds, rest)
 		return err
 	})
 	if err != nil {
@@ -204,19 +207,46 @@ func (db *DB) RequestRows(ctx context.Context, sessionID string) ([]Chunk, error
 	return out, nil
 }
 
-// superseded reports whether the summary row seq changes nothing the next request sends: it
-// comes before the compaction in effect and is not a set-aside reaching past that
-// compaction's cut.
-func superseded(seq int64, f Folds) bool {
-	if seq >= f.Compaction.Seq {
-		return false
+// foldsSince reads the session's summary and system rows newest first, down to the cut of the
+// compaction in effect (the last compaction no later row undoes): it returns the rows after
+// that cut, oldest first, and the cut (0 when no compaction is in effect: every such row).
+// A summary older than the cut changes nothing the next request sends.
+func (db *DB) foldsSince(ctx context.Context, tx execer, sessionID string) ([]Chunk, int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks
+		WHERE session_id = ? AND kind IN ('summary', 'system') ORDER BY seq DESC`, sessionID)
+	if err != nil {
+		return nil, 0, err
 	}
-	for _, a := range f.SetAside {
-		if a.Seq == seq && a.ThroughSeq > f.Compaction.ThroughSeq {
-			return false
+	defer rows.Close()
+	out := []Chunk{}
+	undone := map[int64]bool{}
+	through := int64(-1) // not found yet
+	for rows.Next() {
+		c, err := scanChunk(rows, sessionID)
+		db.rowsRead.Add(1)
+		if err != nil {
+			return nil, 0, err
+		}
+		if through >= 0 && c.Seq <= through {
+			break
+		}
+		out = append(out, c)
+		if through >= 0 || c.Kind != KindSummary {
+			continue
+		}
+		var p SummaryPayload
+		if err := json.Unmarshal(c.Payload, &p); err != nil {
+			return nil, 0, fmt.Errorf("%w: row %d: summary payload: %v", ErrCorrupt, c.Seq, err)
+		}
+		switch {
+		case p.Undoes > 0:
+			undone[p.Undoes] = true
+		case p.FromSeq == 0 && !undone[c.Seq]:
+			through = p.ThroughSeq
 		}
 	}
-	return true
+	slices.Reverse(out)
+	return out, max(through, 0), rows.Err()
 }
 
 // mergeSeq is the rows of a and b (different rows) in seq order.
