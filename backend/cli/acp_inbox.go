@@ -19,18 +19,19 @@ import (
 // any of them ends a run.
 type acpStacks struct {
 	ctx  context.Context
+	main *stack.Stack
 	mu   sync.Mutex
-	all  []*stack.Stack
-	link *inbox.Link // nil until registerInbox
+	all  []*stack.Stack // main first
+	link *inbox.Link    // nil until registerInbox
 }
 
 func newACPStacks(ctx context.Context, st *stack.Stack) *acpStacks {
-	return &acpStacks{ctx: ctx, all: []*stack.Stack{st}}
+	return &acpStacks{ctx: ctx, main: st, all: []*stack.Stack{st}}
 }
 
 // withMCP is acp.Config.NewStack: a stack of the session's own, followed until it is closed.
 func (p *acpStacks) withMCP(servers mcp.Config) (*stack.Stack, error) {
-	s, err := p.all[0].WithMCP(servers)
+	s, err := p.main.WithMCP(servers)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +78,7 @@ func (p *acpStacks) finished(ev bus.Event) {
 
 // register links the process to the window's inbox (registerInbox) as the editor client.
 func (p *acpStacks) register(dbPath string, origin inbox.Process) *inbox.Link {
-	link := registerInbox(p.ctx, dbPath, p.all[0], p, origin)
+	link := registerInbox(p.ctx, dbPath, p.main, p, origin)
 	p.mu.Lock()
 	p.link = link
 	p.mu.Unlock()

@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -18,14 +21,39 @@ var ErrNoWindow = errors.New("no Loopdesk window has this database open")
 // accept within it is as good as gone.
 const dialTimeout = 2 * time.Second
 
-// dial connects to the window of the database at dbPath; ErrNoWindow when none listens.
+// dial connects to the window of the database at dbPath; ErrNoWindow when none listens, or
+// when the socket is not one this user's window made (its folder or the socket belongs to
+// someone else, or others may write the folder): a process never sends its calls to, nor
+// takes answers from, anyone else.
 func dial(ctx context.Context, dbPath string) (net.Conn, error) {
+	path := SocketPath(dbPath)
+	if err := ownSocket(path); err != nil {
+		return nil, fmt.Errorf("%w (%v)", ErrNoWindow, err)
+	}
 	d := net.Dialer{Timeout: dialTimeout}
-	c, err := d.DialContext(ctx, "unix", SocketPath(dbPath))
+	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%v)", ErrNoWindow, err)
 	}
 	return c, nil
+}
+
+// ownSocket refuses a socket whose folder or file is another user's, or whose folder others
+// may write (they could put a socket of theirs there).
+func ownSocket(path string) error {
+	for _, p := range []string{filepath.Dir(path), path} {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+			return fmt.Errorf("%s belongs to another user", p)
+		}
+		if fi.IsDir() && fi.Mode().Perm()&0o022 != 0 {
+			return fmt.Errorf("others may write %s", p)
+		}
+	}
+	return nil
 }
 
 // request sends one request to the window and reads its reply.

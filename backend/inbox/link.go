@@ -146,8 +146,13 @@ func watchSocket(ctx context.Context, path string) <-chan struct{} {
 				if off > n {
 					break
 				}
-				if cstring(buf[start:off]) == name {
-					signal()
+				switch {
+				case ev.Mask&unix.IN_Q_OVERFLOW != 0 || cstring(buf[start:off]) == name:
+					signal() // an overflow may have hidden the socket's event
+				case ev.Mask&unix.IN_IGNORED != 0:
+					go pollSocket(ctx, path, signal) // the folder went: look for it instead
+					f.Close()
+					return
 				}
 			}
 		}

@@ -2,7 +2,10 @@ package inbox_test
 
 import (
 	"context"
+	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loopdesk/loopdesk/backend/inbox"
@@ -52,5 +55,23 @@ func TestLinkRegistersWithEveryWindowThatOpensLater(t *testing.T) {
 		closeWindow()
 		<-served
 		waitUntil(t, "the link sees the window go", func() bool { return !link.Registered() })
+	}
+}
+
+// A process does not talk to a socket in a folder others may write: someone else could have
+// put it there to read its calls and answer them.
+func TestClientRefusesASocketOthersCouldHavePut(t *testing.T) {
+	e := newEnv(t)
+	path := e.serve()
+	if _, err := inbox.List(e.ctx, e.path); err != nil {
+		t.Fatalf("the window's own socket: %v", err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o700)
+	if _, err := inbox.List(e.ctx, e.path); !errors.Is(err, inbox.ErrNoWindow) || !strings.Contains(err.Error(), "others may write") {
+		t.Fatalf("a socket in a folder others may write: %v, want ErrNoWindow saying why", err)
 	}
 }
