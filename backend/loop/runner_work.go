@@ -11,10 +11,6 @@ import (
 
 // Workers: each runs on its own goroutine under rn.ctl.op and reports through rn.send.
 
-const summaryPrompt = "[loopdesk] Summarise the conversation so far for your own later use: the task, " +
-	"decisions made, facts learned (file names, commands, results), what is done and what remains. " +
-	"Be complete but concise; this summary replaces the earlier messages."
-
 func (rn *run) callModel(e core.CallModel, rows []store.Chunk) {
 	// The session's cache: only the rows appended since the last call are decoded, and only
 	// the messages that changed are encoded (provider.Cache).
@@ -131,20 +127,11 @@ func (rn *run) runTool(c core.Call) {
 // compact summarises the rows up to the cut with one model call (no tools).
 func (rn *run) compact(e core.Compact, chunks []store.Chunk) {
 	fail := func(msg string) { rn.send(core.Compacted{Now: rn.now(), OK: false, Err: msg}) }
-	head, tail, err := store.SplitAt(chunks, e.ThroughSeq)
+	msgs, tail, err := store.SummaryRequest(chunks, e.ThroughSeq)
 	if err != nil {
 		fail(err.Error())
 		return
 	}
-	msgs, err := store.Turns(head)
-	if err != nil {
-		fail(err.Error())
-		return
-	}
-	for i := range msgs {
-		msgs[i].ImageRefs = nil // a summary is asked of the text: its request carries no image
-	}
-	msgs = append(msgs, provider.Message{Role: provider.RoleUser, Text: summaryPrompt})
 	// The same tools as every turn: they are part of the prompt prefix servers cache, and some
 	// servers refuse tool messages in a request that offers no tools.
 	// And the same thinking budget: Anthropic drops cached message prefixes when it changes.

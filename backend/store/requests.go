@@ -173,6 +173,28 @@ func EstimateContext(chunks []Chunk, system string) (int64, error) {
 	return n, nil
 }
 
+// summaryPrompt asks for the summary that replaces the rows through the cut.
+const summaryPrompt = "[loopdesk] Summarise the conversation so far for your own later use: the task, " +
+	"decisions made, facts learned (file names, commands, results), what is done and what remains. " +
+	"Be complete but concise; this summary replaces the earlier messages."
+
+// SummaryRequest is what a summary call sends for the rows through the core's cut: the
+// messages of the rows it replaces, text only (a summary is asked of the text), then the
+// request for the summary. tail is what the next request still carries (SplitAt).
+func SummaryRequest(chunks []Chunk, through int64) (msgs []provider.Message, tail []Chunk, err error) {
+	head, tail, err := SplitAt(chunks, through)
+	if err == nil {
+		msgs, err = Turns(head)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range msgs {
+		msgs[i].ImageRefs = nil
+	}
+	return append(msgs, provider.Message{Role: provider.RoleUser, Text: summaryPrompt}), tail, nil
+}
+
 // SplitAt splits the rows at the core's cut: head is what the summary call reads (with the
 // summaries in effect over it), tail what the next request still carries.
 func SplitAt(chunks []Chunk, through int64) ([]Chunk, []Chunk, error) {
