@@ -1,6 +1,10 @@
 package instructions
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // DefaultSystemPrompt is the agent's instructions when the person gives none:
 // where it works, what its tools can and cannot reach, and that a person
@@ -18,3 +22,14 @@ const PlanNotice = "[loopdesk] This session is in plan mode: you are planning, n
 	"only read-only tools (read, list, find, search); writing, editing, shell commands and other tools that may " +
 	"change something come back once the person runs the plan. Investigate as much as you need, then end your answer with a plan: numbered steps " +
 	"naming the files and commands you would change or run. The person reviews it and runs it with Execute plan."
+
+// System is a run's system prompt: base with the instruction files (Compose), then the
+// plan-mode notice for a plan-mode run, then the folder's skills ("" for none).
+func System(base string, files []File, plan bool, skills string) string {
+	parts := []string{Compose(base, files)}
+	if plan {
+		parts = append(parts, PlanNotice)
+	}
+	parts = slices.DeleteFunc(append(parts, skills), func(p string) bool { return p == "" })
+	return strings.Join(parts, "\n\n")
+}

@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
@@ -24,23 +22,18 @@ type Skills interface {
 	Prompt(folder string) string
 }
 
-// steer builds the run's system prompt: the spec's, then the instruction files read afresh,
-// then the plan-mode notice, then the folder's skills (read afresh too).
+// steer builds the run's system prompt (instructions.System) from the instruction files and
+// the folder's skills, both read afresh.
 func (rn *run) steer(ctx context.Context) error {
 	files, err := instructions.Load(rn.r.cfg.InstructionsDir, rn.root)
 	if err != nil {
 		return err
 	}
-	rn.guide.files = files
-	parts := []string{instructions.Compose(rn.spec.SystemPrompt, files)}
-	if rn.spec.Plan {
-		parts = append(parts, instructions.PlanNotice)
-	}
+	skills := ""
 	if rn.r.cfg.Skills != nil {
-		parts = append(parts, rn.r.cfg.Skills.Prompt(rn.root))
+		skills = rn.r.cfg.Skills.Prompt(rn.root)
 	}
-	parts = slices.DeleteFunc(parts, func(p string) bool { return p == "" })
-	rn.guide.system = strings.Join(parts, "\n\n")
+	rn.guide.files, rn.guide.system = files, instructions.System(rn.spec.SystemPrompt, files, rn.spec.Plan, skills)
 	return ctx.Err()
 }
 
