@@ -223,3 +223,17 @@ func splitCommand(s string) []string {
 	}
 	return out
 }
+
+// Allows reports whether r alone, evaluated as Request evaluates the rules in approval mode
+// ask, allows call in the folder root: the matcher a suggested rule is proven with before
+// anyone is offered it (backend/approvals). r.ID must not be empty.
+func (r Rule) Allows(call Call, root string) bool {
+	effect, by := evaluate(ModeAsk, []Rule{r}, call, false, false, root)
+	return effect == EffectAllow && by == "rule:"+r.ID
+}
+
+// RuleSubject is what a rule's pattern is matched against for call: the command of a shell
+// call (isShell), else its path argument, relative to root when inside it.
+func RuleSubject(call Call, root string) (subject string, isShell bool) {
+	return ruleSubject(call, root)
+}
