@@ -92,12 +92,12 @@ func (s *Service) Start(ctx context.Context, sessionID string, r Run) (string, e
 	if r.Before != nil {
 		r.Before(sessionID)
 	}
-	var runID string
 	if spec.CompactThrough > 0 {
-		runID, err = s.cfg.Stack.Runner.CompactThrough(ctx, spec, spec.CompactThrough)
-	} else {
-		runID, err = s.cfg.Stack.Runner.Start(ctx, spec)
+		// "Compact up to here": one summary call, a visible summary row, nothing else; the
+		// rows stay stored.
+		spec.Prompt, spec.Queued = "", nil
 	}
+	runID, err := s.cfg.Stack.Runner.Start(ctx, spec)
 	if err != nil {
 		return "", err
 	}
@@ -140,6 +140,30 @@ func (s *Service) Send(ctx context.Context, sessionID, text string, r Run) (stri
 		// A run started between the two tries (the queue's own next run): queue on it.
 	}
 	return "", fmt.Errorf("send a message to session %s: %w", sessionID, loop.ErrBusy)
+}
+
+// Queued lists the session's queued messages: those waiting for the running run's next tool
+// boundary, or, with no run going, those a stopped run left (shown again after a crash or a
+// restart). The store is the truth for both: a message is stored before the runner's Queue
+// returns, and removed before its Withdraw returns or in the transaction of the row that
+// delivers it.
+func (s *Service) Queued(ctx context.Context, sessionID string) ([]core.QueuedMessage, error) {
+	stored, err := s.cfg.Stack.DB.Queued(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return store.CoreQueue(stored, ""), nil
+}
+
+// Unqueue takes back a queued message: from the running run, or, with no run going, from
+// the store ("Remove" beside the message box after a Stop or a restart). It reports false
+// when it was not queued (delivered: then it is a row). The context its hooks added is
+// stored with the message, so it goes with it.
+func (s *Service) Unqueue(ctx context.Context, sessionID, id string) (bool, error) {
+	if ok, err := s.cfg.Stack.Runner.Withdraw(ctx, sessionID, id); err != nil || ok {
+		return ok, err
+	}
+	return s.cfg.Stack.DB.Dequeue(ctx, sessionID, id)
 }
 
 // Stop cancels the session's run; it reports whether one was going.

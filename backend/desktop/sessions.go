@@ -149,7 +149,7 @@ func (s *Sessions) OpenSessionTail(id string, limit int) (SessionView, error) {
 	if v.Sandbox, err = s.c.sandboxView(ctx, x); err != nil {
 		return SessionView{}, err
 	}
-	if v.Queued, err = s.c.st.Runner.Queued(ctx, id); err != nil {
+	if v.Queued, err = s.c.chat.Queued(ctx, id); err != nil {
 		return SessionView{}, err
 	}
 	if v.Mode, err = s.c.db.GetSessionMode(ctx, id); err != nil {

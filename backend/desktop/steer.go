@@ -24,13 +24,13 @@ const ExecutePrompt = "Execute the plan above, step by step."
 // next tool boundary, or, with no run going, those a stopped run left (they are stored, so
 // a crash or a restart shows them again).
 func (h *Chat) QueuedMessages(sessionID string) ([]loopcore.QueuedMessage, error) {
-	return h.c.st.Runner.Queued(h.c.context(), sessionID)
+	return h.c.chat.Queued(h.c.context(), sessionID)
 }
 
 // RemoveQueued takes back a queued message. It reports false when the message was already
 // delivered: then it is a row.
 func (h *Chat) RemoveQueued(sessionID, id string) (bool, error) {
-	return h.c.st.Runner.Unqueue(h.c.context(), sessionID, id)
+	return h.c.chat.Unqueue(h.c.context(), sessionID, id)
 }
 
 // SendQueued sends a message left queued (after a Stop, a bound or a restart) now: it starts
@@ -38,7 +38,7 @@ func (h *Chat) RemoveQueued(sessionID, id string) (bool, error) {
 // going the queue is delivered at its next tool boundary, so this is refused as busy.
 func (h *Chat) SendQueued(sessionID, id string) (string, error) {
 	c := h.c
-	queued, err := c.st.Runner.Queued(c.context(), sessionID)
+	queued, err := c.chat.Queued(c.context(), sessionID)
 	if err != nil {
 		return "", err
 	}
@@ -208,7 +208,7 @@ func (h *Chat) Live(sessionID string) (LiveView, error) {
 	v.Pending = c.pending(sessionID)
 	v.Running = c.st.Runner.RunningCalls(sessionID)
 	var err error
-	if v.Queued, err = c.st.Runner.Queued(ctx, sessionID); err != nil {
+	if v.Queued, err = c.chat.Queued(ctx, sessionID); err != nil {
 		return LiveView{}, err
 	}
 	return v, nil

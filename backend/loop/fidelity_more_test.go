@@ -199,7 +199,7 @@ func TestCompactionKeepsTheThinkingTurnsItKeeps(t *testing.T) {
 		}
 	}
 	h.srv.Enqueue(fakeai.Text("We read a.txt: alpha."))
-	id, err := h.runner.CompactThrough(context.Background(), loop.RunSpec{SessionID: sid, Model: "deepseek-v4-pro", Mode: tools.ModeAuto}, through)
+	id, err := h.runner.Start(context.Background(), loop.RunSpec{SessionID: sid, Model: "deepseek-v4-pro", Mode: tools.ModeAuto, CompactThrough: through})
 	if err != nil {
 		t.Fatal(err)
 	}

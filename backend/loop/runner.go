@@ -159,7 +159,7 @@ type RunSpec struct {
 	// PromptQueuedID names the stored queued message Prompt delivers (see Started).
 	PromptQueuedID string
 	// CompactThrough > 0: instead of a prompt, summarise the rows through this seq
-	// ("Compact up to here"). See Runner.CompactThrough.
+	// ("Compact up to here": chat.Service.Start).
 	CompactThrough int64
 	// Command names the slash command or skill Prompt was expanded from ("/review"); the
 	// prompt's row records it.

@@ -103,7 +103,7 @@ func TestQueuedMessageContinueFalseEndsTheRun(t *testing.T) {
 	}
 	res := h.wait(id)
 	assertHookStopped(t, h, sid, res, "UserPromptSubmit")
-	if q, _ := h.runner.Queued(context.Background(), sid); len(q) != 0 {
+	if q, _ := h.db.Queued(context.Background(), sid); len(q) != 0 {
 		t.Fatalf("queued %+v", q)
 	}
 	continueAfter(t, h, sid)
@@ -161,7 +161,7 @@ esac
 	}
 
 	h.restart()
-	if ok, err := h.runner.Unqueue(ctx, sid, ids["beta"]); !ok || err != nil {
+	if ok, err := h.db.Dequeue(ctx, sid, ids["beta"]); !ok || err != nil {
 		t.Fatalf("remove beta: %v %v", ok, err)
 	}
 	h.srv.Enqueue(fakeai.Text("ok"))

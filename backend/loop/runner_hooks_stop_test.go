@@ -155,7 +155,7 @@ func TestPreCompactContinueFalseEndsTheRun(t *testing.T) {
 	sid := h.session()
 	h.run(loop.RunSpec{SessionID: sid, Prompt: "hi"})
 	h.setHooks("PreCompact", "", h.script("stop.sh", stopBash))
-	id, err := h.runner.CompactThrough(context.Background(), loop.RunSpec{SessionID: sid, Model: "fake-model", Mode: tools.ModeAuto}, 2)
+	id, err := h.runner.Start(context.Background(), loop.RunSpec{SessionID: sid, Model: "fake-model", Mode: tools.ModeAuto, CompactThrough: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

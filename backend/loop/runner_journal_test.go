@@ -32,7 +32,7 @@ func queueWhileApproving(t *testing.T, h *harness, sid string, spec loop.RunSpec
 func assertStillQueued(t *testing.T, h *harness, sid, text string, runs int) {
 	t.Helper()
 	ctx := context.Background()
-	q, err := h.runner.Queued(ctx, sid)
+	q, err := h.db.Queued(ctx, sid)
 	if err != nil || len(q) != 1 || q[0].Text != text {
 		t.Fatalf("queued after the run: %+v %v, want %q still queued", q, err, text)
 	}
@@ -163,7 +163,7 @@ func TestQueueSurvivesARestart(t *testing.T) {
 	if err := h.db.Enqueue(ctx, sid, store.QueuedMessage{ID: "q1", Text: "left from before", QueuedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	if q, _ := h.runner.Queued(ctx, sid); len(q) != 1 || q[0].ID != "q1" {
+	if q, _ := h.db.Queued(ctx, sid); len(q) != 1 || q[0].ID != "q1" {
 		t.Fatalf("queued after a restart: %+v", q)
 	}
 	h.srv.Enqueue(fakeai.Text("ok"))

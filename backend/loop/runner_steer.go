@@ -13,8 +13,8 @@ import (
 )
 
 // The runner's part of steering: the run's system prompt (AGENTS.md, plan mode), the
-// recovery after a context_exceeded stop, the queue of messages sent mid-run, and the
-// compaction the person asks for.
+// recovery after a context_exceeded stop, and the queue of messages sent mid-run (what a
+// person does with a stored queue, and the compaction they ask for, are backend/chat's).
 
 // Skills lists the skills of a folder for the system prompt (agents.Catalog): "" when it
 // has none.
@@ -54,16 +54,6 @@ func (rn *run) previousStop(ctx context.Context) (core.StopReason, error) {
 		return "", err
 	}
 	return core.StopReason(runs[len(runs)-1].Status), nil
-}
-
-// CompactThrough starts a run that summarises the session's rows through seq ("Compact up
-// to here"): one summary call, a visible summary row, nothing else. The rows stay stored.
-func (r *Runner) CompactThrough(ctx context.Context, spec RunSpec, seq int64) (string, error) {
-	if seq < 1 {
-		return "", fmt.Errorf("compact session %s: %w: no row chosen", spec.SessionID, ErrNoPrompt)
-	}
-	spec.Prompt, spec.Queued, spec.CompactThrough = "", nil, seq
-	return r.Start(ctx, spec)
 }
 
 // queueRequest is a change to a running run's queue, answered on reply.
@@ -113,37 +103,10 @@ func (r *Runner) Withdraw(ctx context.Context, sessionID, id string) (bool, erro
 	return ok, nil
 }
 
-// Queued lists the session's queued messages: the running run's, or, with no run going, the
-// ones a stopped run left in the store (shown again after a crash or a restart).
-// The store is the truth for both: a message is stored before Queue returns, and removed
-// before Withdraw returns or in the transaction of the row that delivers it.
-func (r *Runner) Queued(ctx context.Context, sessionID string) ([]core.QueuedMessage, error) {
-	return r.storedQueue(ctx, sessionID, "")
-}
-
 // storedQueue reads the session's durable queue, without the message skip.
 func (r *Runner) storedQueue(ctx context.Context, sessionID, skip string) ([]core.QueuedMessage, error) {
 	stored, err := r.cfg.Store.Queued(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	out := []core.QueuedMessage{}
-	for _, m := range stored {
-		if m.ID != skip {
-			out = append(out, m.Core())
-		}
-	}
-	return out, nil
-}
-
-// Unqueue removes a message left queued in the store while no run is going ("Remove" beside
-// the message box after a Stop or a restart). It reports false when it was not queued. The
-// context its hooks added is stored in the message's row, so it goes with it.
-func (r *Runner) Unqueue(ctx context.Context, sessionID, id string) (bool, error) {
-	if ok, err := r.Withdraw(ctx, sessionID, id); err != nil || ok {
-		return ok, err
-	}
-	return r.cfg.Store.Dequeue(ctx, sessionID, id)
+	return store.CoreQueue(stored, skip), err
 }
 
 func (r *Runner) request(ctx context.Context, sessionID string, req queueRequest) (bool, error) {

@@ -42,7 +42,7 @@ func TestQueuedMessageDuringFiveCallTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q, _ := h.runner.Queued(context.Background(), sid); len(q) != 2 || q[0].Text != "also count the lines" {
+	if q, _ := h.db.Queued(context.Background(), sid); len(q) != 2 || q[0].Text != "also count the lines" {
 		t.Fatalf("queue while waiting: %+v", q)
 	}
 	if ok, err := h.runner.Withdraw(context.Background(), sid, drop.ID); !ok || err != nil {
@@ -258,7 +258,7 @@ func TestCompactUpToHereAndUndo(t *testing.T) {
 	h.run(loop.RunSpec{SessionID: sid, Prompt: "read a.txt"})
 	full, _ := store.Messages(h.rows(sid))
 	h.srv.Enqueue(fakeai.Text("We read a.txt: alpha."))
-	id, err := h.runner.CompactThrough(context.Background(), loop.RunSpec{SessionID: sid, Model: "fake-model", Mode: tools.ModeAuto}, 2)
+	id, err := h.runner.Start(context.Background(), loop.RunSpec{SessionID: sid, Model: "fake-model", Mode: tools.ModeAuto, CompactThrough: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,17 @@ func QueuedOf(m core.QueuedMessage) QueuedMessage {
 	return QueuedMessage{ID: m.ID, Text: m.Text, QueuedAt: m.QueuedAt}
 }
 
+// CoreQueue is the stored queue as the core sees it, without the message skip ("" for none).
+func CoreQueue(stored []QueuedMessage, skip string) []core.QueuedMessage {
+	out := []core.QueuedMessage{}
+	for _, m := range stored {
+		if m.ID != skip {
+			out = append(out, m.Core())
+		}
+	}
+	return out
+}
+
 // PayloadOf is the stored payload of a core row, of the same kind.
 func PayloadOf(row core.Row) any {
 	switch r := row.(type) {
