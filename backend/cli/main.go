@@ -33,7 +33,7 @@ const (
 
 // Commands are the subcommands Main dispatches, as the error for an unknown word and the
 // no-display message name them.
-var Commands = []string{"run", "sessions", "inbox", "approve", "deny", "settings", "mcp", "acp", "agents", "hooks", "skills", "help",
+var Commands = []string{"run", "sessions", "inbox", "approve", "deny", "approvals", "settings", "mcp", "acp", "agents", "hooks", "skills", "help",
 	"version"}
 
 // commandList is Commands for a message: "run, sessions, ..., version".
@@ -49,6 +49,8 @@ const Usage = `usage: loopdesk [FOLDER]                open the window (a new se
        loopdesk approve CALL_ID [--session ID] [--always session|folder|everywhere] [--db PATH]
        loopdesk deny CALL_ID [--session ID] [--reason TEXT] [--db PATH]
                                          answer a waiting call in whichever process holds it
+       loopdesk approvals report [--session ID] [--since 7d] [--json] [--db PATH]
+                                         the prompts you answered and rules that would spare them
        loopdesk mcp list [--json] [--mcp-config FILE]...
                                          the MCP servers and their health
        loopdesk acp [flags]              the agent for editors over ACP on stdin/stdout (docs/acp.md)
@@ -99,6 +101,8 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 			return Launch{Code: InboxCommand(context.Background(), args[1:], getenv, stdout, stderr)}
 		case "approve", "deny":
 			return Launch{Code: Answer(context.Background(), args[0] == "approve", args[1:], getenv, stdout, stderr)}
+		case "approvals":
+			return Launch{Code: ApprovalsCommand(context.Background(), args[1:], getenv, stdout, stderr)} // approvals.go
 		case "acp":
 			// The editor ends the agent by closing stdin; a signal stops it the same way.
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
