@@ -24,6 +24,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/cli"
 	"github.com/loopdesk/loopdesk/backend/config"
 	"github.com/loopdesk/loopdesk/backend/desktop"
+	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	_ "github.com/mattn/go-sqlite3" // the bare side's driver, the one the store uses
@@ -39,11 +40,13 @@ const (
 // journal is the database every benchmark of a process shares: built once.
 type journal struct {
 	path       string
+	ws         string // the sessions' folder
 	db         *store.DB
 	big, small string
 	// tail holds as many rows as the big session's last compaction left to send, with no
 	// history before them: continuing either should cost the same.
-	tail string
+	tail     string
+	tailRows int64
 }
 
 var (
@@ -99,7 +102,7 @@ func step(r *rand.Rand, i int) []store.NewChunk {
 // each started, appended to and finished through the store, and a compaction summary after
 // every `every` rows (none when 0).
 func session(ctx context.Context, db *store.DB, title string, n, rowsPerRun, every int, r *rand.Rand) (string, error) {
-	s, err := db.CreateSession(ctx, store.NewSession{Title: title, Workspace: "/w", Model: "m"})
+	s, err := db.CreateSession(ctx, store.NewSession{Title: title, Workspace: shared.ws, Model: "m"})
 	if err != nil {
 		return "", err
 	}
@@ -143,7 +146,10 @@ func theJournal(b *testing.B) journal {
 			journalErr = err
 			return
 		}
-		shared.path = filepath.Join(dir, "loopdesk.db")
+		shared.path, shared.ws = filepath.Join(dir, "loopdesk.db"), filepath.Join(dir, "ws")
+		if journalErr = os.Mkdir(shared.ws, 0o700); journalErr != nil {
+			return
+		}
 		if shared.db, journalErr = store.Open(ctx, shared.path); journalErr != nil {
 			return
 		}
@@ -155,7 +161,12 @@ func theJournal(b *testing.B) journal {
 		if shared.small, journalErr = session(ctx, shared.db, "a short one", smallRows, smallRows, 0, r); journalErr != nil {
 			return
 		}
-		if shared.tail, journalErr = session(ctx, shared.db, "the last stretch alone", compactEvery, 40, 0, r); journalErr != nil {
+		stretch, err := shared.db.RequestRows(ctx, shared.big)
+		if journalErr = err; err != nil {
+			return
+		}
+		shared.tailRows = int64(len(stretch))
+		if shared.tail, journalErr = session(ctx, shared.db, "the last stretch alone", len(stretch), 40, 0, r); journalErr != nil {
 			return
 		}
 		for i := range sessions - 3 {
@@ -220,8 +231,9 @@ func BenchmarkHistoryOpen(b *testing.B) {
 	open := func(id string, want int64) func() error {
 		return func() error {
 			v, err := svc.Sessions.OpenSessionTail(id, 200)
-			if err == nil && (v.RowCount != want || len(v.Rows) != int(min(want, 200))) {
-				err = fmt.Errorf("opened %d of %d rows, want the last 200 of %d", len(v.Rows), v.RowCount, want)
+			// At least want: BenchmarkHistoryContinue adds two rows to a session per message.
+			if err == nil && (v.RowCount < want || len(v.Rows) != int(min(v.RowCount, 200))) {
+				err = fmt.Errorf("opened %d of %d rows, want the last 200 of at least %d", len(v.Rows), v.RowCount, want)
 			}
 			return err
 		}
@@ -233,7 +245,7 @@ func BenchmarkHistoryOpen(b *testing.B) {
 	read := j.db.RowsRead() - before
 	b.ResetTimer()
 	pairs(b, 20, "big_ms/open", "small_ms/open", "x_big_vs_small", open(j.big, bigRows), open(j.small, smallRows))
-	pairs(b, 20, "big_ms/open2", "same_tail_ms/open", "x_big_vs_same_tail", open(j.big, bigRows), open(j.tail, compactEvery))
+	pairs(b, 20, "big_ms/open2", "same_tail_ms/open", "x_big_vs_same_tail", open(j.big, bigRows), open(j.tail, j.tailRows))
 	b.ReportMetric(float64(read), "rows_read/open")
 }
 
@@ -287,6 +299,80 @@ func BenchmarkHistoryNextRequest(b *testing.B) {
 	pairs(b, 20, "big_ms/request", "small_ms/request", "x_big_vs_small", build(j.big), build(j.small))
 	pairs(b, 20, "big_ms/request2", "same_tail_ms/request", "x_big_vs_same_tail", build(j.big), build(j.tail))
 	b.ReportMetric(float64(read), "rows_read/request")
+}
+
+// BenchmarkHistoryContinue: a message sent to the 100,000-row session in a window just
+// started (nothing of the session held yet), from SendMessage to the request arriving at the
+// fake model (fakeai's Timings), against the same in the 20-row session and in the session
+// holding only the big one's last stretch. Each pair starts the window's services afresh.
+func BenchmarkHistoryContinue(b *testing.B) {
+	j := theJournal(b)
+	ctx := context.Background()
+	srv, err := fakeai.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	dir := b.TempDir()
+	keys := config.Keys{Dir: filepath.Join(dir, "config"), Getenv: func(string) string { return "" }}
+	finished := make(chan string, 16)
+	start := func() *desktop.Services {
+		svc, err := desktop.New(j.db, keys, nilDialogs{}, filepath.Join(dir, "config", "mcp.json"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		svc.Startup(ctx, func(_ string, data any) {
+			if bs, _ := json.Marshal(data); bytes.Contains(bs, []byte(`"run_finished"`)) {
+				finished <- string(bs)
+			}
+		})
+		return svc
+	}
+	svc := start()
+	if _, err := svc.Settings.SaveSettings(desktop.SettingsInput{BaseURL: srv.URL(), Model: "fake-model", APIKey: "sk-bench"}); err != nil {
+		b.Fatal(err)
+	}
+	svc.Shutdown()
+	send := func(svc *desktop.Services, id string) float64 {
+		srv.Enqueue(fakeai.Text("noted"))
+		n := len(srv.Timings())
+		t0 := float64(time.Now().UnixNano()) / 1e6
+		runID, err := svc.Chat.SendMessage(id, "go on")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for ev := range finished {
+			if strings.Contains(ev, runID) {
+				break
+			}
+		}
+		ts := srv.Timings()
+		if len(ts) != n+1 {
+			b.Fatalf("%d requests reached the model, want 1", len(ts)-n)
+		}
+		return ts[n].Started - t0
+	}
+	var big, small, tail, ratios, tailRatios []float64
+	for i := 0; i < b.N*6; i++ {
+		svc := start()
+		ids := []string{j.big, j.small, j.tail}
+		if i%2 == 1 {
+			slices.Reverse(ids)
+		}
+		got := map[string]float64{}
+		for _, id := range ids {
+			got[id] = send(svc, id)
+		}
+		svc.Shutdown()
+		big, small, tail = append(big, got[j.big]), append(small, got[j.small]), append(tail, got[j.tail])
+		ratios, tailRatios = append(ratios, got[j.big]/got[j.small]), append(tailRatios, got[j.big]/got[j.tail])
+	}
+	med := func(x []float64) float64 { slices.Sort(x); return x[len(x)/2] }
+	b.ReportMetric(med(big), "big_ms/request")
+	b.ReportMetric(med(small), "small_ms/request")
+	b.ReportMetric(med(tail), "same_tail_ms/request")
+	b.ReportMetric(med(ratios), "x_big_vs_small")
+	b.ReportMetric(med(tailRatios), "x_big_vs_same_tail")
 }
 
 // BenchmarkHistorySearch: the first page of a full-text search over the whole journal
