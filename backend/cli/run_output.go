@@ -322,7 +322,9 @@ func (a *runAsker) always(p tools.Pending) {
 	if err != nil {
 		fmt.Fprintf(a.errw, "\nloopdesk run: approved, but the rule could not be saved: %v\n", err)
 	} else {
-		d.By = "rule:" + r.ID
+		// The person answered (the approval report counts it as asked); the rule is what
+		// the answer saved, as the window and the editor record it.
+		d.Rule = r.Text()
 	}
 	answer(d)
 }
