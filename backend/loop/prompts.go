@@ -14,7 +14,7 @@ import (
 // UserPromptSubmit hooks, extend.PromptHooks): Start asks before the run exists, Queue before
 // a message is queued on a running run. What the check recorded is stored either way; what
 // it added for the model goes after the prompt, framed as Loopdesk's note, or with the queued
-// message until the row that delivers it.
+// message until the row that delivers it (store.QueuedMessage.HookContext).
 
 // Admission checks a prompt before it is sent.
 type Admission interface {
@@ -162,44 +162,4 @@ func (rn *run) afterPrompt(effects []core.Effect) []core.Effect {
 	}
 	rn.prompt, rn.spec.Notes = Admitted{}, nil
 	return effects[cut:]
-}
-
-// withQueuedContext adds, after each user row delivering a queued message, the notes its
-// check gave when it was queued, read from the stored queue, as note rows
-// in the same transaction (which also removes the message): the model reads it right after
-// the message, framed as Loopdesk's note, exactly as for a typed message, whether the
-// message is delivered at a tool boundary, by "Send now" or with the next run after a
-// restart. Only the owner goroutine appends, so the message is still stored here.
-func (rn *run) withQueuedContext(ctx context.Context, rows []core.Row, chunks []store.NewChunk) []store.NewChunk {
-	var held map[string][]string
-	out := make([]store.NewChunk, 0, len(chunks))
-	for i, row := range rows {
-		out = append(out, chunks[i])
-		u, ok := row.(core.UserRow)
-		if !ok || u.QueuedID == "" {
-			continue
-		}
-		if held == nil {
-			held = rn.queuedContexts(ctx)
-		}
-		for _, text := range held[u.QueuedID] {
-			out = append(out, store.NewChunk{Kind: store.KindNote, Payload: store.NotePayload{Source: core.NoteSourceHook, Text: text}})
-		}
-	}
-	return out
-}
-
-// queuedContexts reads the hook context of the session's queued messages, by id. A failed
-// read is logged: the messages are still delivered (the append that follows reports the
-// store's trouble, if it lasts).
-func (rn *run) queuedContexts(ctx context.Context) map[string][]string {
-	out := map[string][]string{}
-	queued, err := rn.r.cfg.Store.Queued(ctx, rn.spec.SessionID)
-	if err != nil {
-		rn.r.log.Error("read the queued messages' hook context", "session", rn.spec.SessionID, "err", err)
-	}
-	for _, m := range queued {
-		out[m.ID] = m.HookContext
-	}
-	return out
 }

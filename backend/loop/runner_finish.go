@@ -25,13 +25,14 @@ func endsQuietly(effects []core.Effect) bool {
 	})
 }
 
-// newChunks converts rows for the store, with a queued message's hook context after it.
-func (rn *run) newChunks(ctx context.Context, rows []core.Row) []store.NewChunk {
+// newChunks converts rows for the store (which adds a delivered queued message's hook
+// context after it).
+func newChunks(rows []core.Row) []store.NewChunk {
 	chunks := make([]store.NewChunk, len(rows))
 	for i, row := range rows {
 		chunks[i] = store.NewChunk{Kind: store.Kind(row.Kind()), Payload: storePayload(row)}
 	}
-	return rn.withQueuedContext(ctx, rows, chunks)
+	return chunks
 }
 
 // append appends chunks to the run, and writes the run's row first in the same transaction
@@ -61,7 +62,7 @@ func (rn *run) storeEnd(ctx context.Context, res *core.Result) (store.Run, []sto
 	result := func() store.RunResult {
 		return store.RunResult{Status: store.RunStatus(res.Status), Output: res.Output, Error: res.Error, Worked: res.Worked}
 	}
-	run, added, synthesized, err := rn.r.cfg.Store.AppendAndFinish(ctx, rn.spec.SessionID, rn.id, result(), rn.newChunks(ctx, rows)...)
+	run, added, synthesized, err := rn.r.cfg.Store.AppendAndFinish(ctx, rn.spec.SessionID, rn.id, result(), newChunks(rows)...)
 	if err != nil && len(rows) > 0 {
 		rn.r.log.Error("store the run's last rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
 		res.Status, res.Error = core.StopError, "the run's last rows could not be stored: "+err.Error()

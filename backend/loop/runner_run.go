@@ -258,6 +258,9 @@ func (rn *run) loop() {
 	in := rn.started()
 	in.MCPFailed = failed
 	in.ThinkingBudget, in.ImagesDropped = max(rn.spec.ThinkingBudget, 0), rn.spec.ImagesDropped
+	if h := rn.r.cfg.Harness; h != nil {
+		in.HarnessTokens = h(rn.spec.SystemPrompt, rn.guide.files, rn.guide.system, rn.toolSpecs(), rn.spec.Notes)
+	}
 	effects := rn.step(in)
 	rn.keepTools()
 	effects = rn.afterPrompt(effects)
@@ -498,8 +501,7 @@ func (rn *run) persist(rows []core.Row) error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
-	chunks := rn.newChunks(ctx, rows) // a queued message's hook context goes with it
-	added, err := rn.append(ctx, chunks)
+	added, err := rn.append(ctx, newChunks(rows))
 	rn.journal.chunks = append(rn.journal.chunks, added...)
 	rn.announce(ctx, added)
 	return err

@@ -366,12 +366,15 @@ func prepareRows(sessionID string, chunks []NewChunk) ([]preparedRow, error) {
 
 // appendTx is Append's work inside the caller's write transaction.
 func (db *DB) appendTx(ctx context.Context, wtx *sql.Tx, sessionID, runID string, chunks []NewChunk, ps []preparedRow) ([]Chunk, error) {
-	out := make([]Chunk, 0, len(chunks))
 	tx := db.cached(wtx)
 	last, pending, err := sessionTail(ctx, tx, sessionID)
 	if err != nil {
 		return nil, err
 	}
+	if chunks, ps, err = withHookContext(ctx, tx, sessionID, chunks, ps); err != nil {
+		return nil, err
+	}
+	out := make([]Chunk, 0, len(chunks))
 	now := db.nowMS()
 	stmt, err := tx.stmt(ctx, `INSERT INTO chunks(session_id, seq, kind, payload, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
 	if err != nil {

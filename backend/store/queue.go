@@ -4,8 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
 // QueuedMessage is a message the person sent while a run worked, waiting to be delivered:
@@ -13,8 +16,8 @@ import (
 // conversation row until delivered; the user row that delivers it names it (UserPayload.QueuedID)
 // and Append removes it from the queue in the same transaction, so a crash can neither lose
 // it nor deliver it twice. HookContext is what the message's UserPromptSubmit hooks added
-// when it was queued (they run once per message): the runner stores it as note rows right
-// after the delivering row, so it survives a restart with the message and goes with Dequeue.
+// when it was queued (they run once per message): Append stores it as note rows right after
+// the delivering row, so it survives a restart with the message and goes with Dequeue.
 type QueuedMessage struct {
 	ID          string    `json:"id"`
 	Text        string    `json:"text"`
@@ -111,4 +114,41 @@ func delivered(ctx context.Context, tx execer, sessionID string, v any) error {
 	}
 	_, err := tx.ExecContext(ctx, `DELETE FROM queued_messages WHERE id = ? AND session_id = ?`, u.QueuedID, sessionID)
 	return err
+}
+
+// withHookContext adds, after each user row delivering a queued message, the notes its
+// UserPromptSubmit hooks gave when it was queued (QueuedMessage.HookContext), as note rows
+// in the transaction that removes the message (delivered): the model reads them right after
+// the message, framed as Loopdesk's note, exactly as for a typed message, whether the message
+// is delivered at a tool boundary, by "Send now" or with the next run after a restart.
+func withHookContext(ctx context.Context, tx execer, sessionID string, chunks []NewChunk, ps []preparedRow) ([]NewChunk, []preparedRow, error) {
+	outC, outP := make([]NewChunk, 0, len(chunks)), make([]preparedRow, 0, len(ps))
+	for i, c := range chunks {
+		outC, outP = append(outC, c), append(outP, ps[i])
+		u, ok := ps[i].v.(*UserPayload)
+		if !ok || u.QueuedID == "" {
+			continue
+		}
+		var raw string
+		err := tx.QueryRowContext(ctx, `SELECT hook_context FROM queued_messages WHERE id = ? AND session_id = ?`, u.QueuedID, sessionID).Scan(&raw)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // not queued (any more): nothing to add
+		}
+		var texts []string
+		if err == nil {
+			err = json.Unmarshal([]byte(raw), &texts)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("queued message %s: hook context: %w", u.QueuedID, err)
+		}
+		for _, text := range texts {
+			note := NewChunk{Kind: KindNote, Payload: NotePayload{Source: core.NoteSourceHook, Text: text}}
+			raw, v, err := canonical(note.Kind, note.Payload)
+			if err != nil {
+				return nil, nil, err
+			}
+			outC, outP = append(outC, note), append(outP, preparedRow{raw, v})
+		}
+	}
+	return outC, outP, nil
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,8 +44,25 @@ func TestQueuedMessageKeepsItsHookContext(t *testing.T) {
 		got[0].ID != "q1" || got[1].ID != "q2" {
 		t.Fatalf("queued %+v, want %+v", got, want)
 	}
-	mustAppend(t, db, s.ID, "", store.NewChunk{Kind: store.KindUser, Payload: store.UserPayload{Text: "which branch?", QueuedID: "q1"}})
-	if got, _ := db.Queued(ctx, s.ID); len(got) != 1 || got[0].ID != "q2" {
+	// The delivering row is followed, in its transaction, by its context as the hook's notes;
+	// a message without context is followed by nothing.
+	added, err := db.Append(ctx, s.ID, "", store.NewChunk{Kind: store.KindUser, Payload: store.UserPayload{Text: "which branch?", QueuedID: "q1"}},
+		store.NewChunk{Kind: store.KindUser, Payload: store.UserPayload{Text: "plain", QueuedID: "q2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds, notes []string
+	for _, c := range added {
+		kinds = append(kinds, string(c.Kind))
+		if c.Kind == store.KindNote {
+			notes = append(notes, string(c.Payload))
+		}
+	}
+	if want := []string{"user", "note", "note", "user"}; !reflect.DeepEqual(kinds, want) || len(notes) != 2 ||
+		!strings.Contains(notes[0], `"branch: main"`) || !strings.Contains(notes[1], `"ticket LD-7"`) || !strings.Contains(notes[0], `"hook"`) {
+		t.Fatalf("delivered rows %v (notes %v), want %v with the two hook notes", kinds, notes, want)
+	}
+	if got, _ := db.Queued(ctx, s.ID); len(got) != 0 {
 		t.Fatalf("after delivery %+v", got)
 	}
 }
