@@ -1,6 +1,8 @@
 package instructions
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,4 +34,13 @@ func System(base string, files []File, plan bool, skills string) string {
 	}
 	parts = slices.DeleteFunc(append(parts, skills), func(p string) bool { return p == "" })
 	return strings.Join(parts, "\n\n")
+}
+
+// PromptHash is what a run row records of its system prompt: its SHA-256 in hex ("" for none).
+func PromptHash(system string) string {
+	if system == "" {
+		return ""
+	}
+	h := sha256.Sum256([]byte(system))
+	return hex.EncodeToString(h[:])
 }

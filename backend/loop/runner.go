@@ -2,8 +2,6 @@ package loop
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -437,12 +435,4 @@ func (rn *run) ended() bool {
 	default:
 		return false
 	}
-}
-
-func hashPrompt(s string) string {
-	if s == "" {
-		return ""
-	}
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
 }

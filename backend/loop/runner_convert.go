@@ -1,8 +1,6 @@
 package loop
 
 import (
-	"strings"
-
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -33,11 +31,4 @@ func storePayload(row core.Row) any {
 		return p
 	}
 	return store.PayloadOf(row)
-}
-
-func orDefault(s, def string) string {
-	if strings.TrimSpace(s) == "" {
-		return def
-	}
-	return s
 }

@@ -146,7 +146,7 @@ func (rn *run) prepare(ctx context.Context) error {
 		return err // CheckIdle names the session already
 	}
 	rn.journal.pending = &store.NewRun{ID: store.NewRunID(), SessionID: rn.spec.SessionID, Model: rn.spec.Model, Provider: rn.spec.origin.Provider,
-		SystemPromptHash: hashPrompt(rn.guide.system), Limits: limits, Mode: rn.spec.RunMode(), Instructions: recorded(rn.guide.files),
+		SystemPromptHash: instructions.PromptHash(rn.guide.system), Limits: limits, Mode: rn.spec.RunMode(), Instructions: store.InstructionsOf(rn.guide.files),
 		Sandbox: rn.spec.Sandbox.Describe()}
 	rn.r.mu.Lock()
 	rn.id = rn.journal.pending.ID

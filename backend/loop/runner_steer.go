@@ -37,15 +37,6 @@ func (rn *run) steer(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// recorded is what the run row keeps of the instruction files.
-func recorded(files []instructions.File) []store.Instruction {
-	out := make([]store.Instruction, len(files))
-	for i, f := range files {
-		out[i] = store.Instruction{Path: f.Path, SHA256: f.SHA256, Bytes: f.Bytes, Truncated: f.Truncated}
-	}
-	return out
-}
-
 // previousStop is how the session's last run ended ("" for a new session): after
 // context_exceeded the core recovers (Started.PreviousStop).
 func (rn *run) previousStop(ctx context.Context) (core.StopReason, error) {

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 
+	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
@@ -113,4 +114,13 @@ func PayloadOf(row core.Row) any {
 func usageOf(u core.RowUsage) *Usage {
 	return &Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens,
 		CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens, CostUSD: u.CostUSD, Unreported: u.Unreported}
+}
+
+// InstructionsOf is what a run row keeps of the instruction files its system prompt read.
+func InstructionsOf(files []instructions.File) []Instruction {
+	out := make([]Instruction, len(files))
+	for i, f := range files {
+		out[i] = Instruction{Path: f.Path, SHA256: f.SHA256, Bytes: f.Bytes, Truncated: f.Truncated}
+	}
+	return out
 }
