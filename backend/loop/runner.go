@@ -12,6 +12,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/images"
+	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -132,6 +133,10 @@ type Config struct {
 	// Extensions wrap each run's ports (ports.go), the first outermost: stack.New composes
 	// hooks, skill grants, hunk review and image fitting here.
 	Extensions []Extension
+	// Harness, when set, counts what Loopdesk itself adds to each request of a run, for
+	// run_started (stack.HarnessTokens): from the spec's system prompt, the instruction
+	// files, the whole system prompt, the tools offered and the notes the run stores.
+	Harness func(base string, files []instructions.File, system string, tools []provider.ToolSpec, notes []store.NotePayload) *core.HarnessTokens
 }
 
 // RunSpec is one run: the prompt plus the agent chosen for it.

@@ -258,6 +258,9 @@ func (rn *run) loop() {
 	in := rn.started()
 	in.MCPFailed = failed
 	in.ThinkingBudget, in.ImagesDropped = max(rn.spec.ThinkingBudget, 0), rn.spec.ImagesDropped
+	if h := rn.r.cfg.Harness; h != nil {
+		in.HarnessTokens = h(rn.spec.SystemPrompt, rn.guide.files, rn.guide.system, rn.toolSpecs(), rn.spec.Notes)
+	}
 	effects := rn.step(in)
 	rn.keepTools()
 	effects = rn.afterPrompt(effects)

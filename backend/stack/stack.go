@@ -159,7 +159,7 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches, approver
 		MCP: manager, Checkpoints: rec, Sandbox: cfg.Sandbox, Watches: watches, cfg: cfg, closed: make(chan struct{})}
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
-		Respec: cfg.Respec, Skills: skillCatalog(cfg), Tasks: tasksOf(cfg)}
+		Respec: cfg.Respec, Skills: skillCatalog(cfg), Tasks: tasksOf(cfg), Harness: HarnessTokens}
 	if rec != nil {
 		lc.Checkpoints = rec // a typed nil would read as a recorder
 	}

@@ -65,6 +65,24 @@ type RunStartedPayload struct {
 	ThinkingBudget int `json:"thinking_budget,omitempty"`
 	// ImagesDropped are the images attached to the prompt that the model is not sent, and why.
 	ImagesDropped []DroppedImage `json:"images_dropped,omitempty"`
+	// HarnessTokens is what Loopdesk itself adds to each of the run's requests; absent when
+	// the runner was not told how to count it (Started.HarnessTokens).
+	HarnessTokens *HarnessTokens `json:"harness_tokens,omitempty"`
+}
+
+// HarnessTokens are the tokens Loopdesk itself puts in every request of a run, before any
+// history: its system prompt (skills and plan notice included), the schemas of the built-in
+// tools and of each MCP server's tools (by server), the instruction files (AGENTS.md) and
+// Loopdesk's notes. Estimated says the figures are estimated from the text (EstimateTokens),
+// not counted by the provider.
+type HarnessTokens struct {
+	System       int64            `json:"system"`
+	Tools        int64            `json:"tools"`
+	MCP          map[string]int64 `json:"mcp"`
+	Instructions int64            `json:"instructions"`
+	Notes        int64            `json:"notes"`
+	Total        int64            `json:"total"`
+	Estimated    bool             `json:"estimated"`
 }
 
 // DroppedImage is an attached image the model is not sent: the file as the person named it,

@@ -68,6 +68,9 @@ type Started struct {
 	// run's requests: the thinking budget they ask for, and the attached images left out.
 	ThinkingBudget int
 	ImagesDropped  []DroppedImage
+	// HarnessTokens, when not nil, is what run_started reports of Loopdesk's own share of
+	// each request (counted outside the core: stack.HarnessTokens).
+	HarnessTokens *HarnessTokens
 	// CompactThrough > 0 makes this a compaction the person asked for ("Compact up to here"):
 	// no prompt, one summary of the rows through that seq, then the run completes.
 	CompactThrough int64

@@ -142,7 +142,8 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 		s.recover = InFlight(s.rowsOf())
 	}
 	out := []Effect{Emit{RunStartedPayload{Prompt: in.Prompt, Model: in.Model, Workspace: in.Workspace, Sandbox: in.Sandbox,
-		StartedAt: in.Now, Mode: in.Mode, MCPFailed: in.MCPFailed, ThinkingBudget: in.ThinkingBudget, ImagesDropped: in.ImagesDropped}}}
+		StartedAt: in.Now, Mode: in.Mode, MCPFailed: in.MCPFailed, ThinkingBudget: in.ThinkingBudget, ImagesDropped: in.ImagesDropped,
+		HarnessTokens: in.HarnessTokens}}}
 	if in.CompactThrough > 0 {
 		// A compaction the person asked for ends with its summary, not an answer: it never
 		// reaches the completion a Stop hook judges (compact_here_stop_hook).
