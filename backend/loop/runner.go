@@ -42,7 +42,8 @@ type Store interface {
 	FinishRun(ctx context.Context, runID string, res store.RunResult) (store.Run, []store.Chunk, error)
 	// AppendAndFinish is Append then FinishRun in one transaction (runner_finish.go).
 	AppendAndFinish(ctx context.Context, sessionID, runID string, res store.RunResult, chunks ...store.NewChunk) (store.Run, []store.Chunk, []store.Chunk, error)
-	ListRuns(ctx context.Context, sessionID string) ([]store.Run, error)
+	// LastRun is the session's latest run (false: none), read without listing the others.
+	LastRun(ctx context.Context, sessionID string) (store.Run, bool, error)
 }
 
 // Model streams one chat completion. Its one error is Response.Err (provider.Client.Stream).

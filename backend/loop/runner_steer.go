@@ -40,11 +40,11 @@ func (rn *run) steer(ctx context.Context) error {
 // previousStop is how the session's last run ended ("" for a new session): after
 // context_exceeded the core recovers (Started.PreviousStop).
 func (rn *run) previousStop(ctx context.Context) (core.StopReason, error) {
-	runs, err := rn.r.cfg.Store.ListRuns(ctx, rn.spec.SessionID)
-	if err != nil || len(runs) == 0 {
+	last, ok, err := rn.r.cfg.Store.LastRun(ctx, rn.spec.SessionID)
+	if err != nil || !ok {
 		return "", err
 	}
-	return core.StopReason(runs[len(runs)-1].Status), nil
+	return core.StopReason(last.Status), nil
 }
 
 // queueRequest is a change to a running run's queue, answered on reply.

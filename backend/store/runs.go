@@ -289,6 +289,20 @@ func (db *DB) ListRuns(ctx context.Context, sessionID string) ([]Run, error) {
 	return out, rows.Err()
 }
 
+// LastRun returns the session's latest run, false when it has none. It reads one row of the
+// runs_session index, however many runs the session has had.
+func (db *DB) LastRun(ctx context.Context, sessionID string) (Run, bool, error) {
+	run, err := scanRun(db.sql.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE session_id = ?
+		ORDER BY started_at DESC, rowid DESC LIMIT 1`, sessionID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Run{}, false, nil
+	}
+	if err != nil {
+		return Run{}, false, fmt.Errorf("last run of session %s: %w", sessionID, classify(err))
+	}
+	return run, true, nil
+}
+
 // answerPending appends an error tool_result for every pending call of the
 // session, with content starting "interrupted".
 func (db *DB) answerPending(ctx context.Context, tx execer, sessionID, runID, content string, now int64) ([]Chunk, error) {

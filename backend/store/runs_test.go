@@ -208,3 +208,27 @@ func TestRules(t *testing.T) {
 		t.Fatalf("after delete: %+v", rules)
 	}
 }
+
+func TestLastRunIsTheLatest(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	s := mustSession(t, db, "runs")
+	if _, ok, err := db.LastRun(ctx, s.ID); ok || err != nil {
+		t.Fatalf("a session without runs: %v %v", ok, err)
+	}
+	var ids []string
+	for range 3 {
+		run, _, err := db.StartRunWith(ctx, store.NewRun{SessionID: s.ID, Model: "m", Limits: []byte(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := db.FinishRun(ctx, run.ID, store.RunResult{Status: "completed"}); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, run.ID)
+	}
+	last, ok, err := db.LastRun(ctx, s.ID)
+	if err != nil || !ok || last.ID != ids[2] || last.Status != "completed" {
+		t.Fatalf("last run %+v %v %v, want %s", last, ok, err, ids[2])
+	}
+}
