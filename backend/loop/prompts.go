@@ -115,17 +115,18 @@ func recordedRows(chunks []store.NewChunk) []core.Row {
 	return out
 }
 
-// sessionSource is how the session began: new (no rows yet), fork (no row after the forked
-// ones), or resume. The rows held start at the last compaction, so the last seq says it.
+// sessionSource is how the session began (store.Session.Source); the rows held start at the
+// last compaction, so their last seq says it.
 func (rn *run) sessionSource(ctx context.Context) string {
-	sess, err := rn.r.cfg.Store.GetSession(ctx, rn.spec.SessionID)
-	switch {
-	case len(rn.journal.chunks) == 0:
-		return "new"
-	case err == nil && sess.ParentID != "" && sess.ParentCallID == "" && rn.journal.chunks[len(rn.journal.chunks)-1].Seq <= sess.ForkSeq:
-		return "fork"
+	var last int64
+	if n := len(rn.journal.chunks); n > 0 {
+		last = rn.journal.chunks[n-1].Seq
 	}
-	return "resume"
+	sess, err := rn.r.cfg.Store.GetSession(ctx, rn.spec.SessionID)
+	if err != nil {
+		sess = store.Session{} // its lineage unread: a session with rows resumes
+	}
+	return sess.Source(last)
 }
 
 // afterPrompt runs the start-up effects up to the one storing the prompt, then stores what

@@ -37,6 +37,18 @@ type Session struct {
 	Archived bool   `json:"archived,omitempty"`
 }
 
+// Source is how the session began, for its SessionStart hooks: new (no rows yet: lastSeq, the
+// seq of its last row, is 0), fork (a fork with no row after those it copied) or resume.
+func (s Session) Source(lastSeq int64) string {
+	switch {
+	case lastSeq == 0:
+		return "new"
+	case s.ParentID != "" && s.ParentCallID == "" && lastSeq <= s.ForkSeq:
+		return "fork"
+	}
+	return "resume"
+}
+
 // NewSession is what CreateSession needs. An empty Title becomes "New session".
 type NewSession struct {
 	Title     string `json:"title"`
