@@ -179,15 +179,7 @@ func (rn *run) fixTools() []string {
 	}
 	base := rn.r.toolsFor(rn.spec)
 	rn.tools.specs = base.Specs()
-	rn.tools.infos = make(map[string]core.ToolInfo, len(rn.tools.specs))
-	for _, s := range rn.tools.specs {
-		rn.tools.infos[s.Name] = core.ToolInfo{Name: s.Name, ReadOnly: s.ReadOnly}
-	}
-	if t, ok := rn.tools.infos[store.UpdatePlanTool]; ok {
-		t.Kind = core.ToolPlan
-		rn.tools.infos[t.Name] = t
-	}
-	rn.narrowTools()
+	rn.tools.infos = agents.ToolInfos(rn.tools.specs, rn.spec.agent)
 	rn.offerTasks()
 	var calls ToolRunner = base
 	if rn.tools.taskSlots != nil {

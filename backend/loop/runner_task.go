@@ -50,23 +50,6 @@ func (rn *run) keepTools() {
 	maps.DeleteFunc(rn.tools.infos, func(name string, _ core.ToolInfo) bool { return !rn.state.HasTool(name) })
 }
 
-// narrowTools marks the tools the run's agent does not allow (a definition narrows, never
-// widens): the core never offers them and refuses their calls. The task tool is offered
-// afterwards by offerTasks.
-func (rn *run) narrowTools() {
-	a := rn.spec.agent
-	if a == nil || a.Tools == nil {
-		return
-	}
-	for _, s := range rn.tools.specs {
-		if !a.Allows(s.Name) {
-			t := rn.tools.infos[s.Name]
-			t.Kind = core.ToolNarrowed
-			rn.tools.infos[s.Name] = t
-		}
-	}
-}
-
 // agentName names the agent the run works as ("" for none).
 func (s RunSpec) agentName() string {
 	if s.agent == nil {
