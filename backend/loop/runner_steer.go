@@ -2,8 +2,6 @@ package loop
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -70,7 +68,7 @@ func (r *Runner) Queue(ctx context.Context, sessionID, text string) (core.Queued
 	if text == "" {
 		return core.QueuedMessage{}, fmt.Errorf("queue a message on session %s: %w", sessionID, ErrNoPrompt)
 	}
-	m := core.QueuedMessage{ID: newQueueID(), Text: text, QueuedAt: r.cfg.Now()}
+	m := core.QueuedMessage{ID: store.NewQueueID(), Text: text, QueuedAt: r.cfg.Now()}
 	hookContext, err := r.admitQueued(ctx, sessionID, text)
 	if err != nil {
 		return core.QueuedMessage{}, err // the hook's reason, for the person as it stands
@@ -178,10 +176,4 @@ func (r *Runner) startNext(prev RunSpec) {
 	if _, err := r.Start(r.base, spec); err != nil && !errors.Is(err, ErrBusy) {
 		r.log.Error("start the run for the queued messages", "session", prev.SessionID, "err", err)
 	}
-}
-
-func newQueueID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
-	return "q" + hex.EncodeToString(b[:])
 }

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +25,13 @@ type QueuedMessage struct {
 	Text        string    `json:"text"`
 	QueuedAt    time.Time `json:"queued_at"`
 	HookContext []string  `json:"hook_context,omitempty"`
+}
+
+// NewQueueID is a new queued message's id: "q" and 16 hex digits.
+func NewQueueID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
+	return "q" + hex.EncodeToString(b[:])
 }
 
 // Enqueue stores m at the end of the session's queue. An unknown session is ErrNotFound.
