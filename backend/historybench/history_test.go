@@ -441,22 +441,8 @@ func BenchmarkHistoryList(b *testing.B) {
 
 // jsonLines writes each row of a query as a JSON object on a line and returns how many.
 func jsonLines(w io.Writer, db *sql.DB, query string) (int, error) {
-	rows, err := db.Query(query)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
 	enc, n := json.NewEncoder(w), 0
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return n, err
-		}
+	err := eachRow(db.Query(query))(func(cols []string, vals []any) error {
 		line := make(map[string]any, len(cols))
 		for i, c := range cols {
 			if b, ok := vals[i].([]byte); ok {
@@ -464,30 +450,38 @@ func jsonLines(w io.Writer, db *sql.DB, query string) (int, error) {
 			}
 			line[c] = vals[i]
 		}
-		if err := enc.Encode(line); err != nil {
-			return n, err
-		}
 		n++
-	}
-	return n, rows.Err()
+		return enc.Encode(line)
+	})
+	return n, err
 }
 
 // scanAll reads every row of a query, as a caller would.
 func scanAll(rows *sql.Rows, err error) error {
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
+	return eachRow(rows, err)(func([]string, []any) error { return nil })
+}
+
+// eachRow scans every row of a query into generic values and hands them to fn.
+func eachRow(rows *sql.Rows, err error) func(fn func(cols []string, vals []any) error) error {
+	return func(fn func(cols []string, vals []any) error) error {
+		if err != nil {
 			return err
 		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				return err
+			}
+			if err := fn(cols, vals); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
 	}
-	return rows.Err()
 }

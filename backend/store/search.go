@@ -44,14 +44,15 @@ type Hit struct {
 // first matched word (bigSnippet).
 const SearchSQL = `SELECT c.session_id, s.title, c.seq, c.kind, top.snip, top.big, top.score
 	FROM (SELECT rowid AS id, -rank AS score,
-			CASE WHEN length(body) <= ` + bigBody + ` THEN snippet(chunks_fts, 0, char(1), char(2), '…', 16) ELSE '' END AS snip,
-			CASE WHEN length(body) > ` + bigBody + ` THEN body ELSE '' END AS big
+			CASE WHEN octet_length(body) <= ` + bigBody + ` THEN snippet(chunks_fts, 0, char(1), char(2), '…', 16) ELSE '' END AS snip,
+			CASE WHEN octet_length(body) > ` + bigBody + ` THEN body ELSE '' END AS big
 		FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS top
 	JOIN chunks c ON c.id = top.id
 	JOIN sessions s ON s.id = c.session_id
 	ORDER BY top.score DESC`
 
-// bigBody is the length (in characters) above which a hit's snippet is cut in Go.
+// bigBody is the length in bytes above which a hit's snippet is cut in Go (octet_length:
+// length would count the characters of every hit's body, a scan of each).
 const bigBody = "16384"
 
 // bigSnippet is a snippet of a long body: about 16 words around the first word of the query
