@@ -25,19 +25,16 @@ ref=${BENCH_MANY_REF_SECONDS:-120}
 idle=${BENCH_MANY_IDLE_SECONDS:-30}
 delay=${BENCH_MANY_DELAY_MS:-40}
 scratch=$(mktemp -d)
-fake_pid= app_pid=
+app_pid=
 cleanup() {
   [[ -n $app_pid ]] && kill "$app_pid" 2>/dev/null
-  [[ -n $fake_pid ]] && kill "$fake_pid" 2>/dev/null
   if [[ -n ${BENCH_KEEP:-} ]]; then echo "bench-many: kept $scratch" >&2; else rm -rf "$scratch"; fi
 }
 trap cleanup EXIT
 
-build/bin/fakeai -stdin=false >"$scratch/fake.out" 2>&1 &
-fake_pid=$!
-for _ in $(seq 100); do grep -qs FAKEAI_URL "$scratch/fake.out" && break; sleep 0.05; done
-url=$(sed -n 's/^FAKEAI_URL=//p' "$scratch/fake.out")
-[[ -n $url ]] || { cat "$scratch/fake.out" >&2; exit 1; }
+# The fake model (fake_start: it exits with this script, its stdin closing).
+source scripts/screenshot-lib.sh
+fake_start
 control=${url%/v1}/_fake
 
 # Replies routed by each conversation's first message (fakeai's ?for=): the two waiting

@@ -27,7 +27,8 @@ export function BoardFilters({ filter, counts, onFilter }: { filter: BoardFilter
 /** A running session's current step, its run's cost and time so far, under its title. */
 export function SessionStep({ activity }: { activity?: Activity }) {
   const running = activity?.state === 'working' || activity?.state === 'needs_you';
-  const now = useNow(running);
+  // Waiting for the person, nothing moves but this clock: 10 s steps (docs/benchmarks.md, "Many agents at once").
+  const now = useNow(running, activity?.state === 'needs_you' ? 10000 : 1000);
   if (!activity || !running) return null;
   const since = activity.started_at ? Date.parse(activity.started_at) : NaN;
   return (
