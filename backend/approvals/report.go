@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -207,4 +208,16 @@ func percentiles(times []int64) Percentiles {
 		return times[max(k, 1)-1]
 	}
 	return Percentiles{P50: rank(50), P90: rank(90)}
+}
+
+// ParseAge reads an age such as 7d, 36h or 90m: a whole number of days, or a Go duration.
+func ParseAge(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n > 0 {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return d, nil
+	}
+	return 0, fmt.Errorf("since %q: want a positive age such as 7d, 36h or 90m", s)
 }

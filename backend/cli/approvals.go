@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -50,7 +49,7 @@ func ApprovalsCommand(ctx context.Context, args []string, getenv func(string) st
 		err = errors.New("the one subcommand is report")
 	case since != "":
 		var age time.Duration
-		if age, err = ParseAge(since); err == nil {
+		if age, err = approvals.ParseAge(since); err == nil {
 			f.Since = time.Now().Add(-age)
 		}
 	}
@@ -63,18 +62,6 @@ func ApprovalsCommand(ctx context.Context, args []string, getenv func(string) st
 		return ExitOther
 	}
 	return ExitOK
-}
-
-// ParseAge reads an age such as 7d, 36h or 90m: a whole number of days, or a Go duration.
-func ParseAge(s string) (time.Duration, error) {
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.Atoi(days); err == nil && n > 0 {
-			return time.Duration(n) * 24 * time.Hour, nil
-		}
-	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return d, nil
-	}
-	return 0, fmt.Errorf("--since %q: want a positive age such as 7d, 36h or 90m", s)
 }
 
 func approvalsReport(ctx context.Context, dbFlag string, getenv func(string) string, f approvals.Filter, asJSON bool, w io.Writer) error {

@@ -60,7 +60,7 @@ func TestApprovalsReportRefusesBadInputClearly(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"report", "--since", "yesterday"}, ExitUsage, `--since "yesterday"`},
+		{[]string{"report", "--since", "yesterday"}, ExitUsage, `since "yesterday"`},
 		{[]string{"list"}, ExitUsage, "the one subcommand is report"},
 		{[]string{"report", "--db", filepath.Join(t.TempDir(), "x.db"), "--session", "nope"}, ExitOther, "nope"},
 	} {

@@ -59,6 +59,7 @@ type Services struct {
 	Workspace *Workspace
 	Window    *Window
 	Lifecycle *Lifecycle
+	Reports   *Reports
 
 	c *core
 }
@@ -78,6 +79,8 @@ type core struct {
 	activity *activity // what each session is doing, for the board (activity.go)
 	window   WindowControl
 	inbox    *inbox.Hub // what waits for the person, here and in registered processes (inbox.go)
+	// limits are the rate-limit headers each provider sent last (Reports.ProviderLimits).
+	limits provider.LimitBoard
 	// instructionsDir holds the person's own AGENTS.md.
 	instructionsDir string
 	// life closes, hides and quits the window (lifecycle.go).
@@ -117,8 +120,9 @@ func newServices(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string
 	if cfgErr != nil {
 		cfg = mcp.Config{} // Settings shows the error; the session goes on with the other tools
 	}
-	st, err := stack.New(stack.Config{DB: db, Providers: settings.Providers, Configure: func(c *provider.Config) {
-		c.RequestTimeout, c.IdleTimeout, c.MaxRetries = 10*time.Minute, 2*time.Minute, 3
+	st, err := stack.New(stack.Config{DB: db, Providers: settings.Providers, Configure: func(pc *provider.Config) {
+		pc.RequestTimeout, pc.IdleTimeout, pc.MaxRetries = 10*time.Minute, 2*time.Minute, 3
+		pc.OnLimits = c.limits.Record // the meters show what the provider said last
 	}, Respec: c.respec, MCP: &cfg, MCPOptions: mcp.Options{OnStatus: c.mcpStatus},
 		Checkpoints: &checkpoint.Options{}, Sandbox: sb, InstructionsDir: instr})
 	if err != nil {
@@ -131,7 +135,7 @@ func newServices(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string
 	c.inbox = c.newInbox()
 	c.life = newLifecycle(c)
 	return &Services{Sessions: &Sessions{c}, Chat: &Chat{c}, Settings: &Settings{c}, Workspace: &Workspace{c}, Window: &Window{c},
-		Lifecycle: &Lifecycle{c}, c: c}, nil
+		Lifecycle: &Lifecycle{c}, Reports: &Reports{c}, c: c}, nil
 }
 
 // SetInstance gives the window the single-instance handle, through which a folder named on
@@ -140,7 +144,7 @@ func (s *Services) SetInstance(in *Instance) { s.c.instance = in }
 
 // Bound lists the structs to bind, in the order of Services' fields.
 func (s *Services) Bound() []any {
-	return []any{s.Sessions, s.Chat, s.Settings, s.Workspace, s.Window, s.Lifecycle}
+	return []any{s.Sessions, s.Chat, s.Settings, s.Workspace, s.Window, s.Lifecycle, s.Reports}
 }
 
 // Startup starts forwarding loop and workspace events to the page.

@@ -54,6 +54,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, body []byte) {
 		echo := Text("You said: " + lastAnthropicUserText(&req))
 		rep = &echo
 	}
+	rep.setHeaders(w)
 	if s.scriptedOther(w, r, rep) {
 		return
 	}

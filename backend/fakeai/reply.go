@@ -1,6 +1,7 @@
 package fakeai
 
 import (
+	"net/http"
 	"time"
 	"unicode/utf8"
 )
@@ -61,6 +62,9 @@ type Reply struct {
 	Redacted   bool   `json:"redacted,omitempty"`
 	ErrorAfter int    `json:"error_after,omitempty"`
 	ErrorType  string `json:"error_type,omitempty"`
+	// Headers are sent with the reply, whatever its kind: a provider's rate-limit headers
+	// (x-ratelimit-remaining-requests, anthropic-ratelimit-tokens-remaining, ...).
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 // Text streams s in several small deltas after a role-only first chunk and
@@ -93,6 +97,16 @@ func Raw(sse string) Reply { return Reply{Kind: KindRaw, Raw: sse} }
 // Stall sends 200 headers and then nothing for d (0: until the client
 // leaves or the server closes), then closes the connection without a finish.
 func Stall(d time.Duration) Reply { return Reply{Kind: KindStall, StallMS: int(d / time.Millisecond)} }
+
+// WithHeaders sends h with the reply (the rate-limit headers a provider sends).
+func (r Reply) WithHeaders(h map[string]string) Reply { r.Headers = h; return r }
+
+// setHeaders puts the reply's scripted headers on its response.
+func (r Reply) setHeaders(w http.ResponseWriter) {
+	for k, v := range r.Headers {
+		w.Header().Set(k, v)
+	}
+}
 
 // WithReasoning adds reasoning_content deltas before the text.
 func (r Reply) WithReasoning(s string) Reply { r.Reasoning = s; return r }

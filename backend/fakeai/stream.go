@@ -133,6 +133,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 		echo := Text("You said: " + req.lastUserText())
 		rep = &echo
 	}
+	rep.setHeaders(w)
 	s.remember(*rep, n, req.Model)
 	delay := s.delay
 	if rep.DelayMS > 0 {

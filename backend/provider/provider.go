@@ -55,6 +55,9 @@ type Config struct {
 	// (with jitter); MaxBackoff caps every wait, Retry-After included.
 	BackoffBase, MaxBackoff time.Duration
 	HTTPClient              *http.Client // optional
+	// OnLimits, when set, is told the rate-limit headers of every response that carries any
+	// (a 429 included), as they arrive: LimitBoard.Record keeps them for the meters.
+	OnLimits func(Limits)
 }
 
 // ToolSpec describes one tool offered to the model.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // UserAgent is the User-Agent of every request to a model server. The cli package adds the
@@ -77,6 +78,11 @@ func (c *conn) send(ctx, actx context.Context, wd *watchdog, method, path string
 			res.Body.Close()
 		}
 		return nil, c.transportError(err, context.Cause(actx), ctx)
+	}
+	if c.cfg.OnLimits != nil {
+		if l, ok := LimitsOf(c.cfg.Name, res.Header, time.Now()); ok {
+			c.cfg.OnLimits(l)
+		}
 	}
 	if res.StatusCode >= 400 {
 		defer res.Body.Close()

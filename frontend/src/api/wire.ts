@@ -229,6 +229,12 @@ export interface Budgets {
   timeout_seconds: number;
 }
 
+/** Go: approvals.CallRef */
+export interface CallRef {
+  session_id: string;
+  seq: number;
+}
+
 /** Go: checkpoint.Change */
 export interface Change {
   seq: number;
@@ -347,6 +353,14 @@ export interface DeltaPayload {
   text: string;
 }
 
+/** Go: approvals.Denied */
+export interface Denied {
+  person: number;
+  rule: number;
+  mode: number;
+  hook: number;
+}
+
 /** Go: core.DroppedImage */
 export interface DroppedImage {
   path: string;
@@ -432,6 +446,17 @@ export interface ForkFolder {
 export interface ForkedRun {
   session: Session;
   run_id: string;
+}
+
+/** Go: core.HarnessTokens */
+export interface HarnessTokens {
+  system: number;
+  tools: number;
+  mcp: Record<string, number> | null;
+  instructions: number;
+  notes: number;
+  total: number;
+  estimated: boolean;
 }
 
 /** Go: store.Hit */
@@ -648,6 +673,13 @@ export interface KeyOrigin {
 /** Go: config.KeySource */
 export type KeySource = '' | 'env' | 'file';
 
+/** Go: provider.Limits */
+export interface Limits {
+  provider: string;
+  at: string;
+  headers: Record<string, string> | null;
+}
+
 /** Go: desktop.LiveView */
 export interface LiveView {
   seq: number;
@@ -816,6 +848,12 @@ export interface PathChange {
   op: ChangeOp;
 }
 
+/** Go: approvals.Percentiles */
+export interface Percentiles {
+  p50: number;
+  p90: number;
+}
+
 /** Go: store.PinnedPlan */
 export interface PinnedPlan extends Plan {
   seq: number;
@@ -916,6 +954,19 @@ export interface Repeats {
   tool: string;
   count: number;
   limit: number;
+}
+
+/** Go: approvals.Report */
+export interface Report {
+  asked: number;
+  allowed_by_rule: Record<string, number> | null;
+  allowed_by_mode: number;
+  allowed_by_hook: number;
+  allowed_by_skill: number;
+  sandboxed: number;
+  denied: Denied;
+  answer_ms: Percentiles;
+  suggestions: Suggestion[] | null;
 }
 
 /** Go: store.RestorePayload */
@@ -1053,6 +1104,7 @@ export interface RunStartedPayload {
   mcp_failed?: string[];
   thinking_budget?: number;
   images_dropped?: DroppedImage[];
+  harness_tokens?: HarnessTokens;
 }
 
 /** Go: store.RunStatus */
@@ -1214,6 +1266,20 @@ export type StepStatus = 'pending' | 'in_progress' | 'completed';
 
 /** Go: core.StopReason */
 export type StopReason = 'completed' | 'max_turns' | 'max_tool_calls' | 'loop_detected' | 'token_budget' | 'cost_budget' | 'timeout' | 'context_exceeded' | 'cancelled' | 'truncated' | 'refused' | 'provider_error' | 'hook_stopped' | 'error';
+
+/** Go: approvals.SuggestedRule */
+export interface SuggestedRule {
+  tool: string;
+  pattern: string;
+  scope: RuleScope;
+}
+
+/** Go: approvals.Suggestion */
+export interface Suggestion {
+  rule: SuggestedRule;
+  prompts_removed: number;
+  would_allow: CallRef[] | null;
+}
 
 /** Go: store.SummaryPayload */
 export interface SummaryPayload {
