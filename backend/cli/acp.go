@@ -121,7 +121,8 @@ func acpServe(ctx context.Context, dbPath string, mcpConfigs []string, flags con
 	// own gets a stack of its own (acp.Config.NewStack, Stack.WithMCP), on the same Approver.
 	st, err := stack.New(stack.Config{DB: db, MCP: &mcpCfg, Checkpoints: &checkpoint.Options{},
 		Providers:       func(context.Context) (config.Providers, error) { return ps, nil },
-		InstructionsDir: instr, Logger: log, Hooks: hooksEngine(instr, stderr, "loopdesk acp")})
+		InstructionsDir: instr, Logger: log, Hooks: hooksEngine(instr, stderr, "loopdesk acp"),
+		Telemetry: envTelemetry(os.Getenv, stderr)})
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ const (
 
 // Commands are the subcommands Main dispatches, as the error for an unknown word and the
 // no-display message name them.
-var Commands = []string{"run", "sessions", "inbox", "approve", "deny", "approvals", "settings", "mcp", "acp", "agents", "hooks", "skills", "help",
+var Commands = []string{"run", "sessions", "inbox", "approve", "deny", "approvals", "settings", "mcp", "acp", "agents", "hooks", "skills", "otel", "help",
 	"version"}
 
 // commandList is Commands for a message: "run, sessions, ..., version".
@@ -62,6 +62,8 @@ const Usage = `usage: loopdesk [FOLDER]                open the window (a new se
                                          the hooks of a folder; trust its project hooks
        loopdesk skills list|trust|untrust [--json] [--workspace DIR] [--db PATH]
                                          the skills of a folder; trust a project skill
+       loopdesk otel export [--db PATH] [--since 7d] [--session ID]... [--endpoint URL] [--protocol grpc|http/protobuf]
+                                         send past runs to an OpenTelemetry collector
        loopdesk --version                the version and commit
        loopdesk --help                   this text
 
@@ -118,6 +120,10 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 			return Launch{Code: Hooks(context.Background(), args[1:], getenv, stdout, stderr)}
 		case "skills":
 			return Launch{Code: Skills(context.Background(), args[1:], getenv, stdout, stderr)}
+		case "otel":
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return Launch{Code: Otel(ctx, args[1:], getenv, stdout, stderr)} // otel.go
 		case "agents":
 			return Launch{Code: Agents(args[1:], stdout, stderr)} // agents.go
 		case "help", "-h", "-help", "--help":

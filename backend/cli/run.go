@@ -375,7 +375,8 @@ func runAgentWith(ctx context.Context, o *runOptions, start runStart, stdin io.R
 	// A one-shot process: no inotify watcher, each capture walks the folder (stat only).
 	st, err := stack.New(stack.Config{DB: db, Models: target.models, MCP: &mcpCfg,
 		Checkpoints: &checkpoint.Options{NoWatch: true}, InstructionsDir: instr,
-		Hooks: hooksEngine(instr, stderr, "loopdesk run"), Tasks: &task.Config{MaxParallel: o.parallel}})
+		Hooks: hooksEngine(instr, stderr, "loopdesk run"), Tasks: &task.Config{MaxParallel: o.parallel},
+		Telemetry: envTelemetry(os.Getenv, stderr)})
 	if err != nil {
 		return runExitOther, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/task"
+	"github.com/loopdesk/loopdesk/backend/telemetry"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -55,6 +56,9 @@ type Config struct {
 	Respec func(ctx context.Context, spec *loop.RunSpec) error
 	// Tasks configures the task tool (child sessions); nil: on, with the runner's defaults.
 	Tasks *task.Config
+	// Telemetry, when not nil, sends each run to an OpenTelemetry collector as it finishes
+	// (backend/telemetry); a configuration that cannot be used is logged and left off.
+	Telemetry *telemetry.Config
 }
 
 // Stack is the wired agent. Close stops every run, the MCP servers and the recorder's
@@ -72,6 +76,8 @@ type Stack struct {
 	// Watches holds the one watcher of each folder, shared by the checkpoint recorder's dirty
 	// set and the window's file tree.
 	Watches *tools.Watches
+	// Telemetry sends finished runs to the collector; nil when off.
+	Telemetry *telemetry.Live
 
 	cfg             Config // for WithMCP
 	ownsCheckpoints bool   // New made the recorder (a WithMCP stack shares its parent's)
@@ -170,6 +176,12 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches, approver
 	s.Hooks.Trust, s.Hooks.Rows, s.Hooks.Logger = cfg.DB, cfg.DB, cfg.Logger
 	lc.Hooks, lc.Admission, lc.Extensions = extend.FireHooks(s.Hooks, cfg.Logger), extend.PromptHooks(s.Hooks, cfg.Logger), extensions(cfg, s.Hooks)
 	s.Runner = loop.New(lc)
+	if cfg.Telemetry != nil {
+		// Telemetry never stops the agent: without it the runs go on, and the log says why.
+		if s.Telemetry, err = telemetry.Start(*cfg.Telemetry, cfg.DB, s.Runner.Bus(), ts.log); err != nil {
+			ts.log.Error("telemetry off", "err", err)
+		}
+	}
 	return s, nil
 }
 
@@ -200,6 +212,9 @@ func tasksOf(cfg Config) *task.Config {
 func (s *Stack) Close() {
 	defer s.closeOnce.Do(func() { close(s.closed) })
 	s.Runner.Close()
+	if s.Telemetry != nil {
+		_ = s.Telemetry.Close() // after the runs: their last spans are sent (for a few seconds at most)
+	}
 	if s.MCP != nil {
 		_ = s.MCP.Close() // the servers are gone either way; their log says why
 	}
