@@ -213,6 +213,10 @@ test('scrolling the chunk table of a 100,000-row session (measured)', async (t) 
   await page.getByRole('navigation', { name: 'Sessions' }).getByRole('button', { name: /hundred thousand rows/ }).click();
   await page.locator('.conversation [data-seq="100000"]').waitFor({ timeout: 120000 });
   const openMs = Date.now() - t0;
+  const conv = await scrollConversation(page);
+  figures.frames_scrolling_100k_conversation = conv;
+  t.diagnostic(`scrolling the 100,000-row conversation up for 4 s: ${JSON.stringify(conv)}`);
+  await shot(page, 'ui-13-100k-conversation');
   await page.getByRole('tab', { name: 'Chunks' }).click();
   const table = page.getByRole('table', { name: 'Chunk table' });
   await table.locator('[data-seq="1"]').waitFor();
@@ -240,8 +244,38 @@ test('scrolling the chunk table of a 100,000-row session (measured)', async (t) 
   figures.open_100k_rows_ms = openMs;
   figures.frames_scrolling_100k_table = r;
   t.diagnostic(`100,000-row session opened in ${openMs} ms; scrolling its table: ${JSON.stringify(r)}`);
-  assert.ok(r.rows_in_dom_max < 100);
+  assert.ok(r.rows_in_dom_max < 100, `chunk table rows in the DOM: ${r.rows_in_dom_max}`);
+  // The conversation holds what is on screen and a margin, however far up the person went,
+  // and scrolling up brought earlier rows in (pages read from Go as the top came near).
+  assert.ok(conv.rows_in_dom_max < 400, `conversation rows in the DOM: ${conv.rows_in_dom_max}`);
+  assert.ok(conv.first_seq_seen < 100000 - 600, `scrolling up reached row ${conv.first_seq_seen} only`);
 });
+
+/**
+ * Scrolls the open conversation upwards for 4 s, a wheel step per frame, while counting
+ * frames: the most rows ([data-seq]) the DOM held at once and the earliest row reached.
+ */
+async function scrollConversation(page) {
+  return page.evaluate(async (probeSrc) => {
+    const el = document.querySelector('section.conversation');
+    const frames = eval(probeSrc);
+    const t0 = performance.now();
+    let maxRows = 0;
+    let firstSeq = Infinity;
+    await new Promise((resolve) => {
+      const step = () => {
+        el.scrollTop = Math.max(0, el.scrollTop - 400);
+        const rows = el.querySelectorAll('[data-seq]');
+        maxRows = Math.max(maxRows, rows.length);
+        if (rows.length) firstSeq = Math.min(firstSeq, Number(rows[0].dataset.seq));
+        if (performance.now() - t0 < 4000) requestAnimationFrame(step);
+        else resolve();
+      };
+      requestAnimationFrame(step);
+    });
+    return { ...(await frames), rows_in_dom_max: maxRows, first_seq_seen: firstSeq };
+  }, frameProbe(4000));
+}
 
 /**
  * One tool round in the open session: a read-only call (list_dir, run without asking in

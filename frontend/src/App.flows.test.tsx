@@ -116,6 +116,9 @@ describe('App flows', () => {
     vi.stubGlobal('cancelAnimationFrame', () => {});
     render(<App />);
     await openSession(/fast stream/);
+    // Frames the opening asked for (the conversation looks at its scroll once rows are laid out).
+    await waitFor(() => expect(screen.queryByText(/Ask the agent something/)).toBeTruthy());
+    frames.length = 0;
     act(() => {
       fake.emit({ type: 'run_started', session_id: s.id });
       for (let i = 0; i < 500; i++) fake.emit({ type: 'text_delta', session_id: s.id, text: 'x' });
@@ -163,7 +166,7 @@ describe('App flows', () => {
     fake.state.running.set(s.id, 'run1');
     let answer!: () => void;
     const real = fake.api.openSession.getMockImplementation()!;
-    fake.api.openSession.mockImplementationOnce((id: string) => new Promise((res) => (answer = () => res(real(id)))));
+    fake.api.openSession.mockImplementationOnce((id: string, tail: number) => new Promise((res) => (answer = () => res(real(id, tail)))));
     render(<App />);
     await openSession(/quick run/);
     await waitFor(() => expect(fake.api.openSession).toHaveBeenCalledTimes(1));
@@ -209,7 +212,7 @@ describe('App flows', () => {
     fake.state.running.set(s.id, 'run1');
     let answer!: () => void;
     const real = fake.api.openSession.getMockImplementation()!;
-    fake.api.openSession.mockImplementationOnce((id: string) => new Promise((res) => (answer = () => res(real(id)))));
+    fake.api.openSession.mockImplementationOnce((id: string, tail: number) => new Promise((res) => (answer = () => res(real(id, tail)))));
     render(<App />);
     await openSession(/racy approval/);
     await waitFor(() => expect(fake.api.openSession).toHaveBeenCalledTimes(1));

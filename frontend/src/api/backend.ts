@@ -9,6 +9,7 @@ import * as SettingsService from '../../wailsjs/go/desktop/Settings';
 import * as Workspace from '../../wailsjs/go/desktop/Workspace';
 import * as WindowService from '../../wailsjs/go/desktop/Window';
 import * as Lifecycle from '../../wailsjs/go/desktop/Lifecycle';
+import * as Reports from '../../wailsjs/go/desktop/Reports';
 import { BrowserOpenURL, ClipboardSetText, EventsOn, WindowSetTitle } from '../../wailsjs/runtime/runtime';
 import type {
   Deleted,
@@ -78,6 +79,9 @@ import type {
   WorkspaceChanged,
   WorkspaceWarning,
   CloseRequest,
+  Report,
+  Suggestion,
+  Limits,
 } from './types';
 
 // The Wails channels' names are declared in Go (desktop.Channels) and generated into wire.ts.
@@ -197,8 +201,12 @@ export const api = {
   /** Plain text, every word matched as typed (Go quotes it). */
   searchText: (text: string): Promise<Hit[]> => list<Hit>(Sessions.SearchText(text)),
   /** The whole session: only when it is opened. */
-  openSession: async (id: string): Promise<SessionView> => {
-    const v = await Sessions.OpenSession(id);
+  /**
+   * Opens a session with its last `tail` rows only (row_count and first_seq say how many
+   * there are and where they start); earlier rows are read a page at a time (rowsBefore).
+   */
+  openSession: async (id: string, tail: number): Promise<SessionView> => {
+    const v = await Sessions.OpenSessionTail(id, tail);
     return {
       ...v,
       rows: v.rows ?? [],
@@ -215,6 +223,14 @@ export const api = {
   instructions: (id: string): Promise<InstructionFile[]> => list<InstructionFile>(Sessions.Instructions(id)),
   /** Imports an export the person picks; a session with id "" when the picker was cancelled. */
   importSession: (): Promise<Session> => Sessions.ImportSession(),
+  /** Up to limit rows just before seq `before`, oldest first. */
+  rowsBefore: (id: string, before: number, limit: number): Promise<Row[]> => list<Row>(Sessions.RowsBefore(id, before, limit)),
+  /** Up to limit rows around seq, oldest first (a jump to a row not held). */
+  rowsAround: (id: string, seq: number, limit: number): Promise<Row[]> => list<Row>(Sessions.RowsAround(id, seq, limit)),
+  /** The seqs of the session's rows of one kind, oldest first (the chunk table's filter). */
+  rowSeqs: (id: string, kind: string): Promise<number[]> => list<number>(Sessions.RowSeqs(id, kind)),
+  /** Where text occurs in the session's rows outside from..to (those rendered): one seq per match, oldest first. */
+  findInSession: (id: string, text: string, from: number, to: number): Promise<number[]> => list<number>(Sessions.FindInSession(id, text, from, to)),
   /** The rows with seq > afterSeq (after a gap). */
   rowsAfter: (id: string, afterSeq: number): Promise<Row[]> => list<Row>(Sessions.RowsAfter(id, afterSeq)),
   runs: (id: string): Promise<Run[]> => list<Run>(Sessions.Runs(id)),
@@ -391,6 +407,14 @@ export const api = {
   quit: (): Promise<void> => Lifecycle.Quit(),
   /** The window is being closed while runs go: ask the person (answer with stopAndQuit or keepRunning). */
   onCloseRequested: (handler: (r: CloseRequest) => void): (() => void) => EventsOn(APP_CLOSE_REQUESTED, (r: CloseRequest) => handler(r)),
+
+  // What the agent costs and asks (backend/desktop/reports.go, docs/approvals.md)
+  /** The approval report of a session ("" for every session) over the last since ("" all time, "7d"). */
+  approvalReport: (sessionID: string, since: string): Promise<Report> => Reports.ApprovalReport(sessionID, since),
+  /** Saves a suggested rule as Always allow would. */
+  acceptSuggestion: (s: Suggestion): Promise<Rule> => Reports.AcceptSuggestion(s),
+  /** The rate-limit headers the session's provider sent last; null before any. */
+  providerLimits: (sessionID: string): Promise<Limits | null> => Reports.ProviderLimits(sessionID),
 };
 
 export type Api = typeof api;

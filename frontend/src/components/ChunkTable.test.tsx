@@ -1,9 +1,16 @@
-import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import type { Row } from '../api/types';
 import { chunk, makeFakeApi } from '../test/fakeApi';
 import { ChunkTable, ROW_HEIGHT } from './ChunkTable';
+
+let fake = makeFakeApi();
+vi.mock('../api/backend', () => ({
+  get api() {
+    return fake.api;
+  },
+}));
 
 function manyRows(n: number): Row[] {
   const kinds = ['user', 'assistant', 'tool_result'] as const;
@@ -90,10 +97,35 @@ describe('ChunkTable', () => {
   });
 
   it('filters by kind', async () => {
+    fake = makeFakeApi();
+    fake.state.rows.set('s1', manyRows(9));
     render(<ChunkTable rows={manyRows(9)} onFork={() => {}} />);
     await userEvent.selectOptions(screen.getByRole('combobox', { name: 'Filter by kind' }), 'tool_result');
-    expect(bodyRows().map((r) => r.getAttribute('data-seq'))).toEqual(['3', '6', '9']);
+    await waitFor(() => expect(bodyRows().map((r) => r.getAttribute('data-seq'))).toEqual(['3', '6', '9']));
     expect(screen.getByText('3 rows')).toBeTruthy();
+  });
+
+  it('pages a 100,000-row session: only the rows in view are read and in the DOM', async () => {
+    fake = makeFakeApi();
+    const all = manyRows(100_000);
+    fake.state.rows.set('s1', all);
+    // The conversation holds the last 200 rows; the table counts every row of the session.
+    render(<ChunkTable rows={all.slice(-200)} sessionID="s1" firstSeq={1} lastSeq={100_000} onFork={() => {}} />);
+    expect(screen.getByText('100,000 rows')).toBeTruthy();
+    await waitFor(() => expect(bodyRows()[0].getAttribute('data-seq')).toBe('1'));
+    expect(bodyRows().length).toBeLessThan(60);
+    const tbody = document.querySelector('.tbody') as HTMLElement;
+    act(() => {
+      tbody.scrollTop = 50_000 * ROW_HEIGHT;
+      fireEvent.scroll(tbody);
+    });
+    await waitFor(() => expect(bodyRows().some((r) => r.getAttribute('data-seq') === '50001')).toBe(true));
+    expect(screen.getByText('read_file: content 50001')).toBeTruthy();
+    expect(bodyRows().length).toBeLessThan(60);
+    // Two pages read (the top, the middle), never the whole session.
+    const read = fake.api.rowsBefore.mock.calls.map(([, , limit]) => limit as number).reduce((a, b) => a + b, 0);
+    expect(read).toBeLessThanOrEqual(400);
+    expect(fake.api.openSession).not.toHaveBeenCalled();
   });
 
   it('shows the full payload of a clicked row and forks from any row', async () => {

@@ -4,6 +4,7 @@ import { formatTime, formatTokens, summarize } from '../lib/format';
 import { useCheckpoints } from './CheckpointContext';
 import type { Focus } from './Conversation';
 import { FileChanges } from './FileChanges';
+import { useSessionChunks } from '../hooks/useSessionChunks';
 
 export const ROW_HEIGHT = 28;
 const OVERSCAN = 10;
@@ -11,7 +12,12 @@ const OVERSCAN = 10;
 const FALLBACK_HEIGHT = 480;
 
 interface Props {
+  /** The rows the conversation holds (fresh; the rest are read a page at a time). */
   rows: Row[];
+  /** The session, its first seq and the highest seq it has: every row between is a row of the table. */
+  sessionID?: string | null;
+  firstSeq?: number;
+  lastSeq?: number;
   /** Select and scroll to this row; a new object asks again. */
   focus?: Focus | null;
   onFork: (seq: number) => void;
@@ -44,18 +50,19 @@ export function childrenOfRow(row: Row, kids: Session[]): Session[] {
 }
 
 /**
- * Every row of the session, virtualized: only the rows in view (plus a few)
- * are in the DOM, so 100,000 rows scroll like 100. Filter by kind; a click
- * shows the row's full payload; every row can be forked from.
+ * Every row of the session, virtualized and paged: only the rows in view (plus a few) are in
+ * the DOM, and only their pages are read from Go, so 100,000 rows scroll like 100. Filter by
+ * kind; a click shows the row's full payload; every row can be forked from.
  */
-export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, onShowInConversation, childSessions = [], parentOf, onOpenSession }: Props) {
-  const undone = undoneSummaries(rows);
+export function ChunkTable(props: Props) {
+  const { rows, focus, onFork, onCompact, onUndoCompaction, onShowInConversation, childSessions = [], parentOf, onOpenSession } = props;
+  const { sessionID = rows[0]?.session_id ?? null, firstSeq = rows[0]?.seq ?? 0, lastSeq = rows.at(-1)?.seq ?? 0 } = props;
+  const undone = useMemo(() => undoneSummaries(rows), [rows]);
   const [kind, setKind] = useState<ChunkKind | ''>('');
   const [selected, setSelected] = useState<number | null>(null);
   const body = useRef<HTMLDivElement>(null);
   const { scrollTop, setScrollTop, onScroll } = useScrollTop(body);
-
-  const filtered = useMemo(() => (kind ? rows.filter((r) => r.kind === kind) : rows), [rows, kind]);
+  const table = useSessionChunks({ sessionID, held: rows, firstSeq, lastSeq, kind });
 
   const height = useHeight(body);
 
@@ -66,16 +73,16 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
   const [target, setTarget] = useState<number | null>(null);
   useEffect(() => {
     // Once per request, and only once the rows are that session's.
-    if (!focus || focused.current === focus || rows[0]?.session_id !== focus.sessionID) return;
+    if (!focus || focused.current === focus || sessionID !== focus.sessionID || table.loadingKind) return;
     focused.current = focus;
     setSelected(focus.seq);
     setTarget(focus.seq);
-    if (kind && !filtered.some((r) => r.seq === focus.seq)) setKind('');
-  }, [focus, rows, filtered, kind]);
+    if (kind && table.indexOf(focus.seq) < 0) setKind('');
+  }, [focus, sessionID, table, kind]);
 
   useLayoutEffect(() => {
     const el = body.current;
-    const i = target === null ? -1 : filtered.findIndex((r) => r.seq === target);
+    const i = target === null ? -1 : table.indexOf(target);
     if (!el || i < 0) return;
     // Read the height the table has now, with the detail laid out; height (the state) only
     // triggers this again when it changes.
@@ -83,7 +90,7 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
     const top = Math.max(0, i * ROW_HEIGHT - (h - ROW_HEIGHT) / 2);
     el.scrollTop = top;
     setScrollTop(el.scrollTop || top);
-  }, [target, filtered, height]);
+  }, [target, table, height]);
 
   const letGo = () => setTarget(null);
   const select = (seq: number | null) => {
@@ -92,14 +99,14 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
   };
 
   const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(filtered.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
-  const visible = filtered.slice(first, last);
-  const detail = selected === null ? undefined : rows.find((r) => r.seq === selected);
+  const last = Math.min(table.count, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
+  const visible = useVisible(table, first, last, selected);
+  const detail = selected === null ? undefined : table.rowAt(selected);
 
   return (
     <div className="chunk-table">
-      <Toolbar kind={kind} onKind={setKind} count={filtered.length} parentOf={parentOf} onOpenSession={onOpenSession} />
-      <div role="table" aria-label="Chunk table" aria-rowcount={filtered.length + 1} className="table">
+      <Toolbar kind={kind} onKind={setKind} count={table.count} parentOf={parentOf} onOpenSession={onOpenSession} />
+      <div role="table" aria-label="Chunk table" aria-rowcount={table.count + 1} className="table">
         <TableHead />
         <div
           role="rowgroup"
@@ -110,8 +117,11 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
           onKeyDown={letGo}
           onScroll={onScroll}
         >
-          <div style={{ height: filtered.length * ROW_HEIGHT, position: 'relative' }}>
-            {visible.map((r, i) => (
+          <div style={{ height: table.count * ROW_HEIGHT, position: 'relative' }}>
+            {visible.map(({ seq, row: r }, i) =>
+              !r ? (
+                <PendingRow key={seq} seq={seq} index={first + i} />
+              ) : (
               <ChunkRow
                 key={r.seq}
                 row={r}
@@ -122,7 +132,8 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
                 kids={childSessions.length ? childrenOfRow(r, childSessions) : NO_KIDS}
                 onOpenSession={onOpenSession}
               />
-            ))}
+              ),
+            )}
           </div>
         </div>
       </div>
@@ -139,6 +150,34 @@ export function ChunkTable({ rows, focus, onFork, onCompact, onUndoCompaction, o
           onOpenSession={onOpenSession}
         />
       )}
+    </div>
+  );
+}
+
+/**
+ * The rows of table indexes first..last (a row not read yet is undefined), asking for the
+ * pages they are on, and for the selected row's.
+ */
+function useVisible(table: ReturnType<typeof useSessionChunks>, first: number, last: number, selected: number | null) {
+  const { seqAt, rowAt, want } = table;
+  useEffect(() => {
+    // Seq by seq: filtered by kind, the rows in view may lie far apart.
+    for (let i = first; i < last; i++) want(seqAt(i), seqAt(i));
+    if (selected !== null) want(selected, selected);
+  }, [want, seqAt, first, last, selected]);
+  return useMemo(() => {
+    const out: { seq: number; row: Row | undefined }[] = [];
+    for (let i = first; i < last; i++) out.push({ seq: seqAt(i), row: rowAt(seqAt(i)) });
+    return out;
+  }, [seqAt, rowAt, first, last]);
+}
+
+/** A row whose page is being read: its place and its seq. */
+function PendingRow({ seq, index }: { seq: number; index: number }) {
+  return (
+    <div role="row" aria-rowindex={index + 2} aria-busy="true" className="tr pending" style={{ position: 'absolute', top: index * ROW_HEIGHT, height: ROW_HEIGHT, left: 0, right: 0 }}>
+      <span role="cell" className="c-seq">{seq}</span>
+      <span role="cell" className="c-sum muted">…</span>
     </div>
   );
 }

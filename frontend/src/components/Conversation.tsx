@@ -10,6 +10,8 @@ import type {
   ToolResultPayload,
 } from '../api/types';
 import type { StreamStore } from '../hooks/useSession';
+import type { Paging } from '../hooks/useSessionPages';
+import { useSessionSlice } from '../hooks/useSessionSlice';
 import { callKey, type PendingCall, type Phase, type RunningTool, type Sent } from '../state/session';
 import { visible } from '../state/stream';
 import { describeHook, STOP_TEXT, usageRowText } from '../lib/format';
@@ -22,7 +24,12 @@ import { isFinalReply, placeVersions, type Versions } from '../state/versions';
 import { exclusionsOf } from '../state/exclusions';
 
 interface Props {
+  /** The rows held (a window of the session's rows: state/window.ts). */
   rows: Row[];
+  /** The session's first seq, whether the rows reach its last one, and how to move them. */
+  firstSeq?: number;
+  atEnd?: boolean;
+  paging?: Paging;
   /** Text streaming in (read by the streaming reply only). */
   stream: StreamStore;
   /** The live run, and the seq from which its streamed text is not stored yet. */
@@ -51,9 +58,6 @@ interface Props {
 
 const NO_BRANCHES: Branch[] = [];
 
-/** How many rows are rendered at first; older ones come on request. */
-export const PAGE = 200;
-
 type Indexed<T> = { seq: number; payload: T };
 
 /** A row to show: of which session (rows of the previous one may still be on screen) and which seq. */
@@ -65,26 +69,21 @@ export interface Focus {
 /**
  * The conversation: stored rows (tool results and approvals folded into the
  * card of their call), the reply streaming in, pending approvals, and how the
- * run ended. Only the last rows are rendered until the person asks for more.
+ * run ended. Only the rows in view and a margin are rendered (useSessionSlice); earlier and
+ * later ones are read as the person scrolls towards them.
  */
-export function Conversation({ rows, stream, run, streamFrom, sent, outputs, phase, pending, running, outcome, error, focus, actions, controls, branches = NO_BRANCHES, onRetry }: Props) {
-  const [limit, setLimit] = useState(PAGE);
+export function Conversation(props: Props) {
+  const { rows, stream, run, streamFrom, sent, outputs, phase, pending, running, outcome, error, focus, actions, controls, branches = NO_BRANCHES, onRetry } = props;
+  const { firstSeq = rows[0]?.seq ?? 0, atEnd = true, paging } = props;
   const scroller = useRef<HTMLElement>(null);
   const stick = useRef(true);
-  const focusSeq = focus?.seq ?? null;
   const lit = useFlash(focus, scroller);
+  const slice = useSessionSlice(scroller, { rows, firstSeq, atEnd, paging });
+  const shown = slice.shown;
+  useReveal(focus, rows, slice.reveal, paging);
 
-  // A row to focus that is not rendered yet widens the window to include it.
-  useEffect(() => {
-    if (focusSeq == null || rows[0]?.session_id !== focus?.sessionID) return;
-    const i = rows.findIndex((r) => r.seq === focusSeq);
-    if (i >= 0 && i < rows.length - limit) setLimit(rows.length - i + 20);
-  }, [focusSeq, focus?.sessionID, rows, limit]);
-
-  const start = Math.max(0, rows.length - limit);
-  const shown = useMemo(() => rows.slice(start), [rows, start]);
-
-  const { results, approvals, hooks, folded, open } = useMemo(() => pairCalls(shown), [shown]);
+  // Paired over every row held, so a card at the slice's edge still shows its result.
+  const { results, approvals, hooks, folded, open } = useMemo(() => pairCalls(rows), [rows]);
   const pendingByKey = useMemo(() => new Map(pending.map((p) => [callKey(p.run_id, p.call_id), p])), [pending]);
   const versions = useMemo(() => placeVersions(rows, branches), [rows, branches]);
   const exclusions = useMemo(() => exclusionsOf(rows), [rows]);
@@ -100,14 +99,16 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
       ref={scroller}
       onScroll={(e) => {
         const el = e.currentTarget;
-        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        // Only the session's end sticks: the bottom of a slice or window away from it is not.
+        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40 && slice.following && atEnd;
+        slice.check();
       }}
     >
       {rows.length === 0 && !busy && <p className="hint">Ask the agent something to start this session.</p>}
-      {start > 0 && (
-        <button type="button" className="earlier" onClick={() => setLimit((l) => l + PAGE)}>
-          Show earlier messages ({start} more)
-        </button>
+      {slice.hasEarlier && (
+        <p className="hint earlier" role="status">
+          Earlier rows load as you scroll up
+        </p>
       )}
       {shown.map((r) => (
         <RowView
@@ -141,9 +142,34 @@ export function Conversation({ rows, stream, run, streamFrom, sent, outputs, pha
           onGrow={stickToBottom}
         />
       )}
+      {!atEnd && paging && (
+        <button
+          type="button"
+          className="earlier"
+          onClick={() => {
+            stick.current = true;
+            paging.latest();
+          }}
+        >
+          Later rows load as you scroll down — jump to the latest
+        </button>
+      )}
       <RunEnd outcome={outcome} onRetry={busy ? undefined : onRetry} error={error} />
     </section>
   );
+}
+
+/**
+ * Brings a row asked for (a search hit, a link, a version) into the rendered slice, once per
+ * request: from the rows held, or read around it first (paging.jump) when it is not held.
+ */
+function useReveal(focus: Focus | null | undefined, rows: Row[], reveal: (seq: number) => boolean, paging?: Paging) {
+  const done = useRef<Focus | null>(null);
+  useEffect(() => {
+    if (!focus || done.current === focus || rows[0]?.session_id !== focus.sessionID) return;
+    if (reveal(focus.seq)) done.current = focus;
+    else paging?.jump(focus.seq);
+  }, [focus, rows, reveal, paging]);
 }
 
 interface Watched {

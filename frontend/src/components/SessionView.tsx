@@ -3,7 +3,7 @@ import type { SessionSummary, Settings } from '../api/types';
 import type { SessionHook } from '../hooks/useSession';
 import type { useSessions } from '../hooks/useSessions';
 import type { SessionViewState } from '../hooks/useSessionView';
-import { BudgetMeters } from './BudgetMeters';
+import { BudgetTab } from './BudgetTab';
 import { ChangesPanel } from './ChangesPanel';
 import { Conversation, type Focus } from './Conversation';
 import { FindBar } from './FindBar';
@@ -11,6 +11,7 @@ import { HooksBanner } from './HooksBanner';
 import { MessageBox } from './MessageBox';
 import { StartedNote } from './StartedNote';
 import { useRunInNewSession } from '../hooks/useLifecycle';
+import { useSessionFind } from '../hooks/useSessionFind';
 import { OrphanNotice } from './OrphanNotice';
 import { PinnedPlan } from './PinnedPlan';
 import { SandboxControl, SandboxNotice } from './SandboxControl';
@@ -62,6 +63,7 @@ interface MainProps extends SessionProps {
 export function SessionMain(p: MainProps) {
   const { selected, chat, view } = p;
   const running = chat.phase !== 'idle';
+  const find = useSessionFind(selected);
   return (
     <main className="main" data-session-id={selected ?? undefined}>
       <SandboxNotice notice={view.sandboxStatus.notice} onDismiss={view.sandboxStatus.dismiss} />
@@ -77,12 +79,15 @@ export function SessionMain(p: MainProps) {
       )}
       <SessionTop {...p} />
       {p.finding && selected && (
-        <FindBar key={`find-${selected}`} root={conversationEl} version={`${selected}:${chat.rows.length}`} rows={chat.rows} onReveal={p.showRow} onClose={p.onCloseFind} />
+        <FindBar key={`find-${selected}`} root={conversationEl} version={`${selected}:${chat.rows.length}:${chat.rows[0]?.seq}`} search={find} onReveal={p.showRow} onClose={p.onCloseFind} />
       )}
       <TaskCtx.Provider value={view.taskCtx}>
         <Conversation
           key={`conv-${selected}`}
           rows={chat.rows}
+          firstSeq={chat.firstSeq}
+          atEnd={chat.atEnd}
+          paging={chat.paging}
           stream={chat.stream}
           run={chat.run}
           streamFrom={chat.streamFrom}
@@ -202,7 +207,8 @@ export function SessionSide({ tab, selected, current, chat, view, focus, open, s
   const lastRun = view.lastRun;
   if (tab === 'budget') {
     return (
-      <BudgetMeters
+      <BudgetTab
+        sessionID={selected}
         meters={chat.meters}
         repeats={chat.repeats}
         phase={chat.phase}
@@ -217,6 +223,9 @@ export function SessionSide({ tab, selected, current, chat, view, focus, open, s
         <ChunkTable
           key={`chunks-${selected}`}
           rows={chat.rows}
+          sessionID={selected}
+          firstSeq={chat.firstSeq}
+          lastSeq={chat.seenSeq}
           focus={focus}
           onFork={onFork}
           onCompact={idle ? (seq) => void chat.compactHere(seq) : undefined}

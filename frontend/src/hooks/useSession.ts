@@ -8,6 +8,8 @@ import { createStore } from '../lib/store';
 import { newSequencer, offer, release, type Sequencer } from '../state/sequencer';
 import { initialSession, lastSeq, reduceSession, type ReceivedEvent, type SessionInput, type SessionState } from '../state/session';
 import { appendDelta, prune, visible, type Delta, type Segment } from '../state/stream';
+import { PAGE } from '../state/window';
+import { useSessionPages } from './useSessionPages';
 
 /** How long a hole in the event sequence may stay open before it counts as a lost event. */
 const GAP_MS = 250;
@@ -19,7 +21,7 @@ const isLossy = (type: string) => (LOSSY_EVENTS as readonly string[]).includes(t
 
 /**
  * One open session: the state is reduceSession's (state/session.ts); this hook does the I/O.
- * It opens the session (the only whole-session read), hands Go's events to the reducer in seq
+ * It opens the session with its last rows (earlier ones come a page at a time: useSessionPages), hands Go's events to the reducer in seq
  * order, reads the rows after a gap and the runs when a run starts or ends, and coalesces
  * deltas to one update per animation frame: streamed text goes to a small external store read
  * by the streaming reply alone, tool output to the reducer.
@@ -38,6 +40,7 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
   const { adopt, reconcile, resync } = useFollow(own, sessionID, io.current, stream, stateRef);
   useIntake(own, io.current, stream, stateRef, resync, reconcile);
   useReads(dispatch, state.id, state.missingAfter, state.runsWanted);
+  const paging = useSessionPages(dispatch, current, stateRef);
 
   /**
    * Sends text to the session (id overrides the current one, for a session just created);
@@ -49,6 +52,8 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
       if (current.current !== id) adopt(id);
       // While a run goes on, Go queues the message: queue_changed shows it, not the "sent" line.
       const queuing = current.current === id && stateRef.current.run !== '';
+      // Sending asks to see the reply: a window away from the end goes back to it.
+      if (current.current === id) paging.latest();
       if (!queuing) dispatch({ type: 'send_started', text, at: Date.now() });
       try {
         await (command
@@ -63,10 +68,10 @@ export function useSession(sessionID: string | null, onChanged?: () => void) {
         return false;
       }
     },
-    [sessionID, adopt],
+    [sessionID, adopt, paging],
   );
 
-  return { ...state, stream, send, ...useSteering(own) };
+  return { ...state, stream, send, paging, ...useSteering(own) };
 }
 
 export type SessionHook = ReturnType<typeof useSession>;
@@ -113,7 +118,7 @@ function useFollow({ dispatch, current, changed }: Own, sessionID: string | null
       stream.set([]);
       dispatch({ type: 'switched', id });
       if (!id) return;
-      api.openSession(id).then(
+      api.openSession(id, PAGE).then(
         (view) => {
           if (current.current !== id) return;
           dispatch({ type: 'opened', view });
@@ -137,7 +142,8 @@ function useFollow({ dispatch, current, changed }: Own, sessionID: string | null
   // After a lost event: the rows after the last one held, the pending calls and the runs.
   const resync = useCallback(
     (id: string) => {
-      void api.rowsAfter(id, lastSeq(stateRef.current)).then((rows) => current.current === id && dispatch({ type: 'rows_loaded', rows }), () => {});
+      // A window away from the end reads no rows: it is brought up to date when it comes back.
+      if (stateRef.current.atEnd) void api.rowsAfter(id, lastSeq(stateRef.current)).then((rows) => current.current === id && dispatch({ type: 'rows_loaded', rows }), () => {});
       void api.runs(id).then((runs) => current.current === id && dispatch({ type: 'runs_loaded', runs }), () => {});
       reconcile(id);
     },

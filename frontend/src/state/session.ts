@@ -32,6 +32,7 @@ import type {
   SessionView,
   Totals,
 } from '../api/types';
+import { extend, MAX_ROWS, prepend } from './window';
 
 /** What the run is doing now, for the status line and the Send/Stop button. */
 export type Phase = 'idle' | 'waiting' | 'streaming' | 'tools';
@@ -72,7 +73,15 @@ export interface SessionState {
   session: Session | null;
   /** OpenSession has answered. */
   loaded: boolean;
+  /**
+   * The rows held: a window of the session's rows (state/window.ts), its last rows unless the
+   * person scrolled or jumped away from them.
+   */
   rows: Row[];
+  /** The seq of the session's first row (0 when it has none): rows before the window exist while rows[0].seq is above it. */
+  firstSeq: number;
+  /** The window holds the session's last row: rows stored live are appended. */
+  atEnd: boolean;
   runs: Run[];
   /** The live run ('' when none). */
   run: string;
@@ -123,6 +132,10 @@ export type PageInput =
   | { type: 'opened'; view: SessionView }
   | { type: 'session_loaded'; session: Session }
   | { type: 'rows_loaded'; rows: Row[] }
+  /** A page of earlier rows (RowsBefore), rows after a window away from the end, rows around a row jumped to. */
+  | { type: 'rows_before'; rows: Row[] }
+  | { type: 'rows_later'; rows: Row[] }
+  | { type: 'rows_jumped'; rows: Row[] }
   | { type: 'runs_loaded'; runs: Run[] }
   | { type: 'pending_loaded'; pending: ApprovalRequestedPayload[] }
   | { type: 'send_started'; text: string; at: number }
@@ -147,6 +160,8 @@ export function initialSession(id: string | null = null): SessionState {
     session: null,
     loaded: false,
     rows: [],
+    firstSeq: 0,
+    atEnd: true,
     runs: [],
     run: '',
     phase: 'idle',
@@ -186,13 +201,19 @@ export function reduceSession(s: SessionState, input: SessionInput): SessionStat
     case 'session_loaded':
       return input.session.id === s.id ? { ...s, session: input.session } : s;
     case 'rows_loaded':
-      return rowsLoaded(s, input.rows);
+      return s.atEnd ? rowsLoaded(s, input.rows) : s;
+    case 'rows_before':
+      return { ...s, ...prepend(s, input.rows) };
+    case 'rows_later':
+      return clearSent({ ...s, ...extend(s, input.rows, s.seenSeq) });
+    case 'rows_jumped':
+      return jumped(s, input.rows);
     case 'runs_loaded':
       return { ...s, runs: input.runs };
     case 'pending_loaded':
       return { ...s, pending: withRun(input.pending, s.run).filter((p) => !isResolved(s.rows, p.run_id, p.call_id)) };
     case 'send_started':
-      return { ...s, sent: { text: input.text, after: lastSeq(s) }, phase: s.phase === 'idle' ? 'waiting' : s.phase, outcome: null, error: '', runStartedAt: input.at };
+      return { ...s, sent: { text: input.text, after: Math.max(lastSeq(s), s.seenSeq) }, phase: s.phase === 'idle' ? 'waiting' : s.phase, outcome: null, error: '', runStartedAt: input.at };
     case 'send_failed':
       return { ...s, sent: null, phase: s.run ? s.phase : 'idle', error: input.error };
     case 'decided':
@@ -300,6 +321,8 @@ function opened(s: SessionState, v: SessionView): SessionState {
     session: v.session,
     loaded: true,
     rows: v.rows ?? [],
+    firstSeq: v.first_seq || (v.rows?.[0]?.seq ?? 0),
+    atEnd: true,
     runs: v.runs ?? [],
     run,
     phase: run ? (s.phase === 'idle' ? 'waiting' : s.phase) : s.sent ? s.phase : 'idle',
@@ -333,14 +356,25 @@ function startOf(runs: Run[], run: string): number | null {
   return Number.isNaN(t) ? null : t;
 }
 
-/** Appends rows that continue the ones held; ignores older ones; marks a gap for newer ones. */
+/**
+ * Appends rows that continue the ones held (the oldest held go past MAX_ROWS); ignores older
+ * ones; marks a gap for newer ones. A window away from the end only learns how far the session goes.
+ */
 function append(s: SessionState, rows: Row[]): SessionState {
   const last = lastSeq(s);
   const fresh = rows.filter((r) => r.seq > last);
   const seenSeq = Math.max(s.seenSeq, rows.at(-1)?.seq ?? 0);
-  if (fresh.length === 0) return seenSeq === s.seenSeq ? s : { ...s, seenSeq };
+  if (fresh.length === 0 || !s.atEnd) return seenSeq === s.seenSeq ? s : { ...s, seenSeq };
   if (fresh[0].seq !== last + 1) return { ...s, seenSeq, missingAfter: s.missingAfter ?? last };
-  return clearSent({ ...s, rows: [...s.rows, ...fresh], seenSeq });
+  const all = [...s.rows, ...fresh];
+  return clearSent({ ...s, rows: all.length > MAX_ROWS ? all.slice(all.length - MAX_ROWS) : all, seenSeq, firstSeq: s.firstSeq || all[0].seq });
+}
+
+/** The window replaced by the rows around a row jumped to (or the session's last rows). */
+function jumped(s: SessionState, rows: Row[]): SessionState {
+  if (rows.length === 0) return s;
+  const last = rows.at(-1)?.seq ?? 0;
+  return clearSent({ ...s, rows, atEnd: last >= s.seenSeq, seenSeq: Math.max(s.seenSeq, last), missingAfter: null });
 }
 
 function rowsStored(s: SessionState, rows: Row[], eventSeq: number): SessionState {

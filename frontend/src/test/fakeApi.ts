@@ -3,6 +3,7 @@
 // workspace events; inspect the calls made.
 import { vi } from 'vitest';
 import type { Api, WireEvent } from '../api/backend';
+import { findMatches, rowTexts } from '../state/find';
 import type { Meter } from '../api/types';
 import type {
   ChildView,
@@ -428,9 +429,11 @@ export function makeFakeApi() {
     }),
     searchSessions: vi.fn(async (_q: string) => [...state.hits]),
     searchText: vi.fn(async (_text: string) => [...state.hits]),
-    openSession: vi.fn(async (id: string) => ({
+    openSession: vi.fn(async (id: string, tail: number) => ({
       session: find(id) as Session,
-      rows: [...(state.rows.get(id) ?? [])],
+      rows: (state.rows.get(id) ?? []).slice(-tail),
+      row_count: (state.rows.get(id) ?? []).length,
+      first_seq: state.rows.get(id)?.[0]?.seq ?? 0,
       runs: [...(state.runs.get(id) ?? [])],
       pending: [...(state.pending.get(id) ?? [])],
       running_run_id: state.running.get(id) ?? '',
@@ -452,6 +455,17 @@ export function makeFakeApi() {
       return s as Session;
     }),
     rowsAfter: vi.fn(async (id: string, after: number) => (state.rows.get(id) ?? []).filter((r) => r.seq > after)),
+    rowSeqs: vi.fn(async (id: string, kind: string) => (state.rows.get(id) ?? []).filter((r) => r.kind === kind).map((r) => r.seq)),
+    findInSession: vi.fn(async (id: string, text: string, from: number, to: number) =>
+      (state.rows.get(id) ?? []).filter((r) => r.seq < from || r.seq > to).flatMap((r) => findMatches(rowTexts(r), text).map(() => r.seq)),
+    ),
+    rowsBefore: vi.fn(async (id: string, before: number, limit: number) => (state.rows.get(id) ?? []).filter((r) => r.seq < before).slice(-limit)),
+    rowsAround: vi.fn(async (id: string, seq: number, limit: number) => {
+      const rows = state.rows.get(id) ?? [];
+      const at = rows.findIndex((r) => r.seq >= seq);
+      const from = Math.max(0, Math.min((at < 0 ? rows.length : at) - Math.floor(limit / 2), rows.length - limit));
+      return rows.slice(from, from + limit);
+    }),
     runs: vi.fn(async (id: string) => [...(state.runs.get(id) ?? [])]),
     plan: vi.fn(async (id: string) => state.plans.get(id) ?? null),
     agentDefinitions: vi.fn(async (_id: string) => [...state.agents]),

@@ -25,6 +25,8 @@ export function ExportSession(arg1: string): Promise<string>;
 
 export function ExportSessions(arg1: string[]): Promise<string>;
 
+export function FindInSession(arg1: string, arg2: string, arg3: number, arg4: number): Promise<number[] | null>;
+
 export function ForkFolderOf(arg1: string): Promise<ForkFolder>;
 
 export function ForkSession(arg1: string, arg2: number): Promise<Session>;
@@ -58,6 +60,8 @@ export function Projects(): Promise<string[] | null>;
 export function RemoveOrphanFork(arg1: string): Promise<string>;
 
 export function RenameSession(arg1: string, arg2: string): Promise<void>;
+
+export function RowSeqs(arg1: string, arg2: string): Promise<number[] | null>;
 
 export function RowsAfter(arg1: string, arg2: number): Promise<Row[] | null>;
 

@@ -49,6 +49,10 @@ export function ExportSessions(arg1) {
   return window['go']['desktop']['Sessions']['ExportSessions'](arg1);
 }
 
+export function FindInSession(arg1, arg2, arg3, arg4) {
+  return window['go']['desktop']['Sessions']['FindInSession'](arg1, arg2, arg3, arg4);
+}
+
 export function ForkFolderOf(arg1) {
   return window['go']['desktop']['Sessions']['ForkFolderOf'](arg1);
 }
@@ -115,6 +119,10 @@ export function RemoveOrphanFork(arg1) {
 
 export function RenameSession(arg1, arg2) {
   return window['go']['desktop']['Sessions']['RenameSession'](arg1, arg2);
+}
+
+export function RowSeqs(arg1, arg2) {
+  return window['go']['desktop']['Sessions']['RowSeqs'](arg1, arg2);
 }
 
 export function RowsAfter(arg1, arg2) {
