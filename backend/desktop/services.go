@@ -124,7 +124,7 @@ func newServices(db *store.DB, keys config.Keys, dialogs Dialogs, mcpPath string
 		pc.RequestTimeout, pc.IdleTimeout, pc.MaxRetries = 10*time.Minute, 2*time.Minute, 3
 		pc.OnLimits = c.limits.Record // the meters show what the provider said last
 	}, Respec: c.respec, MCP: &cfg, MCPOptions: mcp.Options{OnStatus: c.mcpStatus},
-		Checkpoints: &checkpoint.Options{}, Sandbox: sb, InstructionsDir: instr})
+		Checkpoints: &checkpoint.Options{}, Sandbox: sb, InstructionsDir: instr, Telemetry: startTelemetry(keys, keys.Getenv)})
 	if err != nil {
 		return nil, err
 	}

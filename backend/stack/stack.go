@@ -75,9 +75,9 @@ type Stack struct {
 	Sandbox     *SandboxProbe // what each run's shell sandbox is made from (Sandbox.Get().Shell)
 	// Watches holds the one watcher of each folder, shared by the checkpoint recorder's dirty
 	// set and the window's file tree.
-	Watches *tools.Watches
-	// Telemetry sends finished runs to the collector; nil when off.
-	Telemetry *telemetry.Live
+	Watches   *tools.Watches
+	telMu     sync.Mutex
+	telemetry *telemetry.Live // sends finished runs to the collector; nil when off
 
 	cfg             Config // for WithMCP
 	ownsCheckpoints bool   // New made the recorder (a WithMCP stack shares its parent's)
@@ -178,11 +178,41 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches, approver
 	s.Runner = loop.New(lc)
 	if cfg.Telemetry != nil {
 		// Telemetry never stops the agent: without it the runs go on, and the log says why.
-		if s.Telemetry, err = telemetry.Start(*cfg.Telemetry, cfg.DB, s.Runner.Bus(), ts.log); err != nil {
+		if err := s.SetTelemetry(cfg.Telemetry); err != nil {
 			ts.log.Error("telemetry off", "err", err)
 		}
 	}
 	return s, nil
+}
+
+// SetTelemetry sends the runs that finish from now on to cfg's collector (nil: to none),
+// after sending what the previous configuration had queued.
+func (s *Stack) SetTelemetry(cfg *telemetry.Config) error {
+	s.telMu.Lock()
+	defer s.telMu.Unlock()
+	if s.telemetry != nil {
+		_ = s.telemetry.Close() // its failures were counted and logged
+		s.telemetry = nil
+	}
+	if cfg == nil {
+		return nil
+	}
+	live, err := telemetry.Start(*cfg, s.DB, s.Runner.Bus(), s.Tools.log)
+	if err != nil {
+		return err
+	}
+	s.telemetry = live
+	return nil
+}
+
+// TelemetryStats is what live export sent and dropped; false when it is off.
+func (s *Stack) TelemetryStats() (telemetry.Stats, bool) {
+	s.telMu.Lock()
+	defer s.telMu.Unlock()
+	if s.telemetry == nil {
+		return telemetry.Stats{}, false
+	}
+	return s.telemetry.Stats(), true
 }
 
 // extensions wrap every run's ports (backend/extend), the first outermost: the hooks see a
@@ -212,9 +242,11 @@ func tasksOf(cfg Config) *task.Config {
 func (s *Stack) Close() {
 	defer s.closeOnce.Do(func() { close(s.closed) })
 	s.Runner.Close()
-	if s.Telemetry != nil {
-		_ = s.Telemetry.Close() // after the runs: their last spans are sent (for a few seconds at most)
+	s.telMu.Lock()
+	if s.telemetry != nil {
+		_ = s.telemetry.Close() // after the runs: their last spans are sent (for a few seconds at most)
 	}
+	s.telMu.Unlock()
 	if s.MCP != nil {
 		_ = s.MCP.Close() // the servers are gone either way; their log says why
 	}
