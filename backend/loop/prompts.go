@@ -133,17 +133,13 @@ func (rn *run) sessionSource(ctx context.Context) string {
 // the prompt's check recorded, its notes and the spec's Notes, so the first request carries
 // them; it returns the effects still to run.
 func (rn *run) afterPrompt(effects []core.Effect) []core.Effect {
-	if len(rn.prompt.Rows) == 0 && len(rn.prompt.Notes) == 0 && len(rn.spec.Notes) == 0 && rn.spec.Command == "" {
+	if len(rn.prompt.Rows) == 0 && len(rn.prompt.Notes) == 0 && len(rn.spec.Notes) == 0 {
 		return effects
 	}
 	cut := 0
 	for i, e := range effects {
 		if p, ok := e.(core.Persist); ok && len(p.Rows) > 0 && p.Rows[0].Kind() == core.KindUser {
 			cut = i + 1
-			if u, ok := p.Rows[0].(core.UserRow); ok && rn.spec.Command != "" {
-				rows := append([]core.Row{commandRow{UserRow: u, Command: rn.spec.Command}}, p.Rows[1:]...)
-				effects = append(append(effects[:i:i], core.Persist{Rows: rows}), effects[i+1:]...)
-			}
 			break
 		}
 	}

@@ -13,22 +13,10 @@ type recordedRow struct{ store.NewChunk }
 // Kind implements Row.
 func (r recordedRow) Kind() core.RowKind { return core.RowKind(r.NewChunk.Kind) }
 
-// commandRow is the prompt of a run started from a slash command: a user row that also
-// records the command it was expanded from.
-type commandRow struct {
-	core.UserRow
-	Command string
-}
-
 // storePayload is the stored payload of a row of the run.
 func storePayload(row core.Row) any {
-	switch r := row.(type) {
-	case recordedRow:
+	if r, ok := row.(recordedRow); ok {
 		return r.Payload
-	case commandRow:
-		p := store.PayloadOf(r.UserRow).(store.UserPayload)
-		p.Command = r.Command
-		return p
 	}
 	return store.PayloadOf(row)
 }

@@ -74,7 +74,7 @@ func CoreQueue(stored []QueuedMessage, skip string) []core.QueuedMessage {
 func PayloadOf(row core.Row) any {
 	switch r := row.(type) {
 	case core.UserRow:
-		return UserPayload{Text: r.Text, QueuedID: r.QueuedID, Images: r.Images}
+		return UserPayload{Text: r.Text, QueuedID: r.QueuedID, Images: r.Images, Command: r.Command}
 	case core.AssistantRow:
 		calls := make([]ToolCall, len(r.ToolCalls))
 		for i, c := range r.ToolCalls {

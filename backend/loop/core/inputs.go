@@ -21,8 +21,10 @@ type Started struct {
 	// PromptQueuedID names the queued message Prompt delivers ("Send now" on a message left
 	// queued), so the prompt's row takes it off the queue.
 	PromptQueuedID string
-	// PromptImages are the images sent with Prompt (stored blobs), kept on its user row.
+	// PromptImages are the images sent with Prompt (stored blobs), kept on its user row, and
+	// Command the slash command or skill Prompt was expanded from ("/review"), recorded there.
 	PromptImages []ImageRef
+	Command      string
 	Limits       Limits
 	// Sandbox says how the run's shell commands are confined (tools.ShellSandbox.Describe).
 	Sandbox string
@@ -332,6 +334,7 @@ type UserRow struct {
 	Text     string     `json:"text"`
 	QueuedID string     `json:"queued_id,omitempty"`
 	Images   []ImageRef `json:"images,omitempty"`
+	Command  string     `json:"command,omitempty"`
 }
 
 // AssistantRow is one model turn, stored exactly as received, with the usage and cost of the

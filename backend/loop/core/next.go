@@ -152,7 +152,7 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 		return s, append(out, more...), nil
 	}
 	if in.Prompt != "" || len(in.PromptImages) > 0 {
-		out = append(out, Persist{[]Row{UserRow{Text: in.Prompt, QueuedID: in.PromptQueuedID, Images: in.PromptImages}}})
+		out = append(out, Persist{[]Row{UserRow{Text: in.Prompt, QueuedID: in.PromptQueuedID, Images: in.PromptImages, Command: in.Command}}})
 		s.ContextTokens += EstimateTokens(in.Prompt) + resultTokenExtra
 	}
 	// The meters from the first moment: the limits and the context the first request fills.

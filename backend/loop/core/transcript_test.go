@@ -24,6 +24,7 @@ type step struct {
 	Started *struct {
 		Sandbox        string          `json:"sandbox"`
 		Prompt         string          `json:"prompt"`
+		Command        string          `json:"command"`
 		Model          string          `json:"model"`
 		Limits         Limits          `json:"limits"`
 		Timeout        string          `json:"timeout"`
@@ -114,7 +115,7 @@ func (st step) input(now time.Time) (Input, error) {
 			tools = builtinTools
 		}
 		return Started{Now: now, SessionID: "s1", RunID: "r1", Model: st.Started.Model, Workspace: "/ws",
-			Prompt: st.Started.Prompt, Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens, Mode: st.Started.Mode, Tools: tools,
+			Prompt: st.Started.Prompt, Command: st.Started.Command, Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens, Mode: st.Started.Mode, Tools: tools,
 			Approval: st.Started.Approval, Agent: st.Started.Agent, StopHook: st.Started.StopHook,
 			PreCompactHook: st.Started.PreCompactHook, Depth: st.Started.Depth, TaskGranted: st.Started.TaskGranted,
 			Queued: st.Started.Queued, Rows: rows, PreviousStop: st.Started.PreviousStop, CompactThrough: st.Started.CompactThrough}, nil
