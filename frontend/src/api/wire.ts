@@ -1295,6 +1295,31 @@ export interface SystemPayload {
   text: string;
 }
 
+/** Go: desktop.TelemetryInput */
+export interface TelemetryInput {
+  on: boolean;
+  endpoint: string;
+  protocol: string;
+  headers: string;
+  clear_headers: boolean;
+  contents: boolean;
+}
+
+/** Go: desktop.TelemetryView */
+export interface TelemetryView {
+  on: boolean;
+  endpoint: string;
+  protocol: string;
+  headers_set: boolean;
+  contents: boolean;
+  from_env: boolean;
+  disabled: boolean;
+  active: boolean;
+  exported: number;
+  dropped: number;
+  last_error: string;
+}
+
 /** Go: desktop.Theme */
 export type Theme = 'system' | 'light' | 'dark';
 

@@ -85,8 +85,16 @@ export function SetProviderKey(arg1, arg2) {
   return window['go']['desktop']['Settings']['SetProviderKey'](arg1, arg2);
 }
 
+export function SetTelemetry(arg1) {
+  return window['go']['desktop']['Settings']['SetTelemetry'](arg1);
+}
+
 export function Skills(arg1) {
   return window['go']['desktop']['Settings']['Skills'](arg1);
+}
+
+export function Telemetry() {
+  return window['go']['desktop']['Settings']['Telemetry']();
 }
 
 export function TestConnection(arg1, arg2) {
