@@ -8,6 +8,8 @@ import { useSessionChunks } from '../hooks/useSessionChunks';
 
 export const ROW_HEIGHT = 28;
 const OVERSCAN = 10;
+/** How long the table's view rests before the rows in it are read. */
+const READ_AFTER_MS = 40;
 /** Used until the scroller has been measured (and in tests, where layout is 0). */
 const FALLBACK_HEIGHT = 480;
 
@@ -161,9 +163,14 @@ export function ChunkTable(props: Props) {
 function useVisible(table: ReturnType<typeof useSessionChunks>, first: number, last: number, selected: number | null) {
   const { seqAt, rowAt, want } = table;
   useEffect(() => {
-    // Seq by seq: filtered by kind, the rows in view may lie far apart.
-    for (let i = first; i < last; i++) want(seqAt(i), seqAt(i));
-    if (selected !== null) want(selected, selected);
+    // Once the view rests a moment: a fling over 100,000 rows reads the pages it stops on, not
+    // every page it passes.
+    const t = setTimeout(() => {
+      // Seq by seq: filtered by kind, the rows in view may lie far apart.
+      for (let i = first; i < last; i++) want(seqAt(i), seqAt(i));
+      if (selected !== null) want(selected, selected);
+    }, READ_AFTER_MS);
+    return () => clearTimeout(t);
   }, [want, seqAt, first, last, selected]);
   return useMemo(() => {
     const out: { seq: number; row: Row | undefined }[] = [];

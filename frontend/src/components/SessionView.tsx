@@ -116,7 +116,7 @@ function SessionTop({ selected, current, settings, list, chat, view, open, onClo
     if (ok) onClosed();
     return ok;
   };
-  const place = useSessionPlace(selected, chat.rows.length, list.refresh);
+  const place = useSessionPlace(selected, chat.seenSeq, list.refresh);
   return (
     <>
       <SessionHeader

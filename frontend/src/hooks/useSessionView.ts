@@ -34,7 +34,8 @@ export function useSessionView({ selected, current, sessions, chat, settings, wo
   const childSessions = useMemo(() => sessions.filter((s) => s.parent_id === selected && s.parent_call_id), [sessions, selected]);
   const lastRun = chat.runs.at(-1);
   const lastStatus = chat.outcome?.status ?? lastRun?.status ?? '';
-  const ctl = useControls(selected, `${chat.rows.length}:${sessions.length}`, open, refresh, onError);
+  // The last seq, not how many rows are held: a full window holds as many after a row comes.
+  const ctl = useControls(selected, `${chat.seenSeq}:${sessions.length}`, open, refresh, onError);
   return {
     plan: usePlan(selected, chat.rows),
     ws: useWorkspace(selected, workspace, chat.rows),
