@@ -5,6 +5,7 @@ import { SessionBrowser } from './components/SessionBrowser';
 import { ArchivedGroup, OrganiseBar, listOrganise } from './components/Organise';
 import { useOrganise } from './hooks/useOrganise';
 import { BoardFilters, SessionStep } from './components/Board';
+import { ApprovalsView } from './components/ApprovalsView';
 import { Inbox } from './components/Inbox';
 import { useInboxPanel, type InboxPanel } from './hooks/useInbox';
 import { useBoard } from './hooks/useBoard';
@@ -146,6 +147,7 @@ function Sessions({ list, selected, open, inbox, onNew, onImport, onSettings, on
   const org = useOrganise({ selected, open, refresh: list.refresh, onClosed });
   const board = useBoard(list.sessions, list.refresh);
   const waiting = inbox.approvals.length;
+  const [approvals, setApprovals] = useState(false);
   return (
     <SessionBrowser
       sessions={board.shown}
@@ -155,6 +157,10 @@ function Sessions({ list, selected, open, inbox, onNew, onImport, onSettings, on
             Inbox: {waiting === 0 ? 'nothing waits' : `${waiting} waiting`}
             {waiting > 0 && <span className="badge">{waiting}</span>}
           </button>
+          <button type="button" className="approvals-button" title="How many prompts you answered, and rules that would spare them" onClick={() => setApprovals(true)}>
+            Approval report
+          </button>
+          {approvals && <ApprovalsView titleOf={(id) => list.sessions.find((s) => s.id === id)?.title ?? id} onClose={() => setApprovals(false)} />}
           <BoardFilters filter={board.filter} counts={board.counts} onFilter={board.setFilter} />
         </div>
       }

@@ -64,6 +64,9 @@ import type {
   WorkspaceChanged,
   WorkspaceWarning,
   CloseRequest,
+  Report,
+  Limits,
+  Suggestion,
 } from '../api/types';
 
 type Handler = (ev: WireEvent) => void;
@@ -88,6 +91,21 @@ export const defaultSettings = (): Settings => ({
   problem: '',
 });
 
+/** An approval report with nothing in it. */
+export function emptyReport(): Report {
+  return {
+    asked: 0,
+    allowed_by_rule: {},
+    allowed_by_mode: 0,
+    allowed_by_hook: 0,
+    allowed_by_skill: 0,
+    sandboxed: 0,
+    denied: { person: 0, rule: 0, mode: 0, hook: 0 },
+    answer_ms: { p50: 0, p90: 0 },
+    suggestions: [],
+  };
+}
+
 export function makeFakeApi() {
   const handlers = new Set<Handler>();
   const wsHandlers = new Set<(ev: WorkspaceChanged) => void>();
@@ -99,6 +117,9 @@ export function makeFakeApi() {
   const activityHandlers = new Set<(a: Activity) => void>();
   const closeHandlers = new Set<(r: CloseRequest) => void>();
   const state = {
+    /** What approvalReport answers (every session and each alike) and providerLimits. */
+    approvalReport: emptyReport(),
+    limits: null as Limits | null,
     hunks: new Map<string, Hunk[]>(),
     revertError: null as unknown,
     forkFolders: new Map<string, ForkFolder>(),
@@ -713,6 +734,19 @@ export function makeFakeApi() {
         closeHandlers.delete(h);
       };
     }),
+    approvalReport: vi.fn(async (_sessionID: string, _since: string) => state.approvalReport),
+    acceptSuggestion: vi.fn(
+      async (sg: Suggestion): Promise<Rule> => ({
+        id: `rule-${sg.rule.tool}`,
+        tool: sg.rule.tool,
+        pattern: sg.rule.pattern,
+        effect: 'allow',
+        scope: sg.rule.scope,
+        scope_id: sg.would_allow?.[0]?.session_id ?? '',
+        created_at: new Date().toISOString(),
+      }),
+    ),
+    providerLimits: vi.fn(async (_sessionID: string) => state.limits),
   } satisfies Api;
 
   let seq = 0;
