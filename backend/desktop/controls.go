@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -83,14 +84,17 @@ func (c *core) forked(f chat.Forked, err error) (ForkedRun, error) {
 // Branches lists the sets of versions the session belongs to, by fork point: the page shows
 // a version switcher on the rows just after each At.
 func (s *Sessions) Branches(sessionID string) ([]Branch, error) {
-	all, err := s.c.db.ListSessions(s.c.context())
+	family, err := s.c.db.Family(s.c.context(), sessionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return []Branch{}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	return branchesOf(sessionID, all), nil
+	return branchesOf(sessionID, family), nil
 }
 
-// branchesOf finds the branches of id among all sessions. A version of a version (a
+// branchesOf finds the branches of id among sessions (its family, store.Family). A version of a version (a
 // regeneration made in a regenerated fork) forks at the same point, so a branch is every
 // session reached from its root by forks at At.
 func branchesOf(id string, all []store.Session) []Branch {

@@ -118,3 +118,28 @@ func (db *DB) fork(ctx context.Context, id string, seq, lowest int64, kind ForkK
 	}
 	return child, nil
 }
+
+// Family returns the sessions joined to id by forks (not by task calls): its fork ancestors
+// and every fork below the oldest of them, id included, oldest first. What a version
+// switcher needs, read without listing every session. ErrNotFound for no such session.
+func (db *DB) Family(ctx context.Context, id string) ([]Session, error) {
+	rows, err := db.sql.QueryContext(ctx, `WITH RECURSIVE
+		up(id, parent_id, parent_call_id) AS (
+			SELECT id, parent_id, parent_call_id FROM sessions WHERE id = ?1
+			UNION SELECT s.id, s.parent_id, s.parent_call_id FROM sessions s JOIN up ON up.parent_call_id = '' AND s.id = up.parent_id),
+		down(id) AS (
+			SELECT id FROM up
+			UNION SELECT s.id FROM sessions s JOIN down ON s.parent_id = down.id AND s.parent_call_id = '')
+		SELECT `+sessionCols+` FROM sessions WHERE id IN (SELECT id FROM down) ORDER BY created_at, rowid`, id)
+	if err != nil {
+		return nil, fmt.Errorf("family of session %s: %w", id, classify(err))
+	}
+	out, err := scanSessions(rows)
+	if err != nil {
+		return nil, fmt.Errorf("family of session %s: %w", id, classify(err))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("session %q: %w", id, ErrNotFound)
+	}
+	return out, nil
+}

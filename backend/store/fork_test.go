@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -269,5 +270,54 @@ func TestSessionBudgetsPersistAndForksKeepThem(t *testing.T) {
 		if err != nil || b.MaxTurns == nil || *b.MaxTurns != 3 || b.MaxCostUSD == nil || *b.MaxCostUSD != 0.25 || b.MaxToolCalls != nil {
 			t.Fatalf("budgets of %s = %+v, %v; want turns 3, cost 0.25 (the refused change not stored)", id, b, err)
 		}
+	}
+}
+
+// A session's family is the forks above and below it, not its task children nor sessions
+// of other families.
+func TestFamilyIsTheForksOfOneRoot(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	root := mustSession(t, db, "root")
+	conversation(t, db, root.ID)
+	other := mustSession(t, db, "other")
+	conversation(t, db, other.ID)
+	a, err := db.Fork(ctx, root.ID, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := db.Fork(ctx, a.ID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Fork(ctx, root.ID, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Fork(ctx, other.ID, 1); err != nil {
+		t.Fatal(err)
+	}
+	child, err := db.CreateSession(ctx, store.NewSession{Title: "task", Workspace: "/w", Model: "m", ParentID: root.ID, ParentCallID: "c1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, from := range []string{root.ID, b.ID, c.ID} {
+		fam, err := db.Family(ctx, from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, s := range fam {
+			ids = append(ids, s.ID)
+		}
+		if want := []string{root.ID, a.ID, b.ID, c.ID}; !slices.Equal(ids, want) {
+			t.Errorf("family of %s: %v, want %v", from, ids, want)
+		}
+	}
+	if fam, err := db.Family(ctx, child.ID); err != nil || len(fam) != 1 || fam[0].ID != child.ID {
+		t.Errorf("a task child's family: %+v %v", fam, err)
+	}
+	if _, err := db.Family(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("family of no session: %v", err)
 	}
 }
