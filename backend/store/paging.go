@@ -13,8 +13,9 @@ import (
 
 // Reading a session by pages: what the window shows and what the next request is built from
 // cost the same at any length of the session. Every read here walks the (session_id, seq)
-// index from a known seq with a LIMIT, or the chunks_folds index of the few summary and system
-// rows; none reads the rows in between.
+// index from a known seq, with a LIMIT or from the cut of the last compaction (which the
+// context window bounds), or the chunks_folds index of the summary and system rows; none reads
+// the rows in between.
 
 // chunkCols are the columns scanChunks reads, in its order.
 const chunkCols = `seq, kind, payload, run_id, created_at`
@@ -58,7 +59,7 @@ func scanChunk(rows *sql.Rows, sessionID string) (Chunk, error) {
 // it, not all of it.
 func (db *DB) RowsRead() int64 { return db.rowsRead.Load() }
 
-// query runs one chunks query in tx and scans its rows.
+// queryChunks runs one query of chunkCols in tx and scans its rows.
 func (db *DB) queryChunks(ctx context.Context, tx execer, sessionID, query string, args ...any) ([]Chunk, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
