@@ -12,6 +12,8 @@ import * as Lifecycle from '../../wailsjs/go/desktop/Lifecycle';
 import * as Reports from '../../wailsjs/go/desktop/Reports';
 import { BrowserOpenURL, ClipboardSetText, EventsOn, WindowSetTitle } from '../../wailsjs/runtime/runtime';
 import type {
+  TelemetryInput,
+  TelemetryView,
   Deleted,
   FileSize,
   OutputLines,
@@ -150,6 +152,10 @@ export const api = {
   /** Forgets the trust in a project skill: its allowed-tools pre-approve nothing again. */
   untrustSkill: (sessionID: string, path: string): Promise<SkillView[]> =>
     list<SkillView>(SettingsService.UntrustSkill(sessionID, path)),
+  /** Settings → Telemetry as saved and as running (the collector's headers are never shown back). */
+  telemetry: (): Promise<TelemetryView> => SettingsService.Telemetry(),
+  /** Saves Settings → Telemetry beside the API key and applies it to the runs that finish from now on. */
+  saveTelemetry: (t: TelemetryInput): Promise<TelemetryView> => SettingsService.SetTelemetry(t),
   /** Copies ~/.claude/settings.json's hooks into the personal hooks.json. */
   importClaudeCodeHooks: (sessionID: string): Promise<ImportedHooks> =>
     SettingsService.ImportClaudeCodeHooks(sessionID),

@@ -10,6 +10,7 @@ import { ProvidersSettings } from './ProvidersSettings';
 import { AgentsSettings } from './AgentsSettings';
 import { SkillsSettings } from './SkillsSettings';
 import { EffectiveSettings } from './EffectiveSettings';
+import { TelemetrySettings } from './TelemetrySettings';
 import { PricesTable, SAVED_BY_SAVE, SettingsNav, SettingsSection, WindowsTable } from './SettingsSections';
 import { nonNegative } from './EditableTable';
 import { DatabaseTotal } from './Organise';
@@ -93,6 +94,9 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
         </SettingsSection>
         <SettingsSection id="agents">
           <AgentsSettings sessionID={session} />
+        </SettingsSection>
+        <SettingsSection id="telemetry">
+          <TelemetrySettings />
         </SettingsSection>
         <SettingsSection id="storage">
           <Storage />

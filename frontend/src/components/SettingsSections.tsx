@@ -19,6 +19,7 @@ export const SECTIONS: { id: string; title: string; own?: string }[] = [
   { id: 'hooks', title: 'Hooks', own: 'its own buttons' },
   { id: 'skills', title: 'Skills', own: 'its own buttons' },
   { id: 'agents', title: 'Agents', own: 'its own buttons' },
+  { id: 'telemetry', title: 'Telemetry', own: 'Save telemetry' },
   { id: 'storage', title: 'Storage', own: 'its own button' },
 ];
 

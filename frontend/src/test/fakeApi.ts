@@ -31,6 +31,8 @@ import type {
   FilePreview,
   Hit,
   HooksView,
+  TelemetryInput,
+  TelemetryView,
   SkillView,
   EffectiveView,
   PaletteEntry,
@@ -181,6 +183,8 @@ export function makeFakeApi() {
     mcpNames: [] as McpName[],
     mcpLogs: new Map<string, string>(),
     hooks: { workspace: '', hooks: [], sha256: '', trusted: false, changed: false, diff: '', errors: [], recent: [] } as HooksView,
+    telemetry: { on: false, endpoint: '', protocol: '', headers_set: false, contents: false, from_env: false, disabled: false, active: false,
+      exported: 0, dropped: 0, last_error: '' } as TelemetryView,
     skills: [] as SkillView[],
     effective: { rows: [], error: '' } as EffectiveView,
     palette: [] as PaletteEntry[],
@@ -351,6 +355,13 @@ export function makeFakeApi() {
       return log;
     }),
     hooks: vi.fn(async (_sessionID: string) => ({ ...state.hooks })),
+    telemetry: vi.fn(async () => ({ ...state.telemetry })),
+    saveTelemetry: vi.fn(async (t: TelemetryInput) => {
+      if (t.on && !/^https?:\/\/./.test(t.endpoint)) throw { code: 'invalid', message: `telemetry: endpoint "${t.endpoint}": want a base URL such as http://localhost:4318` };
+      const headers_set = t.clear_headers ? false : t.headers !== '' || state.telemetry.headers_set;
+      state.telemetry = { ...state.telemetry, on: t.on, endpoint: t.endpoint, protocol: t.protocol, contents: t.contents, headers_set, active: t.on };
+      return { ...state.telemetry };
+    }),
     importClaudeCodeHooks: vi.fn(async (_sessionID: string) => ({ added: 0, view: { ...state.hooks } })),
     skills: vi.fn(async (_sessionID: string) => state.skills.map((k) => ({ ...k }))),
     effectiveSettings: vi.fn(async () => ({ ...state.effective })),
