@@ -129,23 +129,9 @@ func (rn *run) sessionSource(ctx context.Context) string {
 	return sess.Source(last)
 }
 
-// afterPrompt runs the start-up effects up to the one storing the prompt, then stores what
-// the prompt's check recorded, its notes and the spec's Notes, so the first request carries
-// them; it returns the effects still to run.
-func (rn *run) afterPrompt(effects []core.Effect) []core.Effect {
-	if len(rn.prompt.Rows) == 0 && len(rn.prompt.Notes) == 0 && len(rn.spec.Notes) == 0 {
-		return effects
-	}
-	cut := 0
-	for i, e := range effects {
-		if p, ok := e.(core.Persist); ok && len(p.Rows) > 0 && p.Rows[0].Kind() == core.KindUser {
-			cut = i + 1
-			break
-		}
-	}
-	if more := rn.execute(effects[:cut]); len(more) > 0 {
-		return more
-	}
+// afterPrompt are the rows stored right after the prompt's (Started.AfterPrompt): what the
+// prompt's check recorded, the notes it gave, then the spec's Notes.
+func (rn *run) afterPrompt() []core.Row {
 	rows := recordedRows(rn.prompt.Rows)
 	for _, n := range rn.prompt.Notes {
 		rows = append(rows, core.NoteRow{Source: core.NoteSourceHook, Text: n})
@@ -153,10 +139,5 @@ func (rn *run) afterPrompt(effects []core.Effect) []core.Effect {
 	for _, n := range rn.spec.Notes {
 		rows = append(rows, recordedRow{store.NewChunk{Kind: store.KindNote, Payload: n}})
 	}
-	// With no prompt row first, these rows write the run's row.
-	if err := rn.persist(rows); err != nil {
-		rn.r.log.Error("store the prompt's hook rows and notes", "session", rn.spec.SessionID, "run", rn.id, "err", err)
-	}
-	rn.prompt, rn.spec.Notes = Admitted{}, nil
-	return effects[cut:]
+	return rows
 }

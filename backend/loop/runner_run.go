@@ -255,7 +255,6 @@ func (rn *run) loop() {
 	}
 	effects := rn.step(in)
 	rn.keepTools()
-	effects = rn.afterPrompt(effects)
 	for {
 		for len(effects) > 0 {
 			effects = rn.execute(effects) // a failed effect ends the run: more to do
@@ -279,7 +278,7 @@ func (rn *run) started() core.Started {
 	return core.Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.guide.ctxEst,
 		Mode: string(rn.spec.RunMode()), Tools: rn.tools.list(),
-		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), Depth: rn.spec.depth, TaskGranted: rn.spec.taskGranted(), StopHook: rn.stopHook(), PreCompactHook: rn.hooked(hooks.PreCompact), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Command: rn.spec.Command, Rows: rn.journal.refs, PreviousStop: rn.guide.previous,
+		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), Depth: rn.spec.depth, TaskGranted: rn.spec.taskGranted(), StopHook: rn.stopHook(), PreCompactHook: rn.hooked(hooks.PreCompact), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Command: rn.spec.Command, AfterPrompt: rn.afterPrompt(), Rows: rn.journal.refs, PreviousStop: rn.guide.previous,
 		CompactThrough: rn.spec.CompactThrough}
 }
 

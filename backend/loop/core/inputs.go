@@ -25,7 +25,11 @@ type Started struct {
 	// Command the slash command or skill Prompt was expanded from ("/review"), recorded there.
 	PromptImages []ImageRef
 	Command      string
-	Limits       Limits
+	// AfterPrompt are rows stored right after the prompt's, in a transaction of their own
+	// (first, with no prompt), so the first request carries them: what the prompt's check
+	// recorded and added for the model, and the notes a front end gave the run.
+	AfterPrompt []Row
+	Limits      Limits
 	// Sandbox says how the run's shell commands are confined (tools.ShellSandbox.Describe).
 	Sandbox string
 	// ContextTokens estimates the size of the history already in the session (system prompt

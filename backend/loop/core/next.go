@@ -144,17 +144,22 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 	out := []Effect{Emit{RunStartedPayload{Prompt: in.Prompt, Model: in.Model, Workspace: in.Workspace, Sandbox: in.Sandbox,
 		StartedAt: in.Now, Mode: in.Mode, MCPFailed: in.MCPFailed, ThinkingBudget: in.ThinkingBudget, ImagesDropped: in.ImagesDropped,
 		HarnessTokens: in.HarnessTokens}}}
+	var after []Effect
+	if len(in.AfterPrompt) > 0 {
+		after = []Effect{Persist{in.AfterPrompt}}
+	}
 	if in.CompactThrough > 0 {
 		// A compaction the person asked for ends with its summary, not an answer: it never
 		// reaches the completion a Stop hook judges (compact_here_stop_hook).
 		s.compactOnly = true
 		s, more := compact(s, s.Limits.keepTurns(), false, in.CompactThrough)
-		return s, append(out, more...), nil
+		return s, append(append(out, after...), more...), nil
 	}
 	if in.Prompt != "" || len(in.PromptImages) > 0 {
 		out = append(out, Persist{[]Row{UserRow{Text: in.Prompt, QueuedID: in.PromptQueuedID, Images: in.PromptImages, Command: in.Command}}})
 		s.ContextTokens += EstimateTokens(in.Prompt) + resultTokenExtra
 	}
+	out = append(out, after...)
 	// The meters from the first moment: the limits and the context the first request fills.
 	out = append(out, Emit{s.budget()})
 	if s.recover != nil {

@@ -25,6 +25,7 @@ type step struct {
 		Sandbox        string          `json:"sandbox"`
 		Prompt         string          `json:"prompt"`
 		Command        string          `json:"command"`
+		Notes          []string        `json:"notes"` // the hook's notes stored after the prompt
 		Model          string          `json:"model"`
 		Limits         Limits          `json:"limits"`
 		Timeout        string          `json:"timeout"`
@@ -115,7 +116,7 @@ func (st step) input(now time.Time) (Input, error) {
 			tools = builtinTools
 		}
 		return Started{Now: now, SessionID: "s1", RunID: "r1", Model: st.Started.Model, Workspace: "/ws",
-			Prompt: st.Started.Prompt, Command: st.Started.Command, Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens, Mode: st.Started.Mode, Tools: tools,
+			Prompt: st.Started.Prompt, Command: st.Started.Command, AfterPrompt: hookNotes(st.Started.Notes), Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens, Mode: st.Started.Mode, Tools: tools,
 			Approval: st.Started.Approval, Agent: st.Started.Agent, StopHook: st.Started.StopHook,
 			PreCompactHook: st.Started.PreCompactHook, Depth: st.Started.Depth, TaskGranted: st.Started.TaskGranted,
 			Queued: st.Started.Queued, Rows: rows, PreviousStop: st.Started.PreviousStop, CompactThrough: st.Started.CompactThrough}, nil
@@ -443,4 +444,13 @@ func diffLines(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// hookNotes are texts as the hook's note rows (Started.AfterPrompt).
+func hookNotes(texts []string) []Row {
+	var rows []Row
+	for _, t := range texts {
+		rows = append(rows, NoteRow{Source: NoteSourceHook, Text: t})
+	}
+	return rows
 }
