@@ -178,6 +178,12 @@ func (a *agent) run(prompt string) (string, time.Duration) {
 	a.t.Helper()
 	a.srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "sh1", Name: "run_shell_command", Arguments: `{"command":"exit 3"}`}),
 		fakeai.Text("done"))
+	return a.runScripted(prompt)
+}
+
+// runScripted runs prompt in a new session with whatever the model server was scripted to say.
+func (a *agent) runScripted(prompt string) (string, time.Duration) {
+	a.t.Helper()
 	ctx := context.Background()
 	s, err := a.db.CreateSession(ctx, store.NewSession{Title: "t", Workspace: a.ws, Model: "m"})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/telemetry"
 )
 
@@ -164,6 +165,42 @@ func TestCollectorDownDoesNotSlowARun(t *testing.T) {
 		}
 		if st, _ := a.st.TelemetryStats(); st.Dropped == 0 || st.Exported != 0 || st.LastErr == "" {
 			t.Errorf("%s collector: stats %+v; want the run's spans counted as dropped", name, st)
+		}
+	}
+}
+
+// A task's child session is in its parent's trace, its run under the task call that started it.
+func TestChildRunHangsUnderItsTaskCall(t *testing.T) {
+	col := startCollector(t)
+	cfg := telemetry.Config{Endpoint: col.http}
+	a := newAgent(t, &cfg)
+	a.srv.EnqueueFor("[parent]", fakeai.ToolCalls(fakeai.Call{ID: "t1", Name: "task",
+		Arguments: `{"description":"greet","prompt":"[child] say hi"}`}), fakeai.Text("parent done"))
+	a.srv.EnqueueFor("[child]", fakeai.Text("hi"))
+	sid, _ := a.runScripted("[parent] delegate")
+	a.close()
+	spans := col.spans()
+	var parentRun, childRun, task span
+	for _, s := range named(spans, "invoke_agent") {
+		if s.attrs["gen_ai.conversation.id"] == sid {
+			parentRun = s
+		} else {
+			childRun = s
+		}
+	}
+	for _, s := range named(spans, "execute_tool task") {
+		task = s
+	}
+	if parentRun.id == "" || childRun.id == "" || task.id == "" {
+		t.Fatalf("spans: %+v", spans)
+	}
+	if task.parent != parentRun.id || childRun.parent != task.id || childRun.trace != parentRun.trace {
+		t.Errorf("the child's run %s (trace %s) hangs under %s; want under the task call %s of trace %s", childRun.id, childRun.trace,
+			childRun.parent, task.id, parentRun.trace)
+	}
+	for _, s := range spans {
+		if s.trace != parentRun.trace {
+			t.Errorf("span %s is in trace %s, not the session's %s", s.name, s.trace, parentRun.trace)
 		}
 	}
 }
