@@ -155,6 +155,9 @@ function useReveal(target: number | null, root: () => HTMLElement | null, onReve
   }, [target, onReveal, root]);
 }
 
+/** How long the query rests before Go searches the rows not rendered. */
+const SEARCH_AFTER_MS = 150;
+
 interface Found {
   ranges: Range[];
   /** The seq of the row each range is in (its nearest row before, for text outside one). */
@@ -227,12 +230,16 @@ function useFound(page: Found, query: string, search: Props['search']): Found {
     let live = true;
     // Nothing rendered: every row is outside.
     const [from, to] = Number.isFinite(page.from) ? [page.from, page.to] : [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
-    search(query, from, to).then(
-      (hidden) => live && setFound({ ...page, before: hidden.filter((m) => m.seq < from), after: hidden.filter((m) => m.seq > to) }),
-      () => live && setFound(page),
-    );
+    // Go reads the rows not rendered: once per pause in the typing, not per key.
+    const t = setTimeout(() => {
+      search(query, from, to).then(
+        (hidden) => live && setFound({ ...page, before: hidden.filter((m) => m.seq < from), after: hidden.filter((m) => m.seq > to) }),
+        () => live && setFound(page),
+      );
+    }, SEARCH_AFTER_MS);
     return () => {
       live = false;
+      clearTimeout(t);
     };
   }, [page, query, search]);
   return found;
