@@ -17,17 +17,7 @@ func (s *Sessions) RowSeqs(id, kind string) ([]int64, error) {
 	if !slices.Contains(store.Kinds, store.Kind(kind)) {
 		return nil, fmt.Errorf("rows of session %s: no kind of row is called %q", id, kind)
 	}
-	chunks, err := s.c.db.Chunks(s.c.context(), id)
-	if err != nil {
-		return nil, err
-	}
-	out := []int64{}
-	for _, c := range chunks {
-		if c.Kind == store.Kind(kind) {
-			out = append(out, c.Seq)
-		}
-	}
-	return out, nil
+	return s.c.db.SeqsOfKind(s.c.context(), id, store.Kind(kind))
 }
 
 // FindInSession finds text in the session's rows outside from..to (the rows the page

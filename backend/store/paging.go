@@ -165,6 +165,34 @@ func (db *DB) ChunksAround(ctx context.Context, sessionID string, seq int64, lim
 	return out, nil
 }
 
+// SeqsOfKind returns the seqs of the session's rows of one kind, oldest first. It reads no
+// payload: the kind comes before it in each record. ErrNotFound for no such session.
+func (db *DB) SeqsOfKind(ctx context.Context, sessionID string, kind Kind) ([]int64, error) {
+	out := []int64{}
+	err := db.read(ctx, func(tx execer) error {
+		if _, err := span(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT seq FROM chunks WHERE session_id = ? AND kind = ? ORDER BY seq`, sessionID, string(kind))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var seq int64
+			if err := rows.Scan(&seq); err != nil {
+				return err
+			}
+			out = append(out, seq)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s rows of session %s: %w", kind, sessionID, err)
+	}
+	return out, nil
+}
+
 // RequestRows returns the rows the session's next model request is derived from: every row
 // after the cut of the compaction in effect, the summary rows after that cut, the system rows
 // before it, and the first row it replaced (where Turns puts the summary). Turns, Messages

@@ -97,6 +97,11 @@ func TestPagesOfALongSessionReadOnlyTheirRows(t *testing.T) {
 		t.Fatalf("every row: %d %+v %v", len(all), span, err)
 	}
 
+	results, err := db.SeqsOfKind(ctx, id, store.KindToolResult)
+	if err != nil || len(results) != 1250 || results[0] != 3 || results[1249] != 4999 {
+		t.Fatalf("the tool results: %d from %v, %v", len(results), results[:min(len(results), 2)], err)
+	}
+
 	empty := mustSession(t, db, "empty")
 	if rows, span, err := db.ChunksTail(ctx, empty.ID, 50); err != nil || len(rows) != 0 || span != (store.Span{}) {
 		t.Fatalf("an empty session: %v %+v %v", rows, span, err)
@@ -106,6 +111,7 @@ func TestPagesOfALongSessionReadOnlyTheirRows(t *testing.T) {
 		"before": func() error { _, err := db.ChunksBefore(ctx, "nope", 5, 5); return err }(),
 		"around": func() error { _, err := db.ChunksAround(ctx, "nope", 5, 5); return err }(),
 		"next":   func() error { _, err := db.RequestRows(ctx, "nope"); return err }(),
+		"kind":   func() error { _, err := db.SeqsOfKind(ctx, "nope", store.KindUser); return err }(),
 	} {
 		if !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("%s of no session: %v, want ErrNotFound", name, err)
