@@ -212,8 +212,9 @@ func (s *Sessions) Runs(id string) ([]store.Run, error) {
 
 // idleMeters are the meters of the session's last run against the limits it ran under, with
 // the context fill the next request would have (from the rows it would carry: those since the
-// last compaction). What the run's children used counted in the run's meters (and against its
-// limits) while it ran, so it counts here too.
+// last compaction, which the runner then holds for the session's next run). What the run's
+// children used counted in the run's meters (and against its limits) while it ran, so it
+// counts here too.
 func (c *core) idleMeters(ctx context.Context, x store.Session, runs []store.Run) ([]loopcore.Meter, error) {
 	if len(runs) == 0 {
 		return []loopcore.Meter{}, nil
@@ -227,11 +228,7 @@ func (c *core) idleMeters(ctx context.Context, x store.Session, runs []store.Run
 	if err != nil {
 		return nil, err
 	}
-	rows, err := c.db.RequestRows(ctx, x.ID)
-	if err != nil {
-		return nil, err
-	}
-	ctxTokens, err := store.EstimateContext(rows, instructions.DefaultSystemPrompt(x.Workspace))
+	ctxTokens, err := c.st.Runner.ContextTokens(ctx, x.ID, instructions.DefaultSystemPrompt(x.Workspace))
 	if err != nil {
 		return nil, err
 	}
