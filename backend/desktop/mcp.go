@@ -6,6 +6,8 @@ import (
 	"io/fs"
 
 	"github.com/loopdesk/loopdesk/backend/mcp"
+	"github.com/loopdesk/loopdesk/backend/provider"
+	"github.com/loopdesk/loopdesk/backend/stack"
 )
 
 // MCP servers in Settings: their health, their tools as the model sees them, their logs, and
@@ -18,6 +20,9 @@ type MCPView struct {
 	Error   string            `json:"error"` // why the file could not be read ("" when fine)
 	Servers []mcp.Status      `json:"servers"`
 	Names   []mcp.NameMapping `json:"names"`
+	// SchemaTokens is, by server, what its tools' schemas add to every request (estimated as
+	// run_started's harness_tokens counts them): the cost of a server before any run uses it.
+	SchemaTokens map[string]int64 `json:"schema_tokens"`
 }
 
 func (c *core) mcpConfig() (mcp.Config, error) {
@@ -45,7 +50,14 @@ func (c *core) mcpStatus(st mcp.Status) {
 // model sees.
 func (h *Settings) MCPServers() MCPView {
 	c := h.c
-	v := MCPView{Path: c.mcpPath, Servers: c.st.MCP.Statuses(), Names: c.st.MCP.Names()}
+	v := MCPView{Path: c.mcpPath, Servers: c.st.MCP.Statuses(), Names: c.st.MCP.Names(), SchemaTokens: map[string]int64{}}
+	server := map[string]string{}
+	for _, n := range v.Names {
+		server[n.Name] = n.Server
+	}
+	for _, t := range c.st.MCP.Tools() {
+		v.SchemaTokens[server[t.Name()]] += stack.ToolSchemaTokens(provider.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
+	}
 	cfg, err := c.mcpConfig()
 	if err != nil {
 		v.Error = err.Error()

@@ -2,12 +2,15 @@ package desktop_test
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/approvals/approvalstest"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
+	"github.com/loopdesk/loopdesk/backend/mcp"
 )
 
 // A run's provider sends rate-limit headers: the window has them for that session, with
@@ -69,5 +72,60 @@ func TestApprovalReportAndAcceptingASuggestion(t *testing.T) {
 	}
 	if rule.Pattern != "go test ./store -run *" || rule.ScopeID != a || rule.Effect != "allow" {
 		t.Errorf("saved %+v", rule)
+	}
+}
+
+// Adding an MCP server shows what its schemas cost in Settings before any run uses it, and a
+// run's run_started counts the same under harness_tokens.mcp.
+func TestMCPServerSchemaCostShowsBeforeAnyRunAndMatchesTheRun(t *testing.T) {
+	bin, err := filepath.Abs("../mcp/testdata/npm/node_modules/.bin/mcp-server-everything")
+	if err == nil {
+		_, err = os.Stat(bin)
+	}
+	if err == nil {
+		_, err = exec.LookPath("node")
+	}
+	if err != nil {
+		t.Skipf("server-everything is not installed (npm ci in backend/mcp/testdata/npm): %v", err)
+	}
+	srv := startFake(t, fakeai.WithAPIKey("sk-test-secret"))
+	app := newTestApp(t, srv.URL())
+	if _, err := app.SaveMCPConfig(mcp.Config{Servers: map[string]mcp.ServerConfig{"everything": {Command: bin}}}); err != nil {
+		t.Fatal(err)
+	}
+	var cost int64
+	for deadline := time.Now().Add(20 * time.Second); cost == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("Settings never showed the server's schema cost")
+		}
+		cost = app.MCPServers().SchemaTokens["everything"]
+		if cost == 0 {
+			waitMCP(app)
+		}
+	}
+	s, err := app.NewSession("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID, err := app.SendMessage(s.ID, "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := app.rec.waitFor(t, "run_started", func(ev map[string]any) bool { return ev["type"] == "run_started" && ev["run_id"] == runID })
+	app.rec.runFinished(t, runID)
+	h, _ := started["harness_tokens"].(map[string]any)
+	byServer, _ := h["mcp"].(map[string]any)
+	if got, _ := byServer["everything"].(float64); int64(got) != cost {
+		t.Errorf("run_started harness_tokens.mcp = %v; Settings said %d", h["mcp"], cost)
+	}
+	t.Logf("server-everything's tool schemas: %d tokens in every request", cost)
+}
+
+// waitMCP waits for the next MCP status the window is sent (a server's tools arriving), or a
+// moment when none comes.
+func waitMCP(app *testApp) {
+	select {
+	case <-app.rec.signal:
+	case <-time.After(200 * time.Millisecond):
 	}
 }

@@ -741,6 +741,7 @@ export interface McpView {
   error: string;
   servers: McpStatus[] | null;
   names: McpName[] | null;
+  schema_tokens: Record<string, number> | null;
 }
 
 /** Go: core.Meter */

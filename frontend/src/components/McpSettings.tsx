@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { McpName, McpServerConfig, McpStatus } from '../api/types';
 import { useMcpLog, useMcpSettings } from '../hooks/useMcpSettings';
 import { describeStatus } from '../state/checkpoints';
+import { formatTokens } from '../lib/format';
 
 /**
  * Settings → MCP servers: each server of the configuration file with its live status (and why
@@ -37,6 +38,7 @@ export function McpSettings() {
             cfg={m.draft[name]}
             status={m.statuses[name]}
             names={m.names.filter((n) => n.server === name)}
+            schemaTokens={m.schemaTokens[name] ?? 0}
             onChange={(cfg) => m.put(name, cfg)}
             onRemove={() => m.remove(name)}
             onEdit={() => m.draft[name] && setEditing({ name, cfg: m.draft[name] })}
@@ -99,6 +101,8 @@ interface ItemProps {
   cfg?: McpServerConfig;
   status?: McpStatus;
   names: McpName[];
+  /** What the server's tool schemas add to every request, in tokens (estimated). */
+  schemaTokens: number;
   onChange: (cfg: McpServerConfig) => void;
   onRemove: () => void;
   onEdit: () => void;
@@ -106,7 +110,7 @@ interface ItemProps {
   onLog: () => void;
 }
 
-function ServerItem({ name, cfg, status, names, onChange, onRemove, onEdit, onRestart, onLog }: ItemProps) {
+function ServerItem({ name, cfg, status, names, schemaTokens, onChange, onRemove, onEdit, onRestart, onLog }: ItemProps) {
   const state = cfg?.disabled && !status ? 'disabled' : (status?.status ?? 'unsaved');
   const byName = new Map(names.map((n) => [n.name, n]));
   const tools = status?.tools ?? [];
@@ -130,6 +134,7 @@ function ServerItem({ name, cfg, status, names, onChange, onRemove, onEdit, onRe
         <details className="mcp-tools">
           <summary>
             {tools.length} tool{tools.length === 1 ? '' : 's'}, as the model sees them
+            {schemaTokens > 0 && ` — about ${formatTokens(schemaTokens)} tokens in every request`}
           </summary>
           <ul aria-label={`Tools of ${name}`}>
             {tools.map((t) => {

@@ -16,6 +16,8 @@ export function useMcpSettings() {
   const [dirty, setDirty] = useState(false);
   const [statuses, setStatuses] = useState<Record<string, McpStatus>>({});
   const [names, setNames] = useState<McpName[]>([]);
+  // What each server's tool schemas add to every request, in tokens (estimated).
+  const [schemaTokens, setSchemaTokens] = useState<Record<string, number>>({});
   const [error, setError] = useState('');
   const [saved, setSaved] = useState(false);
 
@@ -28,6 +30,7 @@ export function useMcpSettings() {
       setDirty(false);
       setStatuses(Object.fromEntries((v.servers ?? []).map((s) => [s.name, s])));
       setNames(v.names ?? []);
+      setSchemaTokens(v.schema_tokens ?? {});
     } catch (e) {
       setError(errorMessage(e));
     }
@@ -38,7 +41,13 @@ export function useMcpSettings() {
     return api.onMCPStatus((st) => {
       setStatuses((all) => ({ ...all, [st.name]: st }));
       // Names (and renames after a collision) follow the tools a server offers now.
-      api.mcpServers().then((v) => setNames(v.names ?? []), () => {});
+      api.mcpServers().then(
+        (v) => {
+          setNames(v.names ?? []);
+          setSchemaTokens(v.schema_tokens ?? {});
+        },
+        () => {},
+      );
     });
   }, [load]);
 
@@ -88,7 +97,7 @@ export function useMcpSettings() {
     }
   };
 
-  return { path, fileError, draft, dirty, statuses, names, error, saved, put, remove, save, importClaude, restart, reload: load };
+  return { path, fileError, draft, dirty, statuses, names, schemaTokens, error, saved, put, remove, save, importClaude, restart, reload: load };
 }
 
 /** A server's stderr as Go kept it, shown on request (Log) until closed. */

@@ -205,6 +205,7 @@ export function makeFakeApi() {
     error: state.mcpError,
     servers: [...state.mcpStatuses],
     names: [...state.mcpNames],
+    schema_tokens: {},
   });
   const providersView = (): ProvidersView => ({
     path: '/home/me/.config/loopdesk/providers.json',
