@@ -24,7 +24,7 @@ export function TelemetrySettings() {
     <section className="telemetry-settings" aria-label="Telemetry">
       <h2>Telemetry</h2>
       <p className="hint">Send each run to an OpenTelemetry collector over OTLP: a trace per session, with tokens, cost, tool calls and approvals.</p>
-      <label>
+      <label className="check">
         <input type="checkbox" checked={d.on} onChange={(e) => t.set({ on: e.target.checked })} /> Send runs to a collector
       </label>
       <label htmlFor={`${id}-endpoint`}>Endpoint</label>
@@ -43,7 +43,7 @@ export function TelemetrySettings() {
         placeholder={t.view.headers_set ? 'saved (type to replace)' : 'key=value,key2=value2'}
         onChange={(e) => t.set({ headers: e.target.value, clear_headers: false })}
       />
-      <label>
+      <label className="check">
         <input type="checkbox" checked={d.contents} onChange={(e) => t.set({ contents: e.target.checked })} /> Include contents (messages, tool arguments and
         results)
       </label>
