@@ -175,7 +175,7 @@ func (rn *run) worker(ctx context.Context) {
 // core, backend/chat, the store). These bounds only go down: the non-test code of this
 // package, and the fields of run, the state one running run carries.
 const (
-	maxRunnerLines = 2600
+	maxRunnerLines = 2100
 	maxRunFields   = 15
 )
 
