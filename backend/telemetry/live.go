@@ -217,13 +217,15 @@ func (l *Live) Close() error {
 		<-l.unsub // no send on the closed queue
 		l.sweep()
 		close(l.queue)
-		select {
-		case <-l.done:
-		case <-time.After(closeWait):
-			l.dropped.Add(int64(len(l.queue)))
-		}
+		// One deadline for the queue and the flushes: a collector that never answers delays the
+		// end of the process by closeWait at most.
 		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
 		defer cancel()
+		select {
+		case <-l.done:
+		case <-ctx.Done():
+			l.dropped.Add(int64(len(l.queue)))
+		}
 		err = errors.Join(l.meters.Shutdown(ctx), l.spans.Shutdown(ctx))
 	})
 	return err

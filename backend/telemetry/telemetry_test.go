@@ -151,7 +151,7 @@ func TestCollectorDownDoesNotSlowARun(t *testing.T) {
 			held = append(held, c) // accepted, never answered
 		}
 	}()
-	silent := telemetry.Config{Endpoint: "http://" + hang.Addr().String(), Timeout: time.Second}
+	silent := telemetry.Config{Endpoint: "http://" + hang.Addr().String()} // the default timeout: Close must bound it
 	for name, cfg := range map[string]telemetry.Config{"refused": refused, "silent": silent} {
 		a := newAgent(t, &cfg)
 		_, took := a.run(name)
@@ -160,9 +160,11 @@ func TestCollectorDownDoesNotSlowARun(t *testing.T) {
 		}
 		began := time.Now()
 		a.close()
-		if closing := time.Since(began); closing > 8*time.Second {
+		closing := time.Since(began)
+		if closing > 5*time.Second {
 			t.Errorf("%s collector: closing took %v", name, closing)
 		}
+		t.Logf("%s collector: run %v (without telemetry %v), close %v", name, took, off, closing)
 		if st, _ := a.st.TelemetryStats(); st.Dropped == 0 || st.Exported != 0 || st.LastErr == "" {
 			t.Errorf("%s collector: stats %+v; want the run's spans counted as dropped", name, st)
 		}
