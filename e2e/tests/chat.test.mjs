@@ -39,7 +39,7 @@ test('a message streams a reply and the session survives a reload and a restart'
   await shot(page, '02-streaming');
   const stored = page.getByRole('article', { name: 'Assistant' });
   await stored.filter({ hasText: words.join(' ') }).waitFor();
-  await page.getByRole('button', { name: 'Send' }).waitFor();
+  await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
   await shot(page, '03-reply');
 
   // What the app sent: the user's text, streamed, with usage requested.
