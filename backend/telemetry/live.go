@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -61,6 +62,8 @@ type Live struct {
 
 type runRef struct{ session, run string }
 
+var quiet sync.Once
+
 // Ended is the journal live export reads: Journal plus the runs that ended lately, which Close
 // sweeps for one whose run_finished the bus had not delivered yet.
 type Ended interface {
@@ -73,6 +76,11 @@ func Start(cfg Config, j Ended, b *bus.Bus, log *slog.Logger) (*Live, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	quiet.Do(func() {
+		// The SDK reports a failed metrics flush through its global handler, which prints on
+		// stderr: the terminal of loopdesk run. The log keeps it instead (span drops are counted).
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Debug("telemetry", "err", err) }))
+	})
 	ctx := context.Background()
 	spans, err := cfg.TraceExporter(ctx)
 	if err != nil {
