@@ -110,8 +110,38 @@ func Build(ctx context.Context, db *store.DB, f Filter) (Report, error) {
 	}
 	r := tally(rows)
 	r.Sandboxed = sandboxed
-	r.Suggestions = Suggest(rows)
+	saved, err := db.ListAllRules(ctx)
+	if err != nil {
+		return Report{}, fmt.Errorf("approval report: %w", err)
+	}
+	r.Suggestions = unsaved(Suggest(rows), rows, saved)
 	return r, nil
+}
+
+// unsaved leaves out the suggestions already saved as allow rules (accepted, or written by
+// hand): what is offered is what would change something.
+func unsaved(list []Suggestion, rows []decided, saved []store.Rule) []Suggestion {
+	folder := map[string]string{}
+	for _, d := range rows {
+		folder[d.ref.SessionID] = d.workspace
+	}
+	have := map[store.NewRule]bool{}
+	for _, r := range saved {
+		if r.Effect == store.EffectAllow {
+			have[store.NewRule{Tool: r.Tool, Pattern: r.Pattern, Effect: r.Effect, Scope: r.Scope, ScopeID: r.ScopeID}] = true
+		}
+	}
+	out := []Suggestion{}
+	for _, s := range list {
+		scopeID := s.WouldAllow[0].SessionID
+		if s.Rule.Scope == store.ScopeWorkspace {
+			scopeID = folder[scopeID]
+		}
+		if !have[store.NewRule{Tool: s.Rule.Tool, Pattern: s.Rule.Pattern, Effect: store.EffectAllow, Scope: s.Rule.Scope, ScopeID: scopeID}] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // collect reads one session's approval rows (from since on) and counts its sandboxed results.

@@ -1,4 +1,5 @@
 import type { ComponentProps } from 'react';
+import './reports.css';
 import { useApprovalReport, useRunCosts } from '../hooks/useReports';
 import { ApprovalReport } from './ApprovalReport';
 import { BudgetMeters } from './BudgetMeters';
@@ -13,10 +14,10 @@ type Props = ComponentProps<typeof BudgetMeters> & { sessionID: string | null };
  */
 export function BudgetTab({ sessionID, ...meters }: Props) {
   return (
-    <>
+    <div className="budget-tab">
       <BudgetMeters {...meters} />
       {sessionID && <SessionCosts key={sessionID} sessionID={sessionID} />}
-    </>
+    </div>
   );
 }
 
