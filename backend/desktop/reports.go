@@ -1,13 +1,16 @@
 package desktop
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/approvals"
 	"github.com/loopdesk/loopdesk/backend/config"
+	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
+	"github.com/loopdesk/loopdesk/backend/stack"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -51,4 +54,29 @@ func (h *Reports) ProviderLimits(sessionID string) (*provider.Limits, error) {
 		return &l, nil
 	}
 	return nil, nil
+}
+
+// firstRows is how many of a session's first rows HarnessTokens reads to find its first
+// answer: the prompt, Loopdesk's notes and the answer fit well within it.
+const firstRows = 32
+
+// HarnessTokens is what Loopdesk itself added to each request of the session's last run
+// (its run_started's harness_tokens, kept with the run), so the Budget tab shows it when the
+// session opens; counted as the provider counts when that run's first request carried no
+// history (stack.MeasuredHarness). nil before any run recorded it.
+func (h *Reports) HarnessTokens(sessionID string) (*loopcore.HarnessTokens, error) {
+	ctx := h.c.context()
+	raw, runID, err := h.c.db.LastHarness(ctx, sessionID)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	var ht loopcore.HarnessTokens
+	if err := json.Unmarshal(raw, &ht); err != nil {
+		return nil, fmt.Errorf("harness tokens of session %s: %w", sessionID, err)
+	}
+	first, err := h.c.db.ChunksBefore(ctx, sessionID, firstRows+1, firstRows)
+	if err != nil {
+		return nil, err
+	}
+	return stack.MeasuredHarness(&ht, runID, first), nil
 }

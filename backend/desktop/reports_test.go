@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/loopdesk/loopdesk/backend/approvals/approvalstest"
+	"github.com/loopdesk/loopdesk/backend/desktop"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
+	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/mcp"
 )
 
@@ -127,5 +129,61 @@ func waitMCP(app *testApp) {
 	select {
 	case <-app.rec.signal:
 	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// The Budget tab's harness line survives reopening: a window opened later reads the last
+// run's figure. A new session's first request carries no history, so the provider's usage
+// of it counts Loopdesk's share (less the person's message) and the figure is not
+// estimated; a later run's request carries history and its figure stays the estimate.
+func TestHarnessTokensSurviveReopeningAndAreMeasuredWithoutHistory(t *testing.T) {
+	srv := startFake(t, fakeai.WithAPIKey("sk-test-secret"))
+	dir := t.TempDir()
+	path, conf := filepath.Join(dir, "loopdesk.db"), filepath.Join(dir, "config")
+	app := openTestApp(t, path, conf)
+	if _, err := app.SaveSettings(desktop.SettingsInput{BaseURL: srv.URL(), Model: "fake-model", APIKey: "sk-test-secret"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := app.NewSession("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err := app.svc.Reports.HarnessTokens(s.ID); err != nil || h != nil {
+		t.Fatalf("before any run: %v, %v; want none", h, err)
+	}
+	const prompt = "hi"
+	srv.Enqueue(fakeai.Text("ok").WithUsage(2345, 5, 0))
+	runID, err := app.SendMessage(s.ID, prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.rec.runFinished(t, runID)
+
+	later := openTestApp(t, path, conf)
+	h, err := later.svc.Reports.HarnessTokens(s.ID)
+	if err != nil || h == nil {
+		t.Fatalf("after reopening: %v, %v", h, err)
+	}
+	if want := 2345 - loopcore.EstimateMessage(prompt); h.Total != want || h.Estimated {
+		t.Errorf("first run: total %d estimated %v; want %d measured", h.Total, h.Estimated, want)
+	}
+	if h.System <= 0 || h.Tools <= 0 {
+		t.Errorf("first run's parts = %+v", *h)
+	}
+
+	srv.Enqueue(fakeai.Text("again").WithUsage(9999, 5, 0))
+	runID, err = app.SendMessage(s.ID, "once more")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.rec.runFinished(t, runID)
+	started := app.rec.waitFor(t, "run_started", func(ev map[string]any) bool { return ev["type"] == "run_started" && ev["run_id"] == runID })
+	estimate, _ := started["harness_tokens"].(map[string]any)["total"].(float64)
+	h, err = later.svc.Reports.HarnessTokens(s.ID)
+	if err != nil || h == nil {
+		t.Fatalf("after the second run: %v, %v", h, err)
+	}
+	if !h.Estimated || h.Total != int64(estimate) {
+		t.Errorf("second run: total %d estimated %v; want the estimate %v", h.Total, h.Estimated, estimate)
 	}
 }

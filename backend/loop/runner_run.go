@@ -252,6 +252,9 @@ func (rn *run) loop() {
 	in.ThinkingBudget, in.ImagesDropped = max(rn.spec.ThinkingBudget, 0), rn.spec.ImagesDropped
 	if h := rn.r.cfg.Harness; h != nil {
 		in.HarnessTokens = h(rn.spec.SystemPrompt, rn.guide.files, rn.guide.system, rn.toolSpecs(), rn.spec.Notes)
+		if b, err := json.Marshal(in.HarnessTokens); err == nil && rn.journal.pending != nil && in.HarnessTokens != nil {
+			rn.journal.pending.Harness = b // kept with the run, for a window opened later
+		}
 	}
 	effects := rn.step(in)
 	rn.keepTools()

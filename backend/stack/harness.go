@@ -59,3 +59,43 @@ func MCPServerOf(tool string) (string, bool) {
 	server, _, ok := strings.Cut(rest, "__")
 	return server, ok && server != ""
 }
+
+// MeasuredHarness is h counted the way the provider counts, when the run's first request
+// carried no history: the rows a session holds up to its first answer are that run's, its
+// prompt the only message besides Loopdesk's own notes, and the answer's usage says what the
+// request weighed. Loopdesk's share is then that weight less the estimate of the person's
+// message, and no longer estimated. Otherwise (a later run, a usage the provider did not
+// report, an answer not stored yet) h is returned as it was. first are the session's first
+// rows, oldest first.
+func MeasuredHarness(h *core.HarnessTokens, runID string, first []store.Chunk) *core.HarnessTokens {
+	if h == nil {
+		return nil
+	}
+	prompt, prompts := "", 0
+	for _, c := range first {
+		if c.RunID != runID {
+			return h // history from an earlier run
+		}
+		switch c.Kind {
+		case store.KindUser:
+			var p store.UserPayload
+			if json.Unmarshal(c.Payload, &p) != nil {
+				return h
+			}
+			prompt, prompts = p.Text, prompts+1
+		case store.KindAssistant:
+			var p store.AssistantPayload
+			if json.Unmarshal(c.Payload, &p) != nil || p.Usage == nil || p.Usage.Unreported || prompts != 1 {
+				return h
+			}
+			total := p.Usage.InputTokens - core.EstimateMessage(prompt)
+			if total <= 0 {
+				return h
+			}
+			m := *h
+			m.Total, m.Estimated = total, false
+			return &m
+		}
+	}
+	return h
+}

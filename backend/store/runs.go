@@ -95,6 +95,9 @@ type NewRun struct {
 	Sandbox          string  // see Run.Sandbox
 	Mode             RunMode // "" is execute
 	Instructions     []Instruction
+	// Harness is run_started's harness_tokens as JSON (nil when not counted); LastHarness
+	// reads the last one back.
+	Harness json.RawMessage
 }
 
 // RunResult is how a run ended. Status must not be empty or "running". It carries no
@@ -179,8 +182,8 @@ func (db *DB) StartRunWith(ctx context.Context, n NewRun, chunks ...NewChunk) (R
 		}
 		origin := db.runOrigin()
 		_, err = tx.ExecContext(ctx, `INSERT INTO runs(id, session_id, model, system_prompt_hash, budgets, status, started_at, pid, host,
-			sandbox, mode, instructions, provider, origin, origin_client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
-			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host, run.Sandbox, mode, instr, run.Provider, origin.Kind, origin.Client)
+			sandbox, mode, instructions, provider, origin, origin_client, harness_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, run.ID, run.SessionID, run.Model, run.SystemPromptHash, string(budgets),
+			run.Status, run.StartedAt.UnixMilli(), db.pid, db.host, run.Sandbox, mode, instr, run.Provider, origin.Kind, origin.Client, string(n.Harness))
 		if err == nil && len(chunks) > 0 {
 			added, err = db.appendTx(ctx, wtx, n.SessionID, run.ID, chunks, ps)
 		}
@@ -430,4 +433,21 @@ func rebuildCounters(ctx context.Context, tx execer, sessionID, runID string) (C
 		cache_read_tokens = ?, cache_write_tokens = ?, cost_usd = ? WHERE id = ?`, c.Turns, c.ToolCalls, c.InputTokens,
 		c.OutputTokens, c.CacheReadTokens, c.CacheWriteTokens, c.CostUSD, runID)
 	return c, err
+}
+
+// LastHarness is the harness_tokens (NewRun.Harness) of the session's last run that recorded
+// them, and that run's id; nil and "" when none did.
+func (db *DB) LastHarness(ctx context.Context, sessionID string) (json.RawMessage, string, error) {
+	var h, runID string
+	err := db.read(ctx, func(tx execer) error {
+		return tx.QueryRowContext(ctx, `SELECT harness_tokens, id FROM runs WHERE session_id = ? AND harness_tokens != ''
+			ORDER BY started_at DESC, rowid DESC LIMIT 1`, sessionID).Scan(&h, &runID)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("harness tokens of session %s: %w", sessionID, classify(err))
+	}
+	return json.RawMessage(h), runID, nil
 }

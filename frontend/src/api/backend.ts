@@ -84,6 +84,7 @@ import type {
   Report,
   Suggestion,
   Limits,
+  HarnessTokens,
 } from './types';
 
 // The Wails channels' names are declared in Go (desktop.Channels) and generated into wire.ts.
@@ -421,6 +422,8 @@ export const api = {
   acceptSuggestion: (s: Suggestion): Promise<Rule> => Reports.AcceptSuggestion(s),
   /** The rate-limit headers the session's provider sent last; null before any. */
   providerLimits: (sessionID: string): Promise<Limits | null> => Reports.ProviderLimits(sessionID),
+  /** Loopdesk's own tokens per request of the session's last run; null before any run kept them. */
+  harnessTokens: (sessionID: string): Promise<HarnessTokens | null> => Reports.HarnessTokens(sessionID),
 };
 
 export type Api = typeof api;

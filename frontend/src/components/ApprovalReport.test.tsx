@@ -77,6 +77,15 @@ describe('the Budget tab', () => {
     });
     await waitFor(() => expect(screen.getByRole('note', { name: "Loopdesk's own tokens" }).textContent).toMatch(/2\.2k.*\(estimated\).*MCP github 300/));
   });
+
+  it("shows the last run's own tokens when the session opens, measured when the provider said", async () => {
+    fake.state.harness = { system: 145, tools: 1768, mcp: {}, instructions: 0, notes: 0, total: 1841, estimated: false };
+    render(<BudgetTab sessionID="A" {...meters} />);
+    const note = await screen.findByText(/Loopdesk's own tokens per request: 1\.8k/);
+    expect(fake.api.harnessTokens).toHaveBeenCalledWith('A');
+    expect(note.textContent).not.toContain('estimated');
+    expect(note.textContent).toContain('built-in tools 1.8k');
+  });
 });
 
 describe('the approvals view', () => {

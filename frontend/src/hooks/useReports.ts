@@ -42,8 +42,8 @@ export function useApprovalReport(sessionID: string, since: string) {
 }
 
 /**
- * What a session's runs cost besides the budget: Loopdesk's own tokens in each request (from
- * the last run_started seen) and the provider's latest rate limits (read again after each
+ * What a session's runs cost besides the budget: Loopdesk's own tokens in each request (the
+ * last run's, kept with it, then each run_started seen) and the provider's latest rate limits (read again after each
  * model call of the session).
  */
 export function useRunCosts(sessionID: string) {
@@ -52,11 +52,16 @@ export function useRunCosts(sessionID: string) {
   useEffect(() => {
     let live = true;
     const loadLimits = () => api.providerLimits(sessionID).then((l) => live && setLimits(l), () => {});
+    // Kept with each run: the last run's figure, measured by the provider once its first answer says.
+    const loadHarness = () => api.harnessTokens(sessionID).then((h) => live && h && setHarness(h), () => {});
+    setHarness(null);
     loadLimits();
+    loadHarness();
     const off = api.onEvent((ev) => {
       if (ev.session_id !== sessionID) return;
       if (ev.type === 'run_started' && ev.harness_tokens) setHarness(ev.harness_tokens as HarnessTokens);
       if (ev.type === 'usage' || ev.type === 'run_finished' || ev.type === 'model_retrying') loadLimits();
+      if (ev.type === 'usage' || ev.type === 'run_finished') loadHarness();
     });
     return () => {
       live = false;

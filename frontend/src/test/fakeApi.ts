@@ -68,6 +68,7 @@ import type {
   CloseRequest,
   Report,
   Limits,
+  HarnessTokens,
   Suggestion,
 } from '../api/types';
 
@@ -122,6 +123,8 @@ export function makeFakeApi() {
     /** What approvalReport answers (every session and each alike) and providerLimits. */
     approvalReport: emptyReport(),
     limits: null as Limits | null,
+    /** What harnessTokens answers: the last run's, as stored with it. */
+    harness: null as HarnessTokens | null,
     hunks: new Map<string, Hunk[]>(),
     revertError: null as unknown,
     forkFolders: new Map<string, ForkFolder>(),
@@ -759,6 +762,7 @@ export function makeFakeApi() {
       }),
     ),
     providerLimits: vi.fn(async (_sessionID: string) => state.limits),
+    harnessTokens: vi.fn(async (_sessionID: string) => state.harness),
   } satisfies Api;
 
   let seq = 0;

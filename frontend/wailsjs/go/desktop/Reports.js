@@ -9,6 +9,10 @@ export function ApprovalReport(arg1, arg2) {
   return window['go']['desktop']['Reports']['ApprovalReport'](arg1, arg2);
 }
 
+export function HarnessTokens(arg1) {
+  return window['go']['desktop']['Reports']['HarnessTokens'](arg1);
+}
+
 export function ProviderLimits(arg1) {
   return window['go']['desktop']['Reports']['ProviderLimits'](arg1);
 }
