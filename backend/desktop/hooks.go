@@ -104,13 +104,15 @@ type PaletteEntry struct {
 	Error        string      `json:"error"`
 }
 
-// PaletteKind is what a palette entry sends: a command template or a skill.
+// PaletteKind is what a palette entry sends: a command template or a skill; or, for a view,
+// a view of the window it opens instead of sending (the window adds those entries itself).
 type PaletteKind string
 
 // Palette entry kinds.
 const (
 	PaletteCommand PaletteKind = "command"
 	PaletteSkill   PaletteKind = "skill"
+	PaletteView    PaletteKind = "view"
 )
 
 // Palette lists the command templates and skills of the session's folder and the person's own.

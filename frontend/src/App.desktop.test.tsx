@@ -146,3 +146,22 @@ describe('desktop behaviour', () => {
   });
 });
 
+describe('the approval report from the palette', () => {
+  it('"/approvals" opens the report of every session instead of sending a message', async () => {
+    const s = fake.session('one');
+    fake.state.sessions.push(s);
+    render(<App />);
+    await userEvent.click(await screen.findByRole('button', { name: /one/ }));
+    const box = await screen.findByRole('textbox', { name: 'Message' });
+    await userEvent.type(box, '/appr');
+    await screen.findByRole('option', { name: /approvals.*view.*approval report/ });
+    await userEvent.keyboard('{Enter}');
+    expect(box).toHaveProperty('value', '/approvals ');
+    await userEvent.keyboard('{Enter}');
+    await screen.findByRole('dialog', { name: 'Approvals in every session' });
+    expect(box).toHaveProperty('value', '');
+    expect(fake.api.approvalReport).toHaveBeenCalledWith('', '7d');
+    expect(fake.api.sendMessage).not.toHaveBeenCalled();
+    expect(fake.api.sendCommand).not.toHaveBeenCalled();
+  });
+});

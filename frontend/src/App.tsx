@@ -54,7 +54,9 @@ export function App() {
   // scratch folder Go made for the open session alone.
   const nextWorkspace = record?.scratch ? '' : workspace;
   const view = useSessionView({ selected, current, sessions: list.sessions, chat, settings, workspace, open, refresh: list.refresh, onError: setActionError });
-  const act = useSessionActions({ selected, setSelected: nav.setSelected, list, chat, nextWorkspace, open, onError: setActionError });
+  // The approval report of every session: from its button above the list or "/approvals".
+  const [approvals, setApprovals] = useState(false);
+  const act = useSessionActions({ selected, setSelected: nav.setSelected, list, chat, nextWorkspace, open, onError: setActionError, openView: () => setApprovals(true) });
 
   // Desktop behaviour (docs/ui.md, "Desktop"): a folder from the command line, focus for
   // notifications and their clicks, the remembered window, the keyboard.
@@ -77,7 +79,7 @@ export function App() {
       <CloseDialog />
       {!nav.showSettings && <SkipLinks pending={chat.pending.length > 0} />}
       <CheckpointProvider sessionID={selected} rows={chat.rows} live={chat.changes} onForked={act.forkedWithFiles} onError={setActionError}>
-        <Sessions list={list} selected={selected} open={openHere} inbox={inbox} onNew={act.newSession} onImport={act.importSession} onSettings={() => nav.setShowSettings(true)} onClosed={() => nav.setSelected(null)} />
+        <Sessions list={list} selected={selected} open={openHere} inbox={inbox} onNew={act.newSession} onImport={act.importSession} onSettings={() => nav.setShowSettings(true)} onClosed={() => nav.setSelected(null)} approvals={approvals} setApprovals={setApprovals} />
         {nav.showSettings ? (
           <SettingsView
             banner={banner}
@@ -139,15 +141,17 @@ interface SessionsProps {
   onSettings: () => void;
   /** The open session was deleted. */
   onClosed: () => void;
+  /** Whether the approval report of every session is open. */
+  approvals: boolean;
+  setApprovals: (open: boolean) => void;
 }
 
 /** The session list and its search, filtered by the board's states, and the Inbox button. */
-function Sessions({ list, selected, open, inbox, onNew, onImport, onSettings, onClosed }: SessionsProps) {
+function Sessions({ list, selected, open, inbox, onNew, onImport, onSettings, onClosed, approvals, setApprovals }: SessionsProps) {
   const search = useSearch();
   const org = useOrganise({ selected, open, refresh: list.refresh, onClosed });
   const board = useBoard(list.sessions, list.refresh);
   const waiting = inbox.approvals.length;
-  const [approvals, setApprovals] = useState(false);
   return (
     <SessionBrowser
       sessions={board.shown}

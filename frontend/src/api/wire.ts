@@ -841,7 +841,7 @@ export interface PaletteEntry {
 }
 
 /** Go: desktop.PaletteKind */
-export type PaletteKind = 'command' | 'skill';
+export type PaletteKind = 'command' | 'skill' | 'view';
 
 /** Go: tools.Change */
 export interface PathChange {

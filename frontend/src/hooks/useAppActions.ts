@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../api/backend';
-import type { ImageInput, Session, Settings } from '../api/types';
+import type { ImageInput, PaletteEntry, Session, Settings } from '../api/types';
+import { isView, withViews } from '../lib/palette';
 import { errorMessage } from '../api/types';
 import type { TaskContext } from '../components/TaskProgress';
 import type { CardActions } from '../components/ToolCard';
@@ -99,6 +100,8 @@ interface SessionActionsArgs {
   nextWorkspace: string;
   open: (id: string, seq?: number | null) => void;
   onError: (message: string) => void;
+  /** Opens a view of the window the palette names ("approvals"). */
+  openView: (name: string) => void;
 }
 
 /**
@@ -106,7 +109,9 @@ interface SessionActionsArgs {
  * first message), import, fork, choose the folder, and what the message box and the steer bar
  * read (the palette, the instructions). A refusal goes to onError.
  */
-export function useSessionActions({ selected, setSelected, list, chat, nextWorkspace, open, onError }: SessionActionsArgs) {
+export function useSessionActions({ selected, setSelected, list, chat, nextWorkspace, open, onError, openView }: SessionActionsArgs) {
+  // The entries the palette shows now: a command that names one of the window's views opens it.
+  const entries = useRef<PaletteEntry[]>([]);
   const createAndOpen = useCallback(
     async (folder: string) => {
       const s = await list.create(folder);
@@ -174,8 +179,18 @@ export function useSessionActions({ selected, setSelected, list, chat, nextWorks
     newSession: useCallback(() => createAndOpen(nextWorkspace), [createAndOpen, nextWorkspace]),
     openFolder: createAndOpen,
     send,
-    sendCommand: useCallback((name: string, args: string) => send(`/${name} ${args}`.trim(), [], { name, args }), [send]),
-    loadPalette: useCallback(() => (selected ? api.palette(selected) : Promise.resolve([])), [selected]),
+    sendCommand: useCallback(
+      async (name: string, args: string) => {
+        if (!isView(name, entries.current)) return send(`/${name} ${args}`.trim(), [], { name, args });
+        openView(name);
+        return true;
+      },
+      [send, openView],
+    ),
+    loadPalette: useCallback(async () => {
+      entries.current = withViews(selected ? await api.palette(selected) : []);
+      return entries.current;
+    }, [selected]),
     importSession,
     fork,
     // A fork with files is a new session: the list is read again to show it.

@@ -23,3 +23,25 @@ export function parseCommand(text: string, entries: PaletteEntry[]): { name: str
   const name = m[1];
   return entries.some((e) => e.name === name && e.error === '') ? { name, args: (m[2] ?? '').trim() } : null;
 }
+
+/** The window's own views the palette opens instead of sending anything (kind "view"). */
+export const VIEW_ENTRIES: PaletteEntry[] = [
+  {
+    kind: 'view',
+    name: 'approvals',
+    description: 'Open the approval report: the prompts you answered in every session, and rules that would spare them',
+    argument_hint: '',
+    path: '',
+    error: '',
+  },
+];
+
+/** The palette's entries: the session's commands and skills, then the window's views not shadowed by one. */
+export function withViews(entries: PaletteEntry[]): PaletteEntry[] {
+  return [...entries, ...VIEW_ENTRIES.filter((v) => !entries.some((e) => e.name === v.name))];
+}
+
+/** Whether the command named is one of the window's views in the palette's entries (opened, not sent). */
+export function isView(name: string, entries: PaletteEntry[]): boolean {
+  return entries.some((e) => e.name === name && e.kind === 'view');
+}
