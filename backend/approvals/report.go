@@ -52,8 +52,9 @@ type Denied struct {
 	Hook   int `json:"hook"`
 }
 
-// Percentiles of the person's time to answer, in milliseconds: from the row written just
-// before the approval (the model's turn, or the answer to the call before) to the answer.
+// Percentiles of the person's time to answer, in milliseconds: from the time the call started
+// waiting (its approval row's requested_at) to the answer; for a row recorded before that was
+// kept, from the row written just before the approval.
 type Percentiles struct {
 	P50 int64 `json:"p50"`
 	P90 int64 `json:"p90"`
@@ -180,7 +181,11 @@ func collect(s store.Session, chunks []store.Chunk, since time.Time) ([]decided,
 			}
 			d := decided{ref: CallRef{s.ID, c.Seq}, workspace: s.Workspace, call: call,
 				approved: p.Decision == store.DecisionApproved, by: p.By, answerMS: -1, network: tools.AsksNetwork(call)}
-			if d.byPerson() && i > 0 {
+			switch {
+			case !d.byPerson():
+			case !p.RequestedAt.IsZero():
+				d.answerMS = max(0, c.CreatedAt.Sub(p.RequestedAt).Milliseconds())
+			case i > 0: // recorded before the time it was asked was kept
 				d.answerMS = max(0, c.CreatedAt.Sub(chunks[i-1].CreatedAt).Milliseconds())
 			}
 			out = append(out, d)

@@ -148,3 +148,45 @@ func TestAcceptSavesTheRuleAsAlwaysAllowWould(t *testing.T) {
 		t.Error("a suggestion naming no call was accepted")
 	}
 }
+
+// Two calls asked together are answered one after the other: each one's time to answer runs
+// from when both started waiting (the approval row's requested_at), not from the answer
+// before it.
+func TestTimeToAnswerRunsFromWhenTheCallStartedWaiting(t *testing.T) {
+	ctx := context.Background()
+	now := start
+	db, err := store.OpenWith(ctx, filepath.Join(t.TempDir(), "loopdesk.db"), store.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s, err := db.CreateSession(ctx, store.NewSession{Title: "two at once", Workspace: approvalstest.Workspace, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAt := func(at time.Time, kind store.Kind, p any) {
+		t.Helper()
+		now = at
+		if _, err := db.Append(ctx, s.ID, "run1", store.NewChunk{Kind: kind, Payload: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asked := start.Add(time.Second)
+	appendAt(asked, store.KindAssistant, store.AssistantPayload{ToolCalls: []store.ToolCall{
+		{ID: "c1", Name: "write_file", Arguments: `{"path":"a.md","content":"x"}`},
+		{ID: "c2", Name: "write_file", Arguments: `{"path":"b.md","content":"x"}`}}})
+	for _, a := range []struct {
+		id    string
+		after time.Duration
+	}{{"c1", 2 * time.Second}, {"c2", 5 * time.Second}} {
+		appendAt(asked.Add(a.after), store.KindApproval, store.ApprovalPayload{CallID: a.id, Tool: "write_file",
+			Decision: store.DecisionApproved, By: tools.ByPerson, RequestedAt: asked})
+	}
+	r, err := approvals.Build(ctx, db, approvals.Filter{SessionID: s.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Asked != 2 || r.AnswerMS.P90 != 5000 || r.AnswerMS.P50 < 2000 || r.AnswerMS.P50 > 3500 {
+		t.Errorf("asked %d, answer_ms %+v; want 2 answered after 2,000 and 5,000 ms", r.Asked, r.AnswerMS)
+	}
+}

@@ -191,6 +191,10 @@ type ApprovalPayload struct {
 	// the call, in order ("keep", "drop" or "edit"): Arguments then hold what their choices
 	// wrote, not an edit of the call.
 	Reviewed []string `json:"reviewed,omitempty"`
+	// RequestedAt is when the call started waiting for its answer (zero for a call nobody
+	// was asked about, and in rows recorded before it was kept): a person's time to answer
+	// runs from it.
+	RequestedAt time.Time `json:"requested_at,omitzero"`
 }
 
 // SummaryPayload is a compaction: in Messages it replaces every row with

@@ -90,7 +90,7 @@ func PayloadOf(row core.Row) any {
 		return ToolResultPayload{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Sandboxed: r.Sandboxed}
 	case core.ApprovalRow:
 		return ApprovalPayload{CallID: r.CallID, Tool: r.Tool, Decision: r.Decision, By: r.By, Reason: r.Reason, Rule: r.Rule,
-			Arguments: r.Arguments, Reviewed: r.Reviewed}
+			Arguments: r.Arguments, Reviewed: r.Reviewed, RequestedAt: r.RequestedAt}
 	case core.SummaryRow:
 		p := SummaryPayload{Text: r.Text, ThroughSeq: r.ThroughSeq, FromSeq: r.FromSeq}
 		if r.Usage != nil {

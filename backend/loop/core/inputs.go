@@ -392,6 +392,8 @@ type ApprovalRow struct {
 	Arguments string `json:"arguments,omitempty"`
 	// Reviewed is what the person chose for each hunk of a call they reviewed.
 	Reviewed []string `json:"reviewed,omitempty"`
+	// RequestedAt is when the approver was asked (zero for a call the core decided itself).
+	RequestedAt time.Time `json:"requested_at,omitzero"`
 }
 
 // SummaryRow replaces the rows up to ThroughSeq in the messages sent to the model; with

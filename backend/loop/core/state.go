@@ -257,6 +257,10 @@ type callState struct {
 	// childWaits: the call is a task call whose child session waits for the person
 	// (ChildWaiting); the run waits with it while the call runs.
 	childWaits bool
+	// askedAt is when the approver was asked about the call (zero when it was not): its
+	// approval row keeps it, so a person's time to answer runs from it, not from whatever
+	// row came before (calls asked together are answered one after another).
+	askedAt time.Time
 }
 
 // State is the whole of a run as the core sees it. The driver owns it and passes it back on

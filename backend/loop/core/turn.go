@@ -259,6 +259,7 @@ func route(s State) (State, []Effect) {
 			s, e = decide(s, i, ApprovalDecided{Now: s.Now, CallID: c.Call.ID, By: ByPlanMode, Reason: PlanRefusal})
 		default:
 			ask.Calls = append(ask.Calls, c.Call)
+			s.calls[i].askedAt = s.Now
 			if (t.Kind == ToolTask || t.Kind == ToolPlan) && s.approval != ApprovalDeny {
 				if ask.Modes == nil {
 					ask.Modes = map[string]string{}
@@ -345,7 +346,7 @@ func decide(s State, i int, in ApprovalDecided) (State, []Effect) {
 	}
 	out := []Effect{
 		Persist{[]Row{ApprovalRow{CallID: c.ID, Tool: c.Name, Decision: decision, By: in.By, Reason: in.Reason, Rule: in.Rule,
-			Arguments: edited, Reviewed: in.Reviewed}}},
+			Arguments: edited, Reviewed: in.Reviewed, RequestedAt: s.calls[i].askedAt}}},
 		Emit{ApprovalDecidedPayload{CallID: c.ID, Name: c.Name, Approved: in.Approved, By: in.By, Reason: in.Reason}},
 	}
 	if in.Approved {
