@@ -13,6 +13,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/mcp"
+	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // A run's provider sends rate-limit headers: the window has them for that session, with
@@ -185,5 +186,51 @@ func TestHarnessTokensSurviveReopeningAndAreMeasuredWithoutHistory(t *testing.T)
 	}
 	if !h.Estimated || h.Total != int64(estimate) {
 		t.Errorf("second run: total %d estimated %v; want the estimate %v", h.Total, h.Estimated, estimate)
+	}
+}
+
+// Two calls the model asks for together wait from the same moment: both approval rows keep
+// it, and the second answer's time runs from it, not from the first answer.
+func TestCallsAskedTogetherKeepWhenTheyStartedWaiting(t *testing.T) {
+	srv := startFake(t, fakeai.WithAPIKey("sk-test-secret"))
+	app := newTestApp(t, srv.URL())
+	s, err := app.NewSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(fakeai.ToolCalls(fakeai.Call{ID: "c1", Name: "write_file", Arguments: `{"path":"a.txt","content":"a\n"}`},
+		fakeai.Call{ID: "c2", Name: "write_file", Arguments: `{"path":"b.txt","content":"b\n"}`}), fakeai.Text("done"))
+	runID, err := app.SendMessage(s.ID, "write both")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.rec.waitFor(t, "approval_requested", func(ev map[string]any) bool { return ev["type"] == "approval_requested" && ev["run_id"] == runID })
+	if err := app.Decide(s.ID, "c1", desktop.DecisionInput{Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	app.rec.waitFor(t, "c1 decided", func(ev map[string]any) bool { return ev["type"] == "approval_decided" && ev["call_id"] == "c1" })
+	if err := app.Decide(s.ID, "c2", desktop.DecisionInput{Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	app.rec.runFinished(t, runID)
+	rows, err := app.db.Chunks(context.Background(), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []time.Time
+	for _, c := range rows {
+		if c.Kind == store.KindApproval {
+			p := payload[store.ApprovalPayload](t, c)
+			if p.RequestedAt.IsZero() || p.RequestedAt.After(c.CreatedAt) {
+				t.Errorf("approval of %s: requested_at %v, written at %v", p.CallID, p.RequestedAt, c.CreatedAt)
+			}
+			asked = append(asked, p.RequestedAt)
+		}
+	}
+	if len(asked) != 2 || !asked[0].Equal(asked[1]) {
+		t.Errorf("requested_at of the two approvals = %v; want one moment", asked)
+	}
+	if r, err := app.svc.Reports.ApprovalReport(s.ID, ""); err != nil || r.Asked != 2 {
+		t.Errorf("report: %+v, %v", r, err)
 	}
 }
