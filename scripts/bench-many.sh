@@ -13,13 +13,8 @@
 #   scripts/bench-many.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TAGS=desktop,production,webkit2_41,sqlite_fts5
-if [[ -z ${BENCH_MANY_INNER:-} ]]; then
-  go build -tags "$TAGS,bench" -ldflags "-w -s" -o build/bin/loopdesk-bench .
-  go build -o build/bin/fakeai ./backend/fakeai/cmd/fakeai
-  BENCH_MANY_INNER=1 exec env -u DBUS_SESSION_BUS_ADDRESS -u XDG_RUNTIME_DIR \
-    xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" "$0" "$@"
-fi
+source scripts/bench-lib.sh
+bench_window_under_xvfb "$@"
 seconds=${BENCH_MANY_SECONDS:-1200}
 ref=${BENCH_MANY_REF_SECONDS:-120}
 idle=${BENCH_MANY_IDLE_SECONDS:-30}
@@ -64,7 +59,8 @@ env HOME="$h" XDG_CONFIG_HOME="$h/config" XDG_DATA_HOME="$h/data" LOOPDESK_DB="$
   timeout $((seconds + idle + 600)) build/bin/loopdesk-bench >"$scratch/app.log" 2>&1 &
 app_pid=$!
 
-# cpu_ticks: user + system ticks of the app and its descendants (the WebKit processes).
+# cpu_ticks: user + system ticks of the app and its descendants (the WebKit processes);
+# BENCH_MANY_TREE=1 prints each process's.
 cpu_ticks() {
   python3 - "$app_pid" <<'PY'
 import os, sys
@@ -75,11 +71,14 @@ for p in os.listdir("/proc"):
     except OSError: continue
     f = s[s.rindex(")") + 2:].split()
     kids.setdefault(int(f[1]), []).append(int(p))
-    ticks[int(p)] = int(f[11]) + int(f[12])
+    # utime + stime, and cutime + cstime: a child that exits and is reaped keeps counting.
+    ticks[int(p)] = int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])
 todo, total = [root], 0
 while todo:
     p = todo.pop()
     total += ticks.get(p, 0)
+    if os.environ.get("BENCH_MANY_TREE"):
+        print(p, open(f"/proc/{p}/comm").read().strip(), ticks.get(p, 0), file=sys.stderr)
     todo += kids.get(p, [])
 print(total)
 PY

@@ -19,13 +19,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
-TAGS=desktop,production,webkit2_41,sqlite_fts5
-if [[ -z ${BENCH_WINDOW_INNER:-} ]]; then
-  go build -tags "$TAGS,bench" -ldflags "-w -s" -o build/bin/loopdesk-bench .
-  go build -o build/bin/fakeai ./backend/fakeai/cmd/fakeai
-  BENCH_WINDOW_INNER=1 exec env -u DBUS_SESSION_BUS_ADDRESS -u XDG_RUNTIME_DIR \
-    xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" "$0" "$@"
-fi
+source scripts/bench-lib.sh
+bench_window_under_xvfb "$@"
 rounds=${BENCH_ROUNDS:-200}
 calls=${BENCH_CALLS:-5}
 repeats=${BENCH_REPEATS:-2}
