@@ -83,8 +83,7 @@ describe('the Budget tab', () => {
     render(<BudgetTab sessionID="A" {...meters} />);
     const note = await screen.findByText(/Loopdesk's own tokens per request: 1\.8k/);
     expect(fake.api.harnessTokens).toHaveBeenCalledWith('A');
-    expect(note.textContent).not.toContain('estimated');
-    expect(note.textContent).toContain('built-in tools 1.8k');
+    expect(note.textContent).toContain('1.8k (as the provider counts) — parts, estimated: system prompt 145, built-in tools 1.8k');
   });
 });
 

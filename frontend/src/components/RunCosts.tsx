@@ -21,7 +21,9 @@ export function HarnessMeter({ harness }: { harness: HarnessTokens | null }) {
   return (
     <p role="note" aria-label="Loopdesk's own tokens">
       Loopdesk's own tokens per request: {formatTokens(harness.total)}
-      {harness.estimated ? ' (estimated)' : ''} — {parts.join(', ')}.
+      {/* The provider counts a request whole: measured, the total is its; the parts stay estimates. */}
+      {harness.estimated ? ' (estimated) — ' : ' (as the provider counts) — parts, estimated: '}
+      {parts.join(', ')}.
     </p>
   );
 }
