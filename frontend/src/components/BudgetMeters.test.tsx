@@ -1,5 +1,5 @@
 import { render, screen } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { meter } from '../test/fakeApi';
 import { BudgetMeters } from './BudgetMeters';
 
@@ -13,6 +13,8 @@ const meters = () => [
 ];
 
 const props = { meters: meters(), repeats: null, phase: 'tools' as const, status: null, hadRun: false };
+
+afterEach(() => vi.useRealTimers());
 
 describe('BudgetMeters', () => {
   it('draws a meter for each of Go\'s, named, with value and limit formatted by unit', () => {
@@ -57,8 +59,11 @@ describe('BudgetMeters', () => {
     const note = "The model's and the tools' time. Time waiting for your approval is not counted.";
     // Go sends no counts_from_ms while the run waits for an approval, however long ago it started.
     const waiting = meters().map((m) => (m.key === 'time' ? meter('time', 3, 60, { note }) : m));
+    vi.useFakeTimers();
     render(<BudgetMeters {...props} meters={waiting} phase="tools" />);
     expect(screen.getByRole('meter', { name: 'Time' }).getAttribute('aria-valuetext')).toBe('3s of 1m 0s');
     expect(screen.getByText(note)).toBeTruthy();
+    // Nothing to move: no clock wakes the window while the person decides.
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -31,7 +31,8 @@ const FORMAT: Record<MeterUnit, (v: number) => string> = {
  */
 export function BudgetMeters({ meters, repeats, phase, status, hadRun }: Props) {
   const live = phase !== 'idle';
-  const now = useNow(live);
+  // No clock while nothing counts (the person decides, or the run has no time meter).
+  const now = useNow(live && meters.some((m) => m.counts_from_ms));
   const shown = meters.map((m) => (live && m.counts_from_ms ? ticking(m, (now - m.counts_from_ms) / 1000) : m));
   return (
     <section className="meters" aria-label="Budget">
