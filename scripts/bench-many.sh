@@ -116,4 +116,9 @@ curve = "  ".join(f"{m[k]['data']['s']//60}:{m[k]['rss_kb']/1024:.0f}" for k in 
 print(f"  rss MB each minute: {curve}")
 print(f"x_end_vs_ref: rss {end['rss_kb']/ref['rss_kb']:.3f}  pss {end['pss_kb']/ref['pss_kb']:.3f}  (goal <= 1.10)")
 print(f"cpu with nothing streaming (2 calls waiting): {100*(t1-t0)/hz/(s1-s0):.2f} % of a core over {s1-s0:.0f} s  (goal <= 1 %)")
+w = m["idle_end"].get("data") or {}
+if w:
+    print(f"  what woke the page meanwhile: {w['timeouts']} timeouts, {w['intervals']} interval ticks, {w['frames']} frames, "
+          f"CSS animations {w['animations'] or 'none'}, DOM changes {w['mutations'] or 'none'} ({w['rows']} rows in the session list), "
+          f"events from Go {w['events'] or 'none'}, calls to Go {w['calls'] or 'none'}")
 PY

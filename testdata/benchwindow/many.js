@@ -29,6 +29,35 @@
     window.runtime.EventsEmit('bench:mark', label, data ?? null);
   };
   const go = window.go.desktop;
+  // What wakes the page while nothing streams (the idle_end mark's data): the timers and frames
+  // that fire, the DOM changes by the class of what changed, the CSS animations that run.
+  const woke = { timeouts: 0, intervals: 0, frames: 0, mutations: {}, events: {}, calls: {} };
+  let idle = false;
+  const tally = (into, k) => idle && (into[k] = (into[k] || 0) + 1);
+  const notify = window.wails.EventsNotify;
+  window.wails.EventsNotify = (msg) => {
+    try { tally(woke.events, JSON.parse(msg).name); } catch { tally(woke.events, '?'); }
+    return notify(msg);
+  };
+  const invoke = window.WailsInvoke;
+  window.WailsInvoke = (msg) => {
+    tally(woke.calls, (/"name":"([^"]+)"/.exec(msg) || [, msg.slice(0, 40)])[1]);
+    return invoke(msg);
+  };
+  const counted = (name, kind) => {
+    const orig = window[name].bind(window);
+    window[name] = (cb, ...rest) => orig(typeof cb === 'function' ? (...a) => { if (idle) woke[kind]++; return cb(...a); } : cb, ...rest);
+  };
+  counted('setTimeout', 'timeouts');
+  counted('setInterval', 'intervals');
+  counted('requestAnimationFrame', 'frames');
+  const changes = new MutationObserver((records) => {
+    for (const r of records) {
+      const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      const k = el?.closest('[class]')?.className || el?.tagName || '?';
+      woke.mutations[k] = (woke.mutations[k] || 0) + 1;
+    }
+  });
   const button = (root, name) => [...root.querySelectorAll('button')].find((b) => b.textContent.trim() === name || b.getAttribute('aria-label') === name);
   const sessionId = () => document.querySelector('main[data-session-id]')?.dataset.sessionId;
   const running = async () => new Map(((await go.Sessions.ListSessions()) || []).map((s) => [s.id, s.running]));
@@ -101,8 +130,13 @@
     });
     await sleep(3000);
     mark('idle_start', { waiting: (await waitingCalls(w1)) + (await waitingCalls(list.id)) });
+    const animations = document.getAnimations().map((a) => a.effect?.target?.className || '?');
+    changes.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+    idle = true;
     await sleep(idleS * 1000 + 2000);
-    mark('idle_end', null);
+    idle = false;
+    changes.disconnect();
+    mark('idle_end', { ...woke, animations, rows: document.querySelectorAll('nav[aria-label="Sessions"] li').length });
     for (const id of [w1, list.id]) await go.Chat.Cancel(id);
     await until('every run to stop', async () => [...(await running()).values()].every((r) => !r));
   } catch (e) {

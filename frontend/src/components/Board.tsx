@@ -1,7 +1,7 @@
 import './inbox.css';
 import type { Activity } from '../api/types';
 import { useNow } from '../hooks/useNow';
-import { formatCost, formatDuration } from '../lib/format';
+import { formatCost, formatDuration, formatMinutes } from '../lib/format';
 import { BOARD_FILTERS, type BoardFilter } from '../state/inbox';
 
 /** The board's filters over the session list, each with how many sessions it shows. */
@@ -27,16 +27,19 @@ export function BoardFilters({ filter, counts, onFilter }: { filter: BoardFilter
 /** A running session's current step, its run's cost and time so far, under its title. */
 export function SessionStep({ activity }: { activity?: Activity }) {
   const running = activity?.state === 'working' || activity?.state === 'needs_you';
-  // Waiting for the person, nothing moves but this clock: 10 s steps (docs/benchmarks.md, "Many agents at once").
-  const now = useNow(running, activity?.state === 'needs_you' ? 10000 : 1000);
+  // Waiting for the person, nothing moves but this clock: whole minutes, once a minute
+  // (docs/benchmarks.md, "Many agents at once").
+  const waiting = activity?.state === 'needs_you';
+  const now = useNow(running, waiting ? 60000 : 1000);
   if (!activity || !running) return null;
   const since = activity.started_at ? Date.parse(activity.started_at) : NaN;
+  const elapsed = waiting ? formatMinutes : formatDuration;
   return (
     <span className={`session-step ${activity.state}`} aria-label="Current step">
       <span className="step">{activity.step}</span>
       <span className="spend">
         {formatCost(activity.cost_usd)}
-        {Number.isFinite(since) && ` · ${formatDuration(Math.max(0, now - since))}`}
+        {Number.isFinite(since) && ` · ${elapsed(Math.max(0, now - since))}`}
       </span>
     </span>
   );

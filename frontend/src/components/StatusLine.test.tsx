@@ -30,6 +30,19 @@ describe('StatusLine', () => {
     expect(container.querySelector('.spinner')).not.toBeNull();
   });
 
+  it('counts whole minutes, moving once a minute, while every call waits for the person', () => {
+    vi.useFakeTimers();
+    const p = { run_id: 'r1', call_id: 'a', name: 'write_file', arguments: '{}', read_only: false, sandboxed: false, network: false };
+    render(<StatusLine {...base} phase="waiting" pending={[p]} runStartedAt={Date.now() - 50_000} />);
+    const line = screen.getByRole('status', { name: 'Run status' });
+    expect(line.textContent).toContain('· <1m');
+    act(() => vi.advanceTimersByTime(59_000));
+    expect(line.textContent).toContain('· <1m'); // 109 s in: no tick yet
+    act(() => vi.advanceTimersByTime(1000));
+    expect(line.textContent).toContain('· 1m');
+    expect(vi.getTimerCount()).toBe(1);
+  });
+
   it('offers approve all and deny all only when several calls wait', async () => {
     const onDecideAll = vi.fn();
     const p = (id: string) => ({ run_id: 'r1', call_id: id, name: 'write_file', arguments: '{}', read_only: false, sandboxed: false, network: false });

@@ -1,7 +1,7 @@
 import { useNow } from '../hooks/useNow';
 import type { ModelRetryingPayload } from '../api/types';
 import type { PendingCall, Phase, RunningTool } from '../state/session';
-import { formatDuration } from '../lib/format';
+import { formatDuration, formatMinutes } from '../lib/format';
 
 interface Props {
   phase: Phase;
@@ -24,10 +24,12 @@ interface Props {
  */
 export function StatusLine({ phase, pending, running, runStartedAt, onDecideAll, mcpStarting = [], mcpFailed = [], retrying = null }: Props) {
   const tools = Object.values(running);
-  // Nothing works while every call waits for the person: no spinner, and the clock moves in
-  // steps of 10 s (each repaint of the window costs CPU; docs/benchmarks.md, "Many agents at once").
+  // Nothing works while every call waits for the person: no spinner, and the clock shows whole
+  // minutes, moving once a minute (each repaint of the window costs CPU; docs/benchmarks.md,
+  // "Many agents at once").
   const waitingForPerson = pending.length > 0 && tools.length === 0;
-  const now = useNow(phase !== 'idle', waitingForPerson ? 10000 : 1000);
+  const now = useNow(phase !== 'idle', waitingForPerson ? 60000 : 1000);
+  const elapsed = waitingForPerson ? formatMinutes : formatDuration;
   let text = '';
   if (pending.length > 0) {
     text = pending.length === 1 ? `Waiting for your approval of ${pending[0].name}` : `${pending.length} calls wait for your approval`;
@@ -60,7 +62,7 @@ export function StatusLine({ phase, pending, running, runStartedAt, onDecideAll,
     <div className="status-line" role="status" aria-label="Run status">
       {!waitingForPerson && <span className="spinner" aria-hidden="true" />}
       <span title={phase === 'waiting' && retrying ? retrying.error : undefined}>{text}</span>
-      {runStartedAt !== null && phase !== 'idle' && <span className="muted">· {formatDuration(now - runStartedAt)}</span>}
+      {runStartedAt !== null && phase !== 'idle' && <span className="muted">· {elapsed(now - runStartedAt)}</span>}
       {missing}
       {pending.length > 1 && (
         <span className="bulk">

@@ -121,6 +121,17 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(m / 60)}h ${m % 60}m`;
 }
 
+/**
+ * A time in whole minutes ("<1m", "4m", "1h 5m"): for a clock that moves once a minute, as the
+ * run clocks do while every call waits for the person (each move repaints the window).
+ */
+export function formatMinutes(ms: number): string {
+  const m = Math.floor(Math.max(0, ms) / 60000);
+  if (m < 1) return '<1m';
+  if (m < 60) return `${m}m`;
+  return `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
 // Built once: toLocale*String builds a formatter per call, which a table
 // scrolling through thousands of rows a second feels. Built on first use, not at
 // start-up: a formatter loads ICU's locale data into the web process (about 3.6 MB),
