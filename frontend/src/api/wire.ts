@@ -162,6 +162,7 @@ export interface ApprovalPayload {
   rule?: string;
   arguments?: string;
   reviewed?: string[];
+  requested_at?: string;
 }
 
 /** Go: core.ApprovalRequestedPayload */
