@@ -20,8 +20,9 @@ type migration struct {
 	sql     string
 }
 
-// migrations returns the embedded migrations in order. Files are named
-// NNNN_name.sql; numbers start at 1 and have no gaps (checked by a test).
+// migrations returns the embedded migrations in order. Files are named NNNN_name.sql; numbers
+// start at 1 and never repeat. A number may be missing: numbers are handed out to work done
+// side by side, and one reserved for work that needed no migration leaves a gap.
 func migrations() ([]migration, error) {
 	entries, err := fs.ReadDir(migrationFS, "migrations")
 	if err != nil {
@@ -42,8 +43,8 @@ func migrations() ([]migration, error) {
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migrations: want version %d, found %d", i+1, m.version)
+		if m.version < 1 || i > 0 && m.version == ms[i-1].version {
+			return nil, fmt.Errorf("migrations: version %d is not a new number from 1 up", m.version)
 		}
 	}
 	return ms, nil
@@ -52,7 +53,10 @@ func migrations() ([]migration, error) {
 // SchemaVersion is the newest schema this build knows.
 func SchemaVersion() int {
 	ms, _ := migrations()
-	return len(ms)
+	if len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
 }
 
 const createMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -80,16 +84,24 @@ func (db *DB) migrate(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, createMigrations); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
-		var have int
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+		applied, err := appliedVersions(ctx, tx)
+		if err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
-		if have > len(ms) {
-			return fmt.Errorf("migrate: %w: file schema version %d, this build knows up to %d; upgrade Loopdesk",
-				ErrTooNew, have, len(ms))
-		}
+		built := make(map[int]bool, len(ms))
 		for _, m := range ms {
-			if have >= m.version {
+			built[m.version] = true
+		}
+		for v := range applied {
+			if !built[v] {
+				return fmt.Errorf("migrate: %w: file schema version %d, this build knows up to %d; upgrade Loopdesk",
+					ErrTooNew, v, SchemaVersion())
+			}
+		}
+		// Every migration the file lacks is applied, a lower number found after a higher one
+		// included (work merged in another order than it was numbered).
+		for _, m := range ms {
+			if applied[m.version] {
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
@@ -102,4 +114,22 @@ func (db *DB) migrate(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// appliedVersions are the migrations recorded in the file.
+func appliedVersions(ctx context.Context, tx *sql.Tx) (map[int]bool, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out[v] = true
+	}
+	return out, rows.Err()
 }
