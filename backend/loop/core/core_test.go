@@ -60,6 +60,7 @@ func TestEveryPairIsHandledOrRefused(t *testing.T) {
 		"cancel":    CancelRequested{Now: t0},
 		"tick":      Ticked{Now: t0},
 		"failed":    Failed{Now: t0, Err: "disk full"},
+		"storage":   StorageFailed{Now: t0, Fault: StorageFault{Path: "/d/loopdesk.db", Full: true, Seq: 3}},
 		"queued":    MessageQueued{Now: t0, Message: QueuedMessage{ID: "q1", Text: "also this"}},
 		"withdrawn": QueueWithdrawn{Now: t0, ID: "q1"},
 		"stored":    Stored{Rows: []RowRef{{Seq: 99, Kind: "note"}}},
@@ -69,11 +70,11 @@ func TestEveryPairIsHandledOrRefused(t *testing.T) {
 	}
 	accepts := map[Phase]string{
 		PhaseIdle:       "started",
-		PhaseStreaming:  "model cancel tick failed queued withdrawn stored recorded",
-		PhaseApproving:  "approval cancel tick failed queued withdrawn stored recorded",
-		PhaseTools:      "tool child cancel tick failed queued withdrawn stored recorded",
-		PhaseCompacting: "compacted cancel tick failed queued withdrawn stored recorded",
-		PhaseHook:       "hook cancel tick failed queued withdrawn stored recorded",
+		PhaseStreaming:  "model cancel tick failed storage queued withdrawn stored recorded",
+		PhaseApproving:  "approval cancel tick failed storage queued withdrawn stored recorded",
+		PhaseTools:      "tool child cancel tick failed storage queued withdrawn stored recorded",
+		PhaseCompacting: "compacted cancel tick failed storage queued withdrawn stored recorded",
+		PhaseHook:       "hook cancel tick failed storage queued withdrawn stored recorded",
 		PhaseDone:       "",
 	}
 	for phase, ok := range accepts {

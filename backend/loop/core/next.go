@@ -47,7 +47,7 @@ func accepts(p Phase, in Input) (ok, known bool) {
 		return p == PhaseHook, true
 	case ChildWaiting:
 		return p == PhaseTools, true // a child runs only while its task call does
-	case CancelRequested, Failed, MessageQueued, QueueWithdrawn, Ticked, Stored, Recorded:
+	case CancelRequested, Failed, StorageFailed, MessageQueued, QueueWithdrawn, Ticked, Stored, Recorded:
 		return p != PhaseIdle, true
 	}
 	return false, false
@@ -87,6 +87,8 @@ func apply(s State, in Input) (State, []Effect, error) {
 		out = append(out, more...)
 	case Failed:
 		s, out = stop(tick(s, in.Now), StopError, in.Err)
+	case StorageFailed:
+		s, out = stop(tick(s, in.Now), StopStorageError, in.Fault.Message())
 	case MessageQueued:
 		return onQueued(tick(s, in.Now), in)
 	case QueueWithdrawn:

@@ -115,6 +115,9 @@ const (
 	// StopError: the runner itself failed (the database could not be written, ...). Not a
 	// model or budget outcome; the CLI exits 1.
 	StopError StopReason = "error"
+	// StopStorageError: the database could not keep the run's rows (its disk is full, or the
+	// system reported an I/O error): StorageFailed. The rows stored before stay; the CLI exits 6.
+	StopStorageError StopReason = "storage_error"
 )
 
 // IsBound reports whether r means "a budget or safety bound stopped the run".

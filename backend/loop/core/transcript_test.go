@@ -94,6 +94,8 @@ type step struct {
 	Failed *struct {
 		Err string `json:"err"`
 	} `json:"failed"`
+	// StorageFailed: the database failed under the run (its disk full, or an I/O error).
+	StorageFailed *StorageFault `json:"storage_failed"`
 }
 
 func (st step) input(now time.Time) (Input, error) {
@@ -158,6 +160,8 @@ func (st step) input(now time.Time) (Input, error) {
 		return Ticked{Now: now}, nil
 	case st.Failed != nil:
 		return Failed{Now: now, Err: st.Failed.Err}, nil
+	case st.StorageFailed != nil:
+		return StorageFailed{Now: now, Fault: *st.StorageFailed}, nil
 	}
 	return nil, fmt.Errorf("step names no input")
 }

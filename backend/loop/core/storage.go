@@ -1,0 +1,48 @@
+package core
+
+import (
+	"fmt"
+	"time"
+)
+
+// StorageFault is what the driver knows of a database that could not keep a run's rows:
+// which file, whether its disk is full (else the system reported an I/O error), the last
+// row of the session the file holds, and what the system said.
+type StorageFault struct {
+	Path string
+	Full bool
+	Seq  int64
+	Err  string
+}
+
+// StorageFailed reports that the database failed under the run: a write of its rows, or of a
+// call's checkpoint record (before the call, which then never runs; or after it, when what
+// it changed could not be recorded). Unlike Failed, the run's own rows are not at fault and
+// the person has something to do (free space, check the disk): the run ends with
+// StopStorageError and a message that says which file and what is kept.
+type StorageFailed struct {
+	Now   time.Time
+	Fault StorageFault
+}
+
+func (StorageFailed) input() {}
+
+// Message is the run's error text: the file, and the last row it holds, so the person knows
+// what survived ("nothing after row N was stored").
+func (f StorageFault) Message() string {
+	if f.Full {
+		return fmt.Sprintf("the disk holding %s is full: nothing after row %d was stored", f.Path, f.Seq)
+	}
+	return fmt.Sprintf("an I/O error on %s (%s): nothing after row %d was stored", f.Path, f.Err, f.Seq)
+}
+
+// StorageLost is the result of a run whose end could not be stored (its last rows and its
+// result): whatever it ended with, it ended with the database failing under it. A result
+// that already says so keeps its message, which names the first row lost.
+func StorageLost(res Result, f StorageFault) Result {
+	if res.Status == StopStorageError {
+		return res
+	}
+	res.Status, res.Error = StopStorageError, f.Message()
+	return res
+}
