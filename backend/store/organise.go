@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -118,7 +119,10 @@ type Removed struct {
 // RemoveSession deletes the session with its rows, runs, session-scoped rules, its checkpoint
 // records (the chunks no other record or folder uses go by the checkpoint triggers) and the
 // images no other session shows. Its forks keep their own copies of the rows. The pages freed
-// stay in the file until Reclaim.
+// stay in the file until Reclaim. The rows go first, oldest first, in short transactions
+// (removeRows), so a long session's delete never holds the write lock long enough to stall a
+// running session's appends; a delete cut short leaves the session with its newest rows, still
+// gap-free (Span), and deleting it again finishes the job.
 func (db *DB) RemoveSession(ctx context.Context, id string) (Removed, error) {
 	var out Removed
 	size, err := db.SessionSize(ctx, id)
@@ -126,21 +130,19 @@ func (db *DB) RemoveSession(ctx context.Context, id string) (Removed, error) {
 		return out, fmt.Errorf("delete session %s: %w", id, err)
 	}
 	out.Size = size
+	if out.Rows, err = db.removeRows(ctx, id); err != nil {
+		return Removed{}, fmt.Errorf("delete session %s: %w", id, err)
+	}
 	err = db.tx(ctx, func(tx *sql.Tx) error {
 		images, err := queryStrings(ctx, tx, `SELECT hash FROM blob_refs WHERE session_id = ?`, id)
 		if err != nil {
 			return err
 		}
-		// Rows go explicitly first so the search index triggers see them.
-		res, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE session_id = ?`, id)
-		if err != nil {
-			return err
-		}
-		out.Rows, _ = res.RowsAffected()
 		if _, err := tx.ExecContext(ctx, `DELETE FROM rules WHERE scope = 'session' AND scope_id = ?`, id); err != nil {
 			return err
 		}
-		if res, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
+		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
@@ -176,4 +178,55 @@ func (db *DB) ToolOutput(ctx context.Context, sessionID string, seq int64) (stri
 		return "", fmt.Errorf("row %d of session %s: %w", seq, sessionID, classify(err))
 	}
 	return content.String, nil
+}
+
+// Batches of removeRows: each transaction deletes batch rows, halved after a batch that held
+// the write lock longer than slowBatch and doubled after one much shorter, so rows of big tool
+// outputs (whose search index entries cost most to delete) go in smaller batches.
+const (
+	firstBatch = 256
+	maxBatch   = 4096
+	slowBatch  = 40 * time.Millisecond
+)
+
+// removeRows deletes the session's rows, oldest first, each batch in its own transaction, and
+// returns how many went. Deleting every row explicitly (not by the sessions cascade) lets the
+// search index's delete trigger see each row.
+func (db *DB) removeRows(ctx context.Context, id string) (int64, error) {
+	var gone int64
+	for batch := int64(firstBatch); ; {
+		t0 := time.Now()
+		var n int64
+		err := db.tx(ctx, func(tx *sql.Tx) error {
+			// Seqs are gap-free from the first: the first batch seqs are the batch oldest rows.
+			res, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE session_id = ?
+				AND seq < (SELECT min(seq) FROM chunks WHERE session_id = ?) + ?`, id, id, batch)
+			if err == nil {
+				n, err = res.RowsAffected()
+			}
+			return err
+		})
+		if err != nil {
+			return gone, err
+		}
+		if gone += n; n == 0 {
+			return gone, nil
+		}
+		switch took := time.Since(t0); {
+		case took > slowBatch && batch > 1:
+			batch /= 2
+		case took < slowBatch/4 && batch < maxBatch:
+			batch *= 2
+		}
+		db.letWritersIn()
+	}
+}
+
+// letWritersIn waits (a while at most) until no other writer of this process waits for the
+// write lock. A writer waiting sleeps in SQLite's busy handler and tries again only now and
+// then: without the pause, the next batch would take the lock back first, every time.
+func (db *DB) letWritersIn() {
+	for deadline := time.Now().Add(250 * time.Millisecond); db.waiting.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 }

@@ -54,6 +54,9 @@ type DB struct {
 	backlog atomic.Int64
 	// rowsRead counts the rows read from chunks (RowsRead).
 	rowsRead atomic.Int64
+	// waiting counts this process's writers waiting for the write lock (tx), for long work
+	// done in batches to let them in between (removeRows).
+	waiting atomic.Int32
 }
 
 // DefaultPath returns $LOOPDESK_DB, else $XDG_DATA_HOME/loopdesk/loopdesk.db
@@ -210,7 +213,9 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	db.waiting.Add(1)
 	tx, err := db.sql.BeginTx(stmtCtx(ctx), nil)
+	db.waiting.Add(-1)
 	if err != nil {
 		return classify(err)
 	}
