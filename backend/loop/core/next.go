@@ -88,7 +88,7 @@ func apply(s State, in Input) (State, []Effect, error) {
 	case Failed:
 		s, out = stop(tick(s, in.Now), StopError, in.Err)
 	case StorageFailed:
-		s, out = stop(tick(s, in.Now), StopStorageError, in.Fault.Message())
+		s, out = storageStop(tick(s, in.Now), in.Fault)
 	case MessageQueued:
 		return onQueued(tick(s, in.Now), in)
 	case QueueWithdrawn:

@@ -7,7 +7,8 @@ import (
 
 // StorageFault is what the driver knows of a database that could not keep a run's rows:
 // which file, whether its disk is full (else the system reported an I/O error), the last
-// row of the session the file holds, and what the system said.
+// row of the session the file holds (0: the last row the core was told of as stored, which
+// is the same for a driver that tells it every row it stores), and what the system said.
 type StorageFault struct {
 	Path string
 	Full bool
@@ -45,4 +46,14 @@ func StorageLost(res Result, f StorageFault) Result {
 	}
 	res.Status, res.Error = StopStorageError, f.Message()
 	return res
+}
+
+// storageStop ends the run for a storage failure, naming the last row stored.
+func storageStop(s State, f StorageFault) (State, []Effect) {
+	if f.Seq == 0 {
+		if rows := s.rowsOf(); len(rows) > 0 {
+			f.Seq = rows[len(rows)-1].Seq
+		}
+	}
+	return stop(s, StopStorageError, f.Message())
 }
