@@ -157,12 +157,19 @@ func (a *antAcc) blockDelta(i int, ev *antEvent) {
 	}
 }
 
+// addText and addThinking take only their own block type's text: the turn keeps a text block's
+// text as text and a thinking block's as reasoning and no other block's, so a delta shown from
+// any other block would be text the person saw that the turn then lost.
 func (a *antAcc) addText(b *antBlock, s string) {
-	emit(&a.output, &b.text, s, a.h.OnText)
+	if b.typ == "text" {
+		emit(&a.output, &b.text, s, a.h.OnText)
+	}
 }
 
 func (a *antAcc) addThinking(b *antBlock, s string) {
-	emit(&a.output, &b.text, s, a.h.OnReasoning)
+	if b.typ == "thinking" {
+		emit(&a.output, &b.text, s, a.h.OnReasoning)
+	}
 }
 
 // response builds the Response: text and thinking joined for the row, tool_use blocks as
@@ -261,9 +268,14 @@ func (a *antAcc) raw(withCalls bool) json.RawMessage {
 		skip := antWritten[b.typ]
 		if skip == nil && b.input.Len() > 0 {
 			// A block of another kind that streamed its input (server_tool_use, which a
-			// paused turn sends back): the input as streamed, not the start's empty one.
+			// paused turn sends back): the input as streamed, not the start's empty one —
+			// unless it is not an object, which would make every later request unreadable.
 			w.WriteString(`,"input":`)
-			w.WriteString(strings.TrimSpace(b.input.String()))
+			in := strings.TrimSpace(b.input.String())
+			if !isJSONObject(in) {
+				in = "{}"
+			}
+			w.WriteString(in)
 			skip = map[string]bool{"type": true, "input": true}
 		} else if skip == nil {
 			skip = map[string]bool{"type": true}

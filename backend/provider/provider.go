@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -348,7 +349,10 @@ func (c *conn) retry(ctx context.Context, origin Origin, h Handler, attempt func
 		}
 		var pe *Error
 		if !errors.As(err, &pe) || !pe.retryable || n >= c.cfg.MaxRetries || ctx.Err() != nil {
+			// A stream cut after a call's name but before its finish still holds that call:
+			// a failed turn's calls are never to be run, whatever the accumulator made of them.
 			resp.Status, resp.Err, resp.Origin = StatusProviderError, err, origin
+			resp.ToolCalls, resp.InvalidToolCalls = nil, slices.Concat(resp.ToolCalls, resp.InvalidToolCalls)
 			return resp
 		}
 		wait := c.backoff(n, pe.retryAfter)
