@@ -33,7 +33,7 @@ const (
 
 // Commands are the subcommands Main dispatches, as the error for an unknown word and the
 // no-display message name them.
-var Commands = []string{"run", "sessions", "inbox", "approve", "deny", "approvals", "settings", "mcp", "acp", "agents", "hooks", "skills", "otel", "help",
+var Commands = []string{"run", "sessions", "inbox", "approve", "deny", "approvals", "settings", "mcp", "acp", "agents", "hooks", "skills", "otel", "memory", "help",
 	"version"}
 
 // commandList is Commands for a message: "run, sessions, ..., version".
@@ -62,6 +62,8 @@ const Usage = `usage: loopdesk [FOLDER]                open the window (a new se
                                          the hooks of a folder; trust its project hooks
        loopdesk skills list|trust|untrust [--json] [--workspace DIR] [--db PATH]
                                          the skills of a folder; trust a project skill
+       loopdesk memory list|add|edit|remove|import|proposals|accept|reject|export ... [--db PATH]
+                                         what later runs carry, each with where it came from
        loopdesk otel export [--db PATH] [--since 7d] [--session ID]... [--endpoint URL] [--protocol grpc|http/protobuf]
                                          send past runs to an OpenTelemetry collector
        loopdesk --version                the version and commit
@@ -116,6 +118,8 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return Launch{Code: MCP(ctx, args[1:], stdout, stderr)}
+		case "memory":
+			return Launch{Code: Memory(context.Background(), args[1:], getenv, stdout, stderr)} // memory.go
 		case "hooks":
 			return Launch{Code: Hooks(context.Background(), args[1:], getenv, stdout, stderr)}
 		case "skills":
