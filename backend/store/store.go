@@ -217,18 +217,18 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := db.sql.BeginTx(stmtCtx(ctx), nil)
 	db.waiting.Add(-1)
 	if err != nil {
-		return classify(err)
+		return db.explain(classify(err))
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return classify(err)
+		return db.explain(classify(err))
 	}
 	if err := ctx.Err(); err != nil {
 		tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return classify(err)
+		return db.explain(classify(err))
 	}
 	return nil
 }
@@ -247,18 +247,18 @@ type execer interface {
 func (db *DB) read(ctx context.Context, fn func(execer) error) error {
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
-		return classify(err)
+		return db.explain(classify(err))
 	}
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, "BEGIN DEFERRED"); err != nil {
-		return classify(err)
+		return db.explain(classify(err))
 	}
 	if err := fn(conn); err != nil {
 		conn.ExecContext(context.Background(), "ROLLBACK")
-		return classify(err)
+		return db.explain(classify(err))
 	}
 	if _, err := conn.ExecContext(context.Background(), "COMMIT"); err != nil {
-		return classify(err)
+		return db.explain(classify(err))
 	}
 	return nil
 }
