@@ -3,7 +3,8 @@ package checkpoint
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
+	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/loopdesk/loopdesk/backend/loop/core"
@@ -31,10 +32,12 @@ func (s *Captures) Add(callID string, c *Capture) {
 // Finish records, for each stored tool result whose call was captured, what the call
 // changed, linked to that row, and returns the files_changed events to publish. The caller
 // calls it before it publishes the rows (a page that reads what a call changed when its
-// result row arrives must find the record) and publishes these after the rows. A failure is
-// logged: the call's changes are then not undoable, and the run goes on.
-func (s *Captures) Finish(ctx context.Context, log *slog.Logger, rows []store.Chunk) []FilesChangedPayload {
+// result row arrives must find the record) and publishes these after the rows. A call whose
+// changes could not be recorded is in the error returned (every other call is recorded
+// still): the record of what it changed is lost, so the caller stops the run.
+func (s *Captures) Finish(ctx context.Context, rows []store.Chunk) ([]FilesChangedPayload, error) {
 	var out []FilesChangedPayload
+	var errs []error
 	for _, row := range rows {
 		if row.Kind != store.KindToolResult {
 			continue
@@ -52,14 +55,14 @@ func (s *Captures) Finish(ctx context.Context, log *slog.Logger, rows []store.Ch
 		}
 		changes, err := capt.After(ctx, row.Seq)
 		if err != nil {
-			log.Error("record a tool call's changes", "session", row.SessionID, "call", p.CallID, "err", err)
+			errs = append(errs, fmt.Errorf("record the changes of call %s of session %s: %w", p.CallID, row.SessionID, err))
 			continue
 		}
 		if len(changes) > 0 {
 			out = append(out, FilesChangedPayload{RowSeq: row.Seq, CallID: p.CallID, Changes: changes})
 		}
 	}
-	return out
+	return out, errors.Join(errs...)
 }
 
 // Abort lets go of captures whose call never got a result row (none should remain once the

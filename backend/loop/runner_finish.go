@@ -65,12 +65,18 @@ func (rn *run) storeEnd(ctx context.Context, res *core.Result) (store.Run, []sto
 	run, added, synthesized, err := rn.r.cfg.Store.AppendAndFinish(ctx, rn.spec.SessionID, rn.id, result(), newChunks(rows)...)
 	if err != nil && len(rows) > 0 {
 		rn.r.log.Error("store the run's last rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
-		res.Status, res.Error = core.StopError, "the run's last rows could not be stored: "+err.Error()
+		if lost, ok := rn.lostEnd(*res, err); ok {
+			*res = lost
+		} else {
+			res.Status, res.Error = core.StopError, "the run's last rows could not be stored: "+err.Error()
+		}
 		held = nil // what they report is not in the journal
 		run, synthesized, err = rn.r.cfg.Store.FinishRun(ctx, rn.id, result())
 	}
 	rn.journal.chunks = append(rn.journal.chunks, added...)
-	rn.announce(ctx, added)
+	if aerr := rn.announce(ctx, added); aerr != nil {
+		rn.r.log.Error("record what the run's last calls changed", "session", rn.spec.SessionID, "run", rn.id, "err", aerr)
+	}
 	for _, p := range held {
 		rn.publish(p)
 	}

@@ -398,7 +398,7 @@ func (rn *run) execute(effects []core.Effect) []core.Effect {
 		}
 		if err != nil && rn.state.Phase != core.PhaseDone {
 			rn.r.log.Error("run failed", "session", rn.spec.SessionID, "run", rn.id, "err", err)
-			return rn.step(core.Failed{Now: rn.now(), Err: err.Error()})
+			return rn.step(rn.failed(err))
 		} else if err != nil {
 			// Already stopping: FinishRun answers any call left without a result.
 			rn.r.log.Error("write while stopping failed", "session", rn.spec.SessionID, "run", rn.id, "err", err)
@@ -497,7 +497,9 @@ func (rn *run) persist(rows []core.Row) error {
 	defer cancel()
 	added, err := rn.append(ctx, newChunks(rows))
 	rn.journal.chunks = append(rn.journal.chunks, added...)
-	rn.announce(ctx, added)
+	if aerr := rn.announce(ctx, added); err == nil {
+		err = aerr // a call's changes not recorded stop the run too
+	}
 	return err
 }
 
@@ -523,7 +525,9 @@ func (rn *run) finish() {
 	}
 	if err != nil {
 		rn.r.log.Error("store run result", "session", rn.spec.SessionID, "run", rn.id, "err", err)
-		if res.Error == "" {
+		if lost, ok := rn.lostEnd(res, err); ok {
+			res = lost
+		} else if res.Error == "" {
 			res.Error = "the result could not be stored: " + err.Error()
 		}
 	}

@@ -110,7 +110,11 @@ func (rn *run) runTools(batches [][]core.Call) {
 
 // runTool runs one call through the run's tool port (a task call too: taskTools).
 func (rn *run) runTool(c core.Call) {
-	note := rn.capture(c)
+	note, err := rn.capture(c)
+	if err != nil {
+		rn.send(rn.failed(err)) // its before-record could not be stored: the call never runs
+		return
+	}
 	rn.tools.live.Add(RunningCall{CallID: c.ID, Name: c.Name, StartedAt: rn.now()})
 	defer rn.tools.live.Remove(c.ID)
 	rn.publish(core.ToolStartedPayload{CallID: c.ID, Name: c.Name})

@@ -1,0 +1,44 @@
+package loop
+
+import (
+	"github.com/loopdesk/loopdesk/backend/loop/core"
+	"github.com/loopdesk/loopdesk/backend/store"
+)
+
+// The database failing under a run (its disk full, an I/O error) is a fact the runner
+// reports to the core as StorageFailed; the core ends the run as storage_error.
+
+// failed is the input for an effect that could not be carried out: the database failing
+// (StorageFailed), or anything else (Failed). Safe on a worker: it reads no run state.
+func (rn *run) failed(err error) core.Input {
+	if f, ok := rn.storageFault(err); ok {
+		return core.StorageFailed{Now: rn.now(), Fault: f}
+	}
+	return core.Failed{Now: rn.now(), Err: err.Error()}
+}
+
+// storageFault is err as the core's StorageFault, when it is the database failing. Seq is
+// left 0: the core names the last row it was told of, which is the last row stored.
+func (rn *run) storageFault(err error) (core.StorageFault, bool) {
+	path := ""
+	if p, ok := rn.r.cfg.Store.(interface{ Path() string }); ok {
+		path = p.Path()
+	}
+	se, ok := store.StorageFault(err, path)
+	if !ok {
+		return core.StorageFault{}, false
+	}
+	return core.StorageFault{Path: se.Path, Full: se.Full, Err: se.Err.Error()}, true
+}
+
+// lostEnd is the result of a run whose end could not be stored because the database failed.
+func (rn *run) lostEnd(res core.Result, err error) (core.Result, bool) {
+	f, ok := rn.storageFault(err)
+	if !ok {
+		return res, false
+	}
+	if n := len(rn.journal.chunks); n > 0 {
+		f.Seq = rn.journal.chunks[n-1].Seq
+	}
+	return core.StorageLost(res, f), true
+}
