@@ -42,7 +42,7 @@ func BenchmarkTaskChildren(b *testing.B) {
 	reg, _ := tools.NewRegistry(tools.Builtins()...)
 	model := provider.New(provider.Config{BaseURL: srv.URL(), APIKey: "k", Model: "fake-model", MaxRetries: -1})
 	r := loop.New(loop.Config{Store: db, Model: model, Approver: tools.NewApprover(nil), Tools: reg, Workspaces: tools.NewManager(),
-		Tasks: &task.Config{}})
+		Children: task.NewDriver(task.Config{}, db)})
 	defer r.Close()
 	var four, one time.Duration
 	for i := 0; i < b.N; i++ {

@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 
+	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
@@ -75,7 +76,7 @@ func (rn *run) record(rows ...store.NewChunk) {
 // info is what an extension or the hook firer knows of the run.
 func (rn *run) info() RunInfo {
 	return RunInfo{SessionID: rn.spec.SessionID, RunID: rn.id, Workspace: rn.ws, Mode: rn.spec.Mode.OrDefault(), Plan: rn.spec.Plan,
-		Model: rn.spec.Model, Vision: rn.spec.Vision, Rows: rn.snapshot(), Child: rn.spec.parentCallID != "",
+		Model: rn.spec.Model, Vision: rn.spec.Vision, Rows: rn.snapshot(), Child: rn.spec.Child != nil,
 		Record: rn.record, Stop: rn.requestStop}
 }
 
@@ -86,4 +87,53 @@ func (rn *run) wrapPorts(base Ports) Ports {
 		base = ext[i](rn.ctl.op, info, base)
 	}
 	return base
+}
+
+// Children drives the task tool (task.Driver, wired in stack.New): a call starts a child
+// session linked to its parent, runs it on the parent's Runner, waits for it and adds up what
+// it spent. Whether a run may start children and each child's budgets are the core's
+// (core.MaxTaskDepth, Started.TaskGranted, RunTools.Child); the runner offers the tool and
+// hands it each call.
+type Children interface {
+	// ForRun is the task tool of a run in folder root, fixed for the run.
+	ForRun(root string) TaskTool
+}
+
+// TaskTool is the task tool of one run.
+type TaskTool interface {
+	Spec() tools.Spec
+	// Run carries out call c of parent's run on its worker and returns the child's answer,
+	// with what the child spent (its own children's included) as Meta.Child. It never
+	// returns before the child's run is stored; cancelling ctx stops the child.
+	Run(ctx context.Context, parent Parent, c core.Call, out func(string)) tools.Result
+}
+
+// Parent is the run a task call's child is started from.
+type Parent struct {
+	Runner *Runner
+	Spec   RunSpec
+	RunID  string
+	Root   string
+	// Share is the child's budgets: the core's share of what the parent has left
+	// (RunTools.Child).
+	Share core.Limits
+	// Waiting feeds the parent's core that call callID's child started or stopped waiting
+	// for the person (core.ChildWaiting).
+	Waiting func(callID string, waiting bool)
+}
+
+// ChildOf links a child session's run to the task call that started it (TaskTool sets it).
+type ChildOf struct {
+	// Depth is how deep the child is (Started.Depth); Session and CallID are the parent's
+	// session and the call, which the child's events carry.
+	Depth           int
+	Session, CallID string
+	// Agent is the definition the child runs as (nil: the parent's prompt and tools);
+	// TaskGranted: it lists the task tool (Started.TaskGranted).
+	Agent       *agents.Definition
+	TaskGranted bool
+	// Waiting tells the parent's run that this run started or stopped waiting for the person
+	// (relayWaiting); nil for a later run of the child's session (startNext), which no call
+	// waits for.
+	Waiting func(waiting bool)
 }

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/images"
@@ -16,7 +15,6 @@ import (
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
-	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
@@ -129,8 +127,8 @@ type Config struct {
 	// starts itself for queued messages included — so each run takes the session's provider
 	// and model as they are then: a change made during a run applies from the next one.
 	Respec func(ctx context.Context, spec *RunSpec) error
-	// Tasks, when set, offers the task tool: a call starts a child session (runner_task.go).
-	Tasks *task.Config
+	// Children, when set, offers the task tool: a call starts a child session (task.Driver).
+	Children Children
 	// Extensions wrap each run's ports (ports.go), the first outermost: stack.New composes
 	// hooks, skill grants, hunk review and image fitting here.
 	Extensions []Extension
@@ -193,17 +191,9 @@ type RunSpec struct {
 	// client and origin are the run's model client and what it tags turns with (Start).
 	client Model
 	origin core.Origin
-	// depth, parentSession and parentCallID are set on a child's run (runner_task.go): how deep
-	// it is, and the session and call that started it (its events carry the call).
-	depth         int
-	parentSession string
-	parentCallID  string
-	// parent is the run whose task call waits for this one: told when this run starts or
-	// stops waiting for the person (relayWaiting). nil for a later run of a child's session
-	// (startNext), which no call waits for.
-	parent *run
-	// agent is the definition a child runs as (nil: the parent's prompt and tools).
-	agent *agents.Definition
+	// Child links a child session's run to the task call that started it (nil: a session's
+	// own run).
+	Child *ChildOf
 	// rowFirst writes the run's row before Start returns (startNext: whoever waits on the
 	// run before sees the next one recorded) instead of with its first rows.
 	rowFirst bool
@@ -300,6 +290,9 @@ func New(cfg Config) *Runner {
 
 // Bus is where the runner publishes its events.
 func (r *Runner) Bus() *bus.Bus { return r.bus }
+
+// PersistTimeout bounds each database write of a run (Config.PersistTimeout).
+func (r *Runner) PersistTimeout() time.Duration { return r.cfg.PersistTimeout }
 
 // Start checks that the session can take a run and starts it on its own goroutine. The run's
 // row is written with the run's first rows, normally the prompt, in one transaction (doc.go,

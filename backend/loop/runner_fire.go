@@ -30,7 +30,7 @@ type HookFirer interface {
 
 // stopEvent is the event fired when this run completes: SubagentStop for a child session.
 func (rn *run) stopEvent() hooks.Event {
-	if rn.spec.parentCallID != "" {
+	if rn.spec.Child != nil {
 		return hooks.SubagentStop // a child session's run ends: Claude Code's event for a subagent
 	}
 	return hooks.Stop

@@ -212,7 +212,7 @@ func TestSubagentStopContinueFalseEndsTheChild(t *testing.T) {
 	config := t.TempDir()
 	h := newHarnessWith(t, func(c *loop.Config) {
 		withHooks(c, &hooks.Engine{PersonalDir: config, Rows: c.Store.(*store.DB)})
-		c.Tasks = &task.Config{}
+		c.Children = task.NewDriver(task.Config{}, c.Store.(task.Store))
 	})
 	hh := &hookHarness{harness: h, config: config}
 	hh.setHooks("SubagentStop", "", hh.script("stop.sh", stopBash))

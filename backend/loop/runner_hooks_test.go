@@ -421,7 +421,7 @@ func TestChildSessionsRunTheSameHooksAndSubagentStop(t *testing.T) {
 	config := t.TempDir()
 	h := newHarnessWith(t, func(c *loop.Config) {
 		withHooks(c, &hooks.Engine{PersonalDir: config, Rows: c.Store.(*store.DB)})
-		c.Tasks = &task.Config{}
+		c.Children = task.NewDriver(task.Config{}, c.Store.(task.Store))
 	})
 	hh := &hookHarness{harness: h, config: config}
 	seen := filepath.Join(config, "subagent-stop.json")

@@ -38,17 +38,13 @@ type run struct {
 }
 
 // toolset is what the run offers and runs: fixed when the run starts (fixTools), but for the
-// calls going and the children's spend.
+// calls going and the children's share of the budgets.
 type toolset struct {
 	specs []tools.Spec
 	infos map[string]core.ToolInfo // what the core knows of each of specs (Started.Tools)
 	live  tools.LiveCalls          // the calls executing now (RunningCalls)
-	// taskSlots bounds the children going at once; nil when the run has no task tool.
-	taskSlots chan struct{}
-	agents    []agents.Definition // the agents a task call may name (fixed for the run)
-	share     core.Limits         // each task call's child's budgets in the running batch (RunTools.Child)
-	mu        sync.Mutex
-	nested    core.ChildSpend // what this run's children spent, theirs included; guarded by mu
+	task  TaskTool                 // the run's task tool (offerTasks); nil: none
+	share core.Limits              // each task call's child's budgets in the running batch (RunTools.Child)
 }
 
 // list is what the core knows of the run's tools, in the order of specs (Started.Tools).
@@ -179,10 +175,10 @@ func (rn *run) fixTools() []string {
 	}
 	base := rn.r.toolsFor(rn.spec)
 	rn.tools.specs = base.Specs()
-	rn.tools.infos = agents.ToolInfos(rn.tools.specs, rn.spec.agent)
+	rn.tools.infos = agents.ToolInfos(rn.tools.specs, rn.spec.agent())
 	rn.offerTasks()
 	var calls ToolRunner = base
-	if rn.tools.taskSlots != nil {
+	if rn.tools.task != nil {
 		calls = taskTools{ToolRunner: base, rn: rn}
 	}
 	rn.ports = rn.wrapPorts(Ports{Model: rn.spec.client, Approver: rn.r.cfg.Approver, Tools: calls})
@@ -281,7 +277,7 @@ func (rn *run) started() core.Started {
 	return core.Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.guide.ctxEst,
 		Mode: string(rn.spec.RunMode()), Tools: rn.tools.list(),
-		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), Depth: rn.spec.depth, TaskGranted: rn.spec.taskGranted(), StopHook: rn.stopHook(), PreCompactHook: rn.hooked(hooks.PreCompact), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Command: rn.spec.Command, AfterPrompt: rn.afterPrompt(), Rows: rn.journal.refs, PreviousStop: rn.guide.previous,
+		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), Depth: rn.spec.depth(), TaskGranted: rn.spec.Child != nil && rn.spec.Child.TaskGranted, StopHook: rn.stopHook(), PreCompactHook: rn.hooked(hooks.PreCompact), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Command: rn.spec.Command, AfterPrompt: rn.afterPrompt(), Rows: rn.journal.refs, PreviousStop: rn.guide.previous,
 		CompactThrough: rn.spec.CompactThrough}
 }
 
@@ -459,8 +455,11 @@ func (rn *run) send(in core.Input) {
 func (rn *run) publish(p core.Payload) {
 	ctx, cancel := context.WithTimeout(rn.r.base, rn.r.cfg.PersistTimeout)
 	defer cancel()
-	if _, err := rn.r.bus.Publish(ctx, bus.Event{SessionID: rn.spec.SessionID, RunID: rn.id, ParentCallID: rn.spec.parentCallID,
-		ParentSessionID: rn.spec.parentSession, Payload: p}); err != nil {
+	ev := bus.Event{SessionID: rn.spec.SessionID, RunID: rn.id, Payload: p}
+	if c := rn.spec.Child; c != nil {
+		ev.ParentCallID, ev.ParentSessionID = c.CallID, c.Session
+	}
+	if _, err := rn.r.bus.Publish(ctx, ev); err != nil {
 		rn.r.log.Warn("event not delivered to every subscriber", "err", err)
 	}
 }

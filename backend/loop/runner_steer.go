@@ -172,7 +172,11 @@ func (r *Runner) startNext(prev RunSpec) {
 	spec := prev
 	spec.Prompt, spec.PromptQueuedID, spec.Queued, spec.CompactThrough = "", "", msgs, 0
 	spec.rowFirst = true
-	spec.parent = nil // the task call has its answer: no run waits for this one
+	if c := spec.Child; c != nil {
+		link := *c
+		link.Waiting = nil // the task call has its answer: no run waits for this one
+		spec.Child = &link
+	}
 	if _, err := r.Start(r.base, spec); err != nil && !errors.Is(err, ErrBusy) {
 		r.log.Error("start the run for the queued messages", "session", prev.SessionID, "err", err)
 	}

@@ -2,44 +2,34 @@ package loop
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
-	"github.com/loopdesk/loopdesk/backend/store"
-	"github.com/loopdesk/loopdesk/backend/task"
 	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
-// The task tool (backend/task): a call starts a child session, run by the same Runner beside
-// its parent's run. The call's worker waits for the child's run to be stored; when the
-// parent's work is cancelled (Stop, a bound, Close) it stops the child and still waits for
-// it, so the child is never left running without a parent.
+// The task tool (Config.Children, task.Driver): the runner offers it and hands each of its
+// calls to the driver, which starts the child session, runs it on this Runner and waits for
+// it; a child's run relays its waiting for the person to the parent's core.
 
-// offerTasks adds the task tool to the run's tools when the runner has it turned on and the
-// store can hold children. Whether this run may start children is the core's to say
-// (core.MaxTaskDepth, Started.Depth and TaskGranted): keepTools drops the tool when not.
+// offerTasks adds the run's task tool when the runner has one, unless a tool of that name
+// already exists (an MCP server's keeps the name). Whether this run may start children is
+// the core's to say (core.MaxTaskDepth, Started.Depth and TaskGranted): keepTools drops the
+// tool when not.
 func (rn *run) offerTasks() {
-	cfg := rn.r.cfg.Tasks
-	if _, ok := rn.r.cfg.Store.(task.Store); !ok || cfg == nil {
+	if rn.r.cfg.Children == nil {
 		return
 	}
-	if _, taken := rn.tools.infos[task.Tool]; taken {
-		return // a tool of that name already exists (an MCP server's): it keeps the name
+	t := rn.r.cfg.Children.ForRun(rn.root)
+	spec := t.Spec()
+	if _, taken := rn.tools.infos[spec.Name]; taken {
+		return
 	}
-	rn.tools.taskSlots = make(chan struct{}, cfg.Slots())
-	if cfg.Agents != nil {
-		rn.tools.agents = cfg.Agents(rn.root)
-	}
-	rn.tools.specs = append(rn.tools.specs, task.Spec(rn.tools.agents))
-	rn.tools.infos[task.Tool] = core.ToolInfo{Name: task.Tool, ReadOnly: true, Kind: core.ToolTask}
-}
-
-// taskGranted says whether the run's agent lists the task tool (Started.TaskGranted).
-func (s RunSpec) taskGranted() bool {
-	return s.agent != nil && s.agent.Tools != nil && s.agent.Allows(task.Tool)
+	rn.tools.task = t
+	rn.tools.specs = append(rn.tools.specs, spec)
+	rn.tools.infos[spec.Name] = core.ToolInfo{Name: spec.Name, ReadOnly: true, Kind: core.ToolTask}
 }
 
 // keepTools drops the tools the core does not keep (State.HasTool: the task tool of a run
@@ -50,116 +40,22 @@ func (rn *run) keepTools() {
 	maps.DeleteFunc(rn.tools.infos, func(name string, _ core.ToolInfo) bool { return !rn.state.HasTool(name) })
 }
 
-// agentName names the agent the run works as ("" for none).
-func (s RunSpec) agentName() string {
-	if s.agent == nil {
-		return ""
-	}
-	return s.agent.Name
-}
-
-// taskTools is the run's tool runner with the task tool: a task call starts a child session
-// (runTask), any other goes to the tools. Extensions wrap it like any tool runner.
+// taskTools is the run's tool runner with the task tool: a task call goes to the driver, any
+// other to the tools. Extensions wrap it like any tool runner.
 type taskTools struct {
 	ToolRunner
 	rn *run
 }
 
 func (t taskTools) Run(ctx context.Context, ws *tools.Workspace, call tools.Call, out func(string)) tools.Result {
-	if t.rn.tools.infos[call.Name].Kind != core.ToolTask {
+	rn := t.rn
+	if rn.tools.infos[call.Name].Kind != core.ToolTask {
 		return t.ToolRunner.Run(ctx, ws, call, out)
 	}
-	res, spent := t.rn.runTask(call, t.rn.tools.share)
-	res.Meta.Child = spent
-	return res
-}
-
-// runTask carries out one task call on a worker goroutine: it waits for a free slot, creates
-// the child session, starts its run and waits for the run to be stored. limits is the
-// child's share of the budgets left (core.Limits.Share, on RunTools.Child). It returns the
-// call's result and what the child (with its own children) spent.
-func (rn *run) runTask(c core.Call, limits core.Limits) (tools.Result, *core.ChildSpend) {
-	fail := func(msg string) (tools.Result, *core.ChildSpend) {
-		return tools.Result{Content: msg, IsError: true}, nil
-	}
-	args, err := task.ParseArgs(c.Arguments)
-	if err != nil {
-		return fail(err.Error())
-	}
-	agent := rn.spec.agent // without agent, a child works like its parent: never wider
-	if args.Agent != "" {
-		if agent, err = task.Find(rn.tools.agents, args.Agent); err != nil {
-			return fail(err.Error())
-		}
-	}
-	select {
-	case rn.tools.taskSlots <- struct{}{}:
-		defer func() { <-rn.tools.taskSlots }()
-	case <-rn.ctl.op.Done():
-		return fail("cancelled before the child session started")
-	}
-	child, runID, err := rn.startChild(c, args, agent, limits)
-	if err != nil {
-		return fail("the child session could not start: " + err.Error())
-	}
-	rn.publish(core.ToolOutputPayload{CallID: c.ID, Text: fmt.Sprintf("started child session %s (run %s)\n", child, runID)})
-	stopped := make(chan struct{})
-	go func() {
-		select {
-		case <-rn.ctl.op.Done():
-			rn.r.Cancel(child) // Stop on the parent stops its children
-		case <-stopped:
-		}
-	}()
-	// Not bounded by op: the child always ends (a cancel ends it within its persist timeout),
-	// and its result must be stored before the parent's call is answered.
-	res, err := rn.r.Wait(context.WithoutCancel(rn.ctl.op), runID)
-	close(stopped)
-	if err != nil {
-		return fail(fmt.Sprintf("the child session %s: %v", child, err))
-	}
-	spent := rn.r.nestedSpend(runID).Plus(res.Counters)
-	rn.addNested(spent)
-	return task.Result(child, res), &spent
-}
-
-// nestedSpend is what the children of a finished run spent (their own children included).
-func (r *Runner) nestedSpend(runID string) core.ChildSpend {
-	r.mu.Lock()
-	rn := r.byRun[runID]
-	r.mu.Unlock()
-	if rn == nil {
-		return core.ChildSpend{}
-	}
-	rn.tools.mu.Lock()
-	defer rn.tools.mu.Unlock()
-	return rn.tools.nested
-}
-
-// addNested adds a child's spend to what this run's children spent (for its own parent).
-func (rn *run) addNested(s core.ChildSpend) {
-	rn.tools.mu.Lock()
-	defer rn.tools.mu.Unlock()
-	rn.tools.nested = rn.tools.nested.Plus(s)
-}
-
-// startChild creates the child session and starts its run under the parent's rules.
-func (rn *run) startChild(c core.Call, args task.Args, agent *agents.Definition, limits core.Limits) (string, string, error) {
-	ctx, cancel := context.WithTimeout(rn.ctl.op, rn.r.cfg.PersistTimeout)
-	defer cancel()
-	limits.Price = rn.spec.Limits.Price
-	ch := task.Child{Model: rn.spec.Model, System: rn.spec.SystemPrompt, Limits: limits}.As(agent)
-	s, err := rn.r.cfg.Store.(task.Store).CreateSession(ctx, store.NewSession{Title: args.Description, Workspace: rn.root,
-		Model: ch.Model, Provider: rn.spec.Provider, ParentID: rn.spec.SessionID, ParentCallID: c.ID})
-	if err != nil {
-		return "", "", err
-	}
-	spec := RunSpec{SessionID: s.ID, Workspace: rn.root, Prompt: args.Prompt, Model: ch.Model, SystemPrompt: ch.System, agent: agent,
-		Limits: ch.Limits, Mode: rn.spec.Mode, MaxTokens: rn.spec.MaxTokens, Sandbox: rn.spec.Sandbox, Plan: rn.spec.Plan,
-		Provider: rn.spec.Provider, ThinkingBudget: rn.spec.ThinkingBudget,
-		depth: rn.spec.depth + 1, parentCallID: c.ID, parentSession: rn.spec.SessionID, parent: rn}
-	runID, err := rn.r.Start(ctx, spec)
-	return s.ID, runID, err
+	return rn.tools.task.Run(ctx, Parent{Runner: rn.r, Spec: rn.spec, RunID: rn.id, Root: rn.root, Share: rn.tools.share,
+		Waiting: func(callID string, waiting bool) {
+			rn.send(core.ChildWaiting{Now: rn.now(), CallID: callID, Waiting: waiting})
+		}}, call, out)
 }
 
 // relayWaiting tells the parent's core, when this run is a task call's child, that the run
@@ -169,10 +65,35 @@ func (rn *run) startChild(c core.Call, args task.Args, agent *agents.Definition,
 // that a child stopped waiting before its task call's result; once the parent stops, its
 // work's context drops the news.
 func (rn *run) relayWaiting() {
-	p := rn.spec.parent
-	if p == nil || rn.state.Waiting() == rn.ctl.waiting {
+	c := rn.spec.Child
+	if c == nil || c.Waiting == nil || rn.state.Waiting() == rn.ctl.waiting {
 		return
 	}
 	rn.ctl.waiting = rn.state.Waiting()
-	p.send(core.ChildWaiting{Now: rn.now(), CallID: rn.spec.parentCallID, Waiting: rn.ctl.waiting})
+	c.Waiting(rn.ctl.waiting)
+}
+
+// agent is the definition a child runs as (nil: a session's own run, or the parent's prompt
+// and tools).
+func (s RunSpec) agent() *agents.Definition {
+	if s.Child == nil {
+		return nil
+	}
+	return s.Child.Agent
+}
+
+// agentName names the agent the run works as ("" for none).
+func (s RunSpec) agentName() string {
+	if a := s.agent(); a != nil {
+		return a.Name
+	}
+	return ""
+}
+
+// depth is how deep the run's session is among task calls' children (Started.Depth).
+func (s RunSpec) depth() int {
+	if s.Child == nil {
+		return 0
+	}
+	return s.Child.Depth
 }

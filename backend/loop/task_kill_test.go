@@ -86,7 +86,7 @@ func TestTaskSIGKILLMidChildThenContinue(t *testing.T) {
 	srv.EnqueueFor("[parent]", fakeai.Text("I will redo that part myself."))
 	model := provider.New(provider.Config{BaseURL: srv.URL(), APIKey: "k", Model: "fake-model", MaxRetries: -1})
 	r := loop.New(loop.Config{Store: db, Model: model, Approver: tools.NewApprover(nil), Tools: toolsOf(t), Workspaces: wsOf(),
-		Tasks: &task.Config{}})
+		Children: task.NewDriver(task.Config{}, db)})
 	defer r.Close()
 	id, err := r.Start(ctx, loop.RunSpec{SessionID: parent.ID, Prompt: "go on", Model: "fake-model", Mode: tools.ModeAuto})
 	if err != nil {
@@ -126,7 +126,7 @@ func killTaskChild() {
 	reg, _ := tools.NewRegistry(tools.Builtins()...)
 	model := provider.New(provider.Config{BaseURL: os.Getenv(killURLEnv), APIKey: "k", Model: "fake-model", MaxRetries: -1})
 	r := loop.New(loop.Config{Store: db, Model: model, Approver: tools.NewApprover(nil), Tools: reg, Workspaces: tools.NewManager(),
-		Tasks: &task.Config{}})
+		Children: task.NewDriver(task.Config{}, db)})
 	s, _ := db.CreateSession(ctx, store.NewSession{Title: "parent", Workspace: os.Getenv(killWSEnv)})
 	id, err := r.Start(ctx, loop.RunSpec{SessionID: s.ID, Prompt: "[parent] delegate", Model: "fake-model", Mode: tools.ModeAuto})
 	if err != nil {

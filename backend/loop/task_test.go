@@ -17,13 +17,13 @@ import (
 )
 
 // taskHarness is the harness with the task tool on: its runner is replaced by one with
-// Config.Tasks (the first one's cleanup still closes it).
+// Config.Children (the first one's cleanup still closes it).
 func taskHarness(t *testing.T, cfg task.Config) *harness {
 	t.Helper()
 	h := newHarness(t)
 	reg := toolsOf(t)
 	h.runner = loop.New(loop.Config{Store: h.db, Approver: announcing{h.approver, h.pending}, Tools: reg, Workspaces: wsOf(),
-		Model: h.model, Prices: core.PriceTable{"fake-model": {InputPerMTok: 1, OutputPerMTok: 2}}, Tasks: &cfg})
+		Model: h.model, Prices: core.PriceTable{"fake-model": {InputPerMTok: 1, OutputPerMTok: 2}}, Children: task.NewDriver(cfg, h.db)})
 	t.Cleanup(h.runner.Close)
 	h.rec = record(t, h.runner.Bus(), "")
 	return h

@@ -46,7 +46,7 @@ func TestChildApprovalWaitDoesNotCountAgainstTheParentsTimeBudget(t *testing.T) 
 			clock := &fakeClock{now: time.Now()}
 			h := newHarnessWith(t, func(c *loop.Config) {
 				c.Now = clock.Now
-				c.Tasks = &task.Config{Agents: func(string) []agents.Definition { return []agents.Definition{nester} }}
+				c.Children = task.NewDriver(task.Config{Agents: func(string) []agents.Definition { return []agents.Definition{nester} }}, c.Store.(task.Store))
 			})
 			above := tc.script(h.srv)
 			sid := h.session()

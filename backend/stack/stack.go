@@ -165,7 +165,7 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches, approver
 		MCP: manager, Checkpoints: rec, Sandbox: cfg.Sandbox, Watches: watches, cfg: cfg, closed: make(chan struct{})}
 	lc := loop.Config{Store: cfg.DB, Models: cfg.Models, Model: cfg.Model, Approver: s.Approver, Tools: ts,
 		Workspaces: s.Workspaces, Prices: cfg.Prices, Logger: cfg.Logger, InstructionsDir: cfg.InstructionsDir,
-		Respec: cfg.Respec, Skills: skillCatalog(cfg), Tasks: tasksOf(cfg), Harness: HarnessTokens}
+		Respec: cfg.Respec, Skills: skillCatalog(cfg), Children: tasksOf(cfg), Harness: HarnessTokens}
 	if rec != nil {
 		lc.Checkpoints = rec // a typed nil would read as a recorder
 	}
@@ -222,8 +222,8 @@ func extensions(cfg Config, engine *hooks.Engine) []loop.Extension {
 		extend.Images(cfg.DB)}
 }
 
-// tasksOf is the task tool's configuration (every front end offers the task tool).
-func tasksOf(cfg Config) *task.Config {
+// tasksOf is the task tool's driver (every front end offers the task tool).
+func tasksOf(cfg Config) *task.Driver {
 	tasks := task.Config{}
 	if cfg.Tasks != nil {
 		tasks = *cfg.Tasks // the caller's config is not changed
@@ -234,7 +234,7 @@ func tasksOf(cfg Config) *task.Config {
 		personal := cfg.InstructionsDir
 		tasks.Agents = func(root string) []agents.Definition { return agents.Valid(agents.Definitions(personal, root)) }
 	}
-	return &tasks
+	return task.NewDriver(tasks, cfg.DB)
 }
 
 // Close cancels every run, waits until their rows are written, and stops the MCP servers and

@@ -1,8 +1,8 @@
 // Package task is the task tool as the model and the person see it: its spec (with the
 // agents a call may name), its arguments, what a child's run is given, and the answer the
-// parent's model reads. The runner (backend/loop, runner_task.go) drives a call: it creates
-// the child session, starts the child's run beside its parent's, and waits for it to be
-// stored.
+// parent's model reads; and its Driver (loop.Children), to which the runner hands each call:
+// it creates the child session, starts the child's run beside its parent's, waits for it to
+// be stored and adds up what it spent.
 //
 // The child is an ordinary session (its own rows, runs and events), linked to the call by
 // parent_id and parent_call_id, run in the parent's folder under the parent's approval mode,
@@ -27,7 +27,7 @@ import (
 // Tool is the name of the tool that starts a child session.
 const Tool = "task"
 
-// Config turns the task tool on (loop.Config.Tasks).
+// Config is the task tool's configuration (NewDriver).
 type Config struct {
 	// MaxParallel is how many children one run may have going at once; 0: 4. Task calls of
 	// one turn all start together (they are read-only); the rest wait for a free slot.
