@@ -134,6 +134,10 @@ func (a *Approver) Request(ctx context.Context, req Request) (Decision, error) {
 	}
 	effect, by := evaluate(req.Mode, rules, req.Call, req.ReadOnly, req.Sandboxed, req.Workspace)
 	effect, by = withHook(effect, by, req.Hook)
+	if req.Mode == ModePerson && effect == EffectAllow && !strings.HasPrefix(by, "rule:") {
+		// A hook's allow never answers for the person (ModePerson).
+		effect, by = EffectAsk, "mode:"+string(ModePerson)
+	}
 	effect, by, granted, note := withGrant(effect, by, req)
 	reason := reasonFor(by, rules, effect)
 	if by == ByHook && req.HookReason != "" {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
 
@@ -25,6 +26,11 @@ const (
 	// built-in file tools (confined to the workspace), read-only tools, and shell
 	// commands that run in the sandbox (Request.Sandboxed); everything else asks.
 	ModeSandboxed Mode = "sandboxed"
+	// ModePerson is never a session's mode: the loop's core asks about a call only the
+	// person approves (a remember call, a message to another session) under it. Only the
+	// person, or an allow rule naming that very tool, approves such a call: no mode, no
+	// "every call" rule, no hook's allow and no skill grant (core.ApprovalPerson).
+	ModePerson Mode = core.ApprovalPerson
 )
 
 // OrDefault is m, or ModeAsk for a spec that names no mode.
@@ -95,7 +101,7 @@ func evaluate(mode Mode, rules []Rule, call Call, readOnly, sandboxed bool, root
 	var ask, allow *Rule
 	for i := range rules {
 		r := &rules[i]
-		if r.Tool != "*" && r.Tool != call.Name {
+		if r.Tool != "*" && r.Tool != call.Name || mode == ModePerson && r.Tool == "*" && r.Effect == EffectAllow {
 			continue
 		}
 		switch r.Effect {
@@ -127,7 +133,7 @@ func evaluate(mode Mode, rules []Rule, call Call, readOnly, sandboxed bool, root
 			return EffectAllow, "mode:" + string(mode)
 		}
 		return EffectAsk, "mode:" + string(mode)
-	case ModeAsk:
+	case ModeAsk, ModePerson:
 		return EffectAsk, "mode:" + string(mode)
 	case ModeSandboxed:
 		if readOnly || sandboxed || confinedFileTools[call.Name] {

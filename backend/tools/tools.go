@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/loopdesk/loopdesk/backend/loop/core"
+	"github.com/loopdesk/loopdesk/backend/store"
 )
 
 // Call is one tool call as the model sent it: the loop core's (core.Call), the one domain type
@@ -28,6 +29,9 @@ type Meta struct {
 	HookStop string
 	// Child is what the child session of a task call spent, its own children included.
 	Child *core.Counters
+	// Memory is the memory an approved remember call asks for (Remember), for the run's
+	// memory extension to keep.
+	Memory *store.NewMemory
 }
 
 // Result is what a tool call returns to the model (Content, IsError) and to the UI (Meta).

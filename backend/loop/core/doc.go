@@ -23,6 +23,9 @@
 //     the tool runner to answer unknown_tool; in plan mode every tool that is not read-only is
 //     refused) and which are asked about under the read-only mode so they run unasked (the
 //     task and plan tools, RequestApproval.Modes, unless the run's mode is deny);
+//   - which calls only the person approves (person.go: a ToolPersonOnly call, remember or a
+//     message to another session, is asked about under ApprovalPerson whatever the run's mode,
+//     and refused ByNoPerson at once when Started.NoPerson says nobody can be asked);
 //   - which approved calls run together (RunTools.Batches: consecutive read-only calls) and
 //     what each task call's child may spend (RunTools.Child);
 //   - when queued messages are delivered (at a tool boundary); when to compact and through

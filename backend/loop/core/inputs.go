@@ -47,6 +47,9 @@ type Started struct {
 	Approval string
 	// Agent names the agent the run works as, for the refusal of a tool it was not given.
 	Agent string
+	// NoPerson says nobody can be asked during the run (no terminal and no window, a
+	// schedule): a call only the person approves (ToolPersonOnly) is refused ByNoPerson.
+	NoPerson bool
 	// Depth is how deep the run's session is among task children (0: a person started it);
 	// TaskGranted says the run's agent lists the task tool among its tools. A child may start
 	// children only when its agent grants task, and never at MaxTaskDepth: otherwise the run

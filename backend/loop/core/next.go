@@ -133,6 +133,7 @@ func onStarted(s State, in Started) (State, []Effect, error) {
 	s.seen = map[string]int{}
 	s.tools, s.plan = make(map[string]ToolInfo, len(in.Tools)), in.Mode == ModePlan
 	s.approval, s.agent, s.stopHook, s.preCompact = in.Approval, in.Agent, in.StopHook, in.PreCompactHook
+	s.noPerson = in.NoPerson
 	for _, t := range in.Tools {
 		if t.Kind != ToolTask || mayNest(in.Depth, in.TaskGranted) {
 			s.tools[t.Name] = t

@@ -316,6 +316,7 @@ type State struct {
 	nrows      int
 	cut        int64 // the last seq the outstanding Compact summarises
 	plan       bool  // plan mode: only read-only tools run
+	noPerson   bool  // nobody can be asked (Started.NoPerson)
 }
 
 // HasTool reports whether the run keeps tool name: one of Started.Tools, less the task tool

@@ -35,6 +35,7 @@ type step struct {
 		Agent          string          `json:"agent"`
 		Depth          int             `json:"depth"`
 		TaskGranted    bool            `json:"task_granted"`
+		NoPerson       bool            `json:"no_person"`
 		StopHook       string          `json:"stop_hook"`
 		PreCompactHook bool            `json:"pre_compact_hook"`
 		Tools          []ToolInfo      `json:"tools"` // absent: builtinTools
@@ -121,7 +122,7 @@ func (st step) input(now time.Time) (Input, error) {
 			Prompt: st.Started.Prompt, Command: st.Started.Command, AfterPrompt: hookNotes(st.Started.Notes), Limits: l, Sandbox: st.Started.Sandbox, ContextTokens: st.Started.ContextTokens, Mode: st.Started.Mode, Tools: tools,
 			Approval: st.Started.Approval, Agent: st.Started.Agent, StopHook: st.Started.StopHook,
 			PreCompactHook: st.Started.PreCompactHook, Depth: st.Started.Depth, TaskGranted: st.Started.TaskGranted,
-			Queued: st.Started.Queued, Rows: rows, PreviousStop: st.Started.PreviousStop, CompactThrough: st.Started.CompactThrough}, nil
+			NoPerson: st.Started.NoPerson, Queued: st.Started.Queued, Rows: rows, PreviousStop: st.Started.PreviousStop, CompactThrough: st.Started.CompactThrough}, nil
 	case st.Queue != nil:
 		return MessageQueued{Now: now, Message: QueuedMessage{ID: st.Queue.ID, Text: st.Queue.Text, QueuedAt: now}}, nil
 	case st.Withdraw != nil:

@@ -257,14 +257,16 @@ func route(s State) (State, []Effect) {
 			s, e = answerAfter(s, i, e, narrowedRefusal(c.Call.Name, s.agent))
 		case s.plan && !t.ReadOnly:
 			s, e = decide(s, i, ApprovalDecided{Now: s.Now, CallID: c.Call.ID, By: ByPlanMode, Reason: PlanRefusal})
+		case t.Kind == ToolPersonOnly && s.noPerson && s.approval != ApprovalDeny:
+			s, e = decide(s, i, ApprovalDecided{Now: s.Now, CallID: c.Call.ID, By: ByNoPerson, Reason: NoPersonRefusal})
 		default:
 			ask.Calls = append(ask.Calls, c.Call)
 			s.calls[i].askedAt = s.Now
-			if (t.Kind == ToolTask || t.Kind == ToolPlan) && s.approval != ApprovalDeny {
+			if mode := callMode(t.Kind); mode != "" && s.approval != ApprovalDeny {
 				if ask.Modes == nil {
 					ask.Modes = map[string]string{}
 				}
-				ask.Modes[c.Call.ID] = ApprovalReadOnly
+				ask.Modes[c.Call.ID] = mode
 			}
 		}
 		out = append(out, e...)
@@ -276,6 +278,19 @@ func route(s State) (State, []Effect) {
 	}
 	s, more := afterDecisions(s)
 	return s, append(out, more...)
+}
+
+// callMode is the mode a call of a tool of kind k is asked about under instead of the run's
+// ("": the run's): the calls that change nothing run unasked, and only the person approves a
+// person-only call.
+func callMode(k ToolKind) string {
+	switch k {
+	case ToolTask, ToolPlan:
+		return ApprovalReadOnly
+	case ToolPersonOnly:
+		return ApprovalPerson
+	}
+	return ""
 }
 
 // answerAfter gives call i its one result after the effects e of its decision.
