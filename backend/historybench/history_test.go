@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,10 +31,9 @@ import (
 )
 
 const (
-	bigRows      = 100_000
-	compactEvery = 400 // rows between compactions: about 100,000 tokens of these rows, as a 128k window compacts at 80 %
-	sessions     = 1_000
-	smallRows    = 20
+	bigRows   = 100_000
+	sessions  = 1_000
+	smallRows = 20
 )
 
 // journal is the database every benchmark of a process shares: built once.
@@ -68,118 +66,23 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var words = strings.Fields(`the a to of and in is it for on that with as this file test go build error function
-	return value module package import struct interface method string int slice map channel goroutine context
-	database sqlite query index table row column migration schema transaction commit rollback journal wal
-	fork session search snippet highlight rank token budget cost model prompt cache approval deny allow
-	workspace folder path symlink glob grep shell command process signal kill restart crash repair zebra`)
-
-func sentence(r *rand.Rand, n int) string {
-	var sb strings.Builder
-	for i := range n {
-		if i > 0 {
-			sb.WriteByte(' ')
-		}
-		sb.WriteString(words[int(float64(len(words))*r.Float64()*r.Float64())]) // common words hit many rows
-	}
-	return sb.String()
-}
-
-// step is one turn of an agent: the person's message, a tool call, its result, the answer.
-func step(r *rand.Rand, i int) []store.NewChunk {
-	id := fmt.Sprintf("call_%d", i)
-	out := sentence(r, 80)
-	if i%500 == 250 {
-		out = strings.Repeat(sentence(r, 20)+"\n", 2000) // a big tool output now and then
-	}
-	return []store.NewChunk{
-		{Kind: store.KindUser, Payload: store.UserPayload{Text: sentence(r, 20)}},
-		{Kind: store.KindAssistant, Payload: store.AssistantPayload{Text: sentence(r, 15),
-			ToolCalls: []store.ToolCall{{ID: id, Name: "search_text", Arguments: fmt.Sprintf(`{"pattern":%q}`, sentence(r, 2))}},
-			Usage:     &store.Usage{InputTokens: 1000, OutputTokens: 50, CostUSD: 0.001}}},
-		{Kind: store.KindToolResult, Payload: store.ToolResultPayload{CallID: id, Name: "search_text", Content: out}},
-		{Kind: store.KindAssistant, Payload: store.AssistantPayload{Text: sentence(r, 40), Usage: &store.Usage{InputTokens: 1100, OutputTokens: 80}}},
-	}
-}
-
-// session writes a session of n rows as runs of the agent would: a run per rowsPerRun rows,
-// each started, appended to and finished through the store, and a compaction summary after
-// every `every` rows (none when 0).
-func session(ctx context.Context, db *store.DB, title string, n, rowsPerRun, every int, r *rand.Rand) (string, error) {
-	s, err := db.CreateSession(ctx, store.NewSession{Title: title, Workspace: shared.ws, Model: "m"})
-	if err != nil {
-		return "", err
-	}
-	seq, since := 0, 0
-	for k := 0; seq < n; {
-		run, _, err := db.StartRunWith(ctx, store.NewRun{SessionID: s.ID, Model: "m", Limits: []byte(`{}`)})
-		if err != nil {
-			return "", err
-		}
-		var batch []store.NewChunk
-		for len(batch) < rowsPerRun && seq < n {
-			var rows []store.NewChunk
-			switch {
-			case every > 0 && since >= every && seq+1 < n:
-				rows, since = []store.NewChunk{{Kind: store.KindSummary, Payload: store.SummaryPayload{
-					Text: "What was done so far: " + sentence(r, 200), ThroughSeq: int64(seq)}}}, 0
-			case n-seq < 4:
-				rows = []store.NewChunk{{Kind: store.KindUser, Payload: store.UserPayload{Text: sentence(r, 10)}}}
-			default:
-				rows, k = step(r, k), k+1
-			}
-			batch, seq, since = append(batch, rows...), seq+len(rows), since+len(rows)
-		}
-		if _, err := db.Append(ctx, s.ID, run.ID, batch...); err != nil {
-			return "", err
-		}
-		if _, _, err := db.FinishRun(ctx, run.ID, store.RunResult{Status: "completed", Output: "done"}); err != nil {
-			return "", err
-		}
-	}
-	return s.ID, nil
-}
-
-// theJournal builds the shared journal: one session of 100,000 rows with compactions along
-// it, one of 20 rows, and 998 more of 20 to 200 rows.
+// theJournal is the bench journal (journal.go), built once and kept in build/bench-journal
+// between runs, copied for this process: the benchmarks write to it.
 func theJournal(b *testing.B) journal {
 	journalOnce.Do(func() {
-		ctx := context.Background()
-		dir, err := os.MkdirTemp("", "loopdesk-history-bench-")
-		if err != nil {
-			journalErr = err
-			return
-		}
-		shared.path, shared.ws = filepath.Join(dir, "loopdesk.db"), filepath.Join(dir, "ws")
-		if journalErr = os.Mkdir(shared.ws, 0o700); journalErr != nil {
-			return
-		}
-		if shared.db, journalErr = store.Open(ctx, shared.path); journalErr != nil {
-			return
-		}
-		r := rand.New(rand.NewPCG(36, 1))
-		t0 := time.Now()
-		if shared.big, journalErr = session(ctx, shared.db, "the long one", bigRows, 1000, compactEvery, r); journalErr != nil {
-			return
-		}
-		if shared.small, journalErr = session(ctx, shared.db, "a short one", smallRows, smallRows, 0, r); journalErr != nil {
-			return
-		}
-		stretch, err := shared.db.RequestRows(ctx, shared.big)
+		j, err := Cached(context.Background(), filepath.Join("..", "..", "build", "bench-journal"), Full)
 		if journalErr = err; err != nil {
 			return
 		}
-		shared.tailRows = int64(len(stretch))
-		if shared.tail, journalErr = session(ctx, shared.db, "the last stretch alone", len(stretch), 40, 0, r); journalErr != nil {
+		dir, err := os.MkdirTemp("", "loopdesk-history-bench-")
+		if journalErr = err; err != nil {
 			return
 		}
-		for i := range sessions - 3 {
-			n := smallRows + r.IntN(9)*r.IntN(20) // most near 20 rows, a few near 200
-			if _, journalErr = session(ctx, shared.db, fmt.Sprintf("session %d", i), n, 40, 0, r); journalErr != nil {
-				return
-			}
+		if j, journalErr = j.CopyTo(dir); journalErr != nil {
+			return
 		}
-		fmt.Fprintf(os.Stderr, "historybench: journal of %d sessions built in %s\n", sessions, time.Since(t0).Round(time.Second))
+		shared = journal{path: j.Path, ws: j.Workspace, big: j.Big, small: j.Small, tail: j.Tail, tailRows: j.TailRows}
+		shared.db, journalErr = store.Open(context.Background(), j.Path)
 	})
 	if journalErr != nil {
 		b.Fatal(journalErr)
