@@ -58,7 +58,7 @@ test('three sessions and a child wait: the inbox answers them all, the board fil
   const prompts = ['[one] check', '[two] check', '[three] check', '[four] delegate'];
   for (let i = 0; i < 4; i++) {
     await page.evaluate(([id, text]) => window.go.desktop.Chat.SendMessage(id, text), [ids[i], prompts[i]]);
-    await list.getByRole('button', { name: `Inbox (${i + 1})` }).waitFor();
+    await list.getByRole('button', { name: `Inbox: ${i + 1} waiting` }).waitFor();
   }
   assert.equal(await page.title(), 'Loopdesk (4 waiting)');
   assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Message');
@@ -121,7 +121,7 @@ test('three sessions and a child wait: the inbox answers them all, the board fil
   await until('the focus on the child card', async () => (await page.evaluate(() => document.activeElement?.textContent ?? '')).includes('ls -1'));
   await page.keyboard.press('y');
   await inbox.getByText('No call waits for you.').waitFor();
-  await list.getByRole('button', { name: 'Inbox (0)' }).waitFor();
+  await list.getByRole('button', { name: 'Inbox: nothing waits' }).waitFor();
   assert.equal(await page.title(), 'Loopdesk');
 
   // Every run ends: the approved calls ran, the denied one was told no; the board says Done.

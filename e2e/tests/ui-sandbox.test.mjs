@@ -25,7 +25,7 @@ test('mode sandboxed: a plain command runs unasked in the sandbox; one asking fo
   await editSettings(page, mode('sandboxed'));
   await newSession(page);
   // The header says which sandbox the session's commands get.
-  await page.getByRole('button', { name: 'Sandbox settings' }).filter({ hasText: 'Sandbox: auto' }).waitFor();
+  await page.getByRole('button', { name: /^Sandbox: / }).filter({ hasText: 'Sandbox: auto' }).waitFor();
   await fake.enqueue(
     { kind: 'text', text: '', calls: [{ id: 'call_plain', name: 'run_shell_command', arguments: JSON.stringify({ command: 'echo built > out.txt && cat out.txt' }) }] },
     { kind: 'text', text: '', calls: [{ id: 'call_net', name: 'run_shell_command', arguments: JSON.stringify({ command: 'curl -sI https://example.org', network: true }) }] },
@@ -66,7 +66,7 @@ test('mode ask: the card says the command will run in the sandbox', async () => 
   assert.match(await c.getByLabel('Sandbox').textContent(), /Will run in the sandbox/);
   await docShot(page, 'ui-sandbox-card');
   // The header's editor: mode and network for this folder or this session.
-  await page.getByRole('button', { name: 'Sandbox settings' }).click();
+  await page.getByRole('button', { name: /^Sandbox: / }).click();
   await page.getByRole('group', { name: 'Sandbox' }).getByLabel('Allow network').waitFor();
   await shot(page, 'ui-sandbox-editor');
   await c.getByRole('button', { name: 'Approve', exact: true }).click();

@@ -27,7 +27,7 @@ describe('the inbox in the window', () => {
     fake.state.inbox = { approvals: [inboxApproval(b.id, 'c2', '2026-12-07T05:00:02Z', { session_title: 'second' }), inboxApproval(a.id, 'c1', '2026-12-07T05:00:01Z', { session_title: 'first' })], ended: [] };
     render(<App />);
     const nav = await screen.findByRole('navigation', { name: 'Sessions' });
-    const button = await within(nav).findByRole('button', { name: 'Inbox (2)' });
+    const button = await within(nav).findByRole('button', { name: 'Inbox: 2 waiting' });
     expect(fake.state.title).toBe('Loopdesk (2 waiting)');
 
     await userEvent.keyboard('{Control>}i{/Control}');
@@ -51,7 +51,7 @@ describe('the inbox in the window', () => {
     fake.state.sessions.push(a, b);
     fake.state.inbox = { approvals: [inboxApproval(a.id, 'c1', '2026-12-07T05:00:01Z'), inboxApproval(b.id, 'c9', '2026-12-07T05:00:02Z')], ended: [] };
     render(<App />);
-    await within(await screen.findByRole('navigation', { name: 'Sessions' })).findByRole('button', { name: 'Inbox (2)' });
+    await within(await screen.findByRole('navigation', { name: 'Sessions' })).findByRole('button', { name: 'Inbox: 2 waiting' });
     act(() => fake.emitFocusCard({ session_id: b.id, run_id: 'run1', call_id: 'c9' }));
     await screen.findByRole('main', { name: 'Inbox' });
     await waitFor(() => expect(document.activeElement?.getAttribute('data-key')).toBe(`${b.id}:c9`));

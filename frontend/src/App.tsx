@@ -157,9 +157,13 @@ function Sessions({ list, selected, open, inbox, onNew, onImport, onSettings, on
       sessions={board.shown}
       filter={
         <div className="board">
-          <button type="button" className={`inbox-button${waiting ? ' waiting' : ''}${inbox.shown ? ' on' : ''}`} aria-pressed={inbox.shown} aria-label={`Inbox (${waiting})`} title="Calls waiting for you, in every session (Ctrl+I)" onClick={() => inbox.setShown((v) => !v)}>
+          <button type="button" className={`inbox-button${waiting ? ' waiting' : ''}${inbox.shown ? ' on' : ''}`} aria-pressed={inbox.shown} title="Calls waiting for you, in every session (Ctrl+I)" onClick={() => inbox.setShown((v) => !v)}>
             Inbox: {waiting === 0 ? 'nothing waits' : `${waiting} waiting`}
-            {waiting > 0 && <span className="badge">{waiting}</span>}
+            {waiting > 0 && (
+              <span className="badge" aria-hidden="true">
+                {waiting}
+              </span>
+            )}
           </button>
           <button type="button" className="approvals-button" title="How many prompts you answered, and rules that would spare them" onClick={() => setApprovals(true)}>
             Approval report

@@ -14,7 +14,8 @@ type Props = ComponentProps<typeof BudgetMeters> & { sessionID: string | null };
  */
 export function BudgetTab({ sessionID, ...meters }: Props) {
   return (
-    <div className="budget-tab">
+    // Focusable: it scrolls, and a keyboard alone must be able to scroll it.
+    <div className="budget-tab" tabIndex={0}>
       <BudgetMeters {...meters} />
       {sessionID && <SessionCosts key={sessionID} sessionID={sessionID} />}
     </div>

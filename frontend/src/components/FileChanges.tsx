@@ -33,7 +33,7 @@ export function FileChanges({ seq }: { seq: number }) {
               type="button"
               className="link"
               aria-expanded={open === c.path}
-              aria-label={`Diff of ${c.path}`}
+              title={`Diff of ${c.path}`}
               onClick={() => setOpen(open === c.path ? null : c.path)}
             >
               <span className={`change ${c.change}`}>{c.change}</span> {c.path}

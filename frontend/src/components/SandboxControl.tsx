@@ -26,7 +26,7 @@ export function SandboxControl({ view, error, lastRun, onSave }: Props) {
   const e = view.effective;
   return (
     <>
-      <button type="button" className="linklike" aria-label="Sandbox settings" title={view.description} onClick={() => setOpen(!open)}>
+      <button type="button" className="linklike" aria-expanded={open} title={view.description} onClick={() => setOpen(!open)}>
         Sandbox: {e.mode}
         {e.network ? ' + network' : ''} ({SOURCE[view.source]})
       </button>

@@ -1,4 +1,4 @@
-import { useMemo, useState, type KeyboardEvent } from 'react';
+import { useId, useMemo, useState, type KeyboardEvent } from 'react';
 import type { FileEntry, FilePreview, Touched } from '../api/types';
 import { formatSize } from '../lib/format';
 import { FileHistory } from './FileChanges';
@@ -164,6 +164,7 @@ function TreeItem({
   onOpen: (path: string) => void;
   onShowRow: (seq: number) => void;
 }) {
+  const id = useId();
   const expanded = open.has(node.path);
   const touched = byPath.get(node.path);
   const last = touched?.reduce((a, b) => (b.seq > a.seq ? b : a));
@@ -181,7 +182,9 @@ function TreeItem({
       role="treeitem"
       aria-level={level}
       aria-expanded={node.dir ? expanded : undefined}
-      aria-label={node.name}
+      // A folder is named by its name alone (its children are items of their own); a file by all
+      // it shows (name, size, last change), so the name holds the visible label.
+      aria-labelledby={node.dir ? `${id}-label` : undefined}
       tabIndex={0}
       className={`${node.dir ? 'dir' : 'file'}${touched ? ' touched' : ''}`}
       onKeyDown={onKeyDown}
@@ -194,12 +197,18 @@ function TreeItem({
         }}
       >
         <span aria-hidden="true">{node.dir ? (expanded ? '▾ ' : '▸ ') : '  '}</span>
-        {node.name}
-        {!node.dir && <span className="muted size"> {formatSize(node.size)}</span>}
+        <span id={`${id}-label`}>{node.name}</span>
+        {!node.dir && (
+          <span className="muted size">
+            {' '}
+            {formatSize(node.size)}
+          </span>
+        )}
       </span>
       {last && (
-        <button type="button" className="linklike touched-link" title={`${last.tool} at row ${last.seq}`} aria-label={`Show row ${last.seq}`} onClick={() => onShowRow(last.seq)}>
-          {last.changed ? '● changed' : '○ read'} #{last.seq}
+        <button type="button" className="linklike touched-link" title={`${last.tool} at row ${last.seq}`} onClick={() => onShowRow(last.seq)}>
+          <span aria-hidden="true">{last.changed ? '●' : '○'}</span> {last.changed ? 'changed' : 'read'} #{last.seq}
+          <span className="sr-only">: show row {last.seq}</span>
         </button>
       )}
       {node.dir && expanded && (
