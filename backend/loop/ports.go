@@ -5,6 +5,7 @@ import (
 
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/images"
+	"github.com/loopdesk/loopdesk/backend/journal"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -70,13 +71,13 @@ func (rn *run) record(rows ...store.NewChunk) {
 	if len(rows) == 0 {
 		return
 	}
-	rn.send(core.Recorded{Rows: recordedRows(rows)})
+	rn.send(core.Recorded{Rows: journal.Recorded(rows)})
 }
 
 // info is what an extension or the hook firer knows of the run.
 func (rn *run) info() RunInfo {
 	return RunInfo{SessionID: rn.spec.SessionID, RunID: rn.id, Workspace: rn.ws, Mode: rn.spec.Mode.OrDefault(), Plan: rn.spec.Plan,
-		Model: rn.spec.Model, Vision: rn.spec.Vision, Rows: rn.snapshot(), Child: rn.spec.Child != nil,
+		Model: rn.spec.Model, Vision: rn.spec.Vision, Rows: rn.journal.Rows(), Child: rn.spec.Child != nil,
 		Record: rn.record, Stop: rn.requestStop}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/loopdesk/loopdesk/backend/journal"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -68,7 +69,7 @@ func (rn *run) admit(ctx context.Context) error {
 	if refused == "" {
 		return nil
 	}
-	if err := rn.persist(recordedRows(rn.prompt.Rows)); err != nil {
+	if err := rn.persist(journal.Recorded(rn.prompt.Rows)); err != nil {
 		rn.r.log.Error("store a refused prompt's hook rows", "session", rn.spec.SessionID, "err", err)
 	}
 	rn.prompt = Admitted{}
@@ -106,38 +107,25 @@ func (r *Runner) admitQueued(ctx context.Context, sessionID, text string) ([]str
 	return nil, fmt.Errorf("%w: %s", ErrHookBlocked, a.Refused)
 }
 
-// recordedRows are rows a check or an extension made, as rows of the run.
-func recordedRows(chunks []store.NewChunk) []core.Row {
-	out := make([]core.Row, len(chunks))
-	for i, c := range chunks {
-		out[i] = recordedRow{c}
-	}
-	return out
-}
-
 // sessionSource is how the session began (store.Session.Source); the rows held start at the
 // last compaction, so their last seq says it.
 func (rn *run) sessionSource(ctx context.Context) string {
-	var last int64
-	if n := len(rn.journal.chunks); n > 0 {
-		last = rn.journal.chunks[n-1].Seq
-	}
 	sess, err := rn.r.cfg.Store.GetSession(ctx, rn.spec.SessionID)
 	if err != nil {
 		sess = store.Session{} // its lineage unread: a session with rows resumes
 	}
-	return sess.Source(last)
+	return sess.Source(rn.journal.LastSeq())
 }
 
 // afterPrompt are the rows stored right after the prompt's (Started.AfterPrompt): what the
 // prompt's check recorded, the notes it gave, then the spec's Notes.
 func (rn *run) afterPrompt() []core.Row {
-	rows := recordedRows(rn.prompt.Rows)
+	rows := journal.Recorded(rn.prompt.Rows)
 	for _, n := range rn.prompt.Notes {
 		rows = append(rows, core.NoteRow{Source: core.NoteSourceHook, Text: n})
 	}
 	for _, n := range rn.spec.Notes {
-		rows = append(rows, recordedRow{store.NewChunk{Kind: store.KindNote, Payload: n}})
+		rows = append(rows, journal.Recorded([]store.NewChunk{{Kind: store.KindNote, Payload: n}})...)
 	}
 	return rows
 }

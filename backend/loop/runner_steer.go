@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/loopdesk/loopdesk/backend/instructions"
+	"github.com/loopdesk/loopdesk/backend/journal"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -124,7 +125,7 @@ func (rn *run) handleQueue(req queueRequest) []core.Effect {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
 	defer cancel()
 	if len(req.record) > 0 {
-		if err := rn.persist(recordedRows(req.record)); err != nil {
+		if err := rn.persist(journal.Recorded(req.record)); err != nil {
 			rn.r.log.Error("store a queued message's hook rows", "session", rn.spec.SessionID, "err", err)
 		}
 		req.reply <- queueReply{ok: true}

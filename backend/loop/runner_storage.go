@@ -37,8 +37,6 @@ func (rn *run) lostEnd(res core.Result, err error) (core.Result, bool) {
 	if !ok {
 		return res, false
 	}
-	if n := len(rn.journal.chunks); n > 0 {
-		f.Seq = rn.journal.chunks[n-1].Seq
-	}
+	f.Seq = rn.journal.LastSeq()
 	return core.StorageLost(res, f), true
 }

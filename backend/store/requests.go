@@ -146,7 +146,18 @@ func (rc *RequestCache) Estimate(chunks []Chunk, system string) (int64, error) {
 		rc.est.tokens, from = 0, 0
 	}
 	if from < len(chunks) {
-		n, err := EstimateContext(chunks[from:], "")
+		var n int64
+		var err error
+		if from == 0 {
+			// Through the messages' cache: the run derives these messages next (Turns), and
+			// decoding every row twice was most of the cost of a long session's first request.
+			var msgs []provider.Message
+			if msgs, err = rc.turns.Turns(chunks); err == nil {
+				n, err = estimateMessages(msgs, "")
+			}
+		} else {
+			n, err = EstimateContext(chunks[from:], "")
+		}
 		if err != nil {
 			rc.est.valid = false
 			return 0, err
@@ -162,7 +173,16 @@ func (rc *RequestCache) Estimate(chunks []Chunk, system string) (int64, error) {
 
 // EstimateContext sizes the messages a request built from chunks would carry, in tokens.
 func EstimateContext(chunks []Chunk, system string) (int64, error) {
-	msgs, err := Messages(chunks)
+	turns, err := Turns(chunks)
+	if err != nil {
+		return 0, err
+	}
+	return estimateMessages(turns, system)
+}
+
+// estimateMessages is EstimateContext of the rows whose messages (Turns) are turns.
+func estimateMessages(turns []provider.Message, system string) (int64, error) {
+	msgs, err := provider.EncodeOpenAI(turns, provider.Origin{})
 	if err != nil {
 		return 0, err
 	}
