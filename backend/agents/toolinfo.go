@@ -7,7 +7,8 @@ import (
 )
 
 // ToolInfos is what the loop's core knows of each tool of a run working as agent (nil: the
-// run has none), by name: whether it is read-only, the plan tool (store.UpdatePlanTool), and
+// run has none), by name: whether it is read-only, the plan tool (store.UpdatePlanTool), the tools only
+// the person approves (remember: core.ToolPersonOnly), and
 // the tools the agent's definition does not allow, narrowed away (never offered, their calls
 // refused): a definition narrows, never widens.
 func ToolInfos(specs []tools.Spec, agent *Definition) map[string]core.ToolInfo {
@@ -19,6 +20,8 @@ func ToolInfos(specs []tools.Spec, agent *Definition) map[string]core.ToolInfo {
 			t.Kind = core.ToolNarrowed
 		case s.Name == store.UpdatePlanTool:
 			t.Kind = core.ToolPlan
+		case s.Name == tools.RememberTool:
+			t.Kind = core.ToolPersonOnly
 		}
 		out[s.Name] = t
 	}

@@ -418,6 +418,7 @@ func runAgentWith(ctx context.Context, o *runOptions, start runStart, stdin io.R
 		spec := cfg.RunSpec(s.ID, o.workspace, "", o.system)
 		spec.Sandbox = shell
 		spec.Provider, spec.ThinkingBudget, spec.Vision = target.choice.Provider, target.budget, vision
+		spec.NoPerson = !asker.terminal && !asker.inboxAnswers() // calls only the person approves are refused
 		return spec, nil
 	}})
 	plan := o.plan

@@ -12,7 +12,6 @@ import (
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/instructions"
-	"github.com/loopdesk/loopdesk/backend/journal"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -34,10 +33,13 @@ type Store interface {
 	ChunksAfter(ctx context.Context, sessionID string, after int64) ([]store.Chunk, error)
 	// RequestRows: the rows a request is built from, those since the last compaction.
 	RequestRows(ctx context.Context, sessionID string) ([]store.Chunk, error)
-	// The writes, all through the run's journal (the persist executor); CheckIdle before
-	// the run's row is written with its first rows (journal.Begin).
-	journal.Store
+	Append(ctx context.Context, sessionID, runID string, chunks ...store.NewChunk) ([]store.Chunk, error)
+	// CheckIdle then StartRunWith: the run's row is written with its first rows.
 	CheckIdle(ctx context.Context, sessionID string) error
+	StartRunWith(ctx context.Context, n store.NewRun, chunks ...store.NewChunk) (store.Run, []store.Chunk, error)
+	FinishRun(ctx context.Context, runID string, res store.RunResult) (store.Run, []store.Chunk, error)
+	// AppendAndFinish is Append then FinishRun in one transaction (runner_finish.go).
+	AppendAndFinish(ctx context.Context, sessionID, runID string, res store.RunResult, chunks ...store.NewChunk) (store.Run, []store.Chunk, []store.Chunk, error)
 	// LastRun is the session's latest run (false: none), read without listing the others.
 	LastRun(ctx context.Context, sessionID string) (store.Run, bool, error)
 }
@@ -180,6 +182,9 @@ type RunSpec struct {
 	// (first, with no prompt), so its first request carries them: what a front end did to the
 	// model's world when it started the run (an edit kept the files an abandoned version wrote).
 	Notes []store.NotePayload
+	// NoPerson says nobody can be asked during the run (no terminal and no window, a
+	// schedule): a call only the person approves is refused (core.Started.NoPerson).
+	NoPerson bool
 	// Vision says whether the model is sent images: the person's per-model setting, or
 	// VisionAuto for the default from the model's name (TextOnly).
 	Vision images.Vision

@@ -218,8 +218,12 @@ func (s *Stack) TelemetryStats() (telemetry.Stats, bool) {
 // extensions wrap every run's ports (backend/extend), the first outermost: the hooks see a
 // call as the model made it and may rewrite it before the grants and the review see it.
 func extensions(cfg Config, engine *hooks.Engine) []loop.Extension {
+	var memories tools.MemoryKeeper
+	if cfg.DB != nil {
+		memories = cfg.DB
+	}
 	return []loop.Extension{extend.Hooks(engine, cfg.Logger), extend.Skills(skillCatalog(cfg)), extend.Review(),
-		extend.Images(cfg.DB)}
+		extend.Images(cfg.DB), extend.Memory(memories)}
 }
 
 // tasksOf is the task tool's driver (every front end offers the task tool).
@@ -255,9 +259,11 @@ func (s *Stack) Close() {
 	}
 }
 
-// builtinTools are the tools every run has: the built-in ones and update_plan (the plan the
-// window pins above the message box).
-func builtinTools() []tools.Tool { return append(tools.Builtins(), tools.UpdatePlan{}) }
+// builtinTools are the tools every run has: the built-in ones, update_plan (the plan the
+// window pins above the message box) and remember (a memory the person approves).
+func builtinTools() []tools.Tool {
+	return append(tools.Builtins(), tools.UpdatePlan{}, tools.Remember{})
+}
 
 // Tools is the tool set runs use: the built-in tools plus the tools of the MCP servers that
 // are ready. It implements loop.ToolSet: a run keeps the set it started with.

@@ -24,20 +24,16 @@ var _ Tool = Remember{}
 // Name implements Tool.
 func (Remember) Name() string { return RememberTool }
 
-// Description implements Tool.
+// Description implements Tool. It and the schema are short: every request carries them, and
+// the store refuses a text over store.MaxMemoryText with a message the model reads.
 func (Remember) Description() string {
-	return "Propose a memory: one durable fact later sessions should know, such as how this project is built " +
-		"and tested or a preference the person stated. scope project keeps it for this folder, personal for " +
-		"every folder. The person sees the text and approves, edits or refuses it; nothing is remembered " +
-		"without them. Not for the task at hand or anything secret."
+	return "Propose a lasting fact for later sessions; the person approves or edits it. scope: project (this folder) or personal"
 }
 
 // Schema implements Tool.
 func (Remember) Schema() json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+
-		`"text":{"type":"string","minLength":1,"maxLength":%d,"description":"The memory, one sentence or a short paragraph"},`+
-		`"scope":{"type":"string","enum":["project","personal"],"description":"project (this folder, the default) or personal (every folder)"}},`+
-		`"required":["text"],"additionalProperties":false}`, store.MaxMemoryText))
+	return json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","minLength":1},` +
+		`"scope":{"enum":["project","personal"]}},"required":["text"]}`)
 }
 
 // ReadOnly implements Tool: a memory changes every later prompt of its folder.
