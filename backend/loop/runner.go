@@ -12,6 +12,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/images"
 	"github.com/loopdesk/loopdesk/backend/instructions"
+	"github.com/loopdesk/loopdesk/backend/journal"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/provider"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -33,13 +34,10 @@ type Store interface {
 	ChunksAfter(ctx context.Context, sessionID string, after int64) ([]store.Chunk, error)
 	// RequestRows: the rows a request is built from, those since the last compaction.
 	RequestRows(ctx context.Context, sessionID string) ([]store.Chunk, error)
-	Append(ctx context.Context, sessionID, runID string, chunks ...store.NewChunk) ([]store.Chunk, error)
-	// CheckIdle then StartRunWith: the run's row is written with its first rows.
+	// The writes, all through the run's journal (the persist executor); CheckIdle before
+	// the run's row is written with its first rows (journal.Begin).
+	journal.Store
 	CheckIdle(ctx context.Context, sessionID string) error
-	StartRunWith(ctx context.Context, n store.NewRun, chunks ...store.NewChunk) (store.Run, []store.Chunk, error)
-	FinishRun(ctx context.Context, runID string, res store.RunResult) (store.Run, []store.Chunk, error)
-	// AppendAndFinish is Append then FinishRun in one transaction (runner_finish.go).
-	AppendAndFinish(ctx context.Context, sessionID, runID string, res store.RunResult, chunks ...store.NewChunk) (store.Run, []store.Chunk, []store.Chunk, error)
 	// LastRun is the session's latest run (false: none), read without listing the others.
 	LastRun(ctx context.Context, sessionID string) (store.Run, bool, error)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/instructions"
+	"github.com/loopdesk/loopdesk/backend/journal"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
 	"github.com/loopdesk/loopdesk/backend/tools"
@@ -30,7 +31,7 @@ type run struct {
 	tools   toolset             // what the run offers and runs
 	caps    checkpoint.Captures // the captures of calls whose result is not stored yet
 	guide   steering
-	journal journal
+	journal *journal.Journal // the run's rows and its writes (the persist executor)
 	ctl     control
 	prompt  Admitted // the prompt's check, stored after the prompt (prompts.go)
 	state   core.State
@@ -65,30 +66,6 @@ type steering struct {
 	ctxEst int64 // the size of the session's history with the system prompt, in tokens
 	// previous is how the session's last run ended (Started.PreviousStop).
 	previous core.StopReason
-}
-
-// journal is the run's side of the session's rows and of the persist executor.
-type journal struct {
-	// refs are the core's view of the rows the run opened with (Started.Rows). told counts
-	// the chunks the core has heard of: the rest go to it as Stored before its next input
-	// (tell).
-	refs []core.RowRef
-	told int
-	// chunks mirrors the session's rows: loaded once, then extended with what each Append
-	// returns (the run is the session's only writer while it runs), so a model call needs no
-	// database read. Owned by the loop goroutine; workers get a capped snapshot.
-	chunks []store.Chunk
-	// deferred are rows whose durability the journal does not need at once (approval rows,
-	// doc.go "Durable commits"): they are written in the transaction of the next rows that
-	// must be durable, before the next model call, or at the end of the run, in their order.
-	deferred []core.Row
-	// held are the events reporting rows of the run's last batch, held with them until
-	// finish stores them (runner_finish.go); quiet is set once a batch holds Done.
-	held  []core.Payload
-	quiet bool
-	// pending is the run's row until it is written, with the first rows the run stores
-	// (normally the prompt) or alone before the first model call (runner_finish.go).
-	pending *store.NewRun
 }
 
 // control is where the owner goroutine and the run's workers meet.
@@ -141,14 +118,14 @@ func (rn *run) prepare(ctx context.Context) error {
 		rn.ws.Release()
 		return err // CheckIdle names the session already
 	}
-	rn.journal.pending = &store.NewRun{ID: store.NewRunID(), SessionID: rn.spec.SessionID, Model: rn.spec.Model, Provider: rn.spec.origin.Provider,
+	rn.journal.Begin(store.NewRun{ID: store.NewRunID(), SessionID: rn.spec.SessionID, Model: rn.spec.Model, Provider: rn.spec.origin.Provider,
 		SystemPromptHash: instructions.PromptHash(rn.guide.system), Limits: limits, Mode: rn.spec.RunMode(), Instructions: store.InstructionsOf(rn.guide.files),
-		Sandbox: rn.spec.Sandbox.Describe()}
+		Sandbox: rn.spec.Sandbox.Describe()})
 	rn.r.mu.Lock()
-	rn.id = rn.journal.pending.ID
+	rn.id = rn.journal.Unwritten().ID
 	rn.r.mu.Unlock()
 	if rn.spec.rowFirst {
-		if _, err := rn.append(ctx, nil); err != nil {
+		if _, err := rn.journal.Flush(ctx); err != nil {
 			rn.ws.Release()
 			return err
 		}
@@ -210,15 +187,13 @@ func (rn *run) open(ctx context.Context) error {
 		chunks, err = rc.Rows(ctx, cfg.Store, rn.spec.SessionID)
 	}
 	if err == nil {
-		rn.journal.chunks = chunks
 		rn.guide.ctxEst, err = rc.Estimate(chunks, rn.guide.system)
 	}
 	if err == nil {
 		rn.guide.previous, err = rn.previousStop(ctx)
 	}
 	if err == nil {
-		rn.journal.refs, err = store.RowRefs(chunks)
-		rn.journal.told = len(chunks)
+		rn.journal, err = journal.Open(cfg.Store, rn.spec.SessionID, chunks)
 	}
 	if err == nil && len(rn.spec.Queued) == 0 && rn.spec.CompactThrough == 0 {
 		// Messages left queued by a run that stopped (Stop, a bound, a crash) go with this
@@ -248,8 +223,8 @@ func (rn *run) loop() {
 	in.ThinkingBudget, in.ImagesDropped = max(rn.spec.ThinkingBudget, 0), rn.spec.ImagesDropped
 	if h := rn.r.cfg.Harness; h != nil {
 		in.HarnessTokens = h(rn.spec.SystemPrompt, rn.guide.files, rn.guide.system, rn.toolSpecs(), rn.spec.Notes)
-		if b, err := json.Marshal(in.HarnessTokens); err == nil && rn.journal.pending != nil && in.HarnessTokens != nil {
-			rn.journal.pending.Harness = b // kept with the run, for a window opened later
+		if b, err := json.Marshal(in.HarnessTokens); err == nil && rn.journal.Unwritten() != nil && in.HarnessTokens != nil {
+			rn.journal.Unwritten().Harness = b // kept with the run, for a window opened later
 		}
 	}
 	effects := rn.step(in)
@@ -267,17 +242,14 @@ func (rn *run) loop() {
 
 // started is the input that opens the run in the core, with every row held so far.
 func (rn *run) started() core.Started {
-	if rn.journal.told < len(rn.journal.chunks) {
-		more, err := store.RowRefs(rn.journal.chunks[rn.journal.told:])
-		if err != nil {
-			rn.r.log.Error("tell the loop core of stored rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
-		}
-		rn.journal.refs, rn.journal.told = append(rn.journal.refs, more...), len(rn.journal.chunks)
+	rows, err := rn.journal.Opening()
+	if err != nil {
+		rn.r.log.Error("tell the loop core of stored rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
 	}
 	return core.Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.guide.ctxEst,
 		Mode: string(rn.spec.RunMode()), Tools: rn.tools.list(),
-		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), Depth: rn.spec.depth(), TaskGranted: rn.spec.Child != nil && rn.spec.Child.TaskGranted, StopHook: rn.stopHook(), PreCompactHook: rn.hooked(hooks.PreCompact), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Command: rn.spec.Command, AfterPrompt: rn.afterPrompt(), Rows: rn.journal.refs, PreviousStop: rn.guide.previous,
+		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), Depth: rn.spec.depth(), TaskGranted: rn.spec.Child != nil && rn.spec.Child.TaskGranted, StopHook: rn.stopHook(), PreCompactHook: rn.hooked(hooks.PreCompact), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Command: rn.spec.Command, AfterPrompt: rn.afterPrompt(), Rows: rows, PreviousStop: rn.guide.previous,
 		CompactThrough: rn.spec.CompactThrough, NoPerson: rn.spec.NoPerson}
 }
 
@@ -341,12 +313,11 @@ func (rn *run) step(in core.Input) []core.Effect {
 // tell feeds the core, as Stored, the rows stored since it last heard: its own Persist effects
 // and the rows the runner wrote itself (hook runs, notes), so its compaction cuts see them.
 func (rn *run) tell() {
-	if rn.journal.told >= len(rn.journal.chunks) || rn.state.Phase == core.PhaseIdle || rn.state.Phase == core.PhaseDone {
+	if rn.state.Phase == core.PhaseIdle || rn.state.Phase == core.PhaseDone {
 		return
 	}
-	refs, err := store.RowRefs(rn.journal.chunks[rn.journal.told:])
-	rn.journal.told = len(rn.journal.chunks)
-	if err == nil {
+	refs, err := rn.journal.Unheard()
+	if err == nil && len(refs) > 0 {
 		var next core.State
 		if next, _, err = core.Next(rn.state, core.Stored{Rows: refs}); err == nil {
 			rn.state = next
@@ -367,26 +338,18 @@ func (rn *run) stopWork() {
 // core emitted is ever left undone. If one fails, the run is ended with Failed and the
 // effects of that are returned for the caller to execute.
 func (rn *run) execute(effects []core.Effect) []core.Effect {
-	holding := false
-	if !rn.journal.quiet && endsQuietly(effects) {
-		rn.journal.quiet = true // the rows wait for finish, and the events that report them too
-	}
+	rn.journal.Batch(effects)
 	for _, e := range effects {
 		var err error
 		switch e := e.(type) {
 		case core.Persist:
-			if deferrable(e.Rows) || rn.journal.quiet {
-				rn.journal.deferred = append(rn.journal.deferred, e.Rows...)
-				holding = holding || rn.journal.quiet
-				continue
+			if !rn.journal.Defer(e.Rows) {
+				err = rn.persist(e.Rows)
 			}
-			err = rn.persist(e.Rows)
 		case core.Emit:
-			if holding {
-				rn.journal.held = append(rn.journal.held, e.Payload)
-				continue
+			if !rn.journal.Hold(e.Payload) {
+				rn.publish(e.Payload)
 			}
-			rn.publish(e.Payload)
 		case core.Done:
 			rn.end.result = e.Result
 		default:
@@ -412,7 +375,7 @@ func (rn *run) startWork(e core.Effect) error {
 		if err := rn.flushDeferred(); err != nil {
 			return err
 		}
-		rows := rn.snapshot()
+		rows := rn.journal.Rows()
 		rn.goWork(func() { rn.callModel(e, rows) })
 	case core.RequestApproval:
 		rn.requestApprovals(e)
@@ -426,7 +389,7 @@ func (rn *run) startWork(e core.Effect) error {
 		if err := rn.flushDeferred(); err != nil {
 			return err
 		}
-		rows := rn.snapshot()
+		rows := rn.journal.Rows()
 		rn.goWork(func() { rn.compact(e, rows) })
 	case core.FireHook:
 		info := rn.info() // read on the owner goroutine: the rows are its
@@ -464,47 +427,29 @@ func (rn *run) publish(p core.Payload) {
 	}
 }
 
-// deferrable says whether rows may wait for the next durable commit: approval rows do. The
-// call they decide is durable already (its assistant row), and a crash before its result is
-// answered by recovery as interrupted whether or not the decision was written.
-func deferrable(rows []core.Row) bool {
-	for _, row := range rows {
-		if _, ok := row.(core.ApprovalRow); !ok {
-			return false
-		}
-	}
-	return len(rows) > 0
-}
-
 // flushDeferred writes the deferred rows, and the run's row if it is not written yet, on
 // their own; a no-op when there are none.
 func (rn *run) flushDeferred() error {
-	if len(rn.journal.deferred) == 0 && rn.journal.pending == nil {
-		return nil
-	}
-	return rn.persist(nil)
+	ctx, cancel := rn.writeCtx()
+	defer cancel()
+	added, err := rn.journal.Flush(ctx)
+	return rn.stored(ctx, added, err)
 }
 
-// persist appends the deferred rows and then rows in one transaction, with the run's row
-// when it is not written yet.
+// persist writes the deferred rows and then rows in one transaction (journal.Commit).
 func (rn *run) persist(rows []core.Row) error {
-	if len(rn.journal.deferred) > 0 {
-		rows = append(rn.journal.deferred, rows...)
-		rn.journal.deferred = nil
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
+	ctx, cancel := rn.writeCtx()
 	defer cancel()
-	added, err := rn.append(ctx, newChunks(rows))
-	rn.journal.chunks = append(rn.journal.chunks, added...)
+	added, err := rn.journal.Commit(ctx, rows)
+	return rn.stored(ctx, added, err)
+}
+
+// stored announces rows just written; a call's changes not recorded stop the run too.
+func (rn *run) stored(ctx context.Context, added []store.Chunk, err error) error {
 	if aerr := rn.announce(ctx, added); err == nil {
-		err = aerr // a call's changes not recorded stop the run too
+		err = aerr
 	}
 	return err
-}
-
-// snapshot hands workers the rows so far; later appends never touch what it covers.
-func (rn *run) snapshot() []store.Chunk {
-	return rn.journal.chunks[:len(rn.journal.chunks):len(rn.journal.chunks)]
 }
 
 // finish stores the result, publishes run_finished and lets go of the session.
@@ -515,7 +460,7 @@ func (rn *run) finish() {
 		res = core.Result{Status: core.StopError, Error: "run ended without a result", SessionID: rn.spec.SessionID, RunID: rn.id,
 			StartedAt: rn.state.StartedAt, EndedAt: rn.now()}
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(rn.r.base), rn.r.cfg.PersistTimeout)
+	ctx, cancel := rn.writeCtx()
 	defer cancel()
 	stored, synthesized, err := rn.storeEnd(ctx, &res) // with the rows still held, in one commit
 	if err == nil {
@@ -541,7 +486,8 @@ func (rn *run) finish() {
 	rn.end.result = res
 	meters := rn.state.Meters()
 	leftover := rn.state.Queued()
-	rn.journal.chunks, rn.journal.refs, rn.tools.specs, rn.state = nil, nil, nil, core.State{Phase: core.PhaseDone} // only the result is kept
+	rn.journal.Close()
+	rn.tools.specs, rn.state = nil, core.State{Phase: core.PhaseDone} // only the result is kept
 	rn.r.mu.Lock()
 	rn.end.finishing = true
 	rn.r.mu.Unlock()
