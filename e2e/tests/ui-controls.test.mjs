@@ -175,11 +175,8 @@ test('Esc stops the running run; Alt+Up and Alt+Down move between sessions', asy
   await fake.enqueue({ kind: 'text', text: 'A very long answer that stalls here', stall_after: 2, stall_ms: 60000 });
   await sendMessage(page, 'take your time');
   await page.getByRole('button', { name: 'Stop' }).waitFor();
-  // Esc in the message box belongs to the box: it does not stop the run.
+  // Esc stops the run wherever the focus is, the message box included.
   await page.getByRole('textbox', { name: 'Message' }).press('Escape');
-  assert.equal(await page.getByRole('button', { name: 'Stop' }).count(), 1);
-  await page.getByRole('region', { name: 'Conversation' }).click({ position: { x: 5, y: 5 } });
-  await page.keyboard.press('Escape');
   await runFinished(page);
   await page.getByRole('button', { name: 'Retry' }).waitFor(); // an interrupted run can be run again
 

@@ -1,10 +1,11 @@
 // The keyboard around a call waiting for approval: y and n from anywhere in its card, the
 // shortcuts to the call and to the message box, and the skip links Tab reaches first.
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { SHORTCUTS } from './hooks/useShortcuts';
 import { chunk, makeFakeApi } from './test/fakeApi';
+import { inboxApproval } from './test/inbox';
 
 let fake = makeFakeApi();
 vi.mock('./api/backend', () => ({
@@ -81,6 +82,37 @@ describe('keyboard and the call waiting for approval', () => {
     expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Skip to the message box' }));
     await userEvent.keyboard('{Enter}');
     expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Message' }));
+  });
+
+  it('Esc in the message box stops the running reply; an open palette closes first', async () => {
+    const s = fake.session('busy');
+    fake.state.sessions.push(s);
+    fake.state.running.set(s.id, 'run1');
+    render(<App />);
+    const nav = await screen.findByRole('navigation', { name: 'Sessions' });
+    await userEvent.click(await within(nav).findByRole('button', { name: /busy/ }));
+    await screen.findByRole('button', { name: 'Stop' });
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await userEvent.type(box, '/');
+    await screen.findByRole('listbox', { name: 'Commands and skills' });
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('listbox', { name: 'Commands and skills' })).toBeNull();
+    expect(fake.api.cancel).not.toHaveBeenCalled();
+    expect(document.activeElement).toBe(box);
+    await userEvent.keyboard('{Escape}');
+    await waitFor(() => expect(fake.api.cancel).toHaveBeenCalledWith(s.id));
+  });
+
+  it('a new approval does not take the focus from the message box; it is announced', async () => {
+    const card = await openWaiting();
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await userEvent.type(box, 'still typ');
+    act(() => fake.emitInbox({ approvals: [inboxApproval('s9', 'c9', '2026-12-07T05:00:01Z', { session_title: 'other work', arguments: { command: 'make deploy' } })], ended: [] }));
+    await waitFor(() => expect(screen.getByTestId('announce-assertive').textContent).toBe('Approval needed in other work: run_shell_command — make deploy'));
+    await userEvent.keyboard('ing');
+    expect(document.activeElement).toBe(box);
+    expect((box as HTMLTextAreaElement).value).toBe('still typing');
+    expect(card.contains(document.activeElement)).toBe(false);
   });
 
   it('the shortcuts sheet lists the two jumps', () => {

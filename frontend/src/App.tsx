@@ -15,6 +15,7 @@ import { PanelResizer } from './components/PanelResizer';
 import { Shortcuts } from './components/Shortcuts';
 import { CloseDialog } from './components/CloseDialog';
 import { SkipLinks } from './components/SkipLinks';
+import { Announcer } from './components/Announcer';
 import { focusMessageBox, focusPendingCall } from './lib/jump';
 import { useFocusCard, useLaunchFolders, useReportFocus } from './hooks/useDesktop';
 import { useShortcuts } from './hooks/useShortcuts';
@@ -77,6 +78,7 @@ export function App() {
     <div className={`app${nav.showSettings ? ' settings-open' : ''}${narrow ? ' narrow' : ''}`} style={{ '--side-width': `${win.panelWidth}px` } as CSSProperties}>
       {showShortcuts && <Shortcuts onClose={() => setShowShortcuts(false)} />}
       <CloseDialog />
+      <Announcer stream={chat.stream} run={chat.run} from={chat.streamFrom} approvals={inbox.approvals} />
       {!nav.showSettings && <SkipLinks pending={chat.pending.length > 0} />}
       <CheckpointProvider sessionID={selected} rows={chat.rows} live={chat.changes} onForked={act.forkedWithFiles} onError={setActionError}>
         <Sessions list={list} selected={selected} open={openHere} inbox={inbox} onNew={act.newSession} onImport={act.importSession} onSettings={() => nav.setShowSettings(true)} onClosed={() => nav.setSelected(null)} approvals={approvals} setApprovals={setApprovals} />

@@ -115,7 +115,7 @@ export function ProjectPicker({ label, value, projects, onPick }: { label: strin
           if (name.trim()) onPick(name.trim());
         }}
       >
-        <input aria-label="New project name" value={name} autoFocus maxLength={80} onChange={(e) => setName(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && setNaming(false)} />
+        <input aria-label="New project name" value={name} autoFocus maxLength={80} onChange={(e) => setName(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && (e.preventDefault(), setNaming(false))} />
         <button type="submit" className="small primary" disabled={!name.trim()}>
           Move
         </button>

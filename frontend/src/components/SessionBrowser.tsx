@@ -93,7 +93,7 @@ export function SessionBrowser(props: Props) {
         )}
       </div>
       <div className="search">
-        <input type="search" aria-label="Search sessions" placeholder="Search sessions" value={query} onChange={(e) => onQuery(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && onQuery('')} />
+        <input type="search" aria-label="Search sessions" placeholder="Search sessions" value={query} onChange={(e) => onQuery(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && query !== '' && (e.preventDefault(), onQuery(''))} />
       </div>
       {filter}
       {props.organiseBar}

@@ -146,7 +146,7 @@ function RenameForm({ initial, onRename, onDone }: { initial: string; onRename: 
         if (await onRename(title.trim())) onDone();
       }}
     >
-      <input aria-label="Session title" value={title} autoFocus onChange={(e) => setTitle(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && onDone()} />
+      <input aria-label="Session title" value={title} autoFocus onChange={(e) => setTitle(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && (e.preventDefault(), onDone())} />
       <button type="submit" className="primary" disabled={!title.trim()}>
         Save title
       </button>

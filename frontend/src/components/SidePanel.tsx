@@ -22,16 +22,29 @@ interface Props {
   children: ReactNode;
 }
 
+/** The tab a key moves to from tab, or null when the key is not the tabs'. */
+export function tabAfter(tab: Tab, key: string, vertical: boolean): Tab | null {
+  const i = TABS.findIndex((t) => t.id === tab);
+  const [next, prev] = vertical ? ['ArrowDown', 'ArrowUp'] : ['ArrowRight', 'ArrowLeft'];
+  if (key === next) return TABS[(i + 1) % TABS.length].id;
+  if (key === prev) return TABS[(i + TABS.length - 1) % TABS.length].id;
+  if (key === 'Home') return TABS[0].id;
+  if (key === 'End') return TABS[TABS.length - 1].id;
+  return null;
+}
+
 /**
  * The side panel: tabs for the budget meters, the chunk table and the workspace. In a narrow
  * window it folds to a strip of its tabs; a tab opens it as a drawer, Escape or Close folds it.
  */
 export function SidePanel({ tab, onTab, collapsed = false, open = true, onClose, edge, children }: Props) {
+  // The ARIA tabs pattern: arrows (Home, End) select the next tab and the focus moves with it.
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
-    const i = TABS.findIndex((t) => t.id === tab);
-    const [next, prev] = collapsed ? ['ArrowDown', 'ArrowUp'] : ['ArrowRight', 'ArrowLeft'];
-    if (e.key === next) onTab(TABS[(i + 1) % TABS.length].id);
-    else if (e.key === prev) onTab(TABS[(i + TABS.length - 1) % TABS.length].id);
+    const to = tabAfter(tab, e.key, collapsed);
+    if (!to) return;
+    e.preventDefault();
+    onTab(to);
+    document.getElementById(`tab-${to}`)?.focus();
   };
   const shown = !collapsed || open;
   return (

@@ -42,7 +42,7 @@ export const SHORTCUTS: { keys: string[]; does: string }[] = [
   { keys: ['Ctrl', 'Q'], does: 'Quit (runs going stop)' },
   { keys: ['y'], does: 'Approve the tool call the focus is in (not while typing in it)' },
   { keys: ['n'], does: 'Deny the tool call the focus is in (not while typing in it)' },
-  { keys: ['Esc'], does: 'Close a dialog or the side panel drawer; else stop the running run' },
+  { keys: ['Esc'], does: 'Close a dialog, menu, palette or the side panel drawer; else stop the running reply (also from the message box)' },
 ];
 
 /** True when keys typed at el are text: a text field, a text area, a select or an editable element. */
@@ -57,7 +57,7 @@ export function isTyping(el: EventTarget | null): boolean {
 }
 
 /** Which action a key press asks for, or null. */
-export function shortcutOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'target'>): keyof ShortcutActions | `zoom${'In' | 'Out' | 'Reset'}` | null {
+export function shortcutOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'target' | 'defaultPrevented'>): keyof ShortcutActions | `zoom${'In' | 'Out' | 'Reset'}` | null {
   const mod = e.ctrlKey || e.metaKey;
   if (mod && !e.altKey) {
     switch (e.key.toLowerCase()) {
@@ -89,9 +89,10 @@ export function shortcutOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' 
   if (e.key === '?' && !mod && !e.altKey && !isTyping(e.target)) return 'help';
   if (e.altKey && !mod && e.key === 'ArrowUp') return 'prevSession';
   if (e.altKey && !mod && e.key === 'ArrowDown') return 'nextSession';
-  // Esc belongs to whatever has the keys first: a dialog, an editor, a drawer. Only when
-  // nothing else would take it does it stop the run.
-  if (e.key === 'Escape' && !mod && !e.altKey && !isTyping(e.target) && !inDialog(e.target)) return 'stop';
+  // Esc belongs first to what it closes: a dialog, a menu, the palette, an editor, a drawer
+  // (they take it, preventDefault or stopPropagation). Otherwise it stops the run wherever the
+  // focus is, the message box included: a person typing must not have to leave the box to stop.
+  if (e.key === 'Escape' && !mod && !e.altKey && !e.defaultPrevented && !inDialog(e.target)) return 'stop';
   return null;
 }
 
