@@ -16,6 +16,18 @@ import { RowImages } from './Images';
 const png = () => new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], 'shot.png', { type: 'image/png' });
 
 describe('attaching images', () => {
+  it('Attach image is a button the keyboard reaches that opens the file chooser', async () => {
+    render(<MessageBox running={false} disabled={false} onSend={async () => true} onStop={() => {}} />);
+    const button = screen.getByRole('button', { name: 'Attach image' });
+    const input = screen.getByLabelText('Attach image') as HTMLInputElement;
+    const chooser = vi.spyOn(input, 'click');
+    screen.getByRole('textbox', { name: 'Message' }).focus();
+    await userEvent.tab();
+    expect(document.activeElement).toBe(button);
+    await userEvent.keyboard('{Enter}');
+    expect(chooser).toHaveBeenCalledTimes(1);
+  });
+
   it('shows a thumbnail with a remove button and sends the image with the text', async () => {
     const onSend = vi.fn(async () => true);
     render(<MessageBox running={false} disabled={false} onSend={onSend} onStop={() => {}} />);

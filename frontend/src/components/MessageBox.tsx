@@ -158,24 +158,39 @@ function QueuedList({ queued, running, disabled, onSendQueued, onRemoveQueued }:
   );
 }
 
+/**
+ * Attach image: a real button (in the Tab order, announced as a button) that opens the file
+ * chooser of a hidden file input; the input keeps the name the tests and drops use.
+ */
+function AttachButton({ disabled, onAttach }: { disabled: boolean; onAttach: (files: FileList) => void }) {
+  const input = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <button type="button" className="small attach" disabled={disabled} title="PNG, JPEG, WebP or GIF; or paste or drop one" onClick={() => input.current?.click()}>
+        Attach image
+      </button>
+      <input
+        ref={input}
+        type="file"
+        aria-label="Attach image"
+        accept={IMAGE_TYPES.join(',')}
+        multiple
+        hidden
+        disabled={disabled}
+        onChange={(e) => {
+          if (e.target.files) onAttach(e.target.files);
+          e.target.value = ''; // the same file can be attached again
+        }}
+      />
+    </>
+  );
+}
+
 /** Attach image, Send (Queue while a run goes on), then children (more ways to send), and Stop. */
 function SendButtons({ running, disabled, empty, onAttach, onStop, children }: { running: boolean; disabled: boolean; empty: boolean; onAttach: (files: FileList) => void; onStop: () => void; children?: ReactNode }) {
   return (
     <span className="message-buttons">
-      <label className={`button small attach${disabled || running ? ' disabled' : ''}`} title="PNG, JPEG, WebP or GIF; or paste or drop one">
-        Attach image
-        <input
-          type="file"
-          accept={IMAGE_TYPES.join(',')}
-          multiple
-          hidden
-          disabled={disabled || running}
-          onChange={(e) => {
-            if (e.target.files) onAttach(e.target.files);
-            e.target.value = ''; // the same file can be attached again
-          }}
-        />
-      </label>
+      <AttachButton disabled={disabled || running} onAttach={onAttach} />
       <button type="submit" disabled={disabled || empty} title={running ? 'Queue for the next step' : undefined}>
         {running ? 'Queue' : 'Send'}
       </button>
