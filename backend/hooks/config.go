@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -202,7 +203,12 @@ func parse(raw json.RawMessage, src Source, path string) (hooks []Hook, skipped 
 	for ev := range groups {
 		events = append(events, ev)
 	}
-	sort.Slice(events, func(i, j int) bool { return eventOrder(events[i]) < eventOrder(events[j]) })
+	// Unknown events share one order: their names break the tie, so the warnings about them
+	// come in the same order on every read.
+	sort.Slice(events, func(i, j int) bool {
+		oi, oj := eventOrder(events[i]), eventOrder(events[j])
+		return oi < oj || (oi == oj && events[i] < events[j])
+	})
 	var out []Hook
 	for _, ev := range events {
 		if eventOrder(ev) == len(Events) {
@@ -242,7 +248,9 @@ func hookOf(ev Event, matcher string, c command, src Source, path string) (Hook,
 	h := Hook{Event: ev, Matcher: matcher, Command: c.Command, Timeout: DefaultTimeout,
 		IgnoreFailure: c.OnFailure == OnFailureIgnore, Source: src, File: path}
 	if c.Timeout != nil {
-		h.Timeout = time.Duration(*c.Timeout * float64(time.Second))
+		// Past what a Duration holds the conversion wraps to a negative timeout, which would
+		// kill the hook at once: a timeout that long is the longest there is.
+		h.Timeout = time.Duration(min(*c.Timeout, float64(math.MaxInt64/int64(time.Second))) * float64(time.Second))
 	}
 	return h, nil
 }
