@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { InboxApproval, InboxRulePreview } from '../api/types';
 import type { AlwaysScope } from '../hooks/useInbox';
+import { useModalFocus } from '../hooks/useModalFocus';
 
 const SCOPES: { id: AlwaysScope; label: string }[] = [
   { id: 'session', label: 'This session' },
@@ -24,6 +25,7 @@ export function AlwaysAllow({ preview, onConfirm, onCancel }: Props) {
   const [scope, setScope] = useState<AlwaysScope>('session');
   const [shown, setShown] = useState<InboxRulePreview | null>(null);
   const [busy, setBusy] = useState(false);
+  const dialog = useModalFocus<HTMLFormElement>();
   useEffect(() => {
     let live = true;
     setShown(null);
@@ -35,6 +37,7 @@ export function AlwaysAllow({ preview, onConfirm, onCancel }: Props) {
   const others = shown?.others ?? [];
   return (
     <form
+      ref={dialog}
       className="always-allow rule-dialog"
       role="dialog"
       aria-label="Always allow"

@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
+import { useModalFocus } from '../hooks/useModalFocus';
 import { useApprovalReport } from '../hooks/useReports';
 import { ApprovalReport } from './ApprovalReport';
 
@@ -16,11 +17,11 @@ const SINCE: [string, string][] = [
 export function ApprovalsView({ titleOf, onClose }: { titleOf: (id: string) => string; onClose: () => void }) {
   const [since, setSince] = useState('7d');
   const { report, error, accepted, accept } = useApprovalReport('', since);
-  const close = useRef<HTMLButtonElement>(null);
-  useEffect(() => close.current?.focus(), []);
+  const dialog = useModalFocus<HTMLDivElement>();
   return (
     <div className="modal-backdrop">
       <div
+        ref={dialog}
         className="modal approvals-view"
         role="dialog"
         aria-modal="true"
@@ -49,7 +50,7 @@ export function ApprovalsView({ titleOf, onClose }: { titleOf: (id: string) => s
           </p>
         )}
         {report ? <ApprovalReport report={report} accepted={accepted} onAccept={(s) => void accept(s)} titleOf={titleOf} /> : <p className="muted">Loading…</p>}
-        <button ref={close} type="button" onClick={onClose}>
+        <button type="button" autoFocus onClick={onClose}>
           Close
         </button>
       </div>

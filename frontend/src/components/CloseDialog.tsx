@@ -1,21 +1,5 @@
-import { useEffect, useRef, type KeyboardEvent } from 'react';
 import { useCloseRequest } from '../hooks/useLifecycle';
-
-/** Keeps Tab and Shift+Tab inside el: from its last control to its first and back. */
-function trapTab(e: KeyboardEvent<HTMLElement>, el: HTMLElement | null) {
-  if (e.key !== 'Tab' || !el) return;
-  const controls = [...el.querySelectorAll<HTMLElement>('button:not([disabled])')];
-  if (controls.length === 0) return;
-  const first = controls[0];
-  const last = controls[controls.length - 1];
-  if (e.shiftKey && document.activeElement === first) {
-    e.preventDefault();
-    last.focus();
-  } else if (!e.shiftKey && document.activeElement === last) {
-    e.preventDefault();
-    first.focus();
-  }
-}
+import { useModalFocus } from '../hooks/useModalFocus';
 
 /**
  * The question the window asks when it is closed while runs go: "N runs are going". Stop them
@@ -29,13 +13,7 @@ export function CloseDialog() {
 }
 
 export function CloseQuestion({ runs, onAnswer }: { runs: number; onAnswer: (choice: 'stop' | 'keep' | 'cancel') => void }) {
-  const box = useRef<HTMLDivElement>(null);
-  const keep = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    const before = document.activeElement as HTMLElement | null;
-    keep.current?.focus();
-    return () => before?.focus?.();
-  }, []);
+  const box = useModalFocus<HTMLDivElement>();
   const title = runs === 1 ? '1 run is going' : `${runs} runs are going`;
   return (
     <div className="modal-backdrop">
@@ -51,7 +29,6 @@ export function CloseQuestion({ runs, onAnswer }: { runs: number; onAnswer: (cho
             e.stopPropagation();
             onAnswer('cancel');
           }
-          trapTab(e, box.current);
         }}
       >
         <h2 id="close-title">{title}</h2>
@@ -63,7 +40,7 @@ export function CloseQuestion({ runs, onAnswer }: { runs: number; onAnswer: (cho
           <button type="button" className="danger" onClick={() => onAnswer('stop')}>
             Stop {runs === 1 ? 'it' : 'them'}
           </button>
-          <button type="button" ref={keep} onClick={() => onAnswer('keep')}>
+          <button type="button" autoFocus onClick={() => onAnswer('keep')}>
             Keep {runs === 1 ? 'it' : 'them'} running
           </button>
           <button type="button" onClick={() => onAnswer('cancel')}>

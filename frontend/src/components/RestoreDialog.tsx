@@ -1,5 +1,6 @@
 import type { RestorePlan } from '../api/types';
 import { useRestore } from '../hooks/useCheckpoints';
+import { useModalFocus } from '../hooks/useModalFocus';
 import { undoText } from '../state/checkpoints';
 import { CancelButton } from './CancelButton';
 
@@ -21,12 +22,13 @@ interface Props {
  */
 export function RestoreDialog({ sessionID, seq, path, onClose, onRestored }: Props) {
   const { plan, error, busy, overwrite, restored, conflicts, kept, toggle, run } = useRestore(sessionID, seq, path, onRestored);
+  const dialog = useModalFocus<HTMLDivElement>();
 
   const title = path ? `Restore ${path} to before row #${seq}` : `Restore files to before row #${seq}`;
   const nothing = plan !== null && restored.length === 0;
   return (
     <div className="modal-backdrop" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
-      <div className="modal restore-dialog" role="dialog" aria-modal="true" aria-label="Restore files">
+      <div ref={dialog} className="modal restore-dialog" role="dialog" aria-modal="true" aria-label="Restore files">
         <h2>{title}</h2>
         {!plan && !error && <p className="muted">Working out what would change…</p>}
         {nothing && <p>Nothing to restore: no file {path ? `at ${path} ` : ''}was changed at or after this row.</p>}

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { RuleEffect, RuleInput, RuleScope } from '../api/types';
+import { useModalFocus } from '../hooks/useModalFocus';
 import { submitted } from '../lib/forms';
 import { CancelButton } from './CancelButton';
 
@@ -22,8 +23,10 @@ export function RuleDialog({ rule, busy, effect = 'allow', onSave, onCancel }: P
   const [pattern, setPattern] = useState(rule.pattern);
   const [scope, setScope] = useState<RuleScope>(rule.scope);
   const allow = effect === 'allow';
+  const dialog = useModalFocus<HTMLFormElement>();
   return (
     <form
+      ref={dialog}
       className="rule-dialog"
       role="dialog"
       aria-label={allow ? 'Always allow rule' : 'Always deny rule'}

@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import type { SessionSummary } from '../api/types';
+import { useModalFocus } from '../hooks/useModalFocus';
 import { SessionModel } from './SessionModel';
 
 interface Props {
@@ -189,8 +190,9 @@ function ConfirmDelete({ title, forkFolder, onDelete, onDeleteWithFolder, onClos
     onClose();
     await remove();
   };
+  const dialog = useModalFocus<HTMLDivElement>();
   return (
-    <div className="confirm" role="alertdialog" aria-label="Delete session?" aria-modal="true">
+    <div ref={dialog} className="confirm" role="alertdialog" aria-label="Delete session?" aria-modal="true">
       <p>
         Delete “{title || 'Untitled'}” and all its rows? This cannot be undone.
       </p>

@@ -1,18 +1,14 @@
-import { useEffect, useRef } from 'react';
+import { useModalFocus } from '../hooks/useModalFocus';
 import { SHORTCUTS } from '../hooks/useShortcuts';
 
 /** The shortcuts sheet (`?`): a modal dialog listing every shortcut; Escape or Close ends it. */
 export function Shortcuts({ onClose }: { onClose: () => void }) {
-  const close = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    const before = document.activeElement as HTMLElement | null;
-    // Close is at the end of a sheet taller than a small window: focusing it must not scroll the title away.
-    close.current?.focus({ preventScroll: true });
-    return () => before?.focus?.();
-  }, []);
+  // Close, its one control, takes the focus without scrolling the title of a tall sheet away.
+  const dialog = useModalFocus<HTMLDivElement>();
   return (
     <div className="sheet-backdrop" onClick={onClose}>
       <div
+        ref={dialog}
         role="dialog"
         aria-modal="true"
         aria-labelledby="shortcuts-title"
@@ -44,7 +40,7 @@ export function Shortcuts({ onClose }: { onClose: () => void }) {
           </tbody>
         </table>
         <div className="row">
-          <button type="button" ref={close} onClick={onClose}>
+          <button type="button" onClick={onClose}>
             Close
           </button>
         </div>
