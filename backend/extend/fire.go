@@ -13,7 +13,7 @@ import (
 // effects: a completed run's Stop or SubagentStop, PreCompact before a summary call) with
 // the person's hooks engine: it records the hooks' runs through the run and gives the core
 // what they said; the core decides what that does to the run.
-func FireHooks(engine loop.Hooks, log *slog.Logger) loop.HookFirer {
+func FireHooks(engine Engine, log *slog.Logger) loop.HookFirer {
 	return hookFirer{newFirer(engine, log)}
 }
 
@@ -25,7 +25,21 @@ type hookLister interface {
 	Has(ctx context.Context, workspace string, event hooks.Event) bool
 }
 
-func (f hookFirer) Has(ctx context.Context, workspace string, event hooks.Event) bool {
+// Hooked implements loop.HookFirer: the event fired when the run completes is SubagentStop
+// for a child session's run (Claude Code's event for a subagent), else Stop.
+func (f hookFirer) Hooked(ctx context.Context, run loop.RunInfo) (string, bool) {
+	stop := hooks.Stop
+	if run.Child {
+		stop = hooks.SubagentStop
+	}
+	root := run.Workspace.Root()
+	if !f.has(ctx, root, stop) {
+		stop = ""
+	}
+	return string(stop), f.has(ctx, root, hooks.PreCompact)
+}
+
+func (f hookFirer) has(ctx context.Context, workspace string, event hooks.Event) bool {
 	l, ok := f.engine.(hookLister)
 	return !ok || l.Has(ctx, workspace, event)
 }

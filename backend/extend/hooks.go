@@ -23,7 +23,7 @@ import (
 // (loop.RunInfo.Record); a hook's "continue": false comes back with the answer it was made
 // for (tools.Decision.HookStop, tools.Meta.HookStop) or, for Notification, ends the run at
 // once (loop.RunInfo.Stop). The core decides what a stop does.
-func Hooks(engine loop.Hooks, log *slog.Logger) loop.Extension {
+func Hooks(engine Engine, log *slog.Logger) loop.Extension {
 	f := newFirer(engine, log)
 	return func(_ context.Context, run loop.RunInfo, next loop.Ports) loop.Ports {
 		x := &hookRun{firer: f, run: run, context: map[string][]string{}}

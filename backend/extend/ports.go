@@ -23,13 +23,20 @@ func (t resultsThen) Run(ctx context.Context, ws *tools.Workspace, call tools.Ca
 	return res
 }
 
+// Engine fires the person's hooks (*hooks.Engine). Fire runs every hook of the event that
+// applies to in.Workspace and returns their combined outcome; it never returns later than
+// the longest hook timeout.
+type Engine interface {
+	Fire(ctx context.Context, in hooks.Input) hooks.Outcome
+}
+
 // firer fires the person's hooks for the extensions that wrap runs and prompts.
 type firer struct {
-	engine loop.Hooks
+	engine Engine
 	log    *slog.Logger // hooks' warnings (slog.Default when none is given)
 }
 
-func newFirer(engine loop.Hooks, log *slog.Logger) firer {
+func newFirer(engine Engine, log *slog.Logger) firer {
 	if log == nil {
 		log = slog.Default()
 	}

@@ -17,7 +17,7 @@ import (
 // refuses it too, naming the event (and ends the running run a queued message was for;
 // SessionStart fires again at the next Start). What the hooks add reaches the model after
 // the prompt, framed as Loopdesk's note. Every hook run is a hook row.
-func PromptHooks(engine loop.Hooks, log *slog.Logger) loop.Admission {
+func PromptHooks(engine Engine, log *slog.Logger) loop.Admission {
 	return &promptHooks{firer: newFirer(engine, log)}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
@@ -13,47 +12,24 @@ import (
 // fires them through Config.Hooks (extend.FireHooks) and feeds their answer back. The hooks
 // around tool calls are an extension (extend.Hooks); a prompt's are its check (Admission).
 
-// Hooks fires the person's hooks (*hooks.Engine). Fire runs every hook of the event that
-// applies to in.Workspace and returns their combined outcome; it never returns later than
-// the longest hook timeout.
-type Hooks interface {
-	Fire(ctx context.Context, in hooks.Input) hooks.Outcome
-}
-
-// HookFirer fires the hooks of a FireHook effect for a run (extend.FireHooks): Has says
-// beforehand whether the run's folder has hooks for event (Started.StopHook, PreCompactHook);
-// Fire records the hooks' runs through run.Record and gives what they said.
+// HookFirer fires the hooks of a FireHook effect for a run (extend.FireHooks): Hooked says
+// beforehand which of the events the core fires have hooks for the run's folder (the event
+// fired when it completes, "" for none, and whether PreCompact has any: Started.StopHook,
+// PreCompactHook); Fire records the hooks' runs through run.Record and gives what they said.
 type HookFirer interface {
-	Has(ctx context.Context, workspace string, event hooks.Event) bool
+	Hooked(ctx context.Context, run RunInfo) (stop string, preCompact bool)
 	Fire(ctx context.Context, run RunInfo, e core.FireHook) core.HookAnswered
 }
 
-// stopEvent is the event fired when this run completes: SubagentStop for a child session.
-func (rn *run) stopEvent() hooks.Event {
-	if rn.spec.Child != nil {
-		return hooks.SubagentStop // a child session's run ends: Claude Code's event for a subagent
-	}
-	return hooks.Stop
-}
-
-// hooked says whether event has hooks for the run's folder, for Started (StopHook,
-// PreCompactHook): false without Config.Hooks.
-func (rn *run) hooked(event hooks.Event) bool {
+// hooked is Started.StopHook and PreCompactHook: none without Config.Hooks. Whether a hook
+// fires is the core's to decide.
+func (rn *run) hooked() (string, bool) {
 	if rn.r.cfg.Hooks == nil {
-		return false
+		return "", false
 	}
 	ctx, cancel := rn.writeCtx()
 	defer cancel()
-	return rn.r.cfg.Hooks.Has(ctx, rn.root, event)
-}
-
-// stopHook is Started.StopHook: the event fired when the run completes, "" when none is
-// configured (whether it fires is the core's to decide).
-func (rn *run) stopHook() string {
-	if !rn.hooked(rn.stopEvent()) {
-		return ""
-	}
-	return string(rn.stopEvent())
+	return rn.r.cfg.Hooks.Hooked(ctx, rn.info())
 }
 
 // fireHook fires the hooks the core asked for and feeds their answer; the core decides what

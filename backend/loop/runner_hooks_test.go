@@ -25,7 +25,7 @@ type hookHarness struct {
 	config string
 }
 
-var _ loop.Hooks = (*hooks.Engine)(nil)
+var _ extend.Engine = (*hooks.Engine)(nil)
 
 func newHookHarness(t *testing.T) *hookHarness {
 	t.Helper()

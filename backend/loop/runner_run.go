@@ -10,7 +10,6 @@ import (
 	"github.com/loopdesk/loopdesk/backend/agents"
 	"github.com/loopdesk/loopdesk/backend/bus"
 	"github.com/loopdesk/loopdesk/backend/checkpoint"
-	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/instructions"
 	"github.com/loopdesk/loopdesk/backend/journal"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
@@ -242,6 +241,7 @@ func (rn *run) loop() {
 
 // started is the input that opens the run in the core, with every row held so far.
 func (rn *run) started() core.Started {
+	stop, preCompact := rn.hooked()
 	rows, err := rn.journal.Opening()
 	if err != nil {
 		rn.r.log.Error("tell the loop core of stored rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
@@ -249,7 +249,7 @@ func (rn *run) started() core.Started {
 	return core.Started{Now: rn.now(), SessionID: rn.spec.SessionID, RunID: rn.id, Model: rn.spec.Model,
 		Workspace: rn.root, Prompt: rn.spec.Prompt, Limits: rn.spec.Limits, Sandbox: rn.spec.Sandbox.Describe(), ContextTokens: rn.guide.ctxEst,
 		Mode: string(rn.spec.RunMode()), Tools: rn.tools.list(),
-		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), Depth: rn.spec.depth(), TaskGranted: rn.spec.Child != nil && rn.spec.Child.TaskGranted, StopHook: rn.stopHook(), PreCompactHook: rn.hooked(hooks.PreCompact), Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Command: rn.spec.Command, AfterPrompt: rn.afterPrompt(), Rows: rows, PreviousStop: rn.guide.previous,
+		Approval: string(rn.spec.Mode.OrDefault()), Agent: rn.spec.agentName(), Depth: rn.spec.depth(), TaskGranted: rn.spec.Child != nil && rn.spec.Child.TaskGranted, StopHook: stop, PreCompactHook: preCompact, Queued: rn.spec.Queued, PromptQueuedID: rn.spec.PromptQueuedID, PromptImages: rn.spec.Images, Command: rn.spec.Command, AfterPrompt: rn.afterPrompt(), Rows: rows, PreviousStop: rn.guide.previous,
 		CompactThrough: rn.spec.CompactThrough, NoPerson: rn.spec.NoPerson}
 }
 
