@@ -89,6 +89,12 @@ func (s *Service) Start(ctx context.Context, sessionID string, r Run) (string, e
 	if r.Edit != nil {
 		r.Edit(&spec)
 	}
+	if spec.CompactThrough == 0 && !spec.Resume {
+		// A run that sends the stored rows as they are (a retry, a summary) adds nothing.
+		if err := s.noteMemories(ctx, &spec, sess); err != nil {
+			return "", err
+		}
+	}
 	if r.Before != nil {
 		r.Before(sessionID)
 	}

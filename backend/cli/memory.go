@@ -101,7 +101,7 @@ func memoryRun(ctx context.Context, cmd string, rest []string, f folderFlags, sc
 		return err
 	}
 	defer done()
-	folder, err := memoryFolder(f.workspace)
+	folder, err := memory.Folder(f.workspace)
 	if err != nil {
 		return err
 	}
@@ -153,19 +153,6 @@ func memoryRun(ctx context.Context, cmd string, rest []string, f folderFlags, sc
 	}
 	_, err = io.WriteString(w, memory.Export(ms, folder))
 	return err
-}
-
-// memoryFolder is the folder a command is about, absolute, as sessions keep it (default: the
-// current one).
-func memoryFolder(dir string) (string, error) {
-	if dir == "" {
-		dir = "."
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("folder %s: %w", dir, err)
-	}
-	return abs, nil
 }
 
 func memoryList(ctx context.Context, db *store.DB, folder string, asJSON bool, w io.Writer) error {

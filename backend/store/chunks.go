@@ -149,6 +149,9 @@ type Usage struct {
 type NotePayload struct {
 	Source string `json:"source"`
 	Text   string `json:"text"`
+	// Memories, on a memory note (core.NoteSourceMemory), are the memories in force once it is
+	// stored: the next run compares against them (core.NoteMemories). The model reads Text only.
+	Memories []core.MemoryRef `json:"memories,omitempty"`
 }
 
 // ToolResultPayload answers the tool call CallID. IsError marks failures,

@@ -3,10 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/loopdesk/loopdesk/backend/loop/core"
 )
 
 // MemoryScope says where a memory applies: one folder (project) or every folder (personal).
@@ -333,4 +336,32 @@ func (db *DB) RejectMemoryProposals(ctx context.Context, ids []string) error {
 		return fmt.Errorf("reject memory proposals: %w", err)
 	}
 	return nil
+}
+
+// LastMemoryNote returns the memories the session's last memory note carried (its rows, a
+// fork's copied ones included), and whether it has one.
+func (db *DB) LastMemoryNote(ctx context.Context, sessionID string) ([]core.MemoryRef, bool, error) {
+	var payload string
+	err := db.sql.QueryRowContext(ctx, `SELECT payload FROM chunks WHERE session_id = ? AND kind = 'note'
+		AND json_extract(payload, '$.source') = ? ORDER BY seq DESC LIMIT 1`, sessionID, core.NoteSourceMemory).Scan(&payload)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("the last memory note of session %s: %w", sessionID, classify(err))
+	}
+	var p NotePayload
+	if err := json.Unmarshal([]byte(payload), &p); err != nil {
+		return nil, false, fmt.Errorf("the last memory note of session %s: %w", sessionID, err)
+	}
+	return p.Memories, true, nil
+}
+
+// MemoryRefs are ms as a note carries them.
+func MemoryRefs(ms []Memory) []core.MemoryRef {
+	out := make([]core.MemoryRef, len(ms))
+	for i, m := range ms {
+		out[i] = core.MemoryRef{ID: m.ID, Scope: string(m.Scope), Text: m.Text}
+	}
+	return out
 }
