@@ -115,6 +115,21 @@ describe('keyboard and the call waiting for approval', () => {
     expect(card.contains(document.activeElement)).toBe(false);
   });
 
+  it('j and k move the focus between the messages and the tool cards, not while typing', async () => {
+    const card = await openWaiting();
+    const items = () => [...document.querySelectorAll<HTMLElement>('.conversation article.msg, .conversation .tool-card')];
+    card.focus();
+    await userEvent.keyboard('k');
+    const before = items().indexOf(card) - 1;
+    expect(document.activeElement).toBe(items()[before]);
+    await userEvent.keyboard('j');
+    expect(document.activeElement).toBe(card);
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await userEvent.type(box, 'jk');
+    expect(document.activeElement).toBe(box);
+    expect((box as HTMLTextAreaElement).value).toBe('jk');
+  });
+
   it('the shortcuts sheet lists the two jumps', () => {
     const does = SHORTCUTS.map((s) => `${s.keys.join('+')} ${s.does}`);
     expect(does).toContain('Ctrl+J Go to the tool call waiting for approval');

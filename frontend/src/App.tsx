@@ -16,7 +16,7 @@ import { Shortcuts } from './components/Shortcuts';
 import { CloseDialog } from './components/CloseDialog';
 import { SkipLinks } from './components/SkipLinks';
 import { Announcer } from './components/Announcer';
-import { focusMessageBox, focusPendingCall } from './lib/jump';
+import { focusConversationItem, focusMessageBox, focusPendingCall } from './lib/jump';
 import { useFocusCard, useLaunchFolders, useReportFocus } from './hooks/useDesktop';
 import { useShortcuts } from './hooks/useShortcuts';
 import { useWindowState } from './hooks/useWindowState';
@@ -254,6 +254,8 @@ function useWindowShortcuts({ selected, sessions, open, stop, newSession, zoomBy
     help: () => setShowShortcuts(true),
     pendingCall: () => void focusPendingCall(),
     messageBox: () => void focusMessageBox(),
+    nextItem: () => void focusConversationItem(1),
+    prevItem: () => void focusConversationItem(-1),
     inbox: toggleInbox,
   });
 }

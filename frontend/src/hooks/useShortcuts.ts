@@ -20,6 +20,9 @@ export interface ShortcutActions {
   messageBox: () => void;
   /** Opens or closes the inbox (Ctrl+I). */
   inbox: () => void;
+  /** The next and previous message or tool card of the conversation (j, k). */
+  nextItem: () => void;
+  prevItem: () => void;
 }
 
 /** The shortcuts, as the sheet lists them (keys as shown, what they do). */
@@ -37,6 +40,10 @@ export const SHORTCUTS: { keys: string[]; does: string }[] = [
   { keys: ['Ctrl', 'L'], does: 'Go to the message box' },
   { keys: ['Ctrl', 'I'], does: 'Open or close the inbox (j / k move, y approve, n deny, e edit, Enter open)' },
   { keys: ['?'], does: 'This list of shortcuts' },
+  { keys: ['j'], does: 'Next message or tool card (not while typing)' },
+  { keys: ['k'], does: 'Previous message or tool card (not while typing)' },
+  { keys: ['Tab'], does: 'Into a focused card: Approve, Deny, Deny with reason, Always allow, Edit arguments' },
+  { keys: ['←', '→'], does: 'The side panel’s tabs, once one has the focus (Home, End: the first, the last)' },
   { keys: ['Enter'], does: 'Send the message (Shift+Enter: a new line)' },
   { keys: ['Ctrl', 'Shift', 'Enter'], does: 'Run the message in a new session (you stay in this one)' },
   { keys: ['Ctrl', 'Q'], does: 'Quit (runs going stop)' },
@@ -87,6 +94,7 @@ export function shortcutOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' 
     return null;
   }
   if (e.key === '?' && !mod && !e.altKey && !isTyping(e.target)) return 'help';
+  if (!mod && !e.altKey && (e.key === 'j' || e.key === 'k') && !isTyping(e.target) && !inDialog(e.target) && !inInbox(e.target)) return e.key === 'j' ? 'nextItem' : 'prevItem';
   if (e.altKey && !mod && e.key === 'ArrowUp') return 'prevSession';
   if (e.altKey && !mod && e.key === 'ArrowDown') return 'nextSession';
   // Esc belongs first to what it closes: a dialog, a menu, the palette, an editor, a drawer
@@ -94,6 +102,11 @@ export function shortcutOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' 
   // focus is, the message box included: a person typing must not have to leave the box to stop.
   if (e.key === 'Escape' && !mod && !e.altKey && !e.defaultPrevented && !inDialog(e.target)) return 'stop';
   return null;
+}
+
+/** True when el is in the inbox, whose own j and k move between its cards. */
+function inInbox(el: EventTarget | null): boolean {
+  return el instanceof Element && el.closest('main.inbox') !== null;
 }
 
 /** True when el is inside an open dialog (or one is open at all: it owns Esc). */
