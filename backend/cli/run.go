@@ -36,6 +36,9 @@ const (
 	runExitBound     = 3
 	runExitCancelled = 4
 	runExitModel     = 5
+	// runExitStorage: the database failed under the run (storage_error: its disk full, an I/O
+	// error), or could not be read or written at all.
+	runExitStorage = 6
 )
 
 const runUsage = `usage: loopdesk run [flags] PROMPT
@@ -85,7 +88,7 @@ Without a flag, each value comes from $OPENAI_BASE_URL / $LOOPDESK_MODEL, else f
 window's Settings saved, else the default; loopdesk settings shows which. The API key comes from
 $OPENAI_API_KEY, else the key file Settings saved; it is never printed.
 Exit status: 0 completed, 2 usage, 3 stopped by a bound, 4 cancelled, 5 truncated/refused/provider
-error, 1 anything else.
+error, 6 the database failed (disk full, I/O error), 1 anything else.
 `
 
 // runIsTerminal reports whether r is an interactive terminal; tests replace it. Only a
@@ -308,6 +311,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		fmt.Fprintf(stderr, "loopdesk run: %v\n", err)
 	}
+	if errors.Is(err, store.ErrStorage) {
+		code = runExitStorage
+	}
 	return code
 }
 
@@ -447,6 +453,10 @@ func runAgentWith(ctx context.Context, o *runOptions, start runStart, stdin io.R
 		select {
 		case res := <-finished:
 			printer.waitFor(runID, 10*time.Second)
+			if res.Status == core.StopStorageError && o.json {
+				// The text output says it on stderr already; --json's stdout is for programs.
+				return runExitStorage, errors.New(res.Error)
+			}
 			return runExitCode(res.Status), nil
 		case <-ctxDone:
 			ctxDone = nil
@@ -593,6 +603,8 @@ func runExitCode(s core.StopReason) int {
 		return runExitCancelled
 	case s == core.StopTruncated, s == core.StopRefused, s == core.StopProviderError:
 		return runExitModel
+	case s == core.StopStorageError:
+		return runExitStorage
 	}
 	return runExitOther
 }

@@ -32,10 +32,12 @@ func (rn *run) storageFault(err error) (core.StorageFault, bool) {
 }
 
 // lostEnd is the result of a run whose end could not be stored because the database failed.
+// A run the database already stopped keeps its result whatever the end's error: rows that
+// no longer pair up (a cancelled call's result, its call row lost) follow from that failure.
 func (rn *run) lostEnd(res core.Result, err error) (core.Result, bool) {
 	f, ok := rn.storageFault(err)
 	if !ok {
-		return res, false
+		return res, res.Status == core.StopStorageError
 	}
 	f.Seq = rn.journal.LastSeq()
 	return core.StorageLost(res, f), true
