@@ -30,6 +30,10 @@ run -bench '^BenchmarkTaskChildren$' -benchtime=5x -count=5 ./backend/loop/
 # with one of 100,000 rows, each against its baseline in the same run (scripts/bench-history.sh).
 echo "== scripts/bench-history.sh 3" | tee -a "$out"
 scripts/bench-history.sh 3 2>&1 | tee -a "$out"
+# Issue 36, the window's side: start, switch, open, scroll, memory and a tool round in the real
+# window on the same journal (built once, kept in build/bench-journal), three runs.
+echo "== scripts/bench-history-window.sh 3" | tee -a "$out"
+scripts/bench-history-window.sh 3 2>&1 | tee -a "$out"
 # MCP (needs node and npm ci in backend/mcp/testdata/npm for the server-everything rows;
 # the later -bench flag overrides run's -bench .)
 run -bench '^BenchmarkCall$' -benchtime=50x -count=3 ./backend/mcp/

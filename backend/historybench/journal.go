@@ -23,7 +23,7 @@ import (
 
 // JournalVersion names what Build writes: a cached journal built by another version is built
 // again. Raise it with any change to what Build writes.
-const JournalVersion = 2
+const JournalVersion = 3
 
 // Spec sizes a journal. Full is the bench's; Tiny is the same shape at a size make test can
 // afford.
@@ -88,6 +88,10 @@ func LongTitle(i int) string { return fmt.Sprintf("ten thousand rows %c", 'A'+i-
 // first when no journal of this version and spec is there. Two processes asking at once
 // build it once. The journal must not be written to: benches copy it (CopyTo).
 func Cached(ctx context.Context, dir string, spec Spec) (Journal, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return Journal{}, err
+	}
 	key := fmt.Sprintf("v%d-%s", JournalVersion, spec.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Journal{}, err
@@ -100,27 +104,22 @@ func Cached(ctx context.Context, dir string, spec Spec) (Journal, error) {
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		return Journal{}, fmt.Errorf("lock the bench journal: %w", err)
 	}
+	// Built in place (the sessions name their folder by its path): journal.json, written
+	// last, says the build finished.
 	final := filepath.Join(dir, key)
 	if j, err := readJournal(final); err == nil && j.Version == JournalVersion && j.Spec == spec {
 		return j, nil
 	}
-	tmp := final + ".building"
-	if err := os.RemoveAll(tmp); err != nil {
-		return Journal{}, err
-	}
 	if err := os.RemoveAll(final); err != nil {
 		return Journal{}, err
 	}
-	if _, err := Build(ctx, tmp, spec); err != nil {
-		return Journal{}, err
-	}
-	if err := os.Rename(tmp, final); err != nil {
+	if _, err := Build(ctx, final, spec); err != nil {
 		return Journal{}, err
 	}
 	return readJournal(final)
 }
 
-// readJournal reads dir/journal.json, placing its paths under dir (the folder may have moved).
+// readJournal reads dir/journal.json.
 func readJournal(dir string) (Journal, error) {
 	var j Journal
 	b, err := os.ReadFile(filepath.Join(dir, "journal.json"))
@@ -130,7 +129,6 @@ func readJournal(dir string) (Journal, error) {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return j, fmt.Errorf("%s: %w", dir, err)
 	}
-	j.Path, j.Workspace = filepath.Join(dir, "loopdesk.db"), filepath.Join(dir, "ws")
 	return j, nil
 }
 
@@ -162,6 +160,10 @@ func (j Journal) CopyTo(dir string) (Journal, error) {
 // dir/journal.json.
 func Build(ctx context.Context, dir string, spec Spec) (Journal, error) {
 	t0 := time.Now()
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return Journal{}, err
+	}
 	j := Journal{Version: JournalVersion, Spec: spec, Path: filepath.Join(dir, "loopdesk.db"), Workspace: filepath.Join(dir, "ws")}
 	if err := os.MkdirAll(j.Workspace, 0o755); err != nil {
 		return j, err
