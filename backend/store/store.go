@@ -108,6 +108,9 @@ func OpenWith(ctx context.Context, path string, opt Options) (*DB, error) {
 			return nil, fmt.Errorf("open database %s: %w", path, ErrReadOnly)
 		}
 	}
+	if err := CheckFile(ctx, abs); err != nil { // damaged.go: nothing is written to a damaged file
+		return nil, err
+	}
 	busy := opt.BusyTimeout
 	if busy <= 0 {
 		busy = DefaultBusyTimeout
@@ -196,6 +199,7 @@ func (db *DB) Close() error {
 	if err := db.sql.Close(); err != nil {
 		return fmt.Errorf("close database %s: %w", db.path, err)
 	}
+	restamp(db.path)
 	return nil
 }
 
@@ -269,6 +273,9 @@ func classify(err error) error {
 	var se sqlite3.Error
 	if !errors.As(err, &se) {
 		return err
+	}
+	if f, ok := StorageFault(err, ""); ok {
+		return f // the file is named where it is known (explain)
 	}
 	switch se.Code {
 	case sqlite3.ErrNotADB:
