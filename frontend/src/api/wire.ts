@@ -745,6 +745,44 @@ export interface McpView {
   schema_tokens: Record<string, number> | null;
 }
 
+/** Go: store.MemoryProposal */
+export interface MemoryProposal {
+  id: string;
+  scope: MemoryScope;
+  text: string;
+  workspace: string;
+  origin: string;
+  created_at: string;
+}
+
+/** Go: core.MemoryRef */
+export interface MemoryRef {
+  id: string;
+  scope: string;
+  text: string;
+}
+
+/** Go: store.MemoryScope */
+export type MemoryScope = 'project' | 'personal';
+
+/** Go: store.MemorySource */
+export interface MemorySource {
+  session_id: string;
+  seq: number;
+}
+
+/** Go: desktop.MemoryView */
+export interface MemoryView {
+  id: string;
+  scope: MemoryScope;
+  text: string;
+  workspace: string;
+  source: MemorySource | null;
+  updated_at: string;
+  from: string;
+  source_title: string;
+}
+
 /** Go: core.Meter */
 export interface Meter {
   key: MeterKey;
@@ -787,6 +825,7 @@ export interface ModelVision {
 export interface NotePayload {
   source: string;
   text: string;
+  memories?: MemoryRef[];
 }
 
 /** Go: desktop.OpenFolder */
