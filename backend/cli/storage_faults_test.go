@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/store"
@@ -350,5 +354,113 @@ func continueAfterFault(t *testing.T, label, db, ws string, r faultResult) {
 	next := newScriptedRun(t, db, ws, []fakeai.Reply{fakeai.Text("Again.")}).run(args...)
 	if next.code != 0 {
 		t.Errorf("%s: the session does not continue: exit %d\n%s", label, next.code, next.stderr)
+	}
+}
+
+// TestRunFullDisk puts the database on a small tmpfs (mounted in a user and mount namespace
+// of its own: unshare -rm re-runs this test there), fills the disk so that a random amount
+// is left, and runs the scripted run: it stops with exit 6 and "the disk holding DB is
+// full" (or completes, when the room left was enough), keeps every row it reported stored,
+// ran no call whose row was not stored, and once the filler is removed the session opens
+// clean and continues. 10 disks in make test, 50 with LOOPDESK_SOAK=1.
+func TestRunFullDisk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault runs")
+	}
+	if os.Getenv("LOOPDESK_FULLDISK_NS") != "1" {
+		self, _ := os.Executable()
+		cmd := exec.Command("unshare", "-rm", self, "-test.run", "^TestRunFullDisk$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "LOOPDESK_FULLDISK_NS=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil && bytes.Contains(out, []byte("unshare failed")) || errors.Is(err, exec.ErrNotFound) {
+			t.Skipf("no user and mount namespace here: %v %s", err, out)
+		}
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.Contains(l, "full disks") {
+				t.Log(strings.TrimSpace(l))
+			}
+		}
+		if err != nil || !bytes.Contains(out, []byte("--- PASS: TestRunFullDisk")) {
+			t.Fatalf("in the namespace: %v\n%s", err, out)
+		}
+		return
+	}
+	fullDiskRuns(t)
+}
+
+func fullDiskRuns(t *testing.T) {
+	faultEnv(t)
+	tmpl := templateDB(t)
+	disk := t.TempDir()
+	if err := syscall.Mount("tmpfs", disk, "tmpfs", 0, "size=4m"); err != nil {
+		t.Fatalf("mount a tmpfs: %v", err)
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(disk, syscall.MNT_DETACH) })
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 37))
+	iterations := 10
+	if soak() {
+		iterations = 50
+	}
+	stopped, rows := 0, 0
+	for i := range iterations {
+		clearDir(t, disk)
+		db, _ := freshRun(t, disk, tmpl)
+		ws := filepath.Join(t.TempDir(), "ws")
+		if err := os.Mkdir(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		left := rng.IntN(480 << 10)
+		filler := fill(t, disk, left)
+		label := fmt.Sprintf("disk %d (seed %d, %d KiB left)", i, seed, left>>10)
+		r := newFaultRun(t, db, ws).run("write out.txt")
+		if checkExit(t, label, db, r) {
+			stopped++
+			// In the run: "the disk holding DB is full: nothing after row N was stored"; at
+			// open, before the run: "... DB: the disk holding the database is full".
+			if !strings.Contains(r.stderr, "the disk holding ") || !strings.Contains(r.stderr, " is full") {
+				t.Errorf("%s: stderr does not say the disk is full: %s", label, r.stderr)
+			}
+			if strings.Contains(r.stdout, `"type":"run_finished"`) && !strings.Contains(r.stderr, "the disk holding "+db+" is full: nothing after row ") {
+				t.Errorf("%s: the run's end does not say which rows were stored: %s", label, r.stderr)
+			}
+		}
+		if err := os.Remove(filler); err != nil {
+			t.Fatal(err)
+		}
+		rows += checkAfterFault(t, label, db, ws, r)
+		continueAfterFault(t, label, db, ws, r)
+	}
+	t.Logf("full disks %d (seed %d), runs stopped with exit 6: %d, rows reported stored and checked: %d, lost: 0",
+		iterations, seed, stopped, rows)
+	if stopped == 0 {
+		t.Error("no full disk stopped a run")
+	}
+}
+
+// fill writes a file that leaves about left bytes free on the disk at dir.
+func fill(t *testing.T, dir string, left int) string {
+	t.Helper()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(st.Bavail)*int64(st.Bsize) - int64(left)
+	p := filepath.Join(dir, "filler")
+	if size > 0 {
+		if err := os.WriteFile(p, make([]byte, size), 0o600); err != nil {
+			t.Fatalf("fill the disk: %v", err)
+		}
+	}
+	return p
+}
+
+func clearDir(t *testing.T, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -33,10 +33,14 @@ type StorageError struct {
 }
 
 func (e *StorageError) Error() string {
-	if e.Full {
-		return fmt.Sprintf("the disk holding %s is full (%v)", e.Path, e.Err)
+	path := e.Path
+	if path == "" {
+		path = "the database"
 	}
-	return fmt.Sprintf("an I/O error on %s (%v)", e.Path, e.Err)
+	if e.Full {
+		return fmt.Sprintf("the disk holding %s is full (%v)", path, e.Err)
+	}
+	return fmt.Sprintf("an I/O error on %s (%v)", path, e.Err)
 }
 
 func (e *StorageError) Unwrap() error { return e.Err }
@@ -46,11 +50,16 @@ func (e *StorageError) Is(target error) bool {
 }
 
 // StorageFault finds the machine's failure in err: a StorageError, or SQLite's own "full" or
-// "I/O error" codes in an error from code that uses the handle directly (backend/checkpoint),
-// which then names path.
+// "I/O error" codes in an error from code that uses the handle directly (backend/checkpoint).
+// One that does not name its file yet names path.
 func StorageFault(err error, path string) (*StorageError, bool) {
 	var se *StorageError
 	if errors.As(err, &se) {
+		if se.Path == "" {
+			named := *se
+			named.Path = path
+			return &named, true
+		}
 		return se, true
 	}
 	var sq sqlite3.Error
