@@ -2,128 +2,75 @@ package loop
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/loopdesk/loopdesk/backend/journal"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/store"
-	"github.com/loopdesk/loopdesk/backend/tools"
 )
 
 // A prompt is checked before it is sent (Config.Admission: the person's SessionStart and
 // UserPromptSubmit hooks, extend.PromptHooks): Start asks before the run exists, Queue before
-// a message is queued on a running run. What the check recorded is stored either way; what
-// it added for the model goes after the prompt, framed as Loopdesk's note, or with the queued
-// message until the row that delivers it (store.QueuedMessage.HookContext).
+// a message is queued on a running run. The check decides, records and refuses; the runner
+// asks at those moments and stores what the check hands back.
 
 // Admission checks a prompt before it is sent.
 type Admission interface {
-	Admit(ctx context.Context, p Prompt) Admitted
+	// Admit checks the prompt of spec's run before the run exists. It puts what it records
+	// and adds for the model in spec.Checked, which the run stores right after its prompt,
+	// and returns its refusal, which fails Start; run.Record stores rows with no run then.
+	Admit(ctx context.Context, run RunInfo, spec *RunSpec) error
+	// AdmitQueued checks text, a message about to be queued on run: it records through
+	// run.Record, may end the run with run.Stop, and returns the notes to deliver with the
+	// message (store.QueuedMessage.HookContext), or its refusal, which fails Queue.
+	AdmitQueued(ctx context.Context, run RunInfo, text string) ([]string, error)
 }
 
-// Prompt is what a check reads.
-type Prompt struct {
-	SessionID string
-	Workspace string
-	Mode      tools.Mode
-	Plan      bool
-	// Text is the prompt, "" for a run that sends none (a resumed run: only the session's
-	// start is checked). Checked: it was checked when it was queued ("Send now").
-	Text    string
-	Checked bool
-	// Queued: a message for the session's running run, not a run's own prompt.
-	Queued bool
-	// Source says how the session began, for its first run in this process: new, fork or
-	// resume (read only when asked).
-	Source func() string
-}
-
-// Admitted is a check's answer.
-type Admitted struct {
-	// Rows are what the check recorded (hook runs), stored whether or not it refused.
-	Rows []store.NewChunk
-	// Notes are for the model, after the prompt.
-	Notes []string
-	// Refused, when set, is why the prompt is not sent (Start or Queue fail with
-	// ErrHookBlocked and it); StopRun: a queued message's check also ends the running run.
-	Refused string
-	StopRun bool
-}
-
-// ErrHookBlocked: a hook refused the prompt; nothing was sent or stored but the hook's row.
-// The error text carries the hook's reason.
-var ErrHookBlocked = errors.New("blocked by a UserPromptSubmit hook")
-
-// admit checks the run's prompt before the run exists. A refusal stores what the check
-// recorded (with no run: the run's row is not written) and fails Start.
+// admit has the run's prompt checked before the run exists.
 func (rn *run) admit(ctx context.Context) error {
 	a := rn.r.cfg.Admission
 	if a == nil {
 		return nil
 	}
-	rn.prompt = a.Admit(ctx, Prompt{SessionID: rn.spec.SessionID, Workspace: rn.root, Mode: rn.spec.Mode.OrDefault(),
-		Plan: rn.spec.Plan, Text: rn.spec.Prompt, Checked: rn.spec.PromptQueuedID != "",
-		Source: func() string { return rn.sessionSource(ctx) }})
-	refused := rn.prompt.Refused
-	if refused == "" {
-		return nil
+	info := rn.info()
+	info.Record = func(rows ...store.NewChunk) {
+		if err := rn.persist(journal.Recorded(rows)); err != nil {
+			rn.r.log.Error("store a refused prompt's hook rows", "session", rn.spec.SessionID, "err", err)
+		}
 	}
-	if err := rn.persist(journal.Recorded(rn.prompt.Rows)); err != nil {
-		rn.r.log.Error("store a refused prompt's hook rows", "session", rn.spec.SessionID, "err", err)
-	}
-	rn.prompt = Admitted{}
-	return fmt.Errorf("%w: %s", ErrHookBlocked, refused)
+	return a.Admit(ctx, info, &rn.spec)
 }
 
-// admitQueued checks a message about to be queued on the session's running run (a run's own
-// prompt is checked by Start): what the check recorded is stored by the run's owner, a
-// refusal is ErrHookBlocked (and may end the running run), and the notes are returned to be
-// stored with the message. No run going: nothing to check here (Queue then fails, and Start
-// checks the message as a prompt).
+// admitQueued has a message about to be queued on the session's running run checked (a
+// run's own prompt is checked by Start): what the check records is stored by the run's owner.
+// No run going: nothing to check here (Queue then fails, and Start checks the message as a
+// prompt).
 func (r *Runner) admitQueued(ctx context.Context, sessionID, text string) ([]string, error) {
 	r.mu.Lock()
 	rn, runID := r.bySession[sessionID], ""
 	if rn != nil {
-		runID = rn.id // set under r.mu once the run exists; its root is set before
+		runID = rn.id // set under r.mu once the run exists; its workspace is set before
 	}
 	r.mu.Unlock()
 	if r.cfg.Admission == nil || runID == "" {
 		return nil, nil
 	}
-	a := r.cfg.Admission.Admit(ctx, Prompt{SessionID: sessionID, Workspace: rn.root, Mode: rn.spec.Mode.OrDefault(),
-		Plan: rn.spec.Plan, Text: text, Queued: true})
-	if len(a.Rows) > 0 {
-		if _, err := r.request(ctx, sessionID, queueRequest{record: a.Rows}); err != nil {
-			r.log.Error("store a queued message's hook rows", "session", sessionID, "err", err)
-		}
-	}
-	if a.Refused == "" {
-		return a.Notes, nil
-	}
-	if a.StopRun {
-		rn.requestStop(a.Refused)
-	}
-	return nil, fmt.Errorf("%w: %s", ErrHookBlocked, a.Refused)
-}
-
-// sessionSource is how the session began (store.Session.Source); the rows held start at the
-// last compaction, so their last seq says it.
-func (rn *run) sessionSource(ctx context.Context) string {
-	sess, err := rn.r.cfg.Store.GetSession(ctx, rn.spec.SessionID)
-	if err != nil {
-		sess = store.Session{} // its lineage unread: a session with rows resumes
-	}
-	return sess.Source(rn.journal.LastSeq())
+	info := RunInfo{SessionID: sessionID, RunID: runID, Workspace: rn.ws, Mode: rn.spec.Mode.OrDefault(), Plan: rn.spec.Plan,
+		Model: rn.spec.Model, Vision: rn.spec.Vision, Child: rn.spec.Child != nil, Stop: rn.requestStop,
+		Record: func(rows ...store.NewChunk) {
+			if len(rows) == 0 {
+				return
+			}
+			if _, err := r.request(ctx, sessionID, queueRequest{record: rows}); err != nil {
+				r.log.Error("store a queued message's hook rows", "session", sessionID, "err", err)
+			}
+		}}
+	return r.cfg.Admission.AdmitQueued(ctx, info, text)
 }
 
 // afterPrompt are the rows stored right after the prompt's (Started.AfterPrompt): what the
-// prompt's check recorded, the notes it gave, then the spec's Notes.
+// prompt's check made, then the spec's Notes.
 func (rn *run) afterPrompt() []core.Row {
-	rows := journal.Recorded(rn.prompt.Rows)
-	for _, n := range rn.prompt.Notes {
-		rows = append(rows, core.NoteRow{Source: core.NoteSourceHook, Text: n})
-	}
+	rows := journal.Recorded(rn.spec.Checked)
 	for _, n := range rn.spec.Notes {
 		rows = append(rows, journal.Recorded([]store.NewChunk{{Kind: store.KindNote, Payload: n}})...)
 	}

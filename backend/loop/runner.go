@@ -176,6 +176,9 @@ type RunSpec struct {
 	Resume bool
 	// Images go with Prompt on its user row (stored blobs: backend/store blobs.go).
 	Images []store.ImageRef
+	// Checked are the rows the prompt's check made (Config.Admission: its hook runs, then its
+	// notes for the model), stored right after the prompt's row, before Notes.
+	Checked []store.NewChunk
 	// Notes are Loopdesk's notes the run stores as its own rows right after the prompt's row
 	// (first, with no prompt), so its first request carries them: what a front end did to the
 	// model's world when it started the run (an edit kept the files an abandoned version wrote).

@@ -24,7 +24,7 @@ func runLogged(t *testing.T, h *harness, config string) (*commitLog, string) {
 	log := &commitLog{DB: h.db}
 	engine := &hooks.Engine{PersonalDir: config, Rows: h.db}
 	r := loop.New(loop.Config{Store: log, Model: modelOf(h), Approver: h.approver, Tools: toolsOf(t), Workspaces: wsOf(),
-		Hooks: extend.FireHooks(engine, nil), Admission: extend.PromptHooks(engine, nil), Extensions: []loop.Extension{extend.Hooks(engine, nil)}})
+		Hooks: extend.FireHooks(engine, nil), Admission: extend.PromptHooks(engine, h.db, nil), Extensions: []loop.Extension{extend.Hooks(engine, nil)}})
 	defer r.Close()
 	h.srv.Enqueue(fakeai.Text("Done."))
 	sid := h.session()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopdesk/loopdesk/backend/extend"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/loop"
 	"github.com/loopdesk/loopdesk/backend/loop/core"
@@ -37,7 +38,7 @@ else:
 	sid := h.session()
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "say hi", Mode: tools.ModeAsk})
 	<-h.pending // the run is going, waiting for the person
-	if _, err := h.runner.Queue(context.Background(), sid, "my password is hunter2"); !errors.Is(err, loop.ErrHookBlocked) ||
+	if _, err := h.runner.Queue(context.Background(), sid, "my password is hunter2"); !errors.Is(err, extend.ErrHookBlocked) ||
 		!strings.Contains(err.Error(), "do not paste passwords") {
 		t.Fatalf("queue: %v", err)
 	}
@@ -97,7 +98,7 @@ func TestQueuedMessageContinueFalseEndsTheRun(t *testing.T) {
 	sid := h.session()
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "say hi", Mode: tools.ModeAsk})
 	<-h.pending
-	if _, err := h.runner.Queue(context.Background(), sid, "now deploy"); !errors.Is(err, loop.ErrHookBlocked) ||
+	if _, err := h.runner.Queue(context.Background(), sid, "now deploy"); !errors.Is(err, extend.ErrHookBlocked) ||
 		!strings.Contains(err.Error(), "the build is red") {
 		t.Fatalf("queue: %v", err)
 	}

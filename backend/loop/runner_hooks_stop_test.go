@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopdesk/loopdesk/backend/extend"
 	"github.com/loopdesk/loopdesk/backend/fakeai"
 	"github.com/loopdesk/loopdesk/backend/hooks"
 	"github.com/loopdesk/loopdesk/backend/loop"
@@ -190,7 +191,7 @@ func TestSessionStartContinueFalseSendsNothing(t *testing.T) {
 	h.setHooks("SessionStart", "", h.script("stop.sh", stopBash))
 	sid := h.session()
 	_, err := h.runner.Start(context.Background(), loop.RunSpec{SessionID: sid, Prompt: "hello", Model: "fake-model", Mode: tools.ModeAuto})
-	if !errors.Is(err, loop.ErrHookBlocked) || !strings.Contains(err.Error(), "the build is red") {
+	if !errors.Is(err, extend.ErrHookBlocked) || !strings.Contains(err.Error(), "the build is red") {
 		t.Fatalf("start: %v", err)
 	}
 	if len(h.srv.Requests()) != 0 {

@@ -40,7 +40,7 @@ func newHookHarness(t *testing.T) *hookHarness {
 // hooks the core asks for, by extend.PromptHooks for a prompt, and by extend.Hooks around
 // tool calls.
 func withHooks(c *loop.Config, e *hooks.Engine) {
-	c.Hooks, c.Admission = extend.FireHooks(e, nil), extend.PromptHooks(e, nil)
+	c.Hooks, c.Admission = extend.FireHooks(e, nil), extend.PromptHooks(e, c.Store, nil)
 	c.Extensions = append([]loop.Extension{extend.Hooks(e, nil)}, c.Extensions...)
 }
 
@@ -200,7 +200,7 @@ func TestUserPromptSubmitHook(t *testing.T) {
 
 	before := len(h.rows(sid))
 	_, err := h.runner.Start(context.Background(), loop.RunSpec{SessionID: sid, Prompt: "my password is hunter2", Model: "fake-model"})
-	if !errors.Is(err, loop.ErrHookBlocked) || !strings.Contains(err.Error(), "do not paste passwords") {
+	if !errors.Is(err, extend.ErrHookBlocked) || !strings.Contains(err.Error(), "do not paste passwords") {
 		t.Fatalf("start: %v", err)
 	}
 	rows := h.rows(sid)
@@ -311,7 +311,7 @@ func TestQueuedMessagesPassUserPromptSubmit(t *testing.T) {
 	id := h.start(loop.RunSpec{SessionID: sid, Prompt: "say hi", Mode: tools.ModeAsk})
 	<-h.pending // the run is going, waiting for the person
 	_, err := h.runner.Queue(context.Background(), sid, "my password is hunter2")
-	if !errors.Is(err, loop.ErrHookBlocked) || !strings.Contains(err.Error(), "do not paste passwords") {
+	if !errors.Is(err, extend.ErrHookBlocked) || !strings.Contains(err.Error(), "do not paste passwords") {
 		t.Fatalf("check: %v", err)
 	}
 	if _, err := h.runner.Queue(context.Background(), sid, "also say bye"); err != nil {

@@ -32,7 +32,6 @@ type run struct {
 	guide   steering
 	journal *journal.Journal // the run's rows and its writes (the persist executor)
 	ctl     control
-	prompt  Admitted // the prompt's check, stored after the prompt (prompts.go)
 	state   core.State
 	end     ending
 }

@@ -63,7 +63,7 @@ type queueReply struct {
 // Queue adds a message to the session's running run, to be delivered at its next tool
 // boundary. It fails with ErrNotRunning when no run is going (start one with the message).
 // The message passes the UserPromptSubmit hooks first, like a typed one: a blocking hook
-// fails Queue with ErrHookBlocked (nothing is queued); the context they add is stored with the
+// fails Queue (extend.ErrHookBlocked; nothing is queued); the context they add is stored with the
 // message and delivered with it, also after a restart. The hooks never run again for it.
 func (r *Runner) Queue(ctx context.Context, sessionID, text string) (core.QueuedMessage, error) {
 	if text == "" {
@@ -171,7 +171,7 @@ func (r *Runner) startNext(prev RunSpec) {
 		return
 	}
 	spec := prev
-	spec.Prompt, spec.PromptQueuedID, spec.Queued, spec.CompactThrough = "", "", msgs, 0
+	spec.Prompt, spec.PromptQueuedID, spec.Queued, spec.CompactThrough, spec.Checked = "", "", msgs, 0, nil
 	spec.rowFirst = true
 	if c := spec.Child; c != nil {
 		link := *c

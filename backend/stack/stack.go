@@ -174,7 +174,7 @@ func wire(cfg Config, rec *checkpoint.Recorder, watches *tools.Watches, approver
 		s.Hooks = &hooks.Engine{PersonalDir: cfg.InstructionsDir}
 	}
 	s.Hooks.Trust, s.Hooks.Rows, s.Hooks.Logger = cfg.DB, cfg.DB, cfg.Logger
-	lc.Hooks, lc.Admission, lc.Extensions = extend.FireHooks(s.Hooks, cfg.Logger), extend.PromptHooks(s.Hooks, cfg.Logger), extensions(cfg, s.Hooks)
+	lc.Hooks, lc.Admission, lc.Extensions = extend.FireHooks(s.Hooks, cfg.Logger), extend.PromptHooks(s.Hooks, cfg.DB, cfg.Logger), extensions(cfg, s.Hooks)
 	s.Runner = loop.New(lc)
 	if cfg.Telemetry != nil {
 		// Telemetry never stops the agent: without it the runs go on, and the log says why.
