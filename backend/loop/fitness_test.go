@@ -171,7 +171,7 @@ func (rn *run) worker(ctx context.Context) {
 // core, backend/chat, the store). These bounds only go down: the non-test code of this
 // package, and the fields of run, the state one running run carries.
 const (
-	maxRunnerLines = 2000
+	maxRunnerLines = 1900
 	maxRunFields   = 15
 )
 
