@@ -9,13 +9,15 @@ package main
 // "bench:mark" LABEL [DATA] at each measuring point: the hook then appends one JSON line with
 // the RSS and PSS of this process and its descendants (the WebKit processes) to
 // LOOPDESK_BENCH_OUT. "bench:done" quits the window. LOOPDESK_BENCH_ARGS (JSON) reaches the
-// script as window.__benchArgs.
+// script as window.__benchArgs. LOOPDESK_BENCH_PPROF (host:port) serves net/http/pprof.
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	_ "net/http/pprof" // LOOPDESK_BENCH_PPROF
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -39,6 +41,10 @@ func installBench(o *options.App) {
 		o.Linux.WebviewGpuPolicy = linux.WebviewGpuPolicyAlways
 	case "Never":
 		o.Linux.WebviewGpuPolicy = linux.WebviewGpuPolicyNever
+	}
+	if addr := os.Getenv("LOOPDESK_BENCH_PPROF"); addr != "" {
+		// net/http/pprof on addr: what the Go side allocates while the page is driven.
+		go func() { _ = http.ListenAndServe(addr, nil) }()
 	}
 	script := os.Getenv("LOOPDESK_BENCH_JS")
 	if script == "" {

@@ -8,11 +8,7 @@ import (
 // message box; nil when the session has none. The page asks again when rows arrive that
 // set one (an update_plan call, a plan_edit note).
 func (s *Sessions) Plan(sessionID string) (*store.PinnedPlan, error) {
-	rows, err := s.c.db.Chunks(s.c.context(), sessionID)
-	if err != nil {
-		return nil, err
-	}
-	return store.LatestPlan(rows)
+	return s.c.db.SessionPlan(s.c.context(), sessionID)
 }
 
 // EditPlan records the person's edit of the plan as a note row (store.PlanEditSource): the

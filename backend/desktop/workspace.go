@@ -68,7 +68,8 @@ func (h *Workspace) ReadFile(sessionID, path string) (FilePreview, error) {
 func (h *Workspace) TouchedFiles(sessionID string, after int64) ([]Touched, error) {
 	c := h.c
 	ctx := c.context()
-	rows, err := c.db.ChunksAfter(ctx, sessionID, after)
+	// The calls are in the assistant rows: the tool outputs between them are not read.
+	rows, err := c.db.ChunksOfKindAfter(ctx, sessionID, store.KindAssistant, after)
 	if err != nil {
 		return nil, err
 	}
