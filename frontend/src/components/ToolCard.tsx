@@ -4,6 +4,7 @@ import { memo, useContext, useEffect, useState, type KeyboardEvent } from 'react
 import type { ApprovalPayload, DecisionInput, HookPayload, RuleInput, ToolResultPayload } from '../api/types';
 import type { PendingCall, RunningTool } from '../state/session';
 import { useNow } from '../hooks/useNow';
+import { useFocusFallback } from '../hooks/useModalFocus';
 import { useHunkChoices } from '../hooks/useHunkChoices';
 import { describeHook, formatDuration, parseArgs, prettyJSON } from '../lib/format';
 import { useCheckpoints, useRowChanges } from './CheckpointContext';
@@ -67,6 +68,9 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
     return ok;
   };
 
+  // An answer folds the buttons and forms away: the focus stays on the card.
+  const card = useFocusFallback<HTMLElement>();
+
   const onKeyDown = async (e: KeyboardEvent<HTMLElement>) => {
     // Anywhere in the card (its buttons too), never while typing in one of its fields (a
     // reason, edited arguments) or inside a card nested in this one.
@@ -89,6 +93,7 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
 
   return (
     <section
+      ref={card}
       className={`tool-card${pending ? ' pending' : ''}${result?.payload.is_error ? ' error' : ''}`}
       aria-label={`Tool call ${call.name}`}
       data-call-id={call.id}

@@ -1,10 +1,10 @@
 // A dialog keeps the focus inside while open (Tab and Shift+Tab wrap) and gives it back to
 // where it was when it closes.
-import { render, screen } from '@testing-library/react';
+import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it } from 'vitest';
-import { useModalFocus } from './useModalFocus';
+import { useFocusFallback, useModalFocus } from './useModalFocus';
 
 function Dialog({ onClose }: { onClose: () => void }) {
   const ref = useModalFocus<HTMLDivElement>();
@@ -51,5 +51,31 @@ describe('useModalFocus', () => {
     await userEvent.keyboard('{Enter}');
     expect(screen.queryByRole('dialog')).toBeNull();
     expect(document.activeElement).toBe(opener);
+  });
+});
+
+function Card() {
+  const ref = useFocusFallback<HTMLElement>();
+  const [open, setOpen] = useState(true);
+  return (
+    <section ref={ref} tabIndex={0} aria-label="Card">
+      {open ? (
+        <button type="button" onClick={() => setOpen(false)}>
+          Answer
+        </button>
+      ) : (
+        <p>Answered</p>
+      )}
+    </section>
+  );
+}
+
+describe('useFocusFallback', () => {
+  it('gives the focus to the card when the control that had it goes away', async () => {
+    render(<Card />);
+    screen.getByRole('button', { name: 'Answer' }).focus();
+    await userEvent.keyboard('{Enter}');
+    await screen.findByText('Answered');
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('region', { name: 'Card' })));
   });
 });

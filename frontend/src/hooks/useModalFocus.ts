@@ -40,3 +40,35 @@ export function useModalFocus<T extends HTMLElement>() {
   }, []);
   return ref;
 }
+
+/**
+ * Keeps the focus in el when the control inside it that had the focus goes away (a form folded
+ * after an answer, buttons replaced by the outcome): it falls back to el itself (focusable),
+ * never to the page's body. Put the ref on el.
+ */
+export function useFocusFallback<T extends HTMLElement>() {
+  const ref = useRef<T>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    let inside = false;
+    const onIn = () => (inside = true);
+    // Focus moved to something else (not to nothing, as when the focused control is removed).
+    const onOut = (e: FocusEvent) => {
+      if (e.relatedTarget instanceof Node) inside = el.contains(e.relatedTarget);
+    };
+    const lost = new MutationObserver(() => {
+      const at = document.activeElement;
+      if (inside && (at === null || at === document.body)) el.focus({ preventScroll: true });
+    });
+    el.addEventListener('focusin', onIn);
+    el.addEventListener('focusout', onOut);
+    lost.observe(el, { childList: true, subtree: true });
+    return () => {
+      el.removeEventListener('focusin', onIn);
+      el.removeEventListener('focusout', onOut);
+      lost.disconnect();
+    };
+  }, []);
+  return ref;
+}
