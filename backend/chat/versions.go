@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -70,57 +71,49 @@ func (s *Service) Retry(ctx context.Context, sessionID string, r Run) (string, e
 
 // EditPoint is where an edit of the person's message at seq forks: just before it.
 func (s *Service) EditPoint(ctx context.Context, sessionID string, seq int64) (int64, error) {
-	rows, err := s.cfg.Stack.DB.Chunks(ctx, sessionID)
+	row, err := s.cfg.Stack.DB.Row(ctx, sessionID, seq)
 	if err != nil {
 		return 0, err
 	}
-	i := slices.IndexFunc(rows, func(r store.Chunk) bool { return r.Seq == seq })
-	if i < 0 {
-		return 0, fmt.Errorf("%w: session %s has no row %d", store.ErrSeqOutOfRange, sessionID, seq)
-	}
-	if rows[i].Kind != store.KindUser {
+	if row.Kind != store.KindUser {
 		return 0, fmt.Errorf("%w: row %d is not a message of yours", stack.ErrInvalidInput, seq)
 	}
 	return seq - 1, nil
 }
 
-// RegeneratePoint is where a regeneration of the reply at seq (0: the last reply) forks.
+// RegeneratePoint is where a regeneration of the reply at seq (0: the last reply) forks: at
+// the message that started the reply's run (kept in the fork), or just before the run when
+// it started with no message (a retry or a regeneration itself).
 func (s *Service) RegeneratePoint(ctx context.Context, sessionID string, seq int64) (int64, error) {
-	rows, err := s.cfg.Stack.DB.Chunks(ctx, sessionID)
+	db := s.cfg.Stack.DB
+	if seq == 0 {
+		last, err := db.LastReply(ctx, sessionID)
+		if err == nil && last == 0 {
+			_, err = db.GetSession(ctx, sessionID)
+			if err == nil {
+				err = fmt.Errorf("%w: session %s has no reply of the model to regenerate", stack.ErrInvalidInput, sessionID)
+			}
+		}
+		if err != nil {
+			return 0, err
+		}
+		seq = last
+	}
+	row, err := db.Row(ctx, sessionID, seq)
+	if errors.Is(err, store.ErrSeqOutOfRange) || err == nil && (row.Kind != store.KindAssistant || row.RunID == "") {
+		return 0, fmt.Errorf("%w: row %d is not a reply of the model", stack.ErrInvalidInput, seq)
+	}
 	if err != nil {
 		return 0, err
 	}
-	if seq == 0 {
-		if seq = LastReply(rows); seq == 0 {
-			return 0, fmt.Errorf("%w: session %s has no reply of the model to regenerate", stack.ErrInvalidInput, sessionID)
-		}
+	first, err := db.RunStart(ctx, sessionID, row.RunID)
+	if err != nil {
+		return 0, err
 	}
-	return RegenerateFrom(rows, seq)
-}
-
-// LastReply is the seq of the last reply of the model among rows (0: none).
-func LastReply(rows []store.Chunk) int64 {
-	for i := len(rows) - 1; i >= 0; i-- {
-		if rows[i].Kind == store.KindAssistant && rows[i].RunID != "" {
-			return rows[i].Seq
-		}
+	if first.Kind == store.KindUser {
+		return first.Seq, nil
 	}
-	return 0
-}
-
-// RegenerateFrom is where a regeneration of the reply at seq forks: at the message that
-// started the reply's run (kept in the fork), or just before the run when it started with
-// no message (a retry or a regeneration itself).
-func RegenerateFrom(rows []store.Chunk, seq int64) (int64, error) {
-	i := slices.IndexFunc(rows, func(r store.Chunk) bool { return r.Seq == seq })
-	if i < 0 || rows[i].Kind != store.KindAssistant || rows[i].RunID == "" {
-		return 0, fmt.Errorf("%w: row %d is not a reply of the model", stack.ErrInvalidInput, seq)
-	}
-	first := slices.IndexFunc(rows, func(r store.Chunk) bool { return r.RunID == rows[i].RunID })
-	if rows[first].Kind == store.KindUser {
-		return rows[first].Seq, nil
-	}
-	return rows[first].Seq - 1, nil
+	return first.Seq - 1, nil
 }
 
 // branch deals with the folder (branchFiles), forks the session with the rows 1..at (a

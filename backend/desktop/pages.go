@@ -3,7 +3,6 @@ package desktop
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -25,23 +24,20 @@ func (s *Sessions) RowSeqs(id, kind string) ([]int64, error) {
 // row shows (messages, reasoning, a call's arguments, a tool's output, a decision's reason,
 // notes and summaries), matches not overlapping. It returns one seq per match, oldest first,
 // so the find bar counts and steps through the rows the page does not hold without reading
-// them. Blank text finds nothing.
+// them. The rows it looks in are those the search index finds with words starting with the
+// text's words (store.FindRows, at most store.FindLimit rows), so text inside a word ("unc"
+// of "function") is found only in the rows the page renders. Blank text finds nothing.
 func (s *Sessions) FindInSession(id, text string, from, to int64) ([]int64, error) {
 	out := []int64{}
 	q := strings.ToLower(text)
 	if strings.TrimSpace(q) == "" {
 		return out, nil
 	}
-	ctx := s.c.context()
-	chunks, err := s.c.db.ChunksBefore(ctx, id, from, math.MaxInt32)
+	rows, err := s.c.db.FindRows(s.c.context(), id, text, from, to, store.FindLimit)
 	if err != nil {
 		return nil, err
 	}
-	after, err := s.c.db.ChunksAfter(ctx, id, to)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range append(chunks, after...) {
+	for _, c := range rows {
 		for _, t := range shownTexts(c) {
 			for n := strings.Count(strings.ToLower(t), q); n > 0; n-- {
 				out = append(out, c.Seq)

@@ -97,11 +97,11 @@ func (h *Chat) UndoCompaction(sessionID string, seq int64) error {
 	if c.running(sessionID) {
 		return errBusy("undo a compaction of session " + sessionID)
 	}
-	chunks, err := c.db.Chunks(ctx, sessionID)
+	summaries, err := c.db.SummaryRows(ctx, sessionID)
 	if err != nil {
 		return err
 	}
-	f, err := store.FoldsOf(chunks)
+	f, err := store.FoldsOf(summaries)
 	if err != nil {
 		return err
 	}

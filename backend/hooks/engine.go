@@ -84,9 +84,11 @@ type TrustStore interface {
 	HookTrustOf(ctx context.Context, workspace string) (store.HookTrust, error)
 }
 
-// RowSource reads a session's rows for the transcript hooks get (*store.DB).
+// RowSource reads a session's rows for the transcript hooks get (*store.DB): the rows its
+// next request is built from (the rows since its last compaction, with the summary and
+// system rows), so a long session's hooks never wait for all of its rows to be written.
 type RowSource interface {
-	Chunks(ctx context.Context, sessionID string) ([]store.Chunk, error)
+	RequestRows(ctx context.Context, sessionID string) ([]store.Chunk, error)
 }
 
 // Engine runs the hooks that apply to a folder. It reads the configuration afresh for each
@@ -213,8 +215,8 @@ func matches(h Hook, in Input) bool {
 	return true
 }
 
-// transcript writes the session's rows as JSON Lines to a temporary file for the hooks to
-// read; cleanup removes it once they are done.
+// transcript writes the session's rows the model is sent (RowSource) as JSON Lines to a
+// temporary file for the hooks to read; cleanup removes it once they are done.
 func (e *Engine) transcript(ctx context.Context, sessionID string) (string, func()) {
 	f, err := os.CreateTemp("", "loopdesk-transcript-*.jsonl")
 	if err != nil {
@@ -223,7 +225,7 @@ func (e *Engine) transcript(ctx context.Context, sessionID string) (string, func
 	}
 	defer f.Close()
 	if e.Rows != nil && sessionID != "" {
-		rows, err := e.Rows.Chunks(ctx, sessionID)
+		rows, err := e.Rows.RequestRows(ctx, sessionID)
 		if err != nil {
 			e.logger().Warn("hook transcript left empty", "session", sessionID, "err", err)
 		}

@@ -47,7 +47,7 @@ func scanSessions(rows *sql.Rows) ([]Session, error) {
 // the chunks_run index, not the session's.
 func (db *DB) RunChildren(ctx context.Context, parentID, runID string) ([]Session, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions
-		WHERE parent_id = ?1 AND parent_call_id <> '' AND fork_seq IN (SELECT seq FROM chunks
+		WHERE parent_id = ?1 AND parent_call_id <> '' AND fork_seq IN (SELECT seq FROM chunks INDEXED BY chunks_run
 			WHERE run_id = ?2 AND session_id = ?1 AND kind IN ('assistant', 'usage', 'summary') AND kind = 'assistant')
 		ORDER BY created_at, rowid`, parentID, runID)
 	if err != nil {

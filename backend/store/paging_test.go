@@ -206,7 +206,11 @@ func TestPagedReadsUseTheIndexes(t *testing.T) {
 		{`SELECT seq FROM chunks WHERE session_id = 's' AND seq >= 9 ORDER BY seq LIMIT 5`, "sqlite_autoindex_chunks_1 (session_id=? AND seq>?)"},
 		{`SELECT seq FROM chunks WHERE session_id = 's' AND kind IN ('summary', 'system') ORDER BY seq`, "chunks_folds (session_id=?)"},
 		{`SELECT min(seq) FROM chunks WHERE session_id = 's'`, "sqlite_autoindex_chunks_1"},
-		{`SELECT seq FROM chunks WHERE run_id = 'r' AND session_id = 's' AND kind IN ('assistant', 'usage', 'summary') AND kind = 'assistant'`,
+		// The chunk table filtered by kind and the last reply: the kind's index entries only.
+		{`SELECT seq FROM chunks WHERE session_id = 's' AND kind = 'tool_result' ORDER BY seq`, "COVERING INDEX chunks_kind (session_id=? AND kind=?)"},
+		{`SELECT seq FROM chunks WHERE session_id = 's' AND kind = 'assistant' AND run_id <> '' ORDER BY seq DESC LIMIT 1`, "chunks_kind (session_id=? AND kind=?)"},
+		{`SELECT seq FROM chunks WHERE session_id = 's' AND kind IN ('summary', 'system') AND kind = 'summary' ORDER BY seq`, "(session_id=?"},
+		{`SELECT seq FROM chunks INDEXED BY chunks_run WHERE run_id = 'r' AND session_id = 's' AND kind IN ('assistant', 'usage', 'summary') AND kind = 'assistant'`,
 			"chunks_run (run_id=? AND session_id=?)"},
 	} {
 		rows, err := db.SQL().Query(`EXPLAIN QUERY PLAN ` + q.sql)
