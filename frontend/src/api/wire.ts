@@ -1306,7 +1306,7 @@ export interface SkillView {
 export type StepStatus = 'pending' | 'in_progress' | 'completed';
 
 /** Go: core.StopReason */
-export type StopReason = 'completed' | 'max_turns' | 'max_tool_calls' | 'loop_detected' | 'token_budget' | 'cost_budget' | 'timeout' | 'context_exceeded' | 'cancelled' | 'truncated' | 'refused' | 'provider_error' | 'hook_stopped' | 'error';
+export type StopReason = 'completed' | 'max_turns' | 'max_tool_calls' | 'loop_detected' | 'token_budget' | 'cost_budget' | 'timeout' | 'context_exceeded' | 'cancelled' | 'truncated' | 'refused' | 'provider_error' | 'hook_stopped' | 'error' | 'storage_error';
 
 /** Go: approvals.SuggestedRule */
 export interface SuggestedRule {

@@ -173,6 +173,7 @@ export const STOP_TEXT: Record<string, string> = {
   hook_stopped: 'Stopped by a hook.',
   interrupted: 'The run was interrupted.',
   error: 'The run failed.',
+  storage_error: 'Stopped: the database could not be written (its disk is full or failing).',
 };
 
 /** A model call's spend in words: "1.2k in (300 cached) / 40 out · $0.0012", or "usage unreported". */
