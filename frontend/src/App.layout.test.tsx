@@ -56,7 +56,7 @@ describe('layout', () => {
     expect(document.querySelector('.app')!.className).toContain('narrow');
     // Folded: the tabs are there, no panel covers the conversation.
     expect(screen.queryByRole('tabpanel')).toBeNull();
-    expect(screen.getAllByRole('tab')).toHaveLength(4);
+    expect(screen.getAllByRole('tab')).toHaveLength(5);
     // The conversation, its card with the approval controls, the header and the lineage link are all there.
     const card = screen.getByRole('region', { name: 'Tool call run_shell_command' });
     expect(within(card).getByRole('button', { name: 'Approve' })).toBeTruthy();

@@ -92,6 +92,7 @@ export function App() {
               setPreviewTheme(null);
             }}
             onPreviewTheme={setPreviewTheme}
+            onShowSource={(id, seq) => (nav.setShowSettings(false), openHere(id, seq))}
             onClose={() => {
               nav.setShowSettings(false);
               setPreviewTheme(null);
@@ -199,6 +200,7 @@ interface SettingsViewProps {
   sessionID: string | null;
   onSaved: (s: Settings) => void;
   onPreviewTheme: (t: Theme) => void;
+  onShowSource: (sessionID: string, seq: number) => void;
   onClose: () => void;
 }
 

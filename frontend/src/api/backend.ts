@@ -45,6 +45,8 @@ import type {
   HooksView,
   EffectiveView,
   SkillView,
+  MemoryView,
+  MemoryProposal,
   ImportedHooks,
   PaletteEntry,
   InstructionFile,
@@ -153,6 +155,17 @@ export const api = {
   /** Forgets the trust in a project skill: its allowed-tools pre-approve nothing again. */
   untrustSkill: (sessionID: string, path: string): Promise<SkillView[]> =>
     list<SkillView>(SettingsService.UntrustSkill(sessionID, path)),
+  /** The memories in force for the session's folder (its own and the person's), or every memory for "". */
+  memories: (sessionID: string): Promise<MemoryView[]> => list<MemoryView>(SettingsService.Memories(sessionID)),
+  /** Adds the person's own memory (project: the session's folder; personal: every folder); lists as memories(listed). */
+  addMemory: (sessionID: string, scope: string, text: string, listed: string): Promise<MemoryView[]> =>
+    list<MemoryView>(SettingsService.AddMemory(sessionID, scope, text, listed)),
+  editMemory: (id: string, text: string, listed: string): Promise<MemoryView[]> => list<MemoryView>(SettingsService.EditMemory(id, text, listed)),
+  removeMemory: (id: string, listed: string): Promise<MemoryView[]> => list<MemoryView>(SettingsService.RemoveMemory(id, listed)),
+  /** What imports proposed (loopdesk memory import), waiting for the person. */
+  memoryProposals: (): Promise<MemoryProposal[]> => list<MemoryProposal>(SettingsService.MemoryProposals()),
+  answerMemoryProposal: (id: string, accept: boolean): Promise<MemoryProposal[]> =>
+    list<MemoryProposal>(SettingsService.AnswerMemoryProposal(id, accept)),
   /** Settings → Telemetry as saved and as running (the collector's headers are never shown back). */
   telemetry: (): Promise<TelemetryView> => SettingsService.Telemetry(),
   /** Saves Settings → Telemetry beside the API key and applies it to the runs that finish from now on. */

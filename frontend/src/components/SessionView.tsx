@@ -24,6 +24,7 @@ import { StatusLine } from './StatusLine';
 import { SteerBar } from './SteerBar';
 import { TaskCtx } from './TaskProgress';
 import { WorkspacePanel } from './WorkspacePanel';
+import { MemorySettings } from './MemorySettings';
 
 // Not needed for the first paint: loaded when first shown.
 const ChunkTable = lazy(() => import('./ChunkTable').then((m) => ({ default: m.ChunkTable })));
@@ -248,6 +249,10 @@ export function SessionSide({ tab, selected, current, chat, view, focus, open, s
         onOpenSession={open}
       />
     );
+  }
+  if (tab === 'memory') {
+    // The folder's memories: Show source opens the session that proposed one at its row.
+    return <MemorySettings key={`memory-${selected}`} sessionID={selected} onShowSource={(id, seq) => open(id, seq)} />;
   }
   const ws = view.ws;
   return (

@@ -9,6 +9,7 @@ import { McpSettings } from './McpSettings';
 import { ProvidersSettings } from './ProvidersSettings';
 import { AgentsSettings } from './AgentsSettings';
 import { SkillsSettings } from './SkillsSettings';
+import { MemorySettings } from './MemorySettings';
 import { EffectiveSettings } from './EffectiveSettings';
 import { TelemetrySettings } from './TelemetrySettings';
 import { PricesTable, SAVED_BY_SAVE, SettingsNav, SettingsSection, WindowsTable } from './SettingsSections';
@@ -24,6 +25,8 @@ interface Props {
   sessionID?: string | null;
   /** Shows a theme immediately, before it is saved. */
   onPreviewTheme?: (t: Theme) => void;
+  /** Opens a session at a row (a memory's Show source). */
+  onShowSource?: (sessionID: string, seq: number) => void;
 }
 
 const BUDGET_FIELDS: { key: keyof Budgets; label: string; step: string }[] = [
@@ -42,7 +45,7 @@ type Form = ReturnType<typeof useSettingsForm>;
  * key, the default approval mode and the saved rules, default budgets, the
  * price table and context windows per model, and the theme.
  */
-export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreviewTheme }: Props) {
+export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreviewTheme, onShowSource }: Props) {
   const f = useSettingsForm(settings, onSaved);
   const { draft: d, set } = f;
   const body = useRef<HTMLDivElement>(null);
@@ -91,6 +94,9 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
         </SettingsSection>
         <SettingsSection id="skills">
           <SkillsSettings sessionID={session} />
+        </SettingsSection>
+        <SettingsSection id="memory">
+          <MemorySettings sessionID={session} onShowSource={onShowSource} everyFolderChoice />
         </SettingsSection>
         <SettingsSection id="agents">
           <AgentsSettings sessionID={session} />

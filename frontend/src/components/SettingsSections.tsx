@@ -18,6 +18,7 @@ export const SECTIONS: { id: string; title: string; own?: string }[] = [
   { id: 'mcp', title: 'MCP servers', own: 'Save MCP servers' },
   { id: 'hooks', title: 'Hooks', own: 'its own buttons' },
   { id: 'skills', title: 'Skills', own: 'its own buttons' },
+  { id: 'memory', title: 'Memory', own: 'its own buttons' },
   { id: 'agents', title: 'Agents', own: 'its own buttons' },
   { id: 'telemetry', title: 'Telemetry', own: 'Save telemetry' },
   { id: 'storage', title: 'Storage', own: 'its own button' },

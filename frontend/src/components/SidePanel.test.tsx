@@ -32,21 +32,21 @@ describe('SidePanel tabs', () => {
     expect(budget.getAttribute('aria-selected')).toBe('false');
     expect(screen.getByRole('tabpanel', { name: 'Chunks' }).textContent).toContain('chunks content');
     await userEvent.keyboard('{End}');
-    expect(document.activeElement).toBe(screen.getByRole('tab', { name: 'Changes' }));
+    expect(document.activeElement).toBe(screen.getByRole('tab', { name: 'Memory' }));
     await userEvent.keyboard('{ArrowRight}');
     expect(document.activeElement).toBe(budget);
     await userEvent.keyboard('{ArrowLeft}');
-    expect(document.activeElement).toBe(screen.getByRole('tab', { name: 'Changes' }));
+    expect(document.activeElement).toBe(screen.getByRole('tab', { name: 'Memory' }));
     await userEvent.keyboard('{Home}');
     expect(document.activeElement).toBe(budget);
     // Only the selected tab is in the Tab order: Tab leaves the tab list for the panel.
-    expect(screen.getAllByRole('tab').map((t) => t.tabIndex)).toEqual([0, -1, -1, -1]);
+    expect(screen.getAllByRole('tab').map((t) => t.tabIndex)).toEqual([0, -1, -1, -1, -1]);
   });
 
   it('folded to a strip, the up and down arrows move instead', () => {
     expect(tabAfter('budget', 'ArrowDown', true)).toBe('chunks');
     expect(tabAfter('budget', 'ArrowRight', true)).toBeNull();
-    expect(tabAfter('budget', 'ArrowUp', true)).toBe('changes');
+    expect(tabAfter('budget', 'ArrowUp', true)).toBe('memory');
     expect(tabAfter('workspace', 'x', false)).toBeNull();
   });
 });

@@ -1,12 +1,13 @@
 import type { KeyboardEvent, ReactNode } from 'react';
 
-export type Tab = 'budget' | 'chunks' | 'workspace' | 'changes';
+export type Tab = 'budget' | 'chunks' | 'workspace' | 'changes' | 'memory';
 
 const TABS: { id: Tab; label: string }[] = [
   { id: 'budget', label: 'Budget' },
   { id: 'chunks', label: 'Chunks' },
   { id: 'workspace', label: 'Workspace' },
   { id: 'changes', label: 'Changes' },
+  { id: 'memory', label: 'Memory' },
 ];
 
 interface Props {

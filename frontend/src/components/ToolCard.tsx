@@ -13,6 +13,7 @@ import { FileChanges } from './FileChanges';
 import { RuleDialog } from './RuleDialog';
 import { CopyButton } from './MessageControls';
 import { PagedOutput, resultLines } from './PagedOutput';
+import { RememberForm } from './RememberForm';
 import { isTyping } from '../hooks/useShortcuts';
 
 /** What a card needs from the session to act on a pending call. */
@@ -123,6 +124,7 @@ export const ToolCard = memo(function ToolCard({ call, result, approval, hooks, 
             </p>
           )}
           {pending.hunks && pending.hunks.length > 0 && <ReviewHunks hunks={pending.hunks} choices={review.choices} onChoose={review.choose} />}
+          {call.name === 'remember' && <RememberForm raw={raw} busy={busy} onApprove={(args) => void decide({ approved: true, arguments: args })} />}
           <ApprovalControls
             hunks={pending.hunks?.length ?? 0}
             kept={review.kept}

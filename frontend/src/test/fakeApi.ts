@@ -5,6 +5,7 @@ import { vi } from 'vitest';
 import type { Api, WireEvent } from '../api/backend';
 import { findMatches, rowTexts } from '../state/find';
 import type { Meter } from '../api/types';
+import type { MemoryProposal, MemoryView } from '../api/types';
 import type {
   ChildView,
   Branch,
@@ -189,6 +190,8 @@ export function makeFakeApi() {
     telemetry: { on: false, endpoint: '', protocol: '', headers_set: false, contents: false, from_env: false, disabled: false, active: false,
       exported: 0, dropped: 0, last_error: '' } as TelemetryView,
     skills: [] as SkillView[],
+    memories: [] as MemoryView[],
+    memoryProposals: [] as MemoryProposal[],
     effective: { rows: [], error: '' } as EffectiveView,
     palette: [] as PaletteEntry[],
     claudeDesktop: { mcpServers: {} } as McpConfig,
@@ -763,6 +766,26 @@ export function makeFakeApi() {
     ),
     providerLimits: vi.fn(async (_sessionID: string) => state.limits),
     harnessTokens: vi.fn(async (_sessionID: string) => state.harness),
+    memories: vi.fn(async (_listed: string) => state.memories.map((m) => ({ ...m }))),
+    addMemory: vi.fn(async (_sessionID: string, scope: string, text: string, _listed: string) => {
+      if (!text.trim()) throw { code: 'invalid_input', message: 'a memory needs text' };
+      state.memories.push({ id: `m${state.memories.length + 1}`, scope: scope as MemoryView['scope'], text: text.trim(), workspace: '', source: null,
+        updated_at: '', from: 'added by you', source_title: '' });
+      return state.memories.map((m) => ({ ...m }));
+    }),
+    editMemory: vi.fn(async (id: string, text: string, _listed: string) => {
+      state.memories = state.memories.map((m) => (m.id === id ? { ...m, text } : m));
+      return state.memories.map((m) => ({ ...m }));
+    }),
+    removeMemory: vi.fn(async (id: string, _listed: string) => {
+      state.memories = state.memories.filter((m) => m.id !== id);
+      return state.memories.map((m) => ({ ...m }));
+    }),
+    memoryProposals: vi.fn(async () => state.memoryProposals.map((p) => ({ ...p }))),
+    answerMemoryProposal: vi.fn(async (id: string, _accept: boolean) => {
+      state.memoryProposals = state.memoryProposals.filter((p) => p.id !== id);
+      return state.memoryProposals.map((p) => ({ ...p }));
+    }),
   } satisfies Api;
 
   let seq = 0;
