@@ -31,5 +31,8 @@
 //   - `loopdesk hooks list|trust` (hooks.go): a folder's hooks; trust its project hooks.
 //   - `loopdesk skills list|trust|untrust` (skills.go): a folder's skills; trust a project
 //     skill's SKILL.md so its allowed-tools may pre-approve calls.
+//   - `loopdesk db check|recover|backup|restore` (db.go): the database file itself. Every other
+//     command first passes refuseDamaged: a file store.Open would refuse (damaged, or from a
+//     newer Loopdesk) stops it with exit 1 and the store's one message.
 //   - `loopdesk help`, `loopdesk version`, and the window's own flags (window_*.go).
 package cli

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -33,7 +34,7 @@ const (
 
 // Commands are the subcommands Main dispatches, as the error for an unknown word and the
 // no-display message name them.
-var Commands = []string{"run", "sessions", "inbox", "approve", "deny", "approvals", "settings", "mcp", "acp", "agents", "hooks", "skills", "otel", "memory", "help",
+var Commands = []string{"run", "sessions", "inbox", "approve", "deny", "approvals", "settings", "mcp", "acp", "agents", "hooks", "skills", "otel", "memory", "db", "help",
 	"version"}
 
 // commandList is Commands for a message: "run, sessions, ..., version".
@@ -66,6 +67,8 @@ const Usage = `usage: loopdesk [FOLDER]                open the window (a new se
                                          what later runs carry, each with where it came from
        loopdesk otel export [--db PATH] [--since 7d] [--session ID]... [--endpoint URL] [--protocol grpc|http/protobuf]
                                          send past runs to an OpenTelemetry collector
+       loopdesk db check|recover|backup|restore [--db PATH] ...
+                                         check, recover, back up or restore the database file
        loopdesk --version                the version and commit
        loopdesk --help                   this text
 
@@ -92,8 +95,14 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	if len(args) > 0 && !slices.Contains([]string{"db", "help", "-h", "-help", "--help", "version", "-version", "--version", "-v"}, args[0]) &&
+		slices.Contains(Commands, args[0]) && refuseDamaged(context.Background(), args[1:], getenv, stderr) { // db.go
+		return Launch{Code: ExitOther}
+	}
 	if len(args) > 0 {
 		switch args[0] {
+		case "db":
+			return Launch{Code: DB(context.Background(), args[1:], getenv, stdout, stderr)} // db.go
 		case "run":
 			// Run owns Ctrl-C: the first cancels the run cleanly, the second exits.
 			return Launch{Code: Run(context.Background(), args[1:], stdin, stdout, stderr)}

@@ -16,6 +16,7 @@ import (
 // With LOOPDESK_CLI_MCP_SERVER=1 the test binary is a small stdio MCP server,
 // so `loopdesk mcp list` has a real server to start in these tests.
 func TestMain(m *testing.M) {
+	runMainFromEnv() // db_test.go: the test binary as `loopdesk` in a process of its own
 	if os.Getenv("LOOPDESK_CLI_MCP_SERVER") == "1" {
 		srv := sdk.NewServer(&sdk.Implementation{Name: "cli-test", Version: "1"}, nil)
 		type args struct {
