@@ -101,7 +101,7 @@ func Build(ctx context.Context, db *store.DB, f Filter) (Report, error) {
 	var rows []decided
 	sandboxed := 0
 	for _, s := range sessions {
-		chunks, err := db.Chunks(ctx, s.ID)
+		chunks, err := db.ReportChunks(ctx, s.ID) // not the tool outputs: a megabyte each in a long session
 		if err != nil {
 			return Report{}, fmt.Errorf("approval report: session %s: %w", s.ID, err)
 		}

@@ -75,3 +75,27 @@ func (db *DB) SessionPlan(ctx context.Context, sessionID string) (*PinnedPlan, e
 	}
 	return out, nil
 }
+
+// ReportChunks returns every row of the session, oldest first, as an approval report reads
+// them: the assistant and approval rows whole; a tool result's payload only as
+// {"sandboxed":true} when its command ran sandboxed, else {}; the other rows' payloads {}.
+// Times, kinds and seqs are every row's. ErrNotFound for no such session.
+func (db *DB) ReportChunks(ctx context.Context, sessionID string) ([]Chunk, error) {
+	var out []Chunk
+	err := db.read(ctx, func(tx execer) error {
+		if _, err := span(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		var err error
+		out, err = db.queryChunks(ctx, tx, sessionID, `SELECT seq, kind, CASE
+				WHEN kind IN (?, ?) THEN payload
+				WHEN kind = ? AND instr(payload, '"sandboxed":true') > 0 THEN '{"sandboxed":true}'
+				ELSE '{}' END, run_id, created_at
+			FROM chunks WHERE session_id = ? ORDER BY seq`, string(KindAssistant), string(KindApproval), string(KindToolResult), sessionID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rows of session %s for a report: %w", sessionID, err)
+	}
+	return out, nil
+}

@@ -86,3 +86,27 @@ func TestChunksOfKindAfterReadsThatKindOnly(t *testing.T) {
 		t.Error("no error for a session that does not exist")
 	}
 }
+
+// ReportChunks carries every row's seq, kind and time, the calls and approvals whole, and of a
+// tool output only whether it ran sandboxed.
+func TestReportChunksLeaveTheOutputsOut(t *testing.T) {
+	db, _ := openTemp(t)
+	s := mustSession(t, db, "report rows")
+	ctx := context.Background()
+	big := strings.Repeat("output\n", 100_000)
+	mustAppend(t, db, s.ID, "", user("go"), assistant("", call("a", "run_shell_command", `{"command":"ls"}`), call("b", "read_file", `{"path":"x"}`)),
+		store.NewChunk{Kind: store.KindApproval, Payload: store.ApprovalPayload{CallID: "a", Tool: "run_shell_command", Decision: store.DecisionApproved, By: "person"}},
+		store.NewChunk{Kind: store.KindToolResult, Payload: store.ToolResultPayload{CallID: "a", Name: "run_shell_command", Content: big, Sandboxed: true}},
+		result("b", "read_file", big))
+	all, _ := db.Chunks(ctx, s.ID)
+	rows, err := db.ReportChunks(ctx, s.ID)
+	if err != nil || len(rows) != len(all) {
+		t.Fatalf("%d rows, %v; want %d", len(rows), err, len(all))
+	}
+	want := []string{`{}`, string(all[1].Payload), string(all[2].Payload), `{"sandboxed":true}`, `{}`}
+	for i, r := range rows {
+		if r.Seq != all[i].Seq || r.Kind != all[i].Kind || !r.CreatedAt.Equal(all[i].CreatedAt) || string(r.Payload) != want[i] {
+			t.Errorf("row %d: %s %s %.60s, want %s %.60s", r.Seq, r.Kind, r.CreatedAt, r.Payload, all[i].Kind, want[i])
+		}
+	}
+}
