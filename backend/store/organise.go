@@ -22,17 +22,8 @@ type ListFilter struct {
 
 // ListSessionsBy returns the sessions f keeps, most recently updated first.
 func (db *DB) ListSessionsBy(ctx context.Context, f ListFilter) ([]Session, error) {
-	q := `SELECT ` + sessionCols + ` FROM sessions WHERE 1`
-	var args []any
-	if !f.All {
-		q += ` AND archived = ?`
-		args = append(args, f.Archived)
-	}
-	if f.Project != "" {
-		q += ` AND project = ?`
-		args = append(args, f.Project)
-	}
-	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY updated_at DESC, rowid DESC`, args...)
+	where, args := f.where()
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE `+where+` ORDER BY updated_at DESC, rowid DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", classify(err))
 	}

@@ -932,6 +932,13 @@ export interface Price {
   cache_write_per_mtok?: number;
 }
 
+/** Go: store.ProjectCount */
+export interface ProjectCount {
+  project: string;
+  sessions: number;
+  updated_at_ms: number;
+}
+
 /** Go: core.ProposedHunk */
 export interface ProposedHunk {
   hunk: number;
@@ -1223,6 +1230,14 @@ export interface SessionBudgets {
 export interface SessionMode {
   mode: RunMode;
   approve: ApprovalMode | '';
+}
+
+/** Go: desktop.SessionPage */
+export interface SessionPage {
+  sessions: SessionSummary[] | null;
+  next: string;
+  total: number;
+  projects: ProjectCount[] | null;
 }
 
 /** Go: desktop.SessionSummary */

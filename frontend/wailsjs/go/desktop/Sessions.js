@@ -85,6 +85,10 @@ export function ListSessions() {
   return window['go']['desktop']['Sessions']['ListSessions']();
 }
 
+export function ListSessionsPage(arg1, arg2, arg3) {
+  return window['go']['desktop']['Sessions']['ListSessionsPage'](arg1, arg2, arg3);
+}
+
 export function MoveToProject(arg1, arg2) {
   return window['go']['desktop']['Sessions']['MoveToProject'](arg1, arg2);
 }
