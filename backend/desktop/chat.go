@@ -24,6 +24,9 @@ type Chat struct{ c *core }
 // (queue_changed reports it), or starts the next run. It returns the run's id; everything
 // else, the stored user row included, arrives as events.
 func (h *Chat) SendMessage(sessionID, text string) (string, error) {
+	if err := h.c.roomToRun(); err != nil {
+		return "", fmt.Errorf("send a message to session %s: %w", sessionID, err)
+	}
 	runID, err := h.c.chat.Send(h.c.context(), sessionID, text, chat.Run{})
 	if errors.Is(err, loop.ErrBusy) {
 		return "", errBusy("send a message to session " + sessionID)
@@ -34,7 +37,24 @@ func (h *Chat) SendMessage(sessionID, text string) (string, error) {
 // start starts a run of the session through the use-case layer; edit fills in what the run
 // is for.
 func (c *core) start(sessionID string, edit func(*loop.RunSpec)) (string, error) {
+	if err := c.roomToRun(); err != nil {
+		return "", fmt.Errorf("start a run of session %s: %w", sessionID, err)
+	}
 	return c.chat.Start(c.context(), sessionID, chat.Run{Edit: edit})
+}
+
+// DiskRoom is the space left on the disk holding the database, and what to tell the person:
+// under 100 MB a warning before a run starts, under 1 MB why sending is refused.
+func (h *Chat) DiskRoom() (store.Room, error) { return h.c.st.DB.Room() }
+
+// roomToRun refuses a run on a full disk, before anything is written: the window stays
+// usable for reading, and the person learns why sending is refused (a StorageError).
+func (c *core) roomToRun() error {
+	r, err := c.st.DB.Room()
+	if err != nil {
+		return nil // a disk that cannot say how full it is: the run reports it if it fills
+	}
+	return r.Refusal()
 }
 
 // runSpec is a run of the session as the window's saved settings make it (chat.Config.Spec):

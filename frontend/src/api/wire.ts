@@ -1070,6 +1070,15 @@ export interface RevertedHunk {
 /** Go: checkpoint.ReviewState */
 export type ReviewState = 'unreviewed' | 'kept' | 'reverted';
 
+/** Go: store.Room */
+export interface Room {
+  path: string;
+  free: number;
+  low: boolean;
+  full: boolean;
+  message: string;
+}
+
 /** Go: bus.RowsStoredPayload */
 export interface RowsStoredPayload {
   rows: Row[] | null;

@@ -13,6 +13,10 @@ export function Decide(arg1, arg2, arg3) {
   return window['go']['desktop']['Chat']['Decide'](arg1, arg2, arg3);
 }
 
+export function DiskRoom() {
+  return window['go']['desktop']['Chat']['DiskRoom']();
+}
+
 export function EditAndResend(arg1, arg2, arg3, arg4) {
   return window['go']['desktop']['Chat']['EditAndResend'](arg1, arg2, arg3, arg4);
 }
