@@ -16,7 +16,7 @@ NFPM      := .tools/bin/nfpm
 DEB       := $(BIN)/loopdesk_$(VERSION)_amd64.deb
 FRONTEND_SRC := $(shell find frontend/src frontend/wailsjs -type f 2>/dev/null) frontend/index.html frontend/vite.config.ts
 
-.PHONY: run build dev test test-go test-frontend test-e2e test-package package vet bench deps deps-test bindings types screenshot clean FORCE
+.PHONY: run build dev test test-go test-frontend test-e2e test-package package vet bench soak deps deps-test bindings types screenshot clean FORCE
 
 run: build
 	./$(BIN)/loopdesk
@@ -124,6 +124,11 @@ test-frontend: .stamps/npm-frontend
 
 test-e2e: deps-test .stamps/npm-mcp $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-exec $(BIN)/fakeai
 	xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-concurrency=1 e2e/tests/
+
+# The long fault runs (docs/reliability.md): an I/O error at every write and sync of a scripted
+# run's database, and 50 full disks (make test runs a spread of them).
+soak: frontend/dist/index.html .stamps/system-test
+	LOOPDESK_SOAK=1 $(GO) test -count=1 -tags $(TAGS) -run 'TestRunEIOAtEveryWrite|TestRunFullDisk' -v ./backend/cli/
 
 bench: deps .stamps/system-test .stamps/npm-acp $(BIN)/loopdesk $(BIN)/loopdesk-window $(BIN)/loopdesk-dev $(BIN)/fakeai
 	scripts/bench.sh
