@@ -55,9 +55,9 @@ func FuzzACPMessages(f *testing.F) {
 		for sc.Scan() {
 			line := sc.Bytes()
 			var m struct {
-				JSONRPC string           `json:"jsonrpc"`
+				JSONRPC string          `json:"jsonrpc"`
 				ID      json.RawMessage `json:"id"` // "null" when sent as null
-				Method  string           `json:"method"`
+				Method  string          `json:"method"`
 				Error   *struct{ Code int }
 			}
 			if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
