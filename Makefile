@@ -16,7 +16,7 @@ NFPM      := .tools/bin/nfpm
 DEB       := $(BIN)/loopdesk_$(VERSION)_amd64.deb
 FRONTEND_SRC := $(shell find frontend/src frontend/wailsjs -type f 2>/dev/null) frontend/index.html frontend/vite.config.ts
 
-.PHONY: run build dev test test-go test-frontend test-e2e test-package package vet bench soak deps deps-test bindings types screenshot clean FORCE
+.PHONY: run build dev test test-go test-frontend test-e2e test-package package vet bench soak fuzz deps deps-test bindings types screenshot clean FORCE
 
 run: build
 	./$(BIN)/loopdesk
@@ -129,6 +129,20 @@ test-e2e: deps-test .stamps/npm-mcp $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-
 # run's database, and 50 full disks (make test runs a spread of them).
 soak: frontend/dist/index.html .stamps/system-test
 	LOOPDESK_SOAK=1 $(GO) test -count=1 -tags $(TAGS) -run 'TestRunEIOAtEveryWrite|TestRunFullDisk' -v ./backend/cli/
+
+# Every fuzz target of a parser of outside input (docs/reliability.md, "Fuzzing") for FUZZTIME
+# each, one at a time (go test -fuzz takes one target of one package). A crash found is written
+# to the package's testdata/fuzz/<target>/, which `make test` replays: commit it with the fix.
+# One target: make fuzz FUZZ_TARGETS=tools:FuzzToolArguments FUZZTIME=5m
+FUZZTIME ?= 30s
+FUZZ_TARGETS ?= provider:FuzzOpenAIStream provider:FuzzAnthropicStream checkpoint:FuzzImportSession \
+	config:FuzzProvidersFile mcp:FuzzMCPConfig hooks:FuzzHooksSettings agents:FuzzAgentDefinition \
+	agents:FuzzSkillFile acp:FuzzACPMessages tools:FuzzToolArguments
+fuzz: frontend/dist/index.html
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "== $$t for $(FUZZTIME)"; \
+		$(GO) test -count=1 -tags $(TAGS) -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./backend/$${t%%:*}/; \
+	done
 
 bench: deps .stamps/system-test .stamps/npm-acp $(BIN)/loopdesk $(BIN)/loopdesk-window $(BIN)/loopdesk-dev $(BIN)/fakeai
 	scripts/bench.sh
