@@ -68,8 +68,8 @@ func (h *Workspace) ReadFile(sessionID, path string) (FilePreview, error) {
 func (h *Workspace) TouchedFiles(sessionID string, after int64) ([]Touched, error) {
 	c := h.c
 	ctx := c.context()
-	// The calls are in the assistant rows: the tool outputs between them are not read.
-	rows, err := c.db.ChunksOfKindAfter(ctx, sessionID, store.KindAssistant, after)
+	// The read_file calls, in the assistant rows naming it: the tool outputs are not read.
+	rows, err := c.db.ChunksOfKindAfter(ctx, sessionID, store.KindAssistant, after, `"read_file"`)
 	if err != nil {
 		return nil, err
 	}

@@ -12,9 +12,9 @@ import (
 // to find the calls beside them. The kind comes before the payload in each record, so rows
 // of other kinds are passed over without their payloads being read.
 
-// ChunksOfKindAfter returns the session's rows of one kind with seq > after, oldest first.
-// ErrNotFound for no such session.
-func (db *DB) ChunksOfKindAfter(ctx context.Context, sessionID string, kind Kind, after int64) ([]Chunk, error) {
+// ChunksOfKindAfter returns the session's rows of one kind with seq > after whose payload
+// contains the text naming ("" for all), oldest first. ErrNotFound for no such session.
+func (db *DB) ChunksOfKindAfter(ctx context.Context, sessionID string, kind Kind, after int64, naming string) ([]Chunk, error) {
 	var out []Chunk
 	err := db.read(ctx, func(tx execer) error {
 		if _, err := span(ctx, tx, sessionID); err != nil {
@@ -22,7 +22,7 @@ func (db *DB) ChunksOfKindAfter(ctx context.Context, sessionID string, kind Kind
 		}
 		var err error
 		out, err = db.queryChunks(ctx, tx, sessionID, `SELECT `+chunkCols+` FROM chunks
-			WHERE session_id = ? AND seq > ? AND kind = ? ORDER BY seq`, sessionID, after, string(kind))
+			WHERE session_id = ? AND seq > ? AND kind = ? AND instr(payload, ?) > 0 ORDER BY seq`, sessionID, after, string(kind), naming)
 		return err
 	})
 	if err != nil {
@@ -76,10 +76,10 @@ func (db *DB) SessionPlan(ctx context.Context, sessionID string) (*PinnedPlan, e
 	return out, nil
 }
 
-// ReportChunks returns every row of the session, oldest first, as an approval report reads
-// them: the assistant and approval rows whole; a tool result's payload only as
-// {"sandboxed":true} when its command ran sandboxed, else {}; the other rows' payloads {}.
-// Times, kinds and seqs are every row's. ErrNotFound for no such session.
+// ReportChunks returns the rows of the session an approval report reads, oldest first: the
+// approval rows, the row just before each, the assistant rows before the last approval (the
+// calls they name), whole, and the tool results that ran sandboxed, their payload only
+// {"sandboxed":true}. Tool outputs are not read into Go. ErrNotFound for no such session.
 func (db *DB) ReportChunks(ctx context.Context, sessionID string) ([]Chunk, error) {
 	var out []Chunk
 	err := db.read(ctx, func(tx execer) error {
@@ -87,11 +87,13 @@ func (db *DB) ReportChunks(ctx context.Context, sessionID string) ([]Chunk, erro
 			return err
 		}
 		var err error
-		out, err = db.queryChunks(ctx, tx, sessionID, `SELECT seq, kind, CASE
-				WHEN kind IN (?, ?) THEN payload
-				WHEN kind = ? AND instr(payload, '"sandboxed":true') > 0 THEN '{"sandboxed":true}'
-				ELSE '{}' END, run_id, created_at
-			FROM chunks WHERE session_id = ? ORDER BY seq`, string(KindAssistant), string(KindApproval), string(KindToolResult), sessionID)
+		out, err = db.queryChunks(ctx, tx, sessionID, `SELECT seq, kind,
+				CASE WHEN kind = 'tool_result' THEN '{"sandboxed":true}' ELSE payload END, run_id, created_at
+			FROM chunks c WHERE session_id = ?1 AND (kind = 'approval'
+				OR (kind = 'tool_result' AND instr(payload, '"sandboxed":true') > 0)
+				OR (kind = 'assistant' AND seq < (SELECT max(seq) FROM chunks WHERE session_id = ?1 AND kind = 'approval'))
+				OR EXISTS (SELECT 1 FROM chunks n WHERE n.session_id = ?1 AND n.seq = c.seq + 1 AND n.kind = 'approval'))
+			ORDER BY seq`, sessionID)
 		return err
 	})
 	if err != nil {

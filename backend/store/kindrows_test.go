@@ -58,7 +58,7 @@ func TestSessionPlanIsLatestPlanOfEveryRow(t *testing.T) {
 	}
 }
 
-// ChunksOfKindAfter returns the rows of one kind after a seq, and reads no other row.
+// ChunksOfKindAfter returns the rows of one kind naming a text after a seq, and reads no other row.
 func TestChunksOfKindAfterReadsThatKindOnly(t *testing.T) {
 	db, _ := openTemp(t)
 	s := mustSession(t, db, "kinds")
@@ -68,7 +68,8 @@ func TestChunksOfKindAfterReadsThatKindOnly(t *testing.T) {
 		mustAppend(t, db, s.ID, "", user("go"), assistant("", call(id, "read_file", `{"path":"x"}`)), result(id, "read_file", "out"))
 	}
 	before := db.RowsRead()
-	rows, err := db.ChunksOfKindAfter(ctx, s.ID, store.KindAssistant, 5)
+	mustAppend(t, db, s.ID, "", user("go"), assistant("", call("f", "list_dir", `{"path":"x"}`)), result("f", "list_dir", "out"))
+	rows, err := db.ChunksOfKindAfter(ctx, s.ID, store.KindAssistant, 5, `"read_file"`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestChunksOfKindAfterReadsThatKindOnly(t *testing.T) {
 	if !reflect.DeepEqual(seqs, []int64{8, 11, 14}) || db.RowsRead()-before != 3 {
 		t.Errorf("seqs %v, %d rows read; want [8 11 14], 3", seqs, db.RowsRead()-before)
 	}
-	if _, err := db.ChunksOfKindAfter(ctx, "nope", store.KindAssistant, 0); err == nil {
+	if _, err := db.ChunksOfKindAfter(ctx, "nope", store.KindAssistant, 0, ""); err == nil {
 		t.Error("no error for a session that does not exist")
 	}
 }
@@ -100,13 +101,19 @@ func TestReportChunksLeaveTheOutputsOut(t *testing.T) {
 		result("b", "read_file", big))
 	all, _ := db.Chunks(ctx, s.ID)
 	rows, err := db.ReportChunks(ctx, s.ID)
-	if err != nil || len(rows) != len(all) {
-		t.Fatalf("%d rows, %v; want %d", len(rows), err, len(all))
+	if err != nil {
+		t.Fatal(err)
 	}
-	want := []string{`{}`, string(all[1].Payload), string(all[2].Payload), `{"sandboxed":true}`, `{}`}
-	for i, r := range rows {
-		if r.Seq != all[i].Seq || r.Kind != all[i].Kind || !r.CreatedAt.Equal(all[i].CreatedAt) || string(r.Payload) != want[i] {
-			t.Errorf("row %d: %s %s %.60s, want %s %.60s", r.Seq, r.Kind, r.CreatedAt, r.Payload, all[i].Kind, want[i])
+	// The call's row (before the approval, and the row just before it), the approval, the
+	// sandboxed result; not the person's message nor the other output.
+	want := map[int64]string{2: string(all[1].Payload), 3: string(all[2].Payload), 4: `{"sandboxed":true}`}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for _, r := range rows {
+		w := all[r.Seq-1]
+		if r.Kind != w.Kind || !r.CreatedAt.Equal(w.CreatedAt) || string(r.Payload) != want[r.Seq] {
+			t.Errorf("row %d: %s %s %.60s, want %s %.60s", r.Seq, r.Kind, r.CreatedAt, r.Payload, w.Kind, want[r.Seq])
 		}
 	}
 }

@@ -34,7 +34,7 @@
     }
   };
   const nav = () => document.querySelector('nav[aria-label="Sessions"]');
-  const sessionButton = (title) => [...(nav()?.querySelectorAll('button') ?? [])].find((b) => b.textContent.includes(title));
+  const sessionButton = (title) => [...(nav()?.querySelectorAll('button.session') ?? [])].find((b) => b.textContent.includes(title));
   const openId = () => document.querySelector('main[data-session-id]')?.dataset.sessionId;
   const rowText = (seq) => document.querySelector(`.conversation [data-seq="${seq}"]`)?.textContent ?? null;
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -199,10 +199,10 @@
   try {
     if (args.scenario === 'start') {
       // The list's content painted: its first rows, or in an empty journal its "No sessions yet.".
-      await until('the session list', () => nav() && (args.rows ? nav().querySelectorAll('button').length >= args.rows :
+      await until('the session list', () => nav() && (args.rows ? nav().querySelectorAll('button.session').length >= args.rows :
         [...nav().querySelectorAll('p.empty')].some((p) => p.textContent.includes('No sessions yet'))));
       await frame();
-      mark('start', { painted_unix_ms: Date.now(), time_origin_ms: performance.timeOrigin, buttons: nav().querySelectorAll('button').length,
+      mark('start', { painted_unix_ms: Date.now(), time_origin_ms: performance.timeOrigin, sessions_shown: nav().querySelectorAll('button.session').length,
         dom_nodes: document.getElementsByTagName('*').length });
     } else {
       const s = await window.go.desktop.Settings.GetSettings();
