@@ -12,6 +12,7 @@ import * as Lifecycle from '../../wailsjs/go/desktop/Lifecycle';
 import * as Reports from '../../wailsjs/go/desktop/Reports';
 import { BrowserOpenURL, ClipboardSetText, EventsOn, WindowSetTitle } from '../../wailsjs/runtime/runtime';
 import type {
+  Room,
   TelemetryInput,
   TelemetryView,
   Deleted,
@@ -284,6 +285,8 @@ export const api = {
 
   // Chat
   sendMessage: (sessionID: string, text: string): Promise<string> => Chat.SendMessage(sessionID, text),
+  /** The space left on the database's disk, with the warning or the refusal to show. */
+  diskRoom: (): Promise<Room> => Chat.DiskRoom(),
   /** Sends text with images (stored as blobs first); refused while a run goes on. */
   sendWithImages: (sessionID: string, text: string, images: ImageInput[]): Promise<string> =>
     Chat.SendWithImages(sessionID, text, images),

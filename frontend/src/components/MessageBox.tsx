@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState, type Dispatch, type KeyboardEvent, type ReactNode, type SetStateAction } from 'react';
 import type { QueuedMessage } from '../api/types';
 import type { ImageInput, PaletteEntry } from '../api/types';
+import { useDiskRoom } from '../hooks/useDiskRoom';
 import { matchEntries, paletteQuery, parseCommand } from '../lib/palette';
 import { AttachedImages, IMAGE_TYPES, filesOf, readImages, type Attached } from './Images';
 
@@ -37,6 +38,7 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
   const palette = usePalette(text, loadPalette);
   const [images, setImages] = useState<Attached[]>([]);
   const [refused, setRefused] = useState('');
+  const room = useDiskRoom(running);
 
   const attach = async (files: FileList | File[]) => {
     const got = await readImages(files);
@@ -91,6 +93,11 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
       {refused && (
         <p className="note" role="alert">
           {refused}
+        </p>
+      )}
+      {room?.message && (
+        <p className="note disk-room" role={room.full ? 'alert' : 'status'}>
+          {room.message}
         </p>
       )}
       <form

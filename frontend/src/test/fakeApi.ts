@@ -518,6 +518,7 @@ export function makeFakeApi() {
       return pinned;
     }),
 
+    diskRoom: vi.fn(async () => ({ path: '/data/loopdesk.db', free: 50 << 30, low: false, full: false, message: '' })),
     sendMessage: vi.fn(async (id: string, text: string) => {
       if (state.sendError) throw state.sendError;
       const rows = state.rows.get(id) ?? [];
