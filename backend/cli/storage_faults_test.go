@@ -410,7 +410,7 @@ func fullDiskRuns(t *testing.T) {
 		if err := os.Mkdir(ws, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		left := rng.IntN(480 << 10)
+		left := rng.IntN(320 << 10)
 		filler := fill(t, disk, left)
 		label := fmt.Sprintf("disk %d (seed %d, %d KiB left)", i, seed, left>>10)
 		r := newFaultRun(t, db, ws).run("write out.txt")

@@ -69,6 +69,8 @@ describe('desktop behaviour', () => {
     fake.state.sessions.push(fake.session('other'), s);
     fake.state.rows.set(s.id, [chunk(s.id, 1, 'user', { text: 'where we left off' })]);
     fake.state.ui = { panel_width: 520, last_session: s.id, zoom: 1.25 };
+    // Wide enough that 125 % still leaves the page 1100 px or more: the side panel stays unfolded.
+    (window as unknown as { happyDOM: { setViewport: (v: { width: number; height: number }) => void } }).happyDOM.setViewport({ width: 1600, height: 900 });
     const { container } = render(<App />);
     expect(await screen.findByText('where we left off')).toBeTruthy();
     const app = container.querySelector<HTMLElement>('.app')!;

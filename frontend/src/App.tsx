@@ -31,8 +31,12 @@ import { useSessionView } from './hooks/useSessionView';
 // Not needed for the first paint: loaded when first shown.
 const SettingsPanel = lazy(() => import('./components/SettingsPanel').then((m) => ({ default: m.SettingsPanel })));
 
-/** Below this width the side panel folds to its tabs and the session list narrows (style.css). */
-const NARROW = '(max-width: 1099px)';
+/**
+ * Below 1100 px of the page's own width the side panel folds to its tabs and the session list
+ * narrows (style.css). The page's zoom is CSS zoom, which media queries do not see: at 200 % a
+ * 1280 px window holds 640 px of page, so the query scales with it.
+ */
+const narrowQuery = (zoom: number) => `(max-width: ${Math.round(1100 * zoom) - 1}px)`;
 
 export function App() {
   const { settings, setSettings, error: loadError } = useSettings();
@@ -40,7 +44,8 @@ export function App() {
   useTheme(previewTheme ?? settings?.theme);
   const nav = useNavigation(settings);
   const { selected, open } = nav;
-  const narrow = useMediaQuery(NARROW);
+  const win = useWindowState(selected);
+  const narrow = useMediaQuery(narrowQuery(win.zoom));
   const side = useSideTabs(narrow);
   const [actionError, setActionError] = useState('');
   const list = useSessions();
@@ -63,7 +68,6 @@ export function App() {
   // notifications and their clicks, the remembered window, the keyboard.
   useLaunchFolders(act.openFolder);
   useReportFocus();
-  const win = useWindowState(selected);
   useRestoreLastSession(win.loaded, list.sessions, selected, open);
   const [showShortcuts, setShowShortcuts] = useState(false);
   const [finding, setFinding] = useState(false);
