@@ -162,6 +162,7 @@ function Sessions({ list, selected, open, inbox, onNew, onImport, onSettings, on
   return (
     <SessionBrowser
       sessions={board.shown}
+      paging={list.paging}
       filter={
         <div className="board">
           <button type="button" className={`inbox-button${waiting ? ' waiting' : ''}${inbox.shown ? ' on' : ''}`} aria-pressed={inbox.shown} title="Calls waiting for you, in every session (Ctrl+I)" onClick={() => inbox.setShown((v) => !v)}>

@@ -13,6 +13,8 @@ import * as Reports from '../../wailsjs/go/desktop/Reports';
 import { BrowserOpenURL, ClipboardSetText, EventsOn, WindowSetTitle } from '../../wailsjs/runtime/runtime';
 import type {
   Room,
+  ProjectCount,
+  SessionPage,
   TelemetryInput,
   TelemetryView,
   Deleted,
@@ -48,6 +50,7 @@ import type {
   SkillView,
   MemoryView,
   MemoryProposal,
+  MemoryFigure,
   ImportedHooks,
   PaletteEntry,
   InstructionFile,
@@ -110,6 +113,9 @@ export interface WireEvent {
 const list = async <T>(p: Promise<T[] | null>): Promise<T[]> => (await p) ?? [];
 const inboxView = (v: InboxView | null): InboxView => ({ approvals: v?.approvals ?? [], ended: v?.ended ?? [] });
 
+/** A page of the session list (SessionPage) with its lists never null. */
+export type ListedPage = Omit<SessionPage, 'sessions' | 'projects'> & { sessions: SessionSummary[]; projects: ProjectCount[] };
+
 export const api = {
   // Settings
   presets: (): Promise<Preset[]> => list<Preset>(SettingsService.Presets()),
@@ -165,6 +171,8 @@ export const api = {
   removeMemory: (id: string, listed: string): Promise<MemoryView[]> => list<MemoryView>(SettingsService.RemoveMemory(id, listed)),
   /** What imports proposed (loopdesk memory import), waiting for the person. */
   memoryProposals: (): Promise<MemoryProposal[]> => list<MemoryProposal>(SettingsService.MemoryProposals()),
+  /** How many memories the session's runs carry and about how many tokens (beside AGENTS.md). */
+  memoryFigure: (sessionID: string): Promise<MemoryFigure> => SettingsService.MemoryFigure(sessionID),
   answerMemoryProposal: (id: string, accept: boolean): Promise<MemoryProposal[]> =>
     list<MemoryProposal>(SettingsService.AnswerMemoryProposal(id, accept)),
   /** Settings → Telemetry as saved and as running (the collector's headers are never shown back). */
@@ -177,6 +185,11 @@ export const api = {
 
   // Sessions
   listSessions: (): Promise<SessionSummary[]> => list<SessionSummary>(Sessions.ListSessions()),
+  /** A page of the list (the archived sessions when archived), newest first, from after (a page's next; "" first). */
+  listSessionsPage: async (archived: boolean, after: string, limit: number): Promise<ListedPage> => {
+    const p = await Sessions.ListSessionsPage(archived, after, limit);
+    return { ...p, sessions: p.sessions ?? [], projects: p.projects ?? [] };
+  },
   newSession: (workspace = ''): Promise<Session> => Sessions.NewSession(workspace),
   renameSession: (id: string, title: string): Promise<void> => Sessions.RenameSession(id, title),
   /** The provider and model the session's next run uses. */

@@ -1,7 +1,8 @@
-import { useMemo, type ReactNode } from 'react';
+import { useMemo, type ReactNode, type UIEvent } from 'react';
 import type { Hit, SessionSummary } from '../api/types';
 import { formatTime, splitSnippet } from '../lib/format';
-import { groupByProject, shownOrder } from '../state/organise';
+import { groupByProject, shownOrder, type Grouped } from '../state/organise';
+import type { ListPaging } from '../hooks/useSessions';
 import type { ListOrganise } from './Organise';
 
 interface Props {
@@ -26,6 +27,8 @@ interface Props {
   organise?: ListOrganise;
   organiseBar?: ReactNode;
   archived?: ReactNode;
+  /** The list is read a page at a time: the rest comes as the person scrolls (useSessions). */
+  paging?: ListPaging;
 }
 
 interface Node {
@@ -124,31 +127,62 @@ export function SessionBrowser(props: Props) {
           </ul>
         </section>
       ) : (
-        <div className="session-groups">
-          {groups.map((g) => (
-            <section
-              key={g.key}
-              aria-label={g.project === null ? g.name : `Project ${g.name}`}
-              className={g.project === null ? undefined : 'project'}
-              onDragOver={organise && ((e) => e.preventDefault())}
-              onDrop={organise && ((e) => organise.drop(e, g.project ?? ''))}
-            >
-              <h2>{g.name}</h2>
-              <ul>
-                {g.nodes.map((n) => (
-                  <SessionNode key={n.session.id} node={n} depth={0} {...row} />
-                ))}
-              </ul>
-            </section>
-          ))}
-          {sessions.length === 0 && <p className="empty">No sessions yet.</p>}
+        <SessionGroups groups={groups} row={row} paging={props.paging} empty={sessions.length === 0}>
           {props.archived}
-        </div>
+        </SessionGroups>
       )}
       <button type="button" className="settings-link" onClick={onSettings}>
         Settings
       </button>
     </nav>
+  );
+}
+
+/** Within this many pixels of the list's end, scrolling reads the next page of sessions. */
+const NEAR_END = 400;
+
+/**
+ * The groups of the sessions read so far (projects with their counts, then by recency), and
+ * the next page read as the person scrolls near the end or asks for it.
+ */
+function SessionGroups({ groups, row, paging, empty, children }: { groups: Grouped<Node>[]; row: RowProps; paging?: ListPaging; empty: boolean; children?: ReactNode }) {
+  const { organise } = row;
+  const counts = useMemo(() => new Map((paging?.projects ?? []).map((p) => [p.project, p.sessions])), [paging?.projects]);
+  const onScroll = (e: UIEvent<HTMLDivElement>) => {
+    const el = e.currentTarget;
+    if (paging && paging.more > 0 && el.scrollTop + el.clientHeight >= el.scrollHeight - NEAR_END) paging.loadMore();
+  };
+  return (
+    <div className="session-groups" onScroll={onScroll}>
+      {groups.map((g) => (
+        <section
+          key={g.key}
+          aria-label={g.project === null ? g.name : `Project ${g.name}`}
+          className={g.project === null ? undefined : 'project'}
+          onDragOver={organise && ((e) => e.preventDefault())}
+          onDrop={organise && ((e) => organise.drop(e, g.project ?? ''))}
+        >
+          {g.project !== null && counts.has(g.project) && (
+            <span className="muted group-count" style={{ float: 'right', marginRight: 8 }} title={`${counts.get(g.project)} sessions in ${g.name}`}>
+              {counts.get(g.project)}
+            </span>
+          )}
+          <h2>{g.name}</h2>
+          <ul>
+            {g.nodes.map((n) => (
+              <SessionNode key={n.session.id} node={n} depth={0} {...row} />
+            ))}
+          </ul>
+        </section>
+      ))}
+      {empty && <p className="empty">No sessions yet.</p>}
+      {paging && paging.more > 0 && (
+        <button type="button" className="small more-sessions" onClick={paging.loadMore}>
+          Show more sessions ({paging.more} more)
+        </button>
+      )}
+      {children}
+    </div>
   );
 }
 

@@ -4,6 +4,9 @@ import type { FileSize, SessionSummary, Size } from '../api/types';
 import { errorMessage } from '../api/types';
 import { clickSelect, describeDeleted, noSelection, type Selection } from '../state/organise';
 
+/** How many archived sessions "Show archived" lists. */
+export const ARCHIVED_SHOWN = 200;
+
 /** The drag's data: the ids of the sessions dragged. */
 export const DRAG_TYPE = 'application/x-loopdesk-sessions';
 
@@ -32,7 +35,8 @@ export function useOrganise({ selected, open, refresh, onClosed }: Args) {
 
   const reload = useCallback(async () => {
     setProjects(await api.projects());
-    setArchived(showArchived ? await api.listArchived() : []);
+    // The most recent archived sessions: search finds the others.
+    setArchived(showArchived ? (await api.listSessionsPage(true, '', ARCHIVED_SHOWN)).sessions : []);
   }, [showArchived]);
   useEffect(() => {
     reload().catch((e) => setError(errorMessage(e)));

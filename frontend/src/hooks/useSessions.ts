@@ -1,12 +1,63 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api } from '../api/backend';
-import type { Hit, Session, SessionSummary } from '../api/types';
+import { api, type ListedPage } from '../api/backend';
+import type { Hit, ProjectCount, Session } from '../api/types';
 import { errorCode, errorMessage } from '../api/types';
-import { useLoaded } from './useLoaded';
+
+/** How many sessions the list reads at first and with each page after. */
+export const LIST_PAGE = 100;
+
+/** The list read so far: the most recent sessions, where the next page starts, and counts of the rest. */
+export interface ListPaging {
+  /** Sessions not read yet. */
+  more: number;
+  /** Reads the next page (nothing while one is on its way or none is left). */
+  loadMore: () => void;
+  /** Each project's number of sessions, the most recent project first. */
+  projects: ProjectCount[];
+}
+
+/**
+ * The session list read a page at a time (the most recent LIST_PAGE first, more as the person
+ * scrolls: loadMore); refresh reads again as many as were read.
+ */
+function usePagedSessions() {
+  const [page, setPage] = useState<ListedPage>({ sessions: [], next: '', total: 0, projects: [] });
+  const [error, setError] = useState('');
+  const loading = useRef(false);
+  const read = useRef(LIST_PAGE);
+  const refresh = useCallback(async () => {
+    try {
+      setPage(await api.listSessionsPage(false, '', read.current));
+      setError('');
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  }, []);
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+  const loadMore = useCallback(() => {
+    if (loading.current || !page.next) return;
+    loading.current = true;
+    api.listSessionsPage(false, page.next, LIST_PAGE).then(
+      (p) => {
+        loading.current = false;
+        read.current = page.sessions.length + p.sessions.length;
+        setPage((was) => (was.next === page.next ? { ...was, sessions: [...was.sessions, ...p.sessions], next: p.next } : was));
+      },
+      (e) => {
+        loading.current = false;
+        setError(errorMessage(e));
+      },
+    );
+  }, [page]);
+  const paging: ListPaging = { more: page.next ? Math.max(page.total - page.sessions.length, 1) : 0, loadMore, projects: page.projects };
+  return { sessions: page.sessions, error, setError, refresh, paging };
+}
 
 /** The session list with its actions, and full-text search over every session. */
 export function useSessions() {
-  const { value: sessions, error, setError, refresh } = useLoaded<SessionSummary[]>(api.listSessions, []);
+  const { sessions, error, setError, refresh, paging } = usePagedSessions();
 
   /** Runs an action, reports its error, refreshes the list; null on failure. */
   const act = useCallback(
@@ -49,7 +100,7 @@ export function useSessions() {
     [refresh],
   );
 
-  return { sessions, error, setError, refresh, create, rename, remove, removeWithFolder, exportTo, exportMarkdown, fork, setModel };
+  return { sessions, paging, error, setError, refresh, create, rename, remove, removeWithFolder, exportTo, exportMarkdown, fork, setModel };
 }
 
 /** Debounced full-text search: hits for the latest query only. */

@@ -390,6 +390,19 @@ export function makeFakeApi() {
 
     listSessions: vi.fn(async () => state.sessions.filter((s) => !s.archived).map((s) => ({ ...s }))),
     listArchived: vi.fn(async () => state.sessions.filter((s) => s.archived).map((s) => ({ ...s }))),
+    /** Pages of the list in the fake's order; a page's next is where the following one starts. */
+    listSessionsPage: vi.fn(async (archived: boolean, after: string, limit: number) => {
+      const all = state.sessions.filter((s) => Boolean(s.archived) === archived);
+      const from = after ? Number(after) : 0;
+      const projects = new Map<string, number>();
+      for (const s of all) if (s.project) projects.set(s.project, (projects.get(s.project) ?? 0) + 1);
+      return {
+        sessions: all.slice(from, from + limit).map((s) => ({ ...s })),
+        next: from + limit < all.length ? String(from + limit) : '',
+        total: all.length,
+        projects: [...projects].map(([project, sessions]) => ({ project, sessions, updated_at_ms: 0 })),
+      };
+    }),
     archiveSessions: vi.fn(async (ids: string[], archived: boolean) => {
       ids.forEach(find);
       for (const id of ids) find(id).archived = archived;
@@ -783,6 +796,7 @@ export function makeFakeApi() {
       return state.memories.map((m) => ({ ...m }));
     }),
     memoryProposals: vi.fn(async () => state.memoryProposals.map((p) => ({ ...p }))),
+    memoryFigure: vi.fn(async (_sessionID: string) => ({ count: state.memories.length, tokens: state.memories.length * 12 })),
     answerMemoryProposal: vi.fn(async (id: string, _accept: boolean) => {
       state.memoryProposals = state.memoryProposals.filter((p) => p.id !== id);
       return state.memoryProposals.map((p) => ({ ...p }));
