@@ -37,6 +37,7 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 		return nil, err
 	}
 	svc.SetInstance(instance)
+	storage := desktop.NewStorage(storageConfig(dbPath, db, nil, dialogs)) // storage_window.go
 	geom, err := desktop.LoadGeometry(context.Background(), db)
 	if err != nil {
 		slog.Warn("read the saved window geometry", "err", err) // the default size then
@@ -66,6 +67,7 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 				runtime.EventsEmit(ctx, name, data)
 			}
 			svc.Startup(ctx, emit)
+			desktop.StartBackups(ctx, storage)
 			// A window closed with its runs kept is hidden: a second launch or a notification's
 			// click shows it again (lifecycle.go).
 			svc.StartLifecycle(wailsShell{ctx})
@@ -97,7 +99,7 @@ func appOptions(db *store.DB, dbPath string, keys config.Keys, instance *desktop
 				_ = notifier.Close()
 			}
 		},
-		Bind:           svc.Bound(),
+		Bind:           append(svc.Bound(), storage),
 		ErrorFormatter: formatError,
 		Linux: &linux.Options{
 			Icon:        icon,

@@ -93,6 +93,10 @@ func runWindow(folder string, getenv func(string) string) (err error) {
 	}()
 	gtkErr := startGTK()
 	o := <-dbc
+	var damaged *store.DamagedError
+	if errors.As(o.err, &damaged) && gtkErr == nil {
+		return wails.Run(damagedOptions(path, damaged)) // storage_window.go: the file is never written
+	}
 	if o.err != nil {
 		return fmt.Errorf("open the session database: %w", o.err)
 	}

@@ -99,8 +99,8 @@ func Save(ctx context.Context, db *store.DB, p Policy) error {
 // Dir is the backups folder of the database at dbPath.
 func Dir(dbPath string) string { return filepath.Join(filepath.Dir(dbPath), "backups") }
 
-// File is one backup in the folder.
-type File struct {
+// Backup is one backup in the folder.
+type Backup struct {
 	Name string    `json:"name"`
 	Path string    `json:"path"`
 	Size int64     `json:"size"`
@@ -112,7 +112,7 @@ const nameLayout = "20060102T150405Z"
 func fileName(t time.Time) string { return "loopdesk-" + t.UTC().Format(nameLayout) + ".db" }
 
 // List returns the backups in dir, newest first (none when the folder does not exist).
-func List(dir string) ([]File, error) {
+func List(dir string) ([]Backup, error) {
 	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -120,14 +120,14 @@ func List(dir string) ([]File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list the backups in %s: %w", dir, err)
 	}
-	var out []File
+	var out []Backup
 	for _, e := range entries {
 		stamp, ok := strings.CutPrefix(strings.TrimSuffix(e.Name(), ".db"), "loopdesk-")
 		t, err := time.Parse(nameLayout, stamp)
 		if !ok || err != nil || !strings.HasSuffix(e.Name(), ".db") || !e.Type().IsRegular() {
 			continue
 		}
-		f := File{Name: e.Name(), Path: filepath.Join(dir, e.Name()), Time: t}
+		f := Backup{Name: e.Name(), Path: filepath.Join(dir, e.Name()), Time: t}
 		if fi, err := e.Info(); err == nil {
 			f.Size = fi.Size()
 		}
@@ -138,7 +138,7 @@ func List(dir string) ([]File, error) {
 }
 
 // Due says whether a backup is due at now under p, given the backups there are.
-func Due(p Policy, files []File, now time.Time) bool {
+func Due(p Policy, files []Backup, now time.Time) bool {
 	if p.Every() == 0 {
 		return false
 	}
@@ -147,24 +147,24 @@ func Due(p Policy, files []File, now time.Time) bool {
 
 // Take writes a checked backup of the database at dbPath into dir, named for now. A copy
 // that fails its check is removed and reported.
-func Take(ctx context.Context, dbPath, dir string, now time.Time) (File, error) {
+func Take(ctx context.Context, dbPath, dir string, now time.Time) (Backup, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return File{}, fmt.Errorf("create the backups folder: %w", err)
+		return Backup{}, fmt.Errorf("create the backups folder: %w", err)
 	}
 	dst := filepath.Join(dir, fileName(now))
 	problems, err := store.Backup(ctx, dbPath, dst)
 	if err != nil {
-		return File{}, err
+		return Backup{}, err
 	}
 	if len(problems) > 0 {
 		os.Remove(dst)
-		return File{}, fmt.Errorf("the backup of %s failed its check (%s: %s); the earlier backups are kept", dbPath, problems[0].Problem, problems[0].Detail)
+		return Backup{}, fmt.Errorf("the backup of %s failed its check (%s: %s); the earlier backups are kept", dbPath, problems[0].Problem, problems[0].Detail)
 	}
 	fi, err := os.Stat(dst)
 	if err != nil {
-		return File{}, err
+		return Backup{}, err
 	}
-	return File{Name: filepath.Base(dst), Path: dst, Size: fi.Size(), Time: now.UTC().Truncate(time.Second)}, nil
+	return Backup{Name: filepath.Base(dst), Path: dst, Size: fi.Size(), Time: now.UTC().Truncate(time.Second)}, nil
 }
 
 // Prune removes the oldest backups beyond keep and returns their names.

@@ -89,7 +89,7 @@ func moduleRoot() string {
 
 // services are the bound Wails services (app.go binds these).
 var services = []any{&desktop.Sessions{}, &desktop.Chat{}, &desktop.Settings{}, &desktop.Workspace{}, &desktop.Window{},
-	&desktop.Lifecycle{}, &desktop.Reports{}}
+	&desktop.Lifecycle{}, &desktop.Reports{}, &desktop.Storage{}}
 
 // channels names each Wails channel for TypeScript, with the payload Go emits on it (nil: the
 // loop events, typed as LoopEvent).

@@ -195,6 +195,29 @@ export interface AssistantPayload {
   stopped?: boolean;
 }
 
+/** Go: backups.Backup */
+export interface Backup {
+  name: string;
+  path: string;
+  size: number;
+  time: string;
+}
+
+/** Go: desktop.BackupsInput */
+export interface BackupsInput {
+  schedule: Schedule;
+  keep: number;
+}
+
+/** Go: desktop.BackupsView */
+export interface BackupsView {
+  schedule: Schedule;
+  keep: number;
+  dir: string;
+  files: Backup[] | null;
+  last_error: string;
+}
+
 /** Go: desktop.Branch */
 export interface Branch {
   at: number;
@@ -932,6 +955,14 @@ export interface Price {
   cache_write_per_mtok?: number;
 }
 
+/** Go: store.Problem */
+export interface Problem {
+  problem: string;
+  session_id: string;
+  seq: number;
+  detail: string;
+}
+
 /** Go: store.ProjectCount */
 export interface ProjectCount {
   project: string;
@@ -995,6 +1026,20 @@ export interface QueuedMessage {
   id: string;
   text: string;
   queued_at: string;
+}
+
+/** Go: store.RecoverReport */
+export interface RecoverReport {
+  sessions: number;
+  whole: number;
+  rows: number;
+  not_saved: Problem[] | null;
+}
+
+/** Go: desktop.Recovered */
+export interface Recovered {
+  path: string;
+  report: RecoverReport;
 }
 
 /** Go: core.Repeats */
@@ -1209,6 +1254,9 @@ export interface SandboxView {
   notice: string;
 }
 
+/** Go: backups.Schedule */
+export type Schedule = 'off' | 'daily' | 'hourly';
+
 /** Go: desktop.Session */
 export interface Session {
   scratch: boolean;
@@ -1331,6 +1379,15 @@ export type StepStatus = 'pending' | 'in_progress' | 'completed';
 
 /** Go: core.StopReason */
 export type StopReason = 'completed' | 'max_turns' | 'max_tool_calls' | 'loop_detected' | 'token_budget' | 'cost_budget' | 'timeout' | 'context_exceeded' | 'cancelled' | 'truncated' | 'refused' | 'provider_error' | 'hook_stopped' | 'error' | 'storage_error';
+
+/** Go: desktop.StorageStatus */
+export interface StorageStatus {
+  path: string;
+  damaged: boolean;
+  too_new: boolean;
+  problem: string;
+  message: string;
+}
 
 /** Go: approvals.SuggestedRule */
 export interface SuggestedRule {

@@ -12,6 +12,7 @@ import { SkillsSettings } from './SkillsSettings';
 import { MemorySettings } from './MemorySettings';
 import { EffectiveSettings } from './EffectiveSettings';
 import { TelemetrySettings } from './TelemetrySettings';
+import { BackupsSettings } from './BackupsSettings';
 import { PricesTable, SAVED_BY_SAVE, SettingsNav, SettingsSection, WindowsTable } from './SettingsSections';
 import { nonNegative } from './EditableTable';
 import { DatabaseTotal } from './Organise';
@@ -106,6 +107,9 @@ export function SettingsPanel({ settings, sessionID, onSaved, onClose, onPreview
         </SettingsSection>
         <SettingsSection id="storage">
           <Storage />
+        </SettingsSection>
+        <SettingsSection id="backups">
+          <BackupsSettings />
         </SettingsSection>
       </div>
       <SaveBar onSave={() => void f.save()} onClose={onClose && settings?.configured ? onClose : undefined} saved={f.saved} error={f.error} />

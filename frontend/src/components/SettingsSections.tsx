@@ -22,6 +22,7 @@ export const SECTIONS: { id: string; title: string; own?: string }[] = [
   { id: 'agents', title: 'Agents', own: 'its own buttons' },
   { id: 'telemetry', title: 'Telemetry', own: 'Save telemetry' },
   { id: 'storage', title: 'Storage', own: 'its own button' },
+  { id: 'backups', title: 'Backups', own: 'its own buttons' },
 ];
 
 /** What the panel's Save writes: every section that does not save itself. */
