@@ -259,11 +259,7 @@ func (a *antAcc) raw(withCalls bool) json.RawMessage {
 			w.WriteString(`,"name":`)
 			writeString(&w, b.name)
 			w.WriteString(`,"input":`)
-			in := strings.TrimSpace(b.input.String())
-			if !isJSONObject(in) {
-				in = "{}"
-			}
-			w.WriteString(in)
+			w.WriteString(b.inputObject())
 		}
 		skip := antWritten[b.typ]
 		if skip == nil && b.input.Len() > 0 {
@@ -271,11 +267,7 @@ func (a *antAcc) raw(withCalls bool) json.RawMessage {
 			// paused turn sends back): the input as streamed, not the start's empty one —
 			// unless it is not an object, which would make every later request unreadable.
 			w.WriteString(`,"input":`)
-			in := strings.TrimSpace(b.input.String())
-			if !isJSONObject(in) {
-				in = "{}"
-			}
-			w.WriteString(in)
+			w.WriteString(b.inputObject())
 			skip = map[string]bool{"type": true, "input": true}
 		} else if skip == nil {
 			skip = map[string]bool{"type": true}
@@ -285,4 +277,13 @@ func (a *antAcc) raw(withCalls bool) json.RawMessage {
 	}
 	w.WriteString(`]}`)
 	return w.Bytes()
+}
+
+// inputObject is the block's streamed input as the raw turn sends it back: {} unless it is a
+// JSON object.
+func (b *antBlock) inputObject() string {
+	if in := strings.TrimSpace(b.input.String()); isJSONObject(in) {
+		return in
+	}
+	return "{}"
 }
