@@ -3,6 +3,7 @@ import type { McpName, McpServerConfig, McpStatus } from '../api/types';
 import { useMcpLog, useMcpSettings } from '../hooks/useMcpSettings';
 import { describeStatus } from '../state/checkpoints';
 import { formatTokens } from '../lib/format';
+import { FocusTrap } from './FocusTrap';
 
 /**
  * Settings → MCP servers: each server of the configuration file with its live status (and why
@@ -78,7 +79,7 @@ export function McpSettings() {
       </div>
       {log && (
         <div className="modal-backdrop" onKeyDown={(e) => e.key === 'Escape' && serverLog.close()}>
-          <div className="modal" role="dialog" aria-modal="true" aria-label={`Log of ${log.name}`}>
+          <FocusTrap className="modal" role="dialog" aria-modal="true" aria-label={`Log of ${log.name}`}>
             <h2>Log of {log.name} (stderr)</h2>
             <pre className="server-log" aria-label="Server log">
               {log.text || '(nothing written)'}
@@ -88,7 +89,7 @@ export function McpSettings() {
                 Close
               </button>
             </div>
-          </div>
+          </FocusTrap>
         </div>
       )}
     </section>

@@ -2,6 +2,7 @@ import { useState, type DragEvent, type MouseEvent } from 'react';
 import type { FileSize, SessionSummary, Size } from '../api/types';
 import type { Organise } from '../hooks/useOrganise';
 import { formatSize } from '../lib/format';
+import { FocusTrap } from './FocusTrap';
 
 /** What the session list needs to organise: selection, drag and drop, the bar and the archived. */
 export interface ListOrganise {
@@ -41,7 +42,7 @@ export function OrganiseBar({ o }: { o: Organise }) {
         </div>
       )}
       {confirming && (
-        <div className="confirm" role="alertdialog" aria-label="Delete sessions?" aria-modal="true">
+        <FocusTrap className="confirm" role="alertdialog" aria-label="Delete sessions?" aria-modal="true">
           <p>
             Delete {ids.length === 1 ? 'this session' : `these ${ids.length} sessions`} with their rows, images and checkpoints? Fork folders go too, unless they hold work
             neither committed nor brought back. This cannot be undone.
@@ -61,7 +62,7 @@ export function OrganiseBar({ o }: { o: Organise }) {
               Cancel
             </button>
           </div>
-        </div>
+        </FocusTrap>
       )}
       <label className="show-archived">
         <input type="checkbox" checked={o.showArchived} onChange={(e) => o.setShowArchived(e.target.checked)} /> Show archived
