@@ -3,6 +3,7 @@ package desktop
 import (
 	"time"
 
+	loopcore "github.com/loopdesk/loopdesk/backend/loop/core"
 	"github.com/loopdesk/loopdesk/backend/memory"
 	"github.com/loopdesk/loopdesk/backend/store"
 )
@@ -138,4 +139,30 @@ func (h *Settings) AnswerMemoryProposal(id string, accept bool) ([]store.MemoryP
 		return nil, err
 	}
 	return h.c.db.MemoryProposals(ctx)
+}
+
+// MemoryFigure is what the memories in force add to each request of the session's next run,
+// shown beside AGENTS.md: how many, and about how many tokens their note takes.
+type MemoryFigure struct {
+	Count  int   `json:"count"`
+	Tokens int64 `json:"tokens"`
+}
+
+// MemoryFigure counts the memories the session's folder's runs carry and estimates their note
+// as the meters estimate (core.EstimateMessage), oldest left out past the note's bound as a
+// run leaves them.
+func (h *Settings) MemoryFigure(sessionID string) (MemoryFigure, error) {
+	folder, err := h.memoryFolder(sessionID)
+	if err != nil {
+		return MemoryFigure{}, err
+	}
+	ms, err := h.c.db.MemoriesFor(h.c.context(), folder)
+	if err != nil {
+		return MemoryFigure{}, err
+	}
+	n, due := loopcore.NoteMemories(nil, false, store.MemoryRefs(ms))
+	if !due {
+		return MemoryFigure{}, nil
+	}
+	return MemoryFigure{Count: len(n.Carried), Tokens: loopcore.EstimateMessage(store.Frame(n.Text))}, nil
 }

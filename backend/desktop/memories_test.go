@@ -77,3 +77,20 @@ func TestMemoriesFromTheWindow(t *testing.T) {
 		t.Fatalf("removed: %+v %v", ms, err)
 	}
 }
+
+// Beside AGENTS.md: how many memories the session's runs carry and about how many tokens.
+func TestMemoryFigure(t *testing.T) {
+	app := newTestApp(t, "")
+	s, err := app.NewSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := app.MemoryFigure(s.ID); err != nil || f.Count != 0 || f.Tokens != 0 {
+		t.Fatalf("no memories: %+v %v", f, err)
+	}
+	app.AddMemory(s.ID, "project", "Run make types after changing a bound Go type.", s.ID)
+	app.AddMemory(s.ID, "personal", "Answer in British English.", s.ID)
+	if f, err := app.MemoryFigure(s.ID); err != nil || f.Count != 2 || f.Tokens < 40 || f.Tokens > 120 {
+		t.Fatalf("two memories: %+v %v", f, err)
+	}
+}

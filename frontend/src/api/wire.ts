@@ -768,6 +768,12 @@ export interface McpView {
   schema_tokens: Record<string, number> | null;
 }
 
+/** Go: desktop.MemoryFigure */
+export interface MemoryFigure {
+  count: number;
+  tokens: number;
+}
+
 /** Go: store.MemoryProposal */
 export interface MemoryProposal {
   id: string;

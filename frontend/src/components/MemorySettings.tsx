@@ -1,6 +1,7 @@
 import './memory.css';
 import { useState } from 'react';
-import type { MemoryProposal, MemoryView } from '../api/types';
+import type { MemoryFigure, MemoryProposal, MemoryView } from '../api/types';
+import { formatTokens } from '../lib/format';
 import { useMemories } from '../hooks/useMemories';
 
 interface Props {
@@ -165,5 +166,15 @@ function Proposals({ proposals, busy, onAnswer }: { proposals: MemoryProposal[];
         })}
       </ul>
     </section>
+  );
+}
+
+/** Beside AGENTS.md: how many memories the folder's runs carry and about how many tokens (Go's figures). */
+export function MemoryCount({ figure }: { figure?: MemoryFigure | null }) {
+  if (!figure || figure.count === 0) return null;
+  return (
+    <span className="muted" title="The memories this folder's runs carry (the side panel's Memory tab lists them)">
+      memories: {figure.count} · {formatTokens(figure.tokens)} tokens
+    </span>
   );
 }

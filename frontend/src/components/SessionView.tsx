@@ -25,6 +25,7 @@ import { SteerBar } from './SteerBar';
 import { TaskCtx } from './TaskProgress';
 import { WorkspacePanel } from './WorkspacePanel';
 import { MemorySettings } from './MemorySettings';
+import { useMemoryFigure } from '../hooks/useMemories';
 
 // Not needed for the first paint: loaded when first shown.
 const ChunkTable = lazy(() => import('./ChunkTable').then((m) => ({ default: m.ChunkTable })));
@@ -118,6 +119,7 @@ function SessionTop({ selected, current, settings, list, chat, view, open, onClo
     return ok;
   };
   const place = useSessionPlace(selected, chat.seenSeq, list.refresh);
+  const memories = useMemoryFigure(selected, chat.runs.length);
   return (
     <>
       <SessionHeader
@@ -148,6 +150,7 @@ function SessionTop({ selected, current, settings, list, chat, view, open, onClo
           onSetMode={(m, a) => void chat.setMode(m, a)}
           onExecutePlan={(a) => void chat.executePlan(a)}
           loadInstructions={loadInstructions}
+          memories={memories}
         />
       )}
       {current && selected && <SessionBudgets key={`budgets-${selected}`} sessionID={selected} defaults={settings?.budgets} />}

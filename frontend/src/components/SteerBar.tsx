@@ -1,6 +1,7 @@
 import { useState } from 'react';
-import type { ApprovalMode, InstructionFile, Run, SessionMode, Totals } from '../api/types';
+import type { ApprovalMode, InstructionFile, MemoryFigure, Run, SessionMode, Totals } from '../api/types';
 import { formatTokens } from '../lib/format';
+import { MemoryCount } from './MemorySettings';
 
 interface Props {
   mode: SessionMode;
@@ -12,6 +13,8 @@ interface Props {
   onSetMode: (mode: string, approve: string) => void;
   onExecutePlan: (approve: string) => void;
   loadInstructions: () => Promise<InstructionFile[] | null>;
+  /** The memories the next run carries beside AGENTS.md (Go's count and estimate). */
+  memories?: MemoryFigure | null;
 }
 
 const APPROVALS: { value: ApprovalMode; label: string }[] = [
@@ -27,7 +30,7 @@ const APPROVALS: { value: ApprovalMode; label: string }[] = [
  * mode (kept with the session in Go; "" follows the saved default), "Execute plan", what all
  * its runs used, and the AGENTS.md files its runs carry (each can be opened).
  */
-export function SteerBar({ mode, totals, runs, running, defaultApprove, onSetMode, onExecutePlan, loadInstructions }: Props) {
+export function SteerBar({ mode, totals, runs, running, defaultApprove, onSetMode, onExecutePlan, loadInstructions, memories }: Props) {
   const defaultLabel = APPROVALS.find((a) => a.value === defaultApprove)?.label ?? defaultApprove;
   const [files, setFiles] = useState<InstructionFile[] | null>(null);
   const [openPath, setOpenPath] = useState('');
@@ -102,6 +105,7 @@ export function SteerBar({ mode, totals, runs, running, defaultApprove, onSetMod
         >
           {files ? 'Hide AGENTS.md' : 'AGENTS.md'}
         </button>
+        <MemoryCount figure={memories} />
       </div>
       {files && (
         <section className="instructions-panel" aria-label="Instruction files">

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api } from '../api/backend';
-import type { MemoryProposal, MemoryView } from '../api/types';
+import type { MemoryFigure, MemoryProposal, MemoryView } from '../api/types';
 import { errorMessage } from '../api/types';
 
 /**
@@ -51,4 +51,24 @@ export function useMemories(sessionID: string | null, everyFolder: boolean) {
       }
     },
   };
+}
+
+/**
+ * How many memories the session's runs carry and about how many tokens their note takes,
+ * computed in Go; read again when version changes (a run ended, a memory changed).
+ */
+export function useMemoryFigure(sessionID: string | null, version: unknown): MemoryFigure | null {
+  const [figure, setFigure] = useState<MemoryFigure | null>(null);
+  useEffect(() => {
+    let live = true;
+    if (!sessionID) return setFigure(null);
+    api.memoryFigure(sessionID).then(
+      (f) => live && setFigure(f),
+      () => live && setFigure(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [sessionID, version]);
+  return figure;
 }

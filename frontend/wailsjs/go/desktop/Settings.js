@@ -65,6 +65,10 @@ export function Memories(arg1) {
   return window['go']['desktop']['Settings']['Memories'](arg1);
 }
 
+export function MemoryFigure(arg1) {
+  return window['go']['desktop']['Settings']['MemoryFigure'](arg1);
+}
+
 export function MemoryProposals() {
   return window['go']['desktop']['Settings']['MemoryProposals']();
 }
