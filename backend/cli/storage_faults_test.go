@@ -219,8 +219,15 @@ func checkAfterFault(t *testing.T, label, db, ws string, r faultResult) int {
 			t.Errorf("%s: row %d was reported stored as %s; the file holds %q", label, seq, row, held[seq])
 		}
 	}
-	if _, err := os.Stat(filepath.Join(ws, "out.txt")); err == nil && !callStored {
-		t.Errorf("%s: write_file ran but its call row is not stored", label)
+	if _, err := os.Stat(filepath.Join(ws, "out.txt")); err == nil {
+		if !callStored {
+			t.Errorf("%s: write_file ran but its call row is not stored", label)
+		}
+		// A call runs only once its "before" record is stored (its changes can be undone).
+		var captures int
+		if err := d.SQL().QueryRowContext(ctx, `SELECT count(*) FROM cp_captures WHERE call_id = 'call_w'`).Scan(&captures); err != nil || captures == 0 {
+			t.Errorf("%s: write_file ran without its checkpoint before it (%d, %v)", label, captures, err)
+		}
 	}
 	return len(r.stored)
 }
