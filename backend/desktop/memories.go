@@ -146,6 +146,9 @@ func (h *Settings) AnswerMemoryProposal(id string, accept bool) ([]store.MemoryP
 type MemoryFigure struct {
 	Count  int   `json:"count"`
 	Tokens int64 `json:"tokens"`
+	// Warning says how many of the oldest memories are left out to keep the note within its
+	// bound ("" when none is).
+	Warning string `json:"warning"`
 }
 
 // MemoryFigure counts the memories the session's folder's runs carry and estimates their note
@@ -164,5 +167,5 @@ func (h *Settings) MemoryFigure(sessionID string) (MemoryFigure, error) {
 	if !due {
 		return MemoryFigure{}, nil
 	}
-	return MemoryFigure{Count: len(n.Carried), Tokens: loopcore.EstimateMessage(store.Frame(n.Text))}, nil
+	return MemoryFigure{Count: len(n.Carried), Tokens: loopcore.EstimateMessage(store.Frame(n.Text)), Warning: n.Warning}, nil
 }

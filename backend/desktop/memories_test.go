@@ -94,3 +94,21 @@ func TestMemoryFigure(t *testing.T) {
 		t.Fatalf("two memories: %+v %v", f, err)
 	}
 }
+
+// Past the note's 64 KiB the oldest memories are left out, and the figure says so.
+func TestMemoryFigureWarnsWhenTheOldestAreLeftOut(t *testing.T) {
+	app := newTestApp(t, "")
+	s, err := app.NewSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 17 {
+		if _, err := app.AddMemory(s.ID, "project", strings.Repeat("y", 4000), s.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := app.MemoryFigure(s.ID)
+	if err != nil || f.Count != 16 || !strings.Contains(f.Warning, "1 oldest memories left out") {
+		t.Fatalf("figure: %+v %v", f, err)
+	}
+}

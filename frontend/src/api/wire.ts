@@ -772,6 +772,7 @@ export interface McpView {
 export interface MemoryFigure {
   count: number;
   tokens: number;
+  warning: string;
 }
 
 /** Go: store.MemoryProposal */

@@ -174,7 +174,7 @@ export function MemoryCount({ figure }: { figure?: MemoryFigure | null }) {
   if (!figure || figure.count === 0) return null;
   return (
     <span className="muted" title="The memories this folder's runs carry (the side panel's Memory tab lists them)">
-      memories: {figure.count} · {formatTokens(figure.tokens)} tokens
+      memories: {figure.count} · {formatTokens(figure.tokens)} tokens{figure.warning && ` (${figure.warning})`}
     </span>
   );
 }

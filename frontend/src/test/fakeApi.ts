@@ -796,7 +796,7 @@ export function makeFakeApi() {
       return state.memories.map((m) => ({ ...m }));
     }),
     memoryProposals: vi.fn(async () => state.memoryProposals.map((p) => ({ ...p }))),
-    memoryFigure: vi.fn(async (_sessionID: string) => ({ count: state.memories.length, tokens: state.memories.length * 12 })),
+    memoryFigure: vi.fn(async (_sessionID: string) => ({ count: state.memories.length, tokens: state.memories.length * 12, warning: '' })),
     answerMemoryProposal: vi.fn(async (id: string, _accept: boolean) => {
       state.memoryProposals = state.memoryProposals.filter((p) => p.id !== id);
       return state.memoryProposals.map((p) => ({ ...p }));
