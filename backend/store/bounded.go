@@ -19,17 +19,9 @@ import (
 // oldest first: what FoldsOf needs to tell the compactions in effect. ErrNotFound for no such
 // session.
 func (db *DB) SummaryRows(ctx context.Context, sessionID string) ([]Chunk, error) {
-	var out []Chunk
-	err := db.read(ctx, func(tx execer) error {
-		if _, err := span(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		var err error
-		// The WHERE names chunks_folds' kinds for SQLite to use that index.
-		out, err = db.queryChunks(ctx, tx, sessionID, `SELECT `+chunkCols+` FROM chunks
-			WHERE session_id = ? AND kind IN ('summary', 'system') AND kind = 'summary' ORDER BY seq`, sessionID)
-		return err
-	})
+	// The WHERE names chunks_folds' kinds for SQLite to use that index.
+	out, err := db.sessionRows(ctx, sessionID, `SELECT `+chunkCols+` FROM chunks
+		WHERE session_id = ? AND kind IN ('summary', 'system') AND kind = 'summary' ORDER BY seq`, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("summary rows of session %s: %w", sessionID, err)
 	}
@@ -160,4 +152,19 @@ func prefixQuery(text string) string {
 		words[i] = `"` + w + `"*`
 	}
 	return strings.Join(words, " ")
+}
+
+// sessionRows runs one query of chunkCols in a read of its own, after checking that the
+// session is there (ErrNotFound).
+func (db *DB) sessionRows(ctx context.Context, sessionID, query string, args ...any) ([]Chunk, error) {
+	var out []Chunk
+	err := db.read(ctx, func(tx execer) error {
+		if _, err := span(ctx, tx, sessionID); err != nil {
+			return err
+		}
+		var err error
+		out, err = db.queryChunks(ctx, tx, sessionID, query, args...)
+		return err
+	})
+	return out, err
 }
