@@ -134,7 +134,8 @@ func pragmaLines(ctx context.Context, conn *sql.DB, q string) ([]string, error) 
 			return nil, err
 		}
 		if line != "ok" {
-			out = append(out, line)
+			// SQLite heads a report with "*** in database main ***" and a newline.
+			out = append(out, strings.TrimSpace(strings.TrimPrefix(line, "*** in database main ***")))
 		}
 	}
 	return out, rows.Err()

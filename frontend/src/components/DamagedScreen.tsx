@@ -67,7 +67,7 @@ export function DamagedScreen({ status }: { status: StorageStatus }) {
   const [other, setOther] = useState('');
   const id = useId();
   return (
-    <main className="damaged-screen" aria-labelledby={`${id}-title`}>
+    <main className="damaged-screen" aria-labelledby={`${id}-title`} style={{ padding: '24px 32px', maxWidth: 1000 }}>
       <h1 id={`${id}-title`}>{status.too_new ? 'This database is from a newer Loopdesk' : 'This database is damaged'}</h1>
       <p role="alert">{status.message}</p>
       <p className="hint">
