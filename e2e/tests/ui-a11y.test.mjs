@@ -149,6 +149,15 @@ test('every main view and dialog, light and dark: no serious or critical axe vio
   await check(page, 'dialog delete session');
   await page.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click();
 
+  // The minimum window: the side panel folded to its tabs, then open over the conversation.
+  await page.setViewportSize({ width: 760, height: 480 });
+  await check(page, 'minimum window');
+  await page.getByRole('tab', { name: 'Chunks' }).click();
+  await page.getByRole('button', { name: 'Close side panel' }).waitFor();
+  await check(page, 'minimum window drawer');
+  await page.getByRole('button', { name: 'Close side panel' }).click();
+  await page.setViewportSize({ width: 1280, height: 800 });
+
   assert.deepEqual(found, [], `axe found ${found.length} serious or critical violations (all in build/e2e/a11y-axe.json)`);
   assert.deepEqual(env.browser.consoleErrors, []);
 });
