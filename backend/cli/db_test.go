@@ -57,21 +57,8 @@ func mainWith(dbPath string, args ...string) mainOut {
 // the rows it held as "session/seq", sorted.
 func damagedRows(t *testing.T, path string) []string {
 	t.Helper()
-	leaves, err := storetest.LeafPages(path, "chunks")
-	if err != nil || len(leaves) < 3 {
-		t.Fatalf("leaf pages: %v (%d)", err, len(leaves))
-	}
-	rows, err := storetest.Rows(path)
+	lost, err := storetest.DamageMiddleLeaf(path)
 	if err != nil {
-		t.Fatal(err)
-	}
-	leaf := leaves[len(leaves)/2]
-	var lost []string
-	for _, id := range leaf.Rowids {
-		lost = append(lost, fmt.Sprintf("%s/%d", rows[id].SessionID, rows[id].Seq))
-	}
-	sort.Strings(lost)
-	if err := storetest.Overwrite(path, leaf.Page); err != nil {
 		t.Fatal(err)
 	}
 	return lost

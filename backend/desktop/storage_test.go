@@ -36,11 +36,7 @@ func damagedJournal(t *testing.T) (string, *store.DamagedError) {
 		}
 	}
 	db.Close()
-	leaves, err := storetest.LeafPages(path, "chunks")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := storetest.Overwrite(path, leaves[len(leaves)/2].Page); err != nil {
+	if _, err := storetest.DamageMiddleLeaf(path); err != nil {
 		t.Fatal(err)
 	}
 	_, err = store.Open(context.Background(), path)

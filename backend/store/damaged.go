@@ -121,24 +121,18 @@ func quickCheck(ctx context.Context, conn *sql.DB, limit int) ([]string, error) 
 	return pragmaLines(ctx, conn, fmt.Sprintf("PRAGMA quick_check(%d)", limit))
 }
 
+// pragmaLines runs a check pragma and returns its lines but "ok" (what it read before an
+// error too).
 func pragmaLines(ctx context.Context, conn *sql.DB, q string) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+	lines, err := queryStrings(ctx, conn, q)
 	var out []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			return nil, err
-		}
-		if line != "ok" {
+	for _, l := range lines {
+		if l != "ok" {
 			// SQLite heads a report with "*** in database main ***" and a newline.
-			out = append(out, strings.TrimSpace(strings.TrimPrefix(line, "*** in database main ***")))
+			out = append(out, strings.TrimSpace(strings.TrimPrefix(l, "*** in database main ***")))
 		}
 	}
-	return out, rows.Err()
+	return out, err
 }
 
 // openReadOnly opens path for reading only: no journal-mode pragma, no checkpoint on close,

@@ -52,27 +52,10 @@ func journalFile(t *testing.T, path string, sessions, turns int) []string {
 // returns the rows it held, as "session/seq".
 func damageMiddleLeaf(t *testing.T, path string) []string {
 	t.Helper()
-	leaves, err := storetest.LeafPages(path, "chunks")
+	lost, err := storetest.DamageMiddleLeaf(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(leaves) < 5 {
-		t.Fatalf("only %d leaf pages: the journal is too small", len(leaves))
-	}
-	rows, err := storetest.Rows(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf := leaves[len(leaves)/2]
-	var lost []string
-	for _, id := range leaf.Rowids {
-		r := rows[id]
-		lost = append(lost, fmt.Sprintf("%s/%d", r.SessionID, r.Seq))
-	}
-	if err := storetest.Overwrite(path, leaf.Page); err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(lost)
 	return lost
 }
 

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"sort"
 
 	_ "github.com/mattn/go-sqlite3" // the store's driver
 )
@@ -147,4 +148,27 @@ func Hash(path string) string {
 	}
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// DamageMiddleLeaf overwrites the leaf page of the chunks table in the middle of the file at
+// path (closed) and returns the rows it held as "SESSION/SEQ", sorted.
+func DamageMiddleLeaf(path string) ([]string, error) {
+	leaves, err := LeafPages(path, "chunks")
+	if err != nil {
+		return nil, err
+	}
+	if len(leaves) < 3 {
+		return nil, fmt.Errorf("only %d leaf pages: the journal is too small", len(leaves))
+	}
+	rows, err := Rows(path)
+	if err != nil {
+		return nil, err
+	}
+	leaf := leaves[len(leaves)/2]
+	var lost []string
+	for _, id := range leaf.Rowids {
+		lost = append(lost, fmt.Sprintf("%s/%d", rows[id].SessionID, rows[id].Seq))
+	}
+	sort.Strings(lost)
+	return lost, Overwrite(path, leaf.Page)
 }
