@@ -97,6 +97,11 @@ func TestRunsCarryTheApprovedMemoriesAsNotes(t *testing.T) {
 	}
 
 	db, _ = store.Open(ctx, e.db)
+	// The notes are rows like any other: search finds them.
+	hits, err := db.Search(ctx, "British", 10)
+	if err != nil || len(hits) != 1 || hits[0].Kind != store.KindNote || hits[0].SessionID != sid {
+		t.Fatalf("search for a memory's word: %+v %v", hits, err)
+	}
 	rows, _ := db.Chunks(ctx, sid)
 	fork, err := db.Fork(ctx, sid, rows[len(rows)-1].Seq)
 	if err != nil {
