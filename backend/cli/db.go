@@ -197,9 +197,15 @@ func dbRestore(ctx context.Context, path, backup string, w io.Writer) (int, erro
 // refuseDamaged is the gate every command but `db` passes before it runs: a database that
 // Open would refuse stops it with exit 1 and the same message, whichever command it was.
 func refuseDamaged(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) bool {
-	path, err := inboxDB(dbFlagOf(args), getenv)
-	if err != nil {
-		return false // the command reports it
+	path := dbFlagOf(args)
+	if path == "" {
+		path = getenv("LOOPDESK_DB")
+	}
+	if path == "" {
+		var err error
+		if path, err = store.DefaultPathOnly(); err != nil {
+			return false // the command reports it
+		}
 	}
 	var de *store.DamagedError
 	if err := store.CheckFile(ctx, path); errors.As(err, &de) {

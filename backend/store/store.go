@@ -63,6 +63,19 @@ type DB struct {
 // (XDG_DATA_HOME defaulting to ~/.local/share), creating the parent folder
 // with mode 0700: the file holds everything a person discussed with the agent.
 func DefaultPath() (string, error) {
+	p, err := DefaultPathOnly()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return "", fmt.Errorf("create the database folder: %w", err)
+	}
+	return p, nil
+}
+
+// DefaultPathOnly is DefaultPath without creating the folder (for a look at a file that may
+// not be there).
+func DefaultPathOnly() (string, error) {
 	p := os.Getenv("LOOPDESK_DB")
 	if p == "" {
 		base := os.Getenv("XDG_DATA_HOME")
@@ -74,9 +87,6 @@ func DefaultPath() (string, error) {
 			base = filepath.Join(home, ".local", "share")
 		}
 		p = filepath.Join(base, "loopdesk", "loopdesk.db")
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return "", fmt.Errorf("create the database folder: %w", err)
 	}
 	return p, nil
 }
