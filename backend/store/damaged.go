@@ -41,8 +41,13 @@ type DamagedError struct {
 }
 
 func (e *DamagedError) Error() string {
-	if errors.Is(e.Kind, ErrTooNew) {
+	switch {
+	case errors.Is(e.Kind, ErrTooNew):
 		return fmt.Sprintf("the database %s %s; upgrade Loopdesk to open it (nothing was written to it)", e.Path, e.Problem)
+	case errors.Is(e.Kind, ErrNotDatabase):
+		return fmt.Sprintf("the file %s is not a Loopdesk database: %s. Nothing was written to it. If it was one, its "+
+			"header is damaged: `loopdesk db recover OUT.db` copies what can be read, `loopdesk db restore BACKUP` puts "+
+			"a backup back", e.Path, e.Problem)
 	}
 	return fmt.Sprintf("the database %s is damaged: %s. Nothing was written to it. "+
 		"`loopdesk db check` lists the sessions and rows affected, `loopdesk db recover OUT.db` copies "+
