@@ -5,8 +5,9 @@
 //
 // The contract:
 //   - A backup is taken when the newest one in the folder is older than the schedule's
-//     interval (or there is none), checked by the time it is given to Keeper.Tick; so a
-//     window opened once a day still backs up daily, and restarting it does not back up again.
+//     interval (or there is none), checked by the time it is given to Keeper.Tick (the
+//     window ticks every minute, the first a minute after it starts); so a window opened once
+//     a day still backs up daily, and restarting it does not back up again.
 //   - A backup that fails its check is deleted at once and never counts: pruning removes only
 //     the oldest backups beyond Keep, and only after a new one was written and checked.
 //   - Only files named as Take names them (loopdesk-YYYYMMDDTHHMMSSZ.db) are listed or
@@ -246,14 +247,15 @@ func (k *Keeper) LastError() string {
 	return k.lastErr
 }
 
-// Run ticks at start and on every tick until ctx ends.
+// Run ticks on every tick until ctx ends. Not at once: a backup due when the window starts
+// (a large journal's copy and check) waits for the first tick, out of the window's start.
 func (k *Keeper) Run(ctx context.Context, ticks <-chan time.Time) {
 	for {
-		_, _ = k.Tick(ctx, false) // LastError keeps the reason for Settings → Backups
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticks:
 		}
+		_, _ = k.Tick(ctx, false) // LastError keeps the reason for Settings → Backups
 	}
 }
