@@ -22,13 +22,7 @@ runs=${1:-3}
 starts=${BENCH_STARTS:-5}
 rounds=${BENCH_ROUNDS:-11}
 idle_ms=$((${BENCH_IDLE_SECONDS:-8} * 1000))
-scratch=$(mktemp -d)
-fake_pid=
-cleanup() {
-  [[ -n $fake_pid ]] && kill "$fake_pid" 2>/dev/null
-  if [[ -n ${BENCH_KEEP:-} ]]; then echo "bench-history-window: kept $scratch" >&2; else rm -rf "$scratch"; fi
-}
-trap cleanup EXIT
+bench_fake bench-history-window
 
 go run -tags desktop,production,webkit2_41,sqlite_fts5 ./backend/historybench/cmd/benchjournal \
   ${BENCH_JOURNAL:+-$BENCH_JOURNAL} >"$scratch/journal.json"
@@ -37,13 +31,6 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 print(f"journal: {j['spec']['sessions']} sessions, {j['rows']:,} rows, {j['bytes']/2**30:.2f} GiB (generator v{j['version']}, built in {j['build_seconds']:.0f} s)")
 PY
-
-build/bin/fakeai -stdin=false >"$scratch/fake.out" 2>&1 &
-fake_pid=$!
-for _ in $(seq 100); do grep -qs FAKEAI_URL "$scratch/fake.out" && break; sleep 0.05; done
-url=$(sed -n 's/^FAKEAI_URL=//p' "$scratch/fake.out")
-[[ -n $url ]] || { cat "$scratch/fake.out" >&2; exit 1; }
-control=${url%/v1}/_fake
 
 # args SCENARIO [EXTRA_JSON]: the driver's arguments, the journal's sessions included.
 args() {

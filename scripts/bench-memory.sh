@@ -25,20 +25,7 @@ rounds=${BENCH_ROUNDS:-200}
 calls=${BENCH_CALLS:-5}
 repeats=${BENCH_REPEATS:-2}
 idle_ms=$((${BENCH_IDLE_SECONDS:-8} * 1000))
-scratch=$(mktemp -d)
-fake_pid=
-cleanup() {
-  [[ -n $fake_pid ]] && kill "$fake_pid" 2>/dev/null
-  if [[ -n ${BENCH_KEEP:-} ]]; then echo "bench-memory: kept $scratch" >&2; else rm -rf "$scratch"; fi
-}
-trap cleanup EXIT
-
-build/bin/fakeai -stdin=false >"$scratch/fake.out" 2>&1 &
-fake_pid=$!
-for _ in $(seq 100); do grep -qs FAKEAI_URL "$scratch/fake.out" && break; sleep 0.05; done
-url=$(sed -n 's/^FAKEAI_URL=//p' "$scratch/fake.out")
-[[ -n $url ]] || { cat "$scratch/fake.out" >&2; exit 1; }
-control=${url%/v1}/_fake
+bench_fake bench-memory
 
 # home NAME: a fresh home whose database holds the 20-row session "twenty rows".
 home() {

@@ -218,6 +218,7 @@
       await sleep(1000);
       if (args.scenario === 'hold') {
         await settle(args.title, args.id, args.last);
+        mark('opened', { title: args.title }); // the memory just after the open; a screenshot's cue
         await sleep(args.idle_ms ?? 8000);
         mark('hold', { title: args.title, dom_nodes: document.getElementsByTagName('*').length,
           rows_in_dom: document.querySelectorAll('.conversation [data-seq]').length });
