@@ -19,7 +19,7 @@ beforeEach(() => {
 const items = (nav: HTMLElement) => nav.querySelectorAll('button.session').length;
 
 describe('the session list with many sessions', () => {
-  it('holds a page of them, reads more as the person scrolls, and counts projects from Go', async () => {
+  it('holds a page of them, renders only those in view once many are read, reads more as the person scrolls, and counts projects from Go', async () => {
     for (let i = 0; i < 1000; i++) fake.state.sessions.push(fake.session(`session ${i}`, i % 10 === 0 ? { project: 'Big project' } : {}));
     render(<App />);
     const nav = await screen.findByRole('navigation', { name: 'Sessions' });
@@ -32,15 +32,22 @@ describe('the session list with many sessions', () => {
     expect(within(project).getByTitle('100 sessions in Big project').textContent).toBe('100');
 
     within(nav).getByRole('button', { name: 'Show more sessions (900 more)' }).click();
-    await waitFor(() => expect(items(nav)).toBe(2 * LIST_PAGE));
+    await waitFor(() => expect(fake.api.listSessionsPage).toHaveBeenCalledWith(false, String(LIST_PAGE), LIST_PAGE));
+    // 200 sessions read: the list renders those in view and a margin, not all of them.
+    await waitFor(() => expect(within(nav).getByRole('button', { name: 'Show more sessions (800 more)' })).toBeTruthy());
+    expect(items(nav)).toBeLessThan(LIST_PAGE);
 
-    // Scrolling near the end reads the next page.
+    // Scrolling: the sessions in view are rendered, those far above are not, and near the
+    // end the next page is read.
     const groups = nav.querySelector('.session-groups') as HTMLElement;
-    Object.defineProperty(groups, 'scrollHeight', { value: 5000, configurable: true });
     Object.defineProperty(groups, 'clientHeight', { value: 600, configurable: true });
-    groups.scrollTop = 4200;
+    Object.defineProperty(groups, 'scrollHeight', { value: 210 * 33, configurable: true });
+    const top = nav.querySelector('button.session .session-title')!.textContent;
+    groups.scrollTop = 190 * 33;
     fireEvent.scroll(groups);
-    await waitFor(() => expect(items(nav)).toBe(3 * LIST_PAGE));
-    expect(within(nav).getByRole('button', { name: 'Show more sessions (700 more)' })).toBeTruthy();
-  });
+    await waitFor(() => expect([...nav.querySelectorAll('button.session .session-title')].map((e) => e.textContent)).not.toContain(top));
+    expect(items(nav)).toBeGreaterThan(20);
+    await waitFor(() => expect(within(nav).getByRole('button', { name: 'Show more sessions (700 more)' })).toBeTruthy());
+    expect(items(nav)).toBeLessThan(LIST_PAGE);
+  }, 30_000);
 });

@@ -1,4 +1,4 @@
-import { useMemo, type ReactNode, type UIEvent } from 'react';
+import { useMemo, useState, type ReactNode, type UIEvent } from 'react';
 import type { Hit, SessionSummary } from '../api/types';
 import { formatTime, splitSnippet } from '../lib/format';
 import { groupByProject, shownOrder, type Grouped } from '../state/organise';
@@ -140,41 +140,71 @@ export function SessionBrowser(props: Props) {
 
 /** Within this many pixels of the list's end, scrolling reads the next page of sessions. */
 const NEAR_END = 400;
+/** Above this many lines (sessions and group headings) the list renders only those in view. */
+const WINDOW_FROM = 200;
+/** The height of a line the window assumes, and how many lines it renders beyond the view. */
+const LINE_PX = 33;
+const MARGIN_LINES = 20;
+
+/** One line of the list: a group's heading (no node) or a session at its depth under its root. */
+interface Line {
+  g: Grouped<Node>;
+  node?: Node;
+  depth: number;
+}
+
+function linesOf(groups: Grouped<Node>[]): Line[] {
+  const out: Line[] = [];
+  const walk = (g: Grouped<Node>, n: Node, depth: number) => {
+    out.push({ g, node: n, depth });
+    n.forks.forEach((f) => walk(g, f, depth + 1));
+  };
+  for (const g of groups) {
+    out.push({ g, depth: 0 });
+    g.nodes.forEach((n) => walk(g, n, 0));
+  }
+  return out;
+}
+
+/** The lines in view and a margin, as [from, to), when the list is long enough to window. */
+function shownRange(lines: number, view: { top: number; height: number }): [number, number] {
+  if (lines <= WINDOW_FROM) return [0, lines];
+  const from = Math.max(0, Math.floor(view.top / LINE_PX) - MARGIN_LINES);
+  return [from, Math.min(lines, Math.ceil((view.top + view.height) / LINE_PX) + MARGIN_LINES)];
+}
 
 /**
  * The groups of the sessions read so far (projects with their counts, then by recency), and
- * the next page read as the person scrolls near the end or asks for it.
+ * the next page read as the person scrolls near the end or asks for it. A long list renders
+ * only the lines in view and a margin (forks indented under their parent rather than nested),
+ * with the rest's height kept by spacers.
  */
 function SessionGroups({ groups, row, paging, empty, children }: { groups: Grouped<Node>[]; row: RowProps; paging?: ListPaging; empty: boolean; children?: ReactNode }) {
-  const { organise } = row;
-  const counts = useMemo(() => new Map((paging?.projects ?? []).map((p) => [p.project, p.sessions])), [paging?.projects]);
+  const [view, setView] = useState({ top: 0, height: 800 });
+  const lines = useMemo(() => linesOf(groups), [groups]);
+  const [from, to] = shownRange(lines.length, view);
   const onScroll = (e: UIEvent<HTMLDivElement>) => {
     const el = e.currentTarget;
+    setView({ top: el.scrollTop, height: el.clientHeight || 800 });
     if (paging && paging.more > 0 && el.scrollTop + el.clientHeight >= el.scrollHeight - NEAR_END) paging.loadMore();
   };
+  // Consecutive shown lines of one group go in one section.
+  const parts: Line[][] = [];
+  for (const l of lines.slice(from, to)) {
+    const last = parts[parts.length - 1];
+    if (last && last[0].g === l.g) last.push(l);
+    else parts.push([l]);
+  }
+  const windowed = lines.length > WINDOW_FROM;
   return (
-    <div className="session-groups" onScroll={onScroll}>
-      {groups.map((g) => (
-        <section
-          key={g.key}
-          aria-label={g.project === null ? g.name : `Project ${g.name}`}
-          className={g.project === null ? undefined : 'project'}
-          onDragOver={organise && ((e) => e.preventDefault())}
-          onDrop={organise && ((e) => organise.drop(e, g.project ?? ''))}
-        >
-          {g.project !== null && counts.has(g.project) && (
-            <span className="muted group-count" style={{ float: 'right', marginRight: 8 }} title={`${counts.get(g.project)} sessions in ${g.name}`}>
-              {counts.get(g.project)}
-            </span>
-          )}
-          <h2>{g.name}</h2>
-          <ul>
-            {g.nodes.map((n) => (
-              <SessionNode key={n.session.id} node={n} depth={0} {...row} />
-            ))}
-          </ul>
-        </section>
+    // No scroll anchoring: with the window's spacers it would move the view as lines come and
+    // go, and each move near the end would read another page.
+    <div className="session-groups" onScroll={onScroll} style={{ overflowAnchor: 'none' }}>
+      {from > 0 && <div style={{ height: from * LINE_PX }} aria-hidden="true" />}
+      {parts.map((part) => (
+        <GroupPart key={`${part[0].g.key}:${part[0].node?.session.id ?? ''}`} part={part} row={row} counts={paging?.projects} windowed={windowed} />
       ))}
+      {to < lines.length && <div style={{ height: (lines.length - to) * LINE_PX }} aria-hidden="true" />}
       {empty && <p className="empty">No sessions yet.</p>}
       {paging && paging.more > 0 && (
         <button type="button" className="small more-sessions" onClick={paging.loadMore}>
@@ -183,6 +213,33 @@ function SessionGroups({ groups, row, paging, empty, children }: { groups: Group
       )}
       {children}
     </div>
+  );
+}
+
+/** The shown lines of one group: its heading (with the project's count) when shown, and its sessions. */
+function GroupPart({ part, row, counts, windowed }: { part: Line[]; row: RowProps; counts?: ListPaging['projects']; windowed: boolean }) {
+  const { organise } = row;
+  const g = part[0].g;
+  const count = g.project === null ? undefined : counts?.find((p) => p.project === g.project)?.sessions;
+  return (
+    <section
+      aria-label={g.project === null ? g.name : `Project ${g.name}`}
+      className={g.project === null ? undefined : 'project'}
+      onDragOver={organise && ((e) => e.preventDefault())}
+      onDrop={organise && ((e) => organise.drop(e, g.project ?? ''))}
+    >
+      {!part[0].node && count !== undefined && (
+        <span className="muted group-count" style={{ float: 'right', marginRight: 8 }} title={`${count} sessions in ${g.name}`}>
+          {count}
+        </span>
+      )}
+      {!part[0].node && <h2>{g.name}</h2>}
+      <ul>
+        {part.flatMap((l) =>
+          !l.node ? [] : windowed ? [<SessionNode key={l.node.session.id} node={{ ...l.node, forks: [] }} depth={l.depth} {...row} />] : l.depth === 0 ? [<SessionNode key={l.node.session.id} node={l.node} depth={0} {...row} />] : [],
+        )}
+      </ul>
+    </section>
   );
 }
 
