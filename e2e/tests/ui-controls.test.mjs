@@ -175,6 +175,7 @@ test('Esc stops the running run; Alt+Up and Alt+Down move between sessions', asy
   await fake.enqueue({ kind: 'text', text: 'A very long answer that stalls here', stall_after: 2, stall_ms: 60000 });
   await sendMessage(page, 'take your time');
   await page.getByRole('button', { name: 'Stop' }).waitFor();
+  await page.getByRole('article', { name: 'Assistant reply (streaming)' }).getByText('A very').waitFor();
   // Esc stops the run wherever the focus is, the message box included.
   await page.getByRole('textbox', { name: 'Message' }).press('Escape');
   await runFinished(page);
@@ -186,9 +187,11 @@ test('Esc stops the running run; Alt+Up and Alt+Down move between sessions', asy
   await page.keyboard.press('Alt+ArrowUp');
   await until('back to the first session', async () => (await sessionID(page)) === here);
   assert.notEqual(next, here);
+  // `?` is a shortcut only where it is not text: out of the message box first.
+  await page.getByRole('region', { name: 'Conversation' }).click({ position: { x: 5, y: 5 } });
   await page.keyboard.press('?');
   const sheet = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
-  for (const does of ['Find in the session', 'Previous session', 'Next session', 'stop the running run']) await sheet.getByText(does, { exact: false }).waitFor();
+  for (const does of ['Find in the session', 'Previous session', 'Next session', 'stop the running reply']) await sheet.getByText(does, { exact: false }).waitFor();
   await docShot(page, 'controls-shortcuts');
   await page.keyboard.press('Escape');
   await sheet.waitFor({ state: 'detached' });
