@@ -125,10 +125,10 @@ test-frontend: .stamps/npm-frontend
 test-e2e: deps-test .stamps/npm-mcp $(BIN)/loopdesk-dev $(BIN)/loopdesk-sandbox-exec $(BIN)/fakeai
 	xvfb-run -a -s "-screen 0 1280x800x24" node --test --test-concurrency=1 e2e/tests/
 
-# The long fault runs (docs/reliability.md): an I/O error at every write and sync of a scripted
+# The long fault runs (docs/reliability.md): an I/O error at every write, sync and read of a scripted
 # run's database, and 50 full disks (make test runs a spread of them).
 soak: frontend/dist/index.html .stamps/system-test
-	LOOPDESK_SOAK=1 $(GO) test -count=1 -tags $(TAGS) -run 'TestRunEIOAtEveryWrite|TestRunFullDisk' -v ./backend/cli/
+	LOOPDESK_SOAK=1 $(GO) test -count=1 -tags $(TAGS) -run 'TestRunEIOAtEvery|TestRunFullDisk' -v ./backend/cli/
 
 # Every fuzz target of a parser of outside input (docs/reliability.md, "Fuzzing") for FUZZTIME
 # each, one at a time (go test -fuzz takes one target of one package). A crash found is written

@@ -14,15 +14,15 @@ import (
 
 // capture takes the checkpoint of a call that may change files. It returns a note for the
 // result when none could be taken: the call still runs, and its changes are not undoable.
-// When the database failed under the record (its disk full, an I/O error) it returns that
-// error instead: the call must not run.
+// When the database failed under the record (its disk full, an I/O error, a page it could
+// not read) it returns that error instead: the call must not run.
 func (rn *run) capture(c core.Call) (string, error) {
 	cp := rn.r.cfg.Checkpoints
 	if t, known := rn.tools.infos[c.Name]; cp == nil || t.ReadOnly || !known {
 		return "", nil // read-only, or unknown (the registry answers unknown_tool without running anything)
 	}
 	capt, err := cp.Before(rn.ctl.op, rn.spec.SessionID, rn.id, c.ID, rn.root)
-	if _, fault := rn.storageFault(err); fault {
+	if store.Failing(err) {
 		return "", err
 	}
 	if err != nil {

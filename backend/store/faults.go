@@ -207,3 +207,15 @@ func appendNew(pids []int, pid int) []int {
 	}
 	return append(pids, pid)
 }
+
+// Failing reports whether err is the database failing under its caller: the machine
+// (StorageFault), or a page SQLite found malformed — which a read the disk failed is too, as
+// often as not, without the system's errno to tell them apart. Either way nothing that
+// depends on the write or read may go on as if it had happened.
+func Failing(err error) bool {
+	if _, ok := StorageFault(err, ""); ok {
+		return true
+	}
+	var sq sqlite3.Error
+	return errors.Is(err, ErrCorrupt) || (errors.As(err, &sq) && sq.Code == sqlite3.ErrCorrupt)
+}
