@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -488,5 +489,44 @@ func clearDir(t *testing.T, dir string) {
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestRunWaitsOutABusyLockAndNamesItsHolder: another process (the sqlite3 shell) holds the
+// database's write lock past the busy timeout: `loopdesk run` gives up after it — never a
+// hang — saying which process holds the database, and writes nothing.
+func TestRunWaitsOutABusyLockAndNamesItsHolder(t *testing.T) {
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		t.Skip("no sqlite3 shell (scripts/bootstrap.sh test installs it)")
+	}
+	e := runNewEnv(t)
+	d, err := store.Open(context.Background(), e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	shell := exec.Command("sqlite3", e.db)
+	in, _ := shell.StdinPipe()
+	out, _ := shell.StdoutPipe()
+	if err := shell.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = shell.Process.Kill(); _ = shell.Wait() })
+	fmt.Fprintln(in, "BEGIN EXCLUSIVE; INSERT INTO settings(key, value) VALUES ('held', '1'); SELECT 'ready';")
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || strings.TrimSpace(line) != "ready" {
+		t.Fatalf("sqlite3 did not take the lock: %q %v", line, err)
+	}
+	e.srv.Enqueue(fakeai.Text("never asked"))
+	start := time.Now()
+	r := e.run(context.Background(), "", "hello")
+	want := fmt.Sprintf("the database is busy: sqlite3 (pid %d) holds it", shell.Process.Pid)
+	if r.code == 0 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, e.db) {
+		t.Fatalf("exit %d, stderr %q; want it to say %q and name the file", r.code, r.stderr, want)
+	}
+	if waited := time.Since(start); waited > store.DefaultBusyTimeout+10*time.Second {
+		t.Errorf("the run waited %v", waited)
+	}
+	if n := e.srv.Pending(); n != 1 {
+		t.Errorf("the model was asked while the database was held (%d replies left)", n)
 	}
 }
