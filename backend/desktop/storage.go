@@ -148,7 +148,7 @@ type BackupsView struct {
 	Schedule  backups.Schedule `json:"schedule"`
 	Keep      int              `json:"keep"`
 	Dir       string           `json:"dir"`
-	Files     []backups.Backup   `json:"files"`
+	Files     []backups.Backup `json:"files"`
 	LastError string           `json:"last_error"`
 }
 
