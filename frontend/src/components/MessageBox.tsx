@@ -90,16 +90,7 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
       <QueuedList queued={queued} running={running} disabled={disabled} onSendQueued={onSendQueued} onRemoveQueued={onRemoveQueued} />
       {palette.open && <CommandPalette id={palette.id} matches={palette.matches} active={palette.active} loaded={palette.loaded} onChoose={choose} />}
       <AttachedImages images={images} textOnly={textOnly} onRemove={(id) => setImages((cur) => cur.filter((im) => im.id !== id))} />
-      {refused && (
-        <p className="note" role="alert">
-          {refused}
-        </p>
-      )}
-      {room?.message && (
-        <p className="note disk-room" role={room.full ? 'alert' : 'status'}>
-          {room.message}
-        </p>
-      )}
+      <BoxNotes refused={refused} room={room} />
       <form
         className="message-box"
         onSubmit={(e) => {
@@ -137,6 +128,24 @@ export function MessageBox({ running, disabled, queued = [], onSend, onStop, onR
         </SendButtons>
       </form>
     </div>
+  );
+}
+
+/** What stands in the way of the next send: files that are not images, a disk short of room. */
+function BoxNotes({ refused, room }: { refused: string; room: ReturnType<typeof useDiskRoom> }) {
+  return (
+    <>
+      {refused && (
+        <p className="note" role="alert">
+          {refused}
+        </p>
+      )}
+      {room?.message && (
+        <p className="note disk-room" role={room.full ? 'alert' : 'status'}>
+          {room.message}
+        </p>
+      )}
+    </>
   );
 }
 
