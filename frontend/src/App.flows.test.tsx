@@ -304,12 +304,14 @@ describe('App flows', () => {
       fake.emit({ type: 'run_started', session_id: s.id });
       fake.emit({ type: 'text_delta', session_id: s.id, text: 'Looking at the file.' });
     });
-    await screen.findByText('Looking at the file.');
+    // The screen reader's live region reads the sentence too; the conversation shows it once.
+    const shown = { ignore: '[aria-live], script, style' };
+    await screen.findByText('Looking at the file.', shown);
     act(() => {
       fake.store(s.id, [chunk(s.id, 1, 'assistant', { text: 'Looking at the file.', reasoning: '', tool_calls: [{ id: 'c1', name: 'read_file', arguments: '{}' }] })]);
       fake.emit({ type: 'assistant_message', session_id: s.id, text: 'Looking at the file.' });
     });
-    await waitFor(() => expect(screen.getAllByText('Looking at the file.')).toHaveLength(1));
+    await waitFor(() => expect(screen.getAllByText('Looking at the file.', shown)).toHaveLength(1));
     expect(screen.getByRole('article', { name: 'Assistant' }).textContent).toContain('Looking at the file.');
     // The next turn streams on after it.
     act(() => fake.emit({ type: 'text_delta', session_id: s.id, text: ' Done.' }));
