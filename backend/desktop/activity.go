@@ -46,6 +46,11 @@ type Activity struct {
 	StartedAt time.Time     `json:"started_at,omitzero"`
 	CostUSD   float64       `json:"cost_usd"`
 	Status    string        `json:"status"`
+	// Version grows with every change the tracker emits, across sessions. Events can reach
+	// the page out of order (the dev server delivers each on a goroutine of its own), so the
+	// page keeps, per session, the Activity with the highest Version: a late "Writing the
+	// reply" never overwrites the Done that followed it.
+	Version uint64 `json:"version"`
 }
 
 // Steps the board shows besides a tool's own ("Running npm test").
@@ -63,6 +68,7 @@ type activity struct {
 	mu       sync.Mutex
 	sessions map[string]*sessionActivity
 	loaded   bool // the stored last runs were read
+	version  uint64
 	emit     func(Activity)
 }
 
@@ -102,9 +108,15 @@ func (a *activity) offer(ev bus.Event) {
 	s := a.session(ev.SessionID)
 	before := s.Activity
 	s.apply(ev)
+	s.Version = before.Version
+	changed := s.Activity != before
+	if changed {
+		a.version++
+		s.Version = a.version
+	}
 	after := s.Activity
 	a.mu.Unlock()
-	if after != before && a.emit != nil {
+	if changed && a.emit != nil {
 		a.emit(after)
 	}
 }

@@ -50,7 +50,7 @@ func TestTheBoardFollowsARunStepByStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app.waitActivity(t, s.ID, "working", func(ev map[string]any) bool {
+	working := app.waitActivity(t, s.ID, "working", func(ev map[string]any) bool {
 		return ev["state"] == "working" && ev["step"] == "Waiting for the model" && ev["run_id"] == runID && ev["started_at"] != nil
 	})
 	app.waitActivity(t, s.ID, "needs you", func(ev map[string]any) bool {
@@ -72,6 +72,14 @@ func TestTheBoardFollowsARunStepByStep(t *testing.T) {
 	done := app.waitActivity(t, s.ID, "done", func(ev map[string]any) bool { return ev["state"] == "done" })
 	if done["status"] != "completed" || done["step"] != "" || done["waiting"] != float64(0) {
 		t.Fatalf("after the run: %v", done)
+	}
+	// The page keeps the highest version per session, so a step delivered late never
+	// overwrites the end: every change carries a higher one than the changes before it.
+	if wv, dv := working["version"].(float64), done["version"].(float64); !(wv > 0 && dv > wv) {
+		t.Fatalf("versions: working %v, done %v; want 0 < working < done", wv, dv)
+	}
+	if a := activityOf(t, app, s.ID); float64(a.Version) != done["version"] {
+		t.Fatalf("SessionActivity's version %d, the last change's %v", a.Version, done["version"])
 	}
 
 	srv.Enqueue(fakeai.HTTPError(400, `{"error":{"message":"bad request"}}`))

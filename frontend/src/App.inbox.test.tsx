@@ -63,7 +63,7 @@ describe('the inbox in the window', () => {
     const b = fake.session('runs');
     const c = fake.session('finished');
     fake.state.sessions.push(a, b, c);
-    const act_ = (id: string, state: 'needs_you' | 'working' | 'done', step = '') => ({ session_id: id, state, step, waiting: state === 'needs_you' ? 1 : 0, run_id: 'r', cost_usd: 0.5, status: '', started_at: new Date().toISOString() });
+    const act_ = (id: string, state: 'needs_you' | 'working' | 'done', step = '') => ({ session_id: id, state, step, waiting: state === 'needs_you' ? 1 : 0, run_id: 'r', cost_usd: 0.5, status: '', started_at: new Date().toISOString(), version: 1 });
     fake.state.activity = [act_(a.id, 'needs_you', 'Waiting for approval'), act_(b.id, 'working', 'Running npm test'), act_(c.id, 'done')];
     render(<App />);
     const nav = await screen.findByRole('navigation', { name: 'Sessions' });

@@ -118,6 +118,7 @@ export interface Activity {
   started_at?: string;
   cost_usd: number;
   status: string;
+  version: number;
 }
 
 /** Go: desktop.ActivityState */

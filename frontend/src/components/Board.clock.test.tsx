@@ -12,7 +12,7 @@ afterEach(() => vi.useRealTimers());
 
 const activityOf = (state: Activity['state'], started: number): Activity => ({
   session_id: 's1', state, step: state === 'working' ? 'Waiting for the model' : 'Waiting for approval', waiting: 0, run_id: 'r1',
-  started_at: new Date(started).toISOString(), cost_usd: 0, status: '',
+  started_at: new Date(started).toISOString(), cost_usd: 0, status: '', version: 1,
 });
 
 describe('SessionStep', () => {

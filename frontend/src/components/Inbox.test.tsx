@@ -259,4 +259,16 @@ describe('the board', () => {
     await userEvent.click(screen.getByRole('radio', { name: 'Done 1' }));
     expect(onFilter).toHaveBeenCalledWith('done');
   });
+
+  it('keeps the newest activity when a late step arrives after the run ended', async () => {
+    fake.state.activity = [];
+    const { result } = renderHook(() => useBoard([s('a')], vi.fn()));
+    act(() => fake.emitActivity(act_('a', 'done', { version: 7 })));
+    // The step before the end, delivered after it (events reach the page out of order).
+    act(() => fake.emitActivity(act_('a', 'working', { step: 'Writing the reply', version: 6 })));
+    expect(result.current.activity.a.state).toBe('done');
+    expect(result.current.counts.done).toBe(1);
+    act(() => fake.emitActivity(act_('a', 'working', { step: 'Waiting for the model', version: 8 })));
+    expect(result.current.activity.a.state).toBe('working');
+  });
 });

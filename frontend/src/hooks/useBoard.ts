@@ -18,7 +18,8 @@ export function useBoard(sessions: SessionSummary[], refreshList: () => unknown)
     let live = true;
     // Changes that arrive before the list are newer than it: the list fills in, never overwrites.
     const off = api.onActivityChanged((a) => {
-      setActivity((m) => ({ ...m, [a.session_id]: a }));
+      // Events may arrive out of order: a change older than the one held is dropped.
+      setActivity((m) => ((m[a.session_id]?.version ?? 0) > a.version ? m : { ...m, [a.session_id]: a }));
       // A run started or ended in a session the page did not start (its title, its running
       // dot): the list is read again, once per change of state, not per step.
       if (states.current.get(a.session_id) !== a.state) void refresh.current();
