@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,7 +46,7 @@ func TestDeletingALongSessionLetsAppendsThrough(t *testing.T) {
 	var (
 		wg      sync.WaitGroup
 		longest time.Duration
-		appends int
+		appends atomic.Int64
 	)
 	done := make(chan struct{})
 	wg.Add(1)
@@ -62,13 +63,15 @@ func TestDeletingALongSessionLetsAppendsThrough(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			longest, appends = max(longest, time.Since(t0)), appends+1
+			longest = max(longest, time.Since(t0))
+			appends.Add(1)
 			time.Sleep(2 * time.Millisecond) // a run's appends come a few milliseconds apart at most
 		}
 	}()
 	t0 := time.Now()
 	rm, err := db.RemoveSession(ctx, long.ID)
 	took := time.Since(t0)
+	during := appends.Load() // appends that went through while the delete went on
 	close(done)
 	wg.Wait()
 	if err != nil {
@@ -80,10 +83,12 @@ func TestDeletingALongSessionLetsAppendsThrough(t *testing.T) {
 	if _, err := db.GetSession(ctx, long.ID); err == nil {
 		t.Fatal("the session is still there")
 	}
-	t.Logf("deleting %d rows took %s; %d appends meanwhile, the longest %s", rm.Rows, took, appends, longest)
-	// The goal is ~100 ms; the bound is generous for a loaded machine, and a delete in one
-	// transaction holds the lock for all of it (over a second here).
-	if longest > took/3 || longest > 600*time.Millisecond {
-		t.Fatalf("an append waited %s during a delete of %s", longest, took)
+	t.Logf("deleting %d rows took %s; %d appends meanwhile, the longest wait %s", rm.Rows, took, during, longest)
+	// A delete in one transaction holds the write lock for all of it: the append waiting at
+	// its start gets through only after it, and none during. Deleting in batches lets the
+	// run's appends through between them, whatever the machine's speed (the waits are
+	// measured, not asserted: docs/benchmarks.md).
+	if during < 3 {
+		t.Fatalf("%d appends went through during a delete of %d rows (%s); want the run's appends let through between batches", during, rm.Rows, took)
 	}
 }
