@@ -290,19 +290,13 @@ func TestRestoreRefusedWhileARunHoldsTheDatabase(t *testing.T) {
 	args, _ := json.Marshal([]string{"run", "--db", e.db, "--workspace", e.ws, "--base-url", e.srv.URL(), "--model", "m", "--json", "wait"})
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "LOOPDESK_CLI_MAIN_ARGS="+string(args))
-	var out bytes.Buffer
-	cmd.Stdout = &out
+	out := &notifyBuffer{wake: make(chan struct{}, 1)} // written by exec's copying goroutine
+	cmd.Stdout = out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(out.String(), "run_started") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the run never started: %s", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	out.waitFor(t, "run_started")
 	before := storetest.Hash(e.db)
 	r := mainWith(e.db, "db", "restore", backup)
 	if r.code != ExitOther || !strings.Contains(r.stderr, "in use") || !strings.Contains(r.stderr, fmt.Sprintf("pid %d", cmd.Process.Pid)) {
