@@ -209,7 +209,9 @@ func (db *DB) AllMemories(ctx context.Context) ([]Memory, error) {
 }
 
 func queryMemories(ctx context.Context, q execer, where string, args ...any) ([]Memory, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+memoryColumns+` FROM memories `+where+` ORDER BY created_at, rowid`, args...)
+	// Oldest first is the order they were added in: rowid, not created_at, which a wall
+	// clock stepping back (a virtual machine's, NTP's) can put out of order.
+	rows, err := q.QueryContext(ctx, `SELECT `+memoryColumns+` FROM memories `+where+` ORDER BY rowid`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +273,7 @@ func (db *DB) ProposeMemories(ctx context.Context, ps []MemoryProposal) ([]Memor
 // MemoryProposals lists the proposals waiting, oldest first.
 func (db *DB) MemoryProposals(ctx context.Context) ([]MemoryProposal, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT id, scope, workspace, text, origin, created_at FROM memory_proposals
-		ORDER BY created_at, rowid`)
+		ORDER BY rowid`)
 	if err != nil {
 		return nil, fmt.Errorf("memory proposals: %w", classify(err))
 	}
