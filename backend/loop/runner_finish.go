@@ -23,11 +23,7 @@ func (rn *run) storeEnd(ctx context.Context, res *core.Result) (store.Run, []sto
 	}
 	end, err := rn.journal.End(ctx, result(), func(err error) store.RunResult {
 		rn.r.log.Error("store the run's last rows", "session", rn.spec.SessionID, "run", rn.id, "err", err)
-		if lost, ok := rn.lostEnd(*res, err); ok {
-			*res = lost
-		} else {
-			res.Status, res.Error = core.StopError, "the run's last rows could not be stored: "+err.Error()
-		}
+		*res = rn.lostEnd(*res, true, err)
 		return result()
 	})
 	if aerr := rn.announce(ctx, end.Added); aerr != nil {

@@ -468,11 +468,7 @@ func (rn *run) finish() {
 	}
 	if err != nil {
 		rn.r.log.Error("store run result", "session", rn.spec.SessionID, "run", rn.id, "err", err)
-		if lost, ok := rn.lostEnd(res, err); ok {
-			res = lost
-		} else if res.Error == "" {
-			res.Error = "the result could not be stored: " + err.Error()
-		}
+		res = rn.lostEnd(res, false, err)
 	}
 	rn.announce(ctx, synthesized)
 	rn.caps.Abort()

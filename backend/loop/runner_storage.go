@@ -31,14 +31,13 @@ func (rn *run) storageFault(err error) (core.StorageFault, bool) {
 	return core.StorageFault{Path: se.Path, Full: se.Full, Err: se.Err.Error()}, true
 }
 
-// lostEnd is the result of a run whose end could not be stored because the database failed.
-// A run the database already stopped keeps its result whatever the end's error: rows that
-// no longer pair up (a cancelled call's result, its call row lost) follow from that failure.
-func (rn *run) lostEnd(res core.Result, err error) (core.Result, bool) {
-	f, ok := rn.storageFault(err)
-	if !ok {
-		return res, res.Status == core.StopStorageError
+// lostEnd is the result of a run whose end could not be stored (core.EndNotStored), with
+// the database's failure, when it was one, naming the last row stored.
+func (rn *run) lostEnd(res core.Result, lastRows bool, err error) core.Result {
+	var fault *core.StorageFault
+	if f, ok := rn.storageFault(err); ok {
+		f.Seq = rn.journal.LastSeq()
+		fault = &f
 	}
-	f.Seq = rn.journal.LastSeq()
-	return core.StorageLost(res, f), true
+	return core.EndNotStored(res, fault, lastRows, err.Error())
 }

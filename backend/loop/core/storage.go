@@ -48,6 +48,25 @@ func StorageLost(res Result, f StorageFault) Result {
 	return res
 }
 
+// EndNotStored is the result of a run whose end could not be written. The database failing
+// (f non-nil) ends it as storage_error naming the last row stored; a run the database had
+// already stopped keeps its result (rows that no longer pair up, a cancelled call's result
+// whose call row was lost, follow from that failure); otherwise an end written without its
+// last rows (lastRows) is an error saying they were lost, and an end whose result alone could
+// not be written keeps its status with the reason.
+func EndNotStored(res Result, f *StorageFault, lastRows bool, err string) Result {
+	switch {
+	case f != nil:
+		return StorageLost(res, *f)
+	case res.Status == StopStorageError:
+	case lastRows:
+		res.Status, res.Error = StopError, "the run's last rows could not be stored: "+err
+	case res.Error == "":
+		res.Error = "the result could not be stored: " + err
+	}
+	return res
+}
+
 // storageStop ends the run for a storage failure, naming the last row stored.
 func storageStop(s State, f StorageFault) (State, []Effect) {
 	if f.Seq == 0 {
