@@ -470,7 +470,9 @@ func (rn *run) finish() {
 		rn.r.log.Error("store run result", "session", rn.spec.SessionID, "run", rn.id, "err", err)
 		res = rn.lostEnd(res, false, err)
 	}
-	rn.announce(ctx, synthesized)
+	if aerr := rn.announce(ctx, synthesized); aerr != nil {
+		rn.r.log.Error("record what the run's cancelled calls changed", "session", rn.spec.SessionID, "run", rn.id, "err", aerr)
+	}
 	rn.caps.Abort()
 	for _, c := range synthesized {
 		var p core.ToolFinishedPayload
